@@ -1,0 +1,82 @@
+# Helpers that give every target of ours the same warnings, sanitizers and layout.
+include(GoogleTest)
+
+set(RDMASTACK_WARNINGS -Wall -Wextra -Werror -Wno-missing-field-initializers)
+
+function(rdmastack_apply_common target)
+  target_compile_options(${target} PRIVATE ${RDMASTACK_WARNINGS})
+  target_include_directories(${target} PUBLIC ${PROJECT_SOURCE_DIR})
+  if(RDMASTACK_SANITIZE)
+    target_compile_options(${target} PRIVATE -fsanitize=address,undefined -fno-omit-frame-pointer
+                                             -fno-sanitize-recover=undefined)
+    target_link_options(${target} PRIVATE -fsanitize=address,undefined)
+  endif()
+endfunction()
+
+# rdmastack_library(NAME SRCS a.cc b.cc DEPS x y)
+function(rdmastack_library name)
+  cmake_parse_arguments(ARG "" "" "SRCS;DEPS;PRIVATE_DEPS" ${ARGN})
+  add_library(${name} STATIC ${ARG_SRCS})
+  rdmastack_apply_common(${name})
+  target_link_libraries(${name} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
+endfunction()
+
+# rdmastack_binary(NAME SRCS main.cc DEPS x) -> build/bin/NAME
+function(rdmastack_binary name)
+  cmake_parse_arguments(ARG "" "" "SRCS;DEPS" ${ARGN})
+  add_executable(${name} ${ARG_SRCS})
+  rdmastack_apply_common(${name})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS})
+endfunction()
+
+# rdmastack_test(NAME SRCS a_test.cc DEPS x LABEL unit|integration|e2e|bench [TIMEOUT s])
+# Integration/e2e tests expect a running cluster (scripts/test.sh brings one up) and read
+# RDMASTACK_KUBECONFIG; ctest -L selects by label.
+function(rdmastack_test name)
+  cmake_parse_arguments(ARG "" "LABEL;TIMEOUT" "SRCS;DEPS" ${ARGN})
+  if(NOT ARG_LABEL)
+    set(ARG_LABEL unit)
+  endif()
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 300)
+  endif()
+  add_executable(${name} ${ARG_SRCS})
+  rdmastack_apply_common(${name})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main)
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+  gtest_discover_tests(${name}
+    PROPERTIES LABELS ${ARG_LABEL} TIMEOUT ${ARG_TIMEOUT}
+               ENVIRONMENT "RDMASTACK_SOURCE_DIR=${PROJECT_SOURCE_DIR};RDMASTACK_BINARY_DIR=${CMAKE_BINARY_DIR}"
+    DISCOVERY_TIMEOUT 60)
+endfunction()
+
+# rdmastack_proto(NAME PROTOS a.proto [GRPC]) -> static library NAME with generated code.
+function(rdmastack_proto name)
+  cmake_parse_arguments(ARG "GRPC" "" "PROTOS" ${ARGN})
+  set(out_dir ${CMAKE_BINARY_DIR}/gen)
+  set(srcs)
+  foreach(proto ${ARG_PROTOS})
+    get_filename_component(abs ${proto} ABSOLUTE)
+    file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${abs})
+    string(REGEX REPLACE "\\.proto$" "" stem ${rel})
+    set(outs ${out_dir}/${stem}.pb.cc ${out_dir}/${stem}.pb.h)
+    set(plugin_args)
+    if(ARG_GRPC)
+      list(APPEND outs ${out_dir}/${stem}.grpc.pb.cc ${out_dir}/${stem}.grpc.pb.h)
+      set(plugin_args --grpc_out=${out_dir} --plugin=protoc-gen-grpc=${RDMASTACK_GRPC_CPP_PLUGIN})
+    endif()
+    add_custom_command(
+      OUTPUT ${outs}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${out_dir}
+      COMMAND ${RDMASTACK_PROTOC} -I${PROJECT_SOURCE_DIR} --cpp_out=${out_dir} ${plugin_args} ${abs}
+      DEPENDS ${abs}
+      COMMENT "protoc ${rel}")
+    list(APPEND srcs ${outs})
+  endforeach()
+  add_library(${name} STATIC ${srcs})
+  target_include_directories(${name} SYSTEM PUBLIC ${out_dir})
+  target_link_libraries(${name} PUBLIC protobuf::libprotobuf)
+  if(ARG_GRPC)
+    target_link_libraries(${name} PUBLIC gRPC::grpc++)
+  endif()
+endfunction()

