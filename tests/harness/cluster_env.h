@@ -1,0 +1,55 @@
+#pragma once
+// What integration tests know about the running local control plane (scripts/cluster.sh). The
+// test runner (scripts/test.sh) exports RDMASTACK_KUBECONFIG and RDMASTACK_KUBECTL; without them
+// an integration test skips, unless RDMASTACK_REQUIRE_CLUSTER=1 makes that a failure.
+
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+namespace rdmastack::testing {
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs argv (no shell) with optional stdin; captures stdout and stderr.
+CommandResult RunCommand(const std::vector<std::string>& argv, const std::string& stdin_data = "");
+
+struct ClusterEnv {
+  std::string kubeconfig;
+  std::string kubectl;
+  std::string cluster_script;  // scripts/cluster.sh
+
+  // kubectl --kubeconfig <admin> args...
+  CommandResult Kubectl(std::vector<std::string> args, const std::string& stdin_data = "") const;
+  // Same, as another kubeconfig (a ServiceAccount's).
+  CommandResult KubectlAs(const std::string& kubeconfig, std::vector<std::string> args,
+                          const std::string& stdin_data = "") const;
+};
+
+// Returns nullptr when no cluster is configured (the caller then skips).
+const ClusterEnv* GetClusterEnv();
+
+// A fresh namespace per test, deleted (without waiting) at the end.
+std::string UniqueName(const std::string& prefix);
+
+// Absolute path of a file in the source tree.
+std::string SourcePath(const std::string& relative);
+
+}  // namespace rdmastack::testing
+
+// Use at the top of every integration test body.
+#define RDMASTACK_REQUIRE_CLUSTER(env_var)                                                \
+  const ::rdmastack::testing::ClusterEnv* env_var = ::rdmastack::testing::GetClusterEnv(); \
+  do {                                                                                    \
+    if (env_var == nullptr) {                                                             \
+      const char* req = std::getenv("RDMASTACK_REQUIRE_CLUSTER");                         \
+      if (req != nullptr && std::string(req) == "1") FAIL() << "no cluster configured";  \
+      GTEST_SKIP() << "no cluster: run through scripts/test.sh or export RDMASTACK_KUBECONFIG"; \
+    }                                                                                     \
+  } while (0)
