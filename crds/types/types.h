@@ -1,0 +1,582 @@
+#pragma once
+// C++ mirror of the rdmastack.io/v1alpha1 custom resources (crds/*.yaml is the source of truth;
+// crd_schema_drift_test keeps the two in step). Plain values, no JSON here: see json.h.
+//
+// Field rule: a member whose schema field is required or has a schema default is a plain value
+// initialised to that default; an optional field without default is std::optional. Lists and
+// maps are plain containers; an empty one is omitted when serialised.
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "crds/types/int_or_string.h"
+
+namespace rdmastack::crd {
+
+inline constexpr std::string_view kGroup = "rdmastack.io";
+inline constexpr std::string_view kVersion = "v1alpha1";
+inline constexpr std::string_view kApiVersion = "rdmastack.io/v1alpha1";
+
+// ---- enums and their wire names ----
+
+template <typename E>
+struct EnumName {
+  E value;
+  std::string_view name;
+};
+
+enum class TolerationOperator { kEqual, kExists };
+constexpr auto EnumNames(TolerationOperator) {
+  using E = TolerationOperator;
+  return std::array<EnumName<E>, 2>{{{E::kExists, "Exists"}, {E::kEqual, "Equal"}}};
+}
+
+enum class TaintEffect { kAll, kNoSchedule, kPreferNoSchedule, kNoExecute };
+constexpr auto EnumNames(TaintEffect) {
+  using E = TaintEffect;
+  return std::array<EnumName<E>, 4>{{{E::kAll, ""},
+                                     {E::kNoSchedule, "NoSchedule"},
+                                     {E::kPreferNoSchedule, "PreferNoSchedule"},
+                                     {E::kNoExecute, "NoExecute"}}};
+}
+
+enum class PullPolicy { kAlways, kIfNotPresent, kNever };
+constexpr auto EnumNames(PullPolicy) {
+  using E = PullPolicy;
+  return std::array<EnumName<E>, 3>{
+      {{E::kAlways, "Always"}, {E::kIfNotPresent, "IfNotPresent"}, {E::kNever, "Never"}}};
+}
+
+enum class UpgradeStrategy { kSideBySide, kInPlace };
+constexpr auto EnumNames(UpgradeStrategy) {
+  using E = UpgradeStrategy;
+  return std::array<EnumName<E>, 2>{{{E::kSideBySide, "SideBySide"}, {E::kInPlace, "InPlace"}}};
+}
+
+enum class Transport { kAuto, kGPUDirect, kHostMemory };
+constexpr auto EnumNames(Transport) {
+  using E = Transport;
+  return std::array<EnumName<E>, 3>{
+      {{E::kAuto, "Auto"}, {E::kGPUDirect, "GPUDirect"}, {E::kHostMemory, "HostMemory"}}};
+}
+
+enum class MemoryRegistration { kAuto, kDMABuf, kPeerMem };
+constexpr auto EnumNames(MemoryRegistration) {
+  using E = MemoryRegistration;
+  return std::array<EnumName<E>, 3>{
+      {{E::kAuto, "Auto"}, {E::kDMABuf, "DMABuf"}, {E::kPeerMem, "PeerMem"}}};
+}
+
+// PCIe distance between a GPU and a NIC, nearest first (NCCL's path types).
+enum class PcieDistance { kPIX, kPXB, kPHB, kSYS };
+constexpr auto EnumNames(PcieDistance) {
+  using E = PcieDistance;
+  return std::array<EnumName<E>, 4>{
+      {{E::kPIX, "PIX"}, {E::kPXB, "PXB"}, {E::kPHB, "PHB"}, {E::kSYS, "SYS"}}};
+}
+
+enum class ConditionStatus { kTrue, kFalse, kUnknown };
+constexpr auto EnumNames(ConditionStatus) {
+  using E = ConditionStatus;
+  return std::array<EnumName<E>, 3>{
+      {{E::kTrue, "True"}, {E::kFalse, "False"}, {E::kUnknown, "Unknown"}}};
+}
+
+enum class LinkLayer { kInfiniBand, kEthernet, kMixed, kNone };
+constexpr auto EnumNames(LinkLayer) {
+  using E = LinkLayer;
+  return std::array<EnumName<E>, 4>{{{E::kInfiniBand, "InfiniBand"},
+                                     {E::kEthernet, "Ethernet"},
+                                     {E::kMixed, "Mixed"},
+                                     {E::kNone, "None"}}};
+}
+
+enum class AgentState { kConnected, kStale };
+constexpr auto EnumNames(AgentState) {
+  using E = AgentState;
+  return std::array<EnumName<E>, 2>{{{E::kConnected, "Connected"}, {E::kStale, "Stale"}}};
+}
+
+enum class Capability { kYes, kNo, kUnknown };
+constexpr auto EnumNames(Capability) {
+  using E = Capability;
+  return std::array<EnumName<E>, 3>{{{E::kYes, "Yes"}, {E::kNo, "No"}, {E::kUnknown, "Unknown"}}};
+}
+
+enum class NvidiaModuleFlavor { kNone, kOpen, kProprietary };
+constexpr auto EnumNames(NvidiaModuleFlavor) {
+  using E = NvidiaModuleFlavor;
+  return std::array<EnumName<E>, 3>{
+      {{E::kNone, ""}, {E::kOpen, "Open"}, {E::kProprietary, "Proprietary"}}};
+}
+
+enum class IbCoreFlavor { kNone, kInbox, kMOFED };
+constexpr auto EnumNames(IbCoreFlavor) {
+  using E = IbCoreFlavor;
+  return std::array<EnumName<E>, 3>{{{E::kNone, ""}, {E::kInbox, "Inbox"}, {E::kMOFED, "MOFED"}}};
+}
+
+enum class RdmaNetnsMode { kNone, kShared, kExclusive };
+constexpr auto EnumNames(RdmaNetnsMode) {
+  using E = RdmaNetnsMode;
+  return std::array<EnumName<E>, 3>{
+      {{E::kNone, ""}, {E::kShared, "shared"}, {E::kExclusive, "exclusive"}}};
+}
+
+enum class CheckStatus { kPass, kWarn, kFail, kUnknown };
+constexpr auto EnumNames(CheckStatus) {
+  using E = CheckStatus;
+  return std::array<EnumName<E>, 4>{
+      {{E::kPass, "Pass"}, {E::kWarn, "Warn"}, {E::kFail, "Fail"}, {E::kUnknown, "Unknown"}}};
+}
+
+template <typename E>
+concept NamedEnum = requires(E e) {
+  EnumNames(e);
+};
+
+template <NamedEnum E>
+constexpr std::string_view ToString(E value) {
+  for (const auto& entry : EnumNames(E{})) {
+    if (entry.value == value) return entry.name;
+  }
+  return {};
+}
+
+template <NamedEnum E>
+constexpr std::optional<E> EnumFromString(std::string_view name) {
+  for (const auto& entry : EnumNames(E{})) {
+    if (entry.name == name) return entry.value;
+  }
+  return std::nullopt;
+}
+
+// ---- shared pieces ----
+
+using StringMap = std::map<std::string, std::string>;
+
+struct OwnerReference {
+  std::string api_version;
+  std::string kind;
+  std::string name;
+  std::string uid;
+  std::optional<bool> controller;
+  std::optional<bool> block_owner_deletion;
+  friend bool operator==(const OwnerReference&, const OwnerReference&) = default;
+};
+
+// The part of metav1.ObjectMeta the operator reads and writes.
+struct ObjectMeta {
+  std::string name;
+  std::optional<std::string> namespace_;
+  std::optional<std::string> uid;
+  std::optional<std::string> resource_version;
+  std::optional<int64_t> generation;
+  std::optional<std::string> creation_timestamp;
+  std::optional<std::string> deletion_timestamp;
+  StringMap labels;
+  StringMap annotations;
+  std::vector<OwnerReference> owner_references;
+  std::vector<std::string> finalizers;
+  friend bool operator==(const ObjectMeta&, const ObjectMeta&) = default;
+};
+
+struct Condition {
+  std::string type;
+  ConditionStatus status = ConditionStatus::kUnknown;
+  std::optional<int64_t> observed_generation;
+  std::string last_transition_time;  // RFC 3339
+  std::string reason;
+  std::string message;
+  friend bool operator==(const Condition&, const Condition&) = default;
+};
+
+struct Toleration {
+  std::optional<std::string> key;
+  TolerationOperator op = TolerationOperator::kEqual;
+  std::optional<std::string> value;
+  std::optional<TaintEffect> effect;
+  std::optional<int64_t> toleration_seconds;
+  friend bool operator==(const Toleration&, const Toleration&) = default;
+};
+
+struct LocalSecretRef {
+  std::string name;
+  friend bool operator==(const LocalSecretRef&, const LocalSecretRef&) = default;
+};
+
+// A library pinned to a full four-part version (1.2.0.68) and the image that carries it.
+struct LibraryRef {
+  std::string version;
+  std::string image;
+  friend bool operator==(const LibraryRef&, const LibraryRef&) = default;
+};
+
+// ---- GatewayPool ----
+
+struct GatewayBuild {
+  std::string image;
+  std::string version;
+  PullPolicy image_pull_policy = PullPolicy::kIfNotPresent;
+  friend bool operator==(const GatewayBuild&, const GatewayBuild&) = default;
+};
+
+struct CredentialsSecretRef {
+  std::string name;
+  std::string access_key_id_key = "accessKeyId";
+  std::string secret_access_key_key = "secretAccessKey";
+  friend bool operator==(const CredentialsSecretRef&, const CredentialsSecretRef&) = default;
+};
+
+struct S3Spec {
+  std::optional<int32_t> port;  // default: 7070 + library major
+  std::string region = "us-east-1";
+  CredentialsSecretRef credentials_secret;
+  std::optional<LocalSecretRef> tls_secret;
+  friend bool operator==(const S3Spec&, const S3Spec&) = default;
+};
+
+struct BufferPool {
+  IntOrString buffer_size = IntOrString::Str("1Gi");
+  int32_t buffer_count = 4;
+  friend bool operator==(const BufferPool&, const BufferPool&) = default;
+};
+
+struct KeyedSecretRef {
+  std::string name;
+  std::string key = "dcKey";
+  friend bool operator==(const KeyedSecretRef&, const KeyedSecretRef&) = default;
+};
+
+struct RdmaSpec {
+  std::optional<std::string> interface;
+  std::optional<std::string> cidr;
+  std::optional<int32_t> port;  // default: 19099 + library major
+  BufferPool buffer_pool;
+  std::optional<KeyedSecretRef> dc_key_secret;
+  friend bool operator==(const RdmaSpec&, const RdmaSpec&) = default;
+};
+
+struct PosixBackend {
+  std::string path_template;
+  std::string host_path;
+  bool no_meta = false;
+  friend bool operator==(const PosixBackend&, const PosixBackend&) = default;
+};
+
+struct BackendSpec {
+  PosixBackend posix;
+  friend bool operator==(const BackendSpec&, const BackendSpec&) = default;
+};
+
+struct UpgradeSpec {
+  UpgradeStrategy strategy = UpgradeStrategy::kSideBySide;
+  IntOrString max_unavailable = IntOrString::Int(1);
+  int32_t max_parallel = 1;
+  std::string validation_timeout = "10m";
+  int32_t drain_seconds = 30;
+  bool paused = false;
+  bool auto_rollback = true;
+  friend bool operator==(const UpgradeSpec&, const UpgradeSpec&) = default;
+};
+
+struct GatewayPoolSpec {
+  StringMap node_selector;
+  std::vector<Toleration> tolerations;
+  GatewayBuild gateway;
+  LibraryRef server_library;
+  S3Spec s3;
+  RdmaSpec rdma;
+  BackendSpec backend;
+  UpgradeSpec upgrade;
+  friend bool operator==(const GatewayPoolSpec&, const GatewayPoolSpec&) = default;
+};
+
+struct GatewayPoolNodeCounts {
+  int32_t selected = 0;
+  int32_t verified = 0;
+  int32_t ready = 0;
+  int32_t upgraded = 0;
+  int32_t failed = 0;
+  std::string ready_of_selected;
+  friend bool operator==(const GatewayPoolNodeCounts&, const GatewayPoolNodeCounts&) = default;
+};
+
+struct LibraryTrack {
+  std::string library_version;
+  std::optional<std::string> gateway_version;
+  std::optional<int32_t> s3_port;
+  std::optional<int32_t> rdma_port;
+  int32_t nodes = 0;
+  int32_t active_nodes = 0;
+  friend bool operator==(const LibraryTrack&, const LibraryTrack&) = default;
+};
+
+struct NodeProblem {
+  std::string node;
+  std::string reason;
+  std::optional<std::string> message;
+  std::optional<std::string> since;
+  friend bool operator==(const NodeProblem&, const NodeProblem&) = default;
+};
+
+struct Endpoint {
+  std::string node;
+  std::string ip;
+  int32_t s3_port = 0;
+  std::optional<int32_t> rdma_port;
+  std::optional<std::string> library_version;
+  friend bool operator==(const Endpoint&, const Endpoint&) = default;
+};
+
+struct UpgradePhaseCounts {
+  int32_t pending = 0;
+  int32_t start_new = 0;
+  int32_t validate = 0;
+  int32_t switch_ = 0;
+  int32_t drain = 0;
+  int32_t stop_old = 0;
+  int32_t done = 0;
+  int32_t roll_back = 0;
+  int32_t failed = 0;
+  friend bool operator==(const UpgradePhaseCounts&, const UpgradePhaseCounts&) = default;
+};
+
+struct CurrentUpgrade {
+  std::string from;
+  std::string to;
+  std::string strategy;
+  std::optional<std::string> start_time;
+  UpgradePhaseCounts phases;
+  friend bool operator==(const CurrentUpgrade&, const CurrentUpgrade&) = default;
+};
+
+struct GatewayPoolStatus {
+  std::optional<int64_t> observed_generation;
+  std::vector<Condition> conditions;
+  std::optional<std::string> library;
+  std::optional<GatewayPoolNodeCounts> node_counts;
+  std::vector<LibraryTrack> versions;
+  std::vector<NodeProblem> failing_nodes;
+  std::vector<Endpoint> endpoints;
+  std::optional<CurrentUpgrade> current_upgrade;
+  friend bool operator==(const GatewayPoolStatus&, const GatewayPoolStatus&) = default;
+};
+
+struct GatewayPool {
+  ObjectMeta metadata;
+  GatewayPoolSpec spec;
+  std::optional<GatewayPoolStatus> status;
+  friend bool operator==(const GatewayPool&, const GatewayPool&) = default;
+};
+
+// ---- ClientProfile ----
+
+struct PoolRef {
+  std::string name;
+  friend bool operator==(const PoolRef&, const PoolRef&) = default;
+};
+
+struct ClientProfileSpec {
+  StringMap node_selector;
+  std::vector<Toleration> tolerations;
+  PoolRef gateway_pool_ref;
+  Transport transport = Transport::kAuto;
+  MemoryRegistration memory_registration = MemoryRegistration::kAuto;
+  IntOrString max_transfer_size = IntOrString::Str("64Mi");
+  PcieDistance max_gpu_nic_distance = PcieDistance::kPXB;
+  IntOrString gid_index = IntOrString::Str("Auto");
+  LibraryRef client_library;
+  bool load_peer_mem = false;
+  friend bool operator==(const ClientProfileSpec&, const ClientProfileSpec&) = default;
+};
+
+struct ClientProfileNodeCounts {
+  int32_t matched = 0;
+  int32_t eligible = 0;
+  int32_t ready = 0;
+  std::string eligible_of_matched;
+  friend bool operator==(const ClientProfileNodeCounts&, const ClientProfileNodeCounts&) = default;
+};
+
+struct TransportCount {
+  std::string transport;
+  std::optional<std::string> memory_registration;
+  int32_t nodes = 0;
+  friend bool operator==(const TransportCount&, const TransportCount&) = default;
+};
+
+struct IneligibleNode {
+  std::string node;
+  std::string reason;
+  std::optional<std::string> message;
+  friend bool operator==(const IneligibleNode&, const IneligibleNode&) = default;
+};
+
+struct ClientProfileStatus {
+  std::optional<int64_t> observed_generation;
+  std::vector<Condition> conditions;
+  std::optional<std::string> transport;
+  std::optional<ClientProfileNodeCounts> node_counts;
+  std::vector<TransportCount> transports;
+  std::vector<IneligibleNode> ineligible_nodes;
+  friend bool operator==(const ClientProfileStatus&, const ClientProfileStatus&) = default;
+};
+
+struct ClientProfile {
+  ObjectMeta metadata;
+  ClientProfileSpec spec;
+  std::optional<ClientProfileStatus> status;
+  friend bool operator==(const ClientProfile&, const ClientProfile&) = default;
+};
+
+// ---- RdmaNode ----
+
+struct RdmaNodeSpec {
+  std::string node_name;
+  friend bool operator==(const RdmaNodeSpec&, const RdmaNodeSpec&) = default;
+};
+
+struct AgentStatus {
+  std::optional<AgentState> state;
+  std::optional<std::string> version;
+  std::optional<std::string> report_hash;
+  std::optional<std::string> last_report_time;
+  std::optional<std::string> last_heartbeat_time;
+  friend bool operator==(const AgentStatus&, const AgentStatus&) = default;
+};
+
+struct Verdict {
+  Capability capable = Capability::kUnknown;
+  std::optional<std::string> reason;
+  std::optional<std::string> via;
+  friend bool operator==(const Verdict&, const Verdict&) = default;
+};
+
+struct Verdicts {
+  std::optional<Verdict> gateway;
+  std::optional<Verdict> gpu_direct;
+  std::optional<Verdict> host_memory;
+  friend bool operator==(const Verdicts&, const Verdicts&) = default;
+};
+
+struct KernelModule {
+  std::string name;
+  std::optional<std::string> version;
+  std::optional<bool> loaded;
+  friend bool operator==(const KernelModule&, const KernelModule&) = default;
+};
+
+struct HostFacts {
+  std::optional<std::string> kernel_release;
+  std::optional<std::string> nvidia_driver_version;
+  std::optional<NvidiaModuleFlavor> nvidia_module_flavor;
+  std::optional<IbCoreFlavor> ib_core_flavor;
+  std::optional<RdmaNetnsMode> rdma_netns_mode;
+  std::vector<KernelModule> modules;
+  std::vector<std::string> dev_infiniband;
+  friend bool operator==(const HostFacts&, const HostFacts&) = default;
+};
+
+struct GidEntry {
+  int32_t index = 0;
+  std::optional<std::string> gid;
+  std::optional<std::string> type;
+  std::optional<std::string> netdev;
+  friend bool operator==(const GidEntry&, const GidEntry&) = default;
+};
+
+struct RdmaPortFacts {
+  int32_t number = 0;
+  std::optional<std::string> state;
+  std::optional<std::string> physical_state;
+  std::optional<std::string> link_layer;
+  std::optional<std::string> rate;
+  std::optional<int32_t> active_mtu;
+  std::vector<GidEntry> gids;
+  friend bool operator==(const RdmaPortFacts&, const RdmaPortFacts&) = default;
+};
+
+struct RdmaDeviceFacts {
+  std::string name;
+  std::optional<std::string> pci_address;
+  std::optional<std::string> vendor_id;
+  std::optional<std::string> device_id;
+  std::optional<std::string> generation;
+  std::optional<bool> virtual_function;
+  std::optional<std::string> firmware_version;
+  std::optional<std::string> node_guid;
+  std::optional<bool> dc_supported;
+  std::optional<int32_t> numa_node;
+  std::vector<RdmaPortFacts> ports;
+  friend bool operator==(const RdmaDeviceFacts&, const RdmaDeviceFacts&) = default;
+};
+
+struct NetDevFacts {
+  std::string name;
+  std::optional<int32_t> mtu;
+  std::vector<std::string> ipv4;
+  std::optional<std::string> rdma_device;
+  std::optional<int32_t> rdma_port;
+  std::optional<std::string> kind;
+  friend bool operator==(const NetDevFacts&, const NetDevFacts&) = default;
+};
+
+struct GpuFacts {
+  std::string pci_address;
+  std::optional<std::string> device_id;
+  std::optional<std::string> model;
+  std::optional<int64_t> bar1_total_bytes;
+  std::optional<int64_t> bar1_free_bytes;
+  std::optional<bool> dma_buf_supported;
+  std::optional<std::string> nearest_nic;
+  std::optional<std::string> path_type;
+  std::optional<int32_t> numa_node;
+  friend bool operator==(const GpuFacts&, const GpuFacts&) = default;
+};
+
+struct CheckResult {
+  std::string id;
+  CheckStatus status = CheckStatus::kUnknown;
+  std::optional<std::string> reason;
+  std::optional<std::string> message;
+  std::optional<std::string> remedy;
+  friend bool operator==(const CheckResult&, const CheckResult&) = default;
+};
+
+struct RdmaNodeStatus {
+  std::optional<int64_t> observed_generation;
+  std::vector<Condition> conditions;
+  std::optional<LinkLayer> link_layer;
+  std::optional<AgentStatus> agent;
+  std::optional<Verdicts> verdicts;
+  std::optional<HostFacts> host;
+  std::vector<RdmaDeviceFacts> devices;
+  std::vector<NetDevFacts> netdevs;
+  std::vector<GpuFacts> gpus;
+  std::vector<CheckResult> checks;
+  friend bool operator==(const RdmaNodeStatus&, const RdmaNodeStatus&) = default;
+};
+
+struct RdmaNode {
+  ObjectMeta metadata;
+  RdmaNodeSpec spec;
+  std::optional<RdmaNodeStatus> status;
+  friend bool operator==(const RdmaNode&, const RdmaNode&) = default;
+};
+
+// ---- derived values the schema leaves to the operator ----
+
+// Major of a four-part library version ("2.0.0.109" -> 2); error when the text is not one.
+StatusOr<int> LibraryMajor(std::string_view version);
+// s3.port, or 7070 + major: one S3 port per library major so two majors serve side by side.
+StatusOr<int32_t> EffectiveS3Port(const GatewayPoolSpec& spec);
+// rdma.port, or 19099 + major (19100 for 1.x, 19101 for 2.x).
+StatusOr<int32_t> EffectiveRdmaPort(const GatewayPoolSpec& spec);
+
+}  // namespace rdmastack::crd

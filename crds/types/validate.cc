@@ -1,0 +1,427 @@
+#include "crds/types/validate.h"
+
+#include <charconv>
+#include <optional>
+#include <regex>
+#include <set>
+#include <string_view>
+
+#include "crds/types/path_template.h"
+#include "crds/types/quantity.h"
+
+namespace rdmastack::crd {
+namespace {
+
+constexpr int64_t kMaxTransferBytes = int64_t{4} << 30;  // cuObject's per-buffer limit
+constexpr int64_t kMinBufferBytes = int64_t{1} << 20;
+constexpr int64_t kMaxBufferBytes = int64_t{16} << 30;
+
+// Collects problems under a path prefix.
+class Problems {
+ public:
+  explicit Problems(FieldProblems* out, std::string prefix = "")
+      : out_(out), prefix_(std::move(prefix)) {}
+  Problems At(std::string_view field) const {
+    return Problems(out_,
+                    prefix_.empty() ? std::string(field) : prefix_ + "." + std::string(field));
+  }
+  Problems Index(size_t i) const { return Problems(out_, prefix_ + "[" + std::to_string(i) + "]"); }
+  Problems Key(std::string_view key) const {
+    return Problems(out_, prefix_ + "[" + std::string(key) + "]");
+  }
+  void Add(std::string message) const { out_->push_back({prefix_, std::move(message)}); }
+
+ private:
+  FieldProblems* out_;
+  std::string prefix_;
+};
+
+bool Matches(const std::string& s, const char* pattern) {
+  return std::regex_match(s, std::regex(pattern));
+}
+
+const char* const kLabelName = "([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)";
+const char* const kDnsSubdomain =
+    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+
+bool IsDnsSubdomain(const std::string& s) {
+  return !s.empty() && s.size() <= 253 && Matches(s, kDnsSubdomain);
+}
+
+bool IsLabelValue(const std::string& s) {
+  return s.empty() || (s.size() <= 63 && Matches(s, kLabelName));
+}
+
+bool IsLabelKey(const std::string& key) {
+  size_t slash = key.find('/');
+  std::string name = slash == std::string::npos ? key : key.substr(slash + 1);
+  if (slash != std::string::npos && !IsDnsSubdomain(key.substr(0, slash))) return false;
+  return !name.empty() && name.size() <= 63 && Matches(name, kLabelName);
+}
+
+void CheckNodeSelector(const StringMap& selector, const Problems& p) {
+  if (selector.empty()) p.Add("must select nodes by at least one label");
+  for (const auto& [key, value] : selector) {
+    const Problems entry = p.Key(key);
+    if (!IsLabelKey(key)) entry.Add("\"" + key + "\" is not a valid label key");
+    if (!IsLabelValue(value)) entry.Add("\"" + value + "\" is not a valid label value");
+  }
+}
+
+void CheckTolerations(const std::vector<Toleration>& tolerations, const Problems& p) {
+  for (size_t i = 0; i < tolerations.size(); ++i) {
+    const Toleration& t = tolerations[i];
+    const Problems at = p.Index(i);
+    bool has_key = t.key && !t.key->empty();
+    if (t.op == TolerationOperator::kExists && t.value && !t.value->empty()) {
+      at.At("value").Add("must be empty with operator Exists");
+    }
+    if (!has_key && t.op != TolerationOperator::kExists) {
+      at.At("operator").Add("a toleration without key must use operator Exists");
+    }
+    if (has_key && !IsLabelKey(*t.key))
+      at.At("key").Add("\"" + *t.key + "\" is not a valid taint key");
+    if (t.toleration_seconds && t.effect != TaintEffect::kNoExecute) {
+      at.At("tolerationSeconds").Add("applies only with effect NoExecute");
+    }
+  }
+}
+
+// A pinned library must not float: the reference needs an explicit tag or a digest.
+void CheckPinnedImage(const std::string& image, const Problems& p) {
+  if (image.empty()) return p.Add("is required");
+  if (image.find_first_of(" \t\n") != std::string::npos)
+    return p.Add("must not contain whitespace");
+  if (image.find("@sha256:") != std::string::npos) return;
+  size_t last_slash = image.rfind('/');
+  size_t colon = image.rfind(':');
+  if (colon == std::string::npos || (last_slash != std::string::npos && colon < last_slash)) {
+    return p.Add("\"" + image + "\" has no tag or digest; pin it (e.g. :1.2.0.68 or @sha256:...)");
+  }
+  if (image.substr(colon + 1) == "latest") {
+    p.Add("\"" + image + "\" uses :latest; pin a version tag or a digest");
+  }
+}
+
+void CheckSecretName(const std::string& name, const Problems& p) {
+  if (!IsDnsSubdomain(name)) p.Add("\"" + name + "\" is not a valid Secret name");
+}
+
+void CheckLibraryVersion(const std::string& version, const Problems& p) {
+  if (!LibraryMajor(version).ok() || !Matches(version, "[0-9]+\\.[0-9]+\\.[0-9]+\\.[0-9]+")) {
+    p.Add("\"" + version + "\" is not a four-part version such as 1.2.0.68");
+  }
+}
+
+void CheckPort(const std::optional<int32_t>& port, const Problems& p) {
+  if (port && (*port < 1 || *port > 65535)) {
+    p.Add(std::to_string(*port) + " is not a port in 1..65535");
+  }
+}
+
+bool IsIpv4Cidr(const std::string& s) {
+  static const std::regex kCidr(
+      "([0-9]{1,3})\\.([0-9]{1,3})\\.([0-9]{1,3})\\.([0-9]{1,3})/([0-9]{1,2})");
+  std::smatch m;
+  if (!std::regex_match(s, m, kCidr)) return false;
+  for (size_t i = 1; i <= 4; ++i) {
+    if (std::stoi(m[i].str()) > 255) return false;
+  }
+  return std::stoi(m[5].str()) <= 32;
+}
+
+// Go-style duration limited to the s/m/h units the schema allows ("10m", "1h30m").
+std::optional<int64_t> DurationSeconds(const std::string& s) {
+  static const std::regex kUnit("([0-9]+)(s|m|h)");
+  if (s.empty() || !Matches(s, "([0-9]+(s|m|h))+")) return std::nullopt;
+  int64_t total = 0;
+  for (auto it = std::sregex_iterator(s.begin(), s.end(), kUnit); it != std::sregex_iterator();
+       ++it) {
+    const std::string digits = (*it)[1].str();
+    if (digits.size() > 9) return std::nullopt;
+    int64_t n = std::stoll(digits);
+    char unit = (*it)[2].str()[0];
+    total += n * (unit == 'h' ? 3600 : unit == 'm' ? 60 : 1);
+  }
+  return total;
+}
+
+void CheckBytes(const IntOrString& value, int64_t min, int64_t max, const std::string& range,
+                const Problems& p) {
+  StatusOr<int64_t> bytes = BytesFromIntOrQuantity(value);
+  if (!bytes.ok()) return p.Add(bytes.status().message());
+  if (*bytes < min || *bytes > max) {
+    p.Add("\"" + value.ToString() + "\" must be " + range);
+  }
+}
+
+void CheckPorts(const GatewayPoolSpec& spec, const Problems& p) {
+  CheckPort(spec.s3.port, p.At("s3").At("port"));
+  CheckPort(spec.rdma.port, p.At("rdma").At("port"));
+  StatusOr<int32_t> s3 = EffectiveS3Port(spec);
+  StatusOr<int32_t> rdma = EffectiveRdmaPort(spec);
+  if (!s3.ok() || !rdma.ok()) return;  // the version problem is reported on its own
+  if (*s3 > 65535) p.At("s3").At("port").Add("the default 7070 + major is beyond 65535; set it");
+  if (*rdma > 65535)
+    p.At("rdma").At("port").Add("the default 19099 + major is beyond 65535; set it");
+  if (*s3 == *rdma) {
+    p.At("rdma").At("port").Add("effective RDMA port " + std::to_string(*rdma) +
+                                " equals the effective S3 port; give them different ports");
+  }
+}
+
+void CheckRdma(const RdmaSpec& rdma, const Problems& p) {
+  if (rdma.interface.has_value() == rdma.cidr.has_value()) {
+    p.Add("set exactly one of interface (e.g. bond0) or cidr (e.g. 100.64.0.0/16)");
+  }
+  if (rdma.interface && !Matches(*rdma.interface, "[A-Za-z0-9][A-Za-z0-9._-]{0,14}")) {
+    p.At("interface").Add("\"" + *rdma.interface + "\" is not a network interface name");
+  }
+  if (rdma.cidr && !IsIpv4Cidr(*rdma.cidr)) {
+    p.At("cidr").Add("\"" + *rdma.cidr + "\" is not an IPv4 CIDR such as 100.64.0.0/16");
+  }
+  const Problems pool = p.At("bufferPool");
+  CheckBytes(rdma.buffer_pool.buffer_size, kMinBufferBytes, kMaxBufferBytes, "from 1Mi to 16Gi",
+             pool.At("bufferSize"));
+  if (rdma.buffer_pool.buffer_count < 1 || rdma.buffer_pool.buffer_count > 64) {
+    pool.At("bufferCount").Add("must be 1..64");
+  }
+  if (rdma.dc_key_secret) CheckSecretName(rdma.dc_key_secret->name, p.At("dcKeySecret").At("name"));
+}
+
+void CheckBackend(const PosixBackend& posix, const std::string& pool_name, const std::string& ns,
+                  const Problems& p) {
+  if (posix.host_path.empty() || posix.host_path[0] != '/') {
+    p.At("hostPath").Add("must be an absolute path");
+  }
+  const Problems tmpl = p.At("pathTemplate");
+  if (posix.path_template.empty() || posix.path_template[0] != '/') {
+    return tmpl.Add("must be an absolute path");
+  }
+  if (HasDotDotSegment(posix.path_template)) return tmpl.Add("must not contain '..' segments");
+  // Render with a representative node name to catch bad placeholders and escapes.
+  StatusOr<std::string> rendered = RenderPathTemplate(
+      posix.path_template,
+      {"node-a", pool_name.empty() ? "pool" : pool_name, ns.empty() ? "default" : ns});
+  if (!rendered.ok()) return tmpl.Add(rendered.status().message());
+  if (!PathIsWithin(*rendered, posix.host_path)) {
+    tmpl.Add("renders to " + *rendered + ", outside hostPath " + posix.host_path +
+             " (the only host directory mounted into the gateway)");
+  }
+}
+
+void CheckUpgrade(const UpgradeSpec& u, const Problems& p) {
+  StatusOr<int64_t> unavailable = ScaledValueFromIntOrPercent(u.max_unavailable, 100, false);
+  if (!unavailable.ok() || *unavailable < 0) {
+    p.At("maxUnavailable").Add("must be a non-negative count or a percentage 0%..100%");
+  } else if (*unavailable == 0 && u.strategy == UpgradeStrategy::kInPlace) {
+    p.At("maxUnavailable")
+        .Add("0 with strategy InPlace could never replace a gateway; allow at least 1");
+  }
+  if (u.max_parallel < 1) p.At("maxParallel").Add("must be at least 1 (use paused to stop)");
+  std::optional<int64_t> timeout = DurationSeconds(u.validation_timeout);
+  if (!timeout || *timeout < 10 || *timeout > 24 * 3600) {
+    p.At("validationTimeout")
+        .Add("\"" + u.validation_timeout + "\" must be a duration from 10s to 24h");
+  }
+  if (u.drain_seconds < 0 || u.drain_seconds > 3600) p.At("drainSeconds").Add("must be 0..3600");
+}
+
+void CheckGatewayPoolSpec(const GatewayPool& pool, const Problems& p) {
+  const GatewayPoolSpec& spec = pool.spec;
+  CheckNodeSelector(spec.node_selector, p.At("nodeSelector"));
+  CheckTolerations(spec.tolerations, p.At("tolerations"));
+  CheckPinnedImage(spec.gateway.image, p.At("gateway").At("image"));
+  if (!Matches(spec.gateway.version, "v?[0-9]+\\.[0-9]+\\.[0-9]+([-+][0-9A-Za-z.+-]+)?")) {
+    p.At("gateway").At("version").Add("\"" + spec.gateway.version +
+                                      "\" is not a build version such as 1.8.0");
+  }
+  CheckLibraryVersion(spec.server_library.version, p.At("serverLibrary").At("version"));
+  CheckPinnedImage(spec.server_library.image, p.At("serverLibrary").At("image"));
+  CheckSecretName(spec.s3.credentials_secret.name, p.At("s3").At("credentialsSecret").At("name"));
+  if (spec.s3.tls_secret)
+    CheckSecretName(spec.s3.tls_secret->name, p.At("s3").At("tlsSecret").At("name"));
+  CheckPorts(spec, p);
+  CheckRdma(spec.rdma, p.At("rdma"));
+  CheckBackend(spec.backend.posix, pool.metadata.name, pool.metadata.namespace_.value_or(""),
+               p.At("backend").At("posix"));
+  CheckUpgrade(spec.upgrade, p.At("upgrade"));
+}
+
+void CheckUnique(const std::set<std::string>& seen, const std::string& key, const Problems& p) {
+  if (seen.count(key) != 0) p.Add("duplicate entry \"" + key + "\"");
+}
+
+void CheckVerdict(const std::optional<Verdict>& v, bool gpu_direct, const Problems& p) {
+  if (!v) return;
+  if (v->capable == Capability::kNo && (!v->reason || v->reason->empty())) {
+    p.At("reason").Add("a No verdict must say why");
+  }
+  if (gpu_direct && v->capable == Capability::kYes && v->via != "PeerMem" && v->via != "DMABuf") {
+    p.At("via").Add("a Yes GPU-direct verdict must name PeerMem or DMABuf");
+  }
+}
+
+void CheckDevices(const RdmaNodeStatus& status, std::set<std::string>& names, const Problems& p) {
+  for (size_t i = 0; i < status.devices.size(); ++i) {
+    const RdmaDeviceFacts& d = status.devices[i];
+    const Problems at = p.At("devices").Index(i);
+    CheckUnique(names, d.name, at.At("name"));
+    names.insert(d.name);
+    std::set<int32_t> ports;
+    for (size_t j = 0; j < d.ports.size(); ++j) {
+      const RdmaPortFacts& port = d.ports[j];
+      const Problems port_at = at.At("ports").Index(j);
+      if (port.number < 1) port_at.At("number").Add("port numbers start at 1");
+      if (!ports.insert(port.number).second) port_at.At("number").Add("duplicate port number");
+      std::set<int32_t> gids;
+      for (size_t k = 0; k < port.gids.size(); ++k) {
+        if (!gids.insert(port.gids[k].index).second) {
+          port_at.At("gids").Index(k).At("index").Add("duplicate GID index");
+        }
+      }
+    }
+  }
+}
+
+void CheckNodeStatus(const RdmaNodeStatus& status, const Problems& p) {
+  std::set<std::string> devices;
+  CheckDevices(status, devices, p);
+  std::set<std::string> netdevs;
+  for (size_t i = 0; i < status.netdevs.size(); ++i) {
+    const NetDevFacts& n = status.netdevs[i];
+    const Problems at = p.At("netdevs").Index(i);
+    CheckUnique(netdevs, n.name, at.At("name"));
+    netdevs.insert(n.name);
+    if (n.rdma_device && !n.rdma_device->empty() && devices.count(*n.rdma_device) == 0) {
+      at.At("rdmaDevice").Add("\"" + *n.rdma_device + "\" is not among status.devices");
+    }
+  }
+  std::set<std::string> gpus;
+  for (size_t i = 0; i < status.gpus.size(); ++i) {
+    const GpuFacts& g = status.gpus[i];
+    const Problems at = p.At("gpus").Index(i);
+    CheckUnique(gpus, g.pci_address, at.At("pciAddress"));
+    gpus.insert(g.pci_address);
+    if (g.nearest_nic && !g.nearest_nic->empty() && devices.count(*g.nearest_nic) == 0) {
+      at.At("nearestNic").Add("\"" + *g.nearest_nic + "\" is not among status.devices");
+    }
+    if (g.bar1_total_bytes && g.bar1_free_bytes && *g.bar1_free_bytes > *g.bar1_total_bytes) {
+      at.At("bar1FreeBytes").Add("exceeds bar1TotalBytes");
+    }
+    if (g.path_type && !EnumFromString<PcieDistance>(*g.path_type)) {
+      at.At("pathType").Add("\"" + *g.path_type + "\" is not one of PIX, PXB, PHB, SYS");
+    }
+  }
+  std::set<std::string> checks;
+  for (size_t i = 0; i < status.checks.size(); ++i) {
+    const Problems at = p.At("checks").Index(i).At("id");
+    CheckUnique(checks, status.checks[i].id, at);
+    checks.insert(status.checks[i].id);
+  }
+  if (status.verdicts) {
+    const Problems v = p.At("verdicts");
+    CheckVerdict(status.verdicts->gateway, false, v.At("gateway"));
+    CheckVerdict(status.verdicts->gpu_direct, true, v.At("gpuDirect"));
+    CheckVerdict(status.verdicts->host_memory, false, v.At("hostMemory"));
+  }
+}
+
+}  // namespace
+
+FieldProblems Validate(const GatewayPool& pool) {
+  FieldProblems out;
+  const Problems root(&out);
+  if (!IsDnsSubdomain(pool.metadata.name))
+    root.At("metadata").At("name").Add("must be a DNS subdomain name");
+  CheckGatewayPoolSpec(pool, root.At("spec"));
+  return out;
+}
+
+FieldProblems Validate(const ClientProfile& profile) {
+  FieldProblems out;
+  const Problems root(&out);
+  const Problems p = root.At("spec");
+  const ClientProfileSpec& spec = profile.spec;
+  if (!IsDnsSubdomain(profile.metadata.name))
+    root.At("metadata").At("name").Add("must be a DNS subdomain name");
+  CheckNodeSelector(spec.node_selector, p.At("nodeSelector"));
+  CheckTolerations(spec.tolerations, p.At("tolerations"));
+  if (!IsDnsSubdomain(spec.gateway_pool_ref.name)) {
+    p.At("gatewayPoolRef").At("name").Add("must name a GatewayPool in the same namespace");
+  }
+  if (spec.transport == Transport::kHostMemory &&
+      spec.memory_registration != MemoryRegistration::kAuto) {
+    p.At("memoryRegistration")
+        .Add(std::string(ToString(spec.memory_registration)) +
+             " registers GPU memory, but transport HostMemory uses host buffers; leave it Auto");
+  }
+  CheckBytes(spec.max_transfer_size, 1, kMaxTransferBytes, "more than 0 and at most 4Gi",
+             p.At("maxTransferSize"));
+  if (spec.gid_index.is_int() ? (spec.gid_index.int_value() < 0 || spec.gid_index.int_value() > 255)
+                              : spec.gid_index.str_value() != "Auto") {
+    p.At("gidIndex").Add("must be Auto or a GID table index 0..255");
+  }
+  CheckLibraryVersion(spec.client_library.version, p.At("clientLibrary").At("version"));
+  CheckPinnedImage(spec.client_library.image, p.At("clientLibrary").At("image"));
+  return out;
+}
+
+FieldProblems Validate(const RdmaNode& node) {
+  FieldProblems out;
+  const Problems root(&out);
+  if (node.spec.node_name.empty()) {
+    root.At("spec").At("nodeName").Add("is required");
+  } else if (node.spec.node_name != node.metadata.name) {
+    root.At("spec").At("nodeName").Add("must equal metadata.name (\"" + node.metadata.name + "\")");
+  }
+  if (node.status) CheckNodeStatus(*node.status, root.At("status"));
+  return out;
+}
+
+FieldProblems ValidateUpdate(const GatewayPool& old_pool, const GatewayPool& updated) {
+  FieldProblems out = Validate(updated);
+  const Problems spec = Problems(&out).At("spec");
+  StatusOr<int> old_major = LibraryMajor(old_pool.spec.server_library.version);
+  StatusOr<int> new_major = LibraryMajor(updated.spec.server_library.version);
+  if (old_major.ok() && new_major.ok()) {
+    if (*new_major > *old_major + 1 || *new_major < *old_major - 1) {
+      spec.At("serverLibrary")
+          .At("version")
+          .Add(old_pool.spec.server_library.version + " -> " + updated.spec.server_library.version +
+               " moves the library major by more than one step; upgrade one major at a time");
+    }
+    StatusOr<int32_t> old_s3 = EffectiveS3Port(old_pool.spec);
+    StatusOr<int32_t> new_s3 = EffectiveS3Port(updated.spec);
+    StatusOr<int32_t> old_rdma = EffectiveRdmaPort(old_pool.spec);
+    StatusOr<int32_t> new_rdma = EffectiveRdmaPort(updated.spec);
+    if (*new_major != *old_major && updated.spec.upgrade.strategy == UpgradeStrategy::kSideBySide &&
+        (*old_s3 == *new_s3 || *old_rdma == *new_rdma)) {
+      spec.At("serverLibrary")
+          .At("version")
+          .Add(
+              "a SideBySide move to another major runs both gateways on each node; s3.port and "
+              "rdma.port must both change with the major");
+    }
+  }
+  if (!(old_pool.spec.backend == updated.spec.backend)) {
+    spec.At("backend").Add("is immutable; create a new GatewayPool for a new backend");
+  }
+  bool serving =
+      old_pool.status && old_pool.status->node_counts && old_pool.status->node_counts->ready > 0;
+  if (serving && old_pool.spec.node_selector != updated.spec.node_selector) {
+    spec.At("nodeSelector").Add("cannot change while gateways of this pool are serving");
+  }
+  return out;
+}
+
+std::string FormatProblems(const FieldProblems& problems) {
+  std::string out;
+  for (const FieldProblem& p : problems) {
+    if (!out.empty()) out += "; ";
+    out += p.path + ": " + p.message;
+  }
+  return out;
+}
+
+}  // namespace rdmastack::crd
