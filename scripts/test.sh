@@ -72,7 +72,7 @@ fi
 if ((!SKIP_FUZZ)) && command -v clang++-14 >/dev/null; then
   step "bounded fuzz runs (fuzz preset, clang-14 libFuzzer)"
   cmake --preset fuzz >/dev/null
-  cmake --build --preset fuzz -j "$JOBS"
+  cmake --build --preset fuzz -j "$JOBS" --target fuzzers
   ctest --test-dir build-fuzz -L fuzz --output-on-failure --no-tests=ignore
 fi
 
