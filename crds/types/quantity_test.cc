@@ -10,6 +10,10 @@ struct QuantityCase {
   int64_t want;
 };
 
+void PrintTo(const QuantityCase& c, std::ostream* os) {
+  *os << c.text;
+}
+
 class QuantityValueTest : public ::testing::TestWithParam<QuantityCase> {};
 
 TEST_P(QuantityValueTest, ParsesToRoundedUpInteger) {

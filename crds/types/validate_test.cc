@@ -48,6 +48,10 @@ struct PoolCase {
   const char* text;
 };
 
+void PrintTo(const PoolCase& c, std::ostream* os) {
+  *os << c.name;
+}
+
 class GatewayPoolProblemTest : public ::testing::TestWithParam<PoolCase> {};
 
 TEST_P(GatewayPoolProblemTest, ReportsTheFieldAndWhy) {

@@ -93,6 +93,10 @@ struct InvalidCase {
   const char* message;  // expected in the apiserver's answer
 };
 
+void PrintTo(const InvalidCase& c, std::ostream* os) {
+  *os << c.name;
+}
+
 class InvalidObjectTest : public CrdIntegrationTest,
                           public ::testing::WithParamInterface<InvalidCase> {};
 
@@ -106,140 +110,217 @@ TEST_P(InvalidObjectTest, RejectedWithTheExpectedMessage) {
   CommandResult r = Send(*env, {"create", "--dry-run=server"}, object);
   EXPECT_NE(r.exit_code, 0) << "accepted: " << testing::YamlToJson(object);
   EXPECT_NE(r.err.find(GetParam().message), std::string::npos)
-      << "want: " << GetParam().message << "\n" << Describe(r);
+      << "want: " << GetParam().message << "\n"
+      << Describe(r);
 }
 
 const char* const kPool = "gatewaypool-kvcache.yaml";
 const char* const kGpu = "clientprofile-gpudirect.yaml";
 const char* const kNode = "rdmanode-gpu-node-0.yaml";
 
-INSTANTIATE_TEST_SUITE_P(
-    Table, InvalidObjectTest,
-    ::testing::Values(
-        InvalidCase{"S3PortTooHigh", kPool, "GatewayPool",
-                    [](YAML::Node& o) { o["spec"]["s3"]["port"] = 70000; },
-                    "s3.port must be a TCP port in 1..65535"},
-        InvalidCase{"S3PortZero", kPool, "GatewayPool",
-                    [](YAML::Node& o) { o["spec"]["s3"]["port"] = 0; },
-                    "s3.port must be a TCP port in 1..65535"},
-        InvalidCase{"RdmaPortTooHigh", kPool, "GatewayPool",
-                    [](YAML::Node& o) { o["spec"]["rdma"]["port"] = 65536; },
-                    "rdma.port must be a port in 1..65535"},
-        InvalidCase{"S3EqualsRdmaPort", kPool, "GatewayPool",
-                    [](YAML::Node& o) { o["spec"]["rdma"]["port"] = 7071; },
-                    "s3.port and rdma.port must differ"},
-        InvalidCase{"DefaultS3EqualsRdmaPort", kPool, "GatewayPool",
-                    [](YAML::Node& o) {
-                      o["spec"]["s3"].remove("port");  // defaults to 7071 for 1.x
-                      o["spec"]["rdma"]["port"] = 7071;
-                    },
-                    "s3.port and rdma.port must differ"},
-        InvalidCase{"ThreePartLibraryVersion", kPool, "GatewayPool",
-                    [](YAML::Node& o) { o["spec"]["serverLibrary"]["version"] = "1.2.0"; },
-                    "spec.serverLibrary.version in body should match"},
-        InvalidCase{"GatewayVersionNotABuild", kPool, "GatewayPool",
-                    [](YAML::Node& o) { o["spec"]["gateway"]["version"] = "latest"; },
-                    "spec.gateway.version in body should match"},
-        InvalidCase{"InterfaceAndCidr", kPool, "GatewayPool",
-                    [](YAML::Node& o) { o["spec"]["rdma"]["cidr"] = "100.64.0.0/16"; },
-                    "set exactly one of rdma.interface"},
-        InvalidCase{"NeitherInterfaceNorCidr", kPool, "GatewayPool",
-                    [](YAML::Node& o) { o["spec"]["rdma"].remove("interface"); },
-                    "set exactly one of rdma.interface"},
-        InvalidCase{"BadCidr", kPool, "GatewayPool",
-                    [](YAML::Node& o) {
-                      o["spec"]["rdma"].remove("interface");
-                      o["spec"]["rdma"]["cidr"] = "100.64.0.0/40";
-                    },
-                    "rdma.cidr must be an IPv4 CIDR"},
-        InvalidCase{"BufferTooLarge", kPool, "GatewayPool",
-                    [](YAML::Node& o) { o["spec"]["rdma"]["bufferPool"]["bufferSize"] = "32Gi"; },
-                    "bufferSize must be a byte quantity from 1Mi to 16Gi"},
-        InvalidCase{"NoBuffers", kPool, "GatewayPool",
-                    [](YAML::Node& o) { o["spec"]["rdma"]["bufferPool"]["bufferCount"] = 0; },
-                    "rdma.bufferPool.bufferCount must be 1..64"},
-        InvalidCase{"MaxParallelZero", kPool, "GatewayPool",
-                    [](YAML::Node& o) { o["spec"]["upgrade"]["maxParallel"] = 0; },
-                    "upgrade.maxParallel must be at least 1"},
-        InvalidCase{"MaxUnavailableOver100Percent", kPool, "GatewayPool",
-                    [](YAML::Node& o) { o["spec"]["upgrade"]["maxUnavailable"] = "150%"; },
-                    "upgrade.maxUnavailable must be a non-negative count or a percentage"},
-        InvalidCase{"MaxUnavailableNegative", kPool, "GatewayPool",
-                    [](YAML::Node& o) { o["spec"]["upgrade"]["maxUnavailable"] = -1; },
-                    "upgrade.maxUnavailable must be a non-negative count or a percentage"},
-        InvalidCase{"ValidationTimeoutTooShort", kPool, "GatewayPool",
-                    [](YAML::Node& o) { o["spec"]["upgrade"]["validationTimeout"] = "5s"; },
-                    "upgrade.validationTimeout must be a duration from 10s to 24h"},
-        InvalidCase{"DrainTooLong", kPool, "GatewayPool",
-                    [](YAML::Node& o) { o["spec"]["upgrade"]["drainSeconds"] = 7200; },
-                    "upgrade.drainSeconds must be 0..3600"},
-        InvalidCase{"UnknownStrategy", kPool, "GatewayPool",
-                    [](YAML::Node& o) { o["spec"]["upgrade"]["strategy"] = "Rolling"; },
-                    "Unsupported value: \"Rolling\""},
-        InvalidCase{"PathOutsideHostPath", kPool, "GatewayPool",
-                    [](YAML::Node& o) {
-                      o["spec"]["backend"]["posix"]["pathTemplate"] = "/scratch/{nodeName}";
-                    },
-                    "pathTemplate must lie inside backend.posix.hostPath"},
-        InvalidCase{"UnknownPlaceholder", kPool, "GatewayPool",
-                    [](YAML::Node& o) {
-                      o["spec"]["backend"]["posix"]["pathTemplate"] = "/lustre/agent/vol0/{host}";
-                    },
-                    "may only use the placeholders {nodeName}, {poolName} and {namespace}"},
-        InvalidCase{"DotDotInPath", kPool, "GatewayPool",
-                    [](YAML::Node& o) {
-                      o["spec"]["backend"]["posix"]["pathTemplate"] = "/lustre/agent/vol0/../etc";
-                    },
-                    "pathTemplate must not contain '..' segments"},
-        InvalidCase{"EmptyNodeSelector", kPool, "GatewayPool",
-                    [](YAML::Node& o) { o["spec"]["nodeSelector"] = YAML::Node(YAML::NodeType::Map); },
-                    "spec.nodeSelector in body should have at least 1 properties"},
-        InvalidCase{"TolerationExistsWithValue", kPool, "GatewayPool",
-                    [](YAML::Node& o) {
-                      YAML::Node t;
-                      t["key"] = "dedicated";
-                      t["operator"] = "Exists";
-                      t["value"] = "storage";
-                      o["spec"]["tolerations"].push_back(t);
-                    },
-                    "a toleration with operator Exists must not set value"},
-        InvalidCase{"HostMemoryWithPeerMem", kGpu, "ClientProfile",
-                    [](YAML::Node& o) { o["spec"]["transport"] = "HostMemory"; },
-                    "memoryRegistration PeerMem registers GPU memory, but transport HostMemory"},
-        InvalidCase{"HostMemoryWithDMABuf", kGpu, "ClientProfile",
-                    [](YAML::Node& o) {
-                      o["spec"]["transport"] = "HostMemory";
-                      o["spec"]["memoryRegistration"] = "DMABuf";
-                    },
-                    "memoryRegistration DMABuf registers GPU memory, but transport HostMemory"},
-        InvalidCase{"TransferAbove4Gi", kGpu, "ClientProfile",
-                    [](YAML::Node& o) { o["spec"]["maxTransferSize"] = "5Gi"; },
-                    "maxTransferSize must be a whole number of bytes greater than 0 and at most 4Gi"},
-        InvalidCase{"TransferZero", kGpu, "ClientProfile",
-                    [](YAML::Node& o) { o["spec"]["maxTransferSize"] = 0; },
-                    "maxTransferSize must be a whole number of bytes greater than 0 and at most 4Gi"},
-        InvalidCase{"TransferNotAQuantity", kGpu, "ClientProfile",
-                    [](YAML::Node& o) { o["spec"]["maxTransferSize"] = "192MB"; },
-                    "maxTransferSize must be a whole number of bytes greater than 0 and at most 4Gi"},
-        InvalidCase{"NoGatewayPoolRef", kGpu, "ClientProfile",
-                    [](YAML::Node& o) { o["spec"].remove("gatewayPoolRef"); },
-                    "gatewayPoolRef is required"},
-        InvalidCase{"GidIndexTooHigh", kGpu, "ClientProfile",
-                    [](YAML::Node& o) { o["spec"]["gidIndex"] = 300; },
-                    "gidIndex must be Auto or a GID table index 0..255"},
-        InvalidCase{"GidIndexLowercaseAuto", kGpu, "ClientProfile",
-                    [](YAML::Node& o) { o["spec"]["gidIndex"] = "auto"; },
-                    "gidIndex must be Auto or a GID table index 0..255"},
-        InvalidCase{"UnknownDistance", kGpu, "ClientProfile",
-                    [](YAML::Node& o) { o["spec"]["maxGpuNicDistance"] = "NODE"; },
-                    "Unsupported value: \"NODE\""},
-        InvalidCase{"ClientLibraryTwoParts", kGpu, "ClientProfile",
-                    [](YAML::Node& o) { o["spec"]["clientLibrary"]["version"] = "1.2"; },
-                    "spec.clientLibrary.version in body should match"},
-        InvalidCase{"NodeNameMismatch", kNode, "RdmaNode",
-                    [](YAML::Node& o) { o["spec"]["nodeName"] = "some-other-node"; },
-                    "spec.nodeName must equal metadata.name"}),
-    [](const auto& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(Table, InvalidObjectTest,
+                         ::
+                             testing::
+                                 Values(InvalidCase{"S3PortTooHigh", kPool, "GatewayPool",
+                                                    [](YAML::Node& o) {
+                                                      o["spec"]["s3"]["port"] = 70000;
+                                                    },
+                                                    "s3.port must be a TCP port in 1..65535"},
+                                        InvalidCase{
+                                            "S3PortZero", kPool, "GatewayPool",
+                                            [](YAML::Node& o) { o["spec"]["s3"]["port"] = 0; },
+                                            "s3.port must be a TCP port in 1..65535"},
+                                        InvalidCase{"RdmaPortTooHigh", kPool, "GatewayPool",
+                                                    [](YAML::Node& o) {
+                                                      o["spec"]["rdma"]["port"] = 65536;
+                                                    },
+                                                    "rdma.port must be a port in 1..65535"},
+                                        InvalidCase{
+                                            "S3EqualsRdmaPort", kPool, "GatewayPool",
+                                            [](YAML::Node& o) { o["spec"]["rdma"]["port"] = 7071; },
+                                            "s3.port and rdma.port must differ"},
+                                        InvalidCase{"DefaultS3EqualsRdmaPort", kPool, "GatewayPool",
+                                                    [](YAML::Node& o) {
+                                                      o["spec"]["s3"].remove(
+                                                          "port");  // defaults to 7071 for 1.x
+                                                      o["spec"]["rdma"]["port"] = 7071;
+                                                    },
+                                                    "s3.port and rdma.port must differ"},
+                                        InvalidCase{
+                                            "ThreePartLibraryVersion", kPool, "GatewayPool",
+                                            [](YAML::Node& o) {
+                                              o["spec"]["serverLibrary"]["version"] = "1.2.0";
+                                            },
+                                            "spec.serverLibrary.version in body should match"},
+                                        InvalidCase{"GatewayVersionNotABuild", kPool, "GatewayPool",
+                                                    [](YAML::Node& o) {
+                                                      o["spec"]["gateway"]["version"] = "latest";
+                                                    },
+                                                    "spec.gateway.version in body should match"},
+                                        InvalidCase{"InterfaceAndCidr", kPool, "GatewayPool",
+                                                    [](YAML::Node& o) {
+                                                      o["spec"]["rdma"]["cidr"] = "100.64.0.0/16";
+                                                    },
+                                                    "set exactly one of rdma.interface"},
+                                        InvalidCase{"NeitherInterfaceNorCidr", kPool, "GatewayPool",
+                                                    [](YAML::Node& o) {
+                                                      o["spec"]["rdma"].remove("interface");
+                                                    },
+                                                    "set exactly one of rdma.interface"},
+                                        InvalidCase{"BadCidr", kPool, "GatewayPool",
+                                                    [](YAML::Node& o) {
+                                                      o["spec"]["rdma"].remove("interface");
+                                                      o["spec"]["rdma"]["cidr"] = "100.64.0.0/40";
+                                                    },
+                                                    "rdma.cidr must be an IPv4 CIDR"},
+                                        InvalidCase{
+                                            "BufferTooLarge", kPool, "GatewayPool",
+                                            [](YAML::Node& o) {
+                                              o["spec"]["rdma"]["bufferPool"]["bufferSize"] =
+                                                  "32Gi";
+                                            },
+                                            "bufferSize must be a byte quantity from 1Mi to 16Gi"},
+                                        InvalidCase{
+                                            "NoBuffers", kPool, "GatewayPool",
+                                            [](YAML::Node& o) {
+                                              o["spec"]["rdma"]["bufferPool"]["bufferCount"] = 0;
+                                            },
+                                            "rdma.bufferPool.bufferCount must be 1..64"},
+                                        InvalidCase{"MaxParallelZero", kPool, "GatewayPool",
+                                                    [](YAML::Node& o) {
+                                                      o["spec"]["upgrade"]["maxParallel"] = 0;
+                                                    },
+                                                    "upgrade.maxParallel must be at least 1"},
+                                        InvalidCase{
+                                            "MaxUnavailableOver100Percent", kPool, "GatewayPool",
+                                            [](YAML::Node& o) {
+                                              o["spec"]["upgrade"]["maxUnavailable"] = "150%";
+                                            },
+                                            "upgrade.maxUnavailable must be a non-negative count "
+                                            "or a percentage"},
+                                        InvalidCase{"MaxUnavailableNegative", kPool, "GatewayPool",
+                                                    [](YAML::Node& o) {
+                                                      o["spec"]["upgrade"]["maxUnavailable"] = -1;
+                                                    },
+                                                    "upgrade.maxUnavailable must be a non-negative "
+                                                    "count or a percentage"},
+                                        InvalidCase{
+                                            "ValidationTimeoutTooShort", kPool, "GatewayPool",
+                                            [](YAML::Node& o) {
+                                              o["spec"]["upgrade"]["validationTimeout"] = "5s";
+                                            },
+                                            "upgrade.validationTimeout must be a duration from 10s "
+                                            "to 24h"},
+                                        InvalidCase{
+                                            "DrainTooLong", kPool, "GatewayPool",
+                                            [](YAML::Node& o) {
+                                              o["spec"]["upgrade"]["drainSeconds"] = 7200;
+                                            },
+                                            "upgrade.drainSeconds must be 0..3600"},
+                                        InvalidCase{"UnknownStrategy", kPool, "GatewayPool",
+                                                    [](YAML::Node& o) {
+                                                      o["spec"]["upgrade"]["strategy"] = "Rolling";
+                                                    },
+                                                    "Unsupported value: \"Rolling\""},
+                                        InvalidCase{
+                                            "PathOutsideHostPath", kPool, "GatewayPool",
+                                            [](YAML::Node& o) {
+                                              o["spec"]["backend"]["posix"]["pathTemplate"] =
+                                                  "/scratch/{nodeName}";
+                                            },
+                                            "pathTemplate must lie inside backend.posix.hostPath"},
+                                        InvalidCase{
+                                            "UnknownPlaceholder", kPool, "GatewayPool",
+                                            [](YAML::Node& o) {
+                                              o["spec"]["backend"]["posix"]["pathTemplate"] =
+                                                  "/lustre/agent/vol0/{host}";
+                                            },
+                                            "may only use the placeholders {nodeName}, {poolName} "
+                                            "and {namespace}"},
+                                        InvalidCase{
+                                            "DotDotInPath", kPool, "GatewayPool",
+                                            [](YAML::Node& o) {
+                                              o["spec"]["backend"]["posix"]["pathTemplate"] =
+                                                  "/lustre/agent/vol0/../etc";
+                                            },
+                                            "pathTemplate must not contain '..' segments"},
+                                        InvalidCase{"EmptyNodeSelector", kPool, "GatewayPool",
+                                                    [](YAML::Node& o) {
+                                                      o["spec"]["nodeSelector"] =
+                                                          YAML::Node(YAML::NodeType::Map);
+                                                    },
+                                                    "spec.nodeSelector in body should have at "
+                                                    "least 1 properties"},
+                                        InvalidCase{
+                                            "TolerationExistsWithValue", kPool, "GatewayPool",
+                                            [](YAML::Node& o) {
+                                              YAML::Node t;
+                                              t["key"] = "dedicated";
+                                              t["operator"] = "Exists";
+                                              t["value"] = "storage";
+                                              o["spec"]["tolerations"].push_back(t);
+                                            },
+                                            "a toleration with operator Exists must not set value"},
+                                        InvalidCase{"HostMemoryWithPeerMem", kGpu, "ClientProfile",
+                                                    [](YAML::Node& o) {
+                                                      o["spec"]["transport"] = "HostMemory";
+                                                    },
+                                                    "memoryRegistration PeerMem registers GPU "
+                                                    "memory, but transport HostMemory"},
+                                        InvalidCase{"HostMemoryWithDMABuf", kGpu, "ClientProfile",
+                                                    [](YAML::Node& o) {
+                                                      o["spec"]["transport"] = "HostMemory";
+                                                      o["spec"]["memoryRegistration"] = "DMABuf";
+                                                    },
+                                                    "memoryRegistration DMABuf registers GPU "
+                                                    "memory, but transport HostMemory"},
+                                        InvalidCase{"TransferAbove4Gi", kGpu, "ClientProfile",
+                                                    [](YAML::Node& o) {
+                                                      o["spec"]["maxTransferSize"] = "5Gi";
+                                                    },
+                                                    "maxTransferSize must be a whole number of "
+                                                    "bytes greater than 0 and at most 4Gi"},
+                                        InvalidCase{
+                                            "TransferZero", kGpu, "ClientProfile",
+                                            [](YAML::Node& o) { o["spec"]["maxTransferSize"] = 0; },
+                                            "maxTransferSize must be a whole number of bytes "
+                                            "greater than 0 and at most 4Gi"},
+                                        InvalidCase{"TransferNotAQuantity", kGpu, "ClientProfile",
+                                                    [](YAML::Node& o) {
+                                                      o["spec"]["maxTransferSize"] = "192MB";
+                                                    },
+                                                    "maxTransferSize must be a whole number of "
+                                                    "bytes greater than 0 and at most 4Gi"},
+                                        InvalidCase{"NoGatewayPoolRef", kGpu, "ClientProfile",
+                                                    [](YAML::Node& o) {
+                                                      o["spec"].remove("gatewayPoolRef");
+                                                    },
+                                                    "gatewayPoolRef is required"},
+                                        InvalidCase{
+                                            "GidIndexTooHigh", kGpu, "ClientProfile",
+                                            [](YAML::Node& o) { o["spec"]["gidIndex"] = 300; },
+                                            "gidIndex must be Auto or a GID table index 0..255"},
+                                        InvalidCase{
+                                            "GidIndexLowercaseAuto", kGpu, "ClientProfile",
+                                            [](YAML::Node& o) { o["spec"]["gidIndex"] = "auto"; },
+                                            "gidIndex must be Auto or a GID table index 0..255"},
+                                        InvalidCase{"UnknownDistance", kGpu, "ClientProfile",
+                                                    [](YAML::Node& o) {
+                                                      o["spec"]["maxGpuNicDistance"] = "NODE";
+                                                    },
+                                                    "Unsupported value: \"NODE\""},
+                                        InvalidCase{
+                                            "ClientLibraryTwoParts", kGpu, "ClientProfile",
+                                            [](YAML::Node& o) {
+                                              o["spec"]["clientLibrary"]["version"] = "1.2";
+                                            },
+                                            "spec.clientLibrary.version in body should match"},
+                                        InvalidCase{"NodeNameMismatch", kNode, "RdmaNode",
+                                                    [](YAML::Node& o) {
+                                                      o["spec"]["nodeName"] = "some-other-node";
+                                                    },
+                                                    "spec.nodeName must equal metadata.name"}),
+                         [](const auto& info) { return std::string(info.param.name); });
 
 // Updates of a stored pool: the transition rules.
 class PoolUpdateTest : public CrdIntegrationTest {
@@ -261,15 +342,17 @@ class PoolUpdateTest : public CrdIntegrationTest {
 
   // Server-side dry-run apply of an update to the stored pool.
   CommandResult Update(const YAML::Node& pool) const {
-    return Send(*env_, {"apply", "--server-side", "--force-conflicts", "--dry-run=server",
-                        "--field-manager=rdmastack-crds-test"},
+    return Send(*env_,
+                {"apply", "--server-side", "--force-conflicts", "--dry-run=server",
+                 "--field-manager=rdmastack-crds-test"},
                 pool);
   }
 
   void SetReadyNodes(int ready) const {
     CommandResult r = env_->Kubectl(
         {"patch", "gatewaypool", name_, "-n", namespace_, "--subresource=status", "--type=merge",
-         "-p", "{\"status\":{\"nodeCounts\":{\"selected\":3,\"ready\":" + std::to_string(ready) + "}}}"});
+         "-p",
+         "{\"status\":{\"nodeCounts\":{\"selected\":3,\"ready\":" + std::to_string(ready) + "}}}"});
     ASSERT_EQ(r.exit_code, 0) << Describe(r);
   }
 
@@ -282,9 +365,9 @@ TEST_F(PoolUpdateTest, OneMajorStepForwardAndBackIsAllowed) {
   CommandResult up = Update(Pool("gatewaypool-kvcache-2.0.yaml"));
   EXPECT_EQ(up.exit_code, 0) << Describe(up);
   // Store 2.x for real, then roll back to 1.x.
-  CommandResult stored = Send(*env, {"apply", "--server-side", "--force-conflicts",
-                                     "--field-manager=rdmastack-crds-test"},
-                              Pool("gatewaypool-kvcache-2.0.yaml"));
+  CommandResult stored = Send(
+      *env, {"apply", "--server-side", "--force-conflicts", "--field-manager=rdmastack-crds-test"},
+      Pool("gatewaypool-kvcache-2.0.yaml"));
   ASSERT_EQ(stored.exit_code, 0) << Describe(stored);
   CommandResult back = Update(Pool("gatewaypool-kvcache.yaml"));
   EXPECT_EQ(back.exit_code, 0) << Describe(back);
@@ -337,8 +420,9 @@ TEST_F(PoolUpdateTest, NodeSelectorFrozenOnlyWhileServing) {
   SetReadyNodes(2);
   CommandResult serving = Update(pool);
   EXPECT_NE(serving.exit_code, 0) << Describe(serving);
-  EXPECT_NE(serving.err.find("spec.nodeSelector cannot change while gateways of this pool are serving"),
-            std::string::npos)
+  EXPECT_NE(
+      serving.err.find("spec.nodeSelector cannot change while gateways of this pool are serving"),
+      std::string::npos)
       << Describe(serving);
   SetReadyNodes(0);
   CommandResult drained = Update(pool);
@@ -365,21 +449,27 @@ TEST_F(CrdIntegrationTest, PrinterColumns) {
   node["metadata"]["name"] = node_name;
   node["spec"]["nodeName"] = node_name;
   ASSERT_EQ(Send(*env, {"create"}, node).exit_code, 0);
-  ASSERT_EQ(Send(*env, {"create"}, LoadSample("gatewaypool-kvcache.yaml", "GatewayPool")).exit_code, 0);
-  ASSERT_EQ(Send(*env, {"create"}, LoadSample("clientprofile-gpudirect.yaml", "ClientProfile")).exit_code, 0);
+  ASSERT_EQ(Send(*env, {"create"}, LoadSample("gatewaypool-kvcache.yaml", "GatewayPool")).exit_code,
+            0);
+  ASSERT_EQ(
+      Send(*env, {"create"}, LoadSample("clientprofile-gpudirect.yaml", "ClientProfile")).exit_code,
+      0);
   auto patch_status = [&](const std::string& resource, bool namespaced, const std::string& json) {
-    std::vector<std::string> args{"patch", resource, "--subresource=status", "--type=merge", "-p", json};
+    std::vector<std::string> args{"patch",        resource, "--subresource=status",
+                                  "--type=merge", "-p",     json};
     if (namespaced) args.insert(args.end(), {"-n", namespace_});
     CommandResult r = env->Kubectl(args);
     EXPECT_EQ(r.exit_code, 0) << Describe(r);
   };
-  patch_status("gatewaypool/kvcache", true,
-               R"({"status":{"library":"1.2.0.68","nodeCounts":{"selected":4,"ready":3,"readyOfSelected":"3/4"},)"
-               R"("conditions":[{"type":"Ready","status":"True","reason":"AllNodesReady","message":"ok",)"
-               R"("lastTransitionTime":"2026-09-24T10:00:00Z"},{"type":"Upgrading","status":"False",)"
-               R"("reason":"UpToDate","message":"no upgrade","lastTransitionTime":"2026-09-24T10:00:00Z"}]}})");
-  patch_status("clientprofile/kvcache-gpudirect", true,
-               R"({"status":{"transport":"GPUDirect","nodeCounts":{"matched":8,"eligible":7,"eligibleOfMatched":"7/8"}}})");
+  patch_status(
+      "gatewaypool/kvcache", true,
+      R"({"status":{"library":"1.2.0.68","nodeCounts":{"selected":4,"ready":3,"readyOfSelected":"3/4"},)"
+      R"("conditions":[{"type":"Ready","status":"True","reason":"AllNodesReady","message":"ok",)"
+      R"("lastTransitionTime":"2026-09-24T10:00:00Z"},{"type":"Upgrading","status":"False",)"
+      R"("reason":"UpToDate","message":"no upgrade","lastTransitionTime":"2026-09-24T10:00:00Z"}]}})");
+  patch_status(
+      "clientprofile/kvcache-gpudirect", true,
+      R"({"status":{"transport":"GPUDirect","nodeCounts":{"matched":8,"eligible":7,"eligibleOfMatched":"7/8"}}})");
   // RdmaNode status as in the sample: /status ignores it on create.
   YAML::Node status;
   status["status"] = node["status"];
@@ -387,15 +477,16 @@ TEST_F(CrdIntegrationTest, PrinterColumns) {
 
   CommandResult r = env->Kubectl({"get", "gwp,cprof", "-n", namespace_});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
-  for (const char* want : {"READY", "LIBRARY", "NODES", "UPGRADING", "AGE", "TRANSPORT", "ELIGIBLE",
-                           "1.2.0.68", "3/4", "GPUDirect", "7/8", "gatewaypool.rdmastack.io/kvcache",
-                           "clientprofile.rdmastack.io/kvcache-gpudirect"}) {
+  for (const char* want :
+       {"READY", "LIBRARY", "NODES", "UPGRADING", "AGE", "TRANSPORT", "ELIGIBLE", "1.2.0.68", "3/4",
+        "GPUDirect", "7/8", "gatewaypool.rdmastack.io/kvcache",
+        "clientprofile.rdmastack.io/kvcache-gpudirect"}) {
     EXPECT_NE(r.out.find(want), std::string::npos) << want << "\n" << r.out;
   }
   r = env->Kubectl({"get", "rnode", node_name});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
-  for (const char* want : {"LINK", "GATEWAY", "GPUDIRECT", "HOSTMEM", "AGENT", "InfiniBand", "Yes",
-                           "Connected"}) {
+  for (const char* want :
+       {"LINK", "GATEWAY", "GPUDIRECT", "HOSTMEM", "AGENT", "InfiniBand", "Yes", "Connected"}) {
     EXPECT_NE(r.out.find(want), std::string::npos) << want << "\n" << r.out;
   }
   // All three in one call, and through the category.
