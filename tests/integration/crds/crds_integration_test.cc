@@ -449,6 +449,12 @@ TEST_F(CrdIntegrationTest, PrinterColumns) {
   node["metadata"]["name"] = node_name;
   node["spec"]["nodeName"] = node_name;
   ASSERT_EQ(Send(*env, {"create"}, node).exit_code, 0);
+  // RdmaNodes are cluster-scoped: remove this one however the test ends.
+  struct DeleteAtExit {
+    const ClusterEnv* env;
+    std::string name;
+    ~DeleteAtExit() { env->Kubectl({"delete", "rdmanode", name, "--wait=false"}); }
+  } cleanup{env, node_name};
   ASSERT_EQ(Send(*env, {"create"}, LoadSample("gatewaypool-kvcache.yaml", "GatewayPool")).exit_code,
             0);
   ASSERT_EQ(
@@ -496,7 +502,6 @@ TEST_F(CrdIntegrationTest, PrinterColumns) {
   r = env->Kubectl({"get", "rdmastack", "-n", namespace_});
   EXPECT_EQ(r.exit_code, 0) << Describe(r);
   EXPECT_NE(r.out.find("gatewaypool.rdmastack.io/kvcache"), std::string::npos) << r.out;
-  env->Kubectl({"delete", "rdmanode", node_name, "--wait=false"});
 }
 
 TEST_F(CrdIntegrationTest, ExplainPrintsTheDescriptions) {
