@@ -6,6 +6,20 @@
 #include "crds/types/json_codec.h"
 
 namespace rdmastack::crd {
+
+template <>
+std::string_view KindOf<GatewayPool>() {
+  return "GatewayPool";
+}
+template <>
+std::string_view KindOf<ClientProfile>() {
+  return "ClientProfile";
+}
+template <>
+std::string_view KindOf<RdmaNode>() {
+  return "RdmaNode";
+}
+
 namespace {
 
 using codec::JsonWriter;
@@ -21,43 +35,38 @@ void WriteTypeMeta(JsonWriter& w, std::string_view kind) {
   WriteString(w, kind);
 }
 
-template <typename T>
-std::string StatusPatch(const T& resource) {
+// {"apiVersion": ..., "kind": ..., <body>}
+template <typename T, typename Body>
+std::string WriteEnvelope(const Body& body) {
   rapidjson::StringBuffer buffer;
   JsonWriter w(buffer);
   w.StartObject();
   WriteTypeMeta(w, KindOf<T>());
-  w.Key("metadata");
-  w.StartObject();
-  w.Key("name");
-  WriteString(w, resource.metadata.name);
-  if (resource.metadata.namespace_) {
-    w.Key("namespace");
-    WriteString(w, *resource.metadata.namespace_);
-  }
-  w.EndObject();
-  if (resource.status) {
-    w.Key("status");
-    codec::Write(*resource.status, w);
-  }
+  body(w);
   w.EndObject();
   return buffer.GetString();
 }
 
-}  // namespace
+template <typename T>
+std::string StatusPatch(const T& resource) {
+  return WriteEnvelope<T>([&](JsonWriter& w) {
+    w.Key("metadata");
+    w.StartObject();
+    w.Key("name");
+    WriteString(w, resource.metadata.name);
+    if (resource.metadata.namespace_) {
+      w.Key("namespace");
+      WriteString(w, *resource.metadata.namespace_);
+    }
+    w.EndObject();
+    if (resource.status) {
+      w.Key("status");
+      codec::Write(*resource.status, w);
+    }
+  });
+}
 
-template <>
-std::string_view KindOf<GatewayPool>() {
-  return "GatewayPool";
-}
-template <>
-std::string_view KindOf<ClientProfile>() {
-  return "ClientProfile";
-}
-template <>
-std::string_view KindOf<RdmaNode>() {
-  return "RdmaNode";
-}
+}  // namespace
 
 template <CustomResource T>
 StatusOr<T> ParseResource(const rapidjson::Value& object) {
@@ -100,13 +109,7 @@ StatusOr<T> ParseResource(std::string_view json) {
 
 template <CustomResource T>
 std::string SerializeResource(const T& resource) {
-  rapidjson::StringBuffer buffer;
-  JsonWriter w(buffer);
-  w.StartObject();
-  WriteTypeMeta(w, KindOf<T>());
-  codec::WriteFields(resource, w);
-  w.EndObject();
-  return buffer.GetString();
+  return WriteEnvelope<T>([&](JsonWriter& w) { codec::WriteFields(resource, w); });
 }
 
 std::string SerializeStatusPatch(const GatewayPool& pool) {

@@ -22,6 +22,12 @@ concept CustomResource = std::is_same_v<T, GatewayPool> || std::is_same_v<T, Cli
 
 template <CustomResource T>
 std::string_view KindOf();
+template <>
+std::string_view KindOf<GatewayPool>();
+template <>
+std::string_view KindOf<ClientProfile>();
+template <>
+std::string_view KindOf<RdmaNode>();
 
 template <CustomResource T>
 StatusOr<T> ParseResource(std::string_view json);

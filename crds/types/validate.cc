@@ -248,8 +248,16 @@ void CheckGatewayPoolSpec(const GatewayPool& pool, const Problems& p) {
   CheckUpgrade(spec.upgrade, p.At("upgrade"));
 }
 
-void CheckUnique(const std::set<std::string>& seen, const std::string& key, const Problems& p) {
-  if (seen.count(key) != 0) p.Add("duplicate entry \"" + key + "\"");
+// Records key; a key seen before is a problem at p.
+void AddUnique(std::set<std::string>& seen, const std::string& key, const Problems& p) {
+  if (!seen.insert(key).second) p.Add("duplicate entry \"" + key + "\"");
+}
+
+void CheckDeviceRef(const std::optional<std::string>& ref, const std::set<std::string>& devices,
+                    const Problems& p) {
+  if (ref && !ref->empty() && devices.count(*ref) == 0) {
+    p.Add("\"" + *ref + "\" is not among status.devices");
+  }
 }
 
 void CheckVerdict(const std::optional<Verdict>& v, bool gpu_direct, const Problems& p) {
@@ -266,8 +274,7 @@ void CheckDevices(const RdmaNodeStatus& status, std::set<std::string>& names, co
   for (size_t i = 0; i < status.devices.size(); ++i) {
     const RdmaDeviceFacts& d = status.devices[i];
     const Problems at = p.At("devices").Index(i);
-    CheckUnique(names, d.name, at.At("name"));
-    names.insert(d.name);
+    AddUnique(names, d.name, at.At("name"));
     std::set<int32_t> ports;
     for (size_t j = 0; j < d.ports.size(); ++j) {
       const RdmaPortFacts& port = d.ports[j];
@@ -291,21 +298,15 @@ void CheckNodeStatus(const RdmaNodeStatus& status, const Problems& p) {
   for (size_t i = 0; i < status.netdevs.size(); ++i) {
     const NetDevFacts& n = status.netdevs[i];
     const Problems at = p.At("netdevs").Index(i);
-    CheckUnique(netdevs, n.name, at.At("name"));
-    netdevs.insert(n.name);
-    if (n.rdma_device && !n.rdma_device->empty() && devices.count(*n.rdma_device) == 0) {
-      at.At("rdmaDevice").Add("\"" + *n.rdma_device + "\" is not among status.devices");
-    }
+    AddUnique(netdevs, n.name, at.At("name"));
+    CheckDeviceRef(n.rdma_device, devices, at.At("rdmaDevice"));
   }
   std::set<std::string> gpus;
   for (size_t i = 0; i < status.gpus.size(); ++i) {
     const GpuFacts& g = status.gpus[i];
     const Problems at = p.At("gpus").Index(i);
-    CheckUnique(gpus, g.pci_address, at.At("pciAddress"));
-    gpus.insert(g.pci_address);
-    if (g.nearest_nic && !g.nearest_nic->empty() && devices.count(*g.nearest_nic) == 0) {
-      at.At("nearestNic").Add("\"" + *g.nearest_nic + "\" is not among status.devices");
-    }
+    AddUnique(gpus, g.pci_address, at.At("pciAddress"));
+    CheckDeviceRef(g.nearest_nic, devices, at.At("nearestNic"));
     if (g.bar1_total_bytes && g.bar1_free_bytes && *g.bar1_free_bytes > *g.bar1_total_bytes) {
       at.At("bar1FreeBytes").Add("exceeds bar1TotalBytes");
     }
@@ -315,9 +316,7 @@ void CheckNodeStatus(const RdmaNodeStatus& status, const Problems& p) {
   }
   std::set<std::string> checks;
   for (size_t i = 0; i < status.checks.size(); ++i) {
-    const Problems at = p.At("checks").Index(i).At("id");
-    CheckUnique(checks, status.checks[i].id, at);
-    checks.insert(status.checks[i].id);
+    AddUnique(checks, status.checks[i].id, p.At("checks").Index(i).At("id"));
   }
   if (status.verdicts) {
     const Problems v = p.At("verdicts");
