@@ -3,8 +3,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <charconv>
 #include <cstdlib>
-#include <regex>
 
 namespace rdmastack::crd::testing {
 namespace {
@@ -16,8 +16,9 @@ void WriteScalar(const YAML::Node& node, Writer& w) {
   if (node.Tag() != "!") {  // plain scalar: resolve the core-schema types
     if (s == "true" || s == "false") return static_cast<void>(w.Bool(s == "true"));
     if (s == "null" || s == "~" || s.empty()) return static_cast<void>(w.Null());
-    if (std::regex_match(s, std::regex("-?[0-9]+")))
-      return static_cast<void>(w.Int64(std::stoll(s)));
+    int64_t value = 0;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+    if (ec == std::errc() && end == s.data() + s.size()) return static_cast<void>(w.Int64(value));
   }
   w.String(s.c_str(), static_cast<rapidjson::SizeType>(s.size()));
 }

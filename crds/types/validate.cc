@@ -1,8 +1,9 @@
 #include "crds/types/validate.h"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <optional>
-#include <regex>
 #include <set>
 #include <string_view>
 
@@ -36,27 +37,117 @@ class Problems {
   std::string prefix_;
 };
 
-bool Matches(const std::string& s, const char* pattern) {
-  return std::regex_match(s, std::regex(pattern));
+// Hand-written matchers instead of std::regex: these run on every reconcile, and libstdc++'s
+// regex trips GCC 12's -Wmaybe-uninitialized under the sanitizers.
+bool IsAlnum(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0;
+}
+bool IsLowerAlnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+bool IsDigits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-const char* const kLabelName = "([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)";
-const char* const kDnsSubdomain =
-    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+// Starts and ends with an allowed end character; everything between is end or inner characters.
+template <typename End, typename Inner>
+bool IsToken(std::string_view s, End is_end, Inner is_inner) {
+  if (s.empty() || !is_end(s.front()) || !is_end(s.back())) return false;
+  return std::all_of(s.begin(), s.end(), [&](char c) { return is_end(c) || is_inner(c); });
+}
 
-bool IsDnsSubdomain(const std::string& s) {
-  return !s.empty() && s.size() <= 253 && Matches(s, kDnsSubdomain);
+bool IsLabelName(std::string_view s) {
+  return s.size() <= 63 &&
+         IsToken(s, IsAlnum, [](char c) { return c == '-' || c == '_' || c == '.'; });
+}
+
+bool IsDnsSubdomain(std::string_view s) {
+  if (s.empty() || s.size() > 253) return false;
+  size_t start = 0;
+  while (true) {
+    size_t dot = s.find('.', start);
+    std::string_view label = s.substr(start, dot == std::string_view::npos ? s.npos : dot - start);
+    if (!IsToken(label, IsLowerAlnum, [](char c) { return c == '-'; })) return false;
+    if (dot == std::string_view::npos) return true;
+    start = dot + 1;
+  }
 }
 
 bool IsLabelValue(const std::string& s) {
-  return s.empty() || (s.size() <= 63 && Matches(s, kLabelName));
+  return s.empty() || IsLabelName(s);
 }
 
 bool IsLabelKey(const std::string& key) {
   size_t slash = key.find('/');
-  std::string name = slash == std::string::npos ? key : key.substr(slash + 1);
-  if (slash != std::string::npos && !IsDnsSubdomain(key.substr(0, slash))) return false;
-  return !name.empty() && name.size() <= 63 && Matches(name, kLabelName);
+  if (slash == std::string::npos) return IsLabelName(key);
+  return IsDnsSubdomain(std::string_view(key).substr(0, slash)) &&
+         IsLabelName(std::string_view(key).substr(slash + 1));
+}
+
+// v?X.Y.Z with an optional -/+ suffix of [0-9A-Za-z.+-], e.g. 1.8.0 or 1.8.0-cuobj2.
+bool IsBuildVersion(std::string_view s) {
+  if (!s.empty() && s.front() == 'v') s.remove_prefix(1);
+  size_t suffix = s.find_first_of("-+");
+  std::string_view core = s.substr(0, suffix);
+  for (int part = 0; part < 3; ++part) {
+    size_t dot = core.find('.');
+    if ((part < 2) != (dot != std::string_view::npos)) return false;
+    if (!IsDigits(core.substr(0, dot))) return false;
+    core = part < 2 ? core.substr(dot + 1) : std::string_view();
+  }
+  if (suffix == std::string_view::npos) return true;
+  std::string_view rest = s.substr(suffix + 1);
+  return !rest.empty() && std::all_of(rest.begin(), rest.end(), [](char c) {
+    return IsAlnum(c) || c == '.' || c == '+' || c == '-';
+  });
+}
+
+bool IsInterfaceName(std::string_view s) {
+  return !s.empty() && s.size() <= 15 && IsAlnum(s.front()) &&
+         std::all_of(s.begin(), s.end(),
+                     [](char c) { return IsAlnum(c) || c == '.' || c == '_' || c == '-'; });
+}
+
+bool ParseSmallInt(std::string_view s, int max, int* out) {
+  if (!IsDigits(s) || s.size() > 3) return false;
+  std::from_chars(s.data(), s.data() + s.size(), *out);
+  return *out <= max;
+}
+
+bool IsIpv4Cidr(std::string_view s) {
+  size_t slash = s.find('/');
+  if (slash == std::string_view::npos) return false;
+  int value = 0;
+  if (!ParseSmallInt(s.substr(slash + 1), 32, &value)) return false;
+  std::string_view ip = s.substr(0, slash);
+  for (int octet = 0; octet < 4; ++octet) {
+    size_t dot = ip.find('.');
+    if ((octet < 3) != (dot != std::string_view::npos)) return false;
+    if (!ParseSmallInt(ip.substr(0, dot), 255, &value)) return false;
+    ip = octet < 3 ? ip.substr(dot + 1) : std::string_view();
+  }
+  return true;
+}
+
+// Go-style duration limited to the s/m/h units the schema allows ("10m", "1h30m").
+std::optional<int64_t> DurationSeconds(std::string_view s) {
+  if (s.empty()) return std::nullopt;
+  int64_t total = 0;
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t unit = s.find_first_not_of("0123456789", i);
+    if (unit == i || unit == std::string_view::npos || unit - i > 9) return std::nullopt;
+    int64_t n = 0;
+    std::from_chars(s.data() + i, s.data() + unit, n);
+    switch (s[unit]) {
+      case 'h': total += n * 3600; break;
+      case 'm': total += n * 60; break;
+      case 's': total += n; break;
+      default: return std::nullopt;
+    }
+    i = unit + 1;
+  }
+  return total;
 }
 
 void CheckNodeSelector(const StringMap& selector, const Problems& p) {
@@ -108,7 +199,7 @@ void CheckSecretName(const std::string& name, const Problems& p) {
 }
 
 void CheckLibraryVersion(const std::string& version, const Problems& p) {
-  if (!LibraryMajor(version).ok() || !Matches(version, "[0-9]+\\.[0-9]+\\.[0-9]+\\.[0-9]+")) {
+  if (!LibraryMajor(version).ok()) {
     p.Add("\"" + version + "\" is not a four-part version such as 1.2.0.68");
   }
 }
@@ -117,33 +208,6 @@ void CheckPort(const std::optional<int32_t>& port, const Problems& p) {
   if (port && (*port < 1 || *port > 65535)) {
     p.Add(std::to_string(*port) + " is not a port in 1..65535");
   }
-}
-
-bool IsIpv4Cidr(const std::string& s) {
-  static const std::regex kCidr(
-      "([0-9]{1,3})\\.([0-9]{1,3})\\.([0-9]{1,3})\\.([0-9]{1,3})/([0-9]{1,2})");
-  std::smatch m;
-  if (!std::regex_match(s, m, kCidr)) return false;
-  for (size_t i = 1; i <= 4; ++i) {
-    if (std::stoi(m[i].str()) > 255) return false;
-  }
-  return std::stoi(m[5].str()) <= 32;
-}
-
-// Go-style duration limited to the s/m/h units the schema allows ("10m", "1h30m").
-std::optional<int64_t> DurationSeconds(const std::string& s) {
-  static const std::regex kUnit("([0-9]+)(s|m|h)");
-  if (s.empty() || !Matches(s, "([0-9]+(s|m|h))+")) return std::nullopt;
-  int64_t total = 0;
-  for (auto it = std::sregex_iterator(s.begin(), s.end(), kUnit); it != std::sregex_iterator();
-       ++it) {
-    const std::string digits = (*it)[1].str();
-    if (digits.size() > 9) return std::nullopt;
-    int64_t n = std::stoll(digits);
-    char unit = (*it)[2].str()[0];
-    total += n * (unit == 'h' ? 3600 : unit == 'm' ? 60 : 1);
-  }
-  return total;
 }
 
 void CheckBytes(const IntOrString& value, int64_t min, int64_t max, const std::string& range,
@@ -174,7 +238,7 @@ void CheckRdma(const RdmaSpec& rdma, const Problems& p) {
   if (rdma.interface.has_value() == rdma.cidr.has_value()) {
     p.Add("set exactly one of interface (e.g. bond0) or cidr (e.g. 100.64.0.0/16)");
   }
-  if (rdma.interface && !Matches(*rdma.interface, "[A-Za-z0-9][A-Za-z0-9._-]{0,14}")) {
+  if (rdma.interface && !IsInterfaceName(*rdma.interface)) {
     p.At("interface").Add("\"" + *rdma.interface + "\" is not a network interface name");
   }
   if (rdma.cidr && !IsIpv4Cidr(*rdma.cidr)) {
@@ -232,7 +296,7 @@ void CheckGatewayPoolSpec(const GatewayPool& pool, const Problems& p) {
   CheckNodeSelector(spec.node_selector, p.At("nodeSelector"));
   CheckTolerations(spec.tolerations, p.At("tolerations"));
   CheckPinnedImage(spec.gateway.image, p.At("gateway").At("image"));
-  if (!Matches(spec.gateway.version, "v?[0-9]+\\.[0-9]+\\.[0-9]+([-+][0-9A-Za-z.+-]+)?")) {
+  if (!IsBuildVersion(spec.gateway.version)) {
     p.At("gateway").At("version").Add("\"" + spec.gateway.version +
                                       "\" is not a build version such as 1.8.0");
   }

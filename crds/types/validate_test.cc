@@ -297,3 +297,72 @@ TEST(ValidateRdmaNodeTest, ReportConsistency) {
 
 }  // namespace
 }  // namespace rdmastack::crd
+
+namespace rdmastack::crd {
+namespace {
+
+// Syntax edges of the hand-written matchers, through the public validator.
+TEST(ValidateSyntaxTest, AcceptsAndRejectsAtTheEdges) {
+  struct Edge {
+    std::function<void(GatewayPool&)> mutate;
+    const char* path;  // empty: must be valid
+  };
+  const std::vector<Edge> edges = {
+      {[](GatewayPool& p) { p.spec.gateway.version = "v1.8.0"; }, ""},
+      {[](GatewayPool& p) { p.spec.gateway.version = "1.8.0+build.7"; }, ""},
+      {[](GatewayPool& p) { p.spec.gateway.version = "v1.8"; }, "spec.gateway.version"},
+      {[](GatewayPool& p) { p.spec.gateway.version = "1.8.0-"; }, "spec.gateway.version"},
+      {[](GatewayPool& p) { p.spec.gateway.version = "1..0"; }, "spec.gateway.version"},
+      {[](GatewayPool& p) {
+         p.spec.node_selector = {{"Example.com/role", "x"}};
+       },
+       "spec.nodeSelector[Example.com/role]"},
+      {[](GatewayPool& p) {
+         p.spec.node_selector = {{"example.com/", "x"}};
+       },
+       "spec.nodeSelector[example.com/]"},
+      {[](GatewayPool& p) {
+         p.spec.node_selector = {{"role", "-x"}};
+       },
+       "spec.nodeSelector[role]"},
+      {[](GatewayPool& p) {
+         p.spec.node_selector = {{"a.b/c_d.e", "x.y-z"}};
+       },
+       ""},
+      {[](GatewayPool& p) { p.spec.s3.credentials_secret.name = "a..b"; },
+       "spec.s3.credentialsSecret.name"},
+      {[](GatewayPool& p) { p.spec.rdma.interface = "ib0.8001"; }, ""},
+      {[](GatewayPool& p) { p.spec.rdma.interface = "averyveryverylong0"; }, "spec.rdma.interface"},
+      {[](GatewayPool& p) {
+         p.spec.rdma.interface.reset();
+         p.spec.rdma.cidr = "100.64.0/16";
+       },
+       "spec.rdma.cidr"},
+      {[](GatewayPool& p) {
+         p.spec.rdma.interface.reset();
+         p.spec.rdma.cidr = "256.1.1.1/8";
+       },
+       "spec.rdma.cidr"},
+      {[](GatewayPool& p) { p.spec.upgrade.validation_timeout = "10"; },
+       "spec.upgrade.validationTimeout"},
+      {[](GatewayPool& p) { p.spec.upgrade.validation_timeout = "m"; },
+       "spec.upgrade.validationTimeout"},
+      {[](GatewayPool& p) { p.spec.upgrade.validation_timeout = "24h1s"; },
+       "spec.upgrade.validationTimeout"},
+      {[](GatewayPool& p) { p.spec.upgrade.validation_timeout = "10s"; }, ""},
+  };
+  for (size_t i = 0; i < edges.size(); ++i) {
+    GatewayPool pool = SeedPool();
+    edges[i].mutate(pool);
+    FieldProblems problems = Validate(pool);
+    if (std::string(edges[i].path).empty()) {
+      EXPECT_EQ(FormatProblems(problems), "") << "edge " << i;
+    } else {
+      EXPECT_TRUE(HasProblem(problems, edges[i].path, ""))
+          << "edge " << i << ": " << FormatProblems(problems);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rdmastack::crd
