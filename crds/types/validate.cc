@@ -355,33 +355,40 @@ void CheckDevices(const RdmaNodeStatus& status, std::set<std::string>& names, co
   }
 }
 
+// Visits the items of a list keyed by one field, reporting duplicate keys at that field.
+template <typename T, typename Key, typename Visit>
+void ForEachKeyed(const std::vector<T>& items, const Problems& list, std::string_view key_field,
+                  Key key, Visit visit) {
+  std::set<std::string> seen;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const Problems at = list.Index(i);
+    AddUnique(seen, key(items[i]), at.At(key_field));
+    visit(items[i], at);
+  }
+}
+
 void CheckNodeStatus(const RdmaNodeStatus& status, const Problems& p) {
   std::set<std::string> devices;
   CheckDevices(status, devices, p);
-  std::set<std::string> netdevs;
-  for (size_t i = 0; i < status.netdevs.size(); ++i) {
-    const NetDevFacts& n = status.netdevs[i];
-    const Problems at = p.At("netdevs").Index(i);
-    AddUnique(netdevs, n.name, at.At("name"));
-    CheckDeviceRef(n.rdma_device, devices, at.At("rdmaDevice"));
-  }
-  std::set<std::string> gpus;
-  for (size_t i = 0; i < status.gpus.size(); ++i) {
-    const GpuFacts& g = status.gpus[i];
-    const Problems at = p.At("gpus").Index(i);
-    AddUnique(gpus, g.pci_address, at.At("pciAddress"));
-    CheckDeviceRef(g.nearest_nic, devices, at.At("nearestNic"));
-    if (g.bar1_total_bytes && g.bar1_free_bytes && *g.bar1_free_bytes > *g.bar1_total_bytes) {
-      at.At("bar1FreeBytes").Add("exceeds bar1TotalBytes");
-    }
-    if (g.path_type && !EnumFromString<PcieDistance>(*g.path_type)) {
-      at.At("pathType").Add("\"" + *g.path_type + "\" is not one of PIX, PXB, PHB, SYS");
-    }
-  }
-  std::set<std::string> checks;
-  for (size_t i = 0; i < status.checks.size(); ++i) {
-    AddUnique(checks, status.checks[i].id, p.At("checks").Index(i).At("id"));
-  }
+  ForEachKeyed(
+      status.netdevs, p.At("netdevs"), "name", [](const NetDevFacts& n) { return n.name; },
+      [&](const NetDevFacts& n, const Problems& at) {
+        CheckDeviceRef(n.rdma_device, devices, at.At("rdmaDevice"));
+      });
+  ForEachKeyed(
+      status.gpus, p.At("gpus"), "pciAddress", [](const GpuFacts& g) { return g.pci_address; },
+      [&](const GpuFacts& g, const Problems& at) {
+        CheckDeviceRef(g.nearest_nic, devices, at.At("nearestNic"));
+        if (g.bar1_total_bytes && g.bar1_free_bytes && *g.bar1_free_bytes > *g.bar1_total_bytes) {
+          at.At("bar1FreeBytes").Add("exceeds bar1TotalBytes");
+        }
+        if (g.path_type && !EnumFromString<PcieDistance>(*g.path_type)) {
+          at.At("pathType").Add("\"" + *g.path_type + "\" is not one of PIX, PXB, PHB, SYS");
+        }
+      });
+  ForEachKeyed(
+      status.checks, p.At("checks"), "id", [](const CheckResult& c) { return c.id; },
+      [](const CheckResult&, const Problems&) {});
   if (status.verdicts) {
     const Problems v = p.At("verdicts");
     CheckVerdict(status.verdicts->gateway, false, v.At("gateway"));
