@@ -6,13 +6,12 @@
 #include <cstring>
 #include <functional>
 
+#include "gateway/launcher/test_paths.h"
+
 namespace rdmastack::gateway {
 namespace {
 
-std::string FixturePath(const std::string& rel) {
-  const char* dir = std::getenv("RDMASTACK_BINARY_DIR");
-  return std::string(dir ? dir : "build") + "/tests/fixtures/gateway/elf/" + rel;
-}
+std::string FixturePath(const std::string& rel) { return testing::ElfFixture(rel); }
 
 TEST(ElfDynamic, ReadsSonameOfBuiltLibraries) {
   for (auto [file, soname] : {std::pair{"lib-v1/libcuobjserver.so.1.2.0.68", "libcuobjserver.so.1"},

@@ -22,9 +22,9 @@ constexpr uint64_t kMaxBodyBytes = 256ull << 20;
 Status FromError(const beast::error_code& ec, std::string_view stage, const Endpoint& endpoint) {
   std::string where = std::string(stage) + " " + endpoint.ToString();
   if (ec == beast::error::timeout || ec == asio::error::timed_out) {
-    return DeadlineExceededError("timeout during " + where);
+    return DeadlineExceededError("no answer within the deadline during " + where);
   }
-  if (ec == asio::error::connection_refused) return UnavailableError("connection refused by " + endpoint.ToString());
+  if (ec == asio::error::connection_refused) return UnavailableError("nothing listening at " + endpoint.ToString());
   if (ec == asio::error::host_unreachable || ec == asio::error::network_unreachable ||
       ec == asio::error::host_not_found || ec == asio::error::host_not_found_try_again) {
     return UnavailableError(ec.message() + " during " + where);

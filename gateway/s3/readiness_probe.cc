@@ -3,19 +3,23 @@
 namespace rdmastack::s3 {
 namespace {
 
+// Every message starts with the outcome's name, so the one line a probe prints says the class.
+ProbeResult Classified(ProbeOutcome outcome, std::string_view detail) {
+  return {outcome, std::string(ProbeOutcomeName(outcome)) + " " + std::string(detail)};
+}
+
 ProbeResult FromTransport(const Status& status, std::string_view step) {
-  std::string prefix = std::string(step) + ": ";
+  std::string what = "(" + std::string(step) + "): " + status.message();
   switch (status.code()) {
     case StatusCode::kUnavailable:
-      return {ProbeOutcome::kConnectionRefused,
-              prefix + status.message() + "; is the gateway running and listening on this port?"};
+      return Classified(ProbeOutcome::kConnectionRefused,
+                        what + "; is the gateway running and listening on this port?");
     case StatusCode::kDeadlineExceeded:
-      return {ProbeOutcome::kTimeout,
-              prefix + status.message() + "; the gateway accepted but did not answer in time "
-                                          "(overloaded, or a hung backend mount?)"};
+      return Classified(ProbeOutcome::kTimeout,
+                        what + "; the gateway did not answer in time (overloaded, or a hung "
+                               "backend mount?)");
     default:
-      return {ProbeOutcome::kBadResponse,
-              prefix + status.message() + "; is this endpoint an S3 gateway?"};
+      return Classified(ProbeOutcome::kBadResponse, what + "; is this endpoint an S3 gateway?");
   }
 }
 
@@ -45,31 +49,31 @@ ProbeResult RunReadinessProbe(const S3Client& client, const std::string& health_
   StatusOr<HttpResponse> health = client.GetUnsigned(health_path);
   if (!health.ok()) return FromTransport(health.status(), "health " + health_path);
   if (health->status != 200) {
-    return {ProbeOutcome::kBadResponse,
-            "health path " + health_path + " on " + where + " answered HTTP " +
-                std::to_string(health->status) +
-                "; start the gateway with VGW_HEALTH=" + health_path + " or pass --health-path"};
+    return Classified(ProbeOutcome::kBadResponse,
+                      "(health " + health_path + "): " + where + " answered HTTP " +
+                          std::to_string(health->status) + "; start the gateway with VGW_HEALTH=" +
+                          health_path + " or pass --health-path");
   }
 
   StatusOr<HttpResponse> list = client.Send({.method = "GET", .path = "/"});
   if (!list.ok()) return FromTransport(list.status(), "ListBuckets");
   if (list->status == 403) {
     std::string code = S3ErrorCode(list->body);
-    return {ProbeOutcome::kCredentialsRejected,
-            "credentials rejected (403" + (code.empty() ? "" : " " + code) + ") by " + where +
-                "; check ROOT_ACCESS_KEY_ID/ROOT_SECRET_ACCESS_KEY against the gateway's root "
-                "keys and the region"};
+    return Classified(ProbeOutcome::kCredentialsRejected,
+                      "(403" + (code.empty() ? "" : " " + code) + ") by " + where +
+                          "; check ROOT_ACCESS_KEY_ID/ROOT_SECRET_ACCESS_KEY against the "
+                          "gateway's root keys and the region");
   }
   if (list->status != 200) {
     std::string code = S3ErrorCode(list->body);
-    return {ProbeOutcome::kBadResponse,
-            "ListBuckets on " + where + " answered HTTP " + std::to_string(list->status) +
-                (code.empty() ? "" : " " + code) + "; see the gateway log"};
+    return Classified(ProbeOutcome::kBadResponse,
+                      "(ListBuckets): " + where + " answered HTTP " + std::to_string(list->status) +
+                          (code.empty() ? "" : " " + code) + "; see the gateway log");
   }
   if (list->body.find("ListAllMyBucketsResult") == std::string::npos) {
-    return {ProbeOutcome::kBadResponse, "ListBuckets on " + where +
-                                            " answered 200 without a ListAllMyBucketsResult (" +
-                                            Snippet(list->body) + "); is this an S3 gateway?"};
+    return Classified(ProbeOutcome::kBadResponse,
+                      "(ListBuckets): " + where + " answered 200 without a ListAllMyBucketsResult (" +
+                          Snippet(list->body) + "); is this an S3 gateway?");
   }
   return {ProbeOutcome::kHealthy, "healthy: " + where + " health and signed ListBuckets OK"};
 }

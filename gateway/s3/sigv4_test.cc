@@ -24,6 +24,8 @@ struct SuiteCase {
   std::string signature;
 };
 
+void PrintTo(const SuiteCase& c, std::ostream* os) { *os << c.name; }
+
 class SuiteTest : public ::testing::TestWithParam<SuiteCase> {};
 
 TEST_P(SuiteTest, ReproducesPublishedSignature) {

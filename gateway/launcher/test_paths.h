@@ -1,0 +1,26 @@
+#pragma once
+// Where tests find the build outputs and checked-in fixtures. The directories are compiled in
+// (see gateway/launcher/CMakeLists.txt); the environment may override them.
+
+#include <cstdlib>
+#include <string>
+
+namespace rdmastack::gateway::testing {
+
+inline std::string BinaryDir() {
+  const char* d = std::getenv("RDMASTACK_GATEWAY_TEST_BINARY_DIR");
+  return d ? d : RDMASTACK_TEST_BINARY_DIR;
+}
+inline std::string SourceDir() {
+  const char* d = std::getenv("RDMASTACK_GATEWAY_TEST_SOURCE_DIR");
+  return d ? d : RDMASTACK_TEST_SOURCE_DIR;
+}
+inline std::string ElfFixture(const std::string& rel) {
+  return BinaryDir() + "/tests/fixtures/gateway/elf/" + rel;
+}
+inline std::string HostFixture(const std::string& rel) {
+  return SourceDir() + "/tests/fixtures/gateway/hosts/" + rel;
+}
+inline std::string GatewayBinary() { return BinaryDir() + "/bin/rdmastack-gateway"; }
+
+}  // namespace rdmastack::gateway::testing
