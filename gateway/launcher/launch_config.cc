@@ -2,6 +2,8 @@
 
 #include <arpa/inet.h>
 
+#include <filesystem>
+
 #include "gateway/launcher/cufile_config.h"
 
 namespace rdmastack::gateway {
@@ -114,8 +116,10 @@ StatusOr<LaunchConfig> ParseLaunchConfig(const std::vector<std::string>& args,
                                ParseUnsigned("--server-lib-major", major, 1, 99));
     c.library.major = static_cast<int>(major_value);
     RDMASTACK_RETURN_IF_ERROR(ValidateLibraryPin(c.library));
-    c.host_root = f.Get("host-root").value_or("/");
+    // The probe library resolves paths below "/", so relative ones are made absolute here.
+    c.host_root = std::filesystem::absolute(f.Get("host-root").value_or("/")).string();
     c.ips_file = f.Get("ips-file").value_or("");
+    if (!c.ips_file.empty()) c.ips_file = std::filesystem::absolute(c.ips_file).string();
     RDMASTACK_ASSIGN_OR_RETURN(
         c.pool_buf_size,
         ParseUnsigned("--pool-buf-size", f.Get("pool-buf-size").value_or("1073741824"), 4096,

@@ -130,9 +130,10 @@ StatusOr<RdmaAddress> ProbeRdmaAddress(const RdmaSelector& selector, const std::
   options.root = host_root;
   options.ips_file = ips_file;
   agent::NodeFacts facts = agent::ProbeNode(options);
-  if (facts.netdevs.empty() && facts.HasIssues("ips")) {
-    return UnavailableError("cannot list the node's IPv4 addresses: " +
-                            facts.IssuesIn("ips").front()->message);
+  if (facts.HasIssues("ips")) {
+    const agent::ProbeIssue* issue = facts.IssuesIn("ips").front();
+    return UnavailableError("cannot list the node's IPv4 addresses (" + issue->path + "): " +
+                            issue->message);
   }
   return ResolveRdmaAddress(selector, facts);
 }
