@@ -58,6 +58,10 @@ const std::vector<FlagSpec>& RunFlagSpecs() {
       {"server-lib-version", "RDMASTACK_GW_SERVER_LIB_VERSION", false,
        "rdma: pinned full library version (1.2.0.68)"},
       {"server-lib-major", "RDMASTACK_GW_SERVER_LIB_MAJOR", false, "rdma: pinned library major (1)"},
+      {"gateway-build", "RDMASTACK_GW_BUILD", false,
+       "rdma: gateway build name; checked against the compatibility file when set"},
+      {"compatibility", "RDMASTACK_GW_COMPATIBILITY_FILE", false,
+       "rdma: compatibility data file (/etc/rdmastack/compatibility.yaml)"},
       {"pool-buf-size", "VGW_POOL_BUF_SIZE", false, "rdma: bytes per pinned buffer (1073741824)"},
       {"pool-buf-count", "VGW_POOL_BUF_COUNT", false, "rdma: pinned buffers (4)"},
       {"config-dir", "RDMASTACK_GW_CONFIG_DIR", false,
@@ -116,6 +120,8 @@ StatusOr<LaunchConfig> ParseLaunchConfig(const std::vector<std::string>& args,
                                ParseUnsigned("--server-lib-major", major, 1, 99));
     c.library.major = static_cast<int>(major_value);
     RDMASTACK_RETURN_IF_ERROR(ValidateLibraryPin(c.library));
+    c.gateway_build = f.Get("gateway-build").value_or("");
+    c.compatibility_file = f.Get("compatibility").value_or("/etc/rdmastack/compatibility.yaml");
     // The probe library resolves paths below "/", so relative ones are made absolute here.
     c.host_root = std::filesystem::absolute(f.Get("host-root").value_or("/")).string();
     c.ips_file = f.Get("ips-file").value_or("");

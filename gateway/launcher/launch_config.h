@@ -30,6 +30,8 @@ struct LaunchConfig {
   std::string host_root = "/";
   std::string ips_file;
   LibraryPin library;
+  std::string gateway_build;       // name in the compatibility file; "" = skip that check
+  std::string compatibility_file;  // used when gateway_build is set
   uint64_t pool_buf_size = 1ull << 30;
   uint64_t pool_buf_count = 4;
   std::string config_dir = "/run/rdmastack-gateway";

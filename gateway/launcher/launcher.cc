@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "gateway/compat/compatibility.h"
 #include "gateway/launcher/cufile_config.h"
 #include "gateway/launcher/gwroot.h"
 #include "gateway/launcher/library_pin.h"
@@ -32,6 +33,19 @@ Status PrepareConfigDir(const LaunchConfig& config) {
     }
   }
   return OkStatus();
+}
+
+// The declared pair must be allowed by the compatibility file, as the operator checked it.
+Status CheckDeclaredCompatibility(const LaunchConfig& config) {
+  if (config.gateway_build.empty()) return OkStatus();
+  StatusOr<compat::CompatibilityMatrix> matrix =
+      compat::LoadCompatibilityFile(config.compatibility_file);
+  if (!matrix.ok()) return matrix.status();
+  Status s = matrix->CheckGatewayLibrary(config.gateway_build, config.library.full_version);
+  if (s.ok()) return s;
+  return Status(s.code(), "compatibility file " + config.compatibility_file + ": " + s.message() +
+                              "; deploy a gateway build listed for libcuobjserver " +
+                              config.library.full_version);
 }
 
 }  // namespace
@@ -88,6 +102,9 @@ PrepareResult PrepareLaunch(const LaunchConfig& config, const Environment& env,
 
   std::string rdma_ip;
   if (config.mode == GatewayMode::kRdma) {
+    if (Status s = CheckDeclaredCompatibility(config); !s.ok()) {
+      return Refuse(RefusalClass::kLibraryPin, s);
+    }
     if (Status s = VerifyLibraryPin(config.library, config.gateway_binary); !s.ok()) {
       return Refuse(RefusalClass::kLibraryPin, s);
     }

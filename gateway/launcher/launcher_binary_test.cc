@@ -135,6 +135,17 @@ TEST_F(LauncherBinaryTest, MismatchedPairIsRefused) {
                 {"fake_vgwrdma_v2 needs libcuobjserver.so.2", "provides libcuobjserver.so.1"});
 }
 
+TEST_F(LauncherBinaryTest, DeclaredBuildIsCheckedAgainstTheCompatibilityFile) {
+  Set("--compatibility", testing::SourceDir() + "/gateway/compatibility.yaml");
+  Set("--gateway-build", "vgwrdma-cuobj2");
+  ExpectRefused(Run(), 66, "library-pin",
+                {"vgwrdma-cuobj2 links libcuobjserver 2.x, not 1.2.0.68 (major 1)"});
+  fs::remove(Report());
+  Set("--gateway-build", "vgwrdma-v1.8.0");
+  CommandResult r = Run();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 TEST_F(LauncherBinaryTest, MissingPinnedVersionIsRefused) {
   Set("--server-lib-version", "1.3.0.7");
   ExpectRefused(Run(), 66, "library-pin",
