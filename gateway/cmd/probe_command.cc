@@ -47,10 +47,12 @@ StatusOr<s3::Credentials> CredentialsFromEnvironment(const Environment& env) {
   s3::Credentials root{FirstSet(env, {"ROOT_ACCESS_KEY_ID", "ROOT_ACCESS_KEY"}),
                        FirstSet(env, {"ROOT_SECRET_ACCESS_KEY", "ROOT_SECRET_KEY"})};
   if (!root.access_key_id.empty() && !root.secret_access_key.empty()) return root;
-  s3::Credentials aws{FirstSet(env, {"AWS_ACCESS_KEY_ID"}), FirstSet(env, {"AWS_SECRET_ACCESS_KEY"})};
+  s3::Credentials aws{FirstSet(env, {"AWS_ACCESS_KEY_ID"}),
+                      FirstSet(env, {"AWS_SECRET_ACCESS_KEY"})};
   if (!aws.access_key_id.empty() && !aws.secret_access_key.empty()) return aws;
-  return UnauthenticatedError("no keys in the environment; set ROOT_ACCESS_KEY_ID and "
-                              "ROOT_SECRET_ACCESS_KEY (or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY)");
+  return UnauthenticatedError(
+      "no keys in the environment; set ROOT_ACCESS_KEY_ID and "
+      "ROOT_SECRET_ACCESS_KEY (or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY)");
 }
 
 int RunProbeCommand(const std::vector<std::string>& args, const Environment& env) {
@@ -74,8 +76,9 @@ int RunProbeCommand(const std::vector<std::string>& args, const Environment& env
   if (!credentials.ok()) return Fail(RefusalClass::kCredentials, credentials.status().message());
 
   s3::BeastHttpTransport transport;
-  s3::S3Client client(transport, *endpoint, *credentials, flags->Get("region").value_or("us-east-1"),
-                      RealClock::Instance(), std::chrono::milliseconds(*timeout_ms));
+  s3::S3Client client(transport, *endpoint, *credentials,
+                      flags->Get("region").value_or("us-east-1"), RealClock::Instance(),
+                      std::chrono::milliseconds(*timeout_ms));
   s3::ProbeResult result =
       s3::RunReadinessProbe(client, flags->Get("health-path").value_or("/_/health"));
   if (result.outcome == s3::ProbeOutcome::kHealthy) {

@@ -51,7 +51,8 @@ StatusOr<std::vector<int>> Majors(const YAML::Node& node, const std::string& whe
   std::vector<int> out;
   for (const auto& m : node) {
     int v = m.as<int>();
-    if (v < 1 || v > 99) return InvalidArgumentError(where + ": major " + std::to_string(v) + " out of range");
+    if (v < 1 || v > 99)
+      return InvalidArgumentError(where + ": major " + std::to_string(v) + " out of range");
     out.push_back(v);
   }
   return out;
@@ -82,7 +83,8 @@ Status ParseInto(const YAML::Node& root, std::vector<GatewayBuild>* builds,
     GatewayBuild g;
     g.name = Required(b, "name", where, &st);
     RDMASTACK_RETURN_IF_ERROR(st);
-    if (!names.insert(g.name).second) return InvalidArgumentError("duplicate gateway build " + g.name);
+    if (!names.insert(g.name).second)
+      return InvalidArgumentError("duplicate gateway build " + g.name);
     g.description = b["description"] ? b["description"].as<std::string>() : "";
     g.evidence = b["evidence"] ? b["evidence"].as<std::string>() : "";
     RDMASTACK_ASSIGN_OR_RETURN(g.server_library_majors,
@@ -130,7 +132,8 @@ Status ParseInto(const YAML::Node& root, std::vector<GatewayBuild>* builds,
 }  // namespace
 
 bool VersionHasPrefix(std::string_view version, std::string_view prefix) {
-  if (prefix.empty() || version.size() < prefix.size() || version.substr(0, prefix.size()) != prefix) {
+  if (prefix.empty() || version.size() < prefix.size() ||
+      version.substr(0, prefix.size()) != prefix) {
     return false;
   }
   return version.size() == prefix.size() || version[prefix.size()] == '.';

@@ -39,7 +39,8 @@ class CompatibilityMatrix {
   const ServerLibrary* FindServerLibrary(std::string_view version) const;
 
   // OK when the build links the library's major and the library version is listed.
-  Status CheckGatewayLibrary(std::string_view gateway_build, std::string_view library_version) const;
+  Status CheckGatewayLibrary(std::string_view gateway_build,
+                             std::string_view library_version) const;
   // OK when a listed client prefix matches and includes the server major.
   Status CheckClientServer(std::string_view client_version, int server_major) const;
 

@@ -31,7 +31,9 @@ TEST(Compatibility, ShippedFileEncodesTheFieldReport) {
 
 TEST(Compatibility, UnknownBuildOrLibraryIsNotFound) {
   CompatibilityMatrix m = Shipped();
-  EXPECT_NE(m.CheckGatewayLibrary("vgwrdma-nightly", "1.2.0.68").message().find("not in the compatibility file"),
+  EXPECT_NE(m.CheckGatewayLibrary("vgwrdma-nightly", "1.2.0.68")
+                .message()
+                .find("not in the compatibility file"),
             std::string::npos);
   EXPECT_EQ(m.CheckGatewayLibrary("vgwrdma-v1.8.0", "1.3.0.1").code(), StatusCode::kNotFound);
 }
@@ -67,13 +69,16 @@ TEST(Compatibility, MalformedFilesAreRejectedWithTheEntry) {
       {"schemaVersion: 1\ngatewayBuilds:\n  - name: a\n    majors: [1]", "unknown key 'majors'"},
       {"schemaVersion: 1\ngatewayBuilds:\n  - name: a", "must be a list of majors"},
       {"schemaVersion: 1\ngatewayBuilds:\n  - serverLibraryMajors: [1]", "'name' is required"},
-      {"schemaVersion: 1\ngatewayBuilds:\n  - name: a\n    serverLibraryMajors: [0]", "out of range"},
+      {"schemaVersion: 1\ngatewayBuilds:\n  - name: a\n    serverLibraryMajors: [0]",
+       "out of range"},
       {"schemaVersion: 1\nserverLibraries:\n  - version: 2.0.0.109\n    major: 1",
        "does not start with major 1"},
-      {"schemaVersion: 1\nserverLibraries:\n  - version: 1.x\n    major: 1", "is not like 1.2.0.68"},
+      {"schemaVersion: 1\nserverLibraries:\n  - version: 1.x\n    major: 1",
+       "is not like 1.2.0.68"},
       {"schemaVersion: 1\nclientInterop:\n  - client: latest\n    serverMajors: [1]",
        "not a version prefix"},
-      {"schemaVersion: 1\ngatewayBuilds:\n  - name: a\n    serverLibraryMajors: [one]", "compatibility file"},
+      {"schemaVersion: 1\ngatewayBuilds:\n  - name: a\n    serverLibraryMajors: [one]",
+       "compatibility file"},
       {"schemaVersion: [1", "compatibility file"},
   };
   for (const Case& c : cases) {
@@ -85,7 +90,8 @@ TEST(Compatibility, MalformedFilesAreRejectedWithTheEntry) {
 }
 
 TEST(Compatibility, MissingFileIsNotFound) {
-  EXPECT_EQ(LoadCompatibilityFile("/nonexistent/compat.yaml").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(LoadCompatibilityFile("/nonexistent/compat.yaml").status().code(),
+            StatusCode::kNotFound);
 }
 
 }  // namespace

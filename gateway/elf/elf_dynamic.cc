@@ -15,7 +15,8 @@ namespace {
 
 // ELF structures are copied byte-for-byte into host structs; that is only right on a
 // little-endian host, which is every platform this launcher ships for.
-static_assert(std::endian::native == std::endian::little, "ELF reader assumes a little-endian host");
+static_assert(std::endian::native == std::endian::little,
+              "ELF reader assumes a little-endian host");
 
 // Bounds that no real binary comes near; they keep a hostile file from making us allocate GiBs.
 constexpr uint64_t kMaxProgramHeaders = 4096;

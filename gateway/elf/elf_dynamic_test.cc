@@ -11,11 +11,14 @@
 namespace rdmastack::gateway {
 namespace {
 
-std::string FixturePath(const std::string& rel) { return testing::ElfFixture(rel); }
+std::string FixturePath(const std::string& rel) {
+  return testing::ElfFixture(rel);
+}
 
 TEST(ElfDynamic, ReadsSonameOfBuiltLibraries) {
-  for (auto [file, soname] : {std::pair{"lib-v1/libcuobjserver.so.1.2.0.68", "libcuobjserver.so.1"},
-                              std::pair{"lib-v2/libcuobjserver.so.2.0.0.109", "libcuobjserver.so.2"}}) {
+  for (auto [file, soname] :
+       {std::pair{"lib-v1/libcuobjserver.so.1.2.0.68", "libcuobjserver.so.1"},
+        std::pair{"lib-v2/libcuobjserver.so.2.0.0.109", "libcuobjserver.so.2"}}) {
     StatusOr<ElfDynamicNames> names = ReadElfDynamicNamesFromFile(FixturePath(file));
     ASSERT_TRUE(names.ok()) << names.status().ToString();
     EXPECT_EQ(names->soname, soname);
@@ -29,7 +32,8 @@ TEST(ElfDynamic, ReadsNeededOfBuiltExecutables) {
     ASSERT_TRUE(names.ok()) << names.status().ToString();
     EXPECT_EQ(names->soname, "");
     EXPECT_NE(std::find(names->needed.begin(), names->needed.end(), needed), names->needed.end());
-    EXPECT_NE(std::find(names->needed.begin(), names->needed.end(), "libc.so.6"), names->needed.end());
+    EXPECT_NE(std::find(names->needed.begin(), names->needed.end(), "libc.so.6"),
+              names->needed.end());
   }
 }
 
@@ -46,8 +50,8 @@ std::string SyntheticElf(const std::function<void(std::string&)>& mutate = nullp
   const std::string strtab = std::string("\0libfoo.so.3\0libc.so.6\0", 23);
   constexpr size_t kPh = sizeof(Elf64_Ehdr);
   constexpr size_t kDyn = kPh + 2 * sizeof(Elf64_Phdr);
-  const Elf64_Dyn dyns[] = {{DT_SONAME, {1}},   {DT_NEEDED, {13}}, {DT_STRTAB, {0}},
-                            {DT_STRSZ, {23}},   {DT_NULL, {0}}};
+  const Elf64_Dyn dyns[] = {
+      {DT_SONAME, {1}}, {DT_NEEDED, {13}}, {DT_STRTAB, {0}}, {DT_STRSZ, {23}}, {DT_NULL, {0}}};
   const size_t str_off = kDyn + sizeof(dyns);
   std::string img(str_off + strtab.size(), '\0');
 

@@ -1,9 +1,9 @@
 #include "gateway/launcher/cufile_config.h"
 
 #include <fcntl.h>
-#include <unistd.h>
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>

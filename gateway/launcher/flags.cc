@@ -38,7 +38,8 @@ StatusOr<ParsedFlags> ParseFlags(const std::vector<FlagSpec>& specs,
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg.rfind("--", 0) != 0 || arg.size() == 2) {
-      return InvalidArgumentError("unexpected argument '" + arg + "'; flags look like --name value");
+      return InvalidArgumentError("unexpected argument '" + arg +
+                                  "'; flags look like --name value");
     }
     std::string name = arg.substr(2);
     std::optional<std::string> inline_value;

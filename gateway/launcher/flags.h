@@ -28,8 +28,8 @@ class ParsedFlags {
   // Flag value, else env value, else nullopt. Empty env values count as unset.
   std::optional<std::string> Get(const std::string& name) const;
   bool Switch(const std::string& name) const;
-  std::map<std::string, std::string> values;   // from the command line
-  std::map<std::string, std::string> from_env; // resolved env fallbacks
+  std::map<std::string, std::string> values;    // from the command line
+  std::map<std::string, std::string> from_env;  // resolved env fallbacks
 };
 
 StatusOr<ParsedFlags> ParseFlags(const std::vector<FlagSpec>& specs,

@@ -44,7 +44,8 @@ Status EnsureGwroot(const std::string& path, bool create) {
     if (ec) return UnavailableError("cannot create gateway root " + path + ": " + ec.message());
   }
   if (!fs::exists(path, ec)) {
-    return NotFoundError("gateway root " + path + " does not exist; mount the backend there, "
+    return NotFoundError("gateway root " + path +
+                         " does not exist; mount the backend there, "
                          "create the directory, or pass --create-gwroot");
   }
   if (!fs::is_directory(path, ec)) {

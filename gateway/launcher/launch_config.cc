@@ -27,7 +27,8 @@ Status ValidateListenAddress(const std::string& addr) {
 
 Status ValidateHealthPath(const std::string& path) {
   if (path.size() < 2 || path.front() != '/' || path.find_first_of(" ?#") != std::string::npos) {
-    return InvalidArgumentError("health path '" + path + "' must start with '/' and contain no "
+    return InvalidArgumentError("health path '" + path +
+                                "' must start with '/' and contain no "
                                 "spaces, '?' or '#' (e.g. /_/health)");
   }
   return OkStatus();
@@ -49,7 +50,8 @@ const std::vector<FlagSpec>& RunFlagSpecs() {
       {"health-path", "RDMASTACK_GW_HEALTH_PATH", false, "unauthenticated health path (/_/health)"},
       {"rdma-select", "RDMASTACK_GW_RDMA_SELECT", false,
        "rdma: interface name (bond0) or IPv4 CIDR (100.64.0.0/16) holding the RDMA IP"},
-      {"rdma-port", "RDMASTACK_GW_RDMA_PORT", false, "rdma: RDMA listen port (default 19099+major)"},
+      {"rdma-port", "RDMASTACK_GW_RDMA_PORT", false,
+       "rdma: RDMA listen port (default 19099+major)"},
       {"host-root", "RDMASTACK_HOST_ROOT", false, "rdma: where the host's /sys is visible (/)"},
       {"ips-file", "RDMASTACK_GW_IPS_FILE", false,
        "rdma: '<ifname> <ip>/<prefix>' lines instead of getifaddrs (fixtures)"},
@@ -57,7 +59,8 @@ const std::vector<FlagSpec>& RunFlagSpecs() {
        "rdma: directory holding libcuobjserver.so.<version>"},
       {"server-lib-version", "RDMASTACK_GW_SERVER_LIB_VERSION", false,
        "rdma: pinned full library version (1.2.0.68)"},
-      {"server-lib-major", "RDMASTACK_GW_SERVER_LIB_MAJOR", false, "rdma: pinned library major (1)"},
+      {"server-lib-major", "RDMASTACK_GW_SERVER_LIB_MAJOR", false,
+       "rdma: pinned library major (1)"},
       {"gateway-build", "RDMASTACK_GW_BUILD", false,
        "rdma: gateway build name; checked against the compatibility file when set"},
       {"compatibility", "RDMASTACK_GW_COMPATIBILITY_FILE", false,
@@ -66,10 +69,12 @@ const std::vector<FlagSpec>& RunFlagSpecs() {
       {"pool-buf-count", "VGW_POOL_BUF_COUNT", false, "rdma: pinned buffers (4)"},
       {"config-dir", "RDMASTACK_GW_CONFIG_DIR", false,
        "rdma: writable directory for cufile.json (/run/rdmastack-gateway)"},
-      {"cufile-log-dir", "RDMASTACK_GW_CUFILE_LOG_DIR", false, "rdma: cufile log dir (<config-dir>/log)"},
+      {"cufile-log-dir", "RDMASTACK_GW_CUFILE_LOG_DIR", false,
+       "rdma: cufile log dir (<config-dir>/log)"},
       {"cufile-log-level", "RDMASTACK_GW_CUFILE_LOG_LEVEL", false,
        "rdma: ERROR|WARN|INFO|DEBUG|TRACE (ERROR)"},
-      {"dry-run", "RDMASTACK_GW_DRY_RUN", true, "run every check, print the exec plan, do not exec"},
+      {"dry-run", "RDMASTACK_GW_DRY_RUN", true,
+       "run every check, print the exec plan, do not exec"},
   };
   return specs;
 }
@@ -84,7 +89,8 @@ StatusOr<LaunchConfig> ParseLaunchConfig(const std::vector<std::string>& args,
   } else if (mode == "http") {
     c.mode = GatewayMode::kHttp;
   } else {
-    return InvalidArgumentError("--mode (RDMASTACK_GW_MODE) must be rdma or http, got '" + mode + "'");
+    return InvalidArgumentError("--mode (RDMASTACK_GW_MODE) must be rdma or http, got '" + mode +
+                                "'");
   }
   const bool rdma = c.mode == GatewayMode::kRdma;
   auto required = [&](const std::string& name) -> StatusOr<std::string> {
@@ -100,8 +106,8 @@ StatusOr<LaunchConfig> ParseLaunchConfig(const std::vector<std::string>& args,
     return *v;
   };
 
-  c.gateway_binary = f.Get("gateway-binary").value_or(rdma ? "/usr/local/bin/vgwrdma"
-                                                           : "/usr/local/bin/versitygw");
+  c.gateway_binary = f.Get("gateway-binary")
+                         .value_or(rdma ? "/usr/local/bin/vgwrdma" : "/usr/local/bin/versitygw");
   c.listen_address = f.Get("listen-address").value_or("0.0.0.0");
   RDMASTACK_RETURN_IF_ERROR(ValidateListenAddress(c.listen_address));
   RDMASTACK_ASSIGN_OR_RETURN(c.gwroot_template, required("gwroot-template"));
@@ -146,7 +152,8 @@ StatusOr<LaunchConfig> ParseLaunchConfig(const std::vector<std::string>& args,
   }
   std::string default_s3 = std::to_string(rdma ? kHttpS3Port + c.library.major : kHttpS3Port);
   RDMASTACK_ASSIGN_OR_RETURN(
-      uint64_t s3_port, ParseUnsigned("--s3-port", f.Get("s3-port").value_or(default_s3), 1, 65535));
+      uint64_t s3_port,
+      ParseUnsigned("--s3-port", f.Get("s3-port").value_or(default_s3), 1, 65535));
   c.s3_port = static_cast<uint16_t>(s3_port);
   return c;
 }

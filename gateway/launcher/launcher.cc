@@ -57,8 +57,10 @@ Status CheckRootCredentials(const Environment& env) {
   std::string missing = !access && !secret ? "ROOT_ACCESS_KEY_ID and ROOT_SECRET_ACCESS_KEY"
                         : !access          ? "ROOT_ACCESS_KEY_ID"
                                            : "ROOT_SECRET_ACCESS_KEY";
-  return UnauthenticatedError(missing + " not set; put the gateway root keys in the environment "
-                              "from the credentials Secret (secretKeyRef), never on the command line");
+  return UnauthenticatedError(
+      missing +
+      " not set; put the gateway root keys in the environment "
+      "from the credentials Secret (secretKeyRef), never on the command line");
 }
 
 ExecPlan BuildExecPlan(const LaunchConfig& config, const std::string& gwroot,

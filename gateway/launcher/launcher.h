@@ -20,7 +20,7 @@ struct ExecPlan {
   std::string binary;
   std::vector<std::string> argv;
   std::map<std::string, std::string> env_overrides;  // set on top of the inherited environment
-  std::string cufile_json_path;                       // "" in http mode
+  std::string cufile_json_path;                      // "" in http mode
 };
 
 // Pure: the gateway's argv and environment for a checked configuration.

@@ -1,4 +1,6 @@
 // Pure pieces of the launcher: configuration, exec plan, credentials, gwroot, memlock, cufile.json.
+#include "gateway/launcher/launcher.h"
+
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
@@ -7,7 +9,6 @@
 #include "gateway/launcher/cufile_config.h"
 #include "gateway/launcher/gwroot.h"
 #include "gateway/launcher/launch_config.h"
-#include "gateway/launcher/launcher.h"
 #include "gateway/launcher/memlock.h"
 
 namespace rdmastack::gateway {
@@ -92,11 +93,12 @@ TEST(LaunchConfig, BadInputNamesTheFlagAndEnv) {
 TEST(ExecPlan, RdmaModeArgvAndEnvironment) {
   StatusOr<LaunchConfig> c = ParseLaunchConfig({"--listen-address", "127.0.0.1"}, RdmaEnv());
   ASSERT_TRUE(c.ok());
-  ExecPlan plan = BuildExecPlan(*c, "/lustre/vol0/kvcache-s3-stg-node1", "100.64.33.243",
-                                {{"LD_LIBRARY_PATH", "/usr/lib/extra"}, {"ROOT_SECRET_ACCESS_KEY", "s"}});
-  EXPECT_EQ(plan.argv, (std::vector<std::string>{"/usr/local/bin/vgwrdma", "--port",
-                                                 "127.0.0.1:7071", "posix",
-                                                 "/lustre/vol0/kvcache-s3-stg-node1"}));
+  ExecPlan plan =
+      BuildExecPlan(*c, "/lustre/vol0/kvcache-s3-stg-node1", "100.64.33.243",
+                    {{"LD_LIBRARY_PATH", "/usr/lib/extra"}, {"ROOT_SECRET_ACCESS_KEY", "s"}});
+  EXPECT_EQ(plan.argv,
+            (std::vector<std::string>{"/usr/local/bin/vgwrdma", "--port", "127.0.0.1:7071", "posix",
+                                      "/lustre/vol0/kvcache-s3-stg-node1"}));
   EXPECT_EQ(plan.env_overrides.at("VGW_RDMA_IP"), "100.64.33.243");
   EXPECT_EQ(plan.env_overrides.at("VGW_RDMA_PORT"), "19100");
   EXPECT_EQ(plan.env_overrides.at("VGW_HEALTH"), "/_/health");
@@ -121,13 +123,15 @@ TEST(ExecPlan, HttpModeSetsOnlyTheHealthPath) {
 }
 
 TEST(Credentials, BothKeysRequiredInEnvironment) {
-  EXPECT_TRUE(CheckRootCredentials({{"ROOT_ACCESS_KEY_ID", "a"}, {"ROOT_SECRET_ACCESS_KEY", "s"}}).ok());
+  EXPECT_TRUE(
+      CheckRootCredentials({{"ROOT_ACCESS_KEY_ID", "a"}, {"ROOT_SECRET_ACCESS_KEY", "s"}}).ok());
   EXPECT_TRUE(CheckRootCredentials({{"ROOT_ACCESS_KEY", "a"}, {"ROOT_SECRET_KEY", "s"}}).ok());
   Status s = CheckRootCredentials({{"ROOT_ACCESS_KEY_ID", "a"}, {"ROOT_SECRET_ACCESS_KEY", ""}});
   EXPECT_EQ(s.code(), StatusCode::kUnauthenticated);
   EXPECT_NE(s.message().find("ROOT_SECRET_ACCESS_KEY not set"), std::string::npos) << s.message();
-  EXPECT_NE(CheckRootCredentials({}).message().find("ROOT_ACCESS_KEY_ID and ROOT_SECRET_ACCESS_KEY"),
-            std::string::npos);
+  EXPECT_NE(
+      CheckRootCredentials({}).message().find("ROOT_ACCESS_KEY_ID and ROOT_SECRET_ACCESS_KEY"),
+      std::string::npos);
 }
 
 TEST(Gwroot, TemplateExpansion) {
@@ -170,9 +174,10 @@ TEST(Refusal, OneLineWithClassAndDistinctCodes) {
   EXPECT_EQ(r.ToLine(), "rdmastack-gateway: refused (library-pin): first second");
   EXPECT_EQ(r.exit_code(), 66);
   std::set<int> codes;
-  for (RefusalClass c : {RefusalClass::kUsage, RefusalClass::kCredentials, RefusalClass::kLibraryPin,
-                         RefusalClass::kRdmaAddress, RefusalClass::kMemoryLock,
-                         RefusalClass::kFilesystem, RefusalClass::kExec}) {
+  for (RefusalClass c :
+       {RefusalClass::kUsage, RefusalClass::kCredentials, RefusalClass::kLibraryPin,
+        RefusalClass::kRdmaAddress, RefusalClass::kMemoryLock, RefusalClass::kFilesystem,
+        RefusalClass::kExec}) {
     codes.insert(static_cast<int>(c));
   }
   EXPECT_EQ(codes.size(), 7u);

@@ -72,42 +72,51 @@ Status CheckLibraryPin(const LibraryPin& pin, const std::string& gateway_binary,
                        const LibraryPinFacts& facts) {
   const std::string pinned_path = pin.dir + "/" + pin.PinnedFileName();
   if (!facts.pinned_file_present) {
-    std::string found = facts.versions_present.empty() ? "no libcuobjserver.so.* at all"
-                                                       : "found " + Join(facts.versions_present, ", ");
-    return NotFoundError("pinned server library " + pinned_path + " is missing (" + found +
-                         "); install libcuobjserver " + pin.full_version +
-                         " there (the library image's init container) or correct the pinned version");
+    std::string found = facts.versions_present.empty()
+                            ? "no libcuobjserver.so.* at all"
+                            : "found " + Join(facts.versions_present, ", ");
+    return NotFoundError(
+        "pinned server library " + pinned_path + " is missing (" + found +
+        "); install libcuobjserver " + pin.full_version +
+        " there (the library image's init container) or correct the pinned version");
   }
   if (facts.pinned_soname != pin.ExpectedSoname()) {
-    std::string soname = facts.pinned_soname.empty() ? "no SONAME" : "SONAME " + facts.pinned_soname;
+    std::string soname =
+        facts.pinned_soname.empty() ? "no SONAME" : "SONAME " + facts.pinned_soname;
     return FailedPreconditionError(pinned_path + " declares " + soname + ", expected " +
-                                   pin.ExpectedSoname() + " for major " + std::to_string(pin.major) +
+                                   pin.ExpectedSoname() + " for major " +
+                                   std::to_string(pin.major) +
                                    "; the file is not the pinned release, re-extract it from the "
-                                   "libcuobjserver " + pin.full_version + " package");
+                                   "libcuobjserver " +
+                                   pin.full_version + " package");
   }
   std::vector<std::string> wanted = ServerLibrarySonames(facts.gateway_needed);
   if (wanted.empty()) {
     return FailedPreconditionError(
-        "gateway binary " + gateway_binary + " does not link libcuobjserver (DT_NEEDED: " +
-        Join(facts.gateway_needed, " ") +
+        "gateway binary " + gateway_binary +
+        " does not link libcuobjserver (DT_NEEDED: " + Join(facts.gateway_needed, " ") +
         "); rdma mode needs a vgwrdma build, use --mode http for plain versitygw");
   }
   if (wanted.size() > 1) {
-    return FailedPreconditionError(
-        "gateway binary " + gateway_binary + " links several server library majors (" +
-        Join(wanted, ", ") + "): a stale mixed build; rebuild vgwrdma from clean "
-        "(rm -f rdma/libcuobjwrapper.a) against libcuobjserver " + std::to_string(pin.major) + ".x");
+    return FailedPreconditionError("gateway binary " + gateway_binary +
+                                   " links several server library majors (" + Join(wanted, ", ") +
+                                   "): a stale mixed build; rebuild vgwrdma from clean "
+                                   "(rm -f rdma/libcuobjwrapper.a) against libcuobjserver " +
+                                   std::to_string(pin.major) + ".x");
   }
   if (wanted.front() != facts.pinned_soname) {
-    return FailedPreconditionError(
-        "gateway binary " + gateway_binary + " needs " + wanted.front() + " but the pinned library " +
-        pinned_path + " provides " + facts.pinned_soname + "; deploy the gateway build for major " +
-        std::to_string(pin.major) + " or pin a library of the major the gateway was built for");
+    return FailedPreconditionError("gateway binary " + gateway_binary + " needs " + wanted.front() +
+                                   " but the pinned library " + pinned_path + " provides " +
+                                   facts.pinned_soname + "; deploy the gateway build for major " +
+                                   std::to_string(pin.major) +
+                                   " or pin a library of the major the gateway was built for");
   }
   const std::string link_path = pin.dir + "/" + facts.pinned_soname;
   if (!facts.soname_link_present) {
-    return FailedPreconditionError("the loader looks for " + link_path + " but it does not exist; "
-                                   "create it: ln -s " + pin.PinnedFileName() + " " + link_path);
+    return FailedPreconditionError("the loader looks for " + link_path +
+                                   " but it does not exist; "
+                                   "create it: ln -s " +
+                                   pin.PinnedFileName() + " " + link_path);
   }
   if (facts.soname_link_target != pin.PinnedFileName()) {
     return FailedPreconditionError(link_path + " resolves to " + facts.soname_link_target +

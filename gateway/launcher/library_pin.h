@@ -19,7 +19,9 @@ struct LibraryPin {
   std::string full_version;  // "1.2.0.68"
   int major = 0;             // 1
   std::string PinnedFileName() const { return std::string(kServerLibraryStem) + full_version; }
-  std::string ExpectedSoname() const { return std::string(kServerLibraryStem) + std::to_string(major); }
+  std::string ExpectedSoname() const {
+    return std::string(kServerLibraryStem) + std::to_string(major);
+  }
 };
 
 // "1.2.0.68" -> 1; the version must be dot-separated decimal numbers (at least major.minor.patch)
@@ -30,10 +32,10 @@ Status ValidateLibraryPin(const LibraryPin& pin);
 struct LibraryPinFacts {
   std::vector<std::string> versions_present;  // full versions of libcuobjserver.so.* files in dir
   bool pinned_file_present = false;
-  std::string pinned_soname;                  // DT_SONAME of the pinned file
-  std::vector<std::string> gateway_needed;    // DT_NEEDED of the gateway binary
-  bool soname_link_present = false;           // dir/<pinned_soname> exists
-  std::string soname_link_target;             // file name it resolves to
+  std::string pinned_soname;                // DT_SONAME of the pinned file
+  std::vector<std::string> gateway_needed;  // DT_NEEDED of the gateway binary
+  bool soname_link_present = false;         // dir/<pinned_soname> exists
+  std::string soname_link_target;           // file name it resolves to
 };
 
 // Pure decision; the message names both sides and the fix.

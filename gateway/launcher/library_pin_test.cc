@@ -1,7 +1,6 @@
 #include "gateway/launcher/library_pin.h"
 
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <filesystem>
@@ -19,8 +18,9 @@ const LibraryPin kPinV1{"", "1.2.0.68", 1};
 // A library directory laid out like the init container leaves it.
 class LibraryDir {
  public:
-  LibraryDir() : dir_(fs::temp_directory_path() / ("libpin-" + std::to_string(::getpid()) + "-" +
-                                                     std::to_string(counter_++))) {
+  LibraryDir()
+      : dir_(fs::temp_directory_path() /
+             ("libpin-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++))) {
     fs::create_directories(dir_);
   }
   ~LibraryDir() { fs::remove_all(dir_); }
@@ -148,9 +148,9 @@ TEST(LibraryPin, UnreadableGatewayBinaryIsAnError) {
 TEST(LibraryPin, ValidatesVersionAndMajor) {
   EXPECT_TRUE(ValidateLibraryPin({"/d", "1.2.0.68", 1}).ok());
   EXPECT_TRUE(ValidateLibraryPin({"/d", "2.0.0", 2}).ok());
-  for (const LibraryPin& bad : {LibraryPin{"/d", "1.2", 1}, LibraryPin{"/d", "1.2.x.68", 1},
-                                LibraryPin{"/d", "", 1}, LibraryPin{"/d", "1..0.68", 1},
-                                LibraryPin{"", "1.2.0.68", 1}}) {
+  for (const LibraryPin& bad :
+       {LibraryPin{"/d", "1.2", 1}, LibraryPin{"/d", "1.2.x.68", 1}, LibraryPin{"/d", "", 1},
+        LibraryPin{"/d", "1..0.68", 1}, LibraryPin{"", "1.2.0.68", 1}}) {
     EXPECT_EQ(ValidateLibraryPin(bad).code(), StatusCode::kInvalidArgument) << bad.full_version;
   }
   Status s = ValidateLibraryPin({"/d", "2.0.0.109", 1});

@@ -31,8 +31,9 @@ Status CheckMemlock(const MemlockFacts& facts, uint64_t pool_bytes) {
   if (facts.has_ipc_lock) return OkStatus();
   if (!facts.soft_limit || *facts.soft_limit >= pool_bytes) return OkStatus();
   return ResourceExhaustedError(
-      "the RDMA buffer pool needs " + HumanBytes(pool_bytes) + " of pinned memory but the process " +
-      "has no CAP_IPC_LOCK and RLIMIT_MEMLOCK is " + HumanBytes(*facts.soft_limit) +
+      "the RDMA buffer pool needs " + HumanBytes(pool_bytes) +
+      " of pinned memory but the process " + "has no CAP_IPC_LOCK and RLIMIT_MEMLOCK is " +
+      HumanBytes(*facts.soft_limit) +
       (facts.hard_limit ? " (hard " + HumanBytes(*facts.hard_limit) + ")" : "") +
       "; add capability IPC_LOCK to the container securityContext, or lower "
       "--pool-buf-size/--pool-buf-count");
@@ -56,7 +57,8 @@ StatusOr<MemlockFacts> ReadMemlockFactsRaisingSoftLimit() {
   if (syscall(SYS_capget, &header, data) != 0) {
     return InternalError(std::string("capget: ") + std::strerror(errno));
   }
-  facts.has_ipc_lock = (data[CAP_TO_INDEX(CAP_IPC_LOCK)].effective & CAP_TO_MASK(CAP_IPC_LOCK)) != 0;
+  facts.has_ipc_lock =
+      (data[CAP_TO_INDEX(CAP_IPC_LOCK)].effective & CAP_TO_MASK(CAP_IPC_LOCK)) != 0;
   return facts;
 }
 

@@ -92,11 +92,11 @@ StatusOr<RdmaAddress> ResolveRdmaAddress(const RdmaSelector& selector,
                            std::to_string(facts.netdevs.size()) +
                            " interfaces probed); fix rdma.interface in the GatewayPool");
     }
-    return NotFoundError(
-        (selector.IsCidr() ? "no IPv4 address of this node lies in " + selector.text
-                           : "interface " + selector.interface + " has no IPv4 address") +
-        " (addresses from " + (facts.ips_source.empty() ? "?" : facts.ips_source) +
-        "); assign the RDMA IP or fix the selector");
+    return NotFoundError((selector.IsCidr()
+                              ? "no IPv4 address of this node lies in " + selector.text
+                              : "interface " + selector.interface + " has no IPv4 address") +
+                         " (addresses from " + (facts.ips_source.empty() ? "?" : facts.ips_source) +
+                         "); assign the RDMA IP or fix the selector");
   }
   if (found.size() > 1) {
     return FailedPreconditionError("RDMA address selector " + selector.text + " matches " +
@@ -117,7 +117,8 @@ StatusOr<RdmaAddress> ResolveRdmaAddress(const RdmaSelector& selector,
       }
     }
     return UnavailableError(c.ipv4 + " on " + c.netdev->name + " is on " + binding->rdma_device +
-                            " port " + std::to_string(binding->port) + " which is not up (" + state +
+                            " port " + std::to_string(binding->port) + " which is not up (" +
+                            state +
                             "); check the cable/switch and, on InfiniBand, the subnet manager");
   }
   return RdmaAddress{c.netdev->name, c.ipv4, binding->rdma_device, binding->port,
@@ -132,8 +133,8 @@ StatusOr<RdmaAddress> ProbeRdmaAddress(const RdmaSelector& selector, const std::
   agent::NodeFacts facts = agent::ProbeNode(options);
   if (facts.HasIssues("ips")) {
     const agent::ProbeIssue* issue = facts.IssuesIn("ips").front();
-    return UnavailableError("cannot list the node's IPv4 addresses (" + issue->path + "): " +
-                            issue->message);
+    return UnavailableError("cannot list the node's IPv4 addresses (" + issue->path +
+                            "): " + issue->message);
   }
   return ResolveRdmaAddress(selector, facts);
 }

@@ -14,10 +14,10 @@
 namespace rdmastack::gateway {
 
 struct RdmaSelector {
-  std::string text;        // as given
-  std::string interface;   // set when it names an interface
-  uint32_t network = 0;    // host order; set when it is a CIDR
-  int prefix = -1;         // -1 when it names an interface
+  std::string text;       // as given
+  std::string interface;  // set when it names an interface
+  uint32_t network = 0;   // host order; set when it is a CIDR
+  int prefix = -1;        // -1 when it names an interface
   bool IsCidr() const { return prefix >= 0; }
 };
 

@@ -46,10 +46,12 @@ TEST(RdmaAddress, Refusals) {
     const char* want;
   };
   const Case cases[] = {
-      {"ens1f1np1", StatusCode::kUnavailable, "mlx5_1 port 1 which is not up (state DOWN, phys_state Disabled)"},
+      {"ens1f1np1", StatusCode::kUnavailable,
+       "mlx5_1 port 1 which is not up (state DOWN, phys_state Disabled)"},
       {"eth0", StatusCode::kFailedPrecondition, "not backed by an RDMA port"},
       {"bond0", StatusCode::kNotFound, "interface bond0 does not exist"},
-      {"172.16.0.0/12", StatusCode::kNotFound, "no IPv4 address of this node lies in 172.16.0.0/12"},
+      {"172.16.0.0/12", StatusCode::kNotFound,
+       "no IPv4 address of this node lies in 172.16.0.0/12"},
       {"10.0.0.0/8", StatusCode::kFailedPrecondition, "matches 2 addresses"},
       {"10.10.0.11", StatusCode::kInvalidArgument, "is a bare IP"},
       {"10.0.0.0/33", StatusCode::kInvalidArgument, "not a valid IPv4 CIDR"},

@@ -10,13 +10,13 @@
 namespace rdmastack::gateway {
 
 enum class RefusalClass {
-  kUsage = 64,         // a flag or environment value is missing or malformed
-  kCredentials = 65,   // root keys absent from the environment
-  kLibraryPin = 66,    // pinned libcuobjserver missing, SONAME/major mismatch, stale mixed build
-  kRdmaAddress = 67,   // interface/CIDR yields no usable IPv4, or it is not on an active RDMA port
-  kMemoryLock = 68,    // neither CAP_IPC_LOCK nor RLIMIT_MEMLOCK covers the buffer pool
-  kFilesystem = 69,    // gateway root missing, config directory not writable
-  kExec = 70,          // the gateway binary could not be executed
+  kUsage = 64,        // a flag or environment value is missing or malformed
+  kCredentials = 65,  // root keys absent from the environment
+  kLibraryPin = 66,   // pinned libcuobjserver missing, SONAME/major mismatch, stale mixed build
+  kRdmaAddress = 67,  // interface/CIDR yields no usable IPv4, or it is not on an active RDMA port
+  kMemoryLock = 68,   // neither CAP_IPC_LOCK nor RLIMIT_MEMLOCK covers the buffer pool
+  kFilesystem = 69,   // gateway root missing, config directory not writable
+  kExec = 70,         // the gateway binary could not be executed
 };
 
 struct Refusal {
@@ -30,6 +30,8 @@ struct Refusal {
 
 std::string_view RefusalClassName(RefusalClass cls);
 
-inline Refusal Refuse(RefusalClass cls, const Status& status) { return {cls, status.message()}; }
+inline Refusal Refuse(RefusalClass cls, const Status& status) {
+  return {cls, status.message()};
+}
 
 }  // namespace rdmastack::gateway

@@ -21,6 +21,8 @@ inline std::string ElfFixture(const std::string& rel) {
 inline std::string HostFixture(const std::string& rel) {
   return SourceDir() + "/tests/fixtures/gateway/hosts/" + rel;
 }
-inline std::string GatewayBinary() { return BinaryDir() + "/bin/rdmastack-gateway"; }
+inline std::string GatewayBinary() {
+  return BinaryDir() + "/bin/rdmastack-gateway";
+}
 
 }  // namespace rdmastack::gateway::testing

@@ -12,7 +12,9 @@ std::string HmacSha256(std::string_view key, std::string_view data);
 
 // Lower-case hex, as SigV4 writes hashes and signatures.
 std::string HexEncode(std::string_view bytes);
-inline std::string Sha256Hex(std::string_view data) { return HexEncode(Sha256(data)); }
+inline std::string Sha256Hex(std::string_view data) {
+  return HexEncode(Sha256(data));
+}
 
 // SHA-256 of the empty string: the payload hash of every body-less request.
 inline constexpr std::string_view kEmptyPayloadSha256 =

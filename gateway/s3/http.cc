@@ -1,12 +1,13 @@
 #include "gateway/s3/http.h"
 
+#include <strings.h>
+
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <charconv>
-#include <strings.h>
 
 namespace rdmastack::s3 {
 namespace {
@@ -24,7 +25,8 @@ Status FromError(const beast::error_code& ec, std::string_view stage, const Endp
   if (ec == beast::error::timeout || ec == asio::error::timed_out) {
     return DeadlineExceededError("no answer within the deadline during " + where);
   }
-  if (ec == asio::error::connection_refused) return UnavailableError("nothing listening at " + endpoint.ToString());
+  if (ec == asio::error::connection_refused)
+    return UnavailableError("nothing listening at " + endpoint.ToString());
   if (ec == asio::error::host_unreachable || ec == asio::error::network_unreachable ||
       ec == asio::error::host_not_found || ec == asio::error::host_not_found_try_again) {
     return UnavailableError(ec.message() + " during " + where);
@@ -45,7 +47,9 @@ std::string Endpoint::HostHeader() const {
   return default_port ? host : host + ":" + std::to_string(port);
 }
 
-std::string Endpoint::ToString() const { return scheme + "://" + host + ":" + std::to_string(port); }
+std::string Endpoint::ToString() const {
+  return scheme + "://" + host + ":" + std::to_string(port);
+}
 
 StatusOr<Endpoint> ParseEndpoint(std::string_view url) {
   auto bad = [&](std::string_view why) {

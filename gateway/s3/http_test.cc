@@ -21,8 +21,9 @@ TEST(ParseEndpoint, DefaultPortIsOmittedFromHostHeader) {
 }
 
 TEST(ParseEndpoint, RejectsWhatItCannotProbe) {
-  for (const char* bad : {"127.0.0.1:7070", "ftp://h:1", "https://h:443", "http://h:0",
-                          "http://h:70000", "http://h:12x", "http://h:1/bucket", "http://", "http://:80"}) {
+  for (const char* bad :
+       {"127.0.0.1:7070", "ftp://h:1", "https://h:443", "http://h:0", "http://h:70000",
+        "http://h:12x", "http://h:1/bucket", "http://", "http://:80"}) {
     StatusOr<Endpoint> ep = ParseEndpoint(bad);
     EXPECT_FALSE(ep.ok()) << bad;
     if (!ep.ok()) {

@@ -16,8 +16,9 @@ ProbeResult FromTransport(const Status& status, std::string_view step) {
                         what + "; is the gateway running and listening on this port?");
     case StatusCode::kDeadlineExceeded:
       return Classified(ProbeOutcome::kTimeout,
-                        what + "; the gateway did not answer in time (overloaded, or a hung "
-                               "backend mount?)");
+                        what +
+                            "; the gateway did not answer in time (overloaded, or a hung "
+                            "backend mount?)");
     default:
       return Classified(ProbeOutcome::kBadResponse, what + "; is this endpoint an S3 gateway?");
   }
@@ -72,8 +73,9 @@ ProbeResult RunReadinessProbe(const S3Client& client, const std::string& health_
   }
   if (list->body.find("ListAllMyBucketsResult") == std::string::npos) {
     return Classified(ProbeOutcome::kBadResponse,
-                      "(ListBuckets): " + where + " answered 200 without a ListAllMyBucketsResult (" +
-                          Snippet(list->body) + "); is this an S3 gateway?");
+                      "(ListBuckets): " + where +
+                          " answered 200 without a ListAllMyBucketsResult (" + Snippet(list->body) +
+                          "); is this an S3 gateway?");
   }
   return {ProbeOutcome::kHealthy, "healthy: " + where + " health and signed ListBuckets OK"};
 }

@@ -14,7 +14,7 @@ enum class ProbeOutcome {
   kCredentialsRejected,  // 403 from ListBuckets
   kConnectionRefused,    // nothing listening / unreachable
   kTimeout,
-  kBadResponse,          // wrong status, not HTTP, or not a ListBuckets answer
+  kBadResponse,  // wrong status, not HTTP, or not a ListBuckets answer
 };
 
 struct ProbeResult {

@@ -43,7 +43,8 @@ class ProbeTest : public ::testing::Test {
 
 TEST_F(ProbeTest, HealthyWhenHealthAndSignedListBucketsSucceed) {
   transport_.answers.push_back(Answer(200));
-  transport_.answers.push_back(Answer(200, "<ListAllMyBucketsResult><Buckets/></ListAllMyBucketsResult>"));
+  transport_.answers.push_back(
+      Answer(200, "<ListAllMyBucketsResult><Buckets/></ListAllMyBucketsResult>"));
   ProbeResult r = Run();
   EXPECT_EQ(r.outcome, ProbeOutcome::kHealthy) << r.message;
   ASSERT_EQ(transport_.seen.size(), 2u);

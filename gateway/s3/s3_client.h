@@ -12,8 +12,8 @@ namespace rdmastack::s3 {
 
 struct S3Request {
   std::string method;
-  std::string path;   // decoded: "/", "/bucket", "/bucket/key with spaces"
-  KeyValues query;    // decoded
+  std::string path;  // decoded: "/", "/bucket", "/bucket/key with spaces"
+  KeyValues query;   // decoded
   std::string body;
   KeyValues extra_headers;  // signed as well
 };

@@ -105,7 +105,8 @@ Signature SignRequest(const RequestToSign& request, const Credentials& credentia
                           signed_headers + "\n" + request.payload_sha256_hex;
 
   std::string date(amz_date.substr(0, 8));
-  std::string scope = date + "/" + std::string(region) + "/" + std::string(service) + "/aws4_request";
+  std::string scope =
+      date + "/" + std::string(region) + "/" + std::string(service) + "/aws4_request";
   sig.string_to_sign = "AWS4-HMAC-SHA256\n" + std::string(amz_date) + "\n" + scope + "\n" +
                        Sha256Hex(sig.canonical_request);
 

@@ -19,10 +19,10 @@ struct Credentials {
 using KeyValues = std::vector<std::pair<std::string, std::string>>;
 
 struct RequestToSign {
-  std::string method;  // GET, PUT, ...
-  std::string path;    // decoded, starts with '/'; encoded here (S3 style, '/' kept)
-  KeyValues query;     // decoded names and values
-  KeyValues headers;   // every header to sign; must include host (and x-amz-date)
+  std::string method;              // GET, PUT, ...
+  std::string path;                // decoded, starts with '/'; encoded here (S3 style, '/' kept)
+  KeyValues query;                 // decoded names and values
+  KeyValues headers;               // every header to sign; must include host (and x-amz-date)
   std::string payload_sha256_hex;  // or "UNSIGNED-PAYLOAD"
 };
 

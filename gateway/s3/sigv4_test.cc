@@ -24,7 +24,9 @@ struct SuiteCase {
   std::string signature;
 };
 
-void PrintTo(const SuiteCase& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const SuiteCase& c, std::ostream* os) {
+  *os << c.name;
+}
 
 class SuiteTest : public ::testing::TestWithParam<SuiteCase> {};
 
@@ -43,35 +45,68 @@ TEST_P(SuiteTest, ReproducesPublishedSignature) {
   EXPECT_EQ(sig.signed_headers, c.signed_headers);
   EXPECT_EQ(sig.authorization,
             "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, "
-            "SignedHeaders=" + c.signed_headers + ", Signature=" + c.signature);
+            "SignedHeaders=" +
+                c.signed_headers + ", Signature=" + c.signature);
 }
 
 INSTANTIATE_TEST_SUITE_P(
     AwsSigV4TestSuite, SuiteTest,
     ::testing::Values(
-        SuiteCase{"get_vanilla", "GET", {}, {}, "", "host;x-amz-date",
+        SuiteCase{"get_vanilla",
+                  "GET",
+                  {},
+                  {},
+                  "",
+                  "host;x-amz-date",
                   "5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31"},
         // "GET /?" — an empty query string signs exactly like no query.
-        SuiteCase{"get_vanilla_query", "GET", {}, {}, "", "host;x-amz-date",
+        SuiteCase{"get_vanilla_query",
+                  "GET",
+                  {},
+                  {},
+                  "",
+                  "host;x-amz-date",
                   "5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31"},
-        SuiteCase{"get_vanilla_empty_query_key", "GET", {{"Param1", "value1"}}, {}, "",
+        SuiteCase{"get_vanilla_empty_query_key",
+                  "GET",
+                  {{"Param1", "value1"}},
+                  {},
+                  "",
                   "host;x-amz-date",
                   "a67d582fa61cc504c4bae71f336f98b97f1ea3c7a6bfe1b6e45aec72011b9aeb"},
-        SuiteCase{"get_vanilla_query_order_key_case", "GET",
-                  {{"Param2", "value2"}, {"Param1", "value1"}}, {}, "", "host;x-amz-date",
+        SuiteCase{"get_vanilla_query_order_key_case",
+                  "GET",
+                  {{"Param2", "value2"}, {"Param1", "value1"}},
+                  {},
+                  "",
+                  "host;x-amz-date",
                   "b97d918cfa904a5beff61c982a1b6f458b799221646efd99d3219ec94cdf2500"},
-        SuiteCase{"get_header_key_duplicate", "GET", {},
+        SuiteCase{"get_header_key_duplicate",
+                  "GET",
+                  {},
                   {{"My-Header1", "value2"}, {"My-Header1", "value2"}, {"My-Header1", "value1"}},
-                  "", "host;my-header1;x-amz-date",
+                  "",
+                  "host;my-header1;x-amz-date",
                   "c9d5ea9f3f72853aea855b47ea873832890dbdd183b4468f858259531a5138ea"},
-        SuiteCase{"get_header_value_trim", "GET", {},
-                  {{"My-Header1", " value1"}, {"My-Header2", " \"a   b   c\""}}, "",
+        SuiteCase{"get_header_value_trim",
+                  "GET",
+                  {},
+                  {{"My-Header1", " value1"}, {"My-Header2", " \"a   b   c\""}},
+                  "",
                   "host;my-header1;my-header2;x-amz-date",
                   "acc3ed3afb60bb290fc8d2dd0098b9911fcaa05412b367055dee359757a9c736"},
-        SuiteCase{"post_vanilla", "POST", {}, {}, "", "host;x-amz-date",
+        SuiteCase{"post_vanilla",
+                  "POST",
+                  {},
+                  {},
+                  "",
+                  "host;x-amz-date",
                   "5da7c1a2acd57cee7505fc6676e4e544621c30862966e37dddb68e92efbe5d6b"},
-        SuiteCase{"post_x_www_form_urlencoded", "POST", {},
-                  {{"Content-Type", "application/x-www-form-urlencoded"}}, "Param1=value1",
+        SuiteCase{"post_x_www_form_urlencoded",
+                  "POST",
+                  {},
+                  {{"Content-Type", "application/x-www-form-urlencoded"}},
+                  "Param1=value1",
                   "content-type;host;x-amz-date",
                   "ff11897932ad3f4e8b18135d722051e5ac45fc38421b1da7b9d196a0fe09473a"}),
     [](const ::testing::TestParamInfo<SuiteCase>& info) { return info.param.name; });

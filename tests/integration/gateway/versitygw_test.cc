@@ -36,15 +36,15 @@ using testing::GatewayProcess;
 constexpr char kAccess[] = "rdmastack-it-access";
 constexpr char kSecret[] = "rdmastack-it-secret-0123456789";
 
-#define REQUIRE_VERSITYGW(var)                                                              \
-  const std::string var = FindVersitygw();                                                 \
-  do {                                                                                     \
-    if (var.empty()) {                                                                     \
-      const char* req = std::getenv("RDMASTACK_REQUIRE_VERSITYGW");                        \
-      if (req != nullptr && std::string(req) == "1") FAIL() << "versitygw not found";     \
-      GTEST_SKIP() << "versitygw not found: set RDMASTACK_VERSITYGW or run "               \
-                      "'source scripts/lib/components.sh; build_versitygw'";                \
-    }                                                                                      \
+#define REQUIRE_VERSITYGW(var)                                                        \
+  const std::string var = FindVersitygw();                                            \
+  do {                                                                                \
+    if (var.empty()) {                                                                \
+      const char* req = std::getenv("RDMASTACK_REQUIRE_VERSITYGW");                   \
+      if (req != nullptr && std::string(req) == "1") FAIL() << "versitygw not found"; \
+      GTEST_SKIP() << "versitygw not found: set RDMASTACK_VERSITYGW or run "          \
+                      "'source scripts/lib/components.sh; build_versitygw'";          \
+    }                                                                                 \
   } while (0)
 
 std::string TempDir(const std::string& tag) {
@@ -72,12 +72,18 @@ struct RunningGateway {
     dir = TempDir(tag);
     port = FreeLoopbackPort();
     log = dir + "/gateway.log";
-    std::vector<std::string> args = {GatewayBinary(), "run",
-                                     "--mode", "http",
-                                     "--gateway-binary", versitygw,
-                                     "--listen-address", "127.0.0.1",
-                                     "--s3-port", std::to_string(port),
-                                     "--gwroot-template", dir + "/gw-{node}",
+    std::vector<std::string> args = {GatewayBinary(),
+                                     "run",
+                                     "--mode",
+                                     "http",
+                                     "--gateway-binary",
+                                     versitygw,
+                                     "--listen-address",
+                                     "127.0.0.1",
+                                     "--s3-port",
+                                     std::to_string(port),
+                                     "--gwroot-template",
+                                     dir + "/gw-{node}",
                                      "--create-gwroot"};
     std::vector<std::string> env = {std::string("ROOT_ACCESS_KEY_ID=") + kAccess,
                                     std::string("ROOT_SECRET_ACCESS_KEY=") + kSecret,
@@ -90,9 +96,14 @@ struct RunningGateway {
 
 CommandResult Probe(const std::string& endpoint, const std::string& secret,
                     const std::vector<std::string>& extra = {}) {
-  std::vector<std::string> argv = {"env", "-i", std::string("ROOT_ACCESS_KEY_ID=") + kAccess,
-                                   "ROOT_SECRET_ACCESS_KEY=" + secret, GatewayBinary(), "probe",
-                                   "--endpoint", endpoint};
+  std::vector<std::string> argv = {"env",
+                                   "-i",
+                                   std::string("ROOT_ACCESS_KEY_ID=") + kAccess,
+                                   "ROOT_SECRET_ACCESS_KEY=" + secret,
+                                   GatewayBinary(),
+                                   "probe",
+                                   "--endpoint",
+                                   endpoint};
   argv.insert(argv.end(), extra.begin(), extra.end());
   return RunCommand(argv);
 }
@@ -120,10 +131,9 @@ class VersitygwTest : public ::testing::Test {
     }
   }
   s3::S3Client Client(const std::string& secret = kSecret) {
-    return s3::S3Client(transport_, s3::Endpoint{"http", "127.0.0.1",
-                                                 static_cast<uint16_t>(gateway_->port)},
-                        {kAccess, secret}, "us-east-1", RealClock::Instance(),
-                        std::chrono::seconds(10));
+    return s3::S3Client(
+        transport_, s3::Endpoint{"http", "127.0.0.1", static_cast<uint16_t>(gateway_->port)},
+        {kAccess, secret}, "us-east-1", RealClock::Instance(), std::chrono::seconds(10));
   }
 
   static inline RunningGateway* gateway_ = nullptr;
@@ -207,9 +217,9 @@ TEST(VersitygwLifecycle, SigtermToLauncherPidStopsGateway) {
 TEST(VersitygwLifecycle, LauncherRefusalNeverStartsTheGateway) {
   REQUIRE_VERSITYGW(versitygw);
   std::string dir = TempDir("refuse");
-  CommandResult r = RunCommand({"env", "-i", std::string("ROOT_ACCESS_KEY_ID=") + kAccess,
-                                GatewayBinary(), "run", "--mode", "http", "--gateway-binary",
-                                versitygw, "--gwroot-template", dir});
+  CommandResult r =
+      RunCommand({"env", "-i", std::string("ROOT_ACCESS_KEY_ID=") + kAccess, GatewayBinary(), "run",
+                  "--mode", "http", "--gateway-binary", versitygw, "--gwroot-template", dir});
   EXPECT_EQ(r.exit_code, 65) << r.err;
   EXPECT_NE(r.err.find("ROOT_SECRET_ACCESS_KEY not set"), std::string::npos) << r.err;
   fs::remove_all(dir);
