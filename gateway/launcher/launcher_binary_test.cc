@@ -21,10 +21,7 @@ using testing::ElfFixture;
 using testing::HostFixture;
 
 std::string ReadFile(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return testing::ReadWholeFile(p.string());
 }
 
 class LauncherBinaryTest : public ::testing::Test {
@@ -186,7 +183,17 @@ TEST_F(LauncherBinaryTest, MissingGatewayRootIsRefused) {
   ExpectRefused(Run(), 69, "filesystem", {"gw-stg-node2 does not exist", "--create-gwroot"});
 }
 
-TEST_F(LauncherBinaryTest, UsageErrorsComeFromEnvironmentToo) {
+TEST_F(LauncherBinaryTest, SettingsComeFromTheEnvironment) {
+  for (size_t i = 0; i + 1 < args_.size(); ++i) {
+    if (args_[i] == "--rdma-select") args_.erase(args_.begin() + i, args_.begin() + i + 2);
+  }
+  env_.push_back("RDMASTACK_GW_RDMA_SELECT=ib0");
+  CommandResult r = Run();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(ReadFile(Report()).find("env VGW_RDMA_IP=100.64.33.243\n"), std::string::npos);
+}
+
+TEST_F(LauncherBinaryTest, EmptySelectorIsAUsageError) {
   Set("--rdma-select", "");
   ExpectRefused(Run(), 64, "usage", {"--rdma-select (RDMASTACK_GW_RDMA_SELECT) is required"});
 }

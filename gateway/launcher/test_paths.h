@@ -3,6 +3,8 @@
 // (see gateway/launcher/CMakeLists.txt); the environment may override them.
 
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 namespace rdmastack::gateway::testing {
@@ -23,6 +25,14 @@ inline std::string HostFixture(const std::string& rel) {
 }
 inline std::string GatewayBinary() {
   return BinaryDir() + "/bin/rdmastack-gateway";
+}
+
+// Whole file as bytes; "" when unreadable (the assertion that follows reports it).
+inline std::string ReadWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 }  // namespace rdmastack::gateway::testing

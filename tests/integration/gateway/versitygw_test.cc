@@ -55,10 +55,7 @@ std::string TempDir(const std::string& tag) {
 }
 
 std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return testing::ReadWholeFile(path);
 }
 
 // Launches versitygw through the launcher; the gateway root is <dir>/gw-{node}.
