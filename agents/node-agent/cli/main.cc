@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "agents/node-agent/cli/check_command.h"
+#include "agents/node-agent/cli/run_command.h"
 #include "operator/base/version.h"
 
 namespace {
@@ -44,6 +45,7 @@ int main(int argc, char** argv) {
   const std::string cmd = args.front();
   args.erase(args.begin());
   if (cmd == "check") return Check(args);
+  if (cmd == "run") return rdmastack::agent::RunDaemonCommand(args);
   if (cmd == "version" || cmd == "--version") {
     std::printf("rdmastack-agent %s\n", rdmastack::kVersion);
     return 0;
