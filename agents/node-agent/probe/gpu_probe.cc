@@ -45,8 +45,13 @@ std::vector<Gpu> ProbeGpus(const HostRoot& root, std::vector<ProbeIssue>* issues
   std::vector<Gpu> out;
   for (const auto& bdf : ListPciAddresses(root, issues)) {
     // Cheap vendor filter first: most functions are not NVIDIA's.
-    auto vendor = root.ReadAttr("sys/bus/pci/devices/" + bdf + "/vendor");
-    if (!vendor.ok() || *vendor != "0x10de") continue;
+    const std::string vendor_file = "sys/bus/pci/devices/" + bdf + "/vendor";
+    auto vendor = root.ReadAttr(vendor_file);
+    if (!vendor.ok()) {
+      issues->push_back({kArea, root.Path(vendor_file), vendor.status().message() + " (cannot tell if it is a GPU)"});
+      continue;
+    }
+    if (*vendor != "0x10de") continue;
     PciFunction fn;
     if (!ReadPciFunction(root, bdf, kArea, &fn, issues)) continue;
     if (!IsGpuClass(fn.pci_class)) continue;

@@ -125,6 +125,10 @@ StatusOr<std::string> HostRoot::ReadAttr(std::string_view rel, size_t limit) con
   return text;
 }
 
+StatusOr<std::string> ReadLocalFile(const std::string& path, size_t limit) {
+  return ReadBounded(path, limit, /*single_read=*/false);
+}
+
 StatusOr<std::string> HostRoot::ReadText(std::string_view rel, size_t limit) const {
   return ReadBounded(Path(rel), limit, /*single_read=*/false);
 }

@@ -50,6 +50,9 @@ class HostRoot {
   std::string root_;
 };
 
+// Reads a local file given by the user (a flag), path taken as is (relative to the cwd).
+StatusOr<std::string> ReadLocalFile(const std::string& path, size_t limit);
+
 // Joins root-relative path pieces with single slashes.
 std::string JoinPath(std::string_view a, std::string_view b);
 

@@ -48,8 +48,7 @@ StatusOr<std::vector<InterfaceAddress>> ParseIpsFile(std::string_view text) {
 }
 
 StatusOr<std::vector<InterfaceAddress>> ReadIpsFile(const std::string& path) {
-  HostRoot here("/");
-  RDMASTACK_ASSIGN_OR_RETURN(std::string text, here.ReadText(path, 1 << 20));
+  RDMASTACK_ASSIGN_OR_RETURN(std::string text, ReadLocalFile(path, 1 << 20));
   auto parsed = ParseIpsFile(text);
   if (!parsed.ok()) return parsed.status().WithContext(path);
   return parsed;

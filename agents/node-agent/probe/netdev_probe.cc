@@ -21,8 +21,9 @@ std::vector<std::string> SplitSpaces(const std::string& text) {
   return out;
 }
 
+// Name of the directory a link resolves to (device -> 0000:3b:00.0, master -> bond0).
 std::string LinkName(const HostRoot& root, const std::string& rel) {
-  auto target = root.ReadLink(rel);
+  auto target = root.Resolve(rel);
   if (!target.ok()) return "";
   return target->substr(target->rfind('/') + 1);
 }

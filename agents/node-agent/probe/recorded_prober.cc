@@ -158,8 +158,7 @@ StatusOr<std::unique_ptr<DeviceProber>> ParseRecordedProbes(std::string_view tex
 }
 
 StatusOr<std::unique_ptr<DeviceProber>> MakeFileDeviceProber(const std::string& path) {
-  HostRoot here("/");
-  RDMASTACK_ASSIGN_OR_RETURN(std::string text, here.ReadText(path, 1 << 20));
+  RDMASTACK_ASSIGN_OR_RETURN(std::string text, ReadLocalFile(path, 1 << 20));
   return ParseRecordedProbes(text, path);
 }
 
