@@ -1,4 +1,4 @@
-// Runs build/bin/rdmastack-gateway in rdma mode against the fixture host tree, the fake
+// Runs build/bin/rdmastack-gateway in rdma mode against the node agent's fixture hosts, the fake
 // libcuobjserver majors and fake vgwrdma binaries built by tests/fixtures/gateway/elf. A started
 // "gateway" writes what it received to a report file, so these tests see the exec'd argv and env.
 #include <gtest/gtest.h>
@@ -18,7 +18,10 @@ namespace fs = std::filesystem;
 using rdmastack::testing::CommandResult;
 using rdmastack::testing::RunCommand;
 using testing::ElfFixture;
-using testing::HostFixture;
+using testing::NodeIps;
+using testing::NodeRoot;
+
+constexpr char kIbBond[] = "storage-cx6-ib-ipoib-bond0-el8-inbox";  // bond0 10.10.0.11, IB up
 
 std::string ReadFile(const fs::path& p) {
   return testing::ReadWholeFile(p.string());
@@ -49,11 +52,11 @@ class LauncherBinaryTest : public ::testing::Test {
              "--node-name",
              "stg-node1",
              "--rdma-select",
-             "ens1f0np0",
+             "bond0",
              "--host-root",
-             HostFixture("storage-node"),
+             NodeRoot(kIbBond),
              "--ips-file",
-             HostFixture("storage-node.ips"),
+             NodeIps(kIbBond),
              "--server-lib-dir",
              (dir_ / "lib").string(),
              "--server-lib-version",
@@ -133,11 +136,13 @@ TEST_F(LauncherBinaryTest, MatchingPairStartsWithRenderedConfig) {
   EXPECT_TRUE(fs::is_directory(dir_ / "run/log"));
 }
 
-TEST_F(LauncherBinaryTest, InfiniBandAddressFromCidr) {
-  Set("--rdma-select", "100.64.0.0/16");
+TEST_F(LauncherBinaryTest, RoceAddressFromCidr) {
+  Set("--host-root", NodeRoot("gateway-roce-v2-gid3-doca"));
+  Set("--ips-file", NodeIps("gateway-roce-v2-gid3-doca"));
+  Set("--rdma-select", "192.168.50.0/24");
   CommandResult r = Run();
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(ReadFile(Report()).find("env VGW_RDMA_IP=100.64.33.243\n"), std::string::npos);
+  EXPECT_NE(ReadFile(Report()).find("env VGW_RDMA_IP=192.168.50.21\n"), std::string::npos);
 }
 
 TEST_F(LauncherBinaryTest, MismatchedPairIsRefused) {
@@ -164,11 +169,15 @@ TEST_F(LauncherBinaryTest, MissingPinnedVersionIsRefused) {
 }
 
 TEST_F(LauncherBinaryTest, PortDownIsRefused) {
-  Set("--rdma-select", "ens1f1np1");
-  ExpectRefused(Run(), 67, "rdma-address", {"10.20.0.11", "mlx5_1 port 1 which is not up"});
+  Set("--host-root", NodeRoot("storage-cx6-ib-port-down"));
+  Set("--ips-file", NodeIps("storage-cx6-ib-port-down"));
+  Set("--rdma-select", "ib0");
+  ExpectRefused(Run(), 67, "rdma-address", {"10.10.0.12 on ib0", "port 1 which is not up"});
 }
 
 TEST_F(LauncherBinaryTest, InterfaceWithoutRdmaDeviceIsRefused) {
+  Set("--host-root", NodeRoot("node-without-rdma"));
+  Set("--ips-file", NodeIps("node-without-rdma"));
   Set("--rdma-select", "eth0");
   ExpectRefused(Run(), 67, "rdma-address", {"eth0, which is not backed by an RDMA port"});
 }
@@ -187,10 +196,13 @@ TEST_F(LauncherBinaryTest, SettingsComeFromTheEnvironment) {
   for (size_t i = 0; i + 1 < args_.size(); ++i) {
     if (args_[i] == "--rdma-select") args_.erase(args_.begin() + i, args_.begin() + i + 2);
   }
-  env_.push_back("RDMASTACK_GW_RDMA_SELECT=ib0");
+  env_.push_back("RDMASTACK_GW_RDMA_SELECT=10.10.0.0/24");
+  env_.push_back("RDMASTACK_GW_S3_PORT=7171");
   CommandResult r = Run();
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(ReadFile(Report()).find("env VGW_RDMA_IP=100.64.33.243\n"), std::string::npos);
+  std::string report = ReadFile(Report());
+  EXPECT_NE(report.find("env VGW_RDMA_IP=10.10.0.11\n"), std::string::npos) << report;
+  EXPECT_NE(report.find("argv[2] 127.0.0.1:7171\n"), std::string::npos) << report;
 }
 
 TEST_F(LauncherBinaryTest, EmptySelectorIsAUsageError) {
@@ -214,7 +226,7 @@ TEST_F(LauncherBinaryTest, DryRunPrintsThePlanWithoutSecrets) {
   args_.push_back("--dry-run");
   CommandResult r = Run();
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("env VGW_RDMA_IP=10.10.0.11"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("env VGW_RDMA_IP=10.10.0.11\n"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("testsecret"), std::string::npos);
   EXPECT_FALSE(fs::exists(Report()));
 }

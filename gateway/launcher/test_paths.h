@@ -20,8 +20,12 @@ inline std::string SourceDir() {
 inline std::string ElfFixture(const std::string& rel) {
   return BinaryDir() + "/tests/fixtures/gateway/elf/" + rel;
 }
-inline std::string HostFixture(const std::string& rel) {
-  return SourceDir() + "/tests/fixtures/gateway/hosts/" + rel;
+// The node agent's fixture hosts (tests/fixtures/nodes/<profile>/{root,ips.txt}).
+inline std::string NodeRoot(const std::string& profile) {
+  return SourceDir() + "/tests/fixtures/nodes/" + profile + "/root";
+}
+inline std::string NodeIps(const std::string& profile) {
+  return SourceDir() + "/tests/fixtures/nodes/" + profile + "/ips.txt";
 }
 inline std::string GatewayBinary() {
   return BinaryDir() + "/bin/rdmastack-gateway";
