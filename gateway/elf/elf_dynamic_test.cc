@@ -89,6 +89,14 @@ TEST(ElfDynamic, ParsesSyntheticImage) {
   EXPECT_EQ(names->needed, std::vector<std::string>{"libc.so.6"});
 }
 
+TEST(ElfDynamic, FuzzCorpusSeedIsAValidImage) {
+  StatusOr<ElfDynamicNames> names = ReadElfDynamicNamesFromFile(
+      testing::SourceDir() + "/tests/fixtures/gateway/fuzz/elf/synthetic-dyn.bin");
+  ASSERT_TRUE(names.ok()) << names.status().ToString();
+  EXPECT_EQ(names->soname, "libfoo.so.3");
+  EXPECT_EQ(names->needed, std::vector<std::string>{"libcuobjserver.so.1"});
+}
+
 TEST(ElfDynamic, MalformedImagesAreErrorsNotCrashes) {
   struct Case {
     const char* name;
