@@ -18,13 +18,6 @@ const std::vector<FlagSpec>& ProbeFlagSpecs() {
   return specs;
 }
 
-std::string FirstSet(const Environment& env, std::initializer_list<const char*> names) {
-  for (const char* n : names) {
-    if (auto it = env.find(n); it != env.end() && !it->second.empty()) return it->second;
-  }
-  return "";
-}
-
 int Fail(RefusalClass cls, const std::string& message) {
   std::cerr << "rdmastack-gateway probe: " << RefusalClassName(cls) << ": " << message << std::endl;
   return static_cast<int>(cls);
@@ -44,11 +37,11 @@ int ProbeExitCode(s3::ProbeOutcome outcome) {
 }
 
 StatusOr<s3::Credentials> CredentialsFromEnvironment(const Environment& env) {
-  s3::Credentials root{FirstSet(env, {"ROOT_ACCESS_KEY_ID", "ROOT_ACCESS_KEY"}),
-                       FirstSet(env, {"ROOT_SECRET_ACCESS_KEY", "ROOT_SECRET_KEY"})};
+  s3::Credentials root{FirstNonEmpty(env, {"ROOT_ACCESS_KEY_ID", "ROOT_ACCESS_KEY"}),
+                       FirstNonEmpty(env, {"ROOT_SECRET_ACCESS_KEY", "ROOT_SECRET_KEY"})};
   if (!root.access_key_id.empty() && !root.secret_access_key.empty()) return root;
-  s3::Credentials aws{FirstSet(env, {"AWS_ACCESS_KEY_ID"}),
-                      FirstSet(env, {"AWS_SECRET_ACCESS_KEY"})};
+  s3::Credentials aws{FirstNonEmpty(env, {"AWS_ACCESS_KEY_ID"}),
+                      FirstNonEmpty(env, {"AWS_SECRET_ACCESS_KEY"})};
   if (!aws.access_key_id.empty() && !aws.secret_access_key.empty()) return aws;
   return UnauthenticatedError(
       "no keys in the environment; set ROOT_ACCESS_KEY_ID and "

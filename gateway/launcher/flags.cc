@@ -15,6 +15,13 @@ Environment EnvironmentFromEnviron(char** envp) {
   return env;
 }
 
+std::string FirstNonEmpty(const Environment& env, std::initializer_list<const char*> names) {
+  for (const char* n : names) {
+    if (auto it = env.find(n); it != env.end() && !it->second.empty()) return it->second;
+  }
+  return "";
+}
+
 std::optional<std::string> ParsedFlags::Get(const std::string& name) const {
   if (auto it = values.find(name); it != values.end()) return it->second;
   if (auto it = from_env.find(name); it != from_env.end()) return it->second;

@@ -3,6 +3,7 @@
 // an environment variable (flag wins). Values that configure a pod arrive through env from the
 // DaemonSet; humans on a node use flags.
 
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -15,6 +16,10 @@ namespace rdmastack::gateway {
 using Environment = std::map<std::string, std::string>;
 
 Environment EnvironmentFromEnviron(char** envp);
+
+// Value of the first of `names` that is set and non-empty, else "" (for variables with aliases,
+// such as ROOT_ACCESS_KEY_ID / ROOT_ACCESS_KEY).
+std::string FirstNonEmpty(const Environment& env, std::initializer_list<const char*> names);
 
 struct FlagSpec {
   std::string name;  // without dashes

@@ -16,13 +16,6 @@
 namespace rdmastack::gateway {
 namespace {
 
-bool HasAny(const Environment& env, std::initializer_list<const char*> names) {
-  for (const char* n : names) {
-    if (auto it = env.find(n); it != env.end() && !it->second.empty()) return true;
-  }
-  return false;
-}
-
 Status PrepareConfigDir(const LaunchConfig& config) {
   std::error_code ec;
   for (const std::string& dir : {config.config_dir, config.cufile_log_dir}) {
@@ -51,8 +44,8 @@ Status CheckDeclaredCompatibility(const LaunchConfig& config) {
 }  // namespace
 
 Status CheckRootCredentials(const Environment& env) {
-  const bool access = HasAny(env, {"ROOT_ACCESS_KEY_ID", "ROOT_ACCESS_KEY"});
-  const bool secret = HasAny(env, {"ROOT_SECRET_ACCESS_KEY", "ROOT_SECRET_KEY"});
+  const bool access = !FirstNonEmpty(env, {"ROOT_ACCESS_KEY_ID", "ROOT_ACCESS_KEY"}).empty();
+  const bool secret = !FirstNonEmpty(env, {"ROOT_SECRET_ACCESS_KEY", "ROOT_SECRET_KEY"}).empty();
   if (access && secret) return OkStatus();
   std::string missing = !access && !secret ? "ROOT_ACCESS_KEY_ID and ROOT_SECRET_ACCESS_KEY"
                         : !access          ? "ROOT_ACCESS_KEY_ID"
