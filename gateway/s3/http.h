@@ -5,7 +5,8 @@
 // Transport failures come back as Status codes the probe can classify:
 //   kUnavailable       — connection refused / host unreachable / name not resolvable
 //   kDeadlineExceeded  — the deadline passed (connect, write or read)
-//   kDataLoss          — the peer answered something that is not HTTP
+//   kDataLoss          — the peer answered something that is not HTTP, or TLS failed (untrusted
+//                        certificate, wrong host name, plain HTTP on a TLS port)
 
 #include <chrono>
 #include <cstdint>
@@ -18,7 +19,7 @@
 namespace rdmastack::s3 {
 
 struct Endpoint {
-  std::string scheme;  // "http" (TLS is not supported yet)
+  std::string scheme;  // "http" or "https"
   std::string host;
   uint16_t port = 0;
   // Value of the Host header: host, plus :port when it is not the scheme's default.
@@ -26,7 +27,7 @@ struct Endpoint {
   std::string ToString() const;
 };
 
-// "http://127.0.0.1:7070" (a trailing '/' is allowed; a path is not).
+// "http://127.0.0.1:7070", "https://gw.example:7071" (a trailing '/' is allowed; a path is not).
 StatusOr<Endpoint> ParseEndpoint(std::string_view url);
 
 struct HttpRequest {
@@ -51,11 +52,21 @@ class HttpTransport {
                                            std::chrono::milliseconds timeout) = 0;
 };
 
-// Boost.Beast over a fresh TCP connection per request.
+struct TlsOptions {
+  // PEM bundle to verify the gateway's certificate; empty = the system trust store.
+  std::string ca_file;
+};
+
+// Boost.Beast over a fresh TCP (or TLS, for https endpoints) connection per request. The peer's
+// certificate is always verified, including its host name or IP address.
 class BeastHttpTransport final : public HttpTransport {
  public:
+  explicit BeastHttpTransport(TlsOptions tls = {}) : tls_(std::move(tls)) {}
   StatusOr<HttpResponse> RoundTrip(const Endpoint& endpoint, const HttpRequest& request,
                                    std::chrono::milliseconds timeout) override;
+
+ private:
+  TlsOptions tls_;
 };
 
 }  // namespace rdmastack::s3

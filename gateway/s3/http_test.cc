@@ -21,16 +21,24 @@ TEST(ParseEndpoint, DefaultPortIsOmittedFromHostHeader) {
 }
 
 TEST(ParseEndpoint, RejectsWhatItCannotProbe) {
-  for (const char* bad :
-       {"127.0.0.1:7070", "ftp://h:1", "https://h:443", "http://h:0", "http://h:70000",
-        "http://h:12x", "http://h:1/bucket", "http://", "http://:80"}) {
+  for (const char* bad : {"127.0.0.1:7070", "ftp://h:1", "http://h:0", "http://h:70000",
+                          "http://h:12x", "http://h:1/bucket", "http://", "http://:80"}) {
     StatusOr<Endpoint> ep = ParseEndpoint(bad);
     EXPECT_FALSE(ep.ok()) << bad;
     if (!ep.ok()) {
       EXPECT_EQ(ep.status().code(), StatusCode::kInvalidArgument) << bad;
-      EXPECT_NE(ep.status().message().find("http://HOST:PORT"), std::string::npos) << bad;
+      EXPECT_NE(ep.status().message().find("https://HOST:PORT"), std::string::npos) << bad;
     }
   }
+}
+
+TEST(ParseEndpoint, HttpsDefaultsToPort443) {
+  StatusOr<Endpoint> ep = ParseEndpoint("https://gw.example");
+  ASSERT_TRUE(ep.ok()) << ep.status().ToString();
+  EXPECT_EQ(ep->scheme, "https");
+  EXPECT_EQ(ep->port, 443);
+  EXPECT_EQ(ep->HostHeader(), "gw.example");
+  EXPECT_EQ(ParseEndpoint("https://10.0.0.1:7071")->HostHeader(), "10.0.0.1:7071");
 }
 
 TEST(HttpResponse, HeaderLookupIgnoresCase) {

@@ -71,18 +71,19 @@ bool GatewayProcess::Start(const std::vector<std::string>& launcher_args,
   return pid_ > 0;
 }
 
-bool GatewayProcess::WaitHealthy(int port, const std::string& health_path,
-                                 std::chrono::seconds deadline) {
-  s3::BeastHttpTransport transport;
-  s3::Endpoint ep{"http", "127.0.0.1", static_cast<uint16_t>(port)};
-  s3::HttpRequest req{"GET", health_path, {{"host", ep.HostHeader()}}, ""};
+bool GatewayProcess::WaitHealthy(const std::string& url, const std::string& health_path,
+                                 std::chrono::seconds deadline, const std::string& ca_file) {
+  s3::BeastHttpTransport transport(s3::TlsOptions{ca_file});
+  StatusOr<s3::Endpoint> ep = s3::ParseEndpoint(url);
+  if (!ep.ok()) return false;
+  s3::HttpRequest req{"GET", health_path, {{"host", ep->HostHeader()}}, ""};
   auto until = std::chrono::steady_clock::now() + deadline;
   while (std::chrono::steady_clock::now() < until) {
     if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
       pid_ = -1;
       return false;  // exited before it became healthy
     }
-    StatusOr<s3::HttpResponse> r = transport.RoundTrip(ep, req, std::chrono::milliseconds(500));
+    StatusOr<s3::HttpResponse> r = transport.RoundTrip(*ep, req, std::chrono::milliseconds(500));
     if (r.ok() && r->status == 200) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }

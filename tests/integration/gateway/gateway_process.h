@@ -25,8 +25,10 @@ class GatewayProcess {
   // fork + exec the launcher (no shell); its stdout/stderr go to `log_path`.
   bool Start(const std::vector<std::string>& launcher_args, const std::vector<std::string>& env,
              const std::string& log_path);
-  // Polls GET <health_path> until 200 or the deadline.
-  bool WaitHealthy(int port, const std::string& health_path, std::chrono::seconds deadline);
+  // Polls GET <health_path> on url ("http(s)://127.0.0.1:PORT") until 200 or the deadline;
+  // ca_file verifies an https gateway.
+  bool WaitHealthy(const std::string& url, const std::string& health_path,
+                   std::chrono::seconds deadline, const std::string& ca_file = "");
   // Sends `sig` and waits up to `deadline`; true when the process exited.
   bool SignalAndWait(int sig, std::chrono::seconds deadline, int* wait_status);
   // /proc/<pid>/exe target.

@@ -59,16 +59,22 @@ std::string ReadFile(const std::string& path) {
 }
 
 // Launches versitygw through the launcher; the gateway root is <dir>/gw-{node}.
+// With `tls`, a self-signed certificate for 127.0.0.1 is made with the openssl CLI and handed to
+// versitygw through VGW_CERT/VGW_KEY (the launcher passes the environment through).
 struct RunningGateway {
   std::string dir;
   int port = -1;
+  bool tls = false;
   GatewayProcess process;
   std::string log;
 
-  bool Start(const std::string& versitygw, const std::string& tag) {
+  std::string CertFile() const { return dir + "/tls.crt"; }
+
+  bool Start(const std::string& versitygw, const std::string& tag, bool with_tls = false) {
     dir = TempDir(tag);
     port = FreeLoopbackPort();
     log = dir + "/gateway.log";
+    tls = with_tls;
     std::vector<std::string> args = {GatewayBinary(),
                                      "run",
                                      "--mode",
@@ -85,10 +91,22 @@ struct RunningGateway {
     std::vector<std::string> env = {std::string("ROOT_ACCESS_KEY_ID=") + kAccess,
                                     std::string("ROOT_SECRET_ACCESS_KEY=") + kSecret,
                                     "NODE_NAME=it-node", "VGW_QUIET=true", "PATH=/usr/bin:/bin"};
+    if (tls) {
+      CommandResult cert =
+          RunCommand({"openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                      "-subj", "/CN=rdmastack-it", "-addext", "subjectAltName=IP:127.0.0.1",
+                      "-keyout", dir + "/tls.key", "-out", CertFile()});
+      if (cert.exit_code != 0) return false;
+      env.push_back("VGW_CERT=" + CertFile());
+      env.push_back("VGW_KEY=" + dir + "/tls.key");
+    }
     return port > 0 && process.Start(args, env, log) &&
-           process.WaitHealthy(port, "/_/health", std::chrono::seconds(30));
+           process.WaitHealthy(Endpoint(), "/_/health", std::chrono::seconds(30),
+                               tls ? CertFile() : "");
   }
-  std::string Endpoint() const { return "http://127.0.0.1:" + std::to_string(port); }
+  std::string Endpoint() const {
+    return std::string(tls ? "https" : "http") + "://127.0.0.1:" + std::to_string(port);
+  }
 };
 
 CommandResult Probe(const std::string& endpoint, const std::string& secret,
@@ -208,6 +226,27 @@ TEST(VersitygwLifecycle, SigtermToLauncherPidStopsGateway) {
   CommandResult r = Probe(gw.Endpoint(), kSecret);
   EXPECT_EQ(r.exit_code, 11) << r.err;
   EXPECT_NE(r.err.find("connection refused"), std::string::npos) << r.err;
+  fs::remove_all(gw.dir);
+}
+
+TEST(VersitygwTls, ProbeVerifiesTheGatewayCertificate) {
+  REQUIRE_VERSITYGW(versitygw);
+  RunningGateway gw;
+  ASSERT_TRUE(gw.Start(versitygw, "tls", /*with_tls=*/true)) << ReadFile(gw.log);
+  CommandResult ok = Probe(gw.Endpoint(), kSecret, {"--ca-file", gw.CertFile()});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(ok.out, "healthy: " + gw.Endpoint() + " health and signed ListBuckets OK\n");
+
+  CommandResult untrusted = Probe(gw.Endpoint(), kSecret);
+  EXPECT_EQ(untrusted.exit_code, 13) << untrusted.err;
+  EXPECT_NE(untrusted.err.find("TLS failed during TLS handshake"), std::string::npos)
+      << untrusted.err;
+  EXPECT_NE(untrusted.err.find("--ca-file"), std::string::npos) << untrusted.err;
+
+  CommandResult rejected = Probe(gw.Endpoint(), "wrong", {"--ca-file", gw.CertFile()});
+  EXPECT_EQ(rejected.exit_code, 10) << rejected.err;
+  int status = 0;
+  EXPECT_TRUE(gw.process.SignalAndWait(SIGTERM, std::chrono::seconds(30), &status));
   fs::remove_all(gw.dir);
 }
 
