@@ -11,6 +11,7 @@ bool KernelHasDmaBufMr(const KernelFacts& k) { return k.major > 5 || (k.major ==
 // The NIC-side dma-buf answer over all usable devices: yes if any says yes.
 Tristate NicDmaBuf(const NodeFacts& facts, std::string* detail) {
   Tristate out = Tristate::kUnknown;
+  *detail = "no RDMA device to probe";
   for (const RdmaDevice* d : UsableDevices(facts)) {
     if (d->dmabuf_supported == Tristate::kYes) {
       *detail = d->name + ": " + d->dmabuf_detail;
@@ -19,7 +20,7 @@ Tristate NicDmaBuf(const NodeFacts& facts, std::string* detail) {
     if (d->dmabuf_supported == Tristate::kNo) {
       out = Tristate::kNo;
       *detail = d->name + ": " + d->dmabuf_detail;
-    } else if (detail->empty()) {
+    } else if (detail->empty() || *detail == "no RDMA device to probe") {
       *detail = d->name + ": " + (d->dmabuf_detail.empty() ? "not probed" : d->dmabuf_detail);
     }
   }
@@ -183,8 +184,11 @@ CheckResult CheckGpuNicDistance(const NodeFacts& facts, PathType max_distance) {
                 "or raise maxGpuNicDistance knowingly (traffic crosses the host bridge / CPU interconnect).");
   }
   if (ok.empty()) {
+    const std::string issues = DescribeIssues(facts, "pci");
     return Unknown(id, "TopologyUnknown",
-                   "no GPU <-> RDMA NIC PCIe path could be computed " + DescribeIssues(facts, "pci"),
+                   "no GPU <-> RDMA NIC PCIe path could be computed" +
+                       (HardwareDevices(facts).empty() ? std::string(" (no RDMA device)") : "") +
+                       (issues.empty() ? "" : ": " + issues),
                    "Check that sys/bus/pci/devices links resolve for the GPU and the NIC.");
   }
   std::string msg = JoinList(ok) + " (max " + max + ")";

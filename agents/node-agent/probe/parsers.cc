@@ -360,8 +360,18 @@ StatusOr<int64_t> ParseByteQuantity(std::string_view text) {
 std::string FormatBytes(int64_t bytes) {
   static constexpr std::pair<int64_t, const char*> kUnits[] = {
       {1LL << 40, "Ti"}, {1LL << 30, "Gi"}, {1LL << 20, "Mi"}, {1LL << 10, "Ki"}};
-  for (auto [mult, name] : kUnits) {
-    if (bytes != 0 && bytes % mult == 0) return std::to_string(bytes / mult) + name;
+  constexpr size_t kCount = sizeof kUnits / sizeof kUnits[0];
+  for (size_t i = 0; i < kCount; ++i) {
+    const auto [mult, name] = kUnits[i];
+    if (bytes < mult) continue;
+    if (bytes % mult == 0) return std::to_string(bytes / mult) + name;
+    // Not whole: the next smaller unit if that is exact, else three decimals of this one.
+    if (i + 1 < kCount && bytes % kUnits[i + 1].first == 0) {
+      return std::to_string(bytes / kUnits[i + 1].first) + kUnits[i + 1].second;
+    }
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.3f%s", static_cast<double>(bytes) / static_cast<double>(mult), name);
+    return buf;
   }
   return std::to_string(bytes);
 }

@@ -159,6 +159,8 @@ TEST(QuantityTest, ByteQuantities) {
   EXPECT_EQ(FormatBytes(224LL << 20), "224Mi");
   EXPECT_EQ(FormatBytes(128LL << 30), "128Gi");
   EXPECT_EQ(FormatBytes(1000), "1000");
+  EXPECT_EQ(FormatBytes(137432662016LL), "131066Mi");
+  EXPECT_EQ(FormatBytes(268433792LL * 1024), "255.998Gi");  // an H200's NVML BAR1 free
 }
 
 }  // namespace
