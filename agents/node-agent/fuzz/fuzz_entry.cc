@@ -11,7 +11,8 @@ namespace rdmastack::agent {
 void FuzzParsersOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   if (auto lines = ParsePciResource(text); lines.ok()) {
-    if (auto bar1 = FindGpuBar1(*lines); bar1.ok() && bar1->size == 0) __builtin_trap();  // a BAR has a size
+    if (auto bar1 = FindGpuBar1(*lines); bar1.ok() && bar1->size == 0)
+      __builtin_trap();  // a BAR has a size
   }
   if (auto gid = ParseGid(text); gid.ok()) {
     // Whatever parses must format back to a string that parses to the same bytes.

@@ -1,4 +1,5 @@
-// libFuzzer target over the agent's parsers (built with the fuzz preset: clang-14, RDMASTACK_FUZZ=ON).
+// libFuzzer target over the agent's parsers (built with the fuzz preset: clang-14,
+// RDMASTACK_FUZZ=ON).
 #include "agents/node-agent/fuzz/fuzz_entry.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -1,13 +1,12 @@
 // Benchmarks for the node agent. Targets: probe + checks on the RTX A6000 profile p99 <= 20 ms;
 // daemon steady RSS <= 8 MiB. Prints the numbers docs/bench-agent.md quotes.
+#include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <netinet/in.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
@@ -55,8 +54,8 @@ TEST(AgentBench, ProbeAndChecksA6000P99) {
   }
   std::sort(ms.begin(), ms.end());
   auto pct = [&](double p) { return ms[static_cast<size_t>(p * (ms.size() - 1))]; };
-  std::printf("probe+checks rtxa6000: runs=%d p50=%.3f ms p90=%.3f ms p99=%.3f ms max=%.3f ms\n", kRuns, pct(0.5),
-              pct(0.9), pct(0.99), ms.back());
+  std::printf("probe+checks rtxa6000: runs=%d p50=%.3f ms p90=%.3f ms p99=%.3f ms max=%.3f ms\n",
+              kRuns, pct(0.5), pct(0.9), pct(0.99), ms.back());
   EXPECT_LE(pct(0.99), 20.0);
 }
 
@@ -151,11 +150,28 @@ TEST(AgentBench, DaemonSteadyRss) {
   const char* binary = std::getenv("RDMASTACK_AGENT_BINARY") ? std::getenv("RDMASTACK_AGENT_BINARY")
                                                              : RDMASTACK_AGENT_BINARY;
   std::printf("agent binary: %s\n", binary);
-  pid_t agent = Spawn({binary, "run", "--hub", "127.0.0.1:" + std::to_string(port), "--ca-file",
-                       (pki.dir / "ca.pem").string(), "--tls-server-name", "agenthub.test", "--token-file",
-                       (pki.dir / "token").string(), "--node-name", "bench-node", "--root", dir + "/root",
-                       "--ips-file", dir + "/ips.txt", "--probes-file", dir + "/probes.txt", "--probe-interval", "1s",
-                       "--log-level", "warn"});
+  pid_t agent = Spawn({binary,
+                       "run",
+                       "--hub",
+                       "127.0.0.1:" + std::to_string(port),
+                       "--ca-file",
+                       (pki.dir / "ca.pem").string(),
+                       "--tls-server-name",
+                       "agenthub.test",
+                       "--token-file",
+                       (pki.dir / "token").string(),
+                       "--node-name",
+                       "bench-node",
+                       "--root",
+                       dir + "/root",
+                       "--ips-file",
+                       dir + "/ips.txt",
+                       "--probes-file",
+                       dir + "/probes.txt",
+                       "--probe-interval",
+                       "1s",
+                       "--log-level",
+                       "warn"});
   ASSERT_GT(agent, 0);
   // Steady state: connected, full report sent, heartbeating, re-probing every second.
   ASSERT_TRUE(hub.WaitFor(
@@ -166,8 +182,8 @@ TEST(AgentBench, DaemonSteadyRss) {
       milliseconds(20000)));
   Memory mem = SteadyMemory(agent, 5);
   StopChild(agent);
-  std::printf("agent daemon steady: VmRSS=%ld KiB (anon %ld KiB, file-backed %ld KiB)\n", mem.rss_kb, mem.anon_kb,
-              mem.file_kb);
+  std::printf("agent daemon steady: VmRSS=%ld KiB (anon %ld KiB, file-backed %ld KiB)\n",
+              mem.rss_kb, mem.anon_kb, mem.file_kb);
 
   const char* exporter = "/usr/bin/prometheus-node-exporter";
   if (access(exporter, X_OK) == 0) {
@@ -178,8 +194,9 @@ TEST(AgentBench, DaemonSteadyRss) {
     Scrape(eport);
     Memory nm = SteadyMemory(ne, 5);
     StopChild(ne);
-    std::printf("prometheus-node-exporter steady: VmRSS=%ld KiB (anon %ld KiB, file-backed %ld KiB)\n", nm.rss_kb,
-                nm.anon_kb, nm.file_kb);
+    std::printf(
+        "prometheus-node-exporter steady: VmRSS=%ld KiB (anon %ld KiB, file-backed %ld KiB)\n",
+        nm.rss_kb, nm.anon_kb, nm.file_kb);
     std::printf("ratio agent/node-exporter: VmRSS %.2f, anon %.2f\n",
                 static_cast<double>(mem.rss_kb) / static_cast<double>(nm.rss_kb),
                 static_cast<double>(mem.anon_kb) / static_cast<double>(nm.anon_kb));

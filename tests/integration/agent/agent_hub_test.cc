@@ -50,7 +50,9 @@ class AgentHubTest : public ::testing::Test {
   void SetUp() override { ASSERT_TRUE(pki_.Make("agent-pki")) << "openssl failed"; }
   void TearDown() override { fs::remove_all(pki_.dir); }
 
-  std::unique_ptr<grpc::Server> StartHub(FakeHub* hub, int* port) { return testing::StartHub(pki_, hub, port); }
+  std::unique_ptr<grpc::Server> StartHub(FakeHub* hub, int* port) {
+    return testing::StartHub(pki_, hub, port);
+  }
 
   DaemonOptions Options(int port) {
     DaemonOptions o;
@@ -78,7 +80,8 @@ TEST_F(AgentHubTest, HelloReportsOnChangeHeartbeatsCommandsAndReconnect) {
   Status run_status;
   std::thread runner([&] { run_status = daemon.Run(); });
 
-  ASSERT_TRUE(hub.WaitFor([](auto& log) { return Count(log, pb::AgentMessage::kReport) >= 1; }, milliseconds(10000)));
+  ASSERT_TRUE(hub.WaitFor([](auto& log) { return Count(log, pb::AgentMessage::kReport) >= 1; },
+                          milliseconds(10000)));
   auto log = hub.Log();
   ASSERT_TRUE(log[0].has_hello());
   EXPECT_EQ(log[0].hello().node_name(), "gpu-node-7");
@@ -89,7 +92,8 @@ TEST_F(AgentHubTest, HelloReportsOnChangeHeartbeatsCommandsAndReconnect) {
 
   // Heartbeats at the Ack's 1 s cadence, carrying the last hash; no report without a change even
   // though the agent re-probes every 100 ms.
-  ASSERT_TRUE(hub.WaitFor([](auto& log) { return Count(log, pb::AgentMessage::kHeartbeat) >= 2; }, milliseconds(5000)));
+  ASSERT_TRUE(hub.WaitFor([](auto& log) { return Count(log, pb::AgentMessage::kHeartbeat) >= 2; },
+                          milliseconds(5000)));
   log = hub.Log();
   EXPECT_EQ(Count(log, pb::AgentMessage::kReport), 1);
   EXPECT_GE(daemon.stats().probes.load(), 10);
@@ -101,7 +105,8 @@ TEST_F(AgentHubTest, HelloReportsOnChangeHeartbeatsCommandsAndReconnect) {
 
   // A change is reported at the next probe.
   source.SetKernel("6.8.1");
-  ASSERT_TRUE(hub.WaitFor([](auto& log) { return Count(log, pb::AgentMessage::kReport) >= 2; }, milliseconds(5000)));
+  ASSERT_TRUE(hub.WaitFor([](auto& log) { return Count(log, pb::AgentMessage::kReport) >= 2; },
+                          milliseconds(5000)));
   EXPECT_EQ(hub.Log().back().report().content_hash(), "hash-6.8.1");
 
   // Commands come back with a result.
@@ -112,7 +117,9 @@ TEST_F(AgentHubTest, HelloReportsOnChangeHeartbeatsCommandsAndReconnect) {
   ASSERT_TRUE(hub.WaitFor(
       [](auto& log) {
         for (const auto& m : log) {
-          if (m.has_command_result() && m.command_result().id() == "reprobe-1" && m.command_result().ok()) return true;
+          if (m.has_command_result() && m.command_result().id() == "reprobe-1" &&
+              m.command_result().ok())
+            return true;
         }
         return false;
       },
@@ -125,7 +132,8 @@ TEST_F(AgentHubTest, HelloReportsOnChangeHeartbeatsCommandsAndReconnect) {
   FakeHub hub2;
   auto server2 = StartHub(&hub2, &port);
   ASSERT_TRUE(server2);
-  ASSERT_TRUE(hub2.WaitFor([](auto& log) { return Count(log, pb::AgentMessage::kReport) >= 1; }, milliseconds(15000)));
+  ASSERT_TRUE(hub2.WaitFor([](auto& log) { return Count(log, pb::AgentMessage::kReport) >= 1; },
+                           milliseconds(15000)));
   log = hub2.Log();
   EXPECT_TRUE(log[0].has_hello());
   EXPECT_EQ(log[1].report().content_hash(), "hash-6.8.1");
@@ -147,7 +155,8 @@ TEST_F(AgentHubTest, RejectedTokenIsRetriedWithBackoff) {
   AgentDaemon daemon(Options(port), &source, &RealClock::Instance());
   std::thread runner([&] { (void)daemon.Run(); });
   // Several hellos, each refused; the agent never sends a report to a hub that refused it.
-  ASSERT_TRUE(hub.WaitFor([](auto& log) { return Count(log, pb::AgentMessage::kHello) >= 3; }, milliseconds(10000)));
+  ASSERT_TRUE(hub.WaitFor([](auto& log) { return Count(log, pb::AgentMessage::kHello) >= 3; },
+                          milliseconds(10000)));
   daemon.Stop();
   runner.join();
   EXPECT_EQ(Count(hub.Log(), pb::AgentMessage::kReport), 0);
@@ -161,11 +170,12 @@ TEST_F(AgentHubTest, CertificateFromAnotherCaNeverConnects) {
   ASSERT_TRUE(server);
   const fs::path other = pki_.dir / "other";
   fs::create_directories(other);
-  ASSERT_EQ(std::system(("cd " + other.string() +
-                         " && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes"
-                         " -keyout ca.key -out ca.pem -days 1 -subj /CN=other-ca >/dev/null 2>&1")
-                            .c_str()),
-            0);
+  ASSERT_EQ(
+      std::system(("cd " + other.string() +
+                   " && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes"
+                   " -keyout ca.key -out ca.pem -days 1 -subj /CN=other-ca >/dev/null 2>&1")
+                      .c_str()),
+      0);
   DaemonOptions o = Options(port);
   o.ca_file = (other / "ca.pem").string();
   FakeSource source;
@@ -180,7 +190,8 @@ TEST_F(AgentHubTest, CertificateFromAnotherCaNeverConnects) {
 }
 
 TEST_F(AgentHubTest, GarbageCaFileIsAConfigurationError) {
-  std::ofstream(pki_.dir / "bad.pem") << "-----BEGIN CERTIFICATE-----\nnot a cert\n-----END CERTIFICATE-----\n";
+  std::ofstream(pki_.dir / "bad.pem")
+      << "-----BEGIN CERTIFICATE-----\nnot a cert\n-----END CERTIFICATE-----\n";
   DaemonOptions o = Options(1);
   o.ca_file = (pki_.dir / "bad.pem").string();
   FakeSource source;
