@@ -15,7 +15,7 @@ enum class CheckStatus { kPass, kWarn, kFail, kUnknown };
 const char* CheckStatusName(CheckStatus s);  // Pass | Warn | Fail | Unknown
 
 struct CheckResult {
-  std::string id;       // rdma.port-state
+  std::string id;  // rdma.port-state
   CheckStatus status = CheckStatus::kUnknown;
   std::string reason;   // CamelCase: LinkDown
   std::string message;  // what was found, for a human
@@ -40,24 +40,25 @@ struct Requirements {
   Registration registration = Registration::kAuto;
   int64_t max_transfer_bytes = 0;  // 0 = not set
   PathType max_gpu_nic_distance = PathType::kPxb;
-  int gid_index = -1;              // -1 = auto
-  std::string rdma_ip;             // gateway: the IPv4 it must serve RDMA on; "" = any
+  int gid_index = -1;   // -1 = auto
+  std::string rdma_ip;  // gateway: the IPv4 it must serve RDMA on; "" = any
 };
 
 struct Verdict {
   std::string capability;  // Gateway | GPUDirect | HostMemory
   bool capable = false;
-  std::string reason;      // first blocking check's reason; "Verified" or "NotFullyVerified" when capable
-  std::string via;         // GPUDirect: PeerMem | DMABuf
+  std::string
+      reason;       // first blocking check's reason; "Verified" or "NotFullyVerified" when capable
+  std::string via;  // GPUDirect: PeerMem | DMABuf
   std::string message;
 };
 
 struct Evaluation {
   Requirements requirements;
-  std::vector<CheckResult> checks;    // in evaluation order
+  std::vector<CheckResult> checks;  // in evaluation order
   std::vector<Verdict> verdicts;
-  std::string selected_transport;     // client: GPUDirect | HostMemory | "" (none possible)
-  bool ready = false;                 // the role can run on this node with these requirements
+  std::string selected_transport;  // client: GPUDirect | HostMemory | "" (none possible)
+  bool ready = false;              // the role can run on this node with these requirements
 };
 
 }  // namespace rdmastack::agent

@@ -18,13 +18,16 @@ CheckResult Pass(std::string id, std::string message, std::string reason) {
   return {std::move(id), CheckStatus::kPass, std::move(reason), std::move(message), ""};
 }
 CheckResult Warn(std::string id, std::string reason, std::string message, std::string remedy) {
-  return {std::move(id), CheckStatus::kWarn, std::move(reason), std::move(message), std::move(remedy)};
+  return {std::move(id), CheckStatus::kWarn, std::move(reason), std::move(message),
+          std::move(remedy)};
 }
 CheckResult Fail(std::string id, std::string reason, std::string message, std::string remedy) {
-  return {std::move(id), CheckStatus::kFail, std::move(reason), std::move(message), std::move(remedy)};
+  return {std::move(id), CheckStatus::kFail, std::move(reason), std::move(message),
+          std::move(remedy)};
 }
 CheckResult Unknown(std::string id, std::string reason, std::string message, std::string remedy) {
-  return {std::move(id), CheckStatus::kUnknown, std::move(reason), std::move(message), std::move(remedy)};
+  return {std::move(id), CheckStatus::kUnknown, std::move(reason), std::move(message),
+          std::move(remedy)};
 }
 
 std::string DescribeIssues(const NodeFacts& facts, std::string_view area, std::string_view needle) {

@@ -26,7 +26,8 @@ CheckResult Unknown(std::string id, std::string reason, std::string message, std
 
 // "path (message); path (message)" for the issues of `area` whose path contains `needle`
 // (at most three, then "and N more").
-std::string DescribeIssues(const NodeFacts& facts, std::string_view area, std::string_view needle = "");
+std::string DescribeIssues(const NodeFacts& facts, std::string_view area,
+                           std::string_view needle = "");
 
 // Hardware RDMA devices (soft RoCE excluded).
 std::vector<const RdmaDevice*> HardwareDevices(const NodeFacts& facts);

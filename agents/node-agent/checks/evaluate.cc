@@ -22,7 +22,8 @@ Verdict Decide(const std::vector<Entry>& entries, unsigned gate, const char* cap
   for (const Entry& e : entries) {
     if ((e.gates & gate) == 0) continue;
     const CheckResult& r = e.result;
-    const bool blocks = r.status == CheckStatus::kFail || (r.status == CheckStatus::kUnknown && e.unknown_blocks);
+    const bool blocks =
+        r.status == CheckStatus::kFail || (r.status == CheckStatus::kUnknown && e.unknown_blocks);
     if (blocks) {
       v.capable = false;
       v.reason = r.reason;
@@ -95,8 +96,9 @@ std::string AddGpuChecks(const NodeFacts& f, const Requirements& req, std::vecto
         via = "PeerMem";
       } else {
         // Neither works: gate on the one that is closer to working, so the reason is actionable.
-        (f.drivers.peer_memory_api || f.drivers.nvidia_module_flavor == "Proprietary" ? peermem_gate : dmabuf_gate) =
-            kGpuDirect;
+        (f.drivers.peer_memory_api || f.drivers.nvidia_module_flavor == "Proprietary"
+             ? peermem_gate
+             : dmabuf_gate) = kGpuDirect;
       }
       break;
   }
@@ -158,7 +160,9 @@ Evaluation Evaluate(const NodeFacts& facts, const Requirements& req) {
   return ev;
 }
 
-const char* RoleName(Role r) { return r == Role::kGateway ? "gateway" : "client"; }
+const char* RoleName(Role r) {
+  return r == Role::kGateway ? "gateway" : "client";
+}
 
 const char* TransportName(Transport t) {
   switch (t) {
@@ -188,15 +192,16 @@ StatusOr<Transport> ParseTransport(std::string_view text) {
   for (Transport t : {Transport::kAuto, Transport::kGpuDirect, Transport::kHostMemory}) {
     if (text == TransportName(t)) return t;
   }
-  return InvalidArgumentError("transport must be Auto, GPUDirect or HostMemory, got '" + std::string(text) + "'");
+  return InvalidArgumentError("transport must be Auto, GPUDirect or HostMemory, got '" +
+                              std::string(text) + "'");
 }
 
 StatusOr<Registration> ParseRegistration(std::string_view text) {
   for (Registration r : {Registration::kAuto, Registration::kDmaBuf, Registration::kPeerMem}) {
     if (text == RegistrationName(r)) return r;
   }
-  return InvalidArgumentError("memory registration must be Auto, DMABuf or PeerMem, got '" + std::string(text) +
-                              "'");
+  return InvalidArgumentError("memory registration must be Auto, DMABuf or PeerMem, got '" +
+                              std::string(text) + "'");
 }
 
 }  // namespace rdmastack::agent

@@ -17,9 +17,10 @@ std::string Describe(const RdmaDevice& d) {
 
 CheckResult CheckKernel(const NodeFacts& facts) {
   if (facts.kernel.release.empty() || facts.kernel.major == 0) {
-    return Unknown("kernel.release", "KernelUnreadable",
-                   "kernel release unknown: " + DescribeIssues(facts, "kernel"),
-                   "Mount the host's /proc at <root>/proc so the agent can read sys/kernel/osrelease.");
+    return Unknown(
+        "kernel.release", "KernelUnreadable",
+        "kernel release unknown: " + DescribeIssues(facts, "kernel"),
+        "Mount the host's /proc at <root>/proc so the agent can read sys/kernel/osrelease.");
   }
   return Pass("kernel.release", "kernel " + facts.kernel.release);
 }
@@ -39,7 +40,8 @@ CheckResult CheckRdmaDevices(const NodeFacts& facts) {
   }
   std::string msg = "no RDMA device under " + facts.root + (facts.root == "/" ? "" : "/") +
                     "sys/class/infiniband";
-  if (!facts.rdma_devices.empty()) msg += " (only software RDMA devices such as rxe, which cannot do GPU-direct)";
+  if (!facts.rdma_devices.empty())
+    msg += " (only software RDMA devices such as rxe, which cannot do GPU-direct)";
   return Fail(id, "NoRdmaDevice", msg,
               "Install a ConnectX-5 or newer adapter and load its driver (mlx5_core, mlx5_ib), "
               "or remove this node from the pool/profile node selector.");
@@ -59,14 +61,16 @@ CheckResult CheckNicGeneration(const NodeFacts& facts) {
     }
   }
   const std::string remedy =
-      "Use a ConnectX-5 or newer adapter (cuObject requires ConnectX-5+; DOCA-OFED dropped ConnectX-4).";
+      "Use a ConnectX-5 or newer adapter (cuObject requires ConnectX-5+; DOCA-OFED dropped "
+      "ConnectX-4).";
   if (!good.empty() && old.empty()) return Pass(id, JoinList(good));
   if (!good.empty()) {
     return Warn(id, "UnsupportedNic", "usable: " + JoinList(good) + "; ignored: " + JoinList(old),
                 "Keep RDMA traffic on the supported adapters; " + remedy);
   }
   if (!old.empty()) {
-    return Fail(id, "UnsupportedNic", JoinList(old) + "; cuObject needs ConnectX-5 or newer", remedy);
+    return Fail(id, "UnsupportedNic", JoinList(old) + "; cuObject needs ConnectX-5 or newer",
+                remedy);
   }
   return Unknown(id, "UnknownNic",
                  "cannot tell the adapter generation of " + JoinList(unknown) + " " +
@@ -98,16 +102,20 @@ CheckResult CheckPortState(const NodeFacts& facts) {
     std::vector<std::string> other = bad;
     for (const auto& u : unreadable) other.push_back(u + " unreadable");
     return Warn(id, "SomePortsDown", "up: " + JoinList(up) + "; not up: " + JoinList(other),
-                "Nothing needed if the up ports carry the RDMA IP; otherwise check cabling and the switch.");
+                "Nothing needed if the up ports carry the RDMA IP; otherwise check cabling and the "
+                "switch.");
   }
   if (!unreadable.empty() && bad.empty()) {
-    return Unknown(id, "PortStateUnreadable",
-                   "state of " + JoinList(unreadable) + " unknown: " + DescribeIssues(facts, "rdma", "/ports/"),
-                   "Check that sys/class/infiniband/<dev>/ports/<n>/{state,phys_state} are readable.");
+    return Unknown(
+        id, "PortStateUnreadable",
+        "state of " + JoinList(unreadable) +
+            " unknown: " + DescribeIssues(facts, "rdma", "/ports/"),
+        "Check that sys/class/infiniband/<dev>/ports/<n>/{state,phys_state} are readable.");
   }
   if (!no_sm.empty() && down.empty()) {
     return Fail(id, "NoSubnetManager", JoinList(no_sm),
-                "Start a subnet manager on the fabric (opensm or the switch's SM) so the port becomes ACTIVE.");
+                "Start a subnet manager on the fabric (opensm or the switch's SM) so the port "
+                "becomes ACTIVE.");
   }
   return Fail(id, "LinkDown", JoinList(bad),
               "Check the cable and the switch port (Polling = no cable or no peer, Disabled = "
@@ -116,7 +124,8 @@ CheckResult CheckPortState(const NodeFacts& facts) {
 
 CheckResult CheckRdmaModules(const NodeFacts& facts) {
   const char* id = "rdma.modules";
-  if (facts.HasIssues("modules") && !facts.drivers.Loaded("ib_core") && !facts.drivers.Loaded("ib_uverbs")) {
+  if (facts.HasIssues("modules") && !facts.drivers.Loaded("ib_core") &&
+      !facts.drivers.Loaded("ib_uverbs")) {
     const std::string issues = DescribeIssues(facts, "modules", "/proc/modules");
     if (!issues.empty()) {
       return Unknown(id, "ModulesUnreadable", "cannot tell which modules are loaded: " + issues,
@@ -128,18 +137,22 @@ CheckResult CheckRdmaModules(const NodeFacts& facts) {
     if (!facts.drivers.Loaded(m)) missing.push_back(m);
   }
   if (missing.empty()) return Pass(id, "ib_uverbs and rdma_ucm loaded");
-  return Fail(id, "RdmaModulesMissing", "not loaded: " + JoinList(missing),
-              "modprobe " + JoinList(missing, " ") + " and list them in /etc/modules-load.d/rdma.conf.");
+  return Fail(
+      id, "RdmaModulesMissing", "not loaded: " + JoinList(missing),
+      "modprobe " + JoinList(missing, " ") + " and list them in /etc/modules-load.d/rdma.conf.");
 }
 
 CheckResult CheckDeviceFiles(const NodeFacts& facts) {
   const char* id = "rdma.device-files";
   const auto& files = facts.drivers.dev_infiniband;
-  auto has = [&](const std::string& f) { return std::find(files.begin(), files.end(), f) != files.end(); };
+  auto has = [&](const std::string& f) {
+    return std::find(files.begin(), files.end(), f) != files.end();
+  };
   if (!facts.drivers.dev_infiniband_readable) {
     const std::string issues = DescribeIssues(facts, "devfiles");
     if (!issues.empty()) {
-      return Unknown(id, "DeviceFilesUnreadable", issues, "Mount the host's /dev/infiniband into the agent pod.");
+      return Unknown(id, "DeviceFilesUnreadable", issues,
+                     "Mount the host's /dev/infiniband into the agent pod.");
     }
     return Fail(id, "DeviceFilesMissing", "no /dev/infiniband directory",
                 "Load ib_uverbs and rdma_ucm (they create /dev/infiniband/uverbsN and rdma_cm).");
@@ -155,7 +168,8 @@ CheckResult CheckDeviceFiles(const NodeFacts& facts) {
   if (!has("rdma_cm")) missing.push_back("rdma_cm");
   if (!missing.empty()) {
     return Fail(id, "DeviceFilesMissing", "missing under /dev/infiniband: " + JoinList(missing),
-                "modprobe ib_uverbs rdma_ucm; in a pod, mount /dev/infiniband (or request the RDMA device resource).");
+                "modprobe ib_uverbs rdma_ucm; in a pod, mount /dev/infiniband (or request the RDMA "
+                "device resource).");
   }
   return Pass(id, "/dev/infiniband: " + JoinList(files, " "));
 }
@@ -166,10 +180,12 @@ CheckResult CheckUmad(const NodeFacts& facts) {
     if (f.rfind("umad", 0) == 0) return Pass(id, "umad device files present");
   }
   if (!facts.drivers.dev_infiniband_readable) {
-    return Unknown(id, "DeviceFilesUnreadable", "cannot list /dev/infiniband", "Mount /dev/infiniband.");
+    return Unknown(id, "DeviceFilesUnreadable", "cannot list /dev/infiniband",
+                   "Mount /dev/infiniband.");
   }
   return Warn(id, "UmadMissing", "no /dev/infiniband/umadN (ib_umad not loaded)",
-              "modprobe ib_umad: k8s-rdma-shared-dev-plugin refuses devices without umad; MAD tools need it.");
+              "modprobe ib_umad: k8s-rdma-shared-dev-plugin refuses devices without umad; MAD "
+              "tools need it.");
 }
 
 CheckResult CheckClientGid(const NodeFacts& facts, int gid_index) {
@@ -192,8 +208,8 @@ CheckResult CheckClientGid(const NodeFacts& facts, int gid_index) {
         if (n.rdma_device != d->name || n.rdma_port != p.number) continue;
         for (const auto& b : n.ipv4) {
           if (b.gid_index < 0 || (gid_index >= 0 && b.gid_index != gid_index)) continue;
-          found.push_back(PortName(*d, p) + " GID " + std::to_string(b.gid_index) + " for " + b.address +
-                          " on " + n.name + " (RoCE v2)");
+          found.push_back(PortName(*d, p) + " GID " + std::to_string(b.gid_index) + " for " +
+                          b.address + " on " + n.name + " (RoCE v2)");
         }
       }
     }
@@ -201,13 +217,16 @@ CheckResult CheckClientGid(const NodeFacts& facts, int gid_index) {
   if (!found.empty()) return Pass(id, JoinList(found));
   std::string want = gid_index >= 0 ? "GID index " + std::to_string(gid_index) : "a usable GID";
   if (roce_port) {
-    return Fail(id, "NoUsableGid", "no up RoCE port has " + want + " for an IPv4 address of its netdev",
-                "Assign the IPv4 address to the RoCE netdev (or its VLAN/bond) so the kernel adds a RoCE v2 "
+    return Fail(id, "NoUsableGid",
+                "no up RoCE port has " + want + " for an IPv4 address of its netdev",
+                "Assign the IPv4 address to the RoCE netdev (or its VLAN/bond) so the kernel adds "
+                "a RoCE v2 "
                 "GID, and leave gidIndex on auto unless the index is known.");
   }
   return Fail(id, "NoUsableGid", "no up port has " + want,
-              gid_index > 0 ? "Native InfiniBand only has GID index 0; set gidIndex to 0 or auto."
-                            : "Check the port GUID (VFs need an administratively assigned GUID) and the SM.");
+              gid_index > 0
+                  ? "Native InfiniBand only has GID index 0; set gidIndex to 0 or auto."
+                  : "Check the port GUID (VFs need an administratively assigned GUID) and the SM.");
 }
 
 CheckResult CheckGatewayIp(const NodeFacts& facts, const std::string& rdma_ip) {
@@ -226,31 +245,37 @@ CheckResult CheckGatewayIp(const NodeFacts& facts, const std::string& rdma_ip) {
   for (const auto& ip : candidates) {
     auto b = FindRdmaPortForIpv4(facts, ip);
     if (b.ok() && b->port_up) {
-      good.push_back(ip + " on " + b->netdev + " -> " + b->rdma_device + "/" + std::to_string(b->port) +
-                     " GID " + std::to_string(b->gid_index) + " (" + b->link_layer + ")");
+      good.push_back(ip + " on " + b->netdev + " -> " + b->rdma_device + "/" +
+                     std::to_string(b->port) + " GID " + std::to_string(b->gid_index) + " (" +
+                     b->link_layer + ")");
       continue;
     }
     if (!first_problem.id.empty()) continue;
     if (b.ok()) {
-      first_problem = Fail(id, "LinkDown", ip + " is on " + b->rdma_device + "/" + std::to_string(b->port) +
-                                               ", which is not up",
-                           "Bring the RDMA port up (cable, switch, subnet manager).");
+      first_problem = Fail(
+          id, "LinkDown",
+          ip + " is on " + b->rdma_device + "/" + std::to_string(b->port) + ", which is not up",
+          "Bring the RDMA port up (cable, switch, subnet manager).");
     } else if (b.status().code() == StatusCode::kNotFound) {
-      first_problem = Fail(id, "RdmaIpNotFound", b.status().message(),
-                           "Configure the address on the RDMA interface or fix the pool's rdma interface/CIDR.");
+      first_problem = Fail(
+          id, "RdmaIpNotFound", b.status().message(),
+          "Configure the address on the RDMA interface or fix the pool's rdma interface/CIDR.");
     } else {
       first_problem = Fail(id, "NoUsableGid", b.status().message(),
-                           "Put the address on the IPoIB/RoCE netdev itself (or its VLAN/bond) so it maps to a GID.");
+                           "Put the address on the IPoIB/RoCE netdev itself (or its VLAN/bond) so "
+                           "it maps to a GID.");
     }
   }
   if (!good.empty()) return Pass(id, JoinList(good));
   if (!first_problem.id.empty()) return first_problem;
   if (facts.HasIssues("ips")) {
-    return Unknown(id, "IpsUnreadable", "cannot read interface addresses: " + DescribeIssues(facts, "ips"),
+    return Unknown(id, "IpsUnreadable",
+                   "cannot read interface addresses: " + DescribeIssues(facts, "ips"),
                    "Run the agent with hostNetwork, or pass --ips-file.");
   }
-  return Fail(id, "NoRdmaIp", "no IPv4 address on a netdev backed by an RDMA port",
-              "Configure an IPv4 address on the IPoIB (or bond) / RoCE interface; rdma_cm binds by IP.");
+  return Fail(
+      id, "NoRdmaIp", "no IPv4 address on a netdev backed by an RDMA port",
+      "Configure an IPv4 address on the IPoIB (or bond) / RoCE interface; rdma_cm binds by IP.");
 }
 
 CheckResult CheckActiveMtu(const NodeFacts& facts) {
@@ -273,17 +298,20 @@ CheckResult CheckActiveMtu(const NodeFacts& facts) {
       } else {
         low.push_back(text);
         low_roce = low_roce || p.IsEthernet();
-        low_remedy = p.IsEthernet()
-                         ? "Raise the RoCE netdev MTU to at least 4200 (9000 is usual); RoCE loses 96 bytes to headers."
-                         : "Check the subnet manager's partition MTU and the switch port MTU (4096 expected).";
+        low_remedy = p.IsEthernet() ? "Raise the RoCE netdev MTU to at least 4200 (9000 is usual); "
+                                      "RoCE loses 96 bytes to headers."
+                                    : "Check the subnet manager's partition MTU and the switch "
+                                      "port MTU (4096 expected).";
       }
     }
   }
   if (!low.empty()) {
-    return Warn(id, low_roce ? "RoceMtuLow" : "IbMtuLow", "active MTU below 4096: " + JoinList(low), low_remedy);
+    return Warn(id, low_roce ? "RoceMtuLow" : "IbMtuLow", "active MTU below 4096: " + JoinList(low),
+                low_remedy);
   }
   if (!unknown.empty() && ok.empty()) {
-    return Unknown(id, "ActiveMtuUnknown", "active MTU of " + JoinList(unknown) + " needs libibverbs (not probed)",
+    return Unknown(id, "ActiveMtuUnknown",
+                   "active MTU of " + JoinList(unknown) + " needs libibverbs (not probed)",
                    "Run the agent where libibverbs and /dev/infiniband/uverbsN are available.");
   }
   if (ok.empty()) return Pass(id, "no up port, nothing to measure", "NotApplicable");
@@ -305,17 +333,21 @@ CheckResult CheckDc(const NodeFacts& facts) {
   if (!yes.empty()) return Pass(id, "DC transport supported on " + JoinList(yes));
   if (!no.empty() && unknown.empty()) {
     return Fail(id, "DcUnsupported", "creating a DC target fails (EOPNOTSUPP) on " + JoinList(no),
-                "cuObject uses only the DC transport: use a ConnectX-5+ PF (or a VF with DC enabled in firmware).");
+                "cuObject uses only the DC transport: use a ConnectX-5+ PF (or a VF with DC "
+                "enabled in firmware).");
   }
-  return Unknown(id, "DcUnknown", "DC support of " + JoinList(unknown) + " not determined (needs libmlx5 and uverbs)",
-                 "Run the agent with libibverbs/libmlx5 and /dev/infiniband mounted to probe DC.");
+  return Unknown(
+      id, "DcUnknown",
+      "DC support of " + JoinList(unknown) + " not determined (needs libmlx5 and uverbs)",
+      "Run the agent with libibverbs/libmlx5 and /dev/infiniband mounted to probe DC.");
 }
 
 CheckResult CheckNetns(const NodeFacts& facts) {
   const char* id = "rdma.netns";
   if (facts.drivers.rdma_netns_mode.empty()) {
     return Unknown(id, "NetnsModeUnknown", "sys/module/ib_core/parameters/netns_mode not readable",
-                   "Informational: shared mode suits the shared device plugin, exclusive suits SR-IOV + rdma-cni.");
+                   "Informational: shared mode suits the shared device plugin, exclusive suits "
+                   "SR-IOV + rdma-cni.");
   }
   return Pass(id, "RDMA netns mode " + facts.drivers.rdma_netns_mode);
 }
@@ -324,11 +356,13 @@ CheckResult CheckIbCoreFlavor(const NodeFacts& facts) {
   const char* id = "rdma.ib-core-flavor";
   const auto& d = facts.drivers;
   if (d.ib_core_flavor.empty()) {
-    return Unknown(id, "IbCoreNotLoaded", "ib_core/mlx5_core not loaded", "Load mlx5_core and mlx5_ib.");
+    return Unknown(id, "IbCoreNotLoaded", "ib_core/mlx5_core not loaded",
+                   "Load mlx5_core and mlx5_ib.");
   }
   std::string msg = d.ib_core_flavor;
   if (!d.ofed_version.empty()) msg += " " + d.ofed_version;
-  if (!d.ib_core_flavor_signals.empty()) msg += " (" + JoinList(d.ib_core_flavor_signals, "; ") + ")";
+  if (!d.ib_core_flavor_signals.empty())
+    msg += " (" + JoinList(d.ib_core_flavor_signals, "; ") + ")";
   msg += d.peer_memory_api ? ", PeerDirect API present" : ", no PeerDirect API";
   return Pass(id, msg);
 }
@@ -341,7 +375,8 @@ CheckResult CheckReadErrors(const NodeFacts& facts) {
     const auto& is = facts.issues[i];
     parts.push_back(is.message.rfind(is.path, 0) == 0 ? is.message : is.path + ": " + is.message);
   }
-  std::string msg = std::to_string(facts.issues.size()) + " unreadable or malformed input(s): " + JoinList(parts, "; ");
+  std::string msg = std::to_string(facts.issues.size()) +
+                    " unreadable or malformed input(s): " + JoinList(parts, "; ");
   return Unknown(id, "UnreadableInput", msg,
                  "Check the named files on the host; the checks that depend on them say Unknown.");
 }

@@ -7,7 +7,8 @@
 
 namespace rdmastack::agent {
 
-StatusOr<std::unique_ptr<DeviceProber>> MakeProber(const std::string& root, const std::string& probes_file,
+StatusOr<std::unique_ptr<DeviceProber>> MakeProber(const std::string& root,
+                                                   const std::string& probes_file,
                                                    bool live_probes) {
   if (!probes_file.empty()) return MakeFileDeviceProber(probes_file);
   // The live libraries describe this machine; only trust them for a fixture root when asked.
@@ -16,7 +17,8 @@ StatusOr<std::unique_ptr<DeviceProber>> MakeProber(const std::string& root, cons
 }
 
 StatusOr<CheckRun> RunCheck(const CheckOptions& options) {
-  RDMASTACK_ASSIGN_OR_RETURN(auto prober, MakeProber(options.root, options.probes_file, options.live_probes));
+  RDMASTACK_ASSIGN_OR_RETURN(auto prober,
+                             MakeProber(options.root, options.probes_file, options.live_probes));
   ProbeOptions probe;
   probe.root = options.root;
   probe.ips_file = options.ips_file;

@@ -13,7 +13,8 @@
 namespace rdmastack::agent {
 
 // The prober the options ask for: recorded file, live libraries, or none.
-StatusOr<std::unique_ptr<DeviceProber>> MakeProber(const std::string& root, const std::string& probes_file,
+StatusOr<std::unique_ptr<DeviceProber>> MakeProber(const std::string& root,
+                                                   const std::string& probes_file,
                                                    bool live_probes);
 
 struct CheckRun {

@@ -41,14 +41,17 @@ StatusOr<CheckOptions> ParseCheckOptions(const std::vector<std::string>& args) {
       r.max_transfer_bytes = *q;
     } else if (flag == "--max-gpu-nic-distance") {
       if (!ParsePathType(value, &r.max_gpu_nic_distance)) {
-        return InvalidArgumentError("--max-gpu-nic-distance must be PIX, PXB, PHB or SYS, got '" + value + "'");
+        return InvalidArgumentError("--max-gpu-nic-distance must be PIX, PXB, PHB or SYS, got '" +
+                                    value + "'");
       }
     } else if (flag == "--gid-index") {
       auto n = ParseDecimal(value);
-      if (!n.ok() || *n < -1 || *n > 65535) return InvalidArgumentError("--gid-index must be -1..65535");
+      if (!n.ok() || *n < -1 || *n > 65535)
+        return InvalidArgumentError("--gid-index must be -1..65535");
       r.gid_index = static_cast<int>(*n);
     } else if (flag == "--rdma-ip") {
-      if (auto ip = ParseIpv4(value); !ip.ok()) return InvalidArgumentError("--rdma-ip: " + ip.status().message());
+      if (auto ip = ParseIpv4(value); !ip.ok())
+        return InvalidArgumentError("--rdma-ip: " + ip.status().message());
       r.rdma_ip = value;
     } else if (flag == "--ips-file") {
       o.ips_file = value;

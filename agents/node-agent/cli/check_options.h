@@ -14,8 +14,9 @@ enum class OutputFormat { kTable, kJson };
 struct CheckOptions {
   std::string root = "/";
   std::string ips_file;
-  std::string probes_file;   // recorded verbs/NVML results (fixtures)
-  bool live_probes = false;  // use libibverbs/NVML even when --root is not "/" (the DaemonSet's /host)
+  std::string probes_file;  // recorded verbs/NVML results (fixtures)
+  bool live_probes =
+      false;  // use libibverbs/NVML even when --root is not "/" (the DaemonSet's /host)
   OutputFormat output = OutputFormat::kTable;
   Requirements requirements;
 };
@@ -26,7 +27,8 @@ StatusOr<CheckOptions> ParseCheckOptions(const std::vector<std::string>& args);
 inline constexpr const char* kCheckUsage =
     "usage: rdmastack-agent check [--root DIR] --role gateway|client\n"
     "         [--transport Auto|GPUDirect|HostMemory] [--memory-registration Auto|DMABuf|PeerMem]\n"
-    "         [--max-transfer-size 192Mi] [--max-gpu-nic-distance PIX|PXB|PHB|SYS] [--gid-index N]\n"
+    "         [--max-transfer-size 192Mi] [--max-gpu-nic-distance PIX|PXB|PHB|SYS] [--gid-index "
+    "N]\n"
     "         [--rdma-ip A.B.C.D] [--ips-file F] [--probes-file F] [--live-probes]\n"
     "         [--output table|json]\n";
 

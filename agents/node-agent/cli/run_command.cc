@@ -75,7 +75,8 @@ StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args) {
     char host[256] = {};
     if (::gethostname(host, sizeof host - 1) == 0) o.daemon.node_name = host;
   }
-  if (o.daemon.node_name.empty()) return InvalidArgumentError("--node-name is required (or set NODE_NAME)");
+  if (o.daemon.node_name.empty())
+    return InvalidArgumentError("--node-name is required (or set NODE_NAME)");
   o.source.node_name = o.daemon.node_name;
   return o;
 }

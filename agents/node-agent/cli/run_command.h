@@ -21,8 +21,10 @@ StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args);
 int RunDaemonCommand(const std::vector<std::string>& args);
 
 inline constexpr const char* kRunUsage =
-    "usage: rdmastack-agent run --hub HOST:PORT --ca-file CA.pem --token-file TOKEN [--node-name NAME]\n"
-    "         [--tls-server-name NAME] [--root DIR] [--role gateway|client] [--probe-interval 60s]\n"
+    "usage: rdmastack-agent run --hub HOST:PORT --ca-file CA.pem --token-file TOKEN [--node-name "
+    "NAME]\n"
+    "         [--tls-server-name NAME] [--root DIR] [--role gateway|client] [--probe-interval "
+    "60s]\n"
     "         [--ips-file F] [--probes-file F] [--live-probes] [--log-level info]\n"
     "  NODE_NAME from the environment (downward API) is the default node name.\n";
 

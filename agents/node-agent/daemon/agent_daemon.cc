@@ -3,14 +3,13 @@
 #include <grpcpp/grpcpp.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
+#include <spdlog/spdlog.h>
 
 #include <random>
 #include <thread>
 
 #include "agents/node-agent/probe/host_root.h"
 #include "agents/proto/agenthub.grpc.pb.h"
-#include <spdlog/spdlog.h>
-
 #include "operator/base/logging.h"
 #include "operator/base/version.h"
 
@@ -26,22 +25,30 @@ double UniformRandom() {
 
 // A CA bundle that gRPC cannot load fails only inside the handshake, over and over; say so once.
 Status ValidateCaBundle(const std::string& pem) {
-  std::unique_ptr<BIO, int (*)(BIO*)> bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), &BIO_free);
-  std::unique_ptr<X509, void (*)(X509*)> cert(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr), &X509_free);
+  std::unique_ptr<BIO, int (*)(BIO*)> bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())),
+                                          &BIO_free);
+  std::unique_ptr<X509, void (*)(X509*)> cert(
+      PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr), &X509_free);
   if (!cert) return InvalidArgumentError("no PEM certificate could be parsed");
   return OkStatus();
 }
 
 int64_t UnixMillis(Clock* clock) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(clock->WallNow().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(clock->WallNow().time_since_epoch())
+      .count();
 }
 
 }  // namespace
 
 AgentDaemon::AgentDaemon(DaemonOptions options, ReportSource* source, Clock* clock)
-    : options_(std::move(options)), source_(source), clock_(clock), backoff_(options_.backoff, &UniformRandom) {}
+    : options_(std::move(options)),
+      source_(source),
+      clock_(clock),
+      backoff_(options_.backoff, &UniformRandom) {}
 
-AgentDaemon::~AgentDaemon() { Stop(); }
+AgentDaemon::~AgentDaemon() {
+  Stop();
+}
 
 void AgentDaemon::Stop() {
   std::lock_guard<std::mutex> lock(mu_);
@@ -69,8 +76,8 @@ Status AgentDaemon::Run() {
     std::unique_lock<std::mutex> lock(mu_);
     if (stopping_) return OkStatus();
     const auto delay = backoff_.Next();
-    spdlog::warn("hub session ended ({}); reconnecting in {} ms (attempt {})", st.ToString(), delay.count(),
-                 backoff_.attempts());
+    spdlog::warn("hub session ended ({}); reconnecting in {} ms (attempt {})", st.ToString(),
+                 delay.count(), backoff_.attempts());
     const auto deadline = clock_->Now() + delay;
     while (!stopping_ && clock_->Now() < deadline) clock_->WaitUntil(lock, cv_, deadline);
   }
@@ -81,7 +88,8 @@ Status AgentDaemon::RunSession(const std::string& ca_pem) {
   auto token = ReadLocalFile(options_.token_file, 64 << 10);
   if (!token.ok()) return token.status().WithContext("token file");
   std::string token_text = *token;
-  while (!token_text.empty() && (token_text.back() == '\n' || token_text.back() == '\r')) token_text.pop_back();
+  while (!token_text.empty() && (token_text.back() == '\n' || token_text.back() == '\r'))
+    token_text.pop_back();
 
   grpc::SslCredentialsOptions ssl;
   ssl.pem_root_certs = ca_pem;
@@ -115,7 +123,8 @@ Status AgentDaemon::RunSession(const std::string& ca_pem) {
       std::lock_guard<std::mutex> lock(mu_);
       if (msg.has_ack()) {
         acked = true;
-        if (msg.ack().heartbeat_seconds() > 0) heartbeat = std::chrono::seconds(msg.ack().heartbeat_seconds());
+        if (msg.ack().heartbeat_seconds() > 0)
+          heartbeat = std::chrono::seconds(msg.ack().heartbeat_seconds());
       } else if (msg.has_requirements()) {
         requirements_ = msg.requirements();
         reprobe_ = true;  // requirements change the verdicts
@@ -124,8 +133,9 @@ Status AgentDaemon::RunSession(const std::string& ca_pem) {
         pb::CommandResult r;
         r.set_id(msg.command().id());
         r.set_ok(true);
-        r.set_message(msg.command().kind() == pb::Command::SELF_TEST ? "self-test: probed and evaluated"
-                                                                     : "re-probed");
+        r.set_message(msg.command().kind() == pb::Command::SELF_TEST
+                          ? "self-test: probed and evaluated"
+                          : "re-probed");
         results.push_back(std::move(r));
       }
       cv_.notify_all();
@@ -198,7 +208,8 @@ Status AgentDaemon::RunSession(const std::string& ca_pem) {
     cancel_session_ = nullptr;
   }
   if (st.ok()) return UnavailableError("hub closed the stream");
-  return UnavailableError("grpc " + std::to_string(static_cast<int>(st.error_code())) + ": " + st.error_message());
+  return UnavailableError("grpc " + std::to_string(static_cast<int>(st.error_code())) + ": " +
+                          st.error_message());
 }
 
 }  // namespace rdmastack::agent

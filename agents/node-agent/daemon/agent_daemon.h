@@ -25,14 +25,16 @@ namespace rdmastack::agent {
 class ReportSource {
  public:
   virtual ~ReportSource() = default;
-  virtual agent::v1::NodeReport Build(const std::optional<agent::v1::Requirements>& requirements) = 0;
+  virtual agent::v1::NodeReport Build(
+      const std::optional<agent::v1::Requirements>& requirements) = 0;
 };
 
 struct DaemonOptions {
-  std::string hub_address;        // host:port
-  std::string ca_file;            // PEM bundle that signs the hub's certificate
-  std::string tls_server_name;    // override for the certificate name check ("" = host of hub_address)
-  std::string token_file;         // bound ServiceAccount token
+  std::string hub_address;  // host:port
+  std::string ca_file;      // PEM bundle that signs the hub's certificate
+  std::string
+      tls_server_name;     // override for the certificate name check ("" = host of hub_address)
+  std::string token_file;  // bound ServiceAccount token
   std::string node_name;
   std::chrono::milliseconds probe_interval{60'000};
   std::chrono::milliseconds default_heartbeat{10'000};  // until the hub's Ack says otherwise

@@ -6,10 +6,12 @@
 
 namespace rdmastack::agent {
 
-ProbingReportSource::ProbingReportSource(ProbingSourceOptions options, std::unique_ptr<DeviceProber> prober)
+ProbingReportSource::ProbingReportSource(ProbingSourceOptions options,
+                                         std::unique_ptr<DeviceProber> prober)
     : options_(std::move(options)), prober_(std::move(prober)) {}
 
-agent::v1::NodeReport ProbingReportSource::Build(const std::optional<agent::v1::Requirements>& requirements) {
+agent::v1::NodeReport ProbingReportSource::Build(
+    const std::optional<agent::v1::Requirements>& requirements) {
   ProbeOptions probe;
   probe.root = options_.root;
   probe.ips_file = options_.ips_file;

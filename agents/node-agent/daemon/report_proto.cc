@@ -93,7 +93,8 @@ void FillDevices(const NodeFacts& f, agent::v1::NodeReport* r) {
 
 }  // namespace
 
-agent::v1::NodeReport BuildNodeReport(const NodeFacts& facts, const std::vector<ProfileEvaluation>& evaluations,
+agent::v1::NodeReport BuildNodeReport(const NodeFacts& facts,
+                                      const std::vector<ProfileEvaluation>& evaluations,
                                       const std::string& node_name) {
   agent::v1::NodeReport r;
   r.set_node_name(node_name);
@@ -147,8 +148,8 @@ std::string ContentHash(const agent::v1::NodeReport& report) {
   return hex;
 }
 
-std::vector<std::pair<std::string, Requirements>> RequirementsFromHub(const agent::v1::Requirements& hub,
-                                                                      Role default_role) {
+std::vector<std::pair<std::string, Requirements>> RequirementsFromHub(
+    const agent::v1::Requirements& hub, Role default_role) {
   std::vector<std::pair<std::string, Requirements>> out;
   if (hub.gateway()) {
     Requirements r;

@@ -16,7 +16,8 @@ struct ProfileEvaluation {
   Evaluation evaluation;
 };
 
-agent::v1::NodeReport BuildNodeReport(const NodeFacts& facts, const std::vector<ProfileEvaluation>& evaluations,
+agent::v1::NodeReport BuildNodeReport(const NodeFacts& facts,
+                                      const std::vector<ProfileEvaluation>& evaluations,
                                       const std::string& node_name);
 
 // SHA-256 (hex) of the deterministic serialisation of `report` without content_hash and
@@ -24,7 +25,7 @@ agent::v1::NodeReport BuildNodeReport(const NodeFacts& facts, const std::vector<
 std::string ContentHash(const agent::v1::NodeReport& report);
 
 // Hub requirements -> agent Requirements (gateway first, then one per client profile).
-std::vector<std::pair<std::string, Requirements>> RequirementsFromHub(const agent::v1::Requirements& hub,
-                                                                      Role default_role);
+std::vector<std::pair<std::string, Requirements>> RequirementsFromHub(
+    const agent::v1::Requirements& hub, Role default_role);
 
 }  // namespace rdmastack::agent

@@ -37,7 +37,9 @@ const NetDev* NodeFacts::FindNetDev(std::string_view name) const {
   return nullptr;
 }
 
-bool NodeFacts::HasIssues(std::string_view area) const { return !IssuesIn(area).empty(); }
+bool NodeFacts::HasIssues(std::string_view area) const {
+  return !IssuesIn(area).empty();
+}
 
 std::vector<const ProbeIssue*> NodeFacts::IssuesIn(std::string_view area) const {
   std::vector<const ProbeIssue*> out;

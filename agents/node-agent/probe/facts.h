@@ -32,16 +32,16 @@ struct GidEntry {
 
 struct RdmaPort {
   int number = 0;
-  int state_code = -1;  // 4 = ACTIVE; -1 unknown
-  std::string state;    // ACTIVE | DOWN | INIT | ARMED | ...
-  int phys_state_code = -1;  // 5 = LinkUp
-  std::string phys_state;    // LinkUp | Polling | Disabled | ...
-  std::string link_layer;    // InfiniBand | Ethernet | ""
-  std::string rate;          // "200 Gb/sec (4X HDR)"
-  std::string lid;           // "0x12"
-  std::string sm_lid;        // "0x1"
-  std::vector<GidEntry> gids;  // non-zero entries only
-  int active_mtu = 0;          // bytes; 0 unknown
+  int state_code = -1;            // 4 = ACTIVE; -1 unknown
+  std::string state;              // ACTIVE | DOWN | INIT | ARMED | ...
+  int phys_state_code = -1;       // 5 = LinkUp
+  std::string phys_state;         // LinkUp | Polling | Disabled | ...
+  std::string link_layer;         // InfiniBand | Ethernet | ""
+  std::string rate;               // "200 Gb/sec (4X HDR)"
+  std::string lid;                // "0x12"
+  std::string sm_lid;             // "0x1"
+  std::vector<GidEntry> gids;     // non-zero entries only
+  int active_mtu = 0;             // bytes; 0 unknown
   std::string active_mtu_source;  // "verbs" | "netdev" (RoCE estimate from netdev MTU) | ""
 
   bool Up() const { return state_code == 4 && phys_state_code == 5; }
@@ -58,10 +58,10 @@ struct RdmaDevice {
   std::string generation;   // ConnectX-6, ConnectX-4 VF, ...
   int generation_rank = 0;  // 3=CX-3 4=CX-4 5=CX-5 6=CX-6 7=CX-7 8=CX-8; 0 unknown
   bool virtual_function = false;
-  bool soft = false;        // rdma_rxe / siw: no hardware behind it
-  std::string firmware;     // 20.38.1002
+  bool soft = false;     // rdma_rxe / siw: no hardware behind it
+  std::string firmware;  // 20.38.1002
   std::string node_guid;
-  std::string hca_type;     // MT4123
+  std::string hca_type;  // MT4123
   int numa_node = -1;
   std::vector<RdmaPort> ports;
   Tristate dc_supported = Tristate::kUnknown;
@@ -72,20 +72,20 @@ struct RdmaDevice {
 
 // One IPv4 address on a netdev, and the GID rdma_cm would use for it.
 struct Ipv4Binding {
-  std::string cidr;        // 10.10.0.11/24
-  std::string address;     // 10.10.0.11
-  int gid_index = -1;      // -1 when no matching GID
+  std::string cidr;     // 10.10.0.11/24
+  std::string address;  // 10.10.0.11
+  int gid_index = -1;   // -1 when no matching GID
 };
 
 struct NetDev {
   std::string name;
-  std::string kind;        // physical | ipoib | bond | vlan | virtual
-  int type = -1;           // ARPHRD: 1 Ethernet, 32 InfiniBand
+  std::string kind;  // physical | ipoib | bond | vlan | virtual
+  int type = -1;     // ARPHRD: 1 Ethernet, 32 InfiniBand
   int mtu = 0;
-  std::string address;     // hardware address
-  std::string pci_address; // from the device link; "" for uppers
-  std::string master;      // bond this netdev is enslaved to
-  std::string lower;       // VLAN parent
+  std::string address;              // hardware address
+  std::string pci_address;          // from the device link; "" for uppers
+  std::string master;               // bond this netdev is enslaved to
+  std::string lower;                // VLAN parent
   std::vector<std::string> slaves;  // bond slaves
   std::string active_slave;
   std::vector<Ipv4Binding> ipv4;
@@ -107,14 +107,14 @@ struct KernelFacts {
 };
 
 struct DriverFacts {
-  std::vector<Module> modules;     // fixed list of modules the checks care about, in that order
-  std::string ib_core_flavor;      // Inbox | MOFED | ""
-  std::string ofed_version;        // 23.10-1.1.9 when known
+  std::vector<Module> modules;  // fixed list of modules the checks care about, in that order
+  std::string ib_core_flavor;   // Inbox | MOFED | ""
+  std::string ofed_version;     // 23.10-1.1.9 when known
   std::vector<std::string> ib_core_flavor_signals;  // why we decided
-  bool peer_memory_api = false;    // ib_register_peer_memory_client in kallsyms or memory_peers
+  bool peer_memory_api = false;  // ib_register_peer_memory_client in kallsyms or memory_peers
   std::string nvidia_driver_version;
-  std::string nvidia_module_flavor;  // Open | Proprietary | ""
-  std::string rdma_netns_mode;       // shared | exclusive | ""
+  std::string nvidia_module_flavor;         // Open | Proprietary | ""
+  std::string rdma_netns_mode;              // shared | exclusive | ""
   std::vector<std::string> dev_infiniband;  // sorted names under /dev/infiniband
   bool dev_infiniband_readable = false;
 
@@ -125,25 +125,26 @@ struct DriverFacts {
 struct Gpu {
   std::string pci_address;
   std::string pci_path;
-  std::string device_id;   // 0x2230
-  std::string model;       // NVIDIA RTX A6000
+  std::string device_id;     // 0x2230
+  std::string model;         // NVIDIA RTX A6000
   std::string architecture;  // Volta | Turing | Ampere | Ada | Hopper | Blackwell | ""
   bool turing_or_newer = false;
   int numa_node = -1;
-  int64_t bar1_sysfs_bytes = 0;  // size of the framebuffer aperture from the resource file; 0 unknown
-  int bar1_resource_index = -1;  // line of the resource file it came from
-  int64_t bar1_total_bytes = 0;  // NVML when present, else sysfs
-  int64_t bar1_free_bytes = -1;  // NVML; -1 unknown
-  std::string bar1_source;       // nvml | sysfs | ""
+  int64_t bar1_sysfs_bytes =
+      0;  // size of the framebuffer aperture from the resource file; 0 unknown
+  int bar1_resource_index = -1;                // line of the resource file it came from
+  int64_t bar1_total_bytes = 0;                // NVML when present, else sysfs
+  int64_t bar1_free_bytes = -1;                // NVML; -1 unknown
+  std::string bar1_source;                     // nvml | sysfs | ""
   Tristate dma_buf_attr = Tristate::kUnknown;  // CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED
-  std::string nearest_nic;       // RDMA device name
-  std::string path_type;         // PIX | PXB | PHB | SYS | "" (NCCL-equivalent, to nearest_nic)
+  std::string nearest_nic;                     // RDMA device name
+  std::string path_type;  // PIX | PXB | PHB | SYS | "" (NCCL-equivalent, to nearest_nic)
 };
 
 // PCIe relation of one GPU to one RDMA device.
 struct GpuNicPath {
-  std::string gpu;  // PCI address
-  std::string nic;  // RDMA device name
+  std::string gpu;        // PCI address
+  std::string nic;        // RDMA device name
   std::string path_type;  // PIX | PXB | PHB | SYS
 };
 

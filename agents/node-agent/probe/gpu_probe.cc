@@ -48,7 +48,8 @@ std::vector<Gpu> ProbeGpus(const HostRoot& root, std::vector<ProbeIssue>* issues
     const std::string vendor_file = "sys/bus/pci/devices/" + bdf + "/vendor";
     auto vendor = root.ReadAttr(vendor_file);
     if (!vendor.ok()) {
-      issues->push_back({kArea, root.Path(vendor_file), vendor.status().message() + " (cannot tell if it is a GPU)"});
+      issues->push_back({kArea, root.Path(vendor_file),
+                         vendor.status().message() + " (cannot tell if it is a GPU)"});
       continue;
     }
     if (*vendor != "0x10de") continue;

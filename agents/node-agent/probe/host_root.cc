@@ -16,7 +16,9 @@ namespace {
 
 constexpr int kMaxSymlinkHops = 40;  // same bound as the kernel's MAXSYMLINKS
 
-std::string ErrnoText(int err) { return std::strerror(err); }
+std::string ErrnoText(int err) {
+  return std::strerror(err);
+}
 
 class ScopedFd {
  public:
@@ -211,7 +213,7 @@ StatusOr<std::string> HostRoot::ReadLink(std::string_view rel) const {
 }
 
 StatusOr<std::string> HostRoot::Resolve(std::string_view rel) const {
-  std::vector<std::string> done;                     // resolved components so far
+  std::vector<std::string> done;                         // resolved components so far
   std::vector<std::string> todo = SplitComponents(rel);  // reversed work list
   std::reverse(todo.begin(), todo.end());
   int hops = 0;

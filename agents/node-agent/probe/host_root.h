@@ -37,7 +37,7 @@ class HostRoot {
 
   // Sorted entry names (without . and ..). NotFound when the directory does not exist.
   StatusOr<std::vector<std::string>> ListDir(std::string_view rel) const;
-  bool Exists(std::string_view rel) const;      // follows symlinks
+  bool Exists(std::string_view rel) const;       // follows symlinks
   bool IsDirectory(std::string_view rel) const;  // follows symlinks
   bool IsSymlink(std::string_view rel) const;
   // Target of a symlink, as stored.

@@ -19,9 +19,10 @@ StatusOr<Ipv4PortBinding> FindRdmaPortForIpv4(const NodeFacts& facts, std::strin
         }
       }
       if (b.gid_index < 0) {
-        return FailedPreconditionError(std::string(ipv4) + " on " + n.name + " has no usable GID on " +
-                                       n.rdma_device + " port " + std::to_string(n.rdma_port) +
-                                       (out.link_layer == "Ethernet" ? " (no RoCE v2 GID for it)" : ""));
+        return FailedPreconditionError(
+            std::string(ipv4) + " on " + n.name + " has no usable GID on " + n.rdma_device +
+            " port " + std::to_string(n.rdma_port) +
+            (out.link_layer == "Ethernet" ? " (no RoCE v2 GID for it)" : ""));
       }
       return out;
     }

@@ -14,9 +14,9 @@ struct Ipv4PortBinding {
   std::string netdev;       // interface that owns the address (bond0, ens1f0np0.100, ib0)
   std::string rdma_device;  // mlx5_0
   int port = 0;
-  int gid_index = -1;       // GID rdma_cm would use: 0 on IB, the RoCE v2 IPv4 GID on RoCE
-  std::string link_layer;   // InfiniBand | Ethernet
-  bool port_up = false;     // state ACTIVE and phys_state LinkUp
+  int gid_index = -1;      // GID rdma_cm would use: 0 on IB, the RoCE v2 IPv4 GID on RoCE
+  std::string link_layer;  // InfiniBand | Ethernet
+  bool port_up = false;    // state ACTIVE and phys_state LinkUp
 };
 
 // NotFound: no interface has the address. FailedPrecondition: the interface is not backed by an

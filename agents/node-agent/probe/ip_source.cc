@@ -27,13 +27,15 @@ StatusOr<std::vector<InterfaceAddress>> ParseIpsFile(std::string_view text) {
     if (line.empty() || line.front() == '#') continue;
     const std::string where = "line " + std::to_string(line_no) + ": ";
     size_t sp = line.find_first_of(" \t");
-    if (sp == std::string_view::npos) return InvalidArgumentError(where + "want '<ifname> <ipv4>/<prefix>'");
+    if (sp == std::string_view::npos)
+      return InvalidArgumentError(where + "want '<ifname> <ipv4>/<prefix>'");
     InterfaceAddress a;
     a.ifname = std::string(line.substr(0, sp));
     std::string_view cidr = Trim(line.substr(sp));
     size_t slash = cidr.find('/');
     std::string_view ip = cidr.substr(0, slash);
-    if (auto parsed = ParseIpv4(ip); !parsed.ok()) return InvalidArgumentError(where + parsed.status().message());
+    if (auto parsed = ParseIpv4(ip); !parsed.ok())
+      return InvalidArgumentError(where + parsed.status().message());
     a.address = std::string(ip);
     if (slash != std::string_view::npos) {
       auto prefix = ParseDecimal(cidr.substr(slash + 1));

@@ -138,7 +138,8 @@ class LiveDeviceProber final : public DeviceProber {
     if (ctx == nullptr) {
       dev->dmabuf_detail = match ? std::string("ibv_open_device: ") + std::strerror(errno)
                                  : "device not listed by libibverbs";
-      if (match) issues->push_back({"probes", "/dev/infiniband/" + dev->uverbs, dev->dmabuf_detail});
+      if (match)
+        issues->push_back({"probes", "/dev/infiniband/" + dev->uverbs, dev->dmabuf_detail});
       verbs_->free_list(list);
       return;
     }
@@ -170,7 +171,8 @@ class LiveDeviceProber final : public DeviceProber {
     auto bar1 = nvml_->Get<int (*)(NvmlDevice, NvmlBar1Memory*)>("nvmlDeviceGetBAR1MemoryInfo");
     if (!init || !shutdown || !by_bus || !bar1) return;
     if (int rc = init(); rc != 0) {
-      issues->push_back({"probes", "libnvidia-ml.so.1", "nvmlInit_v2 returned " + std::to_string(rc)});
+      issues->push_back(
+          {"probes", "libnvidia-ml.so.1", "nvmlInit_v2 returned " + std::to_string(rc)});
       return;
     }
     // NVML wants an 8-hex-digit domain: 0000:1a:00.0 -> 00000000:1a:00.0
@@ -248,6 +250,8 @@ class LiveDeviceProber final : public DeviceProber {
 
 }  // namespace
 
-std::unique_ptr<DeviceProber> MakeLiveDeviceProber() { return std::make_unique<LiveDeviceProber>(); }
+std::unique_ptr<DeviceProber> MakeLiveDeviceProber() {
+  return std::make_unique<LiveDeviceProber>();
+}
 
 }  // namespace rdmastack::agent

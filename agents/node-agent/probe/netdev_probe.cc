@@ -168,12 +168,14 @@ std::vector<NetDev> ProbeNetDevs(const HostRoot& root, const std::vector<Interfa
   for (const auto& name : *names) {
     if (name == "lo" || name == "bonding_masters") continue;
     if (!root.IsDirectory("sys/class/net/" + name)) {
-      issues->push_back({kArea, root.Path("sys/class/net/" + name), "not a directory (dangling link?)"});
+      issues->push_back(
+          {kArea, root.Path("sys/class/net/" + name), "not a directory (dangling link?)"});
       continue;
     }
     NetDev n = ReadNetDev(root, name, issues);
     for (const auto& a : addrs) {
-      if (a.ifname == name) n.ipv4.push_back({a.address + "/" + std::to_string(a.prefix), a.address, -1});
+      if (a.ifname == name)
+        n.ipv4.push_back({a.address + "/" + std::to_string(a.prefix), a.address, -1});
     }
     out.push_back(std::move(n));
   }

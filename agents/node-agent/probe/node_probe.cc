@@ -58,7 +58,8 @@ NodeFacts ProbeNode(const ProbeOptions& options) {
   }
   for (auto& g : facts.gpus) prober->ProbeGpu(&g, &facts.issues);
   facts.device_probe_source = prober->Source();
-  facts.netdevs = ProbeNetDevs(root, LoadAddresses(options, &facts), facts.rdma_devices, &facts.issues);
+  facts.netdevs =
+      ProbeNetDevs(root, LoadAddresses(options, &facts), facts.rdma_devices, &facts.issues);
   EstimateRoceMtu(&facts);
   ComputeGpuNicPaths(&facts);
   return facts;

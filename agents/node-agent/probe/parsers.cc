@@ -111,7 +111,8 @@ StatusOr<std::vector<PciResource>> ParsePciResource(std::string_view text) {
     for (size_t i = 0; i < 3; ++i) {
       auto v = ParseHex(fields[i]);
       if (!v.ok()) {
-        return InvalidArgumentError("line " + std::to_string(line_no) + ": " + v.status().message());
+        return InvalidArgumentError("line " + std::to_string(line_no) + ": " +
+                                    v.status().message());
       }
       *slots[i] = *v;
     }
@@ -164,7 +165,8 @@ StatusOr<GidBytes> ParseGid(std::string_view text) {
   if (groups.size() != 8) return InvalidArgumentError("GID needs 8 groups: " + Quote(text));
   GidBytes gid{};
   for (size_t g = 0; g < 8; ++g) {
-    if (groups[g].size() != 4) return InvalidArgumentError("GID group not 4 hex digits: " + Quote(text));
+    if (groups[g].size() != 4)
+      return InvalidArgumentError("GID group not 4 hex digits: " + Quote(text));
     int v = 0;
     for (char c : groups[g]) {
       int d = HexDigit(c);
@@ -204,7 +206,8 @@ StatusOr<uint32_t> ParseIpv4(std::string_view text) {
   if (parts.size() != 4) return InvalidArgumentError("not an IPv4 address: " + Quote(text));
   uint32_t addr = 0;
   for (auto p : parts) {
-    if (!IsDigits(p) || p.size() > 3) return InvalidArgumentError("not an IPv4 address: " + Quote(text));
+    if (!IsDigits(p) || p.size() > 3)
+      return InvalidArgumentError("not an IPv4 address: " + Quote(text));
     int v = 0;
     std::from_chars(p.data(), p.data() + p.size(), v);
     if (v > 255) return InvalidArgumentError("not an IPv4 address: " + Quote(text));
@@ -231,7 +234,8 @@ StatusOr<GidBytes> GidFromIpoibAddress(std::string_view hwaddr) {
     if (bytes[i].size() != 2 || HexDigit(bytes[i][0]) < 0 || HexDigit(bytes[i][1]) < 0) {
       return InvalidArgumentError("IPoIB address byte not hex: " + Quote(hwaddr));
     }
-    if (i >= 4) gid[i - 4] = static_cast<uint8_t>(HexDigit(bytes[i][0]) * 16 + HexDigit(bytes[i][1]));
+    if (i >= 4)
+      gid[i - 4] = static_cast<uint8_t>(HexDigit(bytes[i][0]) * 16 + HexDigit(bytes[i][1]));
   }
   return gid;
 }
@@ -239,7 +243,8 @@ StatusOr<GidBytes> GidFromIpoibAddress(std::string_view hwaddr) {
 StatusOr<NumberedState> ParseNumberedState(std::string_view text) {
   std::string_view t = Trim(text);
   size_t colon = t.find(':');
-  if (colon == std::string_view::npos) return InvalidArgumentError("want 'N: NAME': " + Quote(text));
+  if (colon == std::string_view::npos)
+    return InvalidArgumentError("want 'N: NAME': " + Quote(text));
   auto code = ParseDecimal(t.substr(0, colon));
   if (!code.ok() || *code < 0 || *code > 255) {
     return InvalidArgumentError("want 'N: NAME': " + Quote(text));
@@ -257,8 +262,8 @@ StatusOr<std::vector<ProcModule>> ParseProcModules(std::string_view text) {
     if (Trim(line).empty()) continue;
     auto f = SplitWhitespace(line);
     if (f.size() < 6 || !IsDigits(f[1]) || !(IsDigits(f[2]) || f[2] == "-")) {
-      return InvalidArgumentError("line " + std::to_string(line_no) + " is not a module line: " +
-                                  Quote(line));
+      return InvalidArgumentError("line " + std::to_string(line_no) +
+                                  " is not a module line: " + Quote(line));
     }
     ProcModule m;
     m.name = std::string(f[0]);
@@ -279,7 +284,8 @@ std::optional<OfedVersion> ParseOfedVersion(std::string_view text) {
   std::string_view t = Trim(text);
   size_t dot = t.find('.');
   size_t dash = t.find('-');
-  if (dot == std::string_view::npos || dash == std::string_view::npos || dash < dot) return std::nullopt;
+  if (dot == std::string_view::npos || dash == std::string_view::npos || dash < dot)
+    return std::nullopt;
   std::string_view maj = t.substr(0, dot);
   std::string_view min = t.substr(dot + 1, dash - dot - 1);
   if (!IsDigits(maj) || maj.size() > 2 || !IsDigits(min) || min.size() > 2) return std::nullopt;
@@ -316,7 +322,8 @@ StatusOr<NvidiaDriverInfo> ParseNvidiaVersionFile(std::string_view text) {
   NvidiaDriverInfo info;
   info.open = line.find("Open Kernel Module") != std::string_view::npos;
   size_t module = line.find("Module");
-  if (module == std::string_view::npos) return InvalidArgumentError("no 'Module' in: " + Quote(line));
+  if (module == std::string_view::npos)
+    return InvalidArgumentError("no 'Module' in: " + Quote(line));
   for (auto tok : SplitWhitespace(line.substr(module + 6))) {
     auto parts = SplitChar(tok, '.');
     if (parts.size() < 2 || parts.size() > 3) continue;
@@ -334,7 +341,8 @@ StatusOr<int64_t> ParseByteQuantity(std::string_view text) {
   std::string_view t = Trim(text);
   size_t digits = 0;
   while (digits < t.size() && t[digits] >= '0' && t[digits] <= '9') ++digits;
-  if (digits == 0 || digits > 18) return InvalidArgumentError("not a byte quantity: " + Quote(text));
+  if (digits == 0 || digits > 18)
+    return InvalidArgumentError("not a byte quantity: " + Quote(text));
   int64_t n = 0;
   std::from_chars(t.data(), t.data() + digits, n);
   std::string_view suffix = t.substr(digits);
@@ -343,9 +351,8 @@ StatusOr<int64_t> ParseByteQuantity(std::string_view text) {
     int64_t mult;
   };
   static constexpr Unit kUnits[] = {
-      {"", 1},          {"Ki", 1LL << 10},         {"Mi", 1LL << 20},        {"Gi", 1LL << 30},
-      {"Ti", 1LL << 40}, {"k", 1000},              {"K", 1000},              {"M", 1000000},
-      {"G", 1000000000}, {"T", 1000000000000LL}};
+      {"", 1},     {"Ki", 1LL << 10}, {"Mi", 1LL << 20}, {"Gi", 1LL << 30}, {"Ti", 1LL << 40},
+      {"k", 1000}, {"K", 1000},       {"M", 1000000},    {"G", 1000000000}, {"T", 1000000000000LL}};
   for (const Unit& u : kUnits) {
     if (suffix != u.name) continue;
     if (n > std::numeric_limits<int64_t>::max() / u.mult) {
@@ -360,8 +367,19 @@ StatusOr<int64_t> ParseByteQuantity(std::string_view text) {
 std::string FormatBytes(int64_t bytes) {
   static constexpr std::pair<int64_t, const char*> kUnits[] = {
       {1LL << 40, "Ti"}, {1LL << 30, "Gi"}, {1LL << 20, "Mi"}, {1LL << 10, "Ki"}};
-  for (auto [mult, name] : kUnits) {
-    if (bytes != 0 && bytes % mult == 0) return std::to_string(bytes / mult) + name;
+  constexpr size_t kCount = sizeof kUnits / sizeof kUnits[0];
+  for (size_t i = 0; i < kCount; ++i) {
+    const auto [mult, name] = kUnits[i];
+    if (bytes < mult) continue;
+    if (bytes % mult == 0) return std::to_string(bytes / mult) + name;
+    // Not whole: the next smaller unit if that is exact, else three decimals of this one.
+    if (i + 1 < kCount && bytes % kUnits[i + 1].first == 0) {
+      return std::to_string(bytes / kUnits[i + 1].first) + kUnits[i + 1].second;
+    }
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.3f%s", static_cast<double>(bytes) / static_cast<double>(mult),
+                  name);
+    return buf;
   }
   return std::to_string(bytes);
 }

@@ -47,8 +47,8 @@ bool ReadPciFunction(const HostRoot& root, const std::string& bdf, const std::st
     }
     auto value = ParseHex(*text);
     if (!value.ok() || *value > 0xffffff) {
-      issues->push_back({area, root.Path(file),
-                         value.ok() ? "value out of range" : value.status().message()});
+      issues->push_back(
+          {area, root.Path(file), value.ok() ? "value out of range" : value.status().message()});
       return false;
     }
     *f.slot = static_cast<uint32_t>(*value);

@@ -10,8 +10,8 @@
 namespace rdmastack::agent {
 
 struct PciFunction {
-  std::string bdf;     // 0000:3b:00.0
-  std::string path;    // resolved root-relative sysfs path (sys/devices/pci0000:3a/.../0000:3b:00.0)
+  std::string bdf;   // 0000:3b:00.0
+  std::string path;  // resolved root-relative sysfs path (sys/devices/pci0000:3a/.../0000:3b:00.0)
   uint32_t vendor = 0;
   uint32_t device = 0;
   uint32_t pci_class = 0;

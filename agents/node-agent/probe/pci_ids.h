@@ -10,8 +10,8 @@ inline constexpr uint32_t kMellanoxVendor = 0x15b3;
 inline constexpr uint32_t kNvidiaVendor = 0x10de;
 
 struct NicGeneration {
-  std::string name;   // "ConnectX-6 Dx"; "" when unknown
-  int rank = 0;       // 3..10 for ConnectX-3..10; BlueField-N integrated ranks as its ConnectX
+  std::string name;  // "ConnectX-6 Dx"; "" when unknown
+  int rank = 0;      // 3..10 for ConnectX-3..10; BlueField-N integrated ranks as its ConnectX
   bool virtual_function = false;
   bool generic_vf = false;  // 0x101e: shared by every VF from ConnectX-6 Dx on
 };

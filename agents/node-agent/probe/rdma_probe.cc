@@ -13,7 +13,8 @@ constexpr char kArea[] = "rdma";
 constexpr int kMaxGids = 1024;
 
 // Reads an attribute that must be there; records an issue and returns "" otherwise.
-std::string Required(const HostRoot& root, const std::string& rel, std::vector<ProbeIssue>* issues) {
+std::string Required(const HostRoot& root, const std::string& rel,
+                     std::vector<ProbeIssue>* issues) {
   auto v = root.ReadAttr(rel);
   if (!v.ok()) {
     issues->push_back({kArea, root.Path(rel), v.status().message()});

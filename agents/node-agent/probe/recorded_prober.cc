@@ -92,7 +92,8 @@ Status ParseLine(const std::vector<std::string>& f, std::map<std::string, Record
   if (kind == "verbs" && key == "active_mtu" && f.size() == 5) {
     RDMASTACK_ASSIGN_OR_RETURN(int64_t port, ParseDecimal(f[3]));
     RDMASTACK_ASSIGN_OR_RETURN(int64_t mtu, ParseDecimal(f[4]));
-    if (port < 1 || port > 255 || mtu < 0 || mtu > 65536) return InvalidArgumentError("out of range");
+    if (port < 1 || port > 255 || mtu < 0 || mtu > 65536)
+      return InvalidArgumentError("out of range");
     (*devices)[f[1]].active_mtu[static_cast<int>(port)] = static_cast<int>(mtu);
     return OkStatus();
   }
@@ -105,14 +106,16 @@ Status ParseLine(const std::vector<std::string>& f, std::map<std::string, Record
                  : f[3] == "unsupported" ? Tristate::kNo
                  : f[3] == "unknown"     ? Tristate::kUnknown
                                          : static_cast<Tristate>(-1);
-    if (static_cast<int>(t) < 0) return InvalidArgumentError("dc wants supported|unsupported|unknown");
+    if (static_cast<int>(t) < 0)
+      return InvalidArgumentError("dc wants supported|unsupported|unknown");
     (*devices)[f[1]].dc = t;
     return OkStatus();
   }
   if (kind == "nvml" && key == "bar1" && f.size() == 5) {
     RDMASTACK_ASSIGN_OR_RETURN(int64_t total, ParseDecimal(f[3]));
     RDMASTACK_ASSIGN_OR_RETURN(int64_t free, ParseDecimal(f[4]));
-    if (total <= 0 || free < 0 || free > total) return InvalidArgumentError("bar1 wants total >= free >= 0");
+    if (total <= 0 || free < 0 || free > total)
+      return InvalidArgumentError("bar1 wants total >= free >= 0");
     (*gpus)[f[1]].bar1_total = total;
     (*gpus)[f[1]].bar1_free = free;
     return OkStatus();
@@ -132,7 +135,9 @@ Tristate DmaBufFromErrnoName(std::string_view name) {
   return Tristate::kUnknown;
 }
 
-std::unique_ptr<DeviceProber> MakeNullDeviceProber() { return std::make_unique<NullDeviceProber>(); }
+std::unique_ptr<DeviceProber> MakeNullDeviceProber() {
+  return std::make_unique<NullDeviceProber>();
+}
 
 StatusOr<std::unique_ptr<DeviceProber>> ParseRecordedProbes(std::string_view text,
                                                             const std::string& source) {
@@ -149,7 +154,8 @@ StatusOr<std::unique_ptr<DeviceProber>> ParseRecordedProbes(std::string_view tex
     if (line.empty() || line.front() == '#') continue;
     Status st = ParseLine(Fields(line), &devices, &gpus);
     if (!st.ok()) {
-      return InvalidArgumentError(source + " line " + std::to_string(line_no) + ": " + st.message());
+      return InvalidArgumentError(source + " line " + std::to_string(line_no) + ": " +
+                                  st.message());
     }
   }
   std::unique_ptr<DeviceProber> out =

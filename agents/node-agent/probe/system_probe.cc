@@ -78,7 +78,8 @@ void ReadNvidiaDriver(const HostRoot& root, DriverFacts* d, std::vector<ProbeIss
   const std::string file = "proc/driver/nvidia/version";
   if (root.Exists(file)) {
     auto text = root.ReadText(file, 64 << 10);
-    auto info = text.ok() ? ParseNvidiaVersionFile(*text) : StatusOr<NvidiaDriverInfo>(text.status());
+    auto info =
+        text.ok() ? ParseNvidiaVersionFile(*text) : StatusOr<NvidiaDriverInfo>(text.status());
     if (info.ok()) {
       d->nvidia_driver_version = info->version;
       d->nvidia_module_flavor = info->open ? "Open" : "Proprietary";
@@ -129,9 +130,8 @@ void ReadDevInfiniband(const HostRoot& root, DriverFacts* d, std::vector<ProbeIs
 
 const std::vector<std::string>& WatchedModules() {
   static const std::vector<std::string> kModules = {
-      "ib_core",  "ib_uverbs", "rdma_ucm",       "rdma_cm",  "ib_umad",  "ib_ipoib",
-      "mlx5_core", "mlx5_ib",  "mlx_compat",     "nvidia",   "nvidia_peermem",
-      "nvidia_fs", "nvme_rdma", "rdma_rxe"};
+      "ib_core", "ib_uverbs",  "rdma_ucm", "rdma_cm",        "ib_umad",   "ib_ipoib",  "mlx5_core",
+      "mlx5_ib", "mlx_compat", "nvidia",   "nvidia_peermem", "nvidia_fs", "nvme_rdma", "rdma_rxe"};
   return kModules;
 }
 

@@ -33,11 +33,13 @@ std::string RenderTable(const NodeFacts& facts, const Evaluation& ev) {
     id_w = std::max(id_w, c->id.size());
     reason_w = std::max(reason_w, c->reason.size());
   }
-  std::string out = "root " + facts.root + "  role " + RoleName(ev.requirements.role) + "  kernel " +
-                    (facts.kernel.release.empty() ? "?" : facts.kernel.release) + "\n\n";
+  std::string out = "root " + facts.root + "  role " + RoleName(ev.requirements.role) +
+                    "  kernel " + (facts.kernel.release.empty() ? "?" : facts.kernel.release) +
+                    "\n\n";
   out += Pad("STATUS", 8) + Pad("CHECK", id_w + 2) + Pad("REASON", reason_w + 2) + "MESSAGE\n";
   for (const CheckResult* c : rows) {
-    out += Pad(CheckStatusName(c->status), 8) + Pad(c->id, id_w + 2) + Pad(c->reason, reason_w + 2) + c->message + "\n";
+    out += Pad(CheckStatusName(c->status), 8) + Pad(c->id, id_w + 2) +
+           Pad(c->reason, reason_w + 2) + c->message + "\n";
     if (c->status != CheckStatus::kPass && !c->remedy.empty()) {
       out += std::string(8, ' ') + "remedy: " + c->remedy + "\n";
     }
@@ -49,7 +51,8 @@ std::string RenderTable(const NodeFacts& facts, const Evaluation& ev) {
     out += "  (" + v.message + ")\n";
   }
   if (ev.requirements.role == Role::kClient) {
-    out += "\nREADY: " + std::string(ev.ready ? "yes, transport " + ev.selected_transport : "no") + "\n";
+    out += "\nREADY: " + std::string(ev.ready ? "yes, transport " + ev.selected_transport : "no") +
+           "\n";
   } else {
     out += "\nREADY: " + std::string(ev.ready ? "yes" : "no") + "\n";
   }

@@ -71,7 +71,9 @@ NodeFacts HealthyIbGpuNode() {
   return f;
 }
 
-Requirements Client() { return Requirements{}; }
+Requirements Client() {
+  return Requirements{};
+}
 
 TEST(EvaluateTest, HealthyNodeUsesDmaBuf) {
   Evaluation ev = Evaluate(HealthyIbGpuNode(), Client());
@@ -142,7 +144,8 @@ TEST(EvaluateTest, Bar1MustHoldTransferPlusHeadroom) {
   NodeFacts f = HealthyIbGpuNode();
   f.gpus[0].bar1_total_bytes = 256LL << 20;
   f.gpus[0].bar1_free_bytes = 250LL << 20;
-  EXPECT_EQ(checks::CheckBar1(f, 192LL << 20).status, CheckStatus::kWarn);  // fits, but BAR1 is small
+  EXPECT_EQ(checks::CheckBar1(f, 192LL << 20).status,
+            CheckStatus::kWarn);  // fits, but BAR1 is small
   EXPECT_EQ(checks::CheckBar1(f, 224LL << 20).reason, "Bar1TooSmall");
   // Without NVML the free space is estimated from the total.
   f.gpus[0].bar1_free_bytes = -1;

@@ -54,7 +54,8 @@ TEST(ReportProtoTest, HashIsStableAndFollowsContent) {
   EXPECT_EQ(a.gpus(0).path_type(), "PIX");
   EXPECT_EQ(a.host().ib_core_flavor(), "MOFED");
   bool bar1 = false;
-  for (const auto& ch : c.checks()) bar1 = bar1 || (ch.reason() == "Bar1TooSmall" && ch.status() == v1::Check::FAIL);
+  for (const auto& ch : c.checks())
+    bar1 = bar1 || (ch.reason() == "Bar1TooSmall" && ch.status() == v1::Check::FAIL);
   EXPECT_TRUE(bar1);
 }
 
@@ -75,18 +76,21 @@ TEST(ReportProtoTest, HubRequirementsBecomeOneEvaluationEach) {
   EXPECT_EQ(reqs[1].second.transport, Transport::kGpuDirect);
   EXPECT_EQ(reqs[1].second.registration, Registration::kPeerMem);
   EXPECT_EQ(reqs[1].second.max_gpu_nic_distance, PathType::kPhb);
-  EXPECT_EQ(RequirementsFromHub(v1::Requirements{}, Role::kGateway).front().second.role, Role::kGateway);
+  EXPECT_EQ(RequirementsFromHub(v1::Requirements{}, Role::kGateway).front().second.role,
+            Role::kGateway);
 }
 
 TEST(RunOptionsTest, RequiresHubCaAndToken) {
   EXPECT_FALSE(ParseRunOptions({"--ca-file", "c", "--token-file", "t"}).ok());
   EXPECT_FALSE(ParseRunOptions({"--hub", "h:1", "--token-file", "t"}).ok());
-  auto o = ParseRunOptions({"--hub", "h:1", "--ca-file", "c", "--token-file", "t", "--node-name", "n",
-                            "--probe-interval", "500ms", "--role", "gateway"});
+  auto o = ParseRunOptions({"--hub", "h:1", "--ca-file", "c", "--token-file", "t", "--node-name",
+                            "n", "--probe-interval", "500ms", "--role", "gateway"});
   ASSERT_TRUE(o.ok()) << o.status().ToString();
   EXPECT_EQ(o->daemon.probe_interval, milliseconds(500));
   EXPECT_EQ(o->source.default_role, Role::kGateway);
-  EXPECT_FALSE(ParseRunOptions({"--hub", "h:1", "--ca-file", "c", "--token-file", "t", "--probe-interval", "soon"}).ok());
+  EXPECT_FALSE(ParseRunOptions({"--hub", "h:1", "--ca-file", "c", "--token-file", "t",
+                                "--probe-interval", "soon"})
+                   .ok());
 }
 
 }  // namespace

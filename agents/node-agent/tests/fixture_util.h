@@ -18,7 +18,8 @@ inline std::string FixtureDir(const std::string& profile) {
   return SourceDir() + "/tests/fixtures/nodes/" + profile;
 }
 
-// Probes a fixture the way `check --root P/root --ips-file P/ips.txt --probes-file P/probes.txt` does.
+// Probes a fixture the way `check --root P/root --ips-file P/ips.txt --probes-file P/probes.txt`
+// does.
 inline NodeFacts ProbeFixture(const std::string& profile) {
   const std::string dir = FixtureDir(profile);
   auto prober = MakeFileDeviceProber(dir + "/probes.txt");

@@ -43,8 +43,9 @@ class GoldenTest : public ::testing::TestWithParam<Case> {};
 TEST_P(GoldenTest, JsonMatchesGolden) {
   const Case& c = GetParam();
   const std::string dir = testing::FixtureDir(c.profile);
-  std::vector<std::string> args = {"--root", dir + "/root", "--role", c.role, "--ips-file", dir + "/ips.txt",
-                                   "--probes-file", dir + "/probes.txt", "--output", "json"};
+  std::vector<std::string> args = {
+      "--root",        dir + "/root",       "--role",   c.role, "--ips-file", dir + "/ips.txt",
+      "--probes-file", dir + "/probes.txt", "--output", "json"};
   for (const auto& a : Split(ReadFile(dir + "/args"))) args.push_back(a);
   auto options = ParseCheckOptions(args);
   ASSERT_TRUE(options.ok()) << options.status().ToString();
@@ -57,15 +58,18 @@ TEST_P(GoldenTest, JsonMatchesGolden) {
     std::filesystem::create_directories(dir + "/golden");
     std::ofstream(golden) << got;
   }
-  EXPECT_EQ(got, ReadFile(golden)) << "golden " << golden << " differs; rerun with RDMASTACK_UPDATE_GOLDEN=1 and review";
+  EXPECT_EQ(got, ReadFile(golden))
+      << "golden " << golden << " differs; rerun with RDMASTACK_UPDATE_GOLDEN=1 and review";
 }
 
 std::vector<Case> AllCases() {
   std::vector<Case> out;
-  for (const char* p : {"storage-cx6-ib-ipoib-bond0-el8-inbox", "gpu-client-rtxa6000-bar1-256m-peermem-mofed",
-                        "gpu-client-h100-dmabuf-open-inbox", "gpu-client-cx4-vf-vm", "gateway-roce-v2-gid3-doca",
-                        "gpu-client-cross-socket-sys", "gpu-client-h100-peermem-mofed",
-                        "gpu-client-rtxa6000-224mi-bar1-too-small", "storage-cx6-ib-port-down", "node-without-rdma"}) {
+  for (const char* p :
+       {"storage-cx6-ib-ipoib-bond0-el8-inbox", "gpu-client-rtxa6000-bar1-256m-peermem-mofed",
+        "gpu-client-h100-dmabuf-open-inbox", "gpu-client-cx4-vf-vm", "gateway-roce-v2-gid3-doca",
+        "gpu-client-cross-socket-sys", "gpu-client-h100-peermem-mofed",
+        "gpu-client-rtxa6000-224mi-bar1-too-small", "storage-cx6-ib-port-down",
+        "node-without-rdma"}) {
     for (const char* role : {"gateway", "client"}) out.push_back({p, role});
   }
   return out;
@@ -94,26 +98,52 @@ TEST(GoldenVerdictTest, ExpectedOutcomes) {
       {"storage-cx6-ib-ipoib-bond0-el8-inbox", "gateway", {}, true, "", ""},
       {"gateway-roce-v2-gid3-doca", "gateway", {}, true, "", ""},
       {"gpu-client-rtxa6000-bar1-256m-peermem-mofed", "client", {}, true, "GPUDirect", ""},
-      {"gpu-client-rtxa6000-224mi-bar1-too-small", "client", {"--max-transfer-size", "224Mi"}, true, "HostMemory",
+      {"gpu-client-rtxa6000-224mi-bar1-too-small",
+       "client",
+       {"--max-transfer-size", "224Mi"},
+       true,
+       "HostMemory",
        "Bar1TooSmall"},
-      {"gpu-client-rtxa6000-bar1-256m-peermem-mofed", "client", {"--max-transfer-size", "192Mi"}, true, "GPUDirect",
+      {"gpu-client-rtxa6000-bar1-256m-peermem-mofed",
+       "client",
+       {"--max-transfer-size", "192Mi"},
+       true,
+       "GPUDirect",
        ""},
-      {"gpu-client-rtxa6000-224mi-bar1-too-small", "client",
-       {"--max-transfer-size", "224Mi", "--transport", "GPUDirect"}, false, "", "Bar1TooSmall"},
+      {"gpu-client-rtxa6000-224mi-bar1-too-small",
+       "client",
+       {"--max-transfer-size", "224Mi", "--transport", "GPUDirect"},
+       false,
+       "",
+       "Bar1TooSmall"},
       {"gpu-client-h100-dmabuf-open-inbox", "client", {}, true, "GPUDirect", ""},
-      {"gpu-client-h100-dmabuf-open-inbox", "client", {"--memory-registration", "PeerMem"}, true, "HostMemory",
+      {"gpu-client-h100-dmabuf-open-inbox",
+       "client",
+       {"--memory-registration", "PeerMem"},
+       true,
+       "HostMemory",
        "PeerMemNotLoaded"},
-      {"gpu-client-h100-peermem-mofed", "client", {"--memory-registration", "DMABuf"}, true, "HostMemory",
+      {"gpu-client-h100-peermem-mofed",
+       "client",
+       {"--memory-registration", "DMABuf"},
+       true,
+       "HostMemory",
        "DmaBufUnsupported"},
       {"gpu-client-cx4-vf-vm", "client", {}, false, "", "UnsupportedNic"},
       {"gpu-client-cross-socket-sys", "client", {}, true, "HostMemory", "GpuNicTooFar"},
-      {"gpu-client-cross-socket-sys", "client", {"--max-gpu-nic-distance", "SYS"}, true, "GPUDirect", ""},
+      {"gpu-client-cross-socket-sys",
+       "client",
+       {"--max-gpu-nic-distance", "SYS"},
+       true,
+       "GPUDirect",
+       ""},
       {"storage-cx6-ib-port-down", "gateway", {}, false, "", "LinkDown"},
       {"node-without-rdma", "client", {}, false, "", "NoRdmaDevice"},
   };
   for (const Want& w : wants) {
     const std::string dir = testing::FixtureDir(w.profile);
-    std::vector<std::string> args = {"--root", dir + "/root", "--role", w.role, "--ips-file", dir + "/ips.txt",
+    std::vector<std::string> args = {"--root",        dir + "/root",      "--role",
+                                     w.role,          "--ips-file",       dir + "/ips.txt",
                                      "--probes-file", dir + "/probes.txt"};
     args.insert(args.end(), w.args.begin(), w.args.end());
     auto run = RunCheck(*ParseCheckOptions(args));

@@ -59,7 +59,7 @@ TEST(PciResourceTest, RejectsMalformedLines) {
   EXPECT_FALSE(ParsePciResource("").ok());
   EXPECT_FALSE(ParsePciResource("0x1 0x2\n").ok());
   EXPECT_FALSE(ParsePciResource("0x1 zz 0x200\n").ok());
-  EXPECT_FALSE(ParsePciResource("0x20 0x10 0x200\n").ok());  // end before start
+  EXPECT_FALSE(ParsePciResource("0x20 0x10 0x200\n").ok());              // end before start
   EXPECT_FALSE(ParsePciResource("0x00000000000000001 0x2 0x3\n").ok());  // 17 hex digits
   auto only_io = ParsePciResource("0x7000 0x707f 0x40101\n");
   ASSERT_TRUE(only_io.ok());
@@ -134,16 +134,19 @@ TEST(KernelTest, Releases) {
 
 TEST(NvidiaVersionTest, OpenVsProprietary) {
   auto open = ParseNvidiaVersionFile(
-      "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.124.06  Release Build  (dvs-builder@U16)  Fri "
+      "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.124.06  Release Build  "
+      "(dvs-builder@U16)  Fri "
       "Feb 28 23:41:19 UTC 2025\nGCC version: gcc 12\n");
   ASSERT_TRUE(open.ok());
   EXPECT_TRUE(open->open);
   EXPECT_EQ(open->version, "570.124.06");
-  auto prop = ParseNvidiaVersionFile("NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.161.08  Tue Mar  5 2024");
+  auto prop = ParseNvidiaVersionFile(
+      "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.161.08  Tue Mar  5 2024");
   ASSERT_TRUE(prop.ok());
   EXPECT_FALSE(prop->open);
   EXPECT_EQ(prop->version, "535.161.08");
-  auto arm = ParseNvidiaVersionFile("NVRM version: NVIDIA UNIX Kernel Module for aarch64  550.90.07  Release Build");
+  auto arm = ParseNvidiaVersionFile(
+      "NVRM version: NVIDIA UNIX Kernel Module for aarch64  550.90.07  Release Build");
   EXPECT_EQ(arm->version, "550.90.07");
   EXPECT_FALSE(ParseNvidiaVersionFile("garbage").ok());
 }
@@ -159,6 +162,8 @@ TEST(QuantityTest, ByteQuantities) {
   EXPECT_EQ(FormatBytes(224LL << 20), "224Mi");
   EXPECT_EQ(FormatBytes(128LL << 30), "128Gi");
   EXPECT_EQ(FormatBytes(1000), "1000");
+  EXPECT_EQ(FormatBytes(137432662016LL), "131066Mi");
+  EXPECT_EQ(FormatBytes(268433792LL * 1024), "255.998Gi");  // an H200's NVML BAR1 free
 }
 
 }  // namespace

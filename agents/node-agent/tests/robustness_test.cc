@@ -1,10 +1,9 @@
 // Malformed host trees: truncated and non-numeric files, missing directories, dangling and
 // looping symlinks, huge files, FIFOs. The agent must answer with Unknown checks that name the
 // path, never crash or hang.
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
@@ -21,12 +20,14 @@ namespace fs = std::filesystem;
 class RobustnessTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("agent-robust-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("agent-robust-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     const std::string src = testing::FixtureDir("gpu-client-rtxa6000-bar1-256m-peermem-mofed");
-    fs::copy(src + "/root", dir_ / "root", fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+    fs::copy(src + "/root", dir_ / "root",
+             fs::copy_options::recursive | fs::copy_options::copy_symlinks);
     fs::copy(src + "/ips.txt", dir_ / "ips.txt");
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -64,9 +65,11 @@ class RobustnessTest : public ::testing::Test {
     EXPECT_NE(c.message.find(path_part), std::string::npos) << c.message;
   }
 
-  static constexpr const char* kPort = "sys/devices/pci0000:17/0000:17:00.0/0000:18:00.0/0000:19:04.0/0000:1b:00.0/"
-                                       "infiniband/mlx5_0/ports/1";
-  static constexpr const char* kGpu = "sys/devices/pci0000:17/0000:17:00.0/0000:18:00.0/0000:19:00.0/0000:1a:00.0";
+  static constexpr const char* kPort =
+      "sys/devices/pci0000:17/0000:17:00.0/0000:18:00.0/0000:19:04.0/0000:1b:00.0/"
+      "infiniband/mlx5_0/ports/1";
+  static constexpr const char* kGpu =
+      "sys/devices/pci0000:17/0000:17:00.0/0000:18:00.0/0000:19:00.0/0000:1a:00.0";
   fs::path dir_;
 };
 
@@ -88,7 +91,8 @@ TEST_F(RobustnessTest, NonNumericPciFieldsAndGarbageGid) {
   NodeFacts f;
   Run(&f);
   bool gid_named = false;
-  for (const auto& i : f.issues) gid_named = gid_named || i.path.find("gids/0") != std::string::npos;
+  for (const auto& i : f.issues)
+    gid_named = gid_named || i.path.find("gids/0") != std::string::npos;
   EXPECT_TRUE(gid_named);
 }
 
@@ -127,7 +131,8 @@ TEST_F(RobustnessTest, DanglingAndLoopingSymlinks) {
   NodeFacts f;
   Run(&f);
   bool loop_named = false;
-  for (const auto& i : f.issues) loop_named = loop_named || i.path.find("0000:1a:00.0") != std::string::npos;
+  for (const auto& i : f.issues)
+    loop_named = loop_named || i.path.find("0000:1a:00.0") != std::string::npos;
   EXPECT_TRUE(loop_named);
   EXPECT_TRUE(f.gpus.empty());
   EXPECT_EQ(Check(ev, "gpu.present").status, CheckStatus::kUnknown);

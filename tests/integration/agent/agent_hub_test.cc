@@ -10,6 +10,7 @@
 
 #include "agents/node-agent/daemon/agent_daemon.h"
 #include "agents/proto/agenthub.grpc.pb.h"
+#include "tests/integration/agent/test_hub.h"
 
 namespace rdmastack::agent {
 namespace {
@@ -17,107 +18,9 @@ namespace {
 namespace fs = std::filesystem;
 namespace pb = ::rdmastack::agent::v1;
 using std::chrono::milliseconds;
-
-std::string Slurp(const fs::path& p) {
-  std::ifstream in(p);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-// A CA and a hub certificate for "agenthub.test" / 127.0.0.1, made fresh for each run.
-struct TestPki {
-  fs::path dir;
-  std::string ca, cert, key;
-  bool Make() {
-    dir = fs::temp_directory_path() / ("agent-pki-" + std::to_string(::getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    const std::string d = dir.string();
-    const std::string ec = " -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes ";
-    std::ofstream(dir / "ext.cnf") << "subjectAltName=DNS:agenthub.test,IP:127.0.0.1\n";
-    const std::string cmd = "cd " + d + " && openssl req -x509" + ec + "-keyout ca.key -out ca.pem -days 1 -subj /CN=test-ca" +
-                            " && openssl req" + ec + "-keyout hub.key -out hub.csr -subj /CN=agenthub.test" +
-                            " && openssl x509 -req -in hub.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out hub.pem" +
-                            " -days 1 -extfile ext.cnf >/dev/null 2>&1";
-    if (std::system((cmd + " 2>/dev/null").c_str()) != 0) return false;
-    ca = Slurp(dir / "ca.pem");
-    cert = Slurp(dir / "hub.pem");
-    key = Slurp(dir / "hub.key");
-    std::ofstream(dir / "token") << "test-token-123\n";
-    return !ca.empty() && !cert.empty() && !key.empty();
-  }
-};
-
-// Records what agents send; pushes commands down.
-class FakeHub final : public pb::AgentHub::Service {
- public:
-  grpc::Status Connect(grpc::ServerContext* ctx,
-                       grpc::ServerReaderWriter<pb::HubMessage, pb::AgentMessage>* stream) override {
-    pb::AgentMessage first;
-    if (!stream->Read(&first) || !first.has_hello()) {
-      return {grpc::StatusCode::INVALID_ARGUMENT, "first message must be Hello"};
-    }
-    Record(first);
-    if (first.hello().token() != "test-token-123") return {grpc::StatusCode::UNAUTHENTICATED, "bad token"};
-    pb::HubMessage ack;
-    ack.mutable_ack()->set_heartbeat_seconds(1);
-    stream->Write(ack);
-    bool done = false;
-    std::thread writer([&] {
-      std::unique_lock<std::mutex> lock(mu_);
-      while (true) {
-        cv_.wait(lock, [&] { return done || !outbox_.empty(); });
-        if (done) return;
-        pb::HubMessage m = outbox_.front();
-        outbox_.pop_front();
-        lock.unlock();
-        stream->Write(m);
-        lock.lock();
-      }
-    });
-    pb::AgentMessage msg;
-    while (!ctx->IsCancelled() && stream->Read(&msg)) Record(msg);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      done = true;
-      cv_.notify_all();
-    }
-    writer.join();
-    return grpc::Status::OK;
-  }
-
-  void Send(const pb::HubMessage& m) {
-    std::lock_guard<std::mutex> lock(mu_);
-    outbox_.push_back(m);
-    cv_.notify_all();
-  }
-
-  // Waits until pred(log) holds or the deadline passes.
-  bool WaitFor(const std::function<bool(const std::vector<pb::AgentMessage>&)>& pred, milliseconds timeout) {
-    std::unique_lock<std::mutex> lock(mu_);
-    return cv_.wait_for(lock, timeout, [&] { return pred(log_); });
-  }
-  std::vector<pb::AgentMessage> Log() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return log_;
-  }
-
- private:
-  void Record(const pb::AgentMessage& m) {
-    std::lock_guard<std::mutex> lock(mu_);
-    log_.push_back(m);
-    cv_.notify_all();
-  }
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::vector<pb::AgentMessage> log_;
-  std::deque<pb::HubMessage> outbox_;
-};
-
-int Count(const std::vector<pb::AgentMessage>& log, pb::AgentMessage::BodyCase body) {
-  int n = 0;
-  for (const auto& m : log) n += m.body_case() == body;
-  return n;
-}
+using testing::Count;
+using testing::FakeHub;
+using testing::TestPki;
 
 // Reports whose content the test controls.
 class FakeSource final : public ReportSource {
@@ -144,16 +47,11 @@ class FakeSource final : public ReportSource {
 
 class AgentHubTest : public ::testing::Test {
  protected:
-  void SetUp() override { ASSERT_TRUE(pki_.Make()) << "openssl failed"; }
+  void SetUp() override { ASSERT_TRUE(pki_.Make("agent-pki")) << "openssl failed"; }
   void TearDown() override { fs::remove_all(pki_.dir); }
 
   std::unique_ptr<grpc::Server> StartHub(FakeHub* hub, int* port) {
-    grpc::SslServerCredentialsOptions ssl;
-    ssl.pem_key_cert_pairs.push_back({pki_.key, pki_.cert});
-    grpc::ServerBuilder b;
-    b.AddListeningPort("127.0.0.1:" + std::to_string(*port), grpc::SslServerCredentials(ssl), port);
-    b.RegisterService(hub);
-    return b.BuildAndStart();
+    return testing::StartHub(pki_, hub, port);
   }
 
   DaemonOptions Options(int port) {
@@ -182,7 +80,8 @@ TEST_F(AgentHubTest, HelloReportsOnChangeHeartbeatsCommandsAndReconnect) {
   Status run_status;
   std::thread runner([&] { run_status = daemon.Run(); });
 
-  ASSERT_TRUE(hub.WaitFor([](auto& log) { return Count(log, pb::AgentMessage::kReport) >= 1; }, milliseconds(10000)));
+  ASSERT_TRUE(hub.WaitFor([](auto& log) { return Count(log, pb::AgentMessage::kReport) >= 1; },
+                          milliseconds(10000)));
   auto log = hub.Log();
   ASSERT_TRUE(log[0].has_hello());
   EXPECT_EQ(log[0].hello().node_name(), "gpu-node-7");
@@ -193,7 +92,8 @@ TEST_F(AgentHubTest, HelloReportsOnChangeHeartbeatsCommandsAndReconnect) {
 
   // Heartbeats at the Ack's 1 s cadence, carrying the last hash; no report without a change even
   // though the agent re-probes every 100 ms.
-  ASSERT_TRUE(hub.WaitFor([](auto& log) { return Count(log, pb::AgentMessage::kHeartbeat) >= 2; }, milliseconds(5000)));
+  ASSERT_TRUE(hub.WaitFor([](auto& log) { return Count(log, pb::AgentMessage::kHeartbeat) >= 2; },
+                          milliseconds(5000)));
   log = hub.Log();
   EXPECT_EQ(Count(log, pb::AgentMessage::kReport), 1);
   EXPECT_GE(daemon.stats().probes.load(), 10);
@@ -205,7 +105,8 @@ TEST_F(AgentHubTest, HelloReportsOnChangeHeartbeatsCommandsAndReconnect) {
 
   // A change is reported at the next probe.
   source.SetKernel("6.8.1");
-  ASSERT_TRUE(hub.WaitFor([](auto& log) { return Count(log, pb::AgentMessage::kReport) >= 2; }, milliseconds(5000)));
+  ASSERT_TRUE(hub.WaitFor([](auto& log) { return Count(log, pb::AgentMessage::kReport) >= 2; },
+                          milliseconds(5000)));
   EXPECT_EQ(hub.Log().back().report().content_hash(), "hash-6.8.1");
 
   // Commands come back with a result.
@@ -216,7 +117,9 @@ TEST_F(AgentHubTest, HelloReportsOnChangeHeartbeatsCommandsAndReconnect) {
   ASSERT_TRUE(hub.WaitFor(
       [](auto& log) {
         for (const auto& m : log) {
-          if (m.has_command_result() && m.command_result().id() == "reprobe-1" && m.command_result().ok()) return true;
+          if (m.has_command_result() && m.command_result().id() == "reprobe-1" &&
+              m.command_result().ok())
+            return true;
         }
         return false;
       },
@@ -229,7 +132,8 @@ TEST_F(AgentHubTest, HelloReportsOnChangeHeartbeatsCommandsAndReconnect) {
   FakeHub hub2;
   auto server2 = StartHub(&hub2, &port);
   ASSERT_TRUE(server2);
-  ASSERT_TRUE(hub2.WaitFor([](auto& log) { return Count(log, pb::AgentMessage::kReport) >= 1; }, milliseconds(15000)));
+  ASSERT_TRUE(hub2.WaitFor([](auto& log) { return Count(log, pb::AgentMessage::kReport) >= 1; },
+                           milliseconds(15000)));
   log = hub2.Log();
   EXPECT_TRUE(log[0].has_hello());
   EXPECT_EQ(log[1].report().content_hash(), "hash-6.8.1");
@@ -251,7 +155,8 @@ TEST_F(AgentHubTest, RejectedTokenIsRetriedWithBackoff) {
   AgentDaemon daemon(Options(port), &source, &RealClock::Instance());
   std::thread runner([&] { (void)daemon.Run(); });
   // Several hellos, each refused; the agent never sends a report to a hub that refused it.
-  ASSERT_TRUE(hub.WaitFor([](auto& log) { return Count(log, pb::AgentMessage::kHello) >= 3; }, milliseconds(10000)));
+  ASSERT_TRUE(hub.WaitFor([](auto& log) { return Count(log, pb::AgentMessage::kHello) >= 3; },
+                          milliseconds(10000)));
   daemon.Stop();
   runner.join();
   EXPECT_EQ(Count(hub.Log(), pb::AgentMessage::kReport), 0);
@@ -265,11 +170,12 @@ TEST_F(AgentHubTest, CertificateFromAnotherCaNeverConnects) {
   ASSERT_TRUE(server);
   const fs::path other = pki_.dir / "other";
   fs::create_directories(other);
-  ASSERT_EQ(std::system(("cd " + other.string() +
-                         " && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes"
-                         " -keyout ca.key -out ca.pem -days 1 -subj /CN=other-ca >/dev/null 2>&1")
-                            .c_str()),
-            0);
+  ASSERT_EQ(
+      std::system(("cd " + other.string() +
+                   " && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes"
+                   " -keyout ca.key -out ca.pem -days 1 -subj /CN=other-ca >/dev/null 2>&1")
+                      .c_str()),
+      0);
   DaemonOptions o = Options(port);
   o.ca_file = (other / "ca.pem").string();
   FakeSource source;
@@ -284,7 +190,8 @@ TEST_F(AgentHubTest, CertificateFromAnotherCaNeverConnects) {
 }
 
 TEST_F(AgentHubTest, GarbageCaFileIsAConfigurationError) {
-  std::ofstream(pki_.dir / "bad.pem") << "-----BEGIN CERTIFICATE-----\nnot a cert\n-----END CERTIFICATE-----\n";
+  std::ofstream(pki_.dir / "bad.pem")
+      << "-----BEGIN CERTIFICATE-----\nnot a cert\n-----END CERTIFICATE-----\n";
   DaemonOptions o = Options(1);
   o.ca_file = (pki_.dir / "bad.pem").string();
   FakeSource source;
