@@ -96,7 +96,11 @@ PrepareResult PrepareLaunch(const LaunchConfig& config, const Environment& env,
   }
 
   std::string rdma_ip;
-  if (config.mode == GatewayMode::kRdma) {
+  if (config.mode == GatewayMode::kHttp) {
+    if (Status s = VerifyPlainGateway(config.gateway_binary); !s.ok()) {
+      return Refuse(RefusalClass::kLibraryPin, s);
+    }
+  } else {
     if (Status s = CheckDeclaredCompatibility(config); !s.ok()) {
       return Refuse(RefusalClass::kLibraryPin, s);
     }

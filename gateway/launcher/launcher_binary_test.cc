@@ -162,6 +162,17 @@ TEST_F(LauncherBinaryTest, DeclaredBuildIsCheckedAgainstTheCompatibilityFile) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
+TEST_F(LauncherBinaryTest, VgwrdmaBuildInHttpModeIsRefused) {
+  args_ = {"--mode",
+           "http",
+           "--gateway-binary",
+           ElfFixture("bin/fake_vgwrdma_v1"),
+           "--gwroot-template",
+           (dir_ / "gw-stg-node1").string()};
+  ExpectRefused(Run(), 66, "library-pin",
+                {"links libcuobjserver.so.1: it is a vgwrdma build", "--mode rdma"});
+}
+
 TEST_F(LauncherBinaryTest, MissingPinnedVersionIsRefused) {
   Set("--server-lib-version", "1.3.0.7");
   ExpectRefused(Run(), 66, "library-pin",

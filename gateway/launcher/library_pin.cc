@@ -171,6 +171,19 @@ StatusOr<LibraryPinFacts> GatherLibraryPinFacts(const LibraryPin& pin,
   return facts;
 }
 
+Status VerifyPlainGateway(const std::string& gateway_binary) {
+  StatusOr<ElfDynamicNames> names = ReadElfDynamicNamesFromFile(gateway_binary);
+  if (!names.ok()) {
+    return names.status().WithContext("cannot read the gateway binary (check --gateway-binary)");
+  }
+  std::vector<std::string> wanted = ServerLibrarySonames(names->needed);
+  if (wanted.empty()) return OkStatus();
+  return FailedPreconditionError("gateway binary " + gateway_binary + " links " +
+                                 Join(wanted, ", ") +
+                                 ": it is a vgwrdma build, which cannot serve plain HTTP; use "
+                                 "--mode rdma, or the plain versitygw binary for --mode http");
+}
+
 Status VerifyLibraryPin(const LibraryPin& pin, const std::string& gateway_binary) {
   RDMASTACK_RETURN_IF_ERROR(ValidateLibraryPin(pin));
   RDMASTACK_ASSIGN_OR_RETURN(LibraryPinFacts facts, GatherLibraryPinFacts(pin, gateway_binary));

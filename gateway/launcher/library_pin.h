@@ -49,4 +49,8 @@ StatusOr<LibraryPinFacts> GatherLibraryPinFacts(const LibraryPin& pin,
 // Gather + check.
 Status VerifyLibraryPin(const LibraryPin& pin, const std::string& gateway_binary);
 
+// http mode: the binary must not be a vgwrdma build (it would demand --rdma-ip and a library).
+// A statically linked binary (plain versitygw is CGO_ENABLED=0) needs nothing and passes.
+Status VerifyPlainGateway(const std::string& gateway_binary);
+
 }  // namespace rdmastack::gateway
