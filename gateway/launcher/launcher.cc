@@ -41,6 +41,28 @@ Status CheckDeclaredCompatibility(const LaunchConfig& config) {
                               config.library.full_version);
 }
 
+// rdma mode: the declared pair, the library pins, the node's RDMA address and the memory lock.
+// Yields the RDMA IPv4 the gateway will bind, or the first refusal.
+std::variant<std::string, Refusal> CheckRdmaNode(const LaunchConfig& config, const LauncherIo& io) {
+  if (Status s = CheckDeclaredCompatibility(config); !s.ok()) {
+    return Refuse(RefusalClass::kLibraryPin, s);
+  }
+  if (Status s = VerifyLibraryPin(config.library, config.gateway_binary); !s.ok()) {
+    return Refuse(RefusalClass::kLibraryPin, s);
+  }
+  StatusOr<RdmaSelector> selector = ParseRdmaSelector(config.rdma_select);
+  if (!selector.ok()) return Refuse(RefusalClass::kUsage, selector.status());
+  StatusOr<RdmaAddress> address = ProbeRdmaAddress(*selector, config.host_root, config.ips_file);
+  if (!address.ok()) return Refuse(RefusalClass::kRdmaAddress, address.status());
+
+  StatusOr<MemlockFacts> memlock = io.read_memlock();
+  if (!memlock.ok()) return Refuse(RefusalClass::kMemoryLock, memlock.status());
+  if (Status s = CheckMemlock(*memlock, config.PoolBytes()); !s.ok()) {
+    return Refuse(RefusalClass::kMemoryLock, s);
+  }
+  return address->ipv4;
+}
+
 }  // namespace
 
 Status CheckRootCredentials(const Environment& env) {
@@ -101,23 +123,9 @@ PrepareResult PrepareLaunch(const LaunchConfig& config, const Environment& env,
       return Refuse(RefusalClass::kLibraryPin, s);
     }
   } else {
-    if (Status s = CheckDeclaredCompatibility(config); !s.ok()) {
-      return Refuse(RefusalClass::kLibraryPin, s);
-    }
-    if (Status s = VerifyLibraryPin(config.library, config.gateway_binary); !s.ok()) {
-      return Refuse(RefusalClass::kLibraryPin, s);
-    }
-    StatusOr<RdmaSelector> selector = ParseRdmaSelector(config.rdma_select);
-    if (!selector.ok()) return Refuse(RefusalClass::kUsage, selector.status());
-    StatusOr<RdmaAddress> address = ProbeRdmaAddress(*selector, config.host_root, config.ips_file);
-    if (!address.ok()) return Refuse(RefusalClass::kRdmaAddress, address.status());
-    rdma_ip = address->ipv4;
-
-    StatusOr<MemlockFacts> memlock = io.read_memlock();
-    if (!memlock.ok()) return Refuse(RefusalClass::kMemoryLock, memlock.status());
-    if (Status s = CheckMemlock(*memlock, config.PoolBytes()); !s.ok()) {
-      return Refuse(RefusalClass::kMemoryLock, s);
-    }
+    std::variant<std::string, Refusal> node = CheckRdmaNode(config, io);
+    if (Refusal* r = std::get_if<Refusal>(&node)) return *r;
+    rdma_ip = std::get<std::string>(node);
   }
 
   ExecPlan plan = BuildExecPlan(config, *gwroot, rdma_ip, env);
