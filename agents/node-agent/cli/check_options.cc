@@ -1,0 +1,76 @@
+#include "agents/node-agent/cli/check_options.h"
+
+#include "agents/node-agent/probe/parsers.h"
+
+namespace rdmastack::agent {
+
+StatusOr<CheckOptions> ParseCheckOptions(const std::vector<std::string>& args) {
+  CheckOptions o;
+  bool have_role = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string flag = args[i];
+    std::string value;
+    bool has_inline = false;
+    if (auto eq = flag.find('='); flag.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = flag.substr(eq + 1);
+      flag = flag.substr(0, eq);
+      has_inline = true;
+    }
+    if (flag == "--live-probes") {
+      o.live_probes = true;
+      continue;
+    }
+    if (!has_inline) {
+      if (i + 1 >= args.size()) return InvalidArgumentError(flag + " needs a value");
+      value = args[++i];
+    }
+    Requirements& r = o.requirements;
+    if (flag == "--root") {
+      if (value.empty()) return InvalidArgumentError("--root must not be empty");
+      o.root = value;
+    } else if (flag == "--role") {
+      RDMASTACK_ASSIGN_OR_RETURN(r.role, ParseRole(value));
+      have_role = true;
+    } else if (flag == "--transport") {
+      RDMASTACK_ASSIGN_OR_RETURN(r.transport, ParseTransport(value));
+    } else if (flag == "--memory-registration") {
+      RDMASTACK_ASSIGN_OR_RETURN(r.registration, ParseRegistration(value));
+    } else if (flag == "--max-transfer-size") {
+      auto q = ParseByteQuantity(value);
+      if (!q.ok()) return InvalidArgumentError("--max-transfer-size: " + q.status().message());
+      r.max_transfer_bytes = *q;
+    } else if (flag == "--max-gpu-nic-distance") {
+      if (!ParsePathType(value, &r.max_gpu_nic_distance)) {
+        return InvalidArgumentError("--max-gpu-nic-distance must be PIX, PXB, PHB or SYS, got '" +
+                                    value + "'");
+      }
+    } else if (flag == "--gid-index") {
+      auto n = ParseDecimal(value);
+      if (!n.ok() || *n < -1 || *n > 65535)
+        return InvalidArgumentError("--gid-index must be -1..65535");
+      r.gid_index = static_cast<int>(*n);
+    } else if (flag == "--rdma-ip") {
+      if (auto ip = ParseIpv4(value); !ip.ok())
+        return InvalidArgumentError("--rdma-ip: " + ip.status().message());
+      r.rdma_ip = value;
+    } else if (flag == "--ips-file") {
+      o.ips_file = value;
+    } else if (flag == "--probes-file") {
+      o.probes_file = value;
+    } else if (flag == "--output") {
+      if (value == "table") {
+        o.output = OutputFormat::kTable;
+      } else if (value == "json") {
+        o.output = OutputFormat::kJson;
+      } else {
+        return InvalidArgumentError("--output must be table or json, got '" + value + "'");
+      }
+    } else {
+      return InvalidArgumentError("unknown flag " + flag);
+    }
+  }
+  if (!have_role) return InvalidArgumentError("--role is required (gateway or client)");
+  return o;
+}
+
+}  // namespace rdmastack::agent

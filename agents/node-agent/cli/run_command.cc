@@ -1,0 +1,134 @@
+#include "agents/node-agent/cli/run_command.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+#include "agents/node-agent/cli/check_command.h"
+#include "agents/node-agent/probe/parsers.h"
+#include "operator/base/logging.h"
+
+namespace rdmastack::agent {
+namespace {
+
+// "60s", "500ms", "2m" -> milliseconds.
+StatusOr<std::chrono::milliseconds> ParseDuration(const std::string& text) {
+  size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  auto n = ParseDecimal(text.substr(0, digits));
+  if (digits == 0 || !n.ok() || *n <= 0 || *n > 86'400'000) {
+    return InvalidArgumentError("not a duration: '" + text + "' (use 500ms, 60s, 5m)");
+  }
+  const std::string unit = text.substr(digits);
+  if (unit == "ms") return std::chrono::milliseconds(*n);
+  if (unit == "s" || unit.empty()) return std::chrono::milliseconds(*n * 1000);
+  if (unit == "m") return std::chrono::milliseconds(*n * 60'000);
+  return InvalidArgumentError("not a duration: '" + text + "' (use 500ms, 60s, 5m)");
+}
+
+}  // namespace
+
+StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args) {
+  RunOptions o;
+  if (const char* env = std::getenv("NODE_NAME")) o.daemon.node_name = env;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& flag = args[i];
+    if (flag == "--live-probes") {
+      o.live_probes = true;
+      continue;
+    }
+    if (i + 1 >= args.size()) return InvalidArgumentError(flag + " needs a value");
+    const std::string& value = args[++i];
+    if (flag == "--hub") {
+      o.daemon.hub_address = value;
+    } else if (flag == "--ca-file") {
+      o.daemon.ca_file = value;
+    } else if (flag == "--token-file") {
+      o.daemon.token_file = value;
+    } else if (flag == "--node-name") {
+      o.daemon.node_name = value;
+    } else if (flag == "--tls-server-name") {
+      o.daemon.tls_server_name = value;
+    } else if (flag == "--root") {
+      o.source.root = value;
+    } else if (flag == "--role") {
+      RDMASTACK_ASSIGN_OR_RETURN(o.source.default_role, ParseRole(value));
+    } else if (flag == "--probe-interval") {
+      RDMASTACK_ASSIGN_OR_RETURN(o.daemon.probe_interval, ParseDuration(value));
+    } else if (flag == "--ips-file") {
+      o.source.ips_file = value;
+    } else if (flag == "--probes-file") {
+      o.probes_file = value;
+    } else if (flag == "--log-level") {
+      o.log_level = value;
+    } else {
+      return InvalidArgumentError("unknown flag " + flag);
+    }
+  }
+  if (o.daemon.hub_address.empty()) return InvalidArgumentError("--hub is required");
+  if (o.daemon.ca_file.empty()) return InvalidArgumentError("--ca-file is required");
+  if (o.daemon.token_file.empty()) return InvalidArgumentError("--token-file is required");
+  if (o.daemon.node_name.empty()) {
+    char host[256] = {};
+    if (::gethostname(host, sizeof host - 1) == 0) o.daemon.node_name = host;
+  }
+  if (o.daemon.node_name.empty())
+    return InvalidArgumentError("--node-name is required (or set NODE_NAME)");
+  o.source.node_name = o.daemon.node_name;
+  return o;
+}
+
+int RunDaemonCommand(const std::vector<std::string>& args) {
+  if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
+    std::fputs(kRunUsage, stdout);
+    return 0;
+  }
+  auto options = ParseRunOptions(args);
+  if (!options.ok()) {
+    std::fprintf(stderr, "error: %s\n%s", options.status().message().c_str(), kRunUsage);
+    return 2;
+  }
+  if (Status st = InitLogging(options->log_level); !st.ok()) {
+    std::fprintf(stderr, "error: %s\n", st.message().c_str());
+    return 2;
+  }
+  auto prober = MakeProber(options->source.root, options->probes_file, options->live_probes);
+  if (!prober.ok()) {
+    std::fprintf(stderr, "error: %s\n", prober.status().message().c_str());
+    return 2;
+  }
+  ProbingReportSource source(options->source, std::move(*prober));
+  AgentDaemon daemon(options->daemon, &source, &RealClock::Instance());
+
+  // Signals are taken by one thread with sigwait, so handlers never run inside gRPC code.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  std::thread signals([&] {
+    while (true) {
+      int sig = 0;
+      if (sigwait(&set, &sig) != 0) continue;
+      if (sig == SIGHUP) {
+        daemon.RequestReprobe();
+        continue;
+      }
+      daemon.Stop();
+      return;
+    }
+  });
+  Status st = daemon.Run();
+  if (!st.ok()) {
+    std::fprintf(stderr, "error: %s\n", st.message().c_str());
+    pthread_kill(signals.native_handle(), SIGTERM);
+  }
+  signals.join();
+  return st.ok() ? 0 : 2;
+}
+
+}  // namespace rdmastack::agent

@@ -1,0 +1,31 @@
+#pragma once
+// `rdmastack-agent run`: flags -> AgentDaemon, stops on SIGTERM/SIGINT, re-probes on SIGHUP.
+
+#include <string>
+#include <vector>
+
+#include "agents/node-agent/daemon/agent_daemon.h"
+#include "agents/node-agent/daemon/probing_source.h"
+
+namespace rdmastack::agent {
+
+struct RunOptions {
+  DaemonOptions daemon;
+  ProbingSourceOptions source;
+  std::string probes_file;
+  bool live_probes = false;
+  std::string log_level = "info";
+};
+
+StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args);
+int RunDaemonCommand(const std::vector<std::string>& args);
+
+inline constexpr const char* kRunUsage =
+    "usage: rdmastack-agent run --hub HOST:PORT --ca-file CA.pem --token-file TOKEN [--node-name "
+    "NAME]\n"
+    "         [--tls-server-name NAME] [--root DIR] [--role gateway|client] [--probe-interval "
+    "60s]\n"
+    "         [--ips-file F] [--probes-file F] [--live-probes] [--log-level info]\n"
+    "  NODE_NAME from the environment (downward API) is the default node name.\n";
+
+}  // namespace rdmastack::agent

@@ -1,0 +1,177 @@
+#include "agents/node-agent/daemon/report_proto.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <openssl/evp.h>
+
+#include <set>
+
+#include "operator/base/version.h"
+
+namespace rdmastack::agent {
+namespace {
+
+using v1 = ::rdmastack::agent::v1::Check;
+
+v1::Status ToProto(CheckStatus s) {
+  switch (s) {
+    case CheckStatus::kPass: return v1::PASS;
+    case CheckStatus::kWarn: return v1::WARN;
+    case CheckStatus::kFail: return v1::FAIL;
+    case CheckStatus::kUnknown: break;
+  }
+  return v1::UNKNOWN;
+}
+
+void FillHost(const NodeFacts& f, agent::v1::HostInfo* h) {
+  h->set_kernel_release(f.kernel.release);
+  h->set_nvidia_driver_version(f.drivers.nvidia_driver_version);
+  h->set_nvidia_module_flavor(f.drivers.nvidia_module_flavor);
+  h->set_ib_core_flavor(f.drivers.ib_core_flavor);
+  h->set_rdma_netns_mode(f.drivers.rdma_netns_mode);
+  for (const auto& m : f.drivers.modules) {
+    auto* pm = h->add_modules();
+    pm->set_name(m.name);
+    pm->set_version(m.version);
+    pm->set_loaded(m.loaded);
+  }
+  for (const auto& d : f.drivers.dev_infiniband) h->add_dev_infiniband(d);
+}
+
+void FillDevices(const NodeFacts& f, agent::v1::NodeReport* r) {
+  for (const auto& d : f.rdma_devices) {
+    auto* pd = r->add_devices();
+    pd->set_name(d.name);
+    pd->set_pci_address(d.pci_address);
+    pd->set_vendor_id(d.vendor_id);
+    pd->set_device_id(d.device_id);
+    pd->set_generation(d.generation);
+    pd->set_virtual_function(d.virtual_function);
+    pd->set_firmware_version(d.firmware);
+    pd->set_node_guid(d.node_guid);
+    pd->set_dc_supported(d.dc_supported == Tristate::kYes);
+    pd->set_numa_node(d.numa_node);
+    for (const auto& p : d.ports) {
+      auto* pp = pd->add_ports();
+      pp->set_number(p.number);
+      pp->set_state(p.state);
+      pp->set_physical_state(p.phys_state);
+      pp->set_link_layer(p.link_layer);
+      pp->set_rate(p.rate);
+      pp->set_active_mtu(p.active_mtu);
+      for (const auto& g : p.gids) {
+        auto* pg = pp->add_gids();
+        pg->set_index(g.index);
+        pg->set_gid(g.gid);
+        pg->set_type(g.type);
+        pg->set_netdev(g.netdev);
+      }
+    }
+  }
+  for (const auto& n : f.netdevs) {
+    auto* pn = r->add_netdevs();
+    pn->set_name(n.name);
+    pn->set_mtu(n.mtu);
+    for (const auto& b : n.ipv4) pn->add_ipv4(b.cidr);
+    pn->set_rdma_device(n.rdma_device);
+    pn->set_rdma_port(n.rdma_port);
+    pn->set_kind(n.kind);
+  }
+  for (const auto& g : f.gpus) {
+    auto* pg = r->add_gpus();
+    pg->set_pci_address(g.pci_address);
+    pg->set_device_id(g.device_id);
+    pg->set_model(g.model);
+    pg->set_bar1_total_bytes(g.bar1_total_bytes);
+    pg->set_bar1_free_bytes(g.bar1_free_bytes);
+    pg->set_dma_buf_supported(g.dma_buf_attr == Tristate::kYes);
+    pg->set_nearest_nic(g.nearest_nic);
+    pg->set_path_type(g.path_type);
+    pg->set_numa_node(g.numa_node);
+  }
+}
+
+}  // namespace
+
+agent::v1::NodeReport BuildNodeReport(const NodeFacts& facts,
+                                      const std::vector<ProfileEvaluation>& evaluations,
+                                      const std::string& node_name) {
+  agent::v1::NodeReport r;
+  r.set_node_name(node_name);
+  r.set_agent_version(kVersion);
+  FillHost(facts, r.mutable_host());
+  FillDevices(facts, &r);
+  std::set<std::string> seen;  // a check id appears once; the first requirement's result wins
+  for (const auto& pe : evaluations) {
+    for (const auto& c : pe.evaluation.checks) {
+      if (!seen.insert(c.id).second) continue;
+      auto* pc = r.add_checks();
+      pc->set_id(c.id);
+      pc->set_status(ToProto(c.status));
+      pc->set_reason(c.reason);
+      pc->set_message(c.message);
+      pc->set_remedy(c.remedy);
+    }
+    for (const auto& v : pe.evaluation.verdicts) {
+      auto* pv = r.add_verdicts();
+      pv->set_capability(v.capability);
+      pv->set_capable(v.capable);
+      pv->set_reason(v.reason);
+      pv->set_via(v.via);
+      pv->set_profile(pe.profile);
+    }
+  }
+  r.set_content_hash(ContentHash(r));
+  return r;
+}
+
+std::string ContentHash(const agent::v1::NodeReport& report) {
+  agent::v1::NodeReport copy = report;
+  copy.clear_content_hash();
+  copy.clear_probed_unix_millis();
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream raw(&bytes);
+    google::protobuf::io::CodedOutputStream out(&raw);
+    out.SetSerializationDeterministic(true);
+    copy.SerializeToCodedStream(&out);
+  }
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(bytes.data(), bytes.size(), digest, &len, EVP_sha256(), nullptr);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned int i = 0; i < len; ++i) {
+    hex += kHex[digest[i] >> 4];
+    hex += kHex[digest[i] & 0xf];
+  }
+  return hex;
+}
+
+std::vector<std::pair<std::string, Requirements>> RequirementsFromHub(
+    const agent::v1::Requirements& hub, Role default_role) {
+  std::vector<std::pair<std::string, Requirements>> out;
+  if (hub.gateway()) {
+    Requirements r;
+    r.role = Role::kGateway;
+    out.emplace_back("", r);
+  }
+  for (const auto& c : hub.clients()) {
+    Requirements r;
+    r.role = Role::kClient;
+    if (auto t = ParseTransport(c.transport()); t.ok()) r.transport = *t;
+    if (auto m = ParseRegistration(c.memory_registration()); m.ok()) r.registration = *m;
+    r.max_transfer_bytes = std::max<int64_t>(0, c.max_transfer_bytes());
+    ParsePathType(c.max_gpu_nic_distance(), &r.max_gpu_nic_distance);
+    r.gid_index = c.gid_index();
+    out.emplace_back(c.profile(), r);
+  }
+  if (out.empty()) {
+    Requirements r;
+    r.role = default_role;
+    out.emplace_back("", r);
+  }
+  return out;
+}
+
+}  // namespace rdmastack::agent

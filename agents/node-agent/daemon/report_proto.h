@@ -1,0 +1,31 @@
+#pragma once
+// NodeFacts + Evaluation -> the protobuf NodeReport the agent streams, and its content hash.
+
+#include <string>
+#include <vector>
+
+#include "agents/node-agent/checks/check.h"
+#include "agents/node-agent/probe/facts.h"
+#include "agents/proto/agenthub.pb.h"
+
+namespace rdmastack::agent {
+
+// One evaluation per requirement the hub sent (profile "" for the gateway/default one).
+struct ProfileEvaluation {
+  std::string profile;
+  Evaluation evaluation;
+};
+
+agent::v1::NodeReport BuildNodeReport(const NodeFacts& facts,
+                                      const std::vector<ProfileEvaluation>& evaluations,
+                                      const std::string& node_name);
+
+// SHA-256 (hex) of the deterministic serialisation of `report` without content_hash and
+// probed_unix_millis: unchanged facts and checks give an unchanged hash.
+std::string ContentHash(const agent::v1::NodeReport& report);
+
+// Hub requirements -> agent Requirements (gateway first, then one per client profile).
+std::vector<std::pair<std::string, Requirements>> RequirementsFromHub(
+    const agent::v1::Requirements& hub, Role default_role);
+
+}  // namespace rdmastack::agent

@@ -1,0 +1,18 @@
+#pragma once
+// NVIDIA GPUs from /sys/bus/pci/devices: model, architecture, NUMA node and the framebuffer
+// aperture (BAR1) size from the resource file (node-detection-spec §5.1, including the
+// correction about where BAR1 sits).
+
+#include <vector>
+
+#include "agents/node-agent/probe/facts.h"
+#include "agents/node-agent/probe/host_root.h"
+
+namespace rdmastack::agent {
+
+std::vector<Gpu> ProbeGpus(const HostRoot& root, std::vector<ProbeIssue>* issues);
+
+// Fills gpu_nic_paths and each GPU's nearest NIC (hardware RDMA devices only).
+void ComputeGpuNicPaths(NodeFacts* facts);
+
+}  // namespace rdmastack::agent

@@ -1,0 +1,83 @@
+#include "agents/node-agent/probe/ip_source.h"
+
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
+
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+
+#include "agents/node-agent/probe/host_root.h"
+#include "agents/node-agent/probe/parsers.h"
+
+namespace rdmastack::agent {
+
+StatusOr<std::vector<InterfaceAddress>> ParseIpsFile(std::string_view text) {
+  std::vector<InterfaceAddress> out;
+  int line_no = 0;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::string_view line = Trim(text.substr(pos, nl - pos));
+    pos = nl + 1;
+    ++line_no;
+    if (line.empty() || line.front() == '#') continue;
+    const std::string where = "line " + std::to_string(line_no) + ": ";
+    size_t sp = line.find_first_of(" \t");
+    if (sp == std::string_view::npos)
+      return InvalidArgumentError(where + "want '<ifname> <ipv4>/<prefix>'");
+    InterfaceAddress a;
+    a.ifname = std::string(line.substr(0, sp));
+    std::string_view cidr = Trim(line.substr(sp));
+    size_t slash = cidr.find('/');
+    std::string_view ip = cidr.substr(0, slash);
+    if (auto parsed = ParseIpv4(ip); !parsed.ok())
+      return InvalidArgumentError(where + parsed.status().message());
+    a.address = std::string(ip);
+    if (slash != std::string_view::npos) {
+      auto prefix = ParseDecimal(cidr.substr(slash + 1));
+      if (!prefix.ok() || *prefix < 0 || *prefix > 32) {
+        return InvalidArgumentError(where + "prefix must be 0..32");
+      }
+      a.prefix = static_cast<int>(*prefix);
+    }
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+StatusOr<std::vector<InterfaceAddress>> ReadIpsFile(const std::string& path) {
+  RDMASTACK_ASSIGN_OR_RETURN(std::string text, ReadLocalFile(path, 1 << 20));
+  auto parsed = ParseIpsFile(text);
+  if (!parsed.ok()) return parsed.status().WithContext(path);
+  return parsed;
+}
+
+StatusOr<std::vector<InterfaceAddress>> LiveInterfaceAddresses() {
+  ifaddrs* raw = nullptr;
+  if (::getifaddrs(&raw) != 0) {
+    return UnavailableError(std::string("getifaddrs: ") + std::strerror(errno));
+  }
+  std::unique_ptr<ifaddrs, void (*)(ifaddrs*)> list(raw, &::freeifaddrs);
+  std::vector<InterfaceAddress> out;
+  for (const ifaddrs* it = list.get(); it != nullptr; it = it->ifa_next) {
+    if (it->ifa_addr == nullptr || it->ifa_addr->sa_family != AF_INET) continue;
+    InterfaceAddress a;
+    a.ifname = it->ifa_name;
+    char buf[INET_ADDRSTRLEN] = {};
+    const auto* sin = reinterpret_cast<const sockaddr_in*>(it->ifa_addr);
+    ::inet_ntop(AF_INET, &sin->sin_addr, buf, sizeof buf);
+    a.address = buf;
+    if (it->ifa_netmask != nullptr) {
+      const auto* mask = reinterpret_cast<const sockaddr_in*>(it->ifa_netmask);
+      a.prefix = std::popcount(ntohl(mask->sin_addr.s_addr));
+    }
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+}  // namespace rdmastack::agent

@@ -1,0 +1,257 @@
+// DeviceProber for the running machine. Every library is optional and loaded with dlopen, each
+// newer symbol looked up on its own (as NCCL's ibvwrap does), so the agent runs on hosts without
+// rdma-core, without mlx5 and without the NVIDIA driver, and reports what it could not learn.
+#include <dlfcn.h>
+#include <infiniband/mlx5dv.h>
+#include <infiniband/verbs.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "agents/node-agent/probe/device_prober.h"
+
+namespace rdmastack::agent {
+namespace {
+
+class DlLibrary {
+ public:
+  explicit DlLibrary(const char* soname) : handle_(::dlopen(soname, RTLD_NOW | RTLD_LOCAL)) {
+    if (handle_ == nullptr) {
+      const char* err = ::dlerror();
+      error_ = err ? err : soname;
+    }
+  }
+  DlLibrary(const DlLibrary&) = delete;
+  DlLibrary& operator=(const DlLibrary&) = delete;
+  ~DlLibrary() {
+    if (handle_ != nullptr) ::dlclose(handle_);
+  }
+  bool ok() const { return handle_ != nullptr; }
+  const std::string& error() const { return error_; }
+  template <typename Fn>
+  Fn Get(const char* name) const {
+    return handle_ ? reinterpret_cast<Fn>(::dlsym(handle_, name)) : nullptr;
+  }
+
+ private:
+  void* handle_;
+  std::string error_;
+};
+
+const char* ErrnoName(int err) {
+  switch (err) {
+    case EBADF: return "EBADF";
+    case EOPNOTSUPP: return "EOPNOTSUPP";
+    case EPROTONOSUPPORT: return "EPROTONOSUPPORT";
+    case ENOSYS: return "ENOSYS";
+    case EINVAL: return "EINVAL";
+    case EPERM: return "EPERM";
+    case EACCES: return "EACCES";
+    default: return "other";
+  }
+}
+
+int MtuBytes(ibv_mtu mtu) {
+  switch (mtu) {
+    case IBV_MTU_256: return 256;
+    case IBV_MTU_512: return 512;
+    case IBV_MTU_1024: return 1024;
+    case IBV_MTU_2048: return 2048;
+    case IBV_MTU_4096: return 4096;
+  }
+  return 0;
+}
+
+struct Verbs {
+  Verbs() : lib("libibverbs.so.1"), mlx5("libmlx5.so.1") {
+    get_list = lib.Get<decltype(&::ibv_get_device_list)>("ibv_get_device_list");
+    free_list = lib.Get<decltype(&::ibv_free_device_list)>("ibv_free_device_list");
+    dev_name = lib.Get<decltype(&::ibv_get_device_name)>("ibv_get_device_name");
+    open = lib.Get<decltype(&::ibv_open_device)>("ibv_open_device");
+    close = lib.Get<decltype(&::ibv_close_device)>("ibv_close_device");
+    query_port = lib.Get<int (*)(ibv_context*, uint8_t, ibv_port_attr*)>("ibv_query_port");
+    alloc_pd = lib.Get<decltype(&::ibv_alloc_pd)>("ibv_alloc_pd");
+    dealloc_pd = lib.Get<decltype(&::ibv_dealloc_pd)>("ibv_dealloc_pd");
+    reg_dmabuf = lib.Get<decltype(&::ibv_reg_dmabuf_mr)>("ibv_reg_dmabuf_mr");
+    dereg_mr = lib.Get<decltype(&::ibv_dereg_mr)>("ibv_dereg_mr");
+    create_cq = lib.Get<decltype(&::ibv_create_cq)>("ibv_create_cq");
+    destroy_cq = lib.Get<decltype(&::ibv_destroy_cq)>("ibv_destroy_cq");
+    create_srq = lib.Get<decltype(&::ibv_create_srq)>("ibv_create_srq");
+    destroy_srq = lib.Get<decltype(&::ibv_destroy_srq)>("ibv_destroy_srq");
+    destroy_qp = lib.Get<decltype(&::ibv_destroy_qp)>("ibv_destroy_qp");
+    mlx5_create_qp = mlx5.Get<decltype(&::mlx5dv_create_qp)>("mlx5dv_create_qp");
+    mlx5_is_supported = mlx5.Get<decltype(&::mlx5dv_is_supported)>("mlx5dv_is_supported");
+  }
+  bool usable() const { return get_list && free_list && dev_name && open && close && query_port; }
+
+  DlLibrary lib;
+  DlLibrary mlx5;
+  decltype(&::ibv_get_device_list) get_list = nullptr;
+  decltype(&::ibv_free_device_list) free_list = nullptr;
+  decltype(&::ibv_get_device_name) dev_name = nullptr;
+  decltype(&::ibv_open_device) open = nullptr;
+  decltype(&::ibv_close_device) close = nullptr;
+  int (*query_port)(ibv_context*, uint8_t, ibv_port_attr*) = nullptr;
+  decltype(&::ibv_alloc_pd) alloc_pd = nullptr;
+  decltype(&::ibv_dealloc_pd) dealloc_pd = nullptr;
+  decltype(&::ibv_reg_dmabuf_mr) reg_dmabuf = nullptr;
+  decltype(&::ibv_dereg_mr) dereg_mr = nullptr;
+  decltype(&::ibv_create_cq) create_cq = nullptr;
+  decltype(&::ibv_destroy_cq) destroy_cq = nullptr;
+  decltype(&::ibv_create_srq) create_srq = nullptr;
+  decltype(&::ibv_destroy_srq) destroy_srq = nullptr;
+  decltype(&::ibv_destroy_qp) destroy_qp = nullptr;
+  decltype(&::mlx5dv_create_qp) mlx5_create_qp = nullptr;
+  decltype(&::mlx5dv_is_supported) mlx5_is_supported = nullptr;
+};
+
+// nvml.h is not a build dependency; these are the documented C ABI types.
+using NvmlDevice = struct NvmlDeviceOpaque*;
+struct NvmlBar1Memory {
+  unsigned long long total;
+  unsigned long long free;
+  unsigned long long used;
+};
+
+class LiveDeviceProber final : public DeviceProber {
+ public:
+  std::string Source() const override { return "live"; }
+
+  void ProbeRdmaDevice(RdmaDevice* dev, std::vector<ProbeIssue>* issues) override {
+    if (!verbs_) verbs_ = std::make_unique<Verbs>();
+    if (!verbs_->usable()) {
+      dev->dmabuf_detail = "libibverbs not loadable: " + verbs_->lib.error();
+      return;
+    }
+    int n = 0;
+    ibv_device** list = verbs_->get_list(&n);
+    if (list == nullptr) {
+      dev->dmabuf_detail = std::string("ibv_get_device_list: ") + std::strerror(errno);
+      return;
+    }
+    ibv_device* match = nullptr;
+    for (int i = 0; i < n; ++i) {
+      if (dev->name == verbs_->dev_name(list[i])) match = list[i];
+    }
+    ibv_context* ctx = match ? verbs_->open(match) : nullptr;
+    if (ctx == nullptr) {
+      dev->dmabuf_detail = match ? std::string("ibv_open_device: ") + std::strerror(errno)
+                                 : "device not listed by libibverbs";
+      if (match)
+        issues->push_back({"probes", "/dev/infiniband/" + dev->uverbs, dev->dmabuf_detail});
+      verbs_->free_list(list);
+      return;
+    }
+    for (auto& p : dev->ports) {
+      ibv_port_attr attr{};
+      if (verbs_->query_port(ctx, static_cast<uint8_t>(p.number), &attr) == 0) {
+        p.active_mtu = MtuBytes(attr.active_mtu);
+        p.active_mtu_source = "verbs";
+      }
+    }
+    ibv_pd* pd = verbs_->alloc_pd ? verbs_->alloc_pd(ctx) : nullptr;
+    if (pd != nullptr) {
+      ProbeDmaBuf(pd, dev);
+      ProbeDc(ctx, pd, dev);
+      verbs_->dealloc_pd(pd);
+    } else {
+      dev->dmabuf_detail = "ibv_alloc_pd failed";
+    }
+    verbs_->close(ctx);
+    verbs_->free_list(list);
+  }
+
+  void ProbeGpu(Gpu* gpu, std::vector<ProbeIssue>* issues) override {
+    if (!nvml_) nvml_ = std::make_unique<DlLibrary>("libnvidia-ml.so.1");
+    if (!nvml_->ok()) return;
+    auto init = nvml_->Get<int (*)()>("nvmlInit_v2");
+    auto shutdown = nvml_->Get<int (*)()>("nvmlShutdown");
+    auto by_bus = nvml_->Get<int (*)(const char*, NvmlDevice*)>("nvmlDeviceGetHandleByPciBusId_v2");
+    auto bar1 = nvml_->Get<int (*)(NvmlDevice, NvmlBar1Memory*)>("nvmlDeviceGetBAR1MemoryInfo");
+    if (!init || !shutdown || !by_bus || !bar1) return;
+    if (int rc = init(); rc != 0) {
+      issues->push_back(
+          {"probes", "libnvidia-ml.so.1", "nvmlInit_v2 returned " + std::to_string(rc)});
+      return;
+    }
+    // NVML wants an 8-hex-digit domain: 0000:1a:00.0 -> 00000000:1a:00.0
+    const std::string bus = "0000" + gpu->pci_address;
+    NvmlDevice handle = nullptr;
+    NvmlBar1Memory mem{};
+    if (by_bus(bus.c_str(), &handle) == 0 && bar1(handle, &mem) == 0 && mem.total > 0) {
+      gpu->bar1_total_bytes = static_cast<int64_t>(mem.total);
+      gpu->bar1_free_bytes = static_cast<int64_t>(mem.free);
+      gpu->bar1_source = "nvml";
+    }
+    shutdown();
+  }
+
+ private:
+  void ProbeDmaBuf(ibv_pd* pd, RdmaDevice* dev) {
+    if (verbs_->reg_dmabuf == nullptr) {
+      // rdma-core older than v34: same answer NCCL gives.
+      dev->dmabuf_supported = Tristate::kNo;
+      dev->dmabuf_detail = "ibv_reg_dmabuf_mr missing (rdma-core < 34)";
+      return;
+    }
+    errno = 0;
+    ibv_mr* mr = verbs_->reg_dmabuf(pd, 0, 0, 0, -1, 0);
+    int err = errno;
+    if (mr != nullptr) {
+      verbs_->dereg_mr(mr);
+      dev->dmabuf_detail = "unexpected success with fd=-1";
+      return;
+    }
+    dev->dmabuf_detail = ErrnoName(err);
+    dev->dmabuf_supported = DmaBufFromErrnoName(dev->dmabuf_detail);
+  }
+
+  // Creating a DCT is what the kernel gates on the dct HCA capability (UCX does the same).
+  void ProbeDc(ibv_context* ctx, ibv_pd* pd, RdmaDevice* dev) {
+    if (!verbs_->mlx5_create_qp || !verbs_->mlx5_is_supported || !verbs_->create_cq ||
+        !verbs_->create_srq || !verbs_->mlx5_is_supported(ctx->device)) {
+      return;
+    }
+    ibv_cq* cq = verbs_->create_cq(ctx, 1, nullptr, nullptr, 0);
+    ibv_srq_init_attr srq_attr{};
+    srq_attr.attr.max_wr = 1;
+    srq_attr.attr.max_sge = 1;
+    ibv_srq* srq = verbs_->create_srq(pd, &srq_attr);
+    if (cq != nullptr && srq != nullptr) {
+      ibv_qp_init_attr_ex qp_attr{};
+      qp_attr.qp_type = IBV_QPT_DRIVER;
+      qp_attr.send_cq = cq;
+      qp_attr.recv_cq = cq;
+      qp_attr.srq = srq;
+      qp_attr.pd = pd;
+      qp_attr.comp_mask = IBV_QP_INIT_ATTR_PD;
+      mlx5dv_qp_init_attr dv{};
+      dv.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_DC;
+      dv.dc_init_attr.dc_type = MLX5DV_DCTYPE_DCT;
+      dv.dc_init_attr.dct_access_key = 0x1ee7;
+      errno = 0;
+      ibv_qp* qp = verbs_->mlx5_create_qp(ctx, &qp_attr, &dv);
+      if (qp != nullptr) {
+        dev->dc_supported = Tristate::kYes;
+        verbs_->destroy_qp(qp);
+      } else if (errno == EOPNOTSUPP) {
+        dev->dc_supported = Tristate::kNo;
+      }
+    }
+    if (srq != nullptr) verbs_->destroy_srq(srq);
+    if (cq != nullptr) verbs_->destroy_cq(cq);
+  }
+
+  // Loaded on first use: a node without RDMA devices or GPUs never maps the libraries.
+  std::unique_ptr<Verbs> verbs_;
+  std::unique_ptr<DlLibrary> nvml_;
+};
+
+}  // namespace
+
+std::unique_ptr<DeviceProber> MakeLiveDeviceProber() {
+  return std::make_unique<LiveDeviceProber>();
+}
+
+}  // namespace rdmastack::agent

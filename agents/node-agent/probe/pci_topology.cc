@@ -1,0 +1,78 @@
+#include "agents/node-agent/probe/pci_topology.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "agents/node-agent/probe/pci_device.h"
+
+namespace rdmastack::agent {
+namespace {
+
+std::vector<std::string_view> Components(std::string_view path) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < path.size()) {
+    size_t j = path.find('/', i);
+    if (j == std::string_view::npos) j = path.size();
+    if (j > i) out.push_back(path.substr(i, j - i));
+    i = j + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+const char* PathTypeName(PathType t) {
+  switch (t) {
+    case PathType::kPix: return "PIX";
+    case PathType::kPxb: return "PXB";
+    case PathType::kPhb: return "PHB";
+    case PathType::kSys: return "SYS";
+  }
+  return "SYS";
+}
+
+bool ParsePathType(std::string_view text, PathType* out) {
+  std::string up(text);
+  std::transform(up.begin(), up.end(), up.begin(), [](unsigned char c) { return std::toupper(c); });
+  for (PathType t : {PathType::kPix, PathType::kPxb, PathType::kPhb, PathType::kSys}) {
+    if (up == PathTypeName(t)) {
+      *out = t;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<std::string> NcclAncestors(std::string_view sysfs_path, int numa_node) {
+  auto comps = Components(sysfs_path);
+  std::vector<std::string> out;
+  int i = static_cast<int>(comps.size()) - 1;
+  int stripped = 0;
+  while (i > 0) {
+    --i;
+    ++stripped;
+    if (!IsPciAddress(comps[i])) break;
+    if (stripped == 2) {
+      out.emplace_back(comps[i]);
+      stripped = 0;
+    }
+  }
+  out.push_back("CPU:" + std::to_string(numa_node));
+  return out;
+}
+
+PathType ComputePathType(std::string_view gpu_path, int gpu_numa, std::string_view nic_path,
+                         int nic_numa) {
+  auto a = NcclAncestors(gpu_path, gpu_numa);
+  auto b = NcclAncestors(nic_path, nic_numa);
+  const bool a_switch = a.size() > 1;
+  if (a_switch && b.size() > 1 && a.front() == b.front()) return PathType::kPix;
+  for (size_t i = 0; i + 1 < a.size(); ++i) {
+    if (std::find(b.begin(), b.end() - 1, a[i]) != b.end() - 1) return PathType::kPxb;
+  }
+  if (a.back() == b.back()) return PathType::kPhb;
+  return PathType::kSys;
+}
+
+}  // namespace rdmastack::agent

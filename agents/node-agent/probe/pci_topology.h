@@ -1,0 +1,28 @@
+#pragma once
+// GPU <-> NIC PCIe path type, computed from sysfs paths the way NCCL builds its topology
+// (node-detection-spec §6.4/§6.5): only switch upstream ports become PCI nodes, a device below a
+// root port hangs off the CPU node of its NUMA node, and the path type is
+//   PIX  same nearest switch,
+//   PXB  some common switch (several bridges, no host bridge),
+//   PHB  same CPU node (NUMA),
+//   SYS  otherwise (crosses the SMP interconnect).
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rdmastack::agent {
+
+enum class PathType { kPix = 4, kPxb = 5, kPhb = 8, kSys = 9 };
+const char* PathTypeName(PathType t);
+// Accepts PIX, PXB, PHB, SYS (case-insensitive). false on anything else.
+bool ParsePathType(std::string_view text, PathType* out);
+
+// NCCL-style ancestors of a device: switch BDFs nearest first, then "CPU:<numa>".
+// `sysfs_path` is the resolved device path ("sys/devices/pci0000:17/0000:17:00.0/...").
+std::vector<std::string> NcclAncestors(std::string_view sysfs_path, int numa_node);
+
+PathType ComputePathType(std::string_view gpu_path, int gpu_numa, std::string_view nic_path,
+                         int nic_numa);
+
+}  // namespace rdmastack::agent

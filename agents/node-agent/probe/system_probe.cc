@@ -1,0 +1,167 @@
+#include "agents/node-agent/probe/system_probe.h"
+
+#include <set>
+
+#include "agents/node-agent/probe/parsers.h"
+
+namespace rdmastack::agent {
+namespace {
+
+constexpr size_t kProcModulesLimit = 4 << 20;
+constexpr size_t kKallsymsLimit = 256 << 20;
+
+void ReadModules(const HostRoot& root, DriverFacts* d, std::vector<ProbeIssue>* issues) {
+  std::set<std::string> loaded;
+  auto text = root.ReadText("proc/modules", kProcModulesLimit);
+  bool have_proc = false;
+  if (!text.ok()) {
+    issues->push_back({"modules", root.Path("proc/modules"), text.status().message()});
+  } else if (auto mods = ParseProcModules(*text); !mods.ok()) {
+    issues->push_back({"modules", root.Path("proc/modules"), mods.status().message()});
+  } else {
+    have_proc = true;
+    for (const auto& m : *mods) loaded.insert(m.name);
+  }
+  for (const auto& name : WatchedModules()) {
+    Module m;
+    m.name = name;
+    const std::string dir = "sys/module/" + name;
+    if (have_proc) {
+      m.loaded = loaded.count(name) > 0;
+    } else if (auto st = root.ReadAttr(dir + "/initstate"); st.ok()) {
+      m.loaded = *st == "live";  // /proc/modules unreadable: fall back to sysfs
+    }
+    if (auto v = root.ReadAttr(dir + "/version"); v.ok()) m.version = *v;
+    if (auto t = root.ReadAttr(dir + "/taint"); t.ok()) m.taint = *t;
+    d->modules.push_back(std::move(m));
+  }
+}
+
+void DecideIbCoreFlavor(const HostRoot& root, DriverFacts* d, std::vector<ProbeIssue>* issues) {
+  const Module* ib_core = d->Find("ib_core");
+  const Module* mlx5 = d->Find("mlx5_core");
+  if (mlx5 && mlx5->loaded) {
+    if (auto v = ParseOfedVersion(mlx5->version)) d->ofed_version = v->text;
+  }
+  if (d->Loaded("mlx_compat")) d->ib_core_flavor_signals.push_back("mlx_compat loaded");
+  if (!d->ofed_version.empty()) {
+    d->ib_core_flavor_signals.push_back("mlx5_core version " + d->ofed_version);
+  }
+  if (ib_core && ib_core->taint.find('O') != std::string::npos) {
+    d->ib_core_flavor_signals.push_back("ib_core out-of-tree (taint " + ib_core->taint + ")");
+  }
+  if (root.IsDirectory("sys/kernel/mm/memory_peers")) {
+    d->peer_memory_api = true;
+    d->ib_core_flavor_signals.push_back("memory_peers present");
+  }
+  if (!d->peer_memory_api && root.Exists("proc/kallsyms")) {
+    bool found = false;
+    Status st = root.ScanLines("proc/kallsyms", kKallsymsLimit, [&](std::string_view line) {
+      found = line.find(" ib_register_peer_memory_client") != std::string_view::npos;
+      return !found;
+    });
+    if (!st.ok()) issues->push_back({"modules", root.Path("proc/kallsyms"), st.message()});
+    if (found) {
+      d->peer_memory_api = true;
+      d->ib_core_flavor_signals.push_back("ib_register_peer_memory_client exported");
+    }
+  }
+  const bool ib_loaded = ib_core && ib_core->loaded;
+  if (!ib_loaded && !d->Loaded("mlx5_core")) return;
+  // Out-of-tree signals decide MOFED; peer-memory symbols alone do not (Ubuntu HWE ships them).
+  const bool mofed = d->Loaded("mlx_compat") || !d->ofed_version.empty() ||
+                     (ib_core && ib_core->taint.find('O') != std::string::npos);
+  d->ib_core_flavor = mofed ? "MOFED" : "Inbox";
+}
+
+void ReadNvidiaDriver(const HostRoot& root, DriverFacts* d, std::vector<ProbeIssue>* issues) {
+  const std::string file = "proc/driver/nvidia/version";
+  if (root.Exists(file)) {
+    auto text = root.ReadText(file, 64 << 10);
+    auto info =
+        text.ok() ? ParseNvidiaVersionFile(*text) : StatusOr<NvidiaDriverInfo>(text.status());
+    if (info.ok()) {
+      d->nvidia_driver_version = info->version;
+      d->nvidia_module_flavor = info->open ? "Open" : "Proprietary";
+      return;
+    }
+    issues->push_back({"modules", root.Path(file), info.status().message()});
+  }
+  const Module* nv = d->Find("nvidia");
+  if (nv == nullptr || !nv->loaded) return;
+  d->nvidia_driver_version = nv->version;
+  // The proprietary module declares a non-GPL licence and taints with P; the open one does not.
+  if (!nv->taint.empty() || root.Exists("sys/module/nvidia/taint")) {
+    d->nvidia_module_flavor = nv->taint.find('P') != std::string::npos ? "Proprietary" : "Open";
+  }
+}
+
+void ReadNetnsMode(const HostRoot& root, DriverFacts* d, std::vector<ProbeIssue>* issues) {
+  const std::string file = "sys/module/ib_core/parameters/netns_mode";
+  auto v = root.ReadAttr(file);
+  if (!v.ok()) {
+    if (v.status().code() != StatusCode::kNotFound) {
+      issues->push_back({"modules", root.Path(file), v.status().message()});
+    }
+    return;
+  }
+  if (*v == "Y" || *v == "1") {
+    d->rdma_netns_mode = "shared";
+  } else if (*v == "N" || *v == "0") {
+    d->rdma_netns_mode = "exclusive";
+  } else {
+    issues->push_back({"modules", root.Path(file), "want Y or N, got '" + *v + "'"});
+  }
+}
+
+void ReadDevInfiniband(const HostRoot& root, DriverFacts* d, std::vector<ProbeIssue>* issues) {
+  auto names = root.ListDir("dev/infiniband");
+  if (!names.ok()) {
+    if (names.status().code() != StatusCode::kNotFound) {
+      issues->push_back({"devfiles", root.Path("dev/infiniband"), names.status().message()});
+    }
+    return;
+  }
+  d->dev_infiniband_readable = true;
+  d->dev_infiniband = *names;
+}
+
+}  // namespace
+
+const std::vector<std::string>& WatchedModules() {
+  static const std::vector<std::string> kModules = {
+      "ib_core", "ib_uverbs",  "rdma_ucm", "rdma_cm",        "ib_umad",   "ib_ipoib",  "mlx5_core",
+      "mlx5_ib", "mlx_compat", "nvidia",   "nvidia_peermem", "nvidia_fs", "nvme_rdma", "rdma_rxe"};
+  return kModules;
+}
+
+KernelFacts ProbeKernel(const HostRoot& root, std::vector<ProbeIssue>* issues) {
+  KernelFacts k;
+  const std::string file = "proc/sys/kernel/osrelease";
+  auto text = root.ReadAttr(file);
+  if (!text.ok()) {
+    issues->push_back({"kernel", root.Path(file), text.status().message()});
+    return k;
+  }
+  k.release = *text;
+  auto v = ParseKernelRelease(*text);
+  if (!v.ok()) {
+    issues->push_back({"kernel", root.Path(file), v.status().message()});
+    return k;
+  }
+  k.major = v->major;
+  k.minor = v->minor;
+  return k;
+}
+
+DriverFacts ProbeDrivers(const HostRoot& root, std::vector<ProbeIssue>* issues) {
+  DriverFacts d;
+  ReadModules(root, &d, issues);
+  DecideIbCoreFlavor(root, &d, issues);
+  ReadNvidiaDriver(root, &d, issues);
+  ReadNetnsMode(root, &d, issues);
+  ReadDevInfiniband(root, &d, issues);
+  return d;
+}
+
+}  // namespace rdmastack::agent

@@ -1,0 +1,16 @@
+#pragma once
+// `rdmastack-agent check --output json`: a stable, documented JSON rendering (docs/agent.md) of
+// the facts, checks and verdicts. Key order is fixed; arrays keep probe order (sorted by name).
+
+#include <string>
+
+#include "agents/node-agent/checks/check.h"
+#include "agents/node-agent/probe/facts.h"
+
+namespace rdmastack::agent {
+
+inline constexpr int kReportSchemaVersion = 1;
+
+std::string RenderJson(const NodeFacts& facts, const Evaluation& evaluation);
+
+}  // namespace rdmastack::agent

@@ -1,0 +1,97 @@
+// Pure parts of the daemon: backoff, report building and content hashing, hub requirements.
+#include <gtest/gtest.h>
+
+#include "agents/node-agent/checks/checks.h"
+#include "agents/node-agent/cli/run_command.h"
+#include "agents/node-agent/daemon/backoff.h"
+#include "agents/node-agent/daemon/report_proto.h"
+#include "agents/node-agent/tests/fixture_util.h"
+
+namespace rdmastack::agent {
+namespace {
+
+using std::chrono::milliseconds;
+
+TEST(BackoffTest, GrowsExponentiallyUpToMaxWithJitter) {
+  double r = 0.5;  // no jitter at the midpoint
+  Backoff b(BackoffPolicy{milliseconds(100), milliseconds(1000), 2.0, 0.2}, [&] { return r; });
+  EXPECT_EQ(b.Next(), milliseconds(100));
+  EXPECT_EQ(b.Next(), milliseconds(200));
+  EXPECT_EQ(b.Next(), milliseconds(400));
+  EXPECT_EQ(b.Next(), milliseconds(800));
+  EXPECT_EQ(b.Next(), milliseconds(1000));
+  EXPECT_EQ(b.Next(), milliseconds(1000));
+  r = 0.0;
+  EXPECT_EQ(b.Next(), milliseconds(800));  // -20 %
+  r = 0.999999;
+  EXPECT_NEAR(static_cast<double>(b.Next().count()), 1200.0, 1.0);  // +20 %
+  b.Reset();
+  r = 0.5;
+  EXPECT_EQ(b.Next(), milliseconds(100));
+  for (int i = 0; i < 200; ++i) b.Next();  // no overflow after many attempts
+  EXPECT_EQ(b.Next(), milliseconds(1000));
+}
+
+std::vector<ProfileEvaluation> EvaluateFor(const NodeFacts& f, const Requirements& r) {
+  return {{"", Evaluate(f, r)}};
+}
+
+TEST(ReportProtoTest, HashIsStableAndFollowsContent) {
+  NodeFacts f = testing::ProbeFixture("gpu-client-rtxa6000-bar1-256m-peermem-mofed");
+  auto a = BuildNodeReport(f, EvaluateFor(f, Requirements{}), "gpu-1");
+  auto b = BuildNodeReport(testing::ProbeFixture("gpu-client-rtxa6000-bar1-256m-peermem-mofed"),
+                           EvaluateFor(f, Requirements{}), "gpu-1");
+  EXPECT_EQ(a.content_hash().size(), 64u);
+  EXPECT_EQ(a.content_hash(), b.content_hash());
+  b.set_probed_unix_millis(12345);  // time is not content
+  EXPECT_EQ(ContentHash(b), a.content_hash());
+  Requirements big;
+  big.max_transfer_bytes = 224LL << 20;
+  auto c = BuildNodeReport(f, EvaluateFor(f, big), "gpu-1");
+  EXPECT_NE(c.content_hash(), a.content_hash());
+  ASSERT_EQ(a.gpus_size(), 1);
+  EXPECT_EQ(a.gpus(0).bar1_total_bytes(), 256LL << 20);
+  EXPECT_EQ(a.gpus(0).path_type(), "PIX");
+  EXPECT_EQ(a.host().ib_core_flavor(), "MOFED");
+  bool bar1 = false;
+  for (const auto& ch : c.checks())
+    bar1 = bar1 || (ch.reason() == "Bar1TooSmall" && ch.status() == v1::Check::FAIL);
+  EXPECT_TRUE(bar1);
+}
+
+TEST(ReportProtoTest, HubRequirementsBecomeOneEvaluationEach) {
+  v1::Requirements hub;
+  hub.set_gateway(true);
+  auto* c = hub.add_clients();
+  c->set_profile("ml/train");
+  c->set_transport("GPUDirect");
+  c->set_memory_registration("PeerMem");
+  c->set_max_transfer_bytes(192LL << 20);
+  c->set_max_gpu_nic_distance("PHB");
+  c->set_gid_index(-1);
+  auto reqs = RequirementsFromHub(hub, Role::kClient);
+  ASSERT_EQ(reqs.size(), 2u);
+  EXPECT_EQ(reqs[0].second.role, Role::kGateway);
+  EXPECT_EQ(reqs[1].first, "ml/train");
+  EXPECT_EQ(reqs[1].second.transport, Transport::kGpuDirect);
+  EXPECT_EQ(reqs[1].second.registration, Registration::kPeerMem);
+  EXPECT_EQ(reqs[1].second.max_gpu_nic_distance, PathType::kPhb);
+  EXPECT_EQ(RequirementsFromHub(v1::Requirements{}, Role::kGateway).front().second.role,
+            Role::kGateway);
+}
+
+TEST(RunOptionsTest, RequiresHubCaAndToken) {
+  EXPECT_FALSE(ParseRunOptions({"--ca-file", "c", "--token-file", "t"}).ok());
+  EXPECT_FALSE(ParseRunOptions({"--hub", "h:1", "--token-file", "t"}).ok());
+  auto o = ParseRunOptions({"--hub", "h:1", "--ca-file", "c", "--token-file", "t", "--node-name",
+                            "n", "--probe-interval", "500ms", "--role", "gateway"});
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->daemon.probe_interval, milliseconds(500));
+  EXPECT_EQ(o->source.default_role, Role::kGateway);
+  EXPECT_FALSE(ParseRunOptions({"--hub", "h:1", "--ca-file", "c", "--token-file", "t",
+                                "--probe-interval", "soon"})
+                   .ok());
+}
+
+}  // namespace
+}  // namespace rdmastack::agent

@@ -1,0 +1,33 @@
+#pragma once
+// Helpers for tests that run the agent over tests/fixtures/nodes/<profile>.
+
+#include <cstdlib>
+#include <string>
+
+#include "agents/node-agent/probe/device_prober.h"
+#include "agents/node-agent/probe/node_probe.h"
+
+namespace rdmastack::agent::testing {
+
+inline std::string SourceDir() {
+  const char* dir = std::getenv("RDMASTACK_SOURCE_DIR");
+  return dir ? dir : ".";
+}
+
+inline std::string FixtureDir(const std::string& profile) {
+  return SourceDir() + "/tests/fixtures/nodes/" + profile;
+}
+
+// Probes a fixture the way `check --root P/root --ips-file P/ips.txt --probes-file P/probes.txt`
+// does.
+inline NodeFacts ProbeFixture(const std::string& profile) {
+  const std::string dir = FixtureDir(profile);
+  auto prober = MakeFileDeviceProber(dir + "/probes.txt");
+  ProbeOptions opts;
+  opts.root = dir + "/root";
+  opts.ips_file = dir + "/ips.txt";
+  opts.device_prober = prober.ok() ? prober->get() : nullptr;
+  return ProbeNode(opts);
+}
+
+}  // namespace rdmastack::agent::testing

@@ -1,0 +1,135 @@
+// The probe library over the fixture trees: the facts node-detection-spec §11 expects.
+#include <gtest/gtest.h>
+
+#include "agents/node-agent/probe/ip_lookup.h"
+#include "agents/node-agent/tests/fixture_util.h"
+
+namespace rdmastack::agent {
+namespace {
+
+using testing::ProbeFixture;
+
+TEST(ProbeFixtureTest, IpoibBondMapsToActiveSlavePort) {
+  NodeFacts f = ProbeFixture("storage-cx6-ib-ipoib-bond0-el8-inbox");
+  EXPECT_TRUE(f.issues.empty()) << f.issues.front().path << ": " << f.issues.front().message;
+  ASSERT_EQ(f.rdma_devices.size(), 2u);
+  EXPECT_EQ(f.rdma_devices[0].pci_address, "0000:3b:00.0");
+  EXPECT_EQ(f.rdma_devices[0].generation, "ConnectX-6");
+  EXPECT_FALSE(f.rdma_devices[0].virtual_function);
+  EXPECT_EQ(f.drivers.ib_core_flavor, "Inbox");
+  EXPECT_EQ(f.drivers.rdma_netns_mode, "shared");
+  const NetDev* bond = f.FindNetDev("bond0");
+  ASSERT_NE(bond, nullptr);
+  EXPECT_EQ(bond->kind, "bond");
+  EXPECT_EQ(bond->active_slave, "ib0");
+  EXPECT_EQ(bond->slaves, (std::vector<std::string>{"ib0", "ib1"}));
+  EXPECT_EQ(f.FindNetDev("ib1")->rdma_device, "mlx5_1");  // standby slave
+  EXPECT_EQ(f.FindNetDev("ib1")->master, "bond0");
+  auto b = FindRdmaPortForIpv4(f, "10.10.0.11");
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->netdev, "bond0");
+  EXPECT_EQ(b->rdma_device, "mlx5_0");
+  EXPECT_EQ(b->port, 1);
+  EXPECT_EQ(b->gid_index, 0);
+  EXPECT_EQ(b->link_layer, "InfiniBand");
+  EXPECT_TRUE(b->port_up);
+  EXPECT_EQ(FindRdmaPortForIpv4(f, "10.10.0.99").status().code(), StatusCode::kNotFound);
+}
+
+TEST(ProbeFixtureTest, RoceGidIndexFollowsTheNetdevOwningTheAddress) {
+  NodeFacts f = ProbeFixture("gateway-roce-v2-gid3-doca");
+  EXPECT_EQ(f.drivers.ib_core_flavor, "MOFED");
+  EXPECT_EQ(f.drivers.ofed_version, "25.01-0.6.0");
+  EXPECT_TRUE(f.drivers.peer_memory_api);
+  ASSERT_EQ(f.rdma_devices.size(), 1u);
+  EXPECT_EQ(f.rdma_devices[0].generation, "ConnectX-6 Dx");
+  EXPECT_EQ(f.rdma_devices[0].numa_node, 1);
+  EXPECT_EQ(FindRdmaPortForIpv4(f, "192.168.50.21")->gid_index, 3);
+  auto vlan = FindRdmaPortForIpv4(f, "192.168.60.21");
+  ASSERT_TRUE(vlan.ok());
+  EXPECT_EQ(vlan->netdev, "ens1f0np0.100");
+  EXPECT_EQ(vlan->gid_index, 7);
+  EXPECT_EQ(f.FindNetDev("ens1f0np0.100")->kind, "vlan");
+  EXPECT_EQ(f.FindNetDev("ens1f0np0.100")->lower, "ens1f0np0");
+}
+
+TEST(ProbeFixtureTest, A6000PeermemMofed) {
+  NodeFacts f = ProbeFixture("gpu-client-rtxa6000-bar1-256m-peermem-mofed");
+  EXPECT_EQ(f.drivers.ib_core_flavor, "MOFED");
+  EXPECT_EQ(f.drivers.ofed_version, "23.10-1.1.9");
+  EXPECT_EQ(f.drivers.nvidia_module_flavor, "Proprietary");
+  EXPECT_EQ(f.drivers.nvidia_driver_version, "535.161.08");
+  EXPECT_TRUE(f.drivers.Loaded("nvidia_peermem"));
+  ASSERT_EQ(f.gpus.size(), 1u);  // the HDMI audio function is not a GPU
+  const Gpu& g = f.gpus[0];
+  EXPECT_EQ(g.model, "NVIDIA RTX A6000");
+  EXPECT_EQ(g.bar1_sysfs_bytes, 256LL << 20);
+  EXPECT_EQ(g.bar1_resource_index, 1);
+  EXPECT_EQ(g.bar1_free_bytes, 262144000);
+  EXPECT_EQ(g.bar1_source, "nvml");
+  EXPECT_EQ(g.dma_buf_attr, Tristate::kNo);
+  EXPECT_EQ(g.nearest_nic, "mlx5_0");
+  EXPECT_EQ(g.path_type, "PIX");
+}
+
+TEST(ProbeFixtureTest, H100DmabufOpenInboxWithPersistentName) {
+  NodeFacts f = ProbeFixture("gpu-client-h100-dmabuf-open-inbox");
+  EXPECT_EQ(f.drivers.ib_core_flavor, "Inbox");
+  EXPECT_FALSE(f.drivers.peer_memory_api);
+  EXPECT_EQ(f.drivers.nvidia_module_flavor, "Open");
+  EXPECT_EQ(f.kernel.major, 6);
+  ASSERT_EQ(f.rdma_devices.size(), 1u);
+  EXPECT_EQ(f.rdma_devices[0].name, "ibp25s0");
+  EXPECT_EQ(f.rdma_devices[0].generation, "ConnectX-7");
+  EXPECT_EQ(f.rdma_devices[0].dmabuf_supported, Tristate::kYes);
+  ASSERT_EQ(f.gpus.size(), 1u);
+  EXPECT_EQ(f.gpus[0].bar1_sysfs_bytes, 128LL << 30);
+  EXPECT_EQ(f.gpus[0].path_type, "PIX");
+}
+
+TEST(ProbeFixtureTest, H100With64BitBar0AndPxbPath) {
+  NodeFacts f = ProbeFixture("gpu-client-h100-peermem-mofed");
+  ASSERT_EQ(f.gpus.size(), 1u);
+  EXPECT_EQ(f.gpus[0].bar1_resource_index, 2);
+  EXPECT_EQ(f.gpus[0].bar1_sysfs_bytes, 128LL << 30);
+  EXPECT_EQ(f.gpus[0].path_type, "PXB");
+  EXPECT_TRUE(f.drivers.peer_memory_api);  // kallsyms, [ib_uverbs] on 24.x
+}
+
+TEST(ProbeFixtureTest, Cx4VfInVm) {
+  NodeFacts f = ProbeFixture("gpu-client-cx4-vf-vm");
+  ASSERT_EQ(f.rdma_devices.size(), 1u);
+  EXPECT_EQ(f.rdma_devices[0].generation, "ConnectX-4 VF");
+  EXPECT_TRUE(f.rdma_devices[0].virtual_function);
+  EXPECT_EQ(f.rdma_devices[0].generation_rank, 4);
+  EXPECT_EQ(f.rdma_devices[0].numa_node, -1);
+  EXPECT_EQ(f.gpus[0].path_type, "PHB");
+  EXPECT_FALSE(f.gpus[0].turing_or_newer);
+}
+
+TEST(ProbeFixtureTest, CrossSocketIsSys) {
+  NodeFacts f = ProbeFixture("gpu-client-cross-socket-sys");
+  ASSERT_EQ(f.gpus.size(), 1u);
+  EXPECT_EQ(f.gpus[0].path_type, "SYS");
+}
+
+TEST(ProbeFixtureTest, NoRdmaDevices) {
+  NodeFacts f = ProbeFixture("node-without-rdma");
+  EXPECT_TRUE(f.rdma_devices.empty());
+  EXPECT_TRUE(f.gpus.empty());
+  EXPECT_TRUE(f.issues.empty());
+  EXPECT_EQ(f.FindNetDev("eth0")->kind, "physical");
+  EXPECT_EQ(f.drivers.ib_core_flavor, "");
+}
+
+TEST(ProbeFixtureTest, DownPortStillMapsItsNetdev) {
+  NodeFacts f = ProbeFixture("storage-cx6-ib-port-down");
+  ASSERT_EQ(f.rdma_devices.size(), 1u);
+  EXPECT_FALSE(f.rdma_devices[0].ports[0].Up());
+  auto b = FindRdmaPortForIpv4(f, "10.10.0.12");
+  ASSERT_TRUE(b.ok());
+  EXPECT_FALSE(b->port_up);
+}
+
+}  // namespace
+}  // namespace rdmastack::agent

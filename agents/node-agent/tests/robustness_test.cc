@@ -1,0 +1,179 @@
+// Malformed host trees: truncated and non-numeric files, missing directories, dangling and
+// looping symlinks, huge files, FIFOs. The agent must answer with Unknown checks that name the
+// path, never crash or hang.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "agents/node-agent/checks/checks.h"
+#include "agents/node-agent/probe/node_probe.h"
+#include "agents/node-agent/tests/fixture_util.h"
+
+namespace rdmastack::agent {
+namespace {
+
+namespace fs = std::filesystem;
+
+class RobustnessTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("agent-robust-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    const std::string src = testing::FixtureDir("gpu-client-rtxa6000-bar1-256m-peermem-mofed");
+    fs::copy(src + "/root", dir_ / "root",
+             fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+    fs::copy(src + "/ips.txt", dir_ / "ips.txt");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string Root(const std::string& rel = "") const { return (dir_ / "root" / rel).string(); }
+  void Write(const std::string& rel, const std::string& content) {
+    fs::remove(Root(rel));
+    std::ofstream(Root(rel)) << content;
+  }
+  void Symlink(const std::string& rel, const std::string& target) {
+    fs::remove(Root(rel));
+    fs::create_directories(fs::path(Root(rel)).parent_path());
+    fs::create_symlink(target, Root(rel));
+  }
+  Evaluation Run(NodeFacts* facts_out = nullptr) {
+    ProbeOptions o;
+    o.root = Root();
+    o.ips_file = (dir_ / "ips.txt").string();
+    NodeFacts f = ProbeNode(o);
+    Evaluation ev = Evaluate(f, Requirements{});
+    if (facts_out) *facts_out = f;
+    return ev;
+  }
+  static const CheckResult& Check(const Evaluation& ev, const std::string& id) {
+    for (const auto& c : ev.checks) {
+      if (c.id == id) return c;
+    }
+    static CheckResult none{"missing", CheckStatus::kPass, "", "", ""};
+    return none;
+  }
+  // The catch-all check lists unreadable inputs by path.
+  static void ExpectNamed(const Evaluation& ev, const std::string& path_part) {
+    const CheckResult& c = Check(ev, "probe.read-errors");
+    EXPECT_EQ(c.status, CheckStatus::kUnknown);
+    EXPECT_NE(c.message.find(path_part), std::string::npos) << c.message;
+  }
+
+  static constexpr const char* kPort =
+      "sys/devices/pci0000:17/0000:17:00.0/0000:18:00.0/0000:19:04.0/0000:1b:00.0/"
+      "infiniband/mlx5_0/ports/1";
+  static constexpr const char* kGpu =
+      "sys/devices/pci0000:17/0000:17:00.0/0000:18:00.0/0000:19:00.0/0000:1a:00.0";
+  fs::path dir_;
+};
+
+TEST_F(RobustnessTest, TruncatedPortStateIsUnknownNamingThePath) {
+  Write(std::string(kPort) + "/state", "");
+  Write(std::string(kPort) + "/phys_state", "5");
+  Evaluation ev = Run();
+  const CheckResult& c = Check(ev, "rdma.port-state");
+  EXPECT_EQ(c.status, CheckStatus::kUnknown);
+  EXPECT_NE(c.message.find("ports/1/state"), std::string::npos) << c.message;
+  EXPECT_FALSE(ev.ready);
+}
+
+TEST_F(RobustnessTest, NonNumericPciFieldsAndGarbageGid) {
+  Write(std::string(kGpu) + "/numa_node", "abc");
+  Write(std::string(kPort) + "/gids/0", "fe80:zzzz");
+  Evaluation ev = Run();
+  ExpectNamed(ev, "numa_node");
+  NodeFacts f;
+  Run(&f);
+  bool gid_named = false;
+  for (const auto& i : f.issues)
+    gid_named = gid_named || i.path.find("gids/0") != std::string::npos;
+  EXPECT_TRUE(gid_named);
+}
+
+TEST_F(RobustnessTest, GarbageVendorHidesNothingElse) {
+  Write("sys/bus/pci/devices/0000:1b:00.0/vendor", "\x01\x02garbage");
+  Evaluation ev = Run();
+  EXPECT_EQ(Check(ev, "rdma.nic-generation").status, CheckStatus::kUnknown);
+  ExpectNamed(ev, "0000:1b:00.0/vendor");
+}
+
+TEST_F(RobustnessTest, MalformedResourceFileMakesBar1Unknown) {
+  Write(std::string(kGpu) + "/resource", "0x00000000c5000000 0x00000000c5ffffff\n");
+  Evaluation ev = Run();
+  const CheckResult& c = Check(ev, "gpu.bar1");
+  EXPECT_EQ(c.status, CheckStatus::kUnknown);
+  EXPECT_NE(c.message.find("resource"), std::string::npos) << c.message;
+}
+
+TEST_F(RobustnessTest, HugeFilesAreRefusedNotRead) {
+  std::string big(8 << 20, 'x');
+  Write(std::string(kGpu) + "/resource", big);
+  Write("proc/sys/kernel/osrelease", big);
+  Evaluation ev = Run();
+  EXPECT_EQ(Check(ev, "gpu.bar1").status, CheckStatus::kUnknown);
+  EXPECT_EQ(Check(ev, "kernel.release").status, CheckStatus::kUnknown);
+  EXPECT_NE(Check(ev, "kernel.release").message.find("osrelease"), std::string::npos);
+}
+
+TEST_F(RobustnessTest, DanglingAndLoopingSymlinks) {
+  Symlink("sys/class/infiniband/mlx5_9", "../../devices/nowhere/mlx5_9");
+  Symlink("sys/bus/pci/devices/0000:1a:00.0", "0000:1a:00.0");  // points at itself
+  Symlink("sys/class/net/loop0", "loop1");
+  Symlink("sys/class/net/loop1", "loop0");
+  Evaluation ev = Run();
+  ExpectNamed(ev, "mlx5_9");
+  NodeFacts f;
+  Run(&f);
+  bool loop_named = false;
+  for (const auto& i : f.issues)
+    loop_named = loop_named || i.path.find("0000:1a:00.0") != std::string::npos;
+  EXPECT_TRUE(loop_named);
+  EXPECT_TRUE(f.gpus.empty());
+  EXPECT_EQ(Check(ev, "gpu.present").status, CheckStatus::kUnknown);
+}
+
+TEST_F(RobustnessTest, MissingDirectoriesAndUnreadableProc) {
+  fs::remove_all(Root("sys/class/net"));
+  fs::remove_all(Root("dev"));
+  Write("proc/modules", "this is not a module list\n");
+  Evaluation ev = Run();
+  // /sys/module/<name>/initstate still answers, and the bad file is named.
+  EXPECT_EQ(Check(ev, "rdma.modules").status, CheckStatus::kPass);
+  ExpectNamed(ev, "proc/modules");
+  EXPECT_EQ(Check(ev, "rdma.device-files").reason, "DeviceFilesMissing");
+  fs::remove_all(Root("sys/module"));
+  ev = Run();
+  EXPECT_EQ(Check(ev, "rdma.modules").status, CheckStatus::kUnknown);
+  EXPECT_NE(Check(ev, "rdma.modules").message.find("proc/modules"), std::string::npos);
+}
+
+TEST_F(RobustnessTest, FifoDoesNotBlock) {
+  fs::remove(Root("proc/sys/kernel/osrelease"));
+  ASSERT_EQ(::mkfifo(Root("proc/sys/kernel/osrelease").c_str(), 0600), 0);
+  Evaluation ev = Run();
+  EXPECT_EQ(Check(ev, "kernel.release").status, CheckStatus::kUnknown);
+}
+
+TEST_F(RobustnessTest, BinaryNvidiaVersion) {
+  Write("proc/driver/nvidia/version", std::string("\0\xff\xfe NVRM", 8));
+  Evaluation ev = Run();
+  ExpectNamed(ev, "proc/driver/nvidia/version");
+}
+
+TEST_F(RobustnessTest, EmptyRootIsAllUnknownOrFail) {
+  fs::remove_all(Root());
+  fs::create_directories(Root());
+  Evaluation ev = Run();
+  EXPECT_FALSE(ev.ready);
+  EXPECT_EQ(Check(ev, "kernel.release").status, CheckStatus::kUnknown);
+  EXPECT_EQ(Check(ev, "rdma.devices").reason, "NoRdmaDevice");
+}
+
+}  // namespace
+}  // namespace rdmastack::agent

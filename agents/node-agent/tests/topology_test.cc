@@ -1,0 +1,57 @@
+#include <gtest/gtest.h>
+
+#include "agents/node-agent/probe/netdev_probe.h"
+#include "agents/node-agent/probe/pci_topology.h"
+
+namespace rdmastack::agent {
+namespace {
+
+TEST(TopologyTest, AncestorsSkipRootAndDownstreamPorts) {
+  auto a = NcclAncestors(
+      "sys/devices/pci0000:17/0000:17:00.0/0000:18:00.0/0000:19:00.0/0000:1a:00.0", 0);
+  EXPECT_EQ(a, (std::vector<std::string>{"0000:18:00.0", "CPU:0"}));
+  EXPECT_EQ(NcclAncestors("sys/devices/pci0000:4a/0000:4a:01.0/0000:4b:00.0", 1),
+            (std::vector<std::string>{"CPU:1"}));
+}
+
+TEST(TopologyTest, SameSwitchIsPix) {
+  EXPECT_EQ(ComputePathType(
+                "sys/devices/pci0000:17/0000:17:00.0/0000:18:00.0/0000:19:00.0/0000:1a:00.0", 0,
+                "sys/devices/pci0000:17/0000:17:00.0/0000:18:00.0/0000:19:04.0/0000:1b:00.0", 0),
+            PathType::kPix);
+}
+
+TEST(TopologyTest, SharedUpperSwitchIsPxb) {
+  const char* gpu =
+      "sys/devices/pci0000:0f/0000:0f:01.0/0000:10:00.0/0000:11:00.0/0000:12:00.0/0000:13:00.0/"
+      "0000:14:00.0";
+  const char* nic = "sys/devices/pci0000:0f/0000:0f:01.0/0000:10:00.0/0000:11:01.0/0000:15:00.0";
+  EXPECT_EQ(ComputePathType(gpu, 0, nic, 0), PathType::kPxb);
+}
+
+TEST(TopologyTest, SameNumaDifferentHostBridgeIsPhbAndCrossNumaIsSys) {
+  const char* gpu = "sys/devices/pci0000:4a/0000:4a:01.0/0000:4b:00.0";
+  const char* nic = "sys/devices/pci0000:c9/0000:c9:01.0/0000:ca:00.0";
+  EXPECT_EQ(ComputePathType(gpu, 0, nic, 0), PathType::kPhb);
+  EXPECT_EQ(ComputePathType(gpu, 0, nic, 1), PathType::kSys);
+  // Unknown NUMA (-1) on both: NCCL keys both to CPU "-1", so PHB.
+  EXPECT_EQ(ComputePathType(gpu, -1, nic, -1), PathType::kPhb);
+}
+
+TEST(TopologyTest, ParsesPathTypeNames) {
+  PathType t = PathType::kSys;
+  EXPECT_TRUE(ParsePathType("pxb", &t));
+  EXPECT_EQ(t, PathType::kPxb);
+  EXPECT_FALSE(ParsePathType("NODE", &t));
+}
+
+TEST(RoceMtuTest, KernelDerivation) {
+  EXPECT_EQ(RoceMtuFromNetdevMtu(1500), 1024);
+  EXPECT_EQ(RoceMtuFromNetdevMtu(4096), 2048);
+  EXPECT_EQ(RoceMtuFromNetdevMtu(4192), 4096);
+  EXPECT_EQ(RoceMtuFromNetdevMtu(9000), 4096);
+  EXPECT_EQ(RoceMtuFromNetdevMtu(300), 0);
+}
+
+}  // namespace
+}  // namespace rdmastack::agent

@@ -1,0 +1,102 @@
+#include "gateway/launcher/flags.h"
+
+#include <charconv>
+
+namespace rdmastack::gateway {
+
+Environment EnvironmentFromEnviron(char** envp) {
+  Environment env;
+  for (char** e = envp; e != nullptr && *e != nullptr; ++e) {
+    std::string entry(*e);
+    size_t eq = entry.find('=');
+    if (eq == std::string::npos) continue;
+    env.emplace(entry.substr(0, eq), entry.substr(eq + 1));
+  }
+  return env;
+}
+
+std::string FirstNonEmpty(const Environment& env, std::initializer_list<const char*> names) {
+  for (const char* n : names) {
+    if (auto it = env.find(n); it != env.end() && !it->second.empty()) return it->second;
+  }
+  return "";
+}
+
+std::optional<std::string> ParsedFlags::Get(const std::string& name) const {
+  if (auto it = values.find(name); it != values.end()) return it->second;
+  if (auto it = from_env.find(name); it != from_env.end()) return it->second;
+  return std::nullopt;
+}
+
+bool ParsedFlags::Switch(const std::string& name) const {
+  std::optional<std::string> v = Get(name);
+  return v && (*v == "true" || *v == "1");
+}
+
+StatusOr<ParsedFlags> ParseFlags(const std::vector<FlagSpec>& specs,
+                                 const std::vector<std::string>& args, const Environment& env) {
+  auto find = [&](const std::string& name) -> const FlagSpec* {
+    for (const FlagSpec& s : specs) {
+      if (s.name == name) return &s;
+    }
+    return nullptr;
+  };
+  ParsedFlags out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg.rfind("--", 0) != 0 || arg.size() == 2) {
+      return InvalidArgumentError("unexpected argument '" + arg +
+                                  "'; flags look like --name value");
+    }
+    std::string name = arg.substr(2);
+    std::optional<std::string> inline_value;
+    if (size_t eq = name.find('='); eq != std::string::npos) {
+      inline_value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+    }
+    const FlagSpec* spec = find(name);
+    if (spec == nullptr) return InvalidArgumentError("unknown flag --" + name + "; see --help");
+    if (spec->is_switch) {
+      out.values[name] = inline_value.value_or("true");
+      continue;
+    }
+    if (inline_value) {
+      out.values[name] = *inline_value;
+    } else if (i + 1 < args.size()) {
+      out.values[name] = args[++i];
+    } else {
+      return InvalidArgumentError("flag --" + name + " needs a value");
+    }
+  }
+  for (const FlagSpec& s : specs) {
+    if (s.env.empty()) continue;
+    if (auto it = env.find(s.env); it != env.end() && !it->second.empty()) {
+      out.from_env[s.name] = it->second;
+    }
+  }
+  return out;
+}
+
+std::string FlagUsage(const std::vector<FlagSpec>& specs) {
+  std::string out;
+  for (const FlagSpec& s : specs) {
+    std::string left = "  --" + s.name + (s.is_switch ? "" : " VALUE");
+    if (left.size() < 30) left.resize(30, ' ');
+    out += left + " " + s.help + (s.env.empty() ? "" : " [$" + s.env + "]") + "\n";
+  }
+  return out;
+}
+
+StatusOr<uint64_t> ParseUnsigned(const std::string& what, const std::string& text, uint64_t min,
+                                 uint64_t max) {
+  uint64_t value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || value < min ||
+      value > max) {
+    return InvalidArgumentError(what + " '" + text + "' must be a whole number in [" +
+                                std::to_string(min) + ", " + std::to_string(max) + "]");
+  }
+  return value;
+}
+
+}  // namespace rdmastack::gateway

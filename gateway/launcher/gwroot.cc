@@ -1,0 +1,57 @@
+#include "gateway/launcher/gwroot.h"
+
+#include <filesystem>
+#include <system_error>
+
+namespace rdmastack::gateway {
+
+StatusOr<std::string> ExpandGwrootTemplate(const std::string& tmpl, const std::string& node_name) {
+  if (tmpl.empty()) {
+    return InvalidArgumentError("gateway root template is empty; pass --gwroot-template");
+  }
+  std::string out;
+  for (size_t i = 0; i < tmpl.size();) {
+    if (tmpl.compare(i, kNodePlaceholder.size(), kNodePlaceholder) == 0) {
+      if (node_name.empty()) {
+        return InvalidArgumentError("gateway root template '" + tmpl +
+                                    "' uses {node} but the node name is unknown; set NODE_NAME "
+                                    "from spec.nodeName or pass --node-name");
+      }
+      if (node_name.find('/') != std::string::npos || node_name == "." || node_name == "..") {
+        return InvalidArgumentError("node name '" + node_name + "' cannot be a path component");
+      }
+      out += node_name;
+      i += kNodePlaceholder.size();
+      continue;
+    }
+    if (tmpl[i] == '{' || tmpl[i] == '}') {
+      return InvalidArgumentError("gateway root template '" + tmpl +
+                                  "' has an unknown placeholder; only {node} is supported");
+    }
+    out.push_back(tmpl[i++]);
+  }
+  if (out.front() != '/') {
+    return InvalidArgumentError("gateway root '" + out + "' is not an absolute path");
+  }
+  return out;
+}
+
+Status EnsureGwroot(const std::string& path, bool create) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (create && !fs::exists(path, ec)) {
+    fs::create_directories(path, ec);
+    if (ec) return UnavailableError("cannot create gateway root " + path + ": " + ec.message());
+  }
+  if (!fs::exists(path, ec)) {
+    return NotFoundError("gateway root " + path +
+                         " does not exist; mount the backend there, "
+                         "create the directory, or pass --create-gwroot");
+  }
+  if (!fs::is_directory(path, ec)) {
+    return FailedPreconditionError("gateway root " + path + " is not a directory");
+  }
+  return OkStatus();
+}
+
+}  // namespace rdmastack::gateway

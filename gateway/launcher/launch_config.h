@@ -1,0 +1,50 @@
+#pragma once
+// What `rdmastack-gateway run` is told, from flags or the environment (the DaemonSet sets env).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gateway/launcher/flags.h"
+#include "gateway/launcher/library_pin.h"
+#include "operator/base/status.h"
+
+namespace rdmastack::gateway {
+
+enum class GatewayMode { kRdma, kHttp };
+
+struct LaunchConfig {
+  GatewayMode mode = GatewayMode::kRdma;
+  std::string gateway_binary;
+  std::string listen_address = "0.0.0.0";
+  uint16_t s3_port = 0;
+  std::string gwroot_template;
+  std::string node_name;
+  bool create_gwroot = false;
+  std::string health_path = "/_/health";
+  bool dry_run = false;
+
+  // rdma mode only
+  std::string rdma_select;
+  uint16_t rdma_port = 0;
+  std::string host_root = "/";
+  std::string ips_file;
+  LibraryPin library;
+  std::string gateway_build;       // name in the compatibility file; "" = skip that check
+  std::string compatibility_file;  // used when gateway_build is set
+  uint64_t pool_buf_size = 1ull << 30;
+  uint64_t pool_buf_count = 4;
+  std::string config_dir = "/run/rdmastack-gateway";
+  std::string cufile_log_dir;  // default <config_dir>/log
+  std::string cufile_log_level = "ERROR";
+
+  uint64_t PoolBytes() const { return pool_buf_size * pool_buf_count; }
+};
+
+const std::vector<FlagSpec>& RunFlagSpecs();
+
+// Usage errors (InvalidArgument) say which flag/env is wrong.
+StatusOr<LaunchConfig> ParseLaunchConfig(const std::vector<std::string>& args,
+                                         const Environment& env);
+
+}  // namespace rdmastack::gateway

@@ -1,0 +1,81 @@
+// PrepareLaunch in-process, with the memory-lock facts injected (the binary test covers the real
+// capget/getrlimit path under setpriv/prlimit).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "gateway/launcher/launcher.h"
+#include "gateway/launcher/test_paths.h"
+
+namespace rdmastack::gateway {
+namespace {
+
+namespace fs = std::filesystem;
+
+class PrepareLaunchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("gw-prepare-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "gw");
+    config_.mode = GatewayMode::kRdma;
+    config_.gateway_binary = testing::ElfFixture("bin/fake_vgwrdma_v1");
+    config_.gwroot_template = (dir_ / "gw").string();
+    config_.s3_port = 7071;
+    config_.rdma_select = "bond0";
+    config_.rdma_port = 19100;
+    config_.host_root = testing::NodeRoot("storage-cx6-ib-ipoib-bond0-el8-inbox");
+    config_.ips_file = testing::NodeIps("storage-cx6-ib-ipoib-bond0-el8-inbox");
+    config_.library = {testing::ElfFixture("lib-v1"), "1.2.0.68", 1};
+    config_.config_dir = (dir_ / "run").string();
+    config_.cufile_log_dir = (dir_ / "run/log").string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  PrepareResult Prepare(MemlockFacts facts) {
+    LauncherIo io;
+    io.read_memlock = [facts]() -> StatusOr<MemlockFacts> { return facts; };
+    return PrepareLaunch(config_, env_, io);
+  }
+
+  fs::path dir_;
+  LaunchConfig config_;
+  Environment env_{{"ROOT_ACCESS_KEY_ID", "a"}, {"ROOT_SECRET_ACCESS_KEY", "s"}};
+};
+
+TEST_F(PrepareLaunchTest, IpcLockAloneIsEnough) {
+  PrepareResult r = Prepare({true, 65536, 65536});
+  ASSERT_TRUE(std::holds_alternative<ExecPlan>(r)) << std::get<Refusal>(r).ToLine();
+  const ExecPlan& plan = std::get<ExecPlan>(r);
+  EXPECT_EQ(plan.env_overrides.at("VGW_RDMA_IP"), "10.10.0.11");
+  EXPECT_NE(testing::ReadWholeFile(plan.cufile_json_path).find("10.10.0.11"), std::string::npos);
+}
+
+TEST_F(PrepareLaunchTest, UnlimitedMemlockWithoutCapabilityIsEnough) {
+  PrepareResult r = Prepare({false, std::nullopt, std::nullopt});
+  EXPECT_TRUE(std::holds_alternative<ExecPlan>(r));
+}
+
+TEST_F(PrepareLaunchTest, SmallLimitWithoutCapabilityIsRefusedBeforeAnythingIsWritten) {
+  PrepareResult r = Prepare({false, 8ull << 20, 8ull << 20});
+  ASSERT_TRUE(std::holds_alternative<Refusal>(r));
+  const Refusal& refusal = std::get<Refusal>(r);
+  EXPECT_EQ(refusal.cls, RefusalClass::kMemoryLock);
+  EXPECT_NE(refusal.message.find("needs 4 GiB"), std::string::npos) << refusal.message;
+  EXPECT_FALSE(fs::exists(dir_ / "run/cufile.json"));
+}
+
+TEST_F(PrepareLaunchTest, UnwritableConfigDirIsAFilesystemRefusal) {
+  fs::create_directories(dir_ / "ro");
+  std::ofstream(dir_ / "ro/run") << "a file where the directory should be";
+  config_.config_dir = (dir_ / "ro/run").string();
+  config_.cufile_log_dir = config_.config_dir + "/log";
+  PrepareResult r = Prepare({true, std::nullopt, std::nullopt});
+  ASSERT_TRUE(std::holds_alternative<Refusal>(r));
+  EXPECT_EQ(std::get<Refusal>(r).cls, RefusalClass::kFilesystem) << std::get<Refusal>(r).message;
+}
+
+}  // namespace
+}  // namespace rdmastack::gateway

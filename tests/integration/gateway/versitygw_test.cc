@@ -1,0 +1,323 @@
+// rdmastack-gateway against a real versitygw on loopback (posix backend in a temp dir):
+// the launcher starts it (http mode), the probe passes, a wrong secret is reported as a 403,
+// objects round-trip through SigV4 with the same checksum, and SIGTERM to the launcher's pid
+// stops the gateway (exec keeps the pid). Transport failures are checked against raw sockets.
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "gateway/launcher/test_paths.h"
+#include "gateway/s3/crypto.h"
+#include "gateway/s3/s3_client.h"
+#include "tests/harness/cluster_env.h"
+#include "tests/integration/gateway/gateway_process.h"
+
+namespace rdmastack::gateway {
+namespace {
+
+namespace fs = std::filesystem;
+using rdmastack::testing::CommandResult;
+using rdmastack::testing::RunCommand;
+using testing::FindVersitygw;
+using testing::FreeLoopbackPort;
+using testing::GatewayBinary;
+using testing::GatewayProcess;
+
+constexpr char kAccess[] = "rdmastack-it-access";
+constexpr char kSecret[] = "rdmastack-it-secret-0123456789";
+
+#define REQUIRE_VERSITYGW(var)                                                        \
+  const std::string var = FindVersitygw();                                            \
+  do {                                                                                \
+    if (var.empty()) {                                                                \
+      const char* req = std::getenv("RDMASTACK_REQUIRE_VERSITYGW");                   \
+      if (req != nullptr && std::string(req) == "1") FAIL() << "versitygw not found"; \
+      GTEST_SKIP() << "versitygw not found: set RDMASTACK_VERSITYGW or run "          \
+                      "'source scripts/lib/components.sh; build_versitygw'";          \
+    }                                                                                 \
+  } while (0)
+
+std::string TempDir(const std::string& tag) {
+  fs::path d = fs::temp_directory_path() / ("gw-it-" + tag + "-" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d.string();
+}
+
+std::string ReadFile(const std::string& path) {
+  return testing::ReadWholeFile(path);
+}
+
+// Launches versitygw through the launcher; the gateway root is <dir>/gw-{node}.
+// With `tls`, a self-signed certificate for 127.0.0.1 is made with the openssl CLI and handed to
+// versitygw through VGW_CERT/VGW_KEY (the launcher passes the environment through).
+struct RunningGateway {
+  std::string dir;
+  int port = -1;
+  bool tls = false;
+  GatewayProcess process;
+  std::string log;
+
+  std::string CertFile() const { return dir + "/tls.crt"; }
+
+  bool Start(const std::string& versitygw, const std::string& tag, bool with_tls = false) {
+    dir = TempDir(tag);
+    port = FreeLoopbackPort();
+    log = dir + "/gateway.log";
+    tls = with_tls;
+    std::vector<std::string> args = {GatewayBinary(),
+                                     "run",
+                                     "--mode",
+                                     "http",
+                                     "--gateway-binary",
+                                     versitygw,
+                                     "--listen-address",
+                                     "127.0.0.1",
+                                     "--s3-port",
+                                     std::to_string(port),
+                                     "--gwroot-template",
+                                     dir + "/gw-{node}",
+                                     "--create-gwroot"};
+    std::vector<std::string> env = {std::string("ROOT_ACCESS_KEY_ID=") + kAccess,
+                                    std::string("ROOT_SECRET_ACCESS_KEY=") + kSecret,
+                                    "NODE_NAME=it-node", "VGW_QUIET=true", "PATH=/usr/bin:/bin"};
+    if (tls) {
+      CommandResult cert =
+          RunCommand({"openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                      "-subj", "/CN=rdmastack-it", "-addext", "subjectAltName=IP:127.0.0.1",
+                      "-keyout", dir + "/tls.key", "-out", CertFile()});
+      if (cert.exit_code != 0) return false;
+      env.push_back("VGW_CERT=" + CertFile());
+      env.push_back("VGW_KEY=" + dir + "/tls.key");
+    }
+    return port > 0 && process.Start(args, env, log) &&
+           process.WaitHealthy(Endpoint(), "/_/health", std::chrono::seconds(30),
+                               tls ? CertFile() : "");
+  }
+  std::string Endpoint() const {
+    return std::string(tls ? "https" : "http") + "://127.0.0.1:" + std::to_string(port);
+  }
+};
+
+CommandResult Probe(const std::string& endpoint, const std::string& secret,
+                    const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> argv = {"env",
+                                   "-i",
+                                   std::string("ROOT_ACCESS_KEY_ID=") + kAccess,
+                                   "ROOT_SECRET_ACCESS_KEY=" + secret,
+                                   GatewayBinary(),
+                                   "probe",
+                                   "--endpoint",
+                                   endpoint};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  return RunCommand(argv);
+}
+
+class VersitygwTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    const std::string versitygw = FindVersitygw();
+    if (versitygw.empty()) return;
+    gateway_ = new RunningGateway();
+    started_ = gateway_->Start(versitygw, "shared");
+  }
+  static void TearDownTestSuite() {
+    if (gateway_ != nullptr) {
+      int status = 0;
+      gateway_->process.SignalAndWait(SIGTERM, std::chrono::seconds(30), &status);
+      fs::remove_all(gateway_->dir);
+    }
+    delete gateway_;  // NOLINT: suite-lifetime fixture shared by the tests below
+    gateway_ = nullptr;
+  }
+  void SetUp() override {
+    if (gateway_ != nullptr) {
+      ASSERT_TRUE(started_) << "gateway did not become healthy; log:\n" << ReadFile(gateway_->log);
+    }
+  }
+  s3::S3Client Client(const std::string& secret = kSecret) {
+    return s3::S3Client(
+        transport_, s3::Endpoint{"http", "127.0.0.1", static_cast<uint16_t>(gateway_->port)},
+        {kAccess, secret}, "us-east-1", RealClock::Instance(), std::chrono::seconds(10));
+  }
+
+  static inline RunningGateway* gateway_ = nullptr;
+  static inline bool started_ = false;
+  s3::BeastHttpTransport transport_;
+};
+
+TEST_F(VersitygwTest, LauncherExecsTheGatewayInPlace) {
+  REQUIRE_VERSITYGW(versitygw);
+  // exec keeps the pid: the launcher's child pid now runs versitygw itself.
+  EXPECT_EQ(gateway_->process.Executable(), fs::canonical(versitygw).string());
+  EXPECT_TRUE(fs::is_directory(gateway_->dir + "/gw-it-node"));
+}
+
+TEST_F(VersitygwTest, ProbeSucceeds) {
+  REQUIRE_VERSITYGW(versitygw);
+  CommandResult r = Probe(gateway_->Endpoint(), kSecret);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "healthy: " + gateway_->Endpoint() + " health and signed ListBuckets OK\n");
+}
+
+TEST_F(VersitygwTest, WrongSecretIsCredentialsRejected) {
+  REQUIRE_VERSITYGW(versitygw);
+  CommandResult r = Probe(gateway_->Endpoint(), "not-the-secret");
+  EXPECT_EQ(r.exit_code, 10) << r.err;
+  EXPECT_EQ(r.err.rfind("rdmastack-gateway probe: credentials rejected (403", 0), 0u) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+TEST_F(VersitygwTest, WrongHealthPathIsBadResponse) {
+  REQUIRE_VERSITYGW(versitygw);
+  CommandResult r = Probe(gateway_->Endpoint(), kSecret, {"--health-path", "/_/other"});
+  EXPECT_EQ(r.exit_code, 13) << r.err;
+  EXPECT_NE(r.err.find("bad response (health /_/other)"), std::string::npos) << r.err;
+}
+
+TEST_F(VersitygwTest, ObjectRoundTripKeepsChecksum) {
+  REQUIRE_VERSITYGW(versitygw);
+  s3::S3Client client = Client();
+  StatusOr<s3::HttpResponse> made = client.Send({.method = "PUT", .path = "/it-bucket"});
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  ASSERT_EQ(made->status, 200) << made->body;
+
+  std::mt19937_64 rng(20260929);
+  std::string payload(3 * 1024 * 1024 + 17, '\0');
+  for (char& c : payload) c = static_cast<char>(rng());
+  const std::string key = "/it-bucket/dir/hello world+1.bin";  // exercises path encoding
+  StatusOr<s3::HttpResponse> put = client.Send({.method = "PUT", .path = key, .body = payload});
+  ASSERT_TRUE(put.ok()) << put.status().ToString();
+  ASSERT_EQ(put->status, 200) << put->body;
+
+  StatusOr<s3::HttpResponse> get = client.Send({.method = "GET", .path = key});
+  ASSERT_TRUE(get.ok()) << get.status().ToString();
+  ASSERT_EQ(get->status, 200) << get->body.substr(0, 200);
+  EXPECT_EQ(get->body.size(), payload.size());
+  EXPECT_EQ(s3::Sha256Hex(get->body), s3::Sha256Hex(payload));
+  // The posix backend stores the object as a plain file under the gateway root.
+  EXPECT_EQ(s3::Sha256Hex(ReadFile(gateway_->dir + "/gw-it-node/it-bucket/dir/hello world+1.bin")),
+            s3::Sha256Hex(payload));
+
+  StatusOr<s3::HttpResponse> forbidden = Client("bad").Send({.method = "GET", .path = key});
+  ASSERT_TRUE(forbidden.ok());
+  EXPECT_EQ(forbidden->status, 403);
+}
+
+TEST(VersitygwLifecycle, SigtermToLauncherPidStopsGateway) {
+  REQUIRE_VERSITYGW(versitygw);
+  RunningGateway gw;
+  ASSERT_TRUE(gw.Start(versitygw, "sigterm")) << ReadFile(gw.log);
+  int status = 0;
+  ASSERT_TRUE(gw.process.SignalAndWait(SIGTERM, std::chrono::seconds(30), &status))
+      << "gateway still running 30 s after SIGTERM";
+  EXPECT_TRUE(WIFEXITED(status) || WIFSIGNALED(status));
+  EXPECT_NE(ReadFile(gw.log).find("shutting down"), std::string::npos) << ReadFile(gw.log);
+  CommandResult r = Probe(gw.Endpoint(), kSecret);
+  EXPECT_EQ(r.exit_code, 11) << r.err;
+  EXPECT_NE(r.err.find("connection refused"), std::string::npos) << r.err;
+  fs::remove_all(gw.dir);
+}
+
+TEST(VersitygwTls, ProbeVerifiesTheGatewayCertificate) {
+  REQUIRE_VERSITYGW(versitygw);
+  RunningGateway gw;
+  ASSERT_TRUE(gw.Start(versitygw, "tls", /*with_tls=*/true)) << ReadFile(gw.log);
+  CommandResult ok = Probe(gw.Endpoint(), kSecret, {"--ca-file", gw.CertFile()});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(ok.out, "healthy: " + gw.Endpoint() + " health and signed ListBuckets OK\n");
+
+  CommandResult untrusted = Probe(gw.Endpoint(), kSecret);
+  EXPECT_EQ(untrusted.exit_code, 13) << untrusted.err;
+  EXPECT_NE(untrusted.err.find("TLS failed during TLS handshake"), std::string::npos)
+      << untrusted.err;
+  EXPECT_NE(untrusted.err.find("--ca-file"), std::string::npos) << untrusted.err;
+
+  CommandResult rejected = Probe(gw.Endpoint(), "wrong", {"--ca-file", gw.CertFile()});
+  EXPECT_EQ(rejected.exit_code, 10) << rejected.err;
+  int status = 0;
+  EXPECT_TRUE(gw.process.SignalAndWait(SIGTERM, std::chrono::seconds(30), &status));
+  fs::remove_all(gw.dir);
+}
+
+TEST(VersitygwLifecycle, LauncherRefusalNeverStartsTheGateway) {
+  REQUIRE_VERSITYGW(versitygw);
+  std::string dir = TempDir("refuse");
+  CommandResult r =
+      RunCommand({"env", "-i", std::string("ROOT_ACCESS_KEY_ID=") + kAccess, GatewayBinary(), "run",
+                  "--mode", "http", "--gateway-binary", versitygw, "--gwroot-template", dir});
+  EXPECT_EQ(r.exit_code, 65) << r.err;
+  EXPECT_NE(r.err.find("ROOT_SECRET_ACCESS_KEY not set"), std::string::npos) << r.err;
+  fs::remove_all(dir);
+}
+
+// A loopback listener that accepts and then either stays silent or answers garbage.
+class FakePeer {
+ public:
+  explicit FakePeer(std::string reply) : reply_(std::move(reply)) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof(addr);
+    ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    ::listen(fd_, 4);
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this] {
+      int c = ::accept(fd_, nullptr, nullptr);
+      if (c < 0) return;
+      char buf[4096];
+      (void)::recv(c, buf, sizeof(buf), 0);
+      if (!reply_.empty()) (void)::send(c, reply_.data(), reply_.size(), MSG_NOSIGNAL);
+      while (!stop_) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      ::close(c);
+    });
+  }
+  ~FakePeer() {
+    stop_ = true;
+    ::shutdown(fd_, SHUT_RDWR);
+    thread_.join();
+    ::close(fd_);
+  }
+  std::string Endpoint() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  std::string reply_;
+  int fd_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+TEST(ProbeTransport, SilentPeerIsTimeout) {
+  FakePeer peer("");
+  CommandResult r = Probe(peer.Endpoint(), kSecret, {"--timeout-ms", "300"});
+  EXPECT_EQ(r.exit_code, 12) << r.err;
+  EXPECT_EQ(r.err.rfind("rdmastack-gateway probe: timeout", 0), 0u) << r.err;
+}
+
+TEST(ProbeTransport, NonHttpPeerIsBadResponse) {
+  FakePeer peer("SSH-2.0-OpenSSH_9.2\r\n");
+  CommandResult r = Probe(peer.Endpoint(), kSecret, {"--timeout-ms", "2000"});
+  EXPECT_EQ(r.exit_code, 13) << r.err;
+  EXPECT_EQ(r.err.rfind("rdmastack-gateway probe: bad response", 0), 0u) << r.err;
+}
+
+TEST(ProbeTransport, NothingListeningIsConnectionRefused) {
+  CommandResult r = Probe("http://127.0.0.1:" + std::to_string(FreeLoopbackPort()), kSecret);
+  EXPECT_EQ(r.exit_code, 11) << r.err;
+}
+
+}  // namespace
+}  // namespace rdmastack::gateway
