@@ -54,7 +54,7 @@ step "control plane up (cluster '$RDMASTACK_CLUSTER')"
 scripts/cluster.sh down >/dev/null 2>&1 || true
 scripts/cluster.sh up --nodes 4
 eval "$(scripts/cluster.sh env)"
-export RDMASTACK_REQUIRE_CLUSTER=1
+export RDMASTACK_REQUIRE_CLUSTER=1 RDMASTACK_REQUIRE_VERSITYGW=1
 
 step "integration tests"
 ctest --test-dir build -L integration --output-on-failure "${FILTER[@]}"
