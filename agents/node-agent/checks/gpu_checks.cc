@@ -200,6 +200,13 @@ CheckResult CheckGpuNicDistance(const NodeFacts& facts, PathType max_distance) {
     PathType t = PathType::kSys;
     ParsePathType(g.path_type, &t);
     std::string text = g.pci_address + " -> " + g.nearest_nic + " " + g.path_type;
+    const RdmaDevice* nic = facts.FindDevice(g.nearest_nic);
+    if (g.numa_node < 0 && nic != nullptr && nic->numa_node < 0) {
+      // Flat VM topologies and some firmware report no NUMA node; the path is then a guess.
+      text +=
+          " (NUMA unknown: in a VM this says nothing about the physical path, and P2P may be "
+          "blocked)";
+    }
     (static_cast<int>(t) > static_cast<int>(max_distance) ? far : ok).push_back(text);
   }
   const std::string max = PathTypeName(max_distance);

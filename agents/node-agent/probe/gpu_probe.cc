@@ -71,13 +71,21 @@ std::vector<Gpu> ProbeGpus(const HostRoot& root, std::vector<ProbeIssue>* issues
   return out;
 }
 
-void ComputeGpuNicPaths(NodeFacts* facts) {
+void ComputeGpuNicPaths(const HostRoot& root, NodeFacts* facts) {
   facts->gpu_nic_paths.clear();
+  // PEX88000 (Gen4) and PEX89000 (Gen5) upstream ports, as NCCL lists them.
+  const BcmSwitchTest is_bcm = [&root](std::string_view bdf) {
+    const std::string dir = "sys/bus/pci/devices/" + std::string(bdf);
+    auto vendor = root.ReadAttr(dir + "/vendor");
+    auto device = root.ReadAttr(dir + "/device");
+    return vendor.ok() && device.ok() && *vendor == "0x1000" &&
+           (*device == "0xc010" || *device == "0xc030");
+  };
   for (auto& g : facts->gpus) {
     int best = 0;
     for (const auto& d : facts->rdma_devices) {
       if (d.pci_path.empty() || g.pci_path.empty() || d.soft) continue;
-      PathType t = ComputePathType(g.pci_path, g.numa_node, d.pci_path, d.numa_node);
+      PathType t = ComputePathType(g.pci_path, g.numa_node, d.pci_path, d.numa_node, is_bcm);
       facts->gpu_nic_paths.push_back({g.pci_address, d.name, PathTypeName(t)});
       if (best == 0 || static_cast<int>(t) < best) {
         best = static_cast<int>(t);

@@ -12,7 +12,8 @@ namespace rdmastack::agent {
 
 std::vector<Gpu> ProbeGpus(const HostRoot& root, std::vector<ProbeIssue>* issues);
 
-// Fills gpu_nic_paths and each GPU's nearest NIC (hardware RDMA devices only).
-void ComputeGpuNicPaths(NodeFacts* facts);
+// Fills gpu_nic_paths and each GPU's nearest NIC (hardware RDMA devices only). Reads the ids of
+// switch ports from `root` to flatten Broadcom two-level switches as NCCL does.
+void ComputeGpuNicPaths(const HostRoot& root, NodeFacts* facts);
 
 }  // namespace rdmastack::agent

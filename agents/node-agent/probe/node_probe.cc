@@ -61,7 +61,7 @@ NodeFacts ProbeNode(const ProbeOptions& options) {
   facts.netdevs =
       ProbeNetDevs(root, LoadAddresses(options, &facts), facts.rdma_devices, &facts.issues);
   EstimateRoceMtu(&facts);
-  ComputeGpuNicPaths(&facts);
+  ComputeGpuNicPaths(root, &facts);
   return facts;
 }
 

@@ -44,7 +44,8 @@ bool ParsePathType(std::string_view text, PathType* out) {
   return false;
 }
 
-std::vector<std::string> NcclAncestors(std::string_view sysfs_path, int numa_node) {
+std::vector<std::string> NcclAncestors(std::string_view sysfs_path, int numa_node,
+                                       const BcmSwitchTest& is_bcm) {
   auto comps = Components(sysfs_path);
   std::vector<std::string> out;
   int i = static_cast<int>(comps.size()) - 1;
@@ -58,14 +59,23 @@ std::vector<std::string> NcclAncestors(std::string_view sysfs_path, int numa_nod
       stripped = 0;
     }
   }
+  if (is_bcm) {
+    // ncclTopoFlattenBcmSwitches: drop a Broadcom switch whose parent switch is Broadcom too.
+    std::vector<std::string> flat;
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (i + 1 < out.size() && is_bcm(out[i]) && is_bcm(out[i + 1])) continue;
+      flat.push_back(out[i]);
+    }
+    out.swap(flat);
+  }
   out.push_back("CPU:" + std::to_string(numa_node));
   return out;
 }
 
 PathType ComputePathType(std::string_view gpu_path, int gpu_numa, std::string_view nic_path,
-                         int nic_numa) {
-  auto a = NcclAncestors(gpu_path, gpu_numa);
-  auto b = NcclAncestors(nic_path, nic_numa);
+                         int nic_numa, const BcmSwitchTest& is_bcm) {
+  auto a = NcclAncestors(gpu_path, gpu_numa, is_bcm);
+  auto b = NcclAncestors(nic_path, nic_numa, is_bcm);
   const bool a_switch = a.size() > 1;
   if (a_switch && b.size() > 1 && a.front() == b.front()) return PathType::kPix;
   for (size_t i = 0; i + 1 < a.size(); ++i) {

@@ -7,6 +7,7 @@
 //   PHB  same CPU node (NUMA),
 //   SYS  otherwise (crosses the SMP interconnect).
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,11 +19,17 @@ const char* PathTypeName(PathType t);
 // Accepts PIX, PXB, PHB, SYS (case-insensitive). false on anything else.
 bool ParsePathType(std::string_view text, PathType* out);
 
-// NCCL-style ancestors of a device: switch BDFs nearest first, then "CPU:<numa>".
+// Tells whether a switch (by the BDF of its upstream port) is a Broadcom PEX Gen4/Gen5 switch,
+// which shows up as two levels and which NCCL flattens into one.
+using BcmSwitchTest = std::function<bool(std::string_view bdf)>;
+
+// NCCL-style ancestors of a device: switch BDFs nearest first, then "CPU:<numa>". A Broadcom
+// sub-switch directly below a Broadcom switch is merged into it.
 // `sysfs_path` is the resolved device path ("sys/devices/pci0000:17/0000:17:00.0/...").
-std::vector<std::string> NcclAncestors(std::string_view sysfs_path, int numa_node);
+std::vector<std::string> NcclAncestors(std::string_view sysfs_path, int numa_node,
+                                       const BcmSwitchTest& is_bcm = nullptr);
 
 PathType ComputePathType(std::string_view gpu_path, int gpu_numa, std::string_view nic_path,
-                         int nic_numa);
+                         int nic_numa, const BcmSwitchTest& is_bcm = nullptr);
 
 }  // namespace rdmastack::agent

@@ -1,6 +1,11 @@
 // The probe library over the fixture trees: the facts node-detection-spec §11 expects.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
+
+#include "agents/node-agent/checks/checks.h"
 #include "agents/node-agent/probe/ip_lookup.h"
 #include "agents/node-agent/tests/fixture_util.h"
 
@@ -129,6 +134,36 @@ TEST(ProbeFixtureTest, DownPortStillMapsItsNetdev) {
   auto b = FindRdmaPortForIpv4(f, "10.10.0.12");
   ASSERT_TRUE(b.ok());
   EXPECT_FALSE(b->port_up);
+}
+
+// Spec P5 variant: without a verbs answer the RoCE active MTU follows the netdev MTU, and 1500
+// gives 1024 (RoceMtuLow).
+TEST(ProbeFixtureTest, RoceMtuFromNetdevWhenVerbsAreAbsent) {
+  namespace fs = std::filesystem;
+  const fs::path tmp = fs::temp_directory_path() / ("agent-roce-mtu-" + std::to_string(::getpid()));
+  fs::remove_all(tmp);
+  fs::copy(testing::FixtureDir("gateway-roce-v2-gid3-doca"), tmp,
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  ProbeOptions opts;
+  opts.root = (tmp / "root").string();
+  opts.ips_file = (tmp / "ips.txt").string();
+  NodeFacts f = ProbeNode(opts);  // no device prober
+  ASSERT_EQ(f.rdma_devices.size(), 1u);
+  EXPECT_EQ(f.rdma_devices[0].ports[0].active_mtu, 4096);  // netdev MTU 9000
+  EXPECT_EQ(f.rdma_devices[0].ports[0].active_mtu_source, "netdev");
+
+  std::ofstream(tmp / "root/sys/class/net/ens1f0np0/mtu") << "1500\n";
+  f = ProbeNode(opts);
+  EXPECT_EQ(f.rdma_devices[0].ports[0].active_mtu, 1024);
+  Requirements gateway;
+  gateway.role = Role::kGateway;
+  Evaluation ev = Evaluate(f, gateway);
+  bool warned = false;
+  for (const auto& c : ev.checks)
+    warned = warned || (c.id == "rdma.active-mtu" && c.reason == "RoceMtuLow");
+  EXPECT_TRUE(warned);
+  EXPECT_TRUE(ev.ready);  // a low MTU is a warning, not a blocker
+  fs::remove_all(tmp);
 }
 
 }  // namespace

@@ -29,6 +29,26 @@ TEST(TopologyTest, SharedUpperSwitchIsPxb) {
   EXPECT_EQ(ComputePathType(gpu, 0, nic, 0), PathType::kPxb);
 }
 
+TEST(TopologyTest, BroadcomTwoLevelSwitchIsFlattenedToPix) {
+  // Root port -> PEX89xxx USP 16:00.0 -> DSP 17:00.0 -> internal USP 18:00.0 -> DSPs -> GPU / NIC,
+  // GPU and NIC under different internal sub-switches.
+  const char* gpu =
+      "sys/devices/pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:00.0/0000:18:00.0/0000:19:00.0/"
+      "0000:1a:00.0";
+  const char* nic =
+      "sys/devices/pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:01.0/0000:1b:00.0/0000:1c:00.0/"
+      "0000:1d:00.0";
+  EXPECT_EQ(ComputePathType(gpu, 0, nic, 0), PathType::kPxb);
+  BcmSwitchTest bcm = [](std::string_view bdf) {
+    return bdf == "0000:16:00.0" || bdf == "0000:18:00.0" || bdf == "0000:1b:00.0";
+  };
+  EXPECT_EQ(NcclAncestors(gpu, 0, bcm), (std::vector<std::string>{"0000:16:00.0", "CPU:0"}));
+  EXPECT_EQ(ComputePathType(gpu, 0, nic, 0, bcm), PathType::kPix);
+  // Other vendors' switches stay two levels.
+  BcmSwitchTest none = [](std::string_view) { return false; };
+  EXPECT_EQ(ComputePathType(gpu, 0, nic, 0, none), PathType::kPxb);
+}
+
 TEST(TopologyTest, SameNumaDifferentHostBridgeIsPhbAndCrossNumaIsSys) {
   const char* gpu = "sys/devices/pci0000:4a/0000:4a:01.0/0000:4b:00.0";
   const char* nic = "sys/devices/pci0000:c9/0000:c9:01.0/0000:ca:00.0";
