@@ -69,6 +69,8 @@ struct Config {
   // Longest wait for any byte of a normal (non-watch) response.
   std::chrono::milliseconds request_timeout{60'000};
   size_t max_idle_connections = 8;
+  // The context's namespace (kubeconfig) or the pod's namespace (in-cluster); may be empty.
+  std::string default_namespace;
   // Where the values came from (file + context, or "in-cluster"), for messages.
   std::string source;
 };
@@ -99,5 +101,7 @@ StatusOr<Config> LoadDefaultConfig(const std::string& kubeconfig_path = "");
 
 // Reads a whole file (for kubeconfig-referenced files); the error names the path.
 StatusOr<std::string> ReadFileToString(const std::string& path);
+// Standard base64 (kubeconfig *-data fields); whitespace is ignored, bad input is an error.
+StatusOr<std::string> DecodeBase64(std::string_view text);
 
 }  // namespace rdmastack::k8s

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -49,9 +50,10 @@ class JsonObject {
   JsonObject();
   // Parses any JSON value (object, array, ...). Errors carry the byte offset.
   static StatusOr<JsonObject> Parse(std::string_view text);
-  // Parses in place: `text` is consumed and owned by the result, strings point into it. Fastest.
-  static StatusOr<JsonObject> ParseOwned(std::string text);
-  // Deep copy of a RapidJSON value.
+  // Parses in situ from a private copy of `text` that the result owns (strings point into it);
+  // faster than Parse for large, string-heavy bodies. Copies of the result are independent.
+  static StatusOr<JsonObject> ParseOwned(std::string_view text);
+  // Deep copy of a RapidJSON value (strings included).
   static JsonObject FromValue(const rapidjson::Value& value);
   static JsonObject Array();
 
@@ -136,7 +138,7 @@ class JsonObject {
 
  private:
   rapidjson::Document doc_;
-  std::string owned_text_;  // backing store for ParseOwned
+  std::unique_ptr<char[]> owned_text_;  // in-situ parse buffer (ParseOwned); stable across moves
 };
 
 // "namespace/name" or "name".
