@@ -104,7 +104,8 @@ std::optional<std::chrono::seconds> ParseRetryAfterHeader(std::string_view heade
 // Fills `error` from a metav1.Status document; returns false if it is not one.
 bool FillFromStatus(const rapidjson::Document& doc, ApiError& error) {
   if (!doc.IsObject()) return false;
-  if (StringField(doc, "kind") != "Status" && !doc.HasMember("reason") && !doc.HasMember("message")) {
+  if (StringField(doc, "kind") != "Status" && !doc.HasMember("reason") &&
+      !doc.HasMember("message")) {
     return false;
   }
   error.reason_text = StringField(doc, "reason");
@@ -126,7 +127,8 @@ bool FillFromStatus(const rapidjson::Document& doc, ApiError& error) {
     auto causes = d.FindMember("causes");
     if (causes != d.MemberEnd() && causes->value.IsArray()) {
       for (const auto& c : causes->value.GetArray()) {
-        error.causes.push_back({StringField(c, "reason"), StringField(c, "message"), StringField(c, "field")});
+        error.causes.push_back(
+            {StringField(c, "reason"), StringField(c, "message"), StringField(c, "field")});
       }
     }
   }
@@ -212,7 +214,8 @@ Status ApiError::ToStatus() const {
   return status;
 }
 
-ApiError ApiErrorFromResponse(int http_code, std::string_view body, std::string_view retry_after_header) {
+ApiError ApiErrorFromResponse(int http_code, std::string_view body,
+                              std::string_view retry_after_header) {
   ApiError error;
   error.http_code = http_code;
   rapidjson::Document doc;
@@ -233,8 +236,8 @@ ApiError ApiErrorFromStatusJson(std::string_view status_json) {
   if (doc.HasParseError() || !FillFromStatus(doc, error)) {
     error.http_code = 500;
     error.reason_text = "InternalError";
-    error.message = "watch ERROR event without a metav1.Status: " +
-                    std::string(status_json.substr(0, 512));
+    error.message =
+        "watch ERROR event without a metav1.Status: " + std::string(status_json.substr(0, 512));
   }
   Finish(error, {});
   return error;
@@ -251,25 +254,47 @@ std::optional<ApiError> GetApiError(const Status& status) {
   return error;
 }
 
-bool IsNotFound(const Status& s) { return ReasonOf(s) == ApiReason::kNotFound; }
-bool IsAlreadyExists(const Status& s) { return ReasonOf(s) == ApiReason::kAlreadyExists; }
-bool IsConflict(const Status& s) { return ReasonOf(s) == ApiReason::kConflict; }
+bool IsNotFound(const Status& s) {
+  return ReasonOf(s) == ApiReason::kNotFound;
+}
+bool IsAlreadyExists(const Status& s) {
+  return ReasonOf(s) == ApiReason::kAlreadyExists;
+}
+bool IsConflict(const Status& s) {
+  return ReasonOf(s) == ApiReason::kConflict;
+}
 bool IsExpired(const Status& s) {
   auto r = ReasonOf(s);
   return r == ApiReason::kExpired || r == ApiReason::kGone;
 }
-bool IsGone(const Status& s) { return IsExpired(s); }
-bool IsForbidden(const Status& s) { return ReasonOf(s) == ApiReason::kForbidden; }
-bool IsUnauthorized(const Status& s) { return ReasonOf(s) == ApiReason::kUnauthorized; }
-bool IsInvalid(const Status& s) { return ReasonOf(s) == ApiReason::kInvalid; }
-bool IsBadRequest(const Status& s) { return ReasonOf(s) == ApiReason::kBadRequest; }
-bool IsTooManyRequests(const Status& s) { return ReasonOf(s) == ApiReason::kTooManyRequests; }
+bool IsGone(const Status& s) {
+  return IsExpired(s);
+}
+bool IsForbidden(const Status& s) {
+  return ReasonOf(s) == ApiReason::kForbidden;
+}
+bool IsUnauthorized(const Status& s) {
+  return ReasonOf(s) == ApiReason::kUnauthorized;
+}
+bool IsInvalid(const Status& s) {
+  return ReasonOf(s) == ApiReason::kInvalid;
+}
+bool IsBadRequest(const Status& s) {
+  return ReasonOf(s) == ApiReason::kBadRequest;
+}
+bool IsTooManyRequests(const Status& s) {
+  return ReasonOf(s) == ApiReason::kTooManyRequests;
+}
 bool IsTimeout(const Status& s) {
   auto r = ReasonOf(s);
   return r == ApiReason::kTimeout || r == ApiReason::kServerTimeout;
 }
-bool IsInternalError(const Status& s) { return ReasonOf(s) == ApiReason::kInternalError; }
-bool IsServiceUnavailable(const Status& s) { return ReasonOf(s) == ApiReason::kServiceUnavailable; }
+bool IsInternalError(const Status& s) {
+  return ReasonOf(s) == ApiReason::kInternalError;
+}
+bool IsServiceUnavailable(const Status& s) {
+  return ReasonOf(s) == ApiReason::kServiceUnavailable;
+}
 
 std::optional<std::chrono::seconds> RetryAfter(const Status& s) {
   auto e = GetApiError(s);

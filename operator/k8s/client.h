@@ -44,9 +44,11 @@ struct ObjectList {
 struct WatchOptions {
   std::string label_selector;
   std::string field_selector;
-  std::string resource_version;  // start after this version; "" = from now (+ synthetic ADDs), "0" likewise
+  std::string
+      resource_version;  // start after this version; "" = from now (+ synthetic ADDs), "0" likewise
   bool allow_watch_bookmarks = true;
-  std::optional<int> timeout_seconds;  // server ends the watch after this long (client-go: 300..600 s random)
+  std::optional<int>
+      timeout_seconds;  // server ends the watch after this long (client-go: 300..600 s random)
   // Client side: give up when no byte (not even a bookmark) arrives for this long.
   std::chrono::milliseconds inactivity_timeout{std::chrono::minutes(11)};
   bool send_initial_events = false;  // watch-list; needs resource_version_match = NotOlderThan

@@ -31,19 +31,22 @@ std::string ResolvePath(const std::string& path, std::string_view base_dir) {
 StatusOr<YAML::Node> FindNamed(const YAML::Node& root, const char* list, const char* inner,
                                const std::string& name) {
   const YAML::Node items = root[list];
-  if (!items || items.IsNull()) return InvalidArgumentError(std::string("kubeconfig has no '") + list + "' list");
-  if (!items.IsSequence()) return InvalidArgumentError(std::string("kubeconfig '") + list + "' is not a list");
+  if (!items || items.IsNull())
+    return InvalidArgumentError(std::string("kubeconfig has no '") + list + "' list");
+  if (!items.IsSequence())
+    return InvalidArgumentError(std::string("kubeconfig '") + list + "' is not a list");
   for (size_t i = 0; i < items.size(); ++i) {
     const YAML::Node item = items[i];
     if (!item.IsMap() || !item["name"] || item["name"].as<std::string>() != name) continue;
     const YAML::Node body = item[inner];
     if (!body || !body.IsMap()) {
-      return InvalidArgumentError(std::string("kubeconfig ") + list + "[" + std::to_string(i) + "] '" +
-                                  name + "' has no '" + inner + "' map");
+      return InvalidArgumentError(std::string("kubeconfig ") + list + "[" + std::to_string(i) +
+                                  "] '" + name + "' has no '" + inner + "' map");
     }
     return body;
   }
-  return InvalidArgumentError(std::string("kubeconfig has no ") + list + " entry named '" + name + "'");
+  return InvalidArgumentError(std::string("kubeconfig has no ") + list + " entry named '" + name +
+                              "'");
 }
 
 std::string Scalar(const YAML::Node& node, const char* key) {
@@ -53,14 +56,15 @@ std::string Scalar(const YAML::Node& node, const char* key) {
 }
 
 // Reads `<field>-data` (base64) or `<field>` (a file path, relative to the kubeconfig).
-StatusOr<std::string> DataOrFile(const YAML::Node& node, const std::string& field, std::string_view where,
-                                 std::string_view base_dir) {
+StatusOr<std::string> DataOrFile(const YAML::Node& node, const std::string& field,
+                                 std::string_view where, std::string_view base_dir) {
   std::string data = Scalar(node, (field + "-data").c_str());
   std::string file = Scalar(node, field.c_str());
   if (!data.empty()) {
     auto decoded = DecodeBase64(data);
     if (!decoded.ok()) {
-      return InvalidArgumentError(std::string(where) + "." + field + "-data: " + decoded.status().message());
+      return InvalidArgumentError(std::string(where) + "." + field +
+                                  "-data: " + decoded.status().message());
     }
     return decoded;
   }
@@ -70,7 +74,9 @@ StatusOr<std::string> DataOrFile(const YAML::Node& node, const std::string& fiel
   return content;
 }
 
-bool LooksLikePem(const std::string& s) { return s.find("-----BEGIN ") != std::string::npos; }
+bool LooksLikePem(const std::string& s) {
+  return s.find("-----BEGIN ") != std::string::npos;
+}
 
 StatusOr<Config> BuildFromKubeconfig(const YAML::Node& root, std::string_view base_dir,
                                      std::string_view context_override, Clock& clock) {
@@ -80,11 +86,14 @@ StatusOr<Config> BuildFromKubeconfig(const YAML::Node& root, std::string_view ba
   if (context_name.empty()) {
     return InvalidArgumentError("kubeconfig has no current-context and no context was requested");
   }
-  RDMASTACK_ASSIGN_OR_RETURN(YAML::Node context, FindNamed(root, "contexts", "context", context_name));
+  RDMASTACK_ASSIGN_OR_RETURN(YAML::Node context,
+                             FindNamed(root, "contexts", "context", context_name));
   const std::string cluster_name = Scalar(context, "cluster");
   const std::string user_name = Scalar(context, "user");
-  if (cluster_name.empty()) return InvalidArgumentError("context '" + context_name + "' names no cluster");
-  RDMASTACK_ASSIGN_OR_RETURN(YAML::Node cluster, FindNamed(root, "clusters", "cluster", cluster_name));
+  if (cluster_name.empty())
+    return InvalidArgumentError("context '" + context_name + "' names no cluster");
+  RDMASTACK_ASSIGN_OR_RETURN(YAML::Node cluster,
+                             FindNamed(root, "clusters", "cluster", cluster_name));
 
   Config config;
   config.user_agent = DefaultUserAgent();
@@ -112,20 +121,23 @@ StatusOr<Config> BuildFromKubeconfig(const YAML::Node& root, std::string_view ba
                                   "is contradictory; remove one");
     }
     config.tls.insecure_skip_verify = true;
-    spdlog::warn("kubeconfig {} sets insecure-skip-tls-verify: the API server's certificate will NOT "
-                 "be verified",
-                 config.source);
+    spdlog::warn(
+        "kubeconfig {} sets insecure-skip-tls-verify: the API server's certificate will NOT "
+        "be verified",
+        config.source);
   }
 
   if (user_name.empty()) return config;  // anonymous
   RDMASTACK_ASSIGN_OR_RETURN(YAML::Node user, FindNamed(root, "users", "user", user_name));
   const std::string user_where = "users['" + user_name + "'].user";
   if (user["exec"]) {
-    return UnimplementedError(user_where + ".exec: credential plugins are not supported; use a "
+    return UnimplementedError(user_where +
+                              ".exec: credential plugins are not supported; use a "
                               "token, a token file or a client certificate");
   }
   if (user["auth-provider"]) {
-    return UnimplementedError(user_where + ".auth-provider is not supported; use a token or a "
+    return UnimplementedError(user_where +
+                              ".auth-provider is not supported; use a token or a "
                               "client certificate");
   }
   if (!Scalar(user, "username").empty() || !Scalar(user, "password").empty()) {
@@ -133,9 +145,11 @@ StatusOr<Config> BuildFromKubeconfig(const YAML::Node& root, std::string_view ba
   }
   RDMASTACK_ASSIGN_OR_RETURN(config.tls.client_cert_pem,
                              DataOrFile(user, "client-certificate", user_where, base_dir));
-  RDMASTACK_ASSIGN_OR_RETURN(config.tls.client_key_pem, DataOrFile(user, "client-key", user_where, base_dir));
+  RDMASTACK_ASSIGN_OR_RETURN(config.tls.client_key_pem,
+                             DataOrFile(user, "client-key", user_where, base_dir));
   if (config.tls.client_cert_pem.empty() != config.tls.client_key_pem.empty()) {
-    return InvalidArgumentError(user_where + ": client-certificate and client-key must be given together");
+    return InvalidArgumentError(user_where +
+                                ": client-certificate and client-key must be given together");
   }
   if (!config.tls.client_cert_pem.empty() &&
       (!LooksLikePem(config.tls.client_cert_pem) || !LooksLikePem(config.tls.client_key_pem))) {
@@ -156,7 +170,9 @@ StatusOr<Config> BuildFromKubeconfig(const YAML::Node& root, std::string_view ba
 
 }  // namespace
 
-std::string DefaultUserAgent() { return std::string("rdmastack-operator/") + kVersion; }
+std::string DefaultUserAgent() {
+  return std::string("rdmastack-operator/") + kVersion;
+}
 
 StatusOr<std::string> ReadFileToString(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -233,8 +249,8 @@ StatusOr<std::string> FileTokenSource::Token() {
   return token_;
 }
 
-StatusOr<Config> ParseKubeconfig(std::string_view yaml, std::string_view base_dir, std::string_view context,
-                                 Clock& clock) {
+StatusOr<Config> ParseKubeconfig(std::string_view yaml, std::string_view base_dir,
+                                 std::string_view context, Clock& clock) {
   YAML::Node root;
   try {
     root = YAML::Load(std::string(yaml));
@@ -263,7 +279,8 @@ StatusOr<Config> LoadInClusterConfig(const InClusterPaths& paths, Clock& clock) 
   const char* port = std::getenv("KUBERNETES_SERVICE_PORT");
   if (host == nullptr || *host == '\0' || port == nullptr || *port == '\0') {
     return FailedPreconditionError(
-        "not running in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be set");
+        "not running in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be "
+        "set");
   }
   Config config;
   config.user_agent = DefaultUserAgent();

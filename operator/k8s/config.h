@@ -80,7 +80,8 @@ std::string DefaultUserAgent();
 // Parses kubeconfig YAML. `context` empty = current-context. Relative file paths are resolved
 // against `base_dir` (the kubeconfig's directory). Every problem names the field at fault.
 StatusOr<Config> ParseKubeconfig(std::string_view yaml, std::string_view base_dir,
-                                 std::string_view context = "", Clock& clock = RealClock::Instance());
+                                 std::string_view context = "",
+                                 Clock& clock = RealClock::Instance());
 StatusOr<Config> LoadKubeconfig(const std::string& path, std::string_view context = "",
                                 Clock& clock = RealClock::Instance());
 

@@ -62,8 +62,7 @@ std::map<std::string, std::string> StringMapOf(const Value* node) {
 // shares those), so the copy never points into another document's memory.
 Value DeepCopy(const Value& src, Allocator& alloc) {
   switch (src.GetType()) {
-    case rapidjson::kStringType:
-      return Value(src.GetString(), src.GetStringLength(), alloc);
+    case rapidjson::kStringType: return Value(src.GetString(), src.GetStringLength(), alloc);
     case rapidjson::kArrayType: {
       Value out(rapidjson::kArrayType);
       out.Reserve(src.Size(), alloc);
@@ -145,7 +144,9 @@ std::string JsonPath::ToString() const {
   return out;
 }
 
-JsonObject::JsonObject() { doc_.SetObject(); }
+JsonObject::JsonObject() {
+  doc_.SetObject();
+}
 
 JsonObject JsonObject::Array() {
   JsonObject out;
@@ -157,8 +158,9 @@ StatusOr<JsonObject> JsonObject::Parse(std::string_view text) {
   JsonObject out;
   out.doc_.Parse(text.data(), text.size());
   if (out.doc_.HasParseError()) {
-    return InvalidArgumentError("invalid JSON at byte " + std::to_string(out.doc_.GetErrorOffset()) +
-                                ": " + rapidjson::GetParseError_En(out.doc_.GetParseError()));
+    return InvalidArgumentError("invalid JSON at byte " +
+                                std::to_string(out.doc_.GetErrorOffset()) + ": " +
+                                rapidjson::GetParseError_En(out.doc_.GetParseError()));
   }
   return out;
 }
@@ -170,8 +172,9 @@ StatusOr<JsonObject> JsonObject::ParseOwned(std::string_view text) {
   out.owned_text_[text.size()] = '\0';
   out.doc_.ParseInsitu(out.owned_text_.get());
   if (out.doc_.HasParseError()) {
-    return InvalidArgumentError("invalid JSON at byte " + std::to_string(out.doc_.GetErrorOffset()) +
-                                ": " + rapidjson::GetParseError_En(out.doc_.GetParseError()));
+    return InvalidArgumentError("invalid JSON at byte " +
+                                std::to_string(out.doc_.GetErrorOffset()) + ": " +
+                                rapidjson::GetParseError_En(out.doc_.GetParseError()));
   }
   return out;
 }
@@ -195,7 +198,9 @@ JsonObject& JsonObject::operator=(const JsonObject& other) {
   return *this;
 }
 
-std::string JsonObject::Serialize() const { return Write<rapidjson::Writer<rapidjson::StringBuffer>>(doc_); }
+std::string JsonObject::Serialize() const {
+  return Write<rapidjson::Writer<rapidjson::StringBuffer>>(doc_);
+}
 
 std::string JsonObject::SerializePretty() const {
   return Write<rapidjson::PrettyWriter<rapidjson::StringBuffer>>(doc_);
@@ -210,7 +215,9 @@ const Value* JsonObject::Find(const JsonPath& path) const {
   return node;
 }
 
-bool JsonObject::Has(const JsonPath& path) const { return Find(path) != nullptr; }
+bool JsonObject::Has(const JsonPath& path) const {
+  return Find(path) != nullptr;
+}
 
 std::optional<std::string> JsonObject::GetString(const JsonPath& path) const {
   const Value* v = Find(path);
@@ -255,7 +262,8 @@ std::vector<std::string> JsonObject::Keys(const JsonPath& path) const {
   std::vector<std::string> out;
   const Value* v = Find(path);
   if (v == nullptr || !v->IsObject()) return out;
-  for (const auto& m : v->GetObject()) out.emplace_back(m.name.GetString(), m.name.GetStringLength());
+  for (const auto& m : v->GetObject())
+    out.emplace_back(m.name.GetString(), m.name.GetStringLength());
   return out;
 }
 
@@ -295,8 +303,9 @@ StatusOr<Value*> SlotFor(rapidjson::Document& doc, const JsonPath& path) {
     }
     auto it = node->FindMember(Ref(segment));
     if (it == node->MemberEnd()) {
-      node->AddMember(Value(segment.c_str(), static_cast<rapidjson::SizeType>(segment.size()), alloc),
-                      Value(rapidjson::kNullType), alloc);
+      node->AddMember(
+          Value(segment.c_str(), static_cast<rapidjson::SizeType>(segment.size()), alloc),
+          Value(rapidjson::kNullType), alloc);
       node = &(node->MemberEnd() - 1)->value;
     } else {
       node = &it->value;
@@ -309,7 +318,8 @@ StatusOr<Value*> SlotFor(rapidjson::Document& doc, const JsonPath& path) {
 
 Status JsonObject::SetString(const JsonPath& path, std::string_view value) {
   RDMASTACK_ASSIGN_OR_RETURN(Value * slot, SlotFor(doc_, path));
-  slot->SetString(value.data(), static_cast<rapidjson::SizeType>(value.size()), doc_.GetAllocator());
+  slot->SetString(value.data(), static_cast<rapidjson::SizeType>(value.size()),
+                  doc_.GetAllocator());
   return OkStatus();
 }
 
@@ -345,7 +355,8 @@ Status JsonObject::Set(const JsonPath& path, const JsonObject& value) {
   return OkStatus();
 }
 
-Status JsonObject::SetStringMap(const JsonPath& path, const std::map<std::string, std::string>& values) {
+Status JsonObject::SetStringMap(const JsonPath& path,
+                                const std::map<std::string, std::string>& values) {
   Allocator& alloc = doc_.GetAllocator();
   Value object(rapidjson::kObjectType);
   for (const auto& [k, v] : values) {
@@ -400,13 +411,21 @@ std::string_view JsonObject::Kind() const {
                                        : std::string_view();
 }
 
-std::string_view JsonObject::Name() const { return StringAt(doc_, "metadata", "name"); }
-std::string_view JsonObject::Namespace() const { return StringAt(doc_, "metadata", "namespace"); }
-std::string_view JsonObject::Uid() const { return StringAt(doc_, "metadata", "uid"); }
+std::string_view JsonObject::Name() const {
+  return StringAt(doc_, "metadata", "name");
+}
+std::string_view JsonObject::Namespace() const {
+  return StringAt(doc_, "metadata", "namespace");
+}
+std::string_view JsonObject::Uid() const {
+  return StringAt(doc_, "metadata", "uid");
+}
 std::string_view JsonObject::ResourceVersion() const {
   return StringAt(doc_, "metadata", "resourceVersion");
 }
-std::string_view JsonObject::GenerateName() const { return StringAt(doc_, "metadata", "generateName"); }
+std::string_view JsonObject::GenerateName() const {
+  return StringAt(doc_, "metadata", "generateName");
+}
 std::string_view JsonObject::CreationTimestamp() const {
   return StringAt(doc_, "metadata", "creationTimestamp");
 }
@@ -414,7 +433,9 @@ std::string_view JsonObject::DeletionTimestamp() const {
   return StringAt(doc_, "metadata", "deletionTimestamp");
 }
 
-int64_t JsonObject::Generation() const { return GetInt({"metadata", "generation"}).value_or(0); }
+int64_t JsonObject::Generation() const {
+  return GetInt({"metadata", "generation"}).value_or(0);
+}
 
 std::map<std::string, std::string> JsonObject::Labels() const {
   return GetStringMap({"metadata", "labels"});
@@ -463,7 +484,9 @@ std::vector<OwnerReference> JsonObject::OwnerReferences() const {
   return out;
 }
 
-std::string JsonObject::Key() const { return ObjectKey(Namespace(), Name()); }
+std::string JsonObject::Key() const {
+  return ObjectKey(Namespace(), Name());
+}
 
 namespace {
 void MustSet(JsonObject& o, const JsonPath& path, std::string_view value) {
@@ -472,10 +495,18 @@ void MustSet(JsonObject& o, const JsonPath& path, std::string_view value) {
 }
 }  // namespace
 
-void JsonObject::SetApiVersion(std::string_view v) { MustSet(*this, {"apiVersion"}, v); }
-void JsonObject::SetKind(std::string_view v) { MustSet(*this, {"kind"}, v); }
-void JsonObject::SetName(std::string_view v) { MustSet(*this, {"metadata", "name"}, v); }
-void JsonObject::SetNamespace(std::string_view v) { MustSet(*this, {"metadata", "namespace"}, v); }
+void JsonObject::SetApiVersion(std::string_view v) {
+  MustSet(*this, {"apiVersion"}, v);
+}
+void JsonObject::SetKind(std::string_view v) {
+  MustSet(*this, {"kind"}, v);
+}
+void JsonObject::SetName(std::string_view v) {
+  MustSet(*this, {"metadata", "name"}, v);
+}
+void JsonObject::SetNamespace(std::string_view v) {
+  MustSet(*this, {"metadata", "namespace"}, v);
+}
 void JsonObject::SetResourceVersion(std::string_view v) {
   MustSet(*this, {"metadata", "resourceVersion"}, v);
 }
@@ -486,7 +517,9 @@ void JsonObject::SetAnnotation(std::string_view key, std::string_view value) {
   MustSet(*this, {"metadata", "annotations", key}, value);
 }
 
-void JsonObject::StripManagedFields() { Remove({"metadata", "managedFields"}); }
+void JsonObject::StripManagedFields() {
+  Remove({"metadata", "managedFields"});
+}
 
 std::string ObjectKey(std::string_view ns, std::string_view name) {
   std::string out;

@@ -23,7 +23,8 @@ namespace rdmastack::k8s {
 // is an index; for writes, "-" appends a new element (as in JSON Pointer).
 class JsonPath {
  public:
-  JsonPath(std::initializer_list<std::string_view> segments);  // NOLINT(google-explicit-constructor)
+  JsonPath(
+      std::initializer_list<std::string_view> segments);  // NOLINT(google-explicit-constructor)
   explicit JsonPath(std::vector<std::string> segments) : segments_(std::move(segments)) {}
   // "spec.template.metadata.labels" -> 4 segments. For keys without dots only.
   static JsonPath Dotted(std::string_view dotted);

@@ -19,19 +19,23 @@ Status CheckSegment(std::string_view what, std::string_view value) {
 
 }  // namespace
 
-std::string ResourceType::ApiVersion() const { return group.empty() ? version : group + "/" + version; }
+std::string ResourceType::ApiVersion() const {
+  return group.empty() ? version : group + "/" + version;
+}
 
 std::string ResourceType::GroupVersionPath() const {
   return group.empty() ? "/api/" + version : "/apis/" + group + "/" + version;
 }
 
-std::string ResourceType::GroupResource() const { return group.empty() ? plural : plural + "." + group; }
+std::string ResourceType::GroupResource() const {
+  return group.empty() ? plural : plural + "." + group;
+}
 
 namespace kinds {
-#define RDMASTACK_KIND(fn, group, version, kind, plural, namespaced)                 \
-  const ResourceType& fn() {                                                        \
-    static const ResourceType type{group, version, kind, plural, namespaced};       \
-    return type;                                                                    \
+#define RDMASTACK_KIND(fn, group, version, kind, plural, namespaced)          \
+  const ResourceType& fn() {                                                  \
+    static const ResourceType type{group, version, kind, plural, namespaced}; \
+    return type;                                                              \
   }
 RDMASTACK_KIND(Namespace, "", "v1", "Namespace", "namespaces", false)
 RDMASTACK_KIND(Node, "", "v1", "Node", "nodes", false)
@@ -56,14 +60,22 @@ RDMASTACK_KIND(RdmaNode, "rdmastack.io", "v1alpha1", "RdmaNode", "rdmanodes", fa
 
 const std::vector<ResourceType>& KnownResources() {
   static const std::vector<ResourceType> table{
-      kinds::Namespace(),   kinds::Node(),
-      kinds::Pod(),         kinds::Service(),
-      kinds::ConfigMap(),   kinds::Secret(),
-      kinds::ServiceAccount(), kinds::Event(),
-      kinds::DaemonSet(),   kinds::Deployment(),
-      kinds::Lease(),       kinds::EventsV1(),
-      kinds::TokenReview(), kinds::CustomResourceDefinition(),
-      kinds::GatewayPool(), kinds::ClientProfile(),
+      kinds::Namespace(),
+      kinds::Node(),
+      kinds::Pod(),
+      kinds::Service(),
+      kinds::ConfigMap(),
+      kinds::Secret(),
+      kinds::ServiceAccount(),
+      kinds::Event(),
+      kinds::DaemonSet(),
+      kinds::Deployment(),
+      kinds::Lease(),
+      kinds::EventsV1(),
+      kinds::TokenReview(),
+      kinds::CustomResourceDefinition(),
+      kinds::GatewayPool(),
+      kinds::ClientProfile(),
       kinds::RdmaNode(),
   };
   return table;

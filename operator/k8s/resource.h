@@ -62,7 +62,7 @@ StatusOr<ResourceType> LookupResourceFor(const JsonObject& object);
 // names that are not valid path segments.
 StatusOr<std::string> CollectionPath(const ResourceType& type, std::string_view ns);
 // CollectionPath + "/<name>" (+ "/<subresource>"). A namespaced kind needs a namespace here.
-StatusOr<std::string> ObjectPath(const ResourceType& type, std::string_view ns, std::string_view name,
-                                 std::string_view subresource = "");
+StatusOr<std::string> ObjectPath(const ResourceType& type, std::string_view ns,
+                                 std::string_view name, std::string_view subresource = "");
 
 }  // namespace rdmastack::k8s

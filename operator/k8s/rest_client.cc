@@ -10,7 +10,8 @@ namespace {
 constexpr size_t kMaxWatchEventBytes = size_t{256} << 20;
 
 Status ErrorFromResponse(const HttpRequest& request, const HttpResponse& response) {
-  Status status = ApiErrorFromResponse(response.status, response.body, response.retry_after).ToStatus();
+  Status status =
+      ApiErrorFromResponse(response.status, response.body, response.retry_after).ToStatus();
   return status.WithContext(request.method + " " + request.target);
 }
 
@@ -31,13 +32,14 @@ class RestWatchStream final : public WatchStream {
       }
       scanned_ = buffer_.size();
       if (buffer_.size() > kMaxWatchEventBytes) {
-        return ResourceExhaustedError("watch event larger than " + std::to_string(kMaxWatchEventBytes) +
-                                      " bytes");
+        return ResourceExhaustedError("watch event larger than " +
+                                      std::to_string(kMaxWatchEventBytes) + " bytes");
       }
       RDMASTACK_ASSIGN_OR_RETURN(std::optional<std::string> piece, stream_->Read());
       if (!piece.has_value()) {
         // The stream ended; a last event without a trailing newline still counts.
-        if (buffer_.find_first_not_of(" \t\r\n") == std::string::npos) return std::optional<WatchEvent>();
+        if (buffer_.find_first_not_of(" \t\r\n") == std::string::npos)
+          return std::optional<WatchEvent>();
         std::string line = std::move(buffer_);
         buffer_.clear();
         RDMASTACK_ASSIGN_OR_RETURN(WatchEvent event, DecodeWatchEvent(line));
@@ -63,7 +65,8 @@ class RestClient final : public Client {
                            const GetOptions& options) override {
     RDMASTACK_ASSIGN_OR_RETURN(std::string path, ObjectPath(type, ns, name));
     QueryParams q;
-    if (!options.resource_version.empty()) q.emplace_back("resourceVersion", options.resource_version);
+    if (!options.resource_version.empty())
+      q.emplace_back("resourceVersion", options.resource_version);
     return CallForObject("GET", path + BuildQuery(q));
   }
 
@@ -89,7 +92,8 @@ class RestClient final : public Client {
                               const WriteOptions& options) override {
     RDMASTACK_ASSIGN_OR_RETURN(std::string ns, NamespaceFor(type, object));
     RDMASTACK_ASSIGN_OR_RETURN(std::string path, CollectionPath(type, ns));
-    return CallForObject("POST", path + BuildQuery(WriteQuery(options)), WithTypeMeta(type, object));
+    return CallForObject("POST", path + BuildQuery(WriteQuery(options)),
+                         WithTypeMeta(type, object));
   }
 
   StatusOr<JsonObject> Update(const ResourceType& type, const JsonObject& object,
@@ -108,9 +112,9 @@ class RestClient final : public Client {
     return DoPatch(type, ns, name, "", patch_type, body, options);
   }
 
-  StatusOr<JsonObject> PatchStatus(const ResourceType& type, std::string_view ns, std::string_view name,
-                                   PatchType patch_type, std::string_view body,
-                                   const PatchOptions& options) override {
+  StatusOr<JsonObject> PatchStatus(const ResourceType& type, std::string_view ns,
+                                   std::string_view name, PatchType patch_type,
+                                   std::string_view body, const PatchOptions& options) override {
     return DoPatch(type, ns, name, "status", patch_type, body, options);
   }
 
@@ -132,8 +136,8 @@ class RestClient final : public Client {
     std::string ns(object.Namespace());
     if (!type.namespaced) {
       if (!ns.empty()) {
-        return InvalidArgumentError(type.kind + " is cluster-scoped but the object sets metadata.namespace '" +
-                                    ns + "'");
+        return InvalidArgumentError(
+            type.kind + " is cluster-scoped but the object sets metadata.namespace '" + ns + "'");
       }
       return ns;
     }
@@ -150,33 +154,38 @@ class RestClient final : public Client {
     return copy.Serialize();
   }
 
-  StatusOr<JsonObject> Put(const ResourceType& type, const JsonObject& object, std::string_view subresource,
-                           const WriteOptions& options) {
+  StatusOr<JsonObject> Put(const ResourceType& type, const JsonObject& object,
+                           std::string_view subresource, const WriteOptions& options) {
     RDMASTACK_ASSIGN_OR_RETURN(std::string ns, NamespaceFor(type, object));
     RDMASTACK_ASSIGN_OR_RETURN(std::string path, ObjectPath(type, ns, object.Name(), subresource));
     return CallForObject("PUT", path + BuildQuery(WriteQuery(options)), WithTypeMeta(type, object));
   }
 
   StatusOr<JsonObject> DoPatch(const ResourceType& type, std::string_view ns, std::string_view name,
-                               std::string_view subresource, PatchType patch_type, std::string_view body,
-                               const PatchOptions& options) {
+                               std::string_view subresource, PatchType patch_type,
+                               std::string_view body, const PatchOptions& options) {
     RDMASTACK_ASSIGN_OR_RETURN(std::string path, ObjectPath(type, ns, name, subresource));
     RDMASTACK_ASSIGN_OR_RETURN(QueryParams q, PatchQuery(patch_type, options));
-    return CallForObject("PATCH", path + BuildQuery(q), std::string(body), std::string(PatchContentType(patch_type)));
+    return CallForObject("PATCH", path + BuildQuery(q), std::string(body),
+                         std::string(PatchContentType(patch_type)));
   }
 
   StatusOr<HttpResponse> Call(const HttpRequest& request) {
     RDMASTACK_ASSIGN_OR_RETURN(HttpResponse response, transport_->Send(request));
-    if (response.status < 200 || response.status >= 300) return ErrorFromResponse(request, response);
+    if (response.status < 200 || response.status >= 300)
+      return ErrorFromResponse(request, response);
     return response;
   }
 
   StatusOr<JsonObject> CallForObject(std::string method, std::string target, std::string body = "",
                                      std::string content_type = "application/json") {
-    HttpRequest request{std::move(method), std::move(target), std::move(body), std::move(content_type)};
+    HttpRequest request{std::move(method), std::move(target), std::move(body),
+                        std::move(content_type)};
     RDMASTACK_ASSIGN_OR_RETURN(HttpResponse response, Call(request));
     auto object = JsonObject::ParseOwned(response.body);
-    if (!object.ok()) return object.status().WithContext("decoding the response to " + request.method + " " + request.target);
+    if (!object.ok())
+      return object.status().WithContext("decoding the response to " + request.method + " " +
+                                         request.target);
     return object;
   }
 
@@ -216,7 +225,8 @@ StatusOr<JsonObject> Client::Apply(const ResourceType& type, const JsonObject& o
   JsonObject body = object;
   if (body.ApiVersion().empty()) body.SetApiVersion(type.ApiVersion());
   if (body.Kind().empty()) body.SetKind(type.kind);
-  return Patch(type, object.Namespace(), object.Name(), PatchType::kApply, body.Serialize(), options);
+  return Patch(type, object.Namespace(), object.Name(), PatchType::kApply, body.Serialize(),
+               options);
 }
 
 StatusOr<JsonObject> Client::ApplyStatus(const ResourceType& type, const JsonObject& object,
@@ -224,10 +234,12 @@ StatusOr<JsonObject> Client::ApplyStatus(const ResourceType& type, const JsonObj
   JsonObject body = object;
   if (body.ApiVersion().empty()) body.SetApiVersion(type.ApiVersion());
   if (body.Kind().empty()) body.SetKind(type.kind);
-  return PatchStatus(type, object.Namespace(), object.Name(), PatchType::kApply, body.Serialize(), options);
+  return PatchStatus(type, object.Namespace(), object.Name(), PatchType::kApply, body.Serialize(),
+                     options);
 }
 
-StatusOr<ObjectList> Client::ListAll(const ResourceType& type, std::string_view ns, const ListOptions& options) {
+StatusOr<ObjectList> Client::ListAll(const ResourceType& type, std::string_view ns,
+                                     const ListOptions& options) {
   ObjectList all;
   ListOptions page_options = options;
   while (true) {
@@ -255,7 +267,8 @@ StatusOr<ObjectList> Client::ListAll(const ResourceType& type, std::string_view 
   }
 }
 
-StatusOr<JsonObject> ReviewToken(Client& client, std::string_view token, const std::vector<std::string>& audiences) {
+StatusOr<JsonObject> ReviewToken(Client& client, std::string_view token,
+                                 const std::vector<std::string>& audiences) {
   JsonObject review;
   review.SetApiVersion("authentication.k8s.io/v1");
   review.SetKind("TokenReview");
@@ -284,10 +297,12 @@ StatusOr<std::string> RequestServiceAccountToken(Client& client, std::string_vie
     RDMASTACK_RETURN_IF_ERROR(request.Append({"spec", "audiences"}, value));
   }
   if (options.expiration_seconds) {
-    RDMASTACK_RETURN_IF_ERROR(request.SetInt({"spec", "expirationSeconds"}, *options.expiration_seconds));
+    RDMASTACK_RETURN_IF_ERROR(
+        request.SetInt({"spec", "expirationSeconds"}, *options.expiration_seconds));
   }
-  RDMASTACK_ASSIGN_OR_RETURN(JsonObject result, client.CreateSubresource(kinds::ServiceAccount(), ns,
-                                                                         service_account, "token", request));
+  RDMASTACK_ASSIGN_OR_RETURN(
+      JsonObject result,
+      client.CreateSubresource(kinds::ServiceAccount(), ns, service_account, "token", request));
   auto token = result.GetString({"status", "token"});
   if (!token || token->empty()) return DataLossError("TokenRequest response has no status.token");
   return *token;

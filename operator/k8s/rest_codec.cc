@@ -56,7 +56,8 @@ QueryParams ListQuery(const ListOptions& o) {
   if (o.limit > 0) q.emplace_back("limit", std::to_string(o.limit));
   if (!o.continue_token.empty()) q.emplace_back("continue", o.continue_token);
   if (!o.resource_version.empty()) q.emplace_back("resourceVersion", o.resource_version);
-  if (!o.resource_version_match.empty()) q.emplace_back("resourceVersionMatch", o.resource_version_match);
+  if (!o.resource_version_match.empty())
+    q.emplace_back("resourceVersionMatch", o.resource_version_match);
   if (o.timeout_seconds) q.emplace_back("timeoutSeconds", std::to_string(*o.timeout_seconds));
   return q;
 }
@@ -65,7 +66,8 @@ QueryParams WatchQuery(const WatchOptions& o) {
   QueryParams q{{"watch", "1"}};
   AddSelectors(q, o.label_selector, o.field_selector);
   if (!o.resource_version.empty()) q.emplace_back("resourceVersion", o.resource_version);
-  if (!o.resource_version_match.empty()) q.emplace_back("resourceVersionMatch", o.resource_version_match);
+  if (!o.resource_version_match.empty())
+    q.emplace_back("resourceVersionMatch", o.resource_version_match);
   if (o.allow_watch_bookmarks) q.emplace_back("allowWatchBookmarks", "true");
   if (o.send_initial_events) q.emplace_back("sendInitialEvents", "true");
   if (o.timeout_seconds) q.emplace_back("timeoutSeconds", std::to_string(*o.timeout_seconds));
@@ -118,7 +120,8 @@ std::string DeleteBody(const DeleteOptions& o) {
     w.StartObject();
     if (!o.precondition_uid.empty()) {
       w.Key("uid");
-      w.String(o.precondition_uid.c_str(), static_cast<rapidjson::SizeType>(o.precondition_uid.size()));
+      w.String(o.precondition_uid.c_str(),
+               static_cast<rapidjson::SizeType>(o.precondition_uid.size()));
     }
     if (!o.precondition_resource_version.empty()) {
       w.Key("resourceVersion");
@@ -166,7 +169,8 @@ StatusOr<ObjectList> DecodeObjectList(std::string_view body) {
     JsonObject object = JsonObject::FromValue(item);
     if (!object.IsObject()) return DataLossError("list response has a non-object item");
     if (object.Kind().empty() && !item_kind.empty()) object.SetKind(item_kind);
-    if (object.ApiVersion().empty() && !list.api_version.empty()) object.SetApiVersion(list.api_version);
+    if (object.ApiVersion().empty() && !list.api_version.empty())
+      object.SetApiVersion(list.api_version);
     list.items.push_back(std::move(object));
   }
   return list;

@@ -47,7 +47,8 @@ StatusOr<Endpoint> ParseServer(const std::string& server) {
   ep.host_header = rest;
   if (!rest.empty() && rest.front() == '[') {
     size_t close = rest.find(']');
-    if (close == std::string::npos) return InvalidArgumentError("server '" + server + "': unclosed '['");
+    if (close == std::string::npos)
+      return InvalidArgumentError("server '" + server + "': unclosed '['");
     ep.host = rest.substr(1, close - 1);
     std::string after = rest.substr(close + 1);
     if (!after.empty() && after.front() != ':') {
@@ -99,7 +100,8 @@ struct Connection {
 
 class HttpsStream final : public ResponseStream {
  public:
-  HttpsStream(std::unique_ptr<Connection> conn, std::unique_ptr<http::response_parser<http::buffer_body>> parser,
+  HttpsStream(std::unique_ptr<Connection> conn,
+              std::unique_ptr<http::response_parser<http::buffer_body>> parser,
               std::chrono::milliseconds inactivity)
       : conn_(std::move(conn)), parser_(std::move(parser)), inactivity_(inactivity) {}
 
@@ -159,11 +161,14 @@ class HttpsTransport final : public Transport {
     }
     beast::error_code ec;
     if (config_.tls.insecure_skip_verify) {
-      spdlog::warn("TLS verification of {} is DISABLED (explicit insecure-skip-tls-verify)", config_.server);
+      spdlog::warn("TLS verification of {} is DISABLED (explicit insecure-skip-tls-verify)",
+                   config_.server);
       ssl_ctx_.set_verify_mode(ssl::verify_none, ec);
     } else if (!config_.tls.ca_pem.empty()) {
       ssl_ctx_.add_certificate_authority(asio::buffer(config_.tls.ca_pem), ec);
-      if (ec) return InvalidArgumentError("the CA bundle is not a valid PEM certificate: " + ec.message());
+      if (ec)
+        return InvalidArgumentError("the CA bundle is not a valid PEM certificate: " +
+                                    ec.message());
     } else {
       ssl_ctx_.set_default_verify_paths(ec);
       if (ec) return InternalError("cannot load the system CA store: " + ec.message());
@@ -172,7 +177,11 @@ class HttpsTransport final : public Transport {
       ssl_ctx_.use_certificate_chain(asio::buffer(config_.tls.client_cert_pem), ec);
       if (ec) return InvalidArgumentError("client certificate is not valid PEM: " + ec.message());
       ssl_ctx_.use_private_key(asio::buffer(config_.tls.client_key_pem), ssl::context::pem, ec);
-      if (ec) return InvalidArgumentError("client key is not valid PEM: " + ec.message());
+      if (ec) {
+        return InvalidArgumentError(
+            "client key is not valid PEM or does not match the client certificate: " +
+            ec.message());
+      }
       if (SSL_CTX_check_private_key(ctx) != 1) {
         return InvalidArgumentError("client key does not match the client certificate");
       }
@@ -205,12 +214,14 @@ class HttpsTransport final : public Transport {
     parser->body_limit(options_.max_body_bytes);
     beast::error_code ec;
     beast::get_lowest_layer(conn->stream).expires_after(config_.request_timeout);
-    http::async_read_header(conn->stream, conn->buffer, *parser, [&ec](beast::error_code e, size_t) { ec = e; });
+    http::async_read_header(conn->stream, conn->buffer, *parser,
+                            [&ec](beast::error_code e, size_t) { ec = e; });
     RunIo(conn->ioc);
     if (ec) return Describe("reading the response header", ec);
     const int status = static_cast<int>(parser->get().result_int());
     std::string retry_after(parser->get()[http::field::retry_after]);
-    auto stream = std::make_unique<HttpsStream>(std::move(conn), std::move(parser), inactivity_timeout);
+    auto stream =
+        std::make_unique<HttpsStream>(std::move(conn), std::move(parser), inactivity_timeout);
     StreamResult result;
     if (status >= 200 && status < 300) {
       result.stream = std::move(stream);
@@ -275,8 +286,9 @@ class HttpsTransport final : public Transport {
     const bool is_ip = IsIpAddress(server_name_);
     if (!is_ip) SSL_set_tlsext_host_name(ssl_handle, server_name_.c_str());
     if (!config_.tls.insecure_skip_verify) {
-      int ok = is_ip ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl_handle), server_name_.c_str())
-                     : SSL_set1_host(ssl_handle, server_name_.c_str());
+      int ok = is_ip
+                   ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl_handle), server_name_.c_str())
+                   : SSL_set1_host(ssl_handle, server_name_.c_str());
       if (ok != 1) return InternalError("cannot set the expected server name: " + OpenSslErrors());
       conn->stream.set_verify_mode(ssl::verify_peer, ec);
     }
@@ -286,8 +298,9 @@ class HttpsTransport final : public Transport {
     if (ec) {
       long verify = SSL_get_verify_result(ssl_handle);
       if (verify != X509_V_OK) {
-        return FailedPreconditionError("TLS certificate verification of " + config_.server + " (as '" +
-                                       server_name_ + "') failed: " + X509_verify_cert_error_string(verify) +
+        return FailedPreconditionError("TLS certificate verification of " + config_.server +
+                                       " (as '" + server_name_ +
+                                       "') failed: " + X509_verify_cert_error_string(verify) +
                                        "; check the CA bundle and the server name");
       }
       return Describe("TLS handshake", ec);
@@ -297,10 +310,12 @@ class HttpsTransport final : public Transport {
 
   Status Write(Connection& conn, const HttpRequest& request) {
     http::verb verb = http::string_to_verb(request.method);
-    if (verb == http::verb::unknown) return InvalidArgumentError("unknown HTTP method " + request.method);
+    if (verb == http::verb::unknown)
+      return InvalidArgumentError("unknown HTTP method " + request.method);
     http::request<http::string_body> req{verb, endpoint_.base_path + request.target, 11};
     req.set(http::field::host, endpoint_.host_header);
-    req.set(http::field::user_agent, config_.user_agent.empty() ? DefaultUserAgent() : config_.user_agent);
+    req.set(http::field::user_agent,
+            config_.user_agent.empty() ? DefaultUserAgent() : config_.user_agent);
     req.set(http::field::accept, request.accept);
     if (config_.token) {
       RDMASTACK_ASSIGN_OR_RETURN(std::string token, config_.token->Token());
@@ -308,7 +323,8 @@ class HttpsTransport final : public Transport {
     }
     if (!request.body.empty() || verb == http::verb::post || verb == http::verb::put ||
         verb == http::verb::patch) {
-      req.set(http::field::content_type, request.content_type.empty() ? "application/json" : request.content_type);
+      req.set(http::field::content_type,
+              request.content_type.empty() ? "application/json" : request.content_type);
       req.body() = request.body;
     }
     req.keep_alive(true);
@@ -329,12 +345,14 @@ class HttpsTransport final : public Transport {
     parser.body_limit(options_.max_body_bytes);
     beast::error_code ec;
     beast::get_lowest_layer(conn.stream).expires_after(config_.request_timeout);
-    http::async_read(conn.stream, conn.buffer, parser, [&ec](beast::error_code e, size_t) { ec = e; });
+    http::async_read(conn.stream, conn.buffer, parser,
+                     [&ec](beast::error_code e, size_t) { ec = e; });
     RunIo(conn.ioc);
     got_response_bytes = parser.got_some();
     if (ec == http::error::body_limit) {
-      return ResourceExhaustedError("response to " + request.method + " " + request.target + " exceeds " +
-                                    std::to_string(options_.max_body_bytes) + " bytes");
+      return ResourceExhaustedError("response to " + request.method + " " + request.target +
+                                    " exceeds " + std::to_string(options_.max_body_bytes) +
+                                    " bytes");
     }
     if (ec) return Describe("reading the response to " + request.method + " " + request.target, ec);
     auto message = parser.release();
@@ -357,7 +375,8 @@ class HttpsTransport final : public Transport {
 
 }  // namespace
 
-StatusOr<std::unique_ptr<Transport>> NewHttpsTransport(const Config& config, TransportOptions options) {
+StatusOr<std::unique_ptr<Transport>> NewHttpsTransport(const Config& config,
+                                                       TransportOptions options) {
   RDMASTACK_ASSIGN_OR_RETURN(Endpoint endpoint, ParseServer(config.server));
   auto transport = std::make_unique<HttpsTransport>(config, std::move(endpoint), options);
   RDMASTACK_RETURN_IF_ERROR(transport->Init());
