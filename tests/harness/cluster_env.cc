@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <thread>
 
 extern char** environ;
 
@@ -120,6 +121,15 @@ const ClusterEnv* GetClusterEnv() {
     return e;
   }();
   return env ? &*env : nullptr;
+}
+
+bool Eventually(const std::function<bool()>& condition, std::chrono::seconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() >= deadline) return condition();
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  return true;
 }
 
 std::string UniqueName(const std::string& prefix) {

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -34,6 +36,9 @@ struct ClusterEnv {
 
 // Returns nullptr when no cluster is configured (the caller then skips).
 const ClusterEnv* GetClusterEnv();
+
+// Polls `condition` every 250 ms until it holds or `timeout` passes; returns its last value.
+bool Eventually(const std::function<bool()>& condition, std::chrono::seconds timeout);
 
 // A fresh namespace per test, deleted (without waiting) at the end.
 std::string UniqueName(const std::string& prefix);

@@ -1,0 +1,482 @@
+#!/usr/bin/env bash
+# A real local Kubernetes control plane on loopback: etcd, kube-apiserver (TLS, RBAC + Node
+# authorizers, service-account keys, default admission), kube-controller-manager, kube-scheduler
+# and kwok fake kubelets. Binaries are built from the Go module proxy / npm and cached by version
+# under ~/.cache/rdmastack (scripts/lib/components.sh).
+#
+#   cluster.sh up [--nodes N]     start (idempotent), create N fake nodes, wait until Ready
+#   cluster.sh down               stop what `up` started; keeps the binary cache
+#   cluster.sh status             one line per component
+#   cluster.sh kubeconfig         print the admin kubeconfig path
+#   cluster.sh token NS SA [--bound-pod NAME]   print a TokenRequest token
+#   cluster.sh sa-kubeconfig NS SA FILE         write a kubeconfig that authenticates as NS/SA
+#   cluster.sh kubectl ARGS...    kubectl with the admin kubeconfig
+#   cluster.sh env                shell exports for tests (RDMASTACK_KUBECONFIG, ...)
+#   cluster.sh restart apiserver  restart one component (watch-resilience tests)
+#   cluster.sh compact            compact etcd to its current revision (forces 410 Gone on old watches)
+#   cluster.sh build              build/fetch every component without starting anything
+#
+# RDMASTACK_CLUSTER (default "default") names the cluster; RDMASTACK_PORT_OFFSET shifts every port
+# so that a private cluster can run beside the shared one.
+set -euo pipefail
+
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=lib/components.sh
+source "$SCRIPT_DIR/lib/components.sh"
+
+CLUSTER="${RDMASTACK_CLUSTER:-default}"
+OFFSET="${RDMASTACK_PORT_OFFSET:-0}"
+STATE="$RDMASTACK_CACHE/clusters/$CLUSTER"
+PKI="$STATE/pki"
+RUN="$STATE/run"
+LOGS="$STATE/logs"
+KUBECONFIG_ADMIN="$STATE/kubeconfig"
+
+PORT_ETCD=$((2379 + OFFSET))
+PORT_ETCD_PEER=$((2380 + OFFSET))
+PORT_APISERVER=$((6443 + OFFSET))
+PORT_KCM=$((10257 + OFFSET))
+PORT_SCHEDULER=$((10259 + OFFSET))
+PORT_KWOK=$((10247 + OFFSET))
+COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok)
+
+STORAGE_ROLE_LABEL="node-role.rdmastack.io/storage"
+GPU_ROLE_LABEL="node-role.rdmastack.io/gpu"
+ZONES=(a b c)
+
+log() { echo "cluster[$CLUSTER]: $*" >&2; }
+
+pid_file() { echo "$RUN/$1.pid"; }
+pid_of() { [[ -f "$(pid_file "$1")" ]] && cat "$(pid_file "$1")"; }
+is_running() {
+  local pid; pid="$(pid_of "$1" 2>/dev/null || true)"
+  [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null
+}
+
+port_in_use() { ss -Hltn "sport = :$1" 2>/dev/null | grep -q .; }
+
+kubectl_admin() { "$(kubectl_bin)" --kubeconfig "$KUBECONFIG_ADMIN" "$@"; }
+
+# ---------------------------------------------------------------- PKI and kubeconfigs
+
+make_cert() { # name subject [server-sans]
+  local name="$1" subj="$2" sans="${3:-}"
+  [[ -f "$PKI/$name.crt" ]] && return 0
+  openssl genrsa -out "$PKI/$name.key" 2048 2>/dev/null
+  openssl req -new -key "$PKI/$name.key" -subj "$subj" -out "$PKI/$name.csr" 2>/dev/null
+  local ext="$PKI/$name.ext"
+  if [[ -n "$sans" ]]; then
+    printf 'basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth,clientAuth\nsubjectAltName=%s\n' "$sans" >"$ext"
+  else
+    printf 'basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n' >"$ext"
+  fi
+  openssl x509 -req -in "$PKI/$name.csr" -CA "$PKI/ca.crt" -CAkey "$PKI/ca.key" -CAcreateserial \
+    -days 365 -sha256 -extfile "$ext" -out "$PKI/$name.crt" 2>/dev/null
+  rm -f "$PKI/$name.csr" "$ext"
+}
+
+make_kubeconfig() { # file user-cert
+  local file="$1" cert="$2"
+  cat >"$file" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: rdmastack-$CLUSTER
+  cluster:
+    server: https://127.0.0.1:$PORT_APISERVER
+    certificate-authority-data: $(base64 -w0 "$PKI/ca.crt")
+users:
+- name: $cert
+  user:
+    client-certificate-data: $(base64 -w0 "$PKI/$cert.crt")
+    client-key-data: $(base64 -w0 "$PKI/$cert.key")
+contexts:
+- name: rdmastack-$CLUSTER
+  context: {cluster: rdmastack-$CLUSTER, user: $cert}
+current-context: rdmastack-$CLUSTER
+EOF
+  chmod 600 "$file"
+}
+
+make_pki() {
+  mkdir -p "$PKI"
+  if [[ ! -f "$PKI/ca.crt" ]]; then
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout "$PKI/ca.key" -out "$PKI/ca.crt" -days 3650 \
+      -subj "/CN=rdmastack-$CLUSTER-ca" 2>/dev/null
+  fi
+  make_cert apiserver "/CN=kube-apiserver" \
+    "DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local,IP:127.0.0.1,IP:10.96.0.1"
+  make_cert admin "/O=system:masters/CN=rdmastack-admin"
+  make_cert kcm "/CN=system:kube-controller-manager"
+  make_cert scheduler "/CN=system:kube-scheduler"
+  make_cert kwok "/O=system:masters/CN=kwok"
+  make_cert apiserver-kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client"
+  if [[ ! -f "$PKI/sa.key" ]]; then
+    openssl genrsa -out "$PKI/sa.key" 2048 2>/dev/null
+    openssl rsa -in "$PKI/sa.key" -pubout -out "$PKI/sa.pub" 2>/dev/null
+  fi
+  make_kubeconfig "$KUBECONFIG_ADMIN" admin
+  make_kubeconfig "$STATE/kcm.kubeconfig" kcm
+  make_kubeconfig "$STATE/scheduler.kubeconfig" scheduler
+  make_kubeconfig "$STATE/kwok.kubeconfig" kwok
+}
+
+# ---------------------------------------------------------------- processes
+
+start_bg() { # name cmd...
+  local name="$1"; shift
+  # etcd maps every ETCD_* variable to a flag; start every component with none of them set.
+  local unset_etcd=()
+  while IFS= read -r v; do unset_etcd+=(-u "$v"); done < <(env | sed -n 's/^\(ETCD_[A-Za-z0-9_]*\)=.*/\1/p')
+  setsid env "${unset_etcd[@]}" "$@" >"$LOGS/$name.log" 2>&1 </dev/null &
+  echo $! >"$(pid_file "$name")"
+}
+
+wait_for() { # what timeout-seconds log cmd...
+  local what="$1" timeout="$2" logf="$3"; shift 3
+  local deadline=$((SECONDS + timeout))
+  until "$@" >/dev/null 2>&1; do
+    if ((SECONDS >= deadline)); then
+      die "$what did not become healthy within ${timeout}s; see $logf"
+    fi
+    sleep 0.5
+  done
+}
+
+check_alive() { # name
+  is_running "$1" || die "$1 exited during start-up; see $LOGS/$1.log"
+}
+
+curl_admin() {
+  curl -sf --cacert "$PKI/ca.crt" --cert "$PKI/admin.crt" --key "$PKI/admin.key" "$@"
+}
+
+advertise_address() {
+  local ip
+  ip="$(hostname -I 2>/dev/null | tr ' ' '\n' | grep -E '^[0-9]+\.' | grep -v '^127\.' | head -1 || true)"
+  echo "${ip:-127.0.0.1}"
+}
+
+start_etcd() {
+  start_bg etcd "$(etcd_bin)" --name node0 --data-dir "$STATE/etcd" \
+    --listen-client-urls "http://127.0.0.1:$PORT_ETCD" --advertise-client-urls "http://127.0.0.1:$PORT_ETCD" \
+    --listen-peer-urls "http://127.0.0.1:$PORT_ETCD_PEER" --initial-advertise-peer-urls "http://127.0.0.1:$PORT_ETCD_PEER" \
+    --initial-cluster "node0=http://127.0.0.1:$PORT_ETCD_PEER" --unsafe-no-fsync=true \
+    --quota-backend-bytes=8589934592 --log-level=warn
+  wait_for etcd 60 "$LOGS/etcd.log" curl -sf "http://127.0.0.1:$PORT_ETCD/health"
+}
+
+start_apiserver() {
+  local k8s; k8s="$(k8s_bin_dir)"
+  start_bg kube-apiserver "$k8s/kube-apiserver" \
+    --etcd-servers="http://127.0.0.1:$PORT_ETCD" --bind-address=127.0.0.1 --secure-port="$PORT_APISERVER" \
+    --advertise-address="$(advertise_address)" --endpoint-reconciler-type=none \
+    --cert-dir="$PKI" --tls-cert-file="$PKI/apiserver.crt" --tls-private-key-file="$PKI/apiserver.key" \
+    --client-ca-file="$PKI/ca.crt" \
+    --kubelet-client-certificate="$PKI/apiserver-kubelet-client.crt" --kubelet-client-key="$PKI/apiserver-kubelet-client.key" \
+    --service-account-issuer=https://kubernetes.default.svc.cluster.local \
+    --service-account-key-file="$PKI/sa.pub" --service-account-signing-key-file="$PKI/sa.key" \
+    --authorization-mode=Node,RBAC --service-cluster-ip-range=10.96.0.0/16 --allow-privileged=true \
+    --enable-priority-and-fairness=false --v=1
+  wait_for kube-apiserver 120 "$LOGS/kube-apiserver.log" curl_admin "https://127.0.0.1:$PORT_APISERVER/readyz"
+}
+
+start_kcm() {
+  start_bg kube-controller-manager "$(k8s_bin_dir)/kube-controller-manager" \
+    --kubeconfig="$STATE/kcm.kubeconfig" --authentication-kubeconfig="$STATE/kcm.kubeconfig" \
+    --authorization-kubeconfig="$STATE/kcm.kubeconfig" --bind-address=127.0.0.1 --secure-port="$PORT_KCM" \
+    --leader-elect=false --controllers='*' --use-service-account-credentials=true \
+    --service-account-private-key-file="$PKI/sa.key" --root-ca-file="$PKI/ca.crt" \
+    --cluster-signing-cert-file="$PKI/ca.crt" --cluster-signing-key-file="$PKI/ca.key" \
+    --authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics --v=1
+  wait_for kube-controller-manager 60 "$LOGS/kube-controller-manager.log" curl -skf "https://127.0.0.1:$PORT_KCM/healthz"
+}
+
+start_scheduler() {
+  start_bg kube-scheduler "$(k8s_bin_dir)/kube-scheduler" \
+    --kubeconfig="$STATE/scheduler.kubeconfig" --authentication-kubeconfig="$STATE/scheduler.kubeconfig" \
+    --authorization-kubeconfig="$STATE/scheduler.kubeconfig" --bind-address=127.0.0.1 \
+    --secure-port="$PORT_SCHEDULER" --leader-elect=false \
+    --authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics --v=1
+  wait_for kube-scheduler 60 "$LOGS/kube-scheduler.log" curl -skf "https://127.0.0.1:$PORT_SCHEDULER/healthz"
+}
+
+start_kwok() {
+  local stages=() f
+  for f in "$(kwok_stages_dir)"/*.yaml; do stages+=(--config "$f"); done
+  start_bg kwok "$(kwok_bin)" --kubeconfig="$STATE/kwok.kubeconfig" "${stages[@]}" \
+    --manage-all-nodes=false --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
+    --node-ip=127.0.0.1 --node-name=localhost --node-port="$PORT_KWOK" \
+    --server-address="127.0.0.1:$PORT_KWOK" --cidr=10.244.0.0/16 --node-lease-duration-seconds=40
+  wait_for kwok 60 "$LOGS/kwok.log" curl -sf "http://127.0.0.1:$PORT_KWOK/healthz"
+}
+
+# ---------------------------------------------------------------- fake nodes
+
+# Nodes look like real ones: role labels, zone/instance labels, GPU and RDMA extended resources on
+# GPU nodes, kubelet/kernel versions. InternalIP stays 127.0.0.1 so that anything the apiserver
+# dials for a node (logs, exec) reaches kwok on loopback and never a fixture address.
+node_yaml() { # name role index
+  local name="$1" role="$2" i="$3" role_label extra_cap
+  if [[ "$role" == storage ]]; then
+    role_label="$STORAGE_ROLE_LABEL"
+    extra_cap='    rdma/hca_shared_devices_a: "1k"'
+  else
+    role_label="$GPU_ROLE_LABEL"
+    extra_cap=$'    nvidia.com/gpu: "8"\n    rdma/hca_shared_devices_a: "1k"'
+  fi
+  cat <<EOF
+apiVersion: v1
+kind: Node
+metadata:
+  name: $name
+  annotations:
+    kwok.x-k8s.io/node: fake
+    node.alpha.kubernetes.io/ttl: "0"
+  labels:
+    $role_label: ""
+    node-role.kubernetes.io/$role: ""
+    kubernetes.io/hostname: $name
+    kubernetes.io/os: linux
+    kubernetes.io/arch: amd64
+    beta.kubernetes.io/os: linux
+    beta.kubernetes.io/arch: amd64
+    node.kubernetes.io/instance-type: $([[ $role == storage ]] && echo r7i.8xlarge || echo p5.48xlarge)
+    topology.kubernetes.io/region: local-1
+    topology.kubernetes.io/zone: local-1${ZONES[$((i % 3))]}
+    type: kwok
+spec:
+  podCIDR: 10.244.$i.0/24
+status:
+  addresses:
+  - {type: InternalIP, address: 127.0.0.1}
+  - {type: Hostname, address: $name}
+  capacity:
+    cpu: "64"
+    memory: 515813408Ki
+    ephemeral-storage: 3750000000Ki
+    hugepages-1Gi: "0"
+    hugepages-2Mi: "0"
+    pods: "110"
+$extra_cap
+  allocatable:
+    cpu: 63500m
+    memory: 514662432Ki
+    ephemeral-storage: 3456000000Ki
+    hugepages-1Gi: "0"
+    hugepages-2Mi: "0"
+    pods: "110"
+$extra_cap
+  nodeInfo:
+    architecture: amd64
+    kubeletVersion: $CP_K8S_VERSION
+    kubeProxyVersion: $CP_K8S_VERSION
+    containerRuntimeVersion: containerd://2.1.4
+    kernelVersion: 5.15.0-153-generic
+    operatingSystem: linux
+    osImage: Ubuntu 22.04.5 LTS
+    machineID: $(printf '%032x' $((0x5eed0000 + i)))
+    systemUUID: $(printf '%08x-0000-4000-8000-%012x' $((0x5eed + i)) "$i")
+    bootID: $(printf '%08x-0001-4000-8000-%012x' $((0x5eed + i)) "$i")
+EOF
+}
+
+create_nodes() { # count
+  local n="$1" stg=$(( ($1 + 1) / 2 )) i docs=""
+  for ((i = 0; i < stg; i++)); do docs+="$(node_yaml "stg-node-$i" storage "$i")"$'\n---\n'; done
+  for ((i = 0; i < n - stg; i++)); do docs+="$(node_yaml "gpu-node-$i" gpu "$((stg + i))")"$'\n---\n'; done
+  ((n > 0)) || return 0
+  printf '%s' "$docs" | kubectl_admin apply -f - >/dev/null
+}
+
+wait_nodes_ready() {
+  local n="$1" deadline=$((SECONDS + 120)) ready
+  while :; do
+    ready="$(kubectl_admin get nodes -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' 2>/dev/null | grep -c True || true)"
+    ((ready >= n)) && return 0
+    ((SECONDS >= deadline)) && die "only $ready of $n nodes became Ready within 120s; see $LOGS/kwok.log"
+    sleep 1
+  done
+}
+
+# ---------------------------------------------------------------- commands
+
+cmd_build() {
+  build_all_components
+  log "components ready under $RDMASTACK_CACHE"
+}
+
+running_components() {
+  local c n=0; for c in "${COMPONENTS[@]}"; do is_running "$c" && n=$((n + 1)); done; echo "$n"
+}
+
+cmd_up() {
+  local nodes=4
+  while (($#)); do
+    case "$1" in
+      --nodes) [[ "${2:-}" =~ ^[0-9]+$ ]] || die "--nodes needs a number"; nodes="$2"; shift 2 ;;
+      *) die "unknown flag for up: $1 (usage: cluster.sh up [--nodes N])" ;;
+    esac
+  done
+  local alive; alive="$(running_components)"
+  if ((alive == ${#COMPONENTS[@]})); then
+    log "already up (kubeconfig: $KUBECONFIG_ADMIN); nothing to do"
+    return 0
+  fi
+  if ((alive > 0)); then
+    die "cluster is partially running ($alive of ${#COMPONENTS[@]} components); run 'scripts/cluster.sh down' first"
+  fi
+  local c
+  for c in "${COMPONENTS[@]}"; do
+    if [[ -f "$(pid_file "$c")" ]]; then
+      log "removing stale pid file $(pid_file "$c") (process $(pid_of "$c") is not running)"
+      rm -f "$(pid_file "$c")"
+    fi
+  done
+  local p
+  for p in $PORT_ETCD $PORT_ETCD_PEER $PORT_APISERVER $PORT_KCM $PORT_SCHEDULER $PORT_KWOK; do
+    port_in_use "$p" && die "port 127.0.0.1:$p is already in use; stop what holds it (ss -ltnp 'sport = :$p') or set RDMASTACK_PORT_OFFSET"
+  done
+  command -v openssl >/dev/null || die "openssl is not installed; run scripts/setup.sh"
+  command -v ss >/dev/null || die "ss (iproute2) is not installed; run scripts/setup.sh"
+  build_control_plane
+  mkdir -p "$RUN" "$LOGS"
+  rm -rf "$STATE/etcd"
+  make_pki
+  local t0=$SECONDS
+  start_etcd; check_alive etcd
+  start_apiserver; check_alive kube-apiserver
+  start_kcm; check_alive kube-controller-manager
+  start_scheduler; check_alive kube-scheduler
+  start_kwok; check_alive kwok
+  create_nodes "$nodes"
+  wait_nodes_ready "$nodes"
+  log "up in $((SECONDS - t0))s with $nodes nodes; kubeconfig: $KUBECONFIG_ADMIN"
+}
+
+stop_component() {
+  local c="$1" pid
+  pid="$(pid_of "$c" 2>/dev/null || true)"
+  [[ -n "$pid" ]] || return 0
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null || true
+    local i
+    for ((i = 0; i < 100; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
+    log "stopped $c (pid $pid)"
+  fi
+  rm -f "$(pid_file "$c")"
+}
+
+cmd_down() {
+  local any=0 i c
+  for ((i = ${#COMPONENTS[@]} - 1; i >= 0; i--)); do
+    c="${COMPONENTS[$i]}"
+    [[ -f "$(pid_file "$c")" ]] && any=1
+    stop_component "$c"
+  done
+  ((any)) || log "nothing running; nothing to stop"
+  rm -rf "$STATE/etcd"
+}
+
+cmd_status() {
+  local c pid
+  for c in "${COMPONENTS[@]}"; do
+    pid="$(pid_of "$c" 2>/dev/null || true)"
+    if is_running "$c"; then
+      printf '%-24s running (pid %s)\n' "$c" "$pid"
+    elif [[ -n "$pid" ]]; then
+      printf '%-24s dead (stale pid file, pid %s)\n' "$c" "$pid"
+    else
+      printf '%-24s stopped\n' "$c"
+    fi
+  done
+  (($(running_components) == ${#COMPONENTS[@]}))
+}
+
+cmd_token() {
+  local ns="${1:-}" sa="${2:-}"; shift 2 || die "usage: cluster.sh token NAMESPACE SERVICEACCOUNT [--bound-pod NAME]"
+  [[ -n "$ns" && -n "$sa" ]] || die "usage: cluster.sh token NAMESPACE SERVICEACCOUNT [--bound-pod NAME]"
+  local args=(create token "$sa" -n "$ns" --duration=1h)
+  if [[ "${1:-}" == --bound-pod ]]; then
+    local pod="${2:?--bound-pod needs a pod name}" uid
+    uid="$(kubectl_admin get pod "$pod" -n "$ns" -o jsonpath='{.metadata.uid}')" || die "pod $ns/$pod not found"
+    args+=(--bound-object-kind=Pod --bound-object-name="$pod" --bound-object-uid="$uid")
+  fi
+  kubectl_admin "${args[@]}"
+}
+
+cmd_sa_kubeconfig() {
+  local ns="${1:?usage: cluster.sh sa-kubeconfig NS SA FILE}" sa="${2:?}" file="${3:?}" token
+  token="$(cmd_token "$ns" "$sa")"
+  cat >"$file" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: rdmastack-$CLUSTER
+  cluster:
+    server: https://127.0.0.1:$PORT_APISERVER
+    certificate-authority-data: $(base64 -w0 "$PKI/ca.crt")
+users:
+- name: $ns-$sa
+  user:
+    token: $token
+contexts:
+- name: $ns-$sa
+  context: {cluster: rdmastack-$CLUSTER, user: $ns-$sa, namespace: $ns}
+current-context: $ns-$sa
+EOF
+  chmod 600 "$file"
+}
+
+cmd_restart() {
+  local c="${1:?usage: cluster.sh restart kube-apiserver|kube-controller-manager|kube-scheduler|kwok}"
+  case "$c" in
+    apiserver|kube-apiserver) stop_component kube-apiserver; start_apiserver ;;
+    kube-controller-manager) stop_component "$c"; start_kcm ;;
+    kube-scheduler) stop_component "$c"; start_scheduler ;;
+    kwok) stop_component "$c"; start_kwok ;;
+    *) die "cannot restart '$c'; choose kube-apiserver, kube-controller-manager, kube-scheduler or kwok" ;;
+  esac
+}
+
+# etcd's v3 JSON gateway: read the current revision, then compact to it.
+cmd_compact() {
+  local rev
+  rev="$(curl -sf -X POST "http://127.0.0.1:$PORT_ETCD/v3/kv/range" -d '{"key":"AA=="}' |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["header"]["revision"])')" ||
+    die "cannot read etcd revision at 127.0.0.1:$PORT_ETCD; is the cluster up?"
+  curl -sf -X POST "http://127.0.0.1:$PORT_ETCD/v3/kv/compaction" -d "{\"revision\":\"$rev\",\"physical\":true}" >/dev/null ||
+    die "etcd compaction to revision $rev failed"
+  echo "$rev"
+}
+
+cmd_env() {
+  echo "export RDMASTACK_KUBECONFIG=$KUBECONFIG_ADMIN"
+  echo "export RDMASTACK_KUBECTL=$(kubectl_bin)"
+  echo "export RDMASTACK_HELM=$(helm_bin)"
+  echo "export RDMASTACK_CLUSTER=$CLUSTER"
+  echo "export RDMASTACK_PORT_OFFSET=$OFFSET"
+  echo "export RDMASTACK_VERSITYGW=$(versitygw_bin)"
+}
+
+main() {
+  local cmd="${1:-}"; shift || true
+  case "$cmd" in
+    up) cmd_up "$@" ;;
+    down) cmd_down ;;
+    status) cmd_status ;;
+    build) cmd_build ;;
+    kubeconfig) echo "$KUBECONFIG_ADMIN" ;;
+    token) cmd_token "$@" ;;
+    sa-kubeconfig) cmd_sa_kubeconfig "$@" ;;
+    kubectl) kubectl_admin "$@" ;;
+    env) cmd_env ;;
+    restart) cmd_restart "$@" ;;
+    compact) cmd_compact ;;
+    ""|-h|--help|help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' ;;
+    *) die "unknown command '$cmd'; run 'scripts/cluster.sh help'" ;;
+  esac
+}
+
+main "$@"

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Runs every test: builds (dev preset), unit tests, then brings up a private local control plane
+# (cluster "test", ports shifted so a running dev cluster is untouched), runs the integration and
+# e2e tests against it, and always tears it down. Then the unit tests again under ASan+UBSan and,
+# with clang available, the bounded fuzz runs. Benchmarks (label bench) are never part of this run.
+#
+#   scripts/test.sh [--skip-asan] [--skip-fuzz] [--keep-cluster] [-R REGEX]
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+# shellcheck source=lib/components.sh
+source scripts/lib/components.sh
+
+SKIP_ASAN=0 SKIP_FUZZ=0 KEEP=0 FILTER=()
+while (($#)); do
+  case "$1" in
+    --skip-asan) SKIP_ASAN=1 ;;
+    --skip-fuzz) SKIP_FUZZ=1 ;;
+    --keep-cluster) KEEP=1 ;;
+    -R) FILTER=(-R "$2"); shift ;;
+    *) die "unknown flag $1 (usage: scripts/test.sh [--skip-asan] [--skip-fuzz] [--keep-cluster] [-R REGEX])" ;;
+  esac
+  shift
+done
+
+JOBS="${RDMASTACK_JOBS:-$(nproc)}"
+step() { printf '\n==> %s\n' "$*"; }
+t_start=$SECONDS
+
+step "build (dev preset)"
+cmake --preset dev >/dev/null
+cmake --build --preset dev -j "$JOBS"
+
+step "unit tests"
+ctest --preset unit -j "$JOBS" "${FILTER[@]}"
+
+step "real parts: control plane and versitygw (cached under $RDMASTACK_CACHE)"
+build_all_components
+
+export RDMASTACK_CLUSTER="${RDMASTACK_TEST_CLUSTER:-test}"
+export RDMASTACK_PORT_OFFSET="${RDMASTACK_TEST_PORT_OFFSET:-50}"
+teardown() {
+  local rc=$?
+  if ((KEEP)); then
+    echo "keeping cluster '$RDMASTACK_CLUSTER' up (scripts/cluster.sh down with RDMASTACK_CLUSTER=$RDMASTACK_CLUSTER RDMASTACK_PORT_OFFSET=$RDMASTACK_PORT_OFFSET)"
+  else
+    scripts/cluster.sh down || true
+  fi
+  exit "$rc"
+}
+trap teardown EXIT
+step "control plane up (cluster '$RDMASTACK_CLUSTER')"
+scripts/cluster.sh down >/dev/null 2>&1 || true
+scripts/cluster.sh up --nodes 4
+eval "$(scripts/cluster.sh env)"
+export RDMASTACK_REQUIRE_CLUSTER=1
+
+step "integration tests"
+ctest --test-dir build -L integration --output-on-failure "${FILTER[@]}"
+step "e2e tests"
+ctest --test-dir build -L e2e --output-on-failure --no-tests=ignore "${FILTER[@]}"
+
+if ((!SKIP_ASAN)); then
+  step "unit tests under ASan+UBSan (asan preset)"
+  cmake --preset asan >/dev/null
+  cmake --build --preset asan -j "$JOBS"
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --preset asan-unit -j "$JOBS" "${FILTER[@]}"
+fi
+
+if ((!SKIP_FUZZ)) && command -v clang++-14 >/dev/null; then
+  step "bounded fuzz runs (fuzz preset, clang-14 libFuzzer)"
+  cmake --preset fuzz >/dev/null
+  cmake --build --preset fuzz -j "$JOBS" --target fuzzers
+  ctest --test-dir build-fuzz -L fuzz --output-on-failure --no-tests=ignore
+fi
+
+step "all tests passed in $((SECONDS - t_start))s"
