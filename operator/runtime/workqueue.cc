@@ -134,8 +134,9 @@ bool WorkQueue::WaitForIdle(Clock::TimePoint deadline) {
   return true;
 }
 
-size_t WorkQueue::Len() const {
+size_t WorkQueue::Len() {
   std::lock_guard<std::mutex> l(mu_);
+  PromoteDueLocked();
   return queue_.size();
 }
 

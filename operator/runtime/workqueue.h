@@ -51,8 +51,9 @@ class WorkQueue {
   // Waits until no item is being processed, or until `deadline`; true when idle.
   bool WaitForIdle(Clock::TimePoint deadline);
 
-  // Items ready to be taken (not counting those still delayed or being processed).
-  size_t Len() const;
+  // Items ready to be taken, including delayed items whose time has come (not counting those
+  // still delayed or being processed).
+  size_t Len();
   size_t NumWaiting() const;
   size_t NumProcessing() const;
 
