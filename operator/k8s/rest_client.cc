@@ -75,7 +75,7 @@ class RestClient final : public Client {
     RDMASTACK_ASSIGN_OR_RETURN(std::string path, CollectionPath(type, ns));
     HttpRequest request{"GET", path + BuildQuery(ListQuery(options))};
     RDMASTACK_ASSIGN_OR_RETURN(HttpResponse response, Call(request));
-    return DecodeObjectList(response.body);
+    return DecodeObjectList(std::move(response.body));
   }
 
   StatusOr<WatchStreamPtr> Watch(const ResourceType& type, std::string_view ns,

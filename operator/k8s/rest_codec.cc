@@ -1,5 +1,7 @@
 #include "operator/k8s/rest_codec.h"
 
+#include <rapidjson/error/en.h>
+#include <rapidjson/reader.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -140,38 +142,157 @@ std::string DeleteBody(const DeleteOptions& o) {
   return {buffer.GetString(), buffer.GetSize()};
 }
 
-StatusOr<ObjectList> DecodeObjectList(std::string_view body) {
-  auto parsed = JsonObject::ParseOwned(body);
-  if (!parsed.ok()) return parsed.status().WithContext("decoding a list response");
-  const rapidjson::Value& root = parsed->value();
-  if (!root.IsObject()) return DataLossError("list response is not a JSON object");
-  ObjectList list;
-  list.api_version = StringMember(root, "apiVersion");
-  list.kind = StringMember(root, "kind");
-  auto meta = root.FindMember("metadata");
-  if (meta != root.MemberEnd()) {
-    list.resource_version = StringMember(meta->value, "resourceVersion");
-    list.continue_token = StringMember(meta->value, "continue");
-    auto remaining = meta->value.FindMember("remainingItemCount");
-    if (remaining != meta->value.MemberEnd() && remaining->value.IsInt64()) {
-      list.remaining_item_count = remaining->value.GetInt64();
+namespace {
+
+// SAX handler that reads a list response in one pass: list metadata is picked out and every item
+// is built straight into its own document, so no DOM of the whole list is ever made and no item
+// is copied afterwards. RapidJSON does the tokenizing; this only routes events by depth.
+class ListHandler {
+ public:
+  explicit ListHandler(ObjectList& list) : list_(list) {}
+
+  bool Null() {
+    return Scalar([](rapidjson::Document& d) { return d.Null(); });
+  }
+  bool Bool(bool b) {
+    return Scalar([b](rapidjson::Document& d) { return d.Bool(b); });
+  }
+  bool Int(int i) {
+    return Number(i, [i](rapidjson::Document& d) { return d.Int(i); });
+  }
+  bool Uint(unsigned i) {
+    return Number(i, [i](rapidjson::Document& d) { return d.Uint(i); });
+  }
+  bool Int64(int64_t i) {
+    return Number(i, [i](rapidjson::Document& d) { return d.Int64(i); });
+  }
+  bool Uint64(uint64_t i) {
+    return Number(static_cast<int64_t>(i), [i](rapidjson::Document& d) { return d.Uint64(i); });
+  }
+  bool Double(double v) {
+    return Scalar([v](rapidjson::Document& d) { return d.Double(v); });
+  }
+  bool RawNumber(const char* str, rapidjson::SizeType length, bool) {
+    return Scalar([=](rapidjson::Document& d) { return d.RawNumber(str, length, true); });
+  }
+  bool String(const char* str, rapidjson::SizeType length, bool) {
+    if (item_) return item_->document().String(str, length, true);  // always copy into the item
+    if (depth_ == 1 && key_ == "kind") list_.kind.assign(str, length);
+    if (depth_ == 1 && key_ == "apiVersion") list_.api_version.assign(str, length);
+    if (depth_ == 2 && in_metadata_ && key_ == "resourceVersion")
+      list_.resource_version.assign(str, length);
+    if (depth_ == 2 && in_metadata_ && key_ == "continue") list_.continue_token.assign(str, length);
+    return NotAnItem("a string");
+  }
+  bool Key(const char* str, rapidjson::SizeType length, bool) {
+    if (item_) return item_->document().Key(str, length, true);
+    key_.assign(str, length);
+    return true;
+  }
+  bool StartObject() {
+    ++depth_;
+    if (item_) return item_->document().StartObject();
+    if (depth_ == 1) return true;  // the list itself
+    if (depth_ == 2 && key_ == "metadata" && !in_items_) {
+      in_metadata_ = true;
+      return true;
     }
+    if (depth_ == 2 && key_ == "items") return Fail("list response 'items' is not an array");
+    if (depth_ == 3 && in_items_) {
+      item_.emplace();
+      return item_->document().StartObject();
+    }
+    return true;  // some other member: skipped
+  }
+  bool EndObject(rapidjson::SizeType members) {
+    --depth_;
+    if (item_) {
+      if (!item_->document().EndObject(members)) return false;
+      if (depth_ == 2) FinishItem();
+      return true;
+    }
+    if (depth_ == 1) in_metadata_ = false;
+    return true;
+  }
+  bool StartArray() {
+    ++depth_;
+    if (item_) return item_->document().StartArray();
+    if (depth_ == 1) return Fail("list response is not a JSON object");
+    if (depth_ == 2 && key_ == "items") in_items_ = true;
+    return true;
+  }
+  bool EndArray(rapidjson::SizeType elements) {
+    --depth_;
+    if (item_) return item_->document().EndArray(elements);
+    if (depth_ == 1) in_items_ = false;
+    return true;
+  }
+
+  const std::string& error() const { return error_; }
+
+ private:
+  template <typename Forward>
+  bool Scalar(Forward&& forward) {
+    if (item_) return forward(item_->document());
+    return NotAnItem("a scalar");
+  }
+  template <typename Forward>
+  bool Number(int64_t value, Forward&& forward) {
+    if (item_) return forward(item_->document());
+    if (depth_ == 2 && in_metadata_ && key_ == "remainingItemCount")
+      list_.remaining_item_count = value;
+    return NotAnItem("a number");
+  }
+  bool NotAnItem(const char* what) {
+    if (depth_ == 0) return Fail("list response is not a JSON object");
+    if (depth_ == 2 && in_items_)
+      return Fail(std::string("list response has ") + what + " as an item");
+    return true;  // other members, and "items": null
+  }
+  void FinishItem() {
+    // The finished item is the single value on the document's stack; Populate moves it to the root.
+    auto done = [](rapidjson::Document&) { return true; };
+    item_->document().Populate(done);
+    list_.items.push_back(std::move(*item_));
+    item_.reset();
+  }
+  bool Fail(std::string message) {
+    error_ = std::move(message);
+    return false;
+  }
+
+  ObjectList& list_;
+  int depth_ = 0;
+  std::string key_;  // last key seen outside items
+  bool in_metadata_ = false;
+  bool in_items_ = false;
+  std::optional<JsonObject> item_;
+  std::string error_;
+};
+
+}  // namespace
+
+StatusOr<ObjectList> DecodeObjectList(std::string body) {
+  ObjectList list;
+  ListHandler handler(list);
+  rapidjson::Reader reader;
+  body.push_back('\0');  // in-situ parsing needs a terminator
+  rapidjson::InsituStringStream stream(body.data());
+  rapidjson::ParseResult result = reader.Parse<rapidjson::kParseInsituFlag>(stream, handler);
+  if (!handler.error().empty()) return DataLossError(handler.error());
+  if (result.IsError()) {
+    return InvalidArgumentError("decoding a list response: invalid JSON at byte " +
+                                std::to_string(result.Offset()) + ": " +
+                                rapidjson::GetParseError_En(result.Code()));
   }
   std::string item_kind = list.kind;
   if (item_kind.size() > 4 && item_kind.compare(item_kind.size() - 4, 4, "List") == 0) {
     item_kind.resize(item_kind.size() - 4);
   }
-  auto items = root.FindMember("items");
-  if (items == root.MemberEnd() || items->value.IsNull()) return list;
-  if (!items->value.IsArray()) return DataLossError("list response 'items' is not an array");
-  list.items.reserve(items->value.Size());
-  for (const auto& item : items->value.GetArray()) {
-    JsonObject object = JsonObject::FromValue(item);
-    if (!object.IsObject()) return DataLossError("list response has a non-object item");
+  for (auto& object : list.items) {
     if (object.Kind().empty() && !item_kind.empty()) object.SetKind(item_kind);
     if (object.ApiVersion().empty() && !list.api_version.empty())
       object.SetApiVersion(list.api_version);
-    list.items.push_back(std::move(object));
   }
   return list;
 }

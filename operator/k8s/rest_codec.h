@@ -27,8 +27,9 @@ StatusOr<QueryParams> PatchQuery(PatchType type, const PatchOptions& options);
 // The DeleteOptions body (preconditions, propagationPolicy, gracePeriodSeconds, dryRun).
 std::string DeleteBody(const DeleteOptions& options);
 
-// A list response: items get apiVersion/kind from the list ("PodList" -> "Pod").
-StatusOr<ObjectList> DecodeObjectList(std::string_view body);
+// A list response: items get apiVersion/kind from the list ("PodList" -> "Pod"). Takes the body
+// by value: it is parsed in place.
+StatusOr<ObjectList> DecodeObjectList(std::string body);
 // One line of a watch stream: {"type": ..., "object": {...}}.
 StatusOr<WatchEvent> DecodeWatchEvent(std::string_view line);
 

@@ -101,6 +101,22 @@ TEST(RestCodecTest, DecodesLists) {
   EXPECT_FALSE(DecodeObjectList("{truncated").ok());
 }
 
+TEST(RestCodecTest, ListItemsEqualTheirStandaloneParse) {
+  const std::string item =
+      R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n","labels":{"a/b":"c"}},)"
+      R"("status":{"images":[{"names":["x","y"],"sizeBytes":12345678901},{"names":[]}],)"
+      R"("ratio":0.25,"neg":-3,"big":18446744073709551615,"flag":false,"none":null,"nested":[[1,[2]],{}]}})";
+  auto list = DecodeObjectList(
+      R"({"kind":"NodeList","apiVersion":"v1","metadata":{},"extra":{"items":[1]},"items":[)" +
+      item + "," + item + "]}");
+  ASSERT_TRUE(list.ok()) << list.status().ToString();
+  ASSERT_EQ(list->items.size(), 2u);
+  const JsonObject want = *JsonObject::Parse(item);
+  EXPECT_EQ(list->items[0], want);
+  EXPECT_EQ(list->items[1].Serialize(), want.Serialize());
+  EXPECT_FALSE(list->remaining_item_count.has_value());
+}
+
 TEST(RestCodecTest, DecodesWatchEvents) {
   struct Case {
     std::string line;

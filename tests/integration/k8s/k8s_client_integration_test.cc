@@ -149,18 +149,22 @@ TEST_F(K8sClientIntegrationTest, ThreePatchTypesAndServerSideApply) {
   Client& c = *client_;
   ASSERT_TRUE(c.Create(kinds::ConfigMap(), ConfigMap(ns_, "p", {{"a", "1"}, {"b", "2"}})).ok());
 
-  auto merged = c.Patch(kinds::ConfigMap(), ns_, "p", PatchType::kMerge, R"({"data":{"a":null,"c":"3"}})");
+  auto merged =
+      c.Patch(kinds::ConfigMap(), ns_, "p", PatchType::kMerge, R"({"data":{"a":null,"c":"3"}})");
   ASSERT_TRUE(merged.ok()) << merged.status().ToString();
-  EXPECT_EQ(merged->GetStringMap({"data"}), (std::map<std::string, std::string>{{"b", "2"}, {"c", "3"}}));
+  EXPECT_EQ(merged->GetStringMap({"data"}),
+            (std::map<std::string, std::string>{{"b", "2"}, {"c", "3"}}));
 
-  auto json_patched = c.Patch(kinds::ConfigMap(), ns_, "p", PatchType::kJsonPatch,
-                              R"([{"op":"test","path":"/data/b","value":"2"},{"op":"replace","path":"/data/b","value":"20"}])");
+  auto json_patched = c.Patch(
+      kinds::ConfigMap(), ns_, "p", PatchType::kJsonPatch,
+      R"([{"op":"test","path":"/data/b","value":"2"},{"op":"replace","path":"/data/b","value":"20"}])");
   ASSERT_TRUE(json_patched.ok()) << json_patched.status().ToString();
   EXPECT_EQ(json_patched->GetString({"data", "b"}), "20");
   auto failed_test = c.Patch(kinds::ConfigMap(), ns_, "p", PatchType::kJsonPatch,
                              R"([{"op":"test","path":"/data/b","value":"nope"}])");
   EXPECT_FALSE(failed_test.ok());
-  EXPECT_EQ(failed_test.status().code(), StatusCode::kInvalidArgument) << failed_test.status().ToString();
+  EXPECT_EQ(failed_test.status().code(), StatusCode::kInvalidArgument)
+      << failed_test.status().ToString();
 
   auto strategic = c.Patch(kinds::ConfigMap(), ns_, "p", PatchType::kStrategicMerge,
                            R"({"metadata":{"labels":{"tier":"x"}}})");
@@ -180,7 +184,8 @@ TEST_F(K8sClientIntegrationTest, ThreePatchTypesAndServerSideApply) {
   JsonObject rival = ConfigMap(ns_, "applied", {{"owned", "by-them"}});
   auto conflict = c.Apply(kinds::ConfigMap(), rival, {"rival-manager", false, false});
   ASSERT_TRUE(IsConflict(conflict.status())) << conflict.status().ToString();
-  EXPECT_NE(conflict.status().message().find(kManager), std::string::npos) << conflict.status().message();
+  EXPECT_NE(conflict.status().message().find(kManager), std::string::npos)
+      << conflict.status().message();
   auto forced = c.Apply(kinds::ConfigMap(), rival, {"rival-manager", true, false});
   ASSERT_TRUE(forced.ok()) << forced.status().ToString();
   EXPECT_EQ(forced->GetString({"data", "owned"}), "by-them");
@@ -200,8 +205,10 @@ class CrdTest : public K8sClientIntegrationTest {
     if (IsSkipped() || HasFatalFailure()) return;
     std::string suffix = UniqueName("w");
     suffix.erase(std::remove(suffix.begin(), suffix.end(), '-'), suffix.end());
-    type_ = ResourceType{"k8stest.rdmastack.io", "v1", "Widget" + suffix, "widget" + suffix + "s", true};
-    std::string crd_json = R"({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+    type_ = ResourceType{"k8stest.rdmastack.io", "v1", "Widget" + suffix, "widget" + suffix + "s",
+                         true};
+    std::string crd_json =
+        R"({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
       "metadata":{"name":"PLURAL.k8stest.rdmastack.io"},
       "spec":{"group":"k8stest.rdmastack.io","scope":"Namespaced",
         "names":{"plural":"PLURAL","singular":"SINGULAR","kind":"KIND","listKind":"KINDList"},
@@ -210,7 +217,8 @@ class CrdTest : public K8sClientIntegrationTest {
             "spec":{"type":"object","properties":{"size":{"type":"integer","minimum":1},"color":{"type":"string"}}},
             "status":{"type":"object","properties":{"phase":{"type":"string"},"observedGeneration":{"type":"integer"}}}}}}}]}})";
     auto replace = [&crd_json](const std::string& from, const std::string& to) {
-      for (size_t pos; (pos = crd_json.find(from)) != std::string::npos;) crd_json.replace(pos, from.size(), to);
+      for (size_t pos; (pos = crd_json.find(from)) != std::string::npos;)
+        crd_json.replace(pos, from.size(), to);
     };
     replace("PLURAL", type_.plural);
     replace("SINGULAR", "widget" + suffix);
@@ -223,13 +231,15 @@ class CrdTest : public K8sClientIntegrationTest {
           auto crd = client_->Get(kinds::CustomResourceDefinition(), "", crd_name_);
           if (!crd.ok()) return false;
           for (const auto& cond : crd->GetArray({"status", "conditions"})) {
-            if (cond.GetString({"type"}) == "Established" && cond.GetString({"status"}) == "True") return true;
+            if (cond.GetString({"type"}) == "Established" && cond.GetString({"status"}) == "True")
+              return true;
           }
           return false;
         },
         std::chrono::seconds(60)));
     // Discovery of the new resource can lag behind Established by a moment.
-    ASSERT_TRUE(Eventually([&] { return client_->List(type_, ns_).ok(); }, std::chrono::seconds(30)));
+    ASSERT_TRUE(
+        Eventually([&] { return client_->List(type_, ns_).ok(); }, std::chrono::seconds(30)));
   }
   void TearDown() override {
     if (!crd_name_.empty()) (void)client_->Delete(kinds::CustomResourceDefinition(), "", crd_name_);
@@ -272,7 +282,8 @@ TEST_F(CrdTest, ApplyAndStatusSubresource) {
   EXPECT_EQ(status_updated->GetString({"status", "phase"}), "Ready");
   EXPECT_EQ(status_updated->Generation(), 1);
 
-  auto merged_status = c.PatchStatus(type_, ns_, "w1", PatchType::kMerge, R"({"status":{"observedGeneration":1}})");
+  auto merged_status =
+      c.PatchStatus(type_, ns_, "w1", PatchType::kMerge, R"({"status":{"observedGeneration":1}})");
   ASSERT_TRUE(merged_status.ok()) << merged_status.status().ToString();
   EXPECT_EQ(merged_status->GetInt({"status", "observedGeneration"}), 1);
 
@@ -280,7 +291,8 @@ TEST_F(CrdTest, ApplyAndStatusSubresource) {
   status_apply.SetName("w1");
   status_apply.SetNamespace(ns_);
   ASSERT_TRUE(status_apply.SetString({"status", "phase"}, "Degraded").ok());
-  auto applied_status = c.ApplyStatus(type_, status_apply, {kManager + std::string("-status"), true, false});
+  auto applied_status =
+      c.ApplyStatus(type_, status_apply, {kManager + std::string("-status"), true, false});
   ASSERT_TRUE(applied_status.ok()) << applied_status.status().ToString();
   EXPECT_EQ(applied_status->GetString({"status", "phase"}), "Degraded");
   EXPECT_EQ(applied_status->GetInt({"spec", "size"}), 3);  // spec untouched
@@ -314,7 +326,8 @@ TEST_F(K8sClientIntegrationTest, ForbiddenCarriesServerMessageAndTokenApis) {
   ASSERT_TRUE(sa_client.ok());
   auto listed = (*sa_client)->List(kinds::Pod(), ns_);
   ASSERT_TRUE(IsForbidden(listed.status())) << listed.status().ToString();
-  EXPECT_NE(listed.status().message().find("system:serviceaccount:" + ns_ + ":nobody"), std::string::npos)
+  EXPECT_NE(listed.status().message().find("system:serviceaccount:" + ns_ + ":nobody"),
+            std::string::npos)
       << listed.status().message();
   EXPECT_NE(listed.status().message().find("cannot list resource \"pods\""), std::string::npos)
       << listed.status().message();
@@ -345,9 +358,12 @@ TEST_F(K8sClientIntegrationTest, WrongCaFailsVerificationClearly) {
   std::filesystem::create_directories(dir);
   const std::string kubeconfig = dir + "/kubeconfig";
   std::ofstream(kubeconfig) << "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
-                            << "clusters:\n- name: x\n  cluster:\n    server: " << admin->server << "\n"
+                            << "clusters:\n- name: x\n  cluster:\n    server: " << admin->server
+                            << "\n"
                             << "    certificate-authority: "
-                            << rdmastack::testing::SourcePath("tests/fixtures/kubeconfigs/pki/other-ca.pem") << "\n"
+                            << rdmastack::testing::SourcePath(
+                                   "tests/fixtures/kubeconfigs/pki/other-ca.pem")
+                            << "\n"
                             << "users:\n- name: u\n  user:\n    token: whatever\n"
                             << "contexts:\n- name: c\n  context: {cluster: x, user: u}\n";
   auto config = LoadKubeconfig(kubeconfig);
@@ -358,12 +374,14 @@ TEST_F(K8sClientIntegrationTest, WrongCaFailsVerificationClearly) {
   auto got = (*client)->List(kinds::Namespace(), "");
   ASSERT_FALSE(got.ok());
   EXPECT_EQ(got.status().code(), StatusCode::kFailedPrecondition) << got.status().ToString();
-  EXPECT_NE(got.status().message().find("TLS certificate verification"), std::string::npos) << got.status().message();
+  EXPECT_NE(got.status().message().find("TLS certificate verification"), std::string::npos)
+      << got.status().message();
   EXPECT_NE(got.status().message().find("check the CA bundle"), std::string::npos);
 }
 
 // Reads events until `want` returns true or the stream ends/fails.
-StatusOr<std::vector<WatchEvent>> ReadUntil(WatchStream& stream, const std::function<bool(const WatchEvent&)>& want) {
+StatusOr<std::vector<WatchEvent>> ReadUntil(WatchStream& stream,
+                                            const std::function<bool(const WatchEvent&)>& want) {
   std::vector<WatchEvent> seen;
   while (true) {
     RDMASTACK_ASSIGN_OR_RETURN(std::optional<WatchEvent> event, stream.Next());
@@ -384,9 +402,11 @@ TEST_F(K8sClientIntegrationTest, WatchFromListResourceVersion) {
   auto watch = c.Watch(kinds::ConfigMap(), ns_, options);
   ASSERT_TRUE(watch.ok()) << watch.status().ToString();
   ASSERT_TRUE(c.Create(kinds::ConfigMap(), ConfigMap(ns_, "w", {{"v", "1"}})).ok());
-  ASSERT_TRUE(c.Patch(kinds::ConfigMap(), ns_, "w", PatchType::kMerge, R"({"data":{"v":"2"}})").ok());
+  ASSERT_TRUE(
+      c.Patch(kinds::ConfigMap(), ns_, "w", PatchType::kMerge, R"({"data":{"v":"2"}})").ok());
   ASSERT_TRUE(c.Delete(kinds::ConfigMap(), ns_, "w").ok());
-  auto events = ReadUntil(**watch, [](const WatchEvent& e) { return e.type == WatchEventType::kDeleted; });
+  auto events =
+      ReadUntil(**watch, [](const WatchEvent& e) { return e.type == WatchEventType::kDeleted; });
   ASSERT_TRUE(events.ok()) << events.status().ToString();
   std::vector<WatchEventType> types;
   for (const auto& e : *events) {
@@ -458,7 +478,8 @@ TEST_F(K8sClientIntegrationTest, WatchSurvivesApiserverRestartAndCompaction) {
     ASSERT_TRUE(seen_two.ok()) << seen_two.status().ToString();
     ASSERT_FALSE(seen_two->empty());
     if (seen_two->back().type == WatchEventType::kError) {
-      ASSERT_TRUE(IsExpired(seen_two->back().ErrorStatus())) << seen_two->back().ErrorStatus().ToString();
+      ASSERT_TRUE(IsExpired(seen_two->back().ErrorStatus()))
+          << seen_two->back().ErrorStatus().ToString();
       relisted = true;
     } else {
       EXPECT_EQ(seen_two->back().type, WatchEventType::kAdded);
@@ -495,7 +516,8 @@ TEST_F(K8sClientIntegrationTest, WatchSurvivesApiserverRestartAndCompaction) {
   Status expired = expired_watch.ok() ? OkStatus() : expired_watch.status();
   if (expired_watch.ok()) {
     // Some servers accept the watch and report 410 as an ERROR event instead.
-    auto events = ReadUntil(**expired_watch, [](const WatchEvent& e) { return e.type == WatchEventType::kError; });
+    auto events = ReadUntil(**expired_watch,
+                            [](const WatchEvent& e) { return e.type == WatchEventType::kError; });
     ASSERT_TRUE(events.ok() && !events->empty()) << "expected an ERROR event";
     expired = events->back().ErrorStatus();
   }
@@ -508,7 +530,8 @@ TEST_F(K8sClientIntegrationTest, WatchSurvivesApiserverRestartAndCompaction) {
   auto rewatch = WatchWhenUp(c, ns_, relist->resource_version);
   ASSERT_TRUE(rewatch.ok()) << rewatch.status().ToString();
   ASSERT_TRUE(c.Create(kinds::ConfigMap(), ConfigMap(ns_, "three", {})).ok());
-  auto seen_three = ReadUntil(**rewatch, [](const WatchEvent& e) { return e.object.Name() == "three"; });
+  auto seen_three =
+      ReadUntil(**rewatch, [](const WatchEvent& e) { return e.object.Name() == "three"; });
   ASSERT_TRUE(seen_three.ok()) << seen_three.status().ToString();
   EXPECT_EQ(seen_three->back().type, WatchEventType::kAdded);
 }
