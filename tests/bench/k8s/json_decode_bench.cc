@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 
 #include "operator/k8s/json_object.h"
 #include "operator/k8s/rest_codec.h"
@@ -15,20 +16,37 @@ namespace rdmastack::k8s {
 namespace {
 
 constexpr int kNodes = 5000;
-constexpr int kRounds = 5;
+constexpr int kRounds = 10;
 
-// Best of kRounds. Each round decodes a fresh copy of `body` (the client hands the response body
-// over by move, so the copy is not part of the cost); the result is freed outside the timing.
+// CPU time of this thread: the build machines are shared, and time spent descheduled is not
+// decoding.
+double ThreadCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+struct Throughput {
+  double cpu_mb_per_s = 0;   // best round, by thread CPU time
+  double wall_mb_per_s = 0;  // best round, by wall time
+};
+
+// Each round decodes a fresh copy of `body` (the client hands the response body over by move, so
+// the copy is not part of the cost); the result is freed outside the timing.
 template <typename Decode>
-double BestMegabytesPerSecond(const std::string& body, Decode&& decode) {
-  double best = 0;
+Throughput Measure(const std::string& body, Decode&& decode) {
+  Throughput best;
+  const double mb = static_cast<double>(body.size()) / 1e6;
   for (int round = 0; round < kRounds; ++round) {
     std::string input = body;
-    const auto start = std::chrono::steady_clock::now();
+    const double cpu_start = ThreadCpuSeconds();
+    const auto wall_start = std::chrono::steady_clock::now();
     auto result = decode(std::move(input));
-    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+    const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - wall_start;
+    const double cpu = ThreadCpuSeconds() - cpu_start;
     EXPECT_TRUE(result.ok()) << result.status().ToString();
-    best = std::max(best, static_cast<double>(body.size()) / 1e6 / took.count());
+    best.cpu_mb_per_s = std::max(best.cpu_mb_per_s, mb / cpu);
+    best.wall_mb_per_s = std::max(best.wall_mb_per_s, mb / wall.count());
   }
   return best;
 }
@@ -40,21 +58,24 @@ TEST(JsonDecodeBench, NodeList5000) {
               per_node_kb);
   ASSERT_GT(per_node_kb, 12.0);
 
-  const double parse =
-      BestMegabytesPerSecond(body, [](std::string input) { return JsonObject::ParseOwned(input); });
-  const double decode = BestMegabytesPerSecond(
-      body, [](std::string input) { return DecodeObjectList(std::move(input)); });
+  const Throughput parse =
+      Measure(body, [](std::string input) { return JsonObject::ParseOwned(input); });
+  const Throughput decode =
+      Measure(body, [](std::string input) { return DecodeObjectList(std::move(input)); });
   auto list = DecodeObjectList(body);
   ASSERT_TRUE(list.ok());
   ASSERT_EQ(list->items.size(), static_cast<size_t>(kNodes));
   EXPECT_EQ(list->items[4321].Name(), "gpu-node-4321");
   EXPECT_EQ(list->items[4321].Labels().size(), 100u);
-  std::printf("parse into one document:             %7.0f MB/s\n", parse);
-  std::printf("decode list into %d node objects: %7.0f MB/s\n", kNodes, decode);
-  RecordProperty("parse_mb_per_s", static_cast<int>(parse));
-  RecordProperty("decode_list_mb_per_s", static_cast<int>(decode));
+  std::printf("best of %d rounds                   CPU time   wall time\n", kRounds);
+  std::printf("parse into one document:          %6.0f MB/s %6.0f MB/s\n", parse.cpu_mb_per_s,
+              parse.wall_mb_per_s);
+  std::printf("decode list into %d nodes:      %6.0f MB/s %6.0f MB/s\n", kNodes,
+              decode.cpu_mb_per_s, decode.wall_mb_per_s);
+  RecordProperty("parse_mb_per_s", static_cast<int>(parse.cpu_mb_per_s));
+  RecordProperty("decode_list_mb_per_s", static_cast<int>(decode.cpu_mb_per_s));
 #ifdef NDEBUG
-  EXPECT_GE(decode, 500.0) << "target: >= 500 MB/s on one core";
+  EXPECT_GE(decode.cpu_mb_per_s, 500.0) << "target: >= 500 MB/s on one core";
 #endif
 }
 
