@@ -1,5 +1,7 @@
 #include "operator/runtime/informer.h"
 
+#include "operator/runtime/compact_object.h"
+
 namespace rdmastack::runtime {
 
 Transform StripManagedFields() {
@@ -40,6 +42,7 @@ Informer::Informer(k8s::Client& client, Clock& clock, InformerOptions options)
   r.ns = options_.ns;
   r.label_selector = options_.label_selector;
   r.field_selector = options_.field_selector;
+  r.transform = options_.transform;
   reflector_ = std::make_unique<Reflector>(client, clock, std::move(r), static_cast<ReflectorSink&>(*this));
 }
 
@@ -77,10 +80,7 @@ void Informer::AddEventHandler(EventHandler handler) {
   handlers_.push_back(std::move(handler));
 }
 
-ObjectPtr Informer::Prepare(k8s::JsonObject object) const {
-  if (options_.transform) object = options_.transform(std::move(object));
-  return std::make_shared<const k8s::JsonObject>(std::move(object));
-}
+ObjectPtr Informer::Prepare(k8s::JsonObject object) const { return CompactCopy(object); }
 
 void Informer::Replace(std::vector<k8s::JsonObject> objects, const std::string&) {
   std::vector<ObjectPtr> prepared;
@@ -101,6 +101,7 @@ void Informer::Replace(std::vector<k8s::JsonObject> objects, const std::string&)
       }
     }
   }
+  if (options_.release_memory_after_list) ReleaseFreeMemory();
   std::lock_guard<std::mutex> l(sync_mu_);
   synced_ = true;
   synced_cv_.notify_all();

@@ -27,9 +27,6 @@ struct EventHandler {
   std::function<void(const ObjectPtr&)> on_delete;
 };
 
-// Rewrites an object before it is cached, e.g. to drop fields nobody reads.
-using Transform = std::function<k8s::JsonObject(k8s::JsonObject)>;
-
 // Drops metadata.managedFields (the default transform).
 Transform StripManagedFields();
 // Keeps only the given paths plus the identity metadata (apiVersion, kind, name, namespace, uid,
@@ -42,8 +39,11 @@ struct InformerOptions {
   std::string ns;
   std::string label_selector;
   std::string field_selector;
+  // Applied as objects arrive (list pages, watch events), before they are cached.
   Transform transform = StripManagedFields();
-  ReflectorOptions reflector;  // type/ns/selectors are filled in from the fields above
+  // After each full list, hand the memory of the dropped full objects back to the OS.
+  bool release_memory_after_list = true;
+  ReflectorOptions reflector;  // type/ns/selectors/transform are filled in from the fields above
 };
 
 class Informer final : private ReflectorSink {

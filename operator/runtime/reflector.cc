@@ -55,35 +55,62 @@ Status Reflector::ListAndWatch() {
   return Watch();
 }
 
-Status Reflector::List() {
-  k8s::ListOptions list_options;
-  list_options.label_selector = options_.label_selector;
-  list_options.field_selector = options_.field_selector;
-  list_options.limit = options_.page_size;
-  {
-    // "0" first (served from the watch cache), then the last seen RV, or a consistent read when
-    // that version is no longer available.
-    std::lock_guard<std::mutex> l(mu_);
-    list_options.resource_version =
-        last_rv_unavailable_ ? "" : (last_rv_.empty() ? "0" : last_rv_);
+StatusOr<Reflector::Listing> Reflector::ListPages(std::string resource_version) {
+  k8s::ListOptions page_options;
+  page_options.label_selector = options_.label_selector;
+  page_options.field_selector = options_.field_selector;
+  page_options.limit = options_.page_size;
+  page_options.resource_version = std::move(resource_version);
+  Listing out;
+  while (true) {
+    RDMASTACK_ASSIGN_OR_RETURN(k8s::ObjectList page,
+                               client_.List(options_.type, options_.ns, page_options));
+    out.objects.reserve(out.objects.size() + page.items.size());
+    for (auto& item : page.items) out.objects.push_back(Apply(std::move(item)));
+    page.items.clear();
+    out.resource_version = page.resource_version;
+    if (page.continue_token.empty()) return out;
+    // Later pages carry their version in the continue token.
+    page_options.continue_token = page.continue_token;
+    page_options.resource_version.clear();
   }
-  auto list = client_.ListAll(options_.type, options_.ns, list_options);
-  if (!list.ok() && k8s::IsExpired(list.status()) && !list_options.resource_version.empty()) {
+}
+
+k8s::JsonObject Reflector::Apply(k8s::JsonObject object) const {
+  return options_.transform ? options_.transform(std::move(object)) : object;
+}
+
+Status Reflector::List() {
+  std::string resource_version;
+  {
+    // "0" first (served from the watch cache) unless paging is preferred, then the last seen RV,
+    // or a consistent read ("") when that version is no longer available.
+    std::lock_guard<std::mutex> l(mu_);
+    if (last_rv_unavailable_) {
+      resource_version = "";
+    } else if (last_rv_.empty()) {
+      resource_version = options_.initial_list_from_watch_cache ? "0" : "";
+    } else {
+      resource_version = last_rv_;
+    }
+  }
+  auto listing = ListPages(resource_version);
+  // An expired version (or an expired continue token) is retried once as a consistent read.
+  if (!listing.ok() && k8s::IsExpired(listing.status()) && !resource_version.empty()) {
     {
       std::lock_guard<std::mutex> l(mu_);
       last_rv_unavailable_ = true;
     }
-    list_options.resource_version = "";
-    list = client_.ListAll(options_.type, options_.ns, list_options);
+    listing = ListPages("");
   }
-  if (!list.ok()) return list.status().WithContext("list " + options_.type.GroupResource());
+  if (!listing.ok()) return listing.status().WithContext("list " + options_.type.GroupResource());
   ++list_count_;
   {
     std::lock_guard<std::mutex> l(mu_);
     last_rv_unavailable_ = false;
   }
-  SetResourceVersion(list->resource_version);
-  sink_.Replace(std::move(list->items), list->resource_version);
+  SetResourceVersion(listing->resource_version);
+  sink_.Replace(std::move(listing->objects), listing->resource_version);
   return OkStatus();
 }
 
@@ -128,8 +155,8 @@ Status Reflector::HandleEvent(k8s::WatchEvent&& event) {
   std::string rv(event.object.ResourceVersion());
   switch (event.type) {
     case k8s::WatchEventType::kAdded:
-    case k8s::WatchEventType::kModified: sink_.Upsert(std::move(event.object)); break;
-    case k8s::WatchEventType::kDeleted: sink_.Remove(std::move(event.object)); break;
+    case k8s::WatchEventType::kModified: sink_.Upsert(Apply(std::move(event.object))); break;
+    case k8s::WatchEventType::kDeleted: sink_.Remove(Apply(std::move(event.object))); break;
     case k8s::WatchEventType::kBookmark:
     case k8s::WatchEventType::kError: break;
   }

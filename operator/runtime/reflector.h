@@ -20,6 +20,9 @@
 
 namespace rdmastack::runtime {
 
+// Rewrites an object as soon as it arrives, e.g. to drop fields nobody reads.
+using Transform = std::function<k8s::JsonObject(k8s::JsonObject)>;
+
 class ReflectorSink {
  public:
   virtual ~ReflectorSink() = default;
@@ -36,6 +39,12 @@ struct ReflectorOptions {
   std::string label_selector;
   std::string field_selector;
   int64_t page_size = 500;
+  // client-go lists from the watch cache first (resourceVersion "0"); the API server then ignores
+  // the page size and sends the whole collection at once. false: page through a consistent read,
+  // so that at most one page of untransformed objects is in memory.
+  bool initial_list_from_watch_cache = true;
+  // Applied to every listed object (page by page) and every watched object.
+  Transform transform;
   BackoffOptions backoff;
   // Server-side watch timeout is drawn from [min, 2*min] to spread reconnects.
   std::chrono::seconds min_watch_timeout{300};
@@ -60,7 +69,14 @@ class Reflector {
   int list_count() const { return list_count_.load(); }
 
  private:
+  struct Listing {
+    std::vector<k8s::JsonObject> objects;  // transformed
+    std::string resource_version;
+  };
   Status List();
+  // Every page from `resource_version`, transformed page by page.
+  StatusOr<Listing> ListPages(std::string resource_version);
+  k8s::JsonObject Apply(k8s::JsonObject object) const;
   // Opens watches from the last RV until one fails; returns the failure.
   Status Watch();
   Status HandleEvent(k8s::WatchEvent&& event);

@@ -113,6 +113,45 @@ TEST_F(ReflectorTest, RelistUsesTheLastVersionAndFallsBackToAConsistentReadWhenE
   EXPECT_EQ(sink_.log.back(), "replace@30: z");
 }
 
+TEST_F(ReflectorTest, PagedConsistentListTransformsEachPageAndFollowsContinueTokens) {
+  ReflectorOptions o = Options();
+  o.initial_list_from_watch_cache = false;
+  o.page_size = 2;
+  int transformed = 0;
+  o.transform = [&](k8s::JsonObject obj) {
+    ++transformed;
+    obj.SetLabel("trimmed", "yes");
+    return obj;
+  };
+  Reflector r(client_, clock_, o, sink_);
+  auto page = [](std::vector<k8s::JsonObject> items, const std::string& rv, const std::string& next) {
+    k8s::ObjectList l = MakeList(std::move(items), rv);
+    l.continue_token = next;
+    return l;
+  };
+  ::testing::InSequence seq;
+  EXPECT_CALL(client_, List(_, _, AllOf(Field(&k8s::ListOptions::resource_version, ""),
+                                        Field(&k8s::ListOptions::continue_token, ""),
+                                        Field(&k8s::ListOptions::limit, 2))))
+      .WillOnce(Invoke([&](auto&&...) {
+        EXPECT_EQ(transformed, 0);
+        return page({MakeObject("ns", "a", "1"), MakeObject("ns", "b", "2")}, "20", "tok1");
+      }));
+  EXPECT_CALL(client_, List(_, _, AllOf(Field(&k8s::ListOptions::resource_version, ""),
+                                        Field(&k8s::ListOptions::continue_token, "tok1"))))
+      .WillOnce(Invoke([&](auto&&...) {
+        EXPECT_EQ(transformed, 2);  // the first page was transformed before the second arrived
+        return page({MakeObject("ns", "c", "3")}, "20", "");
+      }));
+  EXPECT_CALL(client_, Watch(_, _, Field(&k8s::WatchOptions::resource_version, "20")))
+      .WillOnce(Invoke([&](auto&&...) { return feed_.NewStream(); }));
+  feed_.Push(k8s::WatchEventType::kAdded, MakeObject("ns", "d", "21"));
+  feed_.Fail(UnavailableError("reset"));
+  EXPECT_FALSE(r.ListAndWatch().ok());
+  EXPECT_EQ(sink_.log, (std::vector<std::string>{"replace@20: a b c", "upsert d@21"}));
+  EXPECT_EQ(transformed, 4);
+}
+
 TEST_F(ReflectorTest, ListFailureIsReturnedWithContext) {
   Reflector r(client_, clock_, Options(), sink_);
   EXPECT_CALL(client_, List(_, _, _)).WillOnce(Return(ApiStatus(403, "Forbidden", "no list")));
