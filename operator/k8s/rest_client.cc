@@ -15,6 +15,15 @@ Status ErrorFromResponse(const HttpRequest& request, const HttpResponse& respons
   return status.WithContext(request.method + " " + request.target);
 }
 
+// The server needs apiVersion/kind in bodies; fill them in when the caller left them out.
+std::string SerializeWithTypeMeta(const ResourceType& type, const JsonObject& object) {
+  if (!object.ApiVersion().empty() && !object.Kind().empty()) return object.Serialize();
+  JsonObject copy = object;
+  if (copy.ApiVersion().empty()) copy.SetApiVersion(type.ApiVersion());
+  if (copy.Kind().empty()) copy.SetKind(type.kind);
+  return copy.Serialize();
+}
+
 class RestWatchStream final : public WatchStream {
  public:
   explicit RestWatchStream(std::unique_ptr<ResponseStream> stream) : stream_(std::move(stream)) {}
@@ -93,7 +102,7 @@ class RestClient final : public Client {
     RDMASTACK_ASSIGN_OR_RETURN(std::string ns, NamespaceFor(type, object));
     RDMASTACK_ASSIGN_OR_RETURN(std::string path, CollectionPath(type, ns));
     return CallForObject("POST", path + BuildQuery(WriteQuery(options)),
-                         WithTypeMeta(type, object));
+                         SerializeWithTypeMeta(type, object));
   }
 
   StatusOr<JsonObject> Update(const ResourceType& type, const JsonObject& object,
@@ -145,20 +154,12 @@ class RestClient final : public Client {
     return ns;
   }
 
-  // The server needs apiVersion/kind in bodies; fill them in when the caller left them out.
-  static std::string WithTypeMeta(const ResourceType& type, const JsonObject& object) {
-    if (!object.ApiVersion().empty() && !object.Kind().empty()) return object.Serialize();
-    JsonObject copy = object;
-    if (copy.ApiVersion().empty()) copy.SetApiVersion(type.ApiVersion());
-    if (copy.Kind().empty()) copy.SetKind(type.kind);
-    return copy.Serialize();
-  }
-
   StatusOr<JsonObject> Put(const ResourceType& type, const JsonObject& object,
                            std::string_view subresource, const WriteOptions& options) {
     RDMASTACK_ASSIGN_OR_RETURN(std::string ns, NamespaceFor(type, object));
     RDMASTACK_ASSIGN_OR_RETURN(std::string path, ObjectPath(type, ns, object.Name(), subresource));
-    return CallForObject("PUT", path + BuildQuery(WriteQuery(options)), WithTypeMeta(type, object));
+    return CallForObject("PUT", path + BuildQuery(WriteQuery(options)),
+                         SerializeWithTypeMeta(type, object));
   }
 
   StatusOr<JsonObject> DoPatch(const ResourceType& type, std::string_view ns, std::string_view name,
@@ -222,20 +223,14 @@ std::string_view PatchContentType(PatchType type) {
 
 StatusOr<JsonObject> Client::Apply(const ResourceType& type, const JsonObject& object,
                                    const PatchOptions& options) {
-  JsonObject body = object;
-  if (body.ApiVersion().empty()) body.SetApiVersion(type.ApiVersion());
-  if (body.Kind().empty()) body.SetKind(type.kind);
-  return Patch(type, object.Namespace(), object.Name(), PatchType::kApply, body.Serialize(),
-               options);
+  return Patch(type, object.Namespace(), object.Name(), PatchType::kApply,
+               SerializeWithTypeMeta(type, object), options);
 }
 
 StatusOr<JsonObject> Client::ApplyStatus(const ResourceType& type, const JsonObject& object,
                                          const PatchOptions& options) {
-  JsonObject body = object;
-  if (body.ApiVersion().empty()) body.SetApiVersion(type.ApiVersion());
-  if (body.Kind().empty()) body.SetKind(type.kind);
-  return PatchStatus(type, object.Namespace(), object.Name(), PatchType::kApply, body.Serialize(),
-                     options);
+  return PatchStatus(type, object.Namespace(), object.Name(), PatchType::kApply,
+                     SerializeWithTypeMeta(type, object), options);
 }
 
 StatusOr<ObjectList> Client::ListAll(const ResourceType& type, std::string_view ns,

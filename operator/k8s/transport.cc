@@ -12,6 +12,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <limits>
 #include <mutex>
 #include <vector>
 
@@ -211,7 +212,8 @@ class HttpsTransport final : public Transport {
     RDMASTACK_ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, Connect());
     RDMASTACK_RETURN_IF_ERROR(Write(*conn, request));
     auto parser = std::make_unique<http::response_parser<http::buffer_body>>();
-    parser->body_limit(options_.max_body_bytes);
+    // A watch is one long body; its size is bounded per event by the reader, not here.
+    parser->body_limit(std::numeric_limits<std::uint64_t>::max());
     beast::error_code ec;
     beast::get_lowest_layer(conn->stream).expires_after(config_.request_timeout);
     http::async_read_header(conn->stream, conn->buffer, *parser,

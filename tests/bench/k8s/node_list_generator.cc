@@ -3,6 +3,9 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <initializer_list>
+#include <utility>
+
 namespace rdmastack::k8s::bench {
 namespace {
 
@@ -11,6 +14,10 @@ using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 void Str(Writer& w, const std::string& key, const std::string& value) {
   w.Key(key.c_str());
   w.String(value.c_str());
+}
+
+void Members(Writer& w, std::initializer_list<std::pair<const char*, const char*>> members) {
+  for (const auto& [key, value] : members) Str(w, key, value);
 }
 
 void Node(Writer& w, int i) {
@@ -55,14 +62,14 @@ void Node(Writer& w, int i) {
   for (const char* section : {"capacity", "allocatable"}) {
     w.Key(section);
     w.StartObject();
-    Str(w, "cpu", "224");
-    Str(w, "memory", "2113681360Ki");
-    Str(w, "ephemeral-storage", "7497620436Ki");
-    Str(w, "hugepages-1Gi", "0");
-    Str(w, "hugepages-2Mi", "0");
-    Str(w, "nvidia.com/gpu", "8");
-    Str(w, "rdma/rdma_shared_device_a", "63");
-    Str(w, "pods", "110");
+    Members(w, {{"cpu", "224"},
+                {"memory", "2113681360Ki"},
+                {"ephemeral-storage", "7497620436Ki"},
+                {"hugepages-1Gi", "0"},
+                {"hugepages-2Mi", "0"},
+                {"nvidia.com/gpu", "8"},
+                {"rdma/rdma_shared_device_a", "63"},
+                {"pods", "110"}});
     w.EndObject();
   }
   w.Key("conditions");
@@ -99,15 +106,15 @@ void Node(Writer& w, int i) {
   w.EndObject();
   w.Key("nodeInfo");
   w.StartObject();
-  Str(w, "machineID", "0f4e6c1d2b3a49588776655443322110");
-  Str(w, "systemUUID", "4c4c4544-0042-3610-8052-b7c04f4d3332");
-  Str(w, "bootID", "9b8f0d3c-1a2b-4c5d-8e9f-0a1b2c3d4e5f");
-  Str(w, "kernelVersion", "6.8.0-45-generic");
-  Str(w, "osImage", "Ubuntu 24.04.1 LTS");
-  Str(w, "containerRuntimeVersion", "containerd://1.7.22");
-  Str(w, "kubeletVersion", "v1.36.3");
-  Str(w, "operatingSystem", "linux");
-  Str(w, "architecture", "amd64");
+  Members(w, {{"machineID", "0f4e6c1d2b3a49588776655443322110"},
+              {"systemUUID", "4c4c4544-0042-3610-8052-b7c04f4d3332"},
+              {"bootID", "9b8f0d3c-1a2b-4c5d-8e9f-0a1b2c3d4e5f"},
+              {"kernelVersion", "6.8.0-45-generic"},
+              {"osImage", "Ubuntu 24.04.1 LTS"},
+              {"containerRuntimeVersion", "containerd://1.7.22"},
+              {"kubeletVersion", "v1.36.3"},
+              {"operatingSystem", "linux"},
+              {"architecture", "amd64"}});
   w.EndObject();
   w.Key("images");
   w.StartArray();
