@@ -63,10 +63,10 @@ struct Config {
   std::string server;  // "https://host:port" (IPv6 hosts in brackets)
   TlsConfig tls;
   std::shared_ptr<TokenSource> token;  // null = no bearer token
-  std::string username;                // basic auth is not supported; kept for messages only
   std::string user_agent;              // default "rdmastack-operator/<version>"
   std::chrono::milliseconds connect_timeout{10'000};
-  // Longest wait for any byte of a normal (non-watch) response.
+  // Deadline for sending a request and, separately, for reading its whole response (watches use
+  // WatchOptions::inactivity_timeout instead once the header is in).
   std::chrono::milliseconds request_timeout{60'000};
   size_t max_idle_connections = 8;
   // The context's namespace (kubeconfig) or the pod's namespace (in-cluster); may be empty.
