@@ -154,6 +154,19 @@ TEST(TransportTest, ConnectionRefusedIsUnavailable) {
   EXPECT_EQ(got.status().code(), StatusCode::kUnavailable) << got.status().ToString();
 }
 
+TEST(TransportTest, UnresolvableHostNamesTheHost) {
+  Config config;
+  config.server = "https://no-such-host.invalid:6443";
+  config.connect_timeout = std::chrono::milliseconds(500);
+  auto got = MustClient(config)->Get(kinds::ConfigMap(), "x", "a");
+  ASSERT_FALSE(got.ok());
+  EXPECT_TRUE(got.status().code() == StatusCode::kUnavailable ||
+              got.status().code() == StatusCode::kDeadlineExceeded)
+      << got.status().ToString();
+  EXPECT_NE(got.status().message().find("resolving no-such-host.invalid"), std::string::npos)
+      << got.status().message();
+}
+
 TEST(TransportTest, ReadTimeout) {
   HttpsTestServer server([](const RecordedRequest&, ResponseWriter& w) { w.Stall(); });
   Config config = TestConfig(server);

@@ -9,6 +9,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/ssl.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
@@ -271,12 +272,23 @@ class HttpsTransport final : public Transport {
     beast::error_code ec;
     tcp::resolver resolver(conn->ioc);
     tcp::resolver::results_type endpoints;
+    // Name resolution counts against the connect timeout too.
+    asio::steady_timer resolve_deadline(conn->ioc);
+    bool resolve_timed_out = false;
+    resolve_deadline.expires_after(config_.connect_timeout);
+    resolve_deadline.async_wait([&](beast::error_code e) {
+      if (e) return;  // cancelled: resolution finished first
+      resolve_timed_out = true;
+      resolver.cancel();
+    });
     resolver.async_resolve(endpoint_.host, endpoint_.port,
                            [&](beast::error_code e, tcp::resolver::results_type r) {
                              ec = e;
                              endpoints = std::move(r);
+                             resolve_deadline.cancel();
                            });
     RunIo(conn->ioc);
+    if (resolve_timed_out) ec = beast::error::timeout;
     if (ec) return Describe("resolving " + endpoint_.host, ec);
     auto& socket = beast::get_lowest_layer(conn->stream);
     socket.expires_after(config_.connect_timeout);
