@@ -1,7 +1,10 @@
 #include "operator/k8s/json_object.h"
 
+#include <rapidjson/encodedstream.h>
 #include <rapidjson/error/en.h>
+#include <rapidjson/memorystream.h>
 #include <rapidjson/prettywriter.h>
+#include <rapidjson/reader.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -154,14 +157,78 @@ JsonObject JsonObject::Array() {
   return out;
 }
 
+namespace {
+
+// Forwards SAX events to a document and refuses nesting deeper than kMaxJsonDepth, so that hostile
+// or broken input cannot exhaust the stack in the recursive parser (or later in DeepCopy/Accept).
+class DepthLimitedBuilder {
+ public:
+  explicit DepthLimitedBuilder(rapidjson::Document& doc) : doc_(doc) {}
+  bool Null() { return doc_.Null(); }
+  bool Bool(bool b) { return doc_.Bool(b); }
+  bool Int(int i) { return doc_.Int(i); }
+  bool Uint(unsigned i) { return doc_.Uint(i); }
+  bool Int64(int64_t i) { return doc_.Int64(i); }
+  bool Uint64(uint64_t i) { return doc_.Uint64(i); }
+  bool Double(double d) { return doc_.Double(d); }
+  bool RawNumber(const char* s, rapidjson::SizeType n, bool copy) {
+    return doc_.RawNumber(s, n, copy);
+  }
+  bool String(const char* s, rapidjson::SizeType n, bool copy) { return doc_.String(s, n, copy); }
+  bool Key(const char* s, rapidjson::SizeType n, bool copy) { return doc_.Key(s, n, copy); }
+  bool StartObject() { return Enter() && doc_.StartObject(); }
+  bool EndObject(rapidjson::SizeType members) {
+    --depth_;
+    return doc_.EndObject(members);
+  }
+  bool StartArray() { return Enter() && doc_.StartArray(); }
+  bool EndArray(rapidjson::SizeType elements) {
+    --depth_;
+    return doc_.EndArray(elements);
+  }
+  bool too_deep() const { return too_deep_; }
+
+ private:
+  bool Enter() {
+    too_deep_ = ++depth_ > kMaxJsonDepth;
+    return !too_deep_;
+  }
+  rapidjson::Document& doc_;
+  int depth_ = 0;
+  bool too_deep_ = false;
+};
+
+// Parses `stream` into `doc` with the depth limit; the whole input must be one JSON value.
+template <unsigned kFlags, typename Stream>
+Status ParseInto(rapidjson::Document& doc, Stream& stream) {
+  rapidjson::ParseResult result;
+  bool too_deep = false;
+  auto generate = [&](rapidjson::Document& target) {
+    DepthLimitedBuilder builder(target);
+    rapidjson::Reader reader;
+    result = reader.Parse<kFlags>(stream, builder);
+    too_deep = builder.too_deep();
+    return !result.IsError();
+  };
+  doc.Populate(generate);
+  if (too_deep) {
+    return InvalidArgumentError("JSON nested deeper than " + std::to_string(kMaxJsonDepth) +
+                                " levels");
+  }
+  if (result.IsError()) {
+    return InvalidArgumentError("invalid JSON at byte " + std::to_string(result.Offset()) + ": " +
+                                rapidjson::GetParseError_En(result.Code()));
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
 StatusOr<JsonObject> JsonObject::Parse(std::string_view text) {
   JsonObject out;
-  out.doc_.Parse(text.data(), text.size());
-  if (out.doc_.HasParseError()) {
-    return InvalidArgumentError("invalid JSON at byte " +
-                                std::to_string(out.doc_.GetErrorOffset()) + ": " +
-                                rapidjson::GetParseError_En(out.doc_.GetParseError()));
-  }
+  rapidjson::MemoryStream memory(text.data(), text.size());
+  rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> stream(memory);
+  RDMASTACK_RETURN_IF_ERROR(ParseInto<rapidjson::kParseDefaultFlags>(out.doc_, stream));
   return out;
 }
 
@@ -170,12 +237,8 @@ StatusOr<JsonObject> JsonObject::ParseOwned(std::string_view text) {
   out.owned_text_ = std::make_unique<char[]>(text.size() + 1);
   std::memcpy(out.owned_text_.get(), text.data(), text.size());
   out.owned_text_[text.size()] = '\0';
-  out.doc_.ParseInsitu(out.owned_text_.get());
-  if (out.doc_.HasParseError()) {
-    return InvalidArgumentError("invalid JSON at byte " +
-                                std::to_string(out.doc_.GetErrorOffset()) + ": " +
-                                rapidjson::GetParseError_En(out.doc_.GetParseError()));
-  }
+  rapidjson::InsituStringStream stream(out.owned_text_.get());
+  RDMASTACK_RETURN_IF_ERROR(ParseInto<rapidjson::kParseInsituFlag>(out.doc_, stream));
   return out;
 }
 

@@ -168,6 +168,20 @@ TEST(JsonObjectTest, ParseErrorsCarryOffset) {
   EXPECT_FALSE(JsonObject::ParseOwned("{\"a\":1} trailing").ok());
 }
 
+TEST(JsonObjectTest, DeepNestingIsAnErrorNotACrash) {
+  const std::string hostile(1'000'000, '[');
+  for (auto parsed : {JsonObject::Parse(hostile), JsonObject::ParseOwned(hostile)}) {
+    ASSERT_FALSE(parsed.ok());
+    EXPECT_NE(parsed.status().message().find("nested deeper than 512"), std::string::npos)
+        << parsed.status().message();
+  }
+  // At the limit it still parses.
+  const std::string deep = std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']');
+  auto ok = JsonObject::Parse(deep);
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(JsonObject(*ok).Serialize(), deep);
+}
+
 TEST(JsonObjectTest, CopiesOfInSituParsesAreIndependent) {
   std::optional<JsonObject> copy;
   {

@@ -190,7 +190,7 @@ class ListHandler {
     return true;
   }
   bool StartObject() {
-    ++depth_;
+    if (++depth_ > kMaxJsonDepth) return TooDeep();
     if (item_) return item_->document().StartObject();
     if (depth_ == 1) return true;  // the list itself
     if (depth_ == 2 && key_ == "metadata" && !in_items_) {
@@ -215,7 +215,7 @@ class ListHandler {
     return true;
   }
   bool StartArray() {
-    ++depth_;
+    if (++depth_ > kMaxJsonDepth) return TooDeep();
     if (item_) return item_->document().StartArray();
     if (depth_ == 1) return Fail("list response is not a JSON object");
     if (depth_ == 2 && key_ == "items") in_items_ = true;
@@ -255,6 +255,9 @@ class ListHandler {
     item_->document().Populate(done);
     list_.items.push_back(std::move(*item_));
     item_.reset();
+  }
+  bool TooDeep() {
+    return Fail("list response nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
   }
   bool Fail(std::string message) {
     error_ = std::move(message);

@@ -99,6 +99,10 @@ TEST(RestCodecTest, DecodesLists) {
   EXPECT_FALSE(DecodeObjectList(R"({"items":{}})").ok());
   EXPECT_FALSE(DecodeObjectList(R"({"items":[1]})").ok());
   EXPECT_FALSE(DecodeObjectList("{truncated").ok());
+  auto deep = DecodeObjectList(R"({"items":[{"a":)" + std::string(100'000, '['));
+  ASSERT_FALSE(deep.ok());
+  EXPECT_NE(deep.status().message().find("nested deeper"), std::string::npos);
+  EXPECT_FALSE(DecodeWatchEvent(R"({"type":"ADDED","object":)" + std::string(100'000, '{')).ok());
 }
 
 TEST(RestCodecTest, ListItemsEqualTheirStandaloneParse) {
