@@ -8,7 +8,9 @@ namespace {
 using namespace std::chrono_literals;
 using ms = std::chrono::milliseconds;
 
-ms Ms(Clock::Duration d) { return std::chrono::duration_cast<ms>(d); }
+ms Ms(Clock::Duration d) {
+  return std::chrono::duration_cast<ms>(d);
+}
 
 TEST(BackoffTest, DoublesFrom800msToThe30sCapWithoutJitter) {
   Backoff b({}, [] { return 0.0; });
@@ -37,8 +39,8 @@ TEST(BackoffTest, ResetsAfterAHealthyPeriod) {
   Clock::TimePoint t{};
   EXPECT_EQ(Ms(b.Next(t)), 800ms);
   EXPECT_EQ(Ms(b.Next(t += 10s)), 1600ms);
-  EXPECT_EQ(Ms(b.Next(t += 2min)), 3200ms);        // exactly the reset period: not yet
-  EXPECT_EQ(Ms(b.Next(t += 2min + 1ms)), 800ms);   // longer: back to the start
+  EXPECT_EQ(Ms(b.Next(t += 2min)), 3200ms);       // exactly the reset period: not yet
+  EXPECT_EQ(Ms(b.Next(t += 2min + 1ms)), 800ms);  // longer: back to the start
   EXPECT_EQ(Ms(b.Next(t += 1s)), 1600ms);
 }
 

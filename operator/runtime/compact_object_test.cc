@@ -14,7 +14,8 @@ TEST(CompactCopyTest, EqualContentIndependentOfTheSource) {
   };
   const Case cases[] = {
       {"empty object", "{}"},
-      {"nested", R"({"metadata":{"name":"a","labels":{"x/y":"z"}},"spec":{"n":[1,2.5,true,null]}})"},
+      {"nested",
+       R"({"metadata":{"name":"a","labels":{"x/y":"z"}},"spec":{"n":[1,2.5,true,null]}})"},
       {"escaped strings", R"({"note":"line\nbreak \"quoted\" \u00e9"})"},
       {"large", "{\"data\":\"" + std::string(100'000, 'x') + "\"}"},
   };

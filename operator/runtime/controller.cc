@@ -23,11 +23,11 @@ Controller::Controller(std::string name, Reconciler& reconciler, Clock& clock,
   success_ = &total.With({name_, "success"});
   requeue_after_ = &total.With({name_, "requeue_after"});
   error_ = &total.With({name_, "error"});
-  errors_total_ = &metrics
-                       ->CounterFamily("controller_runtime_reconcile_errors_total",
-                                       "Total number of reconciliation errors per controller",
-                                       {"controller"})
-                       .With({name_});
+  errors_total_ =
+      &metrics
+           ->CounterFamily("controller_runtime_reconcile_errors_total",
+                           "Total number of reconciliation errors per controller", {"controller"})
+           .With({name_});
   terminal_errors_ =
       &metrics
            ->CounterFamily("controller_runtime_terminal_reconcile_errors_total",
@@ -39,11 +39,11 @@ Controller::Controller(std::string name, Reconciler& reconciler, Clock& clock,
                                            "Length of time per reconciliation per controller",
                                            {"controller"}, ReconcileTimeBuckets())
                          .With({name_});
-  active_workers_ = &metrics
-                         ->GaugeFamily("controller_runtime_active_workers",
-                                       "Number of currently used workers per controller",
-                                       {"controller"})
-                         .With({name_});
+  active_workers_ =
+      &metrics
+           ->GaugeFamily("controller_runtime_active_workers",
+                         "Number of currently used workers per controller", {"controller"})
+           .With({name_});
   metrics
       ->GaugeFamily("controller_runtime_max_concurrent_reconciles",
                     "Maximum number of concurrent reconciles per controller", {"controller"})
@@ -51,7 +51,9 @@ Controller::Controller(std::string name, Reconciler& reconciler, Clock& clock,
       .Set(workers_);
 }
 
-Controller::~Controller() { Stop(std::chrono::seconds(0)); }
+Controller::~Controller() {
+  Stop(std::chrono::seconds(0));
+}
 
 void Controller::Enqueue(const MapFunc& map, const k8s::JsonObject& object) {
   for (const Request& r : map(object)) queue_.Add(r.Key());

@@ -78,8 +78,11 @@ TEST_F(ControllerTest, ResultHandlingTable) {
     clock_.Advance(1ms);
     EXPECT_EQ(RunReady(), 1) << c.what;  // the requeued key (reconciles successfully)
   }
-  EXPECT_EQ(Metric("controller_runtime_reconcile_total{controller=\"pool\",result=\"success\"}"), 3);
-  EXPECT_EQ(Metric("controller_runtime_reconcile_total{controller=\"pool\",result=\"requeue_after\"}"), 1);
+  EXPECT_EQ(Metric("controller_runtime_reconcile_total{controller=\"pool\",result=\"success\"}"),
+            3);
+  EXPECT_EQ(
+      Metric("controller_runtime_reconcile_total{controller=\"pool\",result=\"requeue_after\"}"),
+      1);
   EXPECT_EQ(Metric("controller_runtime_reconcile_total{controller=\"pool\",result=\"error\"}"), 2);
   EXPECT_EQ(Metric("controller_runtime_reconcile_errors_total{controller=\"pool\"}"), 2);
   EXPECT_EQ(Metric("controller_runtime_terminal_reconcile_errors_total{controller=\"pool\"}"), 1);
@@ -118,9 +121,11 @@ TEST_F(ControllerTest, WatchMapsEventsThroughPredicateAndMapper) {
   ::testing::NiceMock<testing::MockClient> client;
   testing::WatchFeed feed;
   k8s::JsonObject child = testing::MakeObject("ns", "child", "1");
-  (void)child.Append({"metadata", "ownerReferences"},
-                     k8s::JsonObject::Parse(R"({"apiVersion":"rdmastack.io/v1alpha1","kind":"GatewayPool","name":"pool-a","uid":"u","controller":true})")
-                         .value());
+  (void)child.Append(
+      {"metadata", "ownerReferences"},
+      k8s::JsonObject::Parse(
+          R"({"apiVersion":"rdmastack.io/v1alpha1","kind":"GatewayPool","name":"pool-a","uid":"u","controller":true})")
+          .value());
   EXPECT_CALL(client, List(::testing::_, ::testing::_, ::testing::_))
       .WillOnce(::testing::Return(testing::MakeList({child}, "1")));
   EXPECT_CALL(client, Watch(::testing::_, ::testing::_, ::testing::_))
@@ -139,7 +144,8 @@ TEST_F(ControllerTest, GenerationPredicateDropsStatusOnlyUpdates) {
   ::testing::NiceMock<testing::MockClient> client;
   testing::WatchFeed feed;
   EXPECT_CALL(client, List(::testing::_, ::testing::_, ::testing::_))
-      .WillOnce(::testing::Return(testing::MakeList({testing::MakeObject("ns", "p", "1", 1)}, "1")));
+      .WillOnce(
+          ::testing::Return(testing::MakeList({testing::MakeObject("ns", "p", "1", 1)}, "1")));
   EXPECT_CALL(client, Watch(::testing::_, ::testing::_, ::testing::_))
       .WillRepeatedly(::testing::Invoke([&](auto&&...) { return feed.NewStream(); }));
   InformerOptions o;
@@ -148,7 +154,8 @@ TEST_F(ControllerTest, GenerationPredicateDropsStatusOnlyUpdates) {
   controller_.Watch(informer, EnqueueSelf(), GenerationChanged());
   // A second handler tells the test when each event has been dispatched.
   std::atomic<int> updates{0};
-  informer.AddEventHandler({nullptr, [&](const ObjectPtr&, const ObjectPtr&) { ++updates; }, nullptr});
+  informer.AddEventHandler(
+      {nullptr, [&](const ObjectPtr&, const ObjectPtr&) { ++updates; }, nullptr});
   informer.Start();
   ASSERT_TRUE(informer.WaitForSync(clock_.Now() + 1h));
   ASSERT_EQ(controller_.queue().TryGet(), "ns/p");  // the add

@@ -64,17 +64,22 @@ k8s::JsonObject EventObject(const EventRecord& record, const EventRecorderOption
   return o;
 }
 
-ApiEventRecorder::ApiEventRecorder(k8s::Client& client, Clock& clock,
-                                   EventRecorderOptions options)
+ApiEventRecorder::ApiEventRecorder(k8s::Client& client, Clock& clock, EventRecorderOptions options)
     : client_(client), clock_(clock), options_(std::move(options)), cache_(options_.series) {}
 
-ApiEventRecorder::~ApiEventRecorder() { Stop(); }
+ApiEventRecorder::~ApiEventRecorder() {
+  Stop();
+}
 
 void ApiEventRecorder::Record(const k8s::JsonObject& regarding, EventType type,
                               const std::string& reason, const std::string& action,
                               const std::string& note) {
-  EventSpec spec{ObjectRefFor(regarding), std::nullopt,
-                 type == EventType::kWarning ? "Warning" : "Normal", reason, action, note};
+  EventSpec spec{ObjectRefFor(regarding),
+                 std::nullopt,
+                 type == EventType::kWarning ? "Warning" : "Normal",
+                 reason,
+                 action,
+                 note};
   std::lock_guard<std::mutex> l(mu_);
   if (stopped_) return;
   auto decision = cache_.Observe(spec, clock_.WallNow());

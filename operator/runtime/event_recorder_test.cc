@@ -10,10 +10,10 @@ namespace {
 
 using namespace std::chrono_literals;
 using ::testing::_;
+using testing::ApiStatus;
 using ::testing::HasSubstr;
 using ::testing::Invoke;
 using ::testing::Return;
-using testing::ApiStatus;
 
 k8s::JsonObject Pool() {
   k8s::JsonObject o = testing::MakeObject("ns", "pool-a", "5");
@@ -31,8 +31,8 @@ EventRecorderOptions Options() {
 
 TEST(EventObjectTest, HasTheEventsV1Shape) {
   EventRecord r;
-  r.spec = {ObjectRefFor(Pool()), std::nullopt, "Warning", "DriverMissing", "Verify",
-            std::string(2000, 'x')};
+  r.spec = {ObjectRefFor(Pool()), std::nullopt, "Warning",
+            "DriverMissing",      "Verify",     std::string(2000, 'x')};
   r.name = "pool-a.1";
   r.event_time = Clock::WallTime{std::chrono::seconds(1'800'000'000)};
   r.series_count = 3;
@@ -70,11 +70,12 @@ class ApiEventRecorderTest : public ::testing::Test {
 
 TEST_F(ApiEventRecorderTest, CreatesThenPatchesTheSeries) {
   std::string created_name;
-  EXPECT_CALL(client_, Create(_, _, _)).WillOnce(Invoke([&](const auto&, const k8s::JsonObject& o, const auto&) {
-    created_name = std::string(o.Name());
-    EXPECT_FALSE(o.Has({"series"}));
-    return o;
-  }));
+  EXPECT_CALL(client_, Create(_, _, _))
+      .WillOnce(Invoke([&](const auto&, const k8s::JsonObject& o, const auto&) {
+        created_name = std::string(o.Name());
+        EXPECT_FALSE(o.Has({"series"}));
+        return o;
+      }));
   EXPECT_CALL(client_, Patch(_, "ns", _, k8s::PatchType::kMerge, HasSubstr("\"count\":2"), _))
       .WillOnce(Invoke([&](const auto&, auto, std::string_view name, auto, auto, const auto&) {
         EXPECT_EQ(name, created_name);
@@ -82,22 +83,28 @@ TEST_F(ApiEventRecorderTest, CreatesThenPatchesTheSeries) {
       }));
   ApiEventRecorder recorder(client_, clock_, Options());
   recorder.Start();
-  recorder.Record(Pool(), EventType::kWarning, "DriverMissing", "Verify", "nvidia-peermem not loaded");
+  recorder.Record(Pool(), EventType::kWarning, "DriverMissing", "Verify",
+                  "nvidia-peermem not loaded");
   recorder.Flush();
-  recorder.Record(Pool(), EventType::kWarning, "DriverMissing", "Verify", "nvidia-peermem not loaded");
-  recorder.Record(Pool(), EventType::kWarning, "DriverMissing", "Verify", "nvidia-peermem not loaded");
+  recorder.Record(Pool(), EventType::kWarning, "DriverMissing", "Verify",
+                  "nvidia-peermem not loaded");
+  recorder.Record(Pool(), EventType::kWarning, "DriverMissing", "Verify",
+                  "nvidia-peermem not loaded");
   recorder.Flush();
   recorder.Stop();
 }
 
 TEST_F(ApiEventRecorderTest, PatchOfAVanishedEventCreatesItWithItsSeries) {
   ::testing::InSequence seq;
-  EXPECT_CALL(client_, Create(_, _, _)).WillOnce(Invoke([](const auto&, const k8s::JsonObject& o, const auto&) { return o; }));
-  EXPECT_CALL(client_, Patch(_, _, _, _, _, _)).WillOnce(Return(ApiStatus(404, "NotFound", "gone")));
-  EXPECT_CALL(client_, Create(_, _, _)).WillOnce(Invoke([](const auto&, const k8s::JsonObject& o, const auto&) {
-    EXPECT_EQ(o.GetInt({"series", "count"}), 2);
-    return o;
-  }));
+  EXPECT_CALL(client_, Create(_, _, _))
+      .WillOnce(Invoke([](const auto&, const k8s::JsonObject& o, const auto&) { return o; }));
+  EXPECT_CALL(client_, Patch(_, _, _, _, _, _))
+      .WillOnce(Return(ApiStatus(404, "NotFound", "gone")));
+  EXPECT_CALL(client_, Create(_, _, _))
+      .WillOnce(Invoke([](const auto&, const k8s::JsonObject& o, const auto&) {
+        EXPECT_EQ(o.GetInt({"series", "count"}), 2);
+        return o;
+      }));
   ApiEventRecorder recorder(client_, clock_, Options());
   recorder.Start();
   recorder.Record(Pool(), EventType::kNormal, "Upgraded", "Upgrade", "done");
@@ -117,10 +124,11 @@ TEST_F(ApiEventRecorderTest, RejectedEventIsNotRetriedButServerErrorsAre) {
         ++creates;
         return ApiStatus(503, "ServiceUnavailable", "try later");
       }))
-      .WillOnce(Invoke([&](const auto&, const k8s::JsonObject& o, const auto&) -> StatusOr<k8s::JsonObject> {
-        ++creates;
-        return o;
-      }));
+      .WillOnce(Invoke(
+          [&](const auto&, const k8s::JsonObject& o, const auto&) -> StatusOr<k8s::JsonObject> {
+            ++creates;
+            return o;
+          }));
   ApiEventRecorder recorder(client_, clock_, Options());
   recorder.Start();
   recorder.Record(Pool(), EventType::kNormal, "A", "Act", "forbidden one");
@@ -144,9 +152,11 @@ TEST_F(ApiEventRecorderTest, FinishedSeriesGetsItsFinalCountOnTheTick) {
     std::lock_guard<std::mutex> l(mu);
     return patched_counts.size();
   };
-  EXPECT_CALL(client_, Create(_, _, _)).WillOnce(Invoke([](const auto&, const k8s::JsonObject& o, const auto&) { return o; }));
+  EXPECT_CALL(client_, Create(_, _, _))
+      .WillOnce(Invoke([](const auto&, const k8s::JsonObject& o, const auto&) { return o; }));
   EXPECT_CALL(client_, Patch(_, _, _, _, _, _))
-      .WillRepeatedly(Invoke([&](const auto&, auto, auto, auto, std::string_view body, const auto&) {
+      .WillRepeatedly(Invoke([&](const auto&, auto, auto, auto, std::string_view body,
+                                 const auto&) {
         auto patch = k8s::JsonObject::Parse(body).value();
         std::lock_guard<std::mutex> l(mu);
         patched_counts.push_back(static_cast<int>(patch.GetInt({"series", "count"}).value_or(-1)));

@@ -10,8 +10,7 @@ EventSeriesCache::Key EventSeriesCache::KeyOf(const EventSpec& spec) {
   return {spec.regarding, spec.related, spec.action, spec.reason};
 }
 
-std::optional<EventDecision> EventSeriesCache::Observe(const EventSpec& spec,
-                                                       Clock::WallTime now) {
+std::optional<EventDecision> EventSeriesCache::Observe(const EventSpec& spec, Clock::WallTime now) {
   const Key key = KeyOf(spec);
   auto it = entries_.find(key);
   if (it == entries_.end()) {

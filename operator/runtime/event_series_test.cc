@@ -19,7 +19,9 @@ EventSpec Spec(std::string reason, std::string note = "n", std::string name = "p
 
 class EventSeriesTest : public ::testing::Test {
  protected:
-  Clock::WallTime At(Clock::Duration d) const { return t0_ + std::chrono::duration_cast<std::chrono::system_clock::duration>(d); }
+  Clock::WallTime At(Clock::Duration d) const {
+    return t0_ + std::chrono::duration_cast<std::chrono::system_clock::duration>(d);
+  }
   const Clock::WallTime t0_{std::chrono::seconds(1'800'000'000)};
   EventSeriesCache cache_;
 };

@@ -53,8 +53,8 @@ class Session : public std::enable_shared_from_this<Session> {
 
  private:
   void Respond() {
-    const HttpResponse r = server_.Dispatch(std::string(request_.method_string()),
-                                            std::string(request_.target()));
+    const HttpResponse r =
+        server_.Dispatch(std::string(request_.method_string()), std::string(request_.target()));
     response_ = {};
     response_.version(request_.version());
     response_.result(static_cast<http::status>(r.status));
@@ -99,7 +99,9 @@ struct HttpServer::Impl {
 };
 
 HttpServer::HttpServer() = default;
-HttpServer::~HttpServer() { Stop(); }
+HttpServer::~HttpServer() {
+  Stop();
+}
 
 void HttpServer::Handle(const std::string& path, HttpHandler handler) {
   handlers_[path] = std::move(handler);
@@ -136,7 +138,9 @@ Status HttpServer::Start(const std::string& bind_address) {
   return OkStatus();
 }
 
-uint16_t HttpServer::port() const { return impl_ ? impl_->port : 0; }
+uint16_t HttpServer::port() const {
+  return impl_ ? impl_->port : 0;
+}
 
 void HttpServer::Stop() {
   if (!impl_) return;

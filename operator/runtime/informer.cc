@@ -43,10 +43,13 @@ Informer::Informer(k8s::Client& client, Clock& clock, InformerOptions options)
   r.label_selector = options_.label_selector;
   r.field_selector = options_.field_selector;
   r.transform = options_.transform;
-  reflector_ = std::make_unique<Reflector>(client, clock, std::move(r), static_cast<ReflectorSink&>(*this));
+  reflector_ =
+      std::make_unique<Reflector>(client, clock, std::move(r), static_cast<ReflectorSink&>(*this));
 }
 
-Informer::~Informer() { Stop(); }
+Informer::~Informer() {
+  Stop();
+}
 
 void Informer::Start() {
   if (thread_.joinable()) return;
@@ -80,7 +83,9 @@ void Informer::AddEventHandler(EventHandler handler) {
   handlers_.push_back(std::move(handler));
 }
 
-ObjectPtr Informer::Prepare(k8s::JsonObject object) const { return CompactCopy(object); }
+ObjectPtr Informer::Prepare(k8s::JsonObject object) const {
+  return CompactCopy(object);
+}
 
 void Informer::Replace(std::vector<k8s::JsonObject> objects, const std::string&) {
   std::vector<ObjectPtr> prepared;

@@ -52,7 +52,9 @@ class Informer final : private ReflectorSink {
   ~Informer() override;
 
   void AddEventHandler(EventHandler handler);
-  Status AddIndex(const std::string& name, IndexFunc fn) { return store_.AddIndex(name, std::move(fn)); }
+  Status AddIndex(const std::string& name, IndexFunc fn) {
+    return store_.AddIndex(name, std::move(fn));
+  }
   const Store& store() const { return store_; }
 
   // Starts the reflector thread. Stop() ends it; both are idempotent.

@@ -10,9 +10,9 @@ namespace {
 
 using ::testing::_;
 using ::testing::Invoke;
-using ::testing::Return;
 using testing::MakeList;
 using testing::MakeObject;
+using ::testing::Return;
 
 class InformerTest : public ::testing::Test {
  protected:
@@ -30,7 +30,9 @@ class InformerTest : public ::testing::Test {
       Log(tag + " update " + std::string(cur->Name()) + " " + std::string(old->ResourceVersion()) +
           "->" + std::string(cur->ResourceVersion()));
     };
-    h.on_delete = [this, tag](const ObjectPtr& o) { Log(tag + " delete " + std::string(o->Name())); };
+    h.on_delete = [this, tag](const ObjectPtr& o) {
+      Log(tag + " delete " + std::string(o->Name()));
+    };
     return h;
   }
   void Log(std::string line) {
@@ -53,9 +55,10 @@ class InformerTest : public ::testing::Test {
 };
 
 TEST_F(InformerTest, DeliversAddUpdateDeleteInOrderAndKeepsTheCache) {
-  EXPECT_CALL(client_, List(_, _, _))
-      .WillOnce(Return(MakeList({MakeObject("ns", "a", "1")}, "5")));
-  EXPECT_CALL(client_, Watch(_, _, _)).WillRepeatedly(Invoke([&](auto&&...) { return feed_.NewStream(); }));
+  EXPECT_CALL(client_, List(_, _, _)).WillOnce(Return(MakeList({MakeObject("ns", "a", "1")}, "5")));
+  EXPECT_CALL(client_, Watch(_, _, _)).WillRepeatedly(Invoke([&](auto&&...) {
+    return feed_.NewStream();
+  }));
   Informer informer(client_, clock_, Options());
   informer.AddEventHandler(Logger("h"));
   informer.Start();
@@ -63,8 +66,8 @@ TEST_F(InformerTest, DeliversAddUpdateDeleteInOrderAndKeepsTheCache) {
   feed_.Push(k8s::WatchEventType::kAdded, MakeObject("ns", "b", "6"));
   feed_.Push(k8s::WatchEventType::kModified, MakeObject("ns", "a", "7"));
   feed_.Push(k8s::WatchEventType::kDeleted, MakeObject("ns", "b", "8"));
-  EXPECT_EQ(WaitForLog(4), (std::vector<std::string>{"h add a", "h add b", "h update a 1->7",
-                                                     "h delete b"}));
+  EXPECT_EQ(WaitForLog(4),
+            (std::vector<std::string>{"h add a", "h add b", "h update a 1->7", "h delete b"}));
   informer.Stop();
   EXPECT_EQ(informer.store().ListKeys(), std::vector<std::string>{"ns/a"});
   EXPECT_EQ(informer.store().Get("ns/a")->ResourceVersion(), "7");
@@ -73,7 +76,9 @@ TEST_F(InformerTest, DeliversAddUpdateDeleteInOrderAndKeepsTheCache) {
 TEST_F(InformerTest, LateHandlerGetsTheCachedObjectsFirst) {
   EXPECT_CALL(client_, List(_, _, _))
       .WillOnce(Return(MakeList({MakeObject("ns", "a", "1"), MakeObject("ns", "b", "1")}, "5")));
-  EXPECT_CALL(client_, Watch(_, _, _)).WillRepeatedly(Invoke([&](auto&&...) { return feed_.NewStream(); }));
+  EXPECT_CALL(client_, Watch(_, _, _)).WillRepeatedly(Invoke([&](auto&&...) {
+    return feed_.NewStream();
+  }));
   Informer informer(client_, clock_, Options());
   informer.Start();
   ASSERT_TRUE(informer.WaitForSync(clock_.Now() + std::chrono::hours(1)));
@@ -87,10 +92,13 @@ TEST_F(InformerTest, RelistSynthesizesDeletesForVanishedObjects) {
   ::testing::InSequence seq;
   EXPECT_CALL(client_, List(_, _, _))
       .WillOnce(Return(MakeList({MakeObject("ns", "a", "1"), MakeObject("ns", "b", "1")}, "5")));
-  EXPECT_CALL(client_, Watch(_, _, _)).WillOnce(Invoke([&](auto&&...) { return feed_.NewStream(); }));
-  EXPECT_CALL(client_, List(_, _, _))
-      .WillOnce(Return(MakeList({MakeObject("ns", "a", "2")}, "9")));
-  EXPECT_CALL(client_, Watch(_, _, _)).WillRepeatedly(Invoke([&](auto&&...) { return feed_.NewStream(); }));
+  EXPECT_CALL(client_, Watch(_, _, _)).WillOnce(Invoke([&](auto&&...) {
+    return feed_.NewStream();
+  }));
+  EXPECT_CALL(client_, List(_, _, _)).WillOnce(Return(MakeList({MakeObject("ns", "a", "2")}, "9")));
+  EXPECT_CALL(client_, Watch(_, _, _)).WillRepeatedly(Invoke([&](auto&&...) {
+    return feed_.NewStream();
+  }));
   InformerOptions o = Options();
   o.reflector.uniform = [] { return 0.0; };
   Informer informer(client_, clock_, o);
@@ -105,8 +113,8 @@ TEST_F(InformerTest, RelistSynthesizesDeletesForVanishedObjects) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   });
-  EXPECT_EQ(WaitForLog(4), (std::vector<std::string>{"h add a", "h add b", "h delete b",
-                                                     "h update a 1->2"}));
+  EXPECT_EQ(WaitForLog(4),
+            (std::vector<std::string>{"h add a", "h add b", "h delete b", "h update a 1->2"}));
   advancer.join();
   informer.Stop();
 }
@@ -118,7 +126,9 @@ TEST_F(InformerTest, TransformTrimsCachedObjects) {
   node.SetLabel("kubernetes.io/hostname", "node-1");
   (void)node.SetString({"metadata", "managedFields"}, "big");
   EXPECT_CALL(client_, List(_, _, _)).WillOnce(Return(MakeList({node}, "5")));
-  EXPECT_CALL(client_, Watch(_, _, _)).WillRepeatedly(Invoke([&](auto&&...) { return feed_.NewStream(); }));
+  EXPECT_CALL(client_, Watch(_, _, _)).WillRepeatedly(Invoke([&](auto&&...) {
+    return feed_.NewStream();
+  }));
   InformerOptions o;
   o.type = k8s::kinds::Node();
   o.transform = TrimToFields({{"metadata", "labels"}, {"status", "nodeInfo", "kubeletVersion"}});

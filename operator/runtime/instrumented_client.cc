@@ -66,12 +66,9 @@ StatusOr<k8s::JsonObject> InstrumentedClient::Patch(const k8s::ResourceType& typ
   return Count("PATCH", "200", inner_.Patch(type, ns, name, patch_type, body, options));
 }
 
-StatusOr<k8s::JsonObject> InstrumentedClient::PatchStatus(const k8s::ResourceType& type,
-                                                          std::string_view ns,
-                                                          std::string_view name,
-                                                          k8s::PatchType patch_type,
-                                                          std::string_view body,
-                                                          const k8s::PatchOptions& options) {
+StatusOr<k8s::JsonObject> InstrumentedClient::PatchStatus(
+    const k8s::ResourceType& type, std::string_view ns, std::string_view name,
+    k8s::PatchType patch_type, std::string_view body, const k8s::PatchOptions& options) {
   return Count("PATCH", "200", inner_.PatchStatus(type, ns, name, patch_type, body, options));
 }
 

@@ -139,7 +139,8 @@ Status LeaderElector::Release() {
   record.lease_duration_seconds = 1;
   record.acquire_time = now_text;
   record.renew_time = now_text;
-  auto updated = client_.Update(k8s::kinds::Lease(), LeaseObject(config_, record, resource_version));
+  auto updated =
+      client_.Update(k8s::kinds::Lease(), LeaseObject(config_, record, resource_version));
   std::lock_guard<std::mutex> l(mu_);
   leader_ = false;
   if (!updated.ok()) return updated.status().WithContext("release lease");

@@ -13,8 +13,8 @@ namespace {
 
 using namespace std::chrono_literals;
 using ::testing::_;
-using ::testing::Invoke;
 using testing::ApiStatus;
+using ::testing::Invoke;
 
 using testing::FakeLeaseServer;
 
@@ -37,8 +37,11 @@ TEST(LeaderElectionConfigTest, ValidationTable) {
     Clock::Duration lease, renew, retry;
     bool ok;
   };
-  const Case cases[] = {{15s, 10s, 2s, true},  {10s, 10s, 2s, false}, {15s, 2s, 2s, false},
-                        {15s, 10s, 9s, false}, {15s, 10s, 0s, false}};
+  const Case cases[] = {{15s, 10s, 2s, true},
+                        {10s, 10s, 2s, false},
+                        {15s, 2s, 2s, false},
+                        {15s, 10s, 9s, false},
+                        {15s, 10s, 0s, false}};
   for (const Case& c : cases) {
     LeaderElectionConfig config{"ns", "lock", "me", c.lease, c.renew, c.retry, true};
     EXPECT_EQ(ValidateLeaderElectionConfig(config).ok(), c.ok);
@@ -122,7 +125,7 @@ TEST_F(LeaderElectionTest, ConflictingWriteLosesTheRace) {
         server_.SetHolder("", 15, "x");
         return current;
       }));
-  ASSERT_TRUE(a.TryAcquireOrRenew());  // creates
+  ASSERT_TRUE(a.TryAcquireOrRenew());   // creates
   EXPECT_FALSE(a.TryAcquireOrRenew());  // stale resourceVersion -> Conflict
 }
 

@@ -24,7 +24,8 @@ Manager::Manager(k8s::Client& client, Clock& clock, ManagerOptions options)
   });
   http_.Handle("/healthz", [] { return HttpResponse{200, "text/plain; charset=utf-8", "ok\n"}; });
   http_.Handle("/readyz", [this] {
-    if (!ready_.load()) return HttpResponse{503, "text/plain; charset=utf-8", "caches not synced\n"};
+    if (!ready_.load())
+      return HttpResponse{503, "text/plain; charset=utf-8", "caches not synced\n"};
     return HttpResponse{200, "text/plain; charset=utf-8",
                         leading_.load() || !elector_ ? "ok\n" : "ok (standby)\n"};
   });
@@ -59,7 +60,8 @@ void Manager::RequestStop() {
 bool Manager::WaitForCaches() {
   const Clock::TimePoint deadline = clock_.Now() + options_.cache_sync_timeout;
   while (!StopRequested()) {
-    const Clock::TimePoint slice = std::min(deadline, clock_.Now() + std::chrono::milliseconds(100));
+    const Clock::TimePoint slice =
+        std::min(deadline, clock_.Now() + std::chrono::milliseconds(100));
     if (cache_.WaitForSync(slice)) return true;
     if (clock_.Now() >= deadline) return false;
   }

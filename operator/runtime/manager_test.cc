@@ -47,19 +47,49 @@ class ManagerTest : public ::testing::Test {
   void SetUp() override {
     ON_CALL(client_, List(_, _, _))
         .WillByDefault(Return(testing::MakeList({testing::MakeObject("ns", "a", "1")}, "1")));
-    ON_CALL(client_, Watch(_, _, _)).WillByDefault(Invoke([&](auto&&...) { return feed_.NewStream(); }));
+    ON_CALL(client_, Watch(_, _, _)).WillByDefault(Invoke([&](auto&&...) {
+      return feed_.NewStream();
+    }));
   }
-  ManagerOptions Options() {
+  static ManagerOptions Options(bool leader_election = false) {
     ManagerOptions o;
     o.bind_address = "127.0.0.1:0";
     o.api_host = "127.0.0.1:6443";
+    if (leader_election) o.leader_election = LeaderElectionConfig{"ns", "lock", "me"};
     return o;
   }
-  void Wire(Manager& m) {
-    InformerOptions io;
-    io.type = k8s::kinds::ConfigMap();
-    m.NewController("cm", reconciler_).Watch(m.cache().Get(io), EnqueueSelf());
-  }
+
+  // A manager with one ConfigMap controller, running on its own thread.
+  class Running {
+   public:
+    Running(ManagerTest& t, ManagerOptions options)
+        : manager(t.client_, t.clock_, std::move(options)) {
+      InformerOptions io;
+      io.type = k8s::kinds::ConfigMap();
+      manager.NewController("cm", t.reconciler_).Watch(manager.cache().Get(io), EnqueueSelf());
+      thread_ = std::thread([this] {
+        result_ = manager.Run();
+        done = true;
+      });
+    }
+    ~Running() {
+      if (thread_.joinable()) (void)Stop();
+    }
+    Status Stop() {
+      manager.RequestStop();
+      return Join();
+    }
+    Status Join() {
+      thread_.join();
+      return result_;
+    }
+    Manager manager;
+    std::atomic<bool> done{false};
+
+   private:
+    Status result_ = UnknownError("not run");
+    std::thread thread_;
+  };
 
   FakeClock clock_;
   ::testing::NiceMock<testing::MockClient> client_;
@@ -68,10 +98,8 @@ class ManagerTest : public ::testing::Test {
 };
 
 TEST_F(ManagerTest, SyncsCachesRunsControllersServesProbesAndStops) {
-  Manager m(client_, clock_, Options());
-  Wire(m);
-  Status result = UnknownError("not run");
-  std::thread runner([&] { result = m.Run(); });
+  Running run(*this, Options());
+  Manager& m = run.manager;
   while (reconciler_.calls.load() < 1) std::this_thread::yield();
   EXPECT_TRUE(m.Ready());
   EXPECT_TRUE(m.Leading());
@@ -87,8 +115,7 @@ TEST_F(ManagerTest, SyncsCachesRunsControllersServesProbesAndStops) {
         "rest_client_requests_total{code=\"200\",method=\"GET\",host=\"127.0.0.1:6443\"}"}) {
     EXPECT_NE(metrics.find(want), std::string::npos) << want << "\n" << metrics;
   }
-  m.RequestStop();
-  runner.join();
+  const Status result = run.Stop();
   EXPECT_TRUE(result.ok()) << result.ToString();
   EXPECT_FALSE(m.Ready());
 }
@@ -96,64 +123,42 @@ TEST_F(ManagerTest, SyncsCachesRunsControllersServesProbesAndStops) {
 TEST_F(ManagerTest, StandbyIsReadyButDoesNotReconcileAndStopsCleanly) {
   testing::FakeLeaseServer lease(client_);
   lease.SetHolder("other", 15, "t");
-  ManagerOptions o = Options();
-  o.leader_election = LeaderElectionConfig{"ns", "lock", "me"};
-  Manager m(client_, clock_, o);
-  Wire(m);
-  Status result = UnknownError("not run");
-  std::thread runner([&] { result = m.Run(); });
-  while (!m.Ready()) std::this_thread::yield();
-  EXPECT_EQ(HttpGet(m.http_port(), "/readyz").second, "ok (standby)\n");
-  EXPECT_FALSE(m.Leading());
-  m.RequestStop();
-  runner.join();
-  EXPECT_TRUE(result.ok());
+  Running run(*this, Options(/*leader_election=*/true));
+  while (!run.manager.Ready()) std::this_thread::yield();
+  EXPECT_EQ(HttpGet(run.manager.http_port(), "/readyz").second, "ok (standby)\n");
+  EXPECT_FALSE(run.manager.Leading());
+  EXPECT_TRUE(run.Stop().ok());
   EXPECT_EQ(reconciler_.calls.load(), 0);
   EXPECT_EQ(lease.Record().holder, "other");  // a standby never writes the lease
 }
 
 TEST_F(ManagerTest, LeaderReleasesTheLeaseOnStop) {
   testing::FakeLeaseServer lease(client_);
-  ManagerOptions o = Options();
-  o.leader_election = LeaderElectionConfig{"ns", "lock", "me"};
-  Manager m(client_, clock_, o);
-  Wire(m);
-  Status result = UnknownError("not run");
-  std::thread runner([&] { result = m.Run(); });
+  Running run(*this, Options(/*leader_election=*/true));
   while (reconciler_.calls.load() < 1) std::this_thread::yield();
-  EXPECT_TRUE(m.Leading());
+  EXPECT_TRUE(run.manager.Leading());
   EXPECT_EQ(lease.Record().holder, "me");
-  EXPECT_NE(HttpGet(m.http_port(), "/metrics").second.find("leader_election_master_status{name=\"lock\"} 1"),
+  EXPECT_NE(HttpGet(run.manager.http_port(), "/metrics")
+                .second.find("leader_election_master_status{name=\"lock\"} 1"),
             std::string::npos);
-  m.RequestStop();
-  runner.join();
-  EXPECT_TRUE(result.ok());
+  EXPECT_TRUE(run.Stop().ok());
   EXPECT_EQ(lease.Record().holder, "");
   EXPECT_EQ(lease.Record().lease_duration_seconds, 1);
 }
 
 TEST_F(ManagerTest, LosingTheLeaseEndsRunWithAborted) {
   testing::FakeLeaseServer lease(client_);
-  ManagerOptions o = Options();
-  o.leader_election = LeaderElectionConfig{"ns", "lock", "me"};
-  Manager m(client_, clock_, o);
-  Wire(m);
-  Status result = UnknownError("not run");
-  std::atomic<bool> done{false};
-  std::thread runner([&] {
-    result = m.Run();
-    done = true;
-  });
-  while (!m.Leading()) std::this_thread::yield();
+  Running run(*this, Options(/*leader_election=*/true));
+  while (!run.manager.Leading()) std::this_thread::yield();
   {
     std::lock_guard<std::mutex> l(lease.mu);
     lease.down = true;
   }
-  while (!done.load()) {
+  while (!run.done.load()) {
     clock_.Advance(500ms);
     std::this_thread::sleep_for(1ms);
   }
-  runner.join();
+  const Status result = run.Join();
   EXPECT_EQ(result.code(), StatusCode::kAborted);
   EXPECT_EQ(result.message(), "leader election lost");
 }

@@ -1,8 +1,9 @@
 #include "operator/runtime/metrics.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 
 namespace rdmastack::runtime {
 
@@ -32,44 +33,41 @@ Histogram::Snapshot Histogram::Read() const {
 }
 
 std::vector<double> ReconcileTimeBuckets() {
-  return {0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2,  0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6,
-          0.7,   0.8,  0.9,   1.0,  1.25, 1.5, 1.75, 2.0,  2.5, 3.0,  3.5, 4.0,  4.5, 5.0,
+  return {0.005, 0.01, 0.025, 0.05, 0.1,  0.15, 0.2,  0.25, 0.3,  0.35, 0.4,  0.45, 0.5, 0.6,
+          0.7,   0.8,  0.9,   1.0,  1.25, 1.5,  1.75, 2.0,  2.5,  3.0,  3.5,  4.0,  4.5, 5.0,
           6.0,   7.0,  8.0,   9.0,  10.0, 15.0, 20.0, 25.0, 30.0, 40.0, 50.0, 60.0};
+}
+
+template <typename Metric>
+Family<Metric>& MetricsRegistry::GetOrCreate(std::unique_ptr<Family<Metric>> Entry::*slot,
+                                             const std::string& name, const std::string& help,
+                                             std::vector<std::string> label_names,
+                                             std::vector<double> buckets) {
+  std::lock_guard<std::mutex> l(mu_);
+  Entry& e = entries_[name];
+  auto& family = e.*slot;
+  if (!family) {
+    e.help = help;
+    family = std::make_unique<Family<Metric>>(std::move(label_names), std::move(buckets));
+  }
+  return *family;
 }
 
 Family<Counter>& MetricsRegistry::CounterFamily(const std::string& name, const std::string& help,
                                                 std::vector<std::string> label_names) {
-  std::lock_guard<std::mutex> l(mu_);
-  Entry& e = entries_[name];
-  if (!e.counter) {
-    e.help = help;
-    e.counter = std::make_unique<Family<Counter>>(std::move(label_names));
-  }
-  return *e.counter;
+  return GetOrCreate(&Entry::counter, name, help, std::move(label_names), {});
 }
 
 Family<Gauge>& MetricsRegistry::GaugeFamily(const std::string& name, const std::string& help,
                                             std::vector<std::string> label_names) {
-  std::lock_guard<std::mutex> l(mu_);
-  Entry& e = entries_[name];
-  if (!e.gauge) {
-    e.help = help;
-    e.gauge = std::make_unique<Family<Gauge>>(std::move(label_names));
-  }
-  return *e.gauge;
+  return GetOrCreate(&Entry::gauge, name, help, std::move(label_names), {});
 }
 
 Family<Histogram>& MetricsRegistry::HistogramFamily(const std::string& name,
                                                     const std::string& help,
                                                     std::vector<std::string> label_names,
                                                     std::vector<double> buckets) {
-  std::lock_guard<std::mutex> l(mu_);
-  Entry& e = entries_[name];
-  if (!e.histogram) {
-    e.help = help;
-    e.histogram = std::make_unique<Family<Histogram>>(std::move(label_names), std::move(buckets));
-  }
-  return *e.histogram;
+  return GetOrCreate(&Entry::histogram, name, help, std::move(label_names), std::move(buckets));
 }
 
 std::string EscapeLabelValue(const std::string& value) {
@@ -118,8 +116,7 @@ void RenderScalars(const std::string& name, const Family<Scalar>& family, std::s
   });
 }
 
-void RenderHistograms(const std::string& name, const Family<Histogram>& family,
-                      std::string& out) {
+void RenderHistograms(const std::string& name, const Family<Histogram>& family, std::string& out) {
   const auto& names = family.label_names();
   family.ForEach([&](const std::vector<std::string>& values, const Histogram& h) {
     const Histogram::Snapshot s = h.Read();

@@ -113,6 +113,11 @@ class MetricsRegistry {
     std::unique_ptr<Family<Gauge>> gauge;
     std::unique_ptr<Family<Histogram>> histogram;
   };
+  template <typename Metric>
+  Family<Metric>& GetOrCreate(std::unique_ptr<Family<Metric>> Entry::*slot, const std::string& name,
+                              const std::string& help, std::vector<std::string> label_names,
+                              std::vector<double> buckets);
+
   mutable std::mutex mu_;
   std::map<std::string, Entry> entries_;
 };

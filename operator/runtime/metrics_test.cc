@@ -7,7 +7,8 @@ namespace {
 
 TEST(MetricsRegistryTest, RendersCountersGaugesAndHistogramsInTextFormat) {
   MetricsRegistry r;
-  r.CounterFamily("controller_runtime_reconcile_total", "Total reconciles", {"controller", "result"})
+  r.CounterFamily("controller_runtime_reconcile_total", "Total reconciles",
+                  {"controller", "result"})
       .With({"pool", "success"})
       .Inc(3);
   r.GaugeFamily("workqueue_depth", "Depth", {"name"}).With({"pool"}).Set(7);
@@ -47,8 +48,8 @@ TEST(MetricsRegistryTest, EscapesLabelValues) {
   struct Case {
     std::string in, want;
   };
-  const Case cases[] = {{"plain", "plain"}, {"a\"b", "a\\\"b"}, {"a\\b", "a\\\\b"},
-                        {"line\nbreak", "line\\nbreak"}};
+  const Case cases[] = {
+      {"plain", "plain"}, {"a\"b", "a\\\"b"}, {"a\\b", "a\\\\b"}, {"line\nbreak", "line\\nbreak"}};
   for (const Case& c : cases) EXPECT_EQ(EscapeLabelValue(c.in), c.want);
 }
 

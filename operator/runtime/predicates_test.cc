@@ -9,24 +9,20 @@ namespace {
 
 k8s::JsonObject WithOwners(const std::string& ns, std::vector<k8s::OwnerReference> owners) {
   k8s::JsonObject o = testing::MakeObject(ns, "child", "1");
-  for (const auto& ref : owners) {
-    k8s::JsonObject r;
-    (void)r.SetString({"apiVersion"}, ref.api_version);
-    (void)r.SetString({"kind"}, ref.kind);
-    (void)r.SetString({"name"}, ref.name);
-    (void)r.SetString({"uid"}, ref.uid);
-    (void)r.SetBool({"controller"}, ref.controller);
-    (void)o.Append({"metadata", "ownerReferences"}, r);
-  }
+  for (const auto& ref : owners) testing::AddOwnerReference(o, ref);
   return o;
 }
 
 TEST(EnqueueOwnerTest, Table) {
-  const k8s::OwnerReference pool_ctrl{"rdmastack.io/v1alpha1", "GatewayPool", "pool", "u1", true, true};
-  const k8s::OwnerReference pool_v2{"rdmastack.io/v1beta1", "GatewayPool", "pool2", "u2", true, true};
-  const k8s::OwnerReference pool_plain{"rdmastack.io/v1alpha1", "GatewayPool", "other", "u3", false, false};
+  const k8s::OwnerReference pool_ctrl{
+      "rdmastack.io/v1alpha1", "GatewayPool", "pool", "u1", true, true};
+  const k8s::OwnerReference pool_v2{
+      "rdmastack.io/v1beta1", "GatewayPool", "pool2", "u2", true, true};
+  const k8s::OwnerReference pool_plain{
+      "rdmastack.io/v1alpha1", "GatewayPool", "other", "u3", false, false};
   const k8s::OwnerReference ds{"apps/v1", "DaemonSet", "ds", "u4", true, true};
-  const k8s::OwnerReference other_group{"example.com/v1", "GatewayPool", "foreign", "u5", true, true};
+  const k8s::OwnerReference other_group{
+      "example.com/v1", "GatewayPool", "foreign", "u5", true, true};
   struct Case {
     const char* what;
     std::vector<k8s::OwnerReference> owners;
@@ -38,7 +34,9 @@ TEST(EnqueueOwnerTest, Table) {
       {"controller owner", {pool_ctrl}, true, {{"ns", "pool"}}},
       {"other version of the group matches", {pool_v2}, true, {{"ns", "pool2"}}},
       {"non-controller skipped", {pool_plain}, true, {}},
-      {"non-controller accepted when asked", {pool_plain, pool_ctrl}, false,
+      {"non-controller accepted when asked",
+       {pool_plain, pool_ctrl},
+       false,
        {{"ns", "other"}, {"ns", "pool"}}},
       {"other kind", {ds}, true, {}},
       {"same kind, other group", {other_group}, true, {}},

@@ -42,7 +42,8 @@ Clock::Duration BucketRateLimiter::When(const std::string&) {
   }
   tokens_ -= 1.0;
   if (tokens_ >= 0) return Clock::Duration::zero();
-  return std::chrono::duration_cast<Clock::Duration>(std::chrono::duration<double>(-tokens_ / qps_));
+  return std::chrono::duration_cast<Clock::Duration>(
+      std::chrono::duration<double>(-tokens_ / qps_));
 }
 
 Clock::Duration MaxOfRateLimiter::When(const std::string& item) {

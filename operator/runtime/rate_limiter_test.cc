@@ -15,7 +15,7 @@ TEST(ItemExponentialRateLimiterTest, DoublesPerFailureUpToTheCap) {
     int failures_before;
     Clock::Duration want;
   };
-  const Step steps[] = {{0, 5ms}, {1, 10ms}, {2, 20ms}, {3, 40ms}, {10, 5120ms},
+  const Step steps[] = {{0, 5ms},       {1, 10ms},   {2, 20ms},   {3, 40ms},    {10, 5120ms},
                         {17, 655360ms}, {18, 1000s}, {40, 1000s}, {2000, 1000s}};
   for (const Step& s : steps) {
     ItemExponentialRateLimiter fresh(5ms, 1000s);

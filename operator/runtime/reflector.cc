@@ -121,8 +121,8 @@ Status Reflector::Watch() {
     watch_options.field_selector = options_.field_selector;
     watch_options.resource_version = LastSyncResourceVersion();
     watch_options.allow_watch_bookmarks = true;
-    watch_options.timeout_seconds = static_cast<int>(
-        options_.min_watch_timeout.count() * (1.0 + options_.uniform()));
+    watch_options.timeout_seconds =
+        static_cast<int>(options_.min_watch_timeout.count() * (1.0 + options_.uniform()));
     RDMASTACK_ASSIGN_OR_RETURN(k8s::WatchStreamPtr stream,
                                client_.Watch(options_.type, options_.ns, watch_options));
     {

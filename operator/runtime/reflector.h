@@ -27,7 +27,8 @@ class ReflectorSink {
  public:
   virtual ~ReflectorSink() = default;
   // The full, current contents of the collection.
-  virtual void Replace(std::vector<k8s::JsonObject> objects, const std::string& resource_version) = 0;
+  virtual void Replace(std::vector<k8s::JsonObject> objects,
+                       const std::string& resource_version) = 0;
   // Added or modified.
   virtual void Upsert(k8s::JsonObject object) = 0;
   virtual void Remove(k8s::JsonObject object) = 0;

@@ -9,12 +9,12 @@ namespace rdmastack::runtime {
 namespace {
 
 using ::testing::_;
+using testing::ApiStatus;
 using ::testing::Field;
 using ::testing::Invoke;
-using ::testing::Return;
-using testing::ApiStatus;
 using testing::MakeList;
 using testing::MakeObject;
+using ::testing::Return;
 
 // Records what the reflector tells its sink.
 class RecordingSink : public ReflectorSink {
@@ -57,9 +57,9 @@ k8s::JsonObject Bookmark(const std::string& rv) {
 }
 
 k8s::JsonObject ExpiredStatusObject() {
-  return k8s::JsonObject::Parse(
-             R"json({"kind":"Status","apiVersion":"v1","status":"Failure","message":"too old resource version: 5 (20)","reason":"Expired","code":410})json")
-      .value();
+  return k8s::JsonObject::
+      Parse(R"json({"kind":"Status","apiVersion":"v1","status":"Failure","message":"too old resource version: 5 (20)","reason":"Expired","code":410})json")
+          .value();
 }
 
 TEST_F(ReflectorTest, ListsThenWatchesFromTheListVersionAndFollowsEvents) {
@@ -124,21 +124,24 @@ TEST_F(ReflectorTest, PagedConsistentListTransformsEachPageAndFollowsContinueTok
     return obj;
   };
   Reflector r(client_, clock_, o, sink_);
-  auto page = [](std::vector<k8s::JsonObject> items, const std::string& rv, const std::string& next) {
+  auto page = [](std::vector<k8s::JsonObject> items, const std::string& rv,
+                 const std::string& next) {
     k8s::ObjectList l = MakeList(std::move(items), rv);
     l.continue_token = next;
     return l;
   };
   ::testing::InSequence seq;
-  EXPECT_CALL(client_, List(_, _, AllOf(Field(&k8s::ListOptions::resource_version, ""),
-                                        Field(&k8s::ListOptions::continue_token, ""),
-                                        Field(&k8s::ListOptions::limit, 2))))
+  EXPECT_CALL(client_, List(_, _,
+                            AllOf(Field(&k8s::ListOptions::resource_version, ""),
+                                  Field(&k8s::ListOptions::continue_token, ""),
+                                  Field(&k8s::ListOptions::limit, 2))))
       .WillOnce(Invoke([&](auto&&...) {
         EXPECT_EQ(transformed, 0);
         return page({MakeObject("ns", "a", "1"), MakeObject("ns", "b", "2")}, "20", "tok1");
       }));
-  EXPECT_CALL(client_, List(_, _, AllOf(Field(&k8s::ListOptions::resource_version, ""),
-                                        Field(&k8s::ListOptions::continue_token, "tok1"))))
+  EXPECT_CALL(client_, List(_, _,
+                            AllOf(Field(&k8s::ListOptions::resource_version, ""),
+                                  Field(&k8s::ListOptions::continue_token, "tok1"))))
       .WillOnce(Invoke([&](auto&&...) {
         EXPECT_EQ(transformed, 2);  // the first page was transformed before the second arrived
         return page({MakeObject("ns", "c", "3")}, "20", "");
@@ -167,11 +170,12 @@ TEST_F(ReflectorTest, RunBacksOffBetweenFailuresAndStopEndsIt) {
   Reflector r(client_, clock_, o, sink_);
   std::mutex mu;
   std::vector<Clock::TimePoint> attempts;
-  EXPECT_CALL(client_, List(_, _, _)).WillRepeatedly(Invoke([&](auto&&...) -> StatusOr<k8s::ObjectList> {
-    std::lock_guard<std::mutex> l(mu);
-    attempts.push_back(clock_.Now());
-    return UnavailableError("connection refused");
-  }));
+  EXPECT_CALL(client_, List(_, _, _))
+      .WillRepeatedly(Invoke([&](auto&&...) -> StatusOr<k8s::ObjectList> {
+        std::lock_guard<std::mutex> l(mu);
+        attempts.push_back(clock_.Now());
+        return UnavailableError("connection refused");
+      }));
   std::thread runner([&] { r.Run(); });
   // Time moves in 100 ms steps; each attempt must wait out its backoff (800 ms, then 1600 ms).
   const auto step = std::chrono::milliseconds(100);

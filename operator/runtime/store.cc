@@ -114,7 +114,8 @@ size_t Store::Size() const {
 }
 
 IndexFunc IndexByNamespace() {
-  return [](const k8s::JsonObject& o) { return std::vector<std::string>{std::string(o.Namespace())}; };
+  return
+      [](const k8s::JsonObject& o) { return std::vector<std::string>{std::string(o.Namespace())}; };
 }
 
 IndexFunc IndexByOwnerUid(bool only_controller) {

@@ -16,15 +16,7 @@ ObjectPtr Obj(const std::string& ns, const std::string& name, const std::string&
               std::vector<k8s::OwnerReference> owners = {}) {
   k8s::JsonObject o = MakeObject(ns, name, rv);
   for (const auto& [k, v] : labels) o.SetLabel(k, v);
-  for (const auto& ref : owners) {
-    k8s::JsonObject r;
-    (void)r.SetString({"apiVersion"}, ref.api_version);
-    (void)r.SetString({"kind"}, ref.kind);
-    (void)r.SetString({"name"}, ref.name);
-    (void)r.SetString({"uid"}, ref.uid);
-    (void)r.SetBool({"controller"}, ref.controller);
-    (void)o.Append({"metadata", "ownerReferences"}, r);
-  }
+  for (const auto& ref : owners) testing::AddOwnerReference(o, ref);
   return std::make_shared<const k8s::JsonObject>(std::move(o));
 }
 
@@ -72,8 +64,10 @@ TEST(StoreTest, IndexesFollowUpdatesAndDeletes) {
     std::string index, value;
     std::vector<std::string> want;
   };
-  const Case before[] = {{"app", "web", {"a", "b"}}, {"app", "db", {"c"}},
-                         {"app", "none", {}},        {"ns", "n2", {"c", "d"}}};
+  const Case before[] = {{"app", "web", {"a", "b"}},
+                         {"app", "db", {"c"}},
+                         {"app", "none", {}},
+                         {"ns", "n2", {"c", "d"}}};
   for (const Case& c : before) EXPECT_EQ(Names(s.ByIndex(c.index, c.value)), c.want) << c.value;
 
   s.Upsert(Obj("n1", "b", "2", {{"app", "db"}}));  // relabelled
@@ -104,9 +98,13 @@ TEST(StoreTest, ReplaceReportsAddsChangedUpdatesAndDeletesWithLastState) {
   auto changes = s.Replace({Obj("n", "same", "1"), Obj("n", "changed", "2"), Obj("n", "new", "3")});
   std::vector<std::string> seen;
   for (const auto& c : changes) {
-    if (!c.old) seen.push_back("add " + std::string(c.current->Name()));
-    else if (!c.current) seen.push_back("delete " + std::string(c.old->Name()) + "@" + std::string(c.old->ResourceVersion()));
-    else seen.push_back("update " + std::string(c.current->Name()));
+    if (!c.old)
+      seen.push_back("add " + std::string(c.current->Name()));
+    else if (!c.current)
+      seen.push_back("delete " + std::string(c.old->Name()) + "@" +
+                     std::string(c.old->ResourceVersion()));
+    else
+      seen.push_back("update " + std::string(c.current->Name()));
   }
   std::sort(seen.begin(), seen.end());
   EXPECT_EQ(seen, (std::vector<std::string>{"add new", "delete gone@7", "update changed"}));

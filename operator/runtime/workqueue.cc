@@ -11,11 +11,13 @@ WorkQueue::WorkQueue(std::string name, Clock& clock, std::unique_ptr<RateLimiter
   if (metrics == nullptr) return;
   depth_ = &metrics->GaugeFamily("workqueue_depth", "Current depth of workqueue", {"name"})
                 .With({name_});
-  adds_ = &metrics->CounterFamily("workqueue_adds_total",
-                                  "Total number of adds handled by workqueue", {"name"})
+  adds_ = &metrics
+               ->CounterFamily("workqueue_adds_total", "Total number of adds handled by workqueue",
+                               {"name"})
                .With({name_});
-  retries_ = &metrics->CounterFamily("workqueue_retries_total",
-                                     "Total number of retries handled by workqueue", {"name"})
+  retries_ = &metrics
+                  ->CounterFamily("workqueue_retries_total",
+                                  "Total number of retries handled by workqueue", {"name"})
                   .With({name_});
 }
 
@@ -55,9 +57,13 @@ void WorkQueue::AddRateLimited(const std::string& item) {
   AddAfter(item, delay);
 }
 
-void WorkQueue::Forget(const std::string& item) { limiter_->Forget(item); }
+void WorkQueue::Forget(const std::string& item) {
+  limiter_->Forget(item);
+}
 
-int WorkQueue::NumRequeues(const std::string& item) const { return limiter_->NumRequeues(item); }
+int WorkQueue::NumRequeues(const std::string& item) const {
+  return limiter_->NumRequeues(item);
+}
 
 void WorkQueue::PromoteDueLocked() {
   const Clock::TimePoint now = clock_.Now();

@@ -21,13 +21,11 @@ class FakeLeaseServer {
   explicit FakeLeaseServer(testing::MockClient& client) {
     ON_CALL(client, Get(_, _, _, _)).WillByDefault(Invoke([this](auto&&...) { return Get(); }));
     ON_CALL(client, Create(_, _, _))
-        .WillByDefault(Invoke([this](const auto&, const k8s::JsonObject& o, const auto&) {
-          return Create(o);
-        }));
+        .WillByDefault(Invoke(
+            [this](const auto&, const k8s::JsonObject& o, const auto&) { return Create(o); }));
     ON_CALL(client, Update(_, _, _))
-        .WillByDefault(Invoke([this](const auto&, const k8s::JsonObject& o, const auto&) {
-          return Update(o);
-        }));
+        .WillByDefault(Invoke(
+            [this](const auto&, const k8s::JsonObject& o, const auto&) { return Update(o); }));
   }
 
   StatusOr<k8s::JsonObject> Get() {

@@ -121,6 +121,17 @@ inline k8s::JsonObject MakeObject(const std::string& ns, const std::string& name
   return o;
 }
 
+// Appends an ownerReferences entry.
+inline void AddOwnerReference(k8s::JsonObject& object, const k8s::OwnerReference& ref) {
+  k8s::JsonObject r;
+  (void)r.SetString({"apiVersion"}, ref.api_version);
+  (void)r.SetString({"kind"}, ref.kind);
+  (void)r.SetString({"name"}, ref.name);
+  (void)r.SetString({"uid"}, ref.uid);
+  (void)r.SetBool({"controller"}, ref.controller);
+  (void)object.Append({"metadata", "ownerReferences"}, r);
+}
+
 inline k8s::ObjectList MakeList(std::vector<k8s::JsonObject> items, const std::string& rv) {
   k8s::ObjectList list;
   list.api_version = "v1";

@@ -90,12 +90,12 @@ k8s::JsonObject FakeNode(int index) {
   for (int i = 0; i < 30; ++i) {
     k8s::JsonObject image;
     const std::string repo = fmt::format("registry.bench.example/ml-platform/component-{:02}", i);
-    (void)image.Append({"names"}, k8s::JsonObject::Parse(fmt::format(
-                                      "\"{}@sha256:{}\"", repo, Hex(i * 31 + index % 7, 64)))
+    (void)image.Append({"names"}, k8s::JsonObject::Parse(fmt::format("\"{}@sha256:{}\"", repo,
+                                                                     Hex(i * 31 + index % 7, 64)))
                                       .value());
-    (void)image.Append({"names"},
-                       k8s::JsonObject::Parse(fmt::format("\"{}:v1.{}.{}\"", repo, i, index % 5))
-                           .value());
+    (void)image.Append(
+        {"names"},
+        k8s::JsonObject::Parse(fmt::format("\"{}:v1.{}.{}\"", repo, i, index % 5)).value());
     (void)image.SetInt({"sizeBytes"}, 100'000'000 + i * 7'654'321);
     (void)n.Append({"status", "images"}, image);
   }

@@ -52,7 +52,8 @@ SyncRun RunSync(const std::string& binary, const std::string& kubeconfig,
 TEST(InformerBench, SyncTimeAndMemoryAgainstKubectl) {
   const std::string kubeconfig = Env("RDMASTACK_BENCH_KUBECONFIG");
   if (kubeconfig.empty()) GTEST_SKIP() << "set RDMASTACK_BENCH_KUBECONFIG to a private cluster";
-  const std::string kubectl = Env("RDMASTACK_KUBECTL").empty() ? "kubectl" : Env("RDMASTACK_KUBECTL");
+  const std::string kubectl =
+      Env("RDMASTACK_KUBECTL").empty() ? "kubectl" : Env("RDMASTACK_KUBECTL");
   const std::string binary = Env("RDMASTACK_BINARY_DIR") + "/bin/informer-sync-bench";
 
   auto populated = rdmastack::testing::RunCommand(
@@ -64,10 +65,12 @@ TEST(InformerBench, SyncTimeAndMemoryAgainstKubectl) {
   for (int i = 0; i < kRuns; ++i) {
     const auto start = std::chrono::steady_clock::now();
     auto r = rdmastack::testing::RunCommand(
-        {"/bin/sh", "-c", "\"$0\" --kubeconfig \"$1\" get nodes -o json > /dev/null", kubectl, kubeconfig});
+        {"/bin/sh", "-c", "\"$0\" --kubeconfig \"$1\" get nodes -o json > /dev/null", kubectl,
+         kubeconfig});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     kubectl_ms.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count());
   }
   const double kubectl_median = Median(kubectl_ms);
 
@@ -79,8 +82,10 @@ TEST(InformerBench, SyncTimeAndMemoryAgainstKubectl) {
                             {"trimmed, watch-cache list", {"--trim"}},
                             {"full objects, paged list", {"--paged"}},
                             {"trimmed, paged list", {"--trim", "--paged"}}};
-  std::printf("\n| configuration | objects | sync ms (median of %d) | sync / kubectl | KiB RSS per node |\n",
-              kRuns);
+  std::printf(
+      "\n| configuration | objects | sync ms (median of %d) | sync / kubectl | KiB RSS per node "
+      "|\n",
+      kRuns);
   std::printf("|---|---|---|---|---|\n");
   std::printf("| kubectl get nodes -o json | %d | %.0f | 1.00 | - |\n", kNodes, kubectl_median);
   for (const Config& c : configs) {

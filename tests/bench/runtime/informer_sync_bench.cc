@@ -57,8 +57,9 @@ int main(int argc, char** argv) {
     } else if (arg == "--populate" && i + 1 < argc) {
       populate = std::atoi(argv[++i]);
     } else {
-      return Fail("unknown argument " + arg +
-                  "; usage: informer-sync-bench --kubeconfig FILE [--trim] [--paged] [--populate N]");
+      return Fail(
+          "unknown argument " + arg +
+          "; usage: informer-sync-bench --kubeconfig FILE [--trim] [--paged] [--populate N]");
     }
   }
   if (kubeconfig.empty()) return Fail("--kubeconfig is required");
@@ -95,9 +96,11 @@ int main(int argc, char** argv) {
   const long rss_after_trim = RssKb();
   const size_t objects = informer.store().Size();
   std::printf(
-      "{\"trim\":%s,\"paged\":%s,\"objects\":%zu,\"sync_ms\":%.0f,\"rss_start_kb\":%ld,\"rss_synced_kb\":%ld,"
+      "{\"trim\":%s,\"paged\":%s,\"objects\":%zu,\"sync_ms\":%.0f,\"rss_start_kb\":%ld,\"rss_"
+      "synced_kb\":%ld,"
       "\"rss_released_kb\":%ld,\"kib_per_object\":%.2f}\n",
-      trim ? "true" : "false", paged ? "true" : "false", objects, sync_ms, rss_start, rss_synced, rss_after_trim,
+      trim ? "true" : "false", paged ? "true" : "false", objects, sync_ms, rss_start, rss_synced,
+      rss_after_trim,
       objects == 0 ? 0.0 : static_cast<double>(rss_after_trim - rss_start) / objects);
   informer.Stop();
   return 0;

@@ -31,7 +31,8 @@ TEST(EventsIntegrationTest, RepeatsBecomeASeriesVisibleThroughKubectl) {
   ApiEventRecorder recorder(*client, RealClock::Instance(), options);
   recorder.Start();
   for (int i = 0; i < 5; ++i) {
-    recorder.Record(*subject, EventType::kWarning, "ProbeFailed", "Probe", "gateway did not answer");
+    recorder.Record(*subject, EventType::kWarning, "ProbeFailed", "Probe",
+                    "gateway did not answer");
   }
   recorder.Record(*subject, EventType::kNormal, "Configured", "Configure", "applied once");
   recorder.Flush();

@@ -25,9 +25,8 @@ class EventLog {
   // Waits (real time) until `line` has been logged.
   bool WaitFor(const std::string& line, std::chrono::seconds timeout = std::chrono::seconds(30)) {
     std::unique_lock<std::mutex> l(mu_);
-    return cv_.wait_for(l, timeout, [&] {
-      return std::find(lines_.begin(), lines_.end(), line) != lines_.end();
-    });
+    return cv_.wait_for(
+        l, timeout, [&] { return std::find(lines_.begin(), lines_.end(), line) != lines_.end(); });
   }
   std::vector<std::string> Lines() {
     std::lock_guard<std::mutex> l(mu_);
@@ -45,7 +44,8 @@ TEST(InformerIntegrationTest, SeesAddUpdateDeleteAndMatchesAFreshList) {
   auto client = integration::AdminClient(*env);
   ASSERT_NE(client, nullptr);
   const std::string ns = integration::CreateNamespace(*env, "rt-informer");
-  ASSERT_EQ(env->Kubectl({"-n", ns, "create", "configmap", "before", "--from-literal=k=v"}).exit_code, 0);
+  ASSERT_EQ(
+      env->Kubectl({"-n", ns, "create", "configmap", "before", "--from-literal=k=v"}).exit_code, 0);
 
   InformerOptions options;
   options.type = k8s::kinds::ConfigMap();
@@ -64,8 +64,10 @@ TEST(InformerIntegrationTest, SeesAddUpdateDeleteAndMatchesAFreshList) {
   ASSERT_TRUE(informer.WaitForSync(RealClock::Instance().Now() + std::chrono::seconds(30)));
   EXPECT_TRUE(log.WaitFor("add before"));
 
-  ASSERT_EQ(env->Kubectl({"-n", ns, "create", "configmap", "a", "--from-literal=k=1"}).exit_code, 0);
-  ASSERT_EQ(env->Kubectl({"-n", ns, "create", "configmap", "b", "--from-literal=k=1"}).exit_code, 0);
+  ASSERT_EQ(env->Kubectl({"-n", ns, "create", "configmap", "a", "--from-literal=k=1"}).exit_code,
+            0);
+  ASSERT_EQ(env->Kubectl({"-n", ns, "create", "configmap", "b", "--from-literal=k=1"}).exit_code,
+            0);
   EXPECT_TRUE(log.WaitFor("add a"));
   EXPECT_TRUE(log.WaitFor("add b"));
   ASSERT_EQ(env->Kubectl({"-n", ns, "patch", "configmap", "a", "--type=merge", "-p",
@@ -86,7 +88,8 @@ TEST(InformerIntegrationTest, SeesAddUpdateDeleteAndMatchesAFreshList) {
     listed.clear();
     cached.clear();
     for (const auto& o : list->items) listed[o.Key()] = std::string(o.ResourceVersion());
-    for (const auto& o : informer.store().List()) cached[o->Key()] = std::string(o->ResourceVersion());
+    for (const auto& o : informer.store().List())
+      cached[o->Key()] = std::string(o->ResourceVersion());
     if (listed == cached) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }

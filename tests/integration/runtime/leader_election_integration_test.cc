@@ -4,11 +4,10 @@
 // over at its next retry.
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -30,9 +29,10 @@ class Contender {
             const std::string& identity)
       : identity_(identity), out_path_(::testing::TempDir() + "contender-" + identity + ".out") {
     const char* bin_dir = std::getenv("RDMASTACK_BINARY_DIR");
-    const std::string binary = std::string(bin_dir != nullptr ? bin_dir : "build") + "/bin/leader-contender";
-    std::vector<std::string> args = {binary,        "--kubeconfig", env.kubeconfig, "--namespace", ns,
-                                     "--lease",     "contended",    "--identity",   identity};
+    const std::string binary =
+        std::string(bin_dir != nullptr ? bin_dir : "build") + "/bin/leader-contender";
+    std::vector<std::string> args = {binary,    "--kubeconfig", env.kubeconfig, "--namespace", ns,
+                                     "--lease", "contended",    "--identity",   identity};
     pid_ = fork();
     if (pid_ == 0) {
       const int fd = open(out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -90,8 +90,8 @@ long long NowMillis() {
 }
 
 std::string Holder(const rdmastack::testing::ClusterEnv& env, const std::string& ns) {
-  auto r = env.Kubectl({"-n", ns, "get", "lease", "contended", "-o",
-                        "jsonpath={.spec.holderIdentity}"});
+  auto r =
+      env.Kubectl({"-n", ns, "get", "lease", "contended", "-o", "jsonpath={.spec.holderIdentity}"});
   return r.exit_code == 0 ? r.out : "<" + r.err + ">";
 }
 
