@@ -38,7 +38,27 @@ Status Status::WithContext(std::string_view prefix) const {
   std::string m(prefix);
   m += ": ";
   m += message_;
-  return {code_, std::move(m)};
+  Status out(code_, std::move(m));
+  out.payloads_ = payloads_;
+  return out;
+}
+
+void Status::SetPayload(std::string_view type_url, std::string payload) {
+  if (ok()) return;  // an OK status carries nothing
+  for (auto& [url, value] : payloads_) {
+    if (url == type_url) {
+      value = std::move(payload);
+      return;
+    }
+  }
+  payloads_.emplace_back(std::string(type_url), std::move(payload));
+}
+
+std::optional<std::string_view> Status::GetPayload(std::string_view type_url) const {
+  for (const auto& [url, value] : payloads_) {
+    if (url == type_url) return std::string_view(value);
+  }
+  return std::nullopt;
 }
 
 }  // namespace rdmastack

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <utility>
 #include <variant>
+#include <vector>
 
 namespace rdmastack {
 
@@ -46,11 +47,17 @@ class [[nodiscard]] Status {
   // Returns a copy whose message is "prefix: message"; keeps the code.
   Status WithContext(std::string_view prefix) const;
 
+  // Typed side data keyed by a type URL, as absl::Status payloads (e.g. the Kubernetes API's
+  // metav1.Status behind an error). Kept by WithContext.
+  void SetPayload(std::string_view type_url, std::string payload);
+  std::optional<std::string_view> GetPayload(std::string_view type_url) const;
+
   friend bool operator==(const Status&, const Status&) = default;
 
  private:
   StatusCode code_ = StatusCode::kOk;
   std::string message_;
+  std::vector<std::pair<std::string, std::string>> payloads_;
 };
 
 inline Status OkStatus() { return {}; }

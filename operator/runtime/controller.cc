@@ -1,0 +1,155 @@
+#include "operator/runtime/controller.h"
+
+#include <spdlog/spdlog.h>
+
+#include <exception>
+
+namespace rdmastack::runtime {
+
+Controller::Controller(std::string name, Reconciler& reconciler, Clock& clock,
+                       MetricsRegistry* metrics, ControllerOptions options)
+    : name_(std::move(name)),
+      reconciler_(reconciler),
+      clock_(clock),
+      workers_(std::max(1, options.workers)),
+      queue_(name_, clock,
+             options.rate_limiter ? std::move(options.rate_limiter)
+                                  : DefaultControllerRateLimiter(clock),
+             metrics) {
+  if (metrics == nullptr) return;
+  auto& total = metrics->CounterFamily("controller_runtime_reconcile_total",
+                                       "Total number of reconciliations per controller",
+                                       {"controller", "result"});
+  success_ = &total.With({name_, "success"});
+  requeue_after_ = &total.With({name_, "requeue_after"});
+  error_ = &total.With({name_, "error"});
+  errors_total_ =
+      &metrics
+           ->CounterFamily("controller_runtime_reconcile_errors_total",
+                           "Total number of reconciliation errors per controller", {"controller"})
+           .With({name_});
+  terminal_errors_ =
+      &metrics
+           ->CounterFamily("controller_runtime_terminal_reconcile_errors_total",
+                           "Total number of terminal reconciliation errors per controller",
+                           {"controller"})
+           .With({name_});
+  reconcile_time_ = &metrics
+                         ->HistogramFamily("controller_runtime_reconcile_time_seconds",
+                                           "Length of time per reconciliation per controller",
+                                           {"controller"}, ReconcileTimeBuckets())
+                         .With({name_});
+  active_workers_ =
+      &metrics
+           ->GaugeFamily("controller_runtime_active_workers",
+                         "Number of currently used workers per controller", {"controller"})
+           .With({name_});
+  metrics
+      ->GaugeFamily("controller_runtime_max_concurrent_reconciles",
+                    "Maximum number of concurrent reconciles per controller", {"controller"})
+      .With({name_})
+      .Set(workers_);
+}
+
+Controller::~Controller() {
+  Stop(std::chrono::seconds(0));
+}
+
+void Controller::Enqueue(const MapFunc& map, const k8s::JsonObject& object) {
+  for (const Request& r : map(object)) queue_.Add(r.Key());
+}
+
+void Controller::Watch(Informer& informer, MapFunc map, Predicate predicate) {
+  EventHandler h;
+  h.on_add = [this, map, predicate](const ObjectPtr& o) {
+    if (!predicate.create || predicate.create(*o)) Enqueue(map, *o);
+  };
+  h.on_update = [this, map, predicate](const ObjectPtr& old, const ObjectPtr& current) {
+    if (predicate.update && !predicate.update(*old, *current)) return;
+    Enqueue(map, *old);
+    Enqueue(map, *current);
+  };
+  h.on_delete = [this, map, predicate](const ObjectPtr& o) {
+    if (!predicate.del || predicate.del(*o)) Enqueue(map, *o);
+  };
+  informer.AddEventHandler(std::move(h));
+}
+
+void Controller::Start() {
+  if (!threads_.empty()) return;
+  for (int i = 0; i < workers_; ++i) {
+    threads_.emplace_back([this] {
+      while (ProcessNextItem()) {
+      }
+    });
+  }
+}
+
+bool Controller::Stop(Clock::Duration drain) {
+  queue_.ShutDown();
+  const bool idle = queue_.WaitForIdle(clock_.Now() + drain);
+  for (auto& t : threads_) {
+    // A reconcile that outlives the drain period is abandoned: the process is about to exit.
+    if (idle) {
+      t.join();
+    } else {
+      t.detach();
+    }
+  }
+  threads_.clear();
+  if (!idle) spdlog::warn("controller {}: reconciles still running after the drain period", name_);
+  return idle;
+}
+
+bool Controller::ProcessNextItem() {
+  auto key = queue_.Get();
+  if (!key) return false;
+  if (active_workers_ != nullptr) active_workers_->Inc();
+  ReconcileKey(*key);
+  if (active_workers_ != nullptr) active_workers_->Dec();
+  queue_.Done(*key);
+  return true;
+}
+
+void Controller::ReconcileKey(const std::string& key) {
+  const Request request = Request::FromKey(key);
+  const Clock::TimePoint start = clock_.Now();
+  StatusOr<Result> result = InternalError("reconciler did not return");
+  try {
+    result = reconciler_.Reconcile(request);
+  } catch (const std::exception& e) {
+    result = InternalError(std::string("reconciler threw: ") + e.what());
+  } catch (...) {
+    result = InternalError("reconciler threw a non-standard exception");
+  }
+  if (reconcile_time_ != nullptr) {
+    reconcile_time_->Observe(std::chrono::duration<double>(clock_.Now() - start).count());
+  }
+  auto inc = [](Counter* c) {
+    if (c != nullptr) c->Inc();
+  };
+  if (!result.ok()) {
+    inc(error_);
+    inc(errors_total_);
+    if (IsTerminalError(result.status())) {
+      inc(terminal_errors_);
+      queue_.Forget(key);
+      spdlog::error("controller {}: {}: terminal error, not retrying: {}", name_, key,
+                    result.status().ToString());
+      return;
+    }
+    spdlog::warn("controller {}: {}: {} (retry {})", name_, key, result.status().ToString(),
+                 queue_.NumRequeues(key) + 1);
+    queue_.AddRateLimited(key);
+    return;
+  }
+  queue_.Forget(key);
+  if (result->requeue_after > Clock::Duration::zero()) {
+    inc(requeue_after_);
+    queue_.AddAfter(key, result->requeue_after);
+    return;
+  }
+  inc(success_);
+}
+
+}  // namespace rdmastack::runtime

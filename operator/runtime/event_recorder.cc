@@ -1,0 +1,166 @@
+#include "operator/runtime/event_recorder.h"
+
+#include <spdlog/spdlog.h>
+
+#include "operator/k8s/api_error.h"
+
+namespace rdmastack::runtime {
+
+namespace {
+
+constexpr size_t kMaxNoteBytes = 1024;
+
+k8s::JsonObject RefObject(const ObjectRef& ref) {
+  k8s::JsonObject o;
+  (void)o.SetString({"apiVersion"}, ref.api_version);
+  (void)o.SetString({"kind"}, ref.kind);
+  if (!ref.ns.empty()) (void)o.SetString({"namespace"}, ref.ns);
+  (void)o.SetString({"name"}, ref.name);
+  if (!ref.uid.empty()) (void)o.SetString({"uid"}, ref.uid);
+  return o;
+}
+
+std::string SeriesPatch(const EventRecord& record) {
+  k8s::JsonObject patch;
+  (void)patch.SetInt({"series", "count"}, record.series_count);
+  (void)patch.SetString({"series", "lastObservedTime"}, FormatMicroTime(record.last_observed));
+  return patch.Serialize();
+}
+
+// Server-side rejections (bad request, forbidden, invalid) will not succeed on retry.
+bool Retryable(const Status& s) {
+  const auto api = k8s::GetApiError(s);
+  if (!api) return true;  // transport failure
+  return api->http_code == 429 || api->http_code >= 500;
+}
+
+}  // namespace
+
+ObjectRef ObjectRefFor(const k8s::JsonObject& object) {
+  return {std::string(object.ApiVersion()), std::string(object.Kind()),
+          std::string(object.Namespace()), std::string(object.Name()), std::string(object.Uid())};
+}
+
+k8s::JsonObject EventObject(const EventRecord& record, const EventRecorderOptions& options) {
+  const EventSpec& spec = record.spec;
+  k8s::JsonObject o;
+  o.SetApiVersion("events.k8s.io/v1");
+  o.SetKind("Event");
+  o.SetName(record.name);
+  o.SetNamespace(spec.regarding.ns.empty() ? "default" : spec.regarding.ns);
+  (void)o.SetString({"eventTime"}, FormatMicroTime(record.event_time));
+  (void)o.SetString({"reportingController"}, options.reporting_controller);
+  (void)o.SetString({"reportingInstance"}, options.reporting_instance);
+  (void)o.SetString({"action"}, spec.action);
+  (void)o.SetString({"reason"}, spec.reason);
+  (void)o.SetString({"type"}, spec.type);
+  (void)o.SetString({"note"}, spec.note.substr(0, kMaxNoteBytes));
+  (void)o.Set({"regarding"}, RefObject(spec.regarding));
+  if (spec.related) (void)o.Set({"related"}, RefObject(*spec.related));
+  if (record.series_count > 0) {
+    (void)o.SetInt({"series", "count"}, record.series_count);
+    (void)o.SetString({"series", "lastObservedTime"}, FormatMicroTime(record.last_observed));
+  }
+  return o;
+}
+
+ApiEventRecorder::ApiEventRecorder(k8s::Client& client, Clock& clock, EventRecorderOptions options)
+    : client_(client), clock_(clock), options_(std::move(options)), cache_(options_.series) {}
+
+ApiEventRecorder::~ApiEventRecorder() {
+  Stop();
+}
+
+void ApiEventRecorder::Record(const k8s::JsonObject& regarding, EventType type,
+                              const std::string& reason, const std::string& action,
+                              const std::string& note) {
+  EventSpec spec{ObjectRefFor(regarding),
+                 std::nullopt,
+                 type == EventType::kWarning ? "Warning" : "Normal",
+                 reason,
+                 action,
+                 note};
+  std::lock_guard<std::mutex> l(mu_);
+  if (stopped_) return;
+  auto decision = cache_.Observe(spec, clock_.WallNow());
+  if (!decision) return;
+  pending_.push_back(std::move(*decision));
+  cv_.notify_all();
+}
+
+void ApiEventRecorder::Start() {
+  std::lock_guard<std::mutex> l(mu_);
+  if (writer_.joinable() || stopped_) return;
+  writer_ = std::thread([this] { WriterLoop(); });
+}
+
+void ApiEventRecorder::Stop() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    stopped_ = true;
+    cv_.notify_all();
+  }
+  if (writer_.joinable()) writer_.join();
+}
+
+void ApiEventRecorder::Flush() {
+  std::unique_lock<std::mutex> l(mu_);
+  while ((!pending_.empty() || in_flight_ > 0) && !stopped_) {
+    clock_.WaitUntil(l, cv_, clock_.Now() + std::chrono::seconds(1));
+  }
+}
+
+void ApiEventRecorder::WriterLoop() {
+  std::unique_lock<std::mutex> l(mu_);
+  Clock::TimePoint next_tick = clock_.Now() + options_.tick_interval;
+  while (!stopped_) {
+    if (clock_.Now() >= next_tick) {
+      for (auto& d : cache_.Tick(clock_.WallNow())) pending_.push_back(std::move(d));
+      next_tick = clock_.Now() + options_.tick_interval;
+    }
+    if (pending_.empty()) {
+      clock_.WaitUntil(l, cv_, next_tick);
+      continue;
+    }
+    EventDecision decision = std::move(pending_.front());
+    pending_.pop_front();
+    ++in_flight_;
+    l.unlock();
+    Write(decision);
+    l.lock();
+    --in_flight_;
+    cv_.notify_all();
+  }
+}
+
+void ApiEventRecorder::Write(const EventDecision& decision) {
+  for (int attempt = 1; attempt <= options_.max_tries; ++attempt) {
+    const Status s = WriteOnce(decision);
+    if (s.ok() || k8s::IsAlreadyExists(s)) return;
+    if (!Retryable(s)) {
+      spdlog::warn("event {} rejected by the server: {}", decision.record.name, s.ToString());
+      return;
+    }
+    std::unique_lock<std::mutex> l(mu_);
+    const Clock::TimePoint deadline = clock_.Now() + options_.retry_interval;
+    while (!stopped_ && clock_.Now() < deadline) clock_.WaitUntil(l, cv_, deadline);
+    if (stopped_) return;
+  }
+  spdlog::warn("event {} dropped after {} tries", decision.record.name, options_.max_tries);
+}
+
+Status ApiEventRecorder::WriteOnce(const EventDecision& decision) {
+  const auto& type = k8s::kinds::EventsV1();
+  const EventRecord& r = decision.record;
+  const std::string ns = r.spec.regarding.ns.empty() ? "default" : r.spec.regarding.ns;
+  if (decision.write == EventWrite::kPatchSeries) {
+    auto patched = client_.Patch(type, ns, r.name, k8s::PatchType::kMerge, SeriesPatch(r));
+    if (patched.ok()) return OkStatus();
+    // The first write may have failed or the event expired (1 h TTL): create it with its series.
+    if (!k8s::IsNotFound(patched.status())) return patched.status();
+  }
+  auto created = client_.Create(type, EventObject(r, options_));
+  return created.ok() ? OkStatus() : created.status();
+}
+
+}  // namespace rdmastack::runtime

@@ -1,0 +1,74 @@
+#pragma once
+// Records events.k8s.io/v1 Events about objects, aggregating repeats into series
+// (event_series.h) and writing them from a background thread so that reconcilers never block on
+// the API server. Failed writes are retried (up to 12 tries, 10 s apart) unless the server
+// rejected the event itself.
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "operator/base/clock.h"
+#include "operator/k8s/client.h"
+#include "operator/runtime/event_series.h"
+
+namespace rdmastack::runtime {
+
+enum class EventType { kNormal, kWarning };
+
+class EventRecorder {
+ public:
+  virtual ~EventRecorder() = default;
+  // reason and action: short CamelCase; note: what a human should know (truncated to 1 kB).
+  virtual void Record(const k8s::JsonObject& regarding, EventType type, const std::string& reason,
+                      const std::string& action, const std::string& note) = 0;
+};
+
+struct EventRecorderOptions {
+  std::string reporting_controller;  // e.g. rdmastack.io/operator
+  std::string reporting_instance;    // e.g. the pod name
+  EventSeriesOptions series;
+  Clock::Duration tick_interval = std::chrono::seconds(30);  // series housekeeping
+  int max_tries = 12;
+  Clock::Duration retry_interval = std::chrono::seconds(10);
+};
+
+ObjectRef ObjectRefFor(const k8s::JsonObject& object);
+// The Event object for a record (pure; for tests and the writer).
+k8s::JsonObject EventObject(const EventRecord& record, const EventRecorderOptions& options);
+
+class ApiEventRecorder final : public EventRecorder {
+ public:
+  ApiEventRecorder(k8s::Client& client, Clock& clock, EventRecorderOptions options);
+  ~ApiEventRecorder() override;
+
+  void Record(const k8s::JsonObject& regarding, EventType type, const std::string& reason,
+              const std::string& action, const std::string& note) override;
+  // Starts the writer thread; Stop() ends it after the write in progress.
+  void Start();
+  void Stop();
+  // Blocks until every decided write has been attempted (for tests and shutdown).
+  void Flush();
+
+ private:
+  void WriterLoop();
+  // One write with retries; returns when written, rejected, or stopped.
+  void Write(const EventDecision& decision);
+  Status WriteOnce(const EventDecision& decision);
+
+  k8s::Client& client_;
+  Clock& clock_;
+  const EventRecorderOptions options_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  EventSeriesCache cache_;
+  std::deque<EventDecision> pending_;
+  int in_flight_ = 0;
+  bool stopped_ = false;
+  std::thread writer_;
+};
+
+}  // namespace rdmastack::runtime

@@ -1,0 +1,182 @@
+#include "operator/runtime/informer.h"
+
+#include "operator/runtime/compact_object.h"
+
+namespace rdmastack::runtime {
+
+Transform StripManagedFields() {
+  return [](k8s::JsonObject o) {
+    o.StripManagedFields();
+    return o;
+  };
+}
+
+Transform TrimToFields(std::vector<k8s::JsonPath> keep) {
+  static const k8s::JsonPath kIdentity[] = {
+      {"apiVersion"},
+      {"kind"},
+      {"metadata", "name"},
+      {"metadata", "namespace"},
+      {"metadata", "uid"},
+      {"metadata", "resourceVersion"},
+      {"metadata", "generation"},
+      {"metadata", "deletionTimestamp"},
+      {"metadata", "ownerReferences"},
+  };
+  return [keep = std::move(keep)](k8s::JsonObject o) {
+    k8s::JsonObject out;
+    auto copy = [&](const k8s::JsonPath& path) {
+      const rapidjson::Value* v = o.Find(path);
+      if (v != nullptr) (void)out.Set(path, k8s::JsonObject::FromValue(*v));
+    };
+    for (const auto& path : kIdentity) copy(path);
+    for (const auto& path : keep) copy(path);
+    return out;
+  };
+}
+
+Informer::Informer(k8s::Client& client, Clock& clock, InformerOptions options)
+    : clock_(clock), options_(std::move(options)) {
+  ReflectorOptions r = options_.reflector;
+  r.type = options_.type;
+  r.ns = options_.ns;
+  r.label_selector = options_.label_selector;
+  r.field_selector = options_.field_selector;
+  r.transform = options_.transform;
+  reflector_ =
+      std::make_unique<Reflector>(client, clock, std::move(r), static_cast<ReflectorSink&>(*this));
+}
+
+Informer::~Informer() {
+  Stop();
+}
+
+void Informer::Start() {
+  if (thread_.joinable()) return;
+  thread_ = std::thread([this] { reflector_->Run(); });
+}
+
+void Informer::Stop() {
+  reflector_->Stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+bool Informer::HasSynced() const {
+  std::lock_guard<std::mutex> l(sync_mu_);
+  return synced_;
+}
+
+bool Informer::WaitForSync(Clock::TimePoint deadline) {
+  std::unique_lock<std::mutex> l(sync_mu_);
+  while (!synced_) {
+    if (clock_.Now() >= deadline) return false;
+    clock_.WaitUntil(l, synced_cv_, deadline);
+  }
+  return true;
+}
+
+void Informer::AddEventHandler(EventHandler handler) {
+  std::lock_guard<std::mutex> l(dispatch_mu_);
+  if (handler.on_add) {
+    for (const auto& object : store_.List()) handler.on_add(object);
+  }
+  handlers_.push_back(std::move(handler));
+}
+
+ObjectPtr Informer::Prepare(k8s::JsonObject object) const {
+  return CompactCopy(object);
+}
+
+void Informer::Replace(std::vector<k8s::JsonObject> objects, const std::string&) {
+  std::vector<ObjectPtr> prepared;
+  prepared.reserve(objects.size());
+  for (auto& object : objects) prepared.push_back(Prepare(std::move(object)));
+  objects.clear();
+  {
+    std::lock_guard<std::mutex> l(dispatch_mu_);
+    for (const StoreChange& c : store_.Replace(std::move(prepared))) {
+      for (const auto& h : handlers_) {
+        if (!c.current) {
+          if (h.on_delete) h.on_delete(c.old);
+        } else if (!c.old) {
+          if (h.on_add) h.on_add(c.current);
+        } else if (h.on_update) {
+          h.on_update(c.old, c.current);
+        }
+      }
+    }
+  }
+  if (options_.release_memory_after_list) ReleaseFreeMemory();
+  std::lock_guard<std::mutex> l(sync_mu_);
+  synced_ = true;
+  synced_cv_.notify_all();
+}
+
+void Informer::Upsert(k8s::JsonObject object) {
+  ObjectPtr current = Prepare(std::move(object));
+  std::lock_guard<std::mutex> l(dispatch_mu_);
+  ObjectPtr old = store_.Upsert(current);
+  for (const auto& h : handlers_) {
+    if (old) {
+      if (h.on_update) h.on_update(old, current);
+    } else if (h.on_add) {
+      h.on_add(current);
+    }
+  }
+}
+
+void Informer::Remove(k8s::JsonObject object) {
+  const std::string key = object.Key();
+  std::lock_guard<std::mutex> l(dispatch_mu_);
+  store_.Delete(key);
+  // The DELETED event carries the final state; it is delivered even for an uncached object.
+  ObjectPtr last = Prepare(std::move(object));
+  for (const auto& h : handlers_) {
+    if (h.on_delete) h.on_delete(last);
+  }
+}
+
+Informer& InformerCache::Get(const InformerOptions& options) {
+  const Identity id{options.type.ApiVersion(), options.type.plural, options.ns,
+                    options.label_selector, options.field_selector};
+  std::lock_guard<std::mutex> l(mu_);
+  auto& slot = informers_[id];
+  if (!slot) {
+    slot = std::make_unique<Informer>(client_, clock_, options);
+    if (started_) slot->Start();
+  }
+  return *slot;
+}
+
+void InformerCache::Start() {
+  std::lock_guard<std::mutex> l(mu_);
+  started_ = true;
+  for (auto& [id, informer] : informers_) informer->Start();
+}
+
+void InformerCache::Stop() {
+  std::lock_guard<std::mutex> l(mu_);
+  for (auto& [id, informer] : informers_) informer->Stop();
+}
+
+bool InformerCache::WaitForSync(Clock::TimePoint deadline) {
+  std::vector<Informer*> all;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    for (auto& [id, informer] : informers_) all.push_back(informer.get());
+  }
+  for (Informer* informer : all) {
+    if (!informer->WaitForSync(deadline)) return false;
+  }
+  return true;
+}
+
+bool InformerCache::HasSynced() const {
+  std::lock_guard<std::mutex> l(mu_);
+  for (const auto& [id, informer] : informers_) {
+    if (!informer->HasSynced()) return false;
+  }
+  return true;
+}
+
+}  // namespace rdmastack::runtime

@@ -1,0 +1,204 @@
+#include "operator/runtime/leader_election.h"
+
+#include <spdlog/spdlog.h>
+
+#include "operator/k8s/api_error.h"
+#include "operator/runtime/event_series.h"
+
+namespace rdmastack::runtime {
+
+Status ValidateLeaderElectionConfig(const LeaderElectionConfig& c) {
+  if (c.lease_name.empty() || c.lease_namespace.empty()) {
+    return InvalidArgumentError("leader election needs a lease namespace and name");
+  }
+  if (c.identity.empty()) return InvalidArgumentError("leader election needs an identity");
+  if (c.lease_duration <= c.renew_deadline) {
+    return InvalidArgumentError("leaseDuration must be greater than renewDeadline");
+  }
+  if (c.renew_deadline <= c.retry_period * 12 / 10) {
+    return InvalidArgumentError("renewDeadline must be greater than 1.2 * retryPeriod");
+  }
+  if (c.retry_period <= Clock::Duration::zero()) {
+    return InvalidArgumentError("retryPeriod must be positive");
+  }
+  return OkStatus();
+}
+
+LeaseRecord LeaseRecordFrom(const k8s::JsonObject& lease) {
+  LeaseRecord r;
+  r.holder = lease.GetString({"spec", "holderIdentity"}).value_or("");
+  r.lease_duration_seconds =
+      static_cast<int>(lease.GetInt({"spec", "leaseDurationSeconds"}).value_or(0));
+  r.acquire_time = lease.GetString({"spec", "acquireTime"}).value_or("");
+  r.renew_time = lease.GetString({"spec", "renewTime"}).value_or("");
+  r.lease_transitions = static_cast<int>(lease.GetInt({"spec", "leaseTransitions"}).value_or(0));
+  return r;
+}
+
+namespace {
+
+k8s::JsonObject LeaseObject(const LeaderElectionConfig& c, const LeaseRecord& r,
+                            const std::string& resource_version) {
+  k8s::JsonObject o;
+  o.SetApiVersion("coordination.k8s.io/v1");
+  o.SetKind("Lease");
+  o.SetNamespace(c.lease_namespace);
+  o.SetName(c.lease_name);
+  if (!resource_version.empty()) o.SetResourceVersion(resource_version);
+  (void)o.SetString({"spec", "holderIdentity"}, r.holder);
+  (void)o.SetInt({"spec", "leaseDurationSeconds"}, r.lease_duration_seconds);
+  (void)o.SetString({"spec", "acquireTime"}, r.acquire_time);
+  (void)o.SetString({"spec", "renewTime"}, r.renew_time);
+  (void)o.SetInt({"spec", "leaseTransitions"}, r.lease_transitions);
+  return o;
+}
+
+int Seconds(Clock::Duration d) {
+  return static_cast<int>(std::chrono::duration_cast<std::chrono::seconds>(d).count());
+}
+
+}  // namespace
+
+LeaderElector::LeaderElector(k8s::Client& client, Clock& clock, LeaderElectionConfig config)
+    : client_(client), clock_(clock), config_(std::move(config)) {}
+
+bool LeaderElector::TryAcquireOrRenew() {
+  const std::string now_text = FormatMicroTime(clock_.WallNow());
+  LeaseRecord desired{config_.identity, Seconds(config_.lease_duration), now_text, now_text, 0};
+  const auto& type = k8s::kinds::Lease();
+
+  auto current = client_.Get(type, config_.lease_namespace, config_.lease_name);
+  if (!current.ok()) {
+    if (!k8s::IsNotFound(current.status())) {
+      spdlog::warn("leader election: get lease {}/{}: {}", config_.lease_namespace,
+                   config_.lease_name, current.status().ToString());
+      return false;
+    }
+    auto created = client_.Create(type, LeaseObject(config_, desired, ""));
+    if (!created.ok()) {
+      spdlog::info("leader election: create lease: {}", created.status().ToString());
+      return false;
+    }
+    std::lock_guard<std::mutex> l(mu_);
+    observed_ = desired;
+    observed_resource_version_ = std::string(created->ResourceVersion());
+    observed_time_ = clock_.Now();
+    return leader_ = true;
+  }
+
+  const LeaseRecord old = LeaseRecordFrom(*current);
+  std::string resource_version(current->ResourceVersion());
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (!observed_ || !(*observed_ == old)) {
+      observed_ = old;
+      observed_time_ = clock_.Now();
+    }
+    observed_resource_version_ = resource_version;
+    const Clock::Duration held_for =
+        std::chrono::seconds(old.lease_duration_seconds > 0 ? old.lease_duration_seconds : 0);
+    if (!old.holder.empty() && old.holder != config_.identity &&
+        clock_.Now() < observed_time_ + held_for) {
+      return leader_ = false;
+    }
+  }
+  if (old.holder == config_.identity) {
+    desired.acquire_time = old.acquire_time;
+    desired.lease_transitions = old.lease_transitions;
+  } else {
+    desired.lease_transitions = old.lease_transitions + 1;
+  }
+  auto updated = client_.Update(type, LeaseObject(config_, desired, resource_version));
+  if (!updated.ok()) {
+    // A failed write (conflict, unreachable server) decides nothing; the renew deadline does.
+    spdlog::info("leader election: update lease: {}", updated.status().ToString());
+    return false;
+  }
+  std::lock_guard<std::mutex> l(mu_);
+  if (old.holder != config_.identity) {
+    spdlog::info("leader election: {} acquired lease {}/{} (previous holder \"{}\")",
+                 config_.identity, config_.lease_namespace, config_.lease_name, old.holder);
+  }
+  observed_ = desired;
+  observed_resource_version_ = std::string(updated->ResourceVersion());
+  observed_time_ = clock_.Now();
+  return leader_ = true;
+}
+
+Status LeaderElector::Release() {
+  LeaseRecord record;
+  std::string resource_version;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (!leader_ || !observed_) return OkStatus();
+    record = *observed_;
+    resource_version = observed_resource_version_;
+  }
+  const std::string now_text = FormatMicroTime(clock_.WallNow());
+  record.holder = "";
+  record.lease_duration_seconds = 1;
+  record.acquire_time = now_text;
+  record.renew_time = now_text;
+  auto updated =
+      client_.Update(k8s::kinds::Lease(), LeaseObject(config_, record, resource_version));
+  std::lock_guard<std::mutex> l(mu_);
+  leader_ = false;
+  if (!updated.ok()) return updated.status().WithContext("release lease");
+  observed_ = record;
+  observed_resource_version_ = std::string(updated->ResourceVersion());
+  observed_time_ = clock_.Now();
+  return OkStatus();
+}
+
+bool LeaderElector::SleepUntil(Clock::TimePoint deadline) {
+  std::unique_lock<std::mutex> l(mu_);
+  while (!stopped_ && clock_.Now() < deadline) clock_.WaitUntil(l, cv_, deadline);
+  return !stopped_;
+}
+
+bool LeaderElector::Acquire() {
+  while (true) {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      if (stopped_) return false;
+    }
+    if (TryAcquireOrRenew()) return true;
+    if (!SleepUntil(clock_.Now() + config_.retry_period)) return false;
+  }
+}
+
+bool LeaderElector::RenewUntilLostOrStopped() {
+  Clock::TimePoint last_renew = clock_.Now();
+  while (SleepUntil(clock_.Now() + config_.retry_period)) {
+    if (TryAcquireOrRenew()) {
+      last_renew = clock_.Now();
+      continue;
+    }
+    if (clock_.Now() - last_renew >= config_.renew_deadline) {
+      spdlog::error("leader election: failed to renew lease {}/{} within {} s",
+                    config_.lease_namespace, config_.lease_name, Seconds(config_.renew_deadline));
+      std::lock_guard<std::mutex> l(mu_);
+      leader_ = false;
+      return false;
+    }
+  }
+  return true;
+}
+
+void LeaderElector::Stop() {
+  std::lock_guard<std::mutex> l(mu_);
+  stopped_ = true;
+  cv_.notify_all();
+}
+
+bool LeaderElector::IsLeader() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return leader_;
+}
+
+std::string LeaderElector::ObservedLeader() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return observed_ ? observed_->holder : "";
+}
+
+}  // namespace rdmastack::runtime

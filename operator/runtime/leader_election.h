@@ -1,0 +1,82 @@
+#pragma once
+// Leader election on a coordination.k8s.io/v1 Lease (client-go tools/leaderelection, LeaseLock).
+// Timings default to controller-runtime's: lease 15 s, renew deadline 10 s, retry period 2 s.
+// Another holder's lease counts as live until lease_duration has passed on OUR clock since we last
+// saw its record change, so clock skew between processes does not matter. Losing the lease is
+// final: the owner (the manager) stops and the process exits rather than demoting in place.
+
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "operator/base/clock.h"
+#include "operator/k8s/client.h"
+
+namespace rdmastack::runtime {
+
+struct LeaderElectionConfig {
+  std::string lease_namespace;
+  std::string lease_name;
+  std::string identity;  // unique per process: hostname + random suffix
+  Clock::Duration lease_duration = std::chrono::seconds(15);
+  Clock::Duration renew_deadline = std::chrono::seconds(10);
+  Clock::Duration retry_period = std::chrono::seconds(2);
+  bool release_on_stop = true;
+};
+
+// lease_duration > renew_deadline > 1.2 * retry_period, non-empty names (client-go's checks).
+Status ValidateLeaderElectionConfig(const LeaderElectionConfig& config);
+
+// The part of Lease.spec leader election reads and writes.
+struct LeaseRecord {
+  std::string holder;
+  int lease_duration_seconds = 0;
+  std::string acquire_time;  // MicroTime text, as stored
+  std::string renew_time;
+  int lease_transitions = 0;
+
+  friend bool operator==(const LeaseRecord&, const LeaseRecord&) = default;
+};
+LeaseRecord LeaseRecordFrom(const k8s::JsonObject& lease);
+
+class LeaderElector {
+ public:
+  LeaderElector(k8s::Client& client, Clock& clock, LeaderElectionConfig config);
+
+  // One attempt to acquire or renew. True when we hold the lease afterwards.
+  bool TryAcquireOrRenew();
+  // Gives the lease up (holder "", duration 1 s) if we hold it, so a successor need not wait.
+  Status Release();
+
+  // Blocks, retrying every retry_period, until we lead (true) or Stop() is called (false).
+  bool Acquire();
+  // While leading: renews every retry_period; returns when a renewal could not succeed within
+  // renew_deadline (lease lost; false) or after Stop() (true).
+  bool RenewUntilLostOrStopped();
+  void Stop();
+
+  bool IsLeader() const;
+  // The holder in the last record we saw ("" when none).
+  std::string ObservedLeader() const;
+  const LeaderElectionConfig& config() const { return config_; }
+
+ private:
+  // Sleeps until `deadline` or Stop(); false when stopped.
+  bool SleepUntil(Clock::TimePoint deadline);
+
+  k8s::Client& client_;
+  Clock& clock_;
+  const LeaderElectionConfig config_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopped_ = false;
+  std::optional<LeaseRecord> observed_;
+  std::string observed_resource_version_;
+  Clock::TimePoint observed_time_{};
+  bool leader_ = false;
+};
+
+}  // namespace rdmastack::runtime

@@ -1,0 +1,178 @@
+#include "operator/runtime/leader_election.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "operator/runtime/testing/fake_lease_server.h"
+#include "operator/runtime/testing/mock_client.h"
+
+namespace rdmastack::runtime {
+namespace {
+
+using namespace std::chrono_literals;
+using ::testing::_;
+using testing::ApiStatus;
+using ::testing::Invoke;
+
+using testing::FakeLeaseServer;
+
+class LeaderElectionTest : public ::testing::Test {
+ protected:
+  LeaderElectionConfig Config(const std::string& id) {
+    LeaderElectionConfig c;
+    c.lease_namespace = "ns";
+    c.lease_name = "lock";
+    c.identity = id;
+    return c;
+  }
+  FakeClock clock_;
+  ::testing::NiceMock<testing::MockClient> client_;
+  FakeLeaseServer server_{client_};
+};
+
+TEST(LeaderElectionConfigTest, ValidationTable) {
+  struct Case {
+    Clock::Duration lease, renew, retry;
+    bool ok;
+  };
+  const Case cases[] = {{15s, 10s, 2s, true},
+                        {10s, 10s, 2s, false},
+                        {15s, 2s, 2s, false},
+                        {15s, 10s, 9s, false},
+                        {15s, 10s, 0s, false}};
+  for (const Case& c : cases) {
+    LeaderElectionConfig config{"ns", "lock", "me", c.lease, c.renew, c.retry, true};
+    EXPECT_EQ(ValidateLeaderElectionConfig(config).ok(), c.ok);
+  }
+  EXPECT_FALSE(ValidateLeaderElectionConfig({"", "lock", "me"}).ok());
+  EXPECT_FALSE(ValidateLeaderElectionConfig({"ns", "lock", ""}).ok());
+}
+
+TEST_F(LeaderElectionTest, CreatesAMissingLeaseAndBecomesLeader) {
+  LeaderElector e(client_, clock_, Config("a"));
+  EXPECT_TRUE(e.TryAcquireOrRenew());
+  EXPECT_TRUE(e.IsLeader());
+  const LeaseRecord r = server_.Record();
+  EXPECT_EQ(r.holder, "a");
+  EXPECT_EQ(r.lease_duration_seconds, 15);
+  EXPECT_EQ(r.lease_transitions, 0);
+  EXPECT_EQ(r.renew_time, "2023-11-14T22:13:20.000000Z");  // FakeClock's wall start
+}
+
+TEST_F(LeaderElectionTest, RenewKeepsAcquireTimeAndTransitions) {
+  LeaderElector e(client_, clock_, Config("a"));
+  ASSERT_TRUE(e.TryAcquireOrRenew());
+  const LeaseRecord first = server_.Record();
+  clock_.Advance(2s);
+  ASSERT_TRUE(e.TryAcquireOrRenew());
+  const LeaseRecord second = server_.Record();
+  EXPECT_EQ(second.acquire_time, first.acquire_time);
+  EXPECT_NE(second.renew_time, first.renew_time);
+  EXPECT_EQ(second.lease_transitions, 0);
+}
+
+TEST_F(LeaderElectionTest, LiveHolderBlocksUntilItsLeaseExpiresOnOurClock) {
+  server_.SetHolder("other", 15, "2001-01-01T00:00:00.000000Z");  // renewTime is not trusted
+  LeaderElector e(client_, clock_, Config("b"));
+  struct Step {
+    Clock::Duration advance;
+    bool want;
+  };
+  // The record was first seen at t=0; it is valid for 15 s of our time (expired at exactly 15 s).
+  const Step steps[] = {{0s, false}, {10s, false}, {4999ms, false}, {1ms, true}};
+  for (const Step& s : steps) {
+    clock_.Advance(s.advance);
+    EXPECT_EQ(e.TryAcquireOrRenew(), s.want);
+  }
+  const LeaseRecord r = server_.Record();
+  EXPECT_EQ(r.holder, "b");
+  EXPECT_EQ(r.lease_transitions, 1);
+}
+
+TEST_F(LeaderElectionTest, HolderThatKeepsRenewingIsNeverDisplaced) {
+  server_.SetHolder("other", 15, "t0");
+  LeaderElector e(client_, clock_, Config("b"));
+  for (int i = 1; i <= 20; ++i) {
+    EXPECT_FALSE(e.TryAcquireOrRenew());
+    clock_.Advance(2s);
+    server_.SetHolder("other", 15, "t" + std::to_string(i));  // a change restarts our timer
+  }
+  EXPECT_EQ(e.ObservedLeader(), "other");
+}
+
+TEST_F(LeaderElectionTest, ReleasedLeaseIsTakenAtOnce) {
+  LeaderElector a(client_, clock_, Config("a"));
+  LeaderElector b(client_, clock_, Config("b"));
+  ASSERT_TRUE(a.TryAcquireOrRenew());
+  EXPECT_FALSE(b.TryAcquireOrRenew());
+  ASSERT_TRUE(a.Release().ok());
+  EXPECT_FALSE(a.IsLeader());
+  EXPECT_EQ(server_.Record().holder, "");
+  EXPECT_EQ(server_.Record().lease_duration_seconds, 1);
+  EXPECT_TRUE(b.TryAcquireOrRenew());
+  EXPECT_EQ(server_.Record().lease_transitions, 1);
+}
+
+TEST_F(LeaderElectionTest, ConflictingWriteLosesTheRace) {
+  LeaderElector a(client_, clock_, Config("a"));
+  // Another writer changes the lease between our read and our write.
+  EXPECT_CALL(client_, Get(_, _, _, _))
+      .WillOnce(Invoke([&](auto&&...) { return server_.Get(); }))
+      .WillOnce(Invoke([&](auto&&...) {
+        auto current = server_.Get();
+        server_.SetHolder("", 15, "x");
+        return current;
+      }));
+  ASSERT_TRUE(a.TryAcquireOrRenew());   // creates
+  EXPECT_FALSE(a.TryAcquireOrRenew());  // stale resourceVersion -> Conflict
+}
+
+TEST_F(LeaderElectionTest, ReleaseWithoutLeadershipWritesNothing) {
+  LeaderElector a(client_, clock_, Config("a"));
+  EXPECT_TRUE(a.Release().ok());
+  EXPECT_EQ(server_.updates, 0);
+}
+
+TEST_F(LeaderElectionTest, RenewLoopGivesUpAfterTheRenewDeadline) {
+  LeaderElector e(client_, clock_, Config("a"));
+  ASSERT_TRUE(e.TryAcquireOrRenew());
+  const Clock::TimePoint acquired = clock_.Now();
+  std::atomic<bool> done{false};
+  bool still_leading = true;
+  Clock::TimePoint lost_at{};
+  std::thread renewer([&] {
+    still_leading = e.RenewUntilLostOrStopped();
+    lost_at = clock_.Now();
+    done = true;
+  });
+  // Renewals succeed at 2 s and 4 s, then the API server goes away.
+  const auto step = 100ms;
+  while (!done.load()) {
+    if (clock_.Now() - acquired >= 5s) {
+      std::lock_guard<std::mutex> l(server_.mu);
+      server_.down = true;
+    }
+    clock_.Advance(step);
+    std::this_thread::sleep_for(1ms);  // let the renewer react; nothing is timed by it
+  }
+  renewer.join();
+  EXPECT_FALSE(still_leading);
+  EXPECT_FALSE(e.IsLeader());
+  // Last success at 4 s; lost at the first retry tick 10 s later (renew deadline).
+  EXPECT_GE(lost_at - acquired, 14s);
+  EXPECT_LE(lost_at - acquired, 14s + 4 * step);
+}
+
+TEST_F(LeaderElectionTest, StopEndsAcquireAndRenewLoops) {
+  server_.SetHolder("other", 15, "t");
+  LeaderElector e(client_, clock_, Config("b"));
+  std::thread t([&] { EXPECT_FALSE(e.Acquire()); });
+  e.Stop();
+  t.join();
+  EXPECT_TRUE(e.RenewUntilLostOrStopped());  // already stopped: returns at once
+}
+
+}  // namespace
+}  // namespace rdmastack::runtime

@@ -1,0 +1,138 @@
+#include "operator/runtime/manager.h"
+
+#include <spdlog/spdlog.h>
+
+namespace rdmastack::runtime {
+
+Manager::Manager(k8s::Client& client, Clock& clock, ManagerOptions options)
+    : clock_(clock),
+      options_(std::move(options)),
+      client_(client, metrics_, options_.api_host),
+      cache_(client_, clock) {
+  events_ = std::make_unique<ApiEventRecorder>(client_, clock, options_.events);
+  if (options_.leader_election) {
+    elector_ = std::make_unique<LeaderElector>(client_, clock, *options_.leader_election);
+    leader_status_ = &metrics_
+                          .GaugeFamily("leader_election_master_status",
+                                       "Gauge of if the reporting system is master of the "
+                                       "relevant lease, 0 indicates backup, 1 indicates master.",
+                                       {"name"})
+                          .With({options_.leader_election->lease_name});
+  }
+  http_.Handle("/metrics", [this] {
+    return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", metrics_.Render()};
+  });
+  http_.Handle("/healthz", [] { return HttpResponse{200, "text/plain; charset=utf-8", "ok\n"}; });
+  http_.Handle("/readyz", [this] {
+    if (!ready_.load())
+      return HttpResponse{503, "text/plain; charset=utf-8", "caches not synced\n"};
+    return HttpResponse{200, "text/plain; charset=utf-8",
+                        leading_.load() || !elector_ ? "ok\n" : "ok (standby)\n"};
+  });
+}
+
+Manager::~Manager() {
+  RequestStop();
+  http_.Stop();
+}
+
+Controller& Manager::NewController(const std::string& name, Reconciler& reconciler,
+                                   ControllerOptions options) {
+  controllers_.push_back(
+      std::make_unique<Controller>(name, reconciler, clock_, &metrics_, std::move(options)));
+  return *controllers_.back();
+}
+
+bool Manager::StopRequested() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return stop_requested_;
+}
+
+void Manager::RequestStop() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    stop_requested_ = true;
+    cv_.notify_all();
+  }
+  if (elector_) elector_->Stop();
+}
+
+bool Manager::WaitForCaches() {
+  const Clock::TimePoint deadline = clock_.Now() + options_.cache_sync_timeout;
+  while (!StopRequested()) {
+    const Clock::TimePoint slice =
+        std::min(deadline, clock_.Now() + std::chrono::milliseconds(100));
+    if (cache_.WaitForSync(slice)) return true;
+    if (clock_.Now() >= deadline) return false;
+  }
+  return false;
+}
+
+Status Manager::Run() {
+  if (options_.leader_election) {
+    RDMASTACK_RETURN_IF_ERROR(ValidateLeaderElectionConfig(*options_.leader_election));
+  }
+  if (!options_.bind_address.empty()) {
+    RDMASTACK_RETURN_IF_ERROR(http_.Start(options_.bind_address));
+    spdlog::info("serving /metrics, /healthz, /readyz on port {}", http_.port());
+  }
+  events_->Start();
+  cache_.Start();
+  if (!WaitForCaches()) {
+    const bool stopped = StopRequested();
+    Shutdown(false, options_.graceful_shutdown_timeout);
+    if (stopped) return OkStatus();
+    return DeadlineExceededError("informer caches did not sync within the cache sync timeout");
+  }
+  ready_ = true;
+  spdlog::info("caches synced");
+
+  if (elector_) {
+    spdlog::info("waiting for lease {}/{} as {}", options_.leader_election->lease_namespace,
+                 options_.leader_election->lease_name, options_.leader_election->identity);
+    if (!elector_->Acquire()) {
+      Shutdown(false, options_.graceful_shutdown_timeout);
+      return OkStatus();
+    }
+    if (leader_status_ != nullptr) leader_status_->Set(1);
+  }
+  leading_ = true;
+  for (auto& c : controllers_) c->Start();
+  spdlog::info("started {} controller(s)", controllers_.size());
+
+  bool lost = false;
+  if (elector_) {
+    lost = !elector_->RenewUntilLostOrStopped();
+  } else {
+    std::unique_lock<std::mutex> l(mu_);
+    cv_.wait(l, [this] { return stop_requested_; });
+  }
+  leading_ = false;
+  if (leader_status_ != nullptr) leader_status_->Set(0);
+  if (lost) {
+    // Another process may already be leading: stop at once, without draining or touching the lease.
+    spdlog::error("leader election lost; stopping");
+    Shutdown(false, Clock::Duration::zero());
+    return AbortedError("leader election lost");
+  }
+  Shutdown(true, options_.graceful_shutdown_timeout);
+  return OkStatus();
+}
+
+void Manager::Shutdown(bool release_lease, Clock::Duration drain) {
+  ready_ = false;
+  const Clock::TimePoint deadline = clock_.Now() + drain;
+  for (auto& c : controllers_) {
+    const Clock::Duration left = std::max(Clock::Duration::zero(), deadline - clock_.Now());
+    if (!c->Stop(left)) spdlog::warn("controller {} did not drain in time", c->name());
+  }
+  cache_.Stop();
+  events_->Stop();
+  if (release_lease && elector_ && options_.leader_election->release_on_stop) {
+    const Status s = elector_->Release();
+    if (!s.ok()) spdlog::warn("{}", s.ToString());
+  }
+  http_.Stop();
+}
+
+}  // namespace rdmastack::runtime

@@ -1,0 +1,174 @@
+#include "operator/runtime/manager.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <thread>
+
+#include "operator/runtime/testing/fake_lease_server.h"
+#include "operator/runtime/testing/mock_client.h"
+
+namespace rdmastack::runtime {
+namespace {
+
+using namespace std::chrono_literals;
+using ::testing::_;
+using ::testing::Invoke;
+using ::testing::Return;
+
+std::pair<int, std::string> HttpGet(uint16_t port, const std::string& target) {
+  namespace beast = boost::beast;
+  namespace http = beast::http;
+  boost::asio::io_context io;
+  beast::tcp_stream stream(io);
+  stream.connect({boost::asio::ip::make_address("127.0.0.1"), port});
+  http::request<http::empty_body> req(http::verb::get, target, 11);
+  http::write(stream, req);
+  beast::flat_buffer buffer;
+  http::response<http::string_body> res;
+  http::read(stream, buffer, res);
+  return {static_cast<int>(res.result_int()), res.body()};
+}
+
+class CountingReconciler : public Reconciler {
+ public:
+  StatusOr<Result> Reconcile(const Request&) override {
+    ++calls;
+    return Result{};
+  }
+  std::atomic<int> calls{0};
+};
+
+class ManagerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ON_CALL(client_, List(_, _, _))
+        .WillByDefault(Return(testing::MakeList({testing::MakeObject("ns", "a", "1")}, "1")));
+    ON_CALL(client_, Watch(_, _, _)).WillByDefault(Invoke([&](auto&&...) {
+      return feed_.NewStream();
+    }));
+  }
+  static ManagerOptions Options(bool leader_election = false) {
+    ManagerOptions o;
+    o.bind_address = "127.0.0.1:0";
+    o.api_host = "127.0.0.1:6443";
+    if (leader_election) o.leader_election = LeaderElectionConfig{"ns", "lock", "me"};
+    return o;
+  }
+
+  // A manager with one ConfigMap controller, running on its own thread.
+  class Running {
+   public:
+    Running(ManagerTest& t, ManagerOptions options)
+        : manager(t.client_, t.clock_, std::move(options)) {
+      InformerOptions io;
+      io.type = k8s::kinds::ConfigMap();
+      manager.NewController("cm", t.reconciler_).Watch(manager.cache().Get(io), EnqueueSelf());
+      thread_ = std::thread([this] {
+        result_ = manager.Run();
+        done = true;
+      });
+    }
+    ~Running() {
+      if (thread_.joinable()) (void)Stop();
+    }
+    Status Stop() {
+      manager.RequestStop();
+      return Join();
+    }
+    Status Join() {
+      thread_.join();
+      return result_;
+    }
+    Manager manager;
+    std::atomic<bool> done{false};
+
+   private:
+    Status result_ = UnknownError("not run");
+    std::thread thread_;
+  };
+
+  FakeClock clock_;
+  ::testing::NiceMock<testing::MockClient> client_;
+  testing::WatchFeed feed_;
+  CountingReconciler reconciler_;
+};
+
+TEST_F(ManagerTest, SyncsCachesRunsControllersServesProbesAndStops) {
+  Running run(*this, Options());
+  Manager& m = run.manager;
+  while (reconciler_.calls.load() < 1) std::this_thread::yield();
+  EXPECT_TRUE(m.Ready());
+  EXPECT_TRUE(m.Leading());
+  EXPECT_EQ(HttpGet(m.http_port(), "/healthz").first, 200);
+  EXPECT_EQ(HttpGet(m.http_port(), "/readyz"), std::make_pair(200, std::string("ok\n")));
+  const std::string metrics = HttpGet(m.http_port(), "/metrics").second;
+  for (const char* want :
+       {"controller_runtime_reconcile_total{controller=\"cm\",result=\"success\"} 1",
+        "controller_runtime_reconcile_errors_total{controller=\"cm\"} 0",
+        "controller_runtime_reconcile_time_seconds_count{controller=\"cm\"} 1",
+        "workqueue_depth{name=\"cm\"} 0", "workqueue_adds_total{name=\"cm\"} 1",
+        "workqueue_retries_total{name=\"cm\"} 0",
+        "rest_client_requests_total{code=\"200\",method=\"GET\",host=\"127.0.0.1:6443\"}"}) {
+    EXPECT_NE(metrics.find(want), std::string::npos) << want << "\n" << metrics;
+  }
+  const Status result = run.Stop();
+  EXPECT_TRUE(result.ok()) << result.ToString();
+  EXPECT_FALSE(m.Ready());
+}
+
+TEST_F(ManagerTest, StandbyIsReadyButDoesNotReconcileAndStopsCleanly) {
+  testing::FakeLeaseServer lease(client_);
+  lease.SetHolder("other", 15, "t");
+  Running run(*this, Options(/*leader_election=*/true));
+  while (!run.manager.Ready()) std::this_thread::yield();
+  EXPECT_EQ(HttpGet(run.manager.http_port(), "/readyz").second, "ok (standby)\n");
+  EXPECT_FALSE(run.manager.Leading());
+  EXPECT_TRUE(run.Stop().ok());
+  EXPECT_EQ(reconciler_.calls.load(), 0);
+  EXPECT_EQ(lease.Record().holder, "other");  // a standby never writes the lease
+}
+
+TEST_F(ManagerTest, LeaderReleasesTheLeaseOnStop) {
+  testing::FakeLeaseServer lease(client_);
+  Running run(*this, Options(/*leader_election=*/true));
+  while (reconciler_.calls.load() < 1) std::this_thread::yield();
+  EXPECT_TRUE(run.manager.Leading());
+  EXPECT_EQ(lease.Record().holder, "me");
+  EXPECT_NE(HttpGet(run.manager.http_port(), "/metrics")
+                .second.find("leader_election_master_status{name=\"lock\"} 1"),
+            std::string::npos);
+  EXPECT_TRUE(run.Stop().ok());
+  EXPECT_EQ(lease.Record().holder, "");
+  EXPECT_EQ(lease.Record().lease_duration_seconds, 1);
+}
+
+TEST_F(ManagerTest, LosingTheLeaseEndsRunWithAborted) {
+  testing::FakeLeaseServer lease(client_);
+  Running run(*this, Options(/*leader_election=*/true));
+  while (!run.manager.Leading()) std::this_thread::yield();
+  {
+    std::lock_guard<std::mutex> l(lease.mu);
+    lease.down = true;
+  }
+  while (!run.done.load()) {
+    clock_.Advance(500ms);
+    std::this_thread::sleep_for(1ms);
+  }
+  const Status result = run.Join();
+  EXPECT_EQ(result.code(), StatusCode::kAborted);
+  EXPECT_EQ(result.message(), "leader election lost");
+}
+
+TEST_F(ManagerTest, InvalidBindAddressFailsRun) {
+  ManagerOptions o = Options();
+  o.bind_address = "nonsense";
+  Manager m(client_, clock_, o);
+  EXPECT_EQ(m.Run().code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace rdmastack::runtime

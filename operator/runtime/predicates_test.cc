@@ -1,0 +1,96 @@
+#include "operator/runtime/predicates.h"
+
+#include <gtest/gtest.h>
+
+#include "operator/runtime/testing/mock_client.h"
+
+namespace rdmastack::runtime {
+namespace {
+
+k8s::JsonObject WithOwners(const std::string& ns, std::vector<k8s::OwnerReference> owners) {
+  k8s::JsonObject o = testing::MakeObject(ns, "child", "1");
+  for (const auto& ref : owners) testing::AddOwnerReference(o, ref);
+  return o;
+}
+
+TEST(EnqueueOwnerTest, Table) {
+  const k8s::OwnerReference pool_ctrl{
+      "rdmastack.io/v1alpha1", "GatewayPool", "pool", "u1", true, true};
+  const k8s::OwnerReference pool_v2{
+      "rdmastack.io/v1beta1", "GatewayPool", "pool2", "u2", true, true};
+  const k8s::OwnerReference pool_plain{
+      "rdmastack.io/v1alpha1", "GatewayPool", "other", "u3", false, false};
+  const k8s::OwnerReference ds{"apps/v1", "DaemonSet", "ds", "u4", true, true};
+  const k8s::OwnerReference other_group{
+      "example.com/v1", "GatewayPool", "foreign", "u5", true, true};
+  struct Case {
+    const char* what;
+    std::vector<k8s::OwnerReference> owners;
+    bool only_controller;
+    std::vector<Request> want;
+  };
+  const Case cases[] = {
+      {"no owners", {}, true, {}},
+      {"controller owner", {pool_ctrl}, true, {{"ns", "pool"}}},
+      {"other version of the group matches", {pool_v2}, true, {{"ns", "pool2"}}},
+      {"non-controller skipped", {pool_plain}, true, {}},
+      {"non-controller accepted when asked",
+       {pool_plain, pool_ctrl},
+       false,
+       {{"ns", "other"}, {"ns", "pool"}}},
+      {"other kind", {ds}, true, {}},
+      {"same kind, other group", {other_group}, true, {}},
+  };
+  for (const Case& c : cases) {
+    auto map = EnqueueOwner("rdmastack.io", "GatewayPool", c.only_controller);
+    EXPECT_EQ(map(WithOwners("ns", c.owners)), c.want) << c.what;
+  }
+}
+
+TEST(EnqueueOwnerTest, ClusterScopedOwnerHasNoNamespace) {
+  const k8s::OwnerReference node{"v1", "Node", "node-1", "u", true, false};
+  auto map = EnqueueOwner("", "Node", true, /*owner_namespaced=*/false);
+  EXPECT_EQ(map(WithOwners("ns", {node})), (std::vector<Request>{{"", "node-1"}}));
+}
+
+TEST(EnqueueSelfTest, MapsToTheObjectsOwnKey) {
+  EXPECT_EQ(EnqueueSelf()(testing::MakeObject("ns", "a", "1")),
+            (std::vector<Request>{{"ns", "a"}}));
+  EXPECT_EQ(EnqueueSelf()(testing::MakeObject("", "node", "1"))[0].Key(), "node");
+}
+
+TEST(GenerationChangedTest, Table) {
+  struct Case {
+    int64_t old_gen, new_gen;
+    bool pass;
+  };
+  const Case cases[] = {{1, 1, false}, {1, 2, true}, {3, 2, true}};
+  const Predicate p = GenerationChanged();
+  for (const Case& c : cases) {
+    EXPECT_EQ(p.update(testing::MakeObject("n", "a", "1", c.old_gen),
+                       testing::MakeObject("n", "a", "2", c.new_gen)),
+              c.pass);
+  }
+  EXPECT_FALSE(p.create);  // creates and deletes pass
+  EXPECT_FALSE(p.del);
+}
+
+TEST(RequestTest, KeyRoundTrip) {
+  const Request cases[] = {{"ns", "a"}, {"", "node"}};
+  for (const Request& r : cases) EXPECT_EQ(Request::FromKey(r.Key()), r);
+  EXPECT_EQ(GroupOf("apps/v1"), "apps");
+  EXPECT_EQ(GroupOf("v1"), "");
+}
+
+TEST(TerminalErrorTest, MarksAndKeepsTheCause) {
+  const Status plain = InvalidArgumentError("spec.version.major must be >= 1");
+  const Status terminal = TerminalError(plain);
+  EXPECT_FALSE(IsTerminalError(plain));
+  EXPECT_TRUE(IsTerminalError(terminal));
+  EXPECT_EQ(terminal.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(terminal.message(), plain.message());
+  EXPECT_TRUE(IsTerminalError(terminal.WithContext("reconcile")));
+}
+
+}  // namespace
+}  // namespace rdmastack::runtime

@@ -1,0 +1,167 @@
+#include "operator/runtime/reflector.h"
+
+#include <spdlog/spdlog.h>
+
+#include "operator/k8s/api_error.h"
+
+namespace rdmastack::runtime {
+
+Reflector::Reflector(k8s::Client& client, Clock& clock, ReflectorOptions options,
+                     ReflectorSink& sink)
+    : client_(client),
+      clock_(clock),
+      options_(std::move(options)),
+      sink_(sink),
+      backoff_(options_.backoff, options_.uniform) {}
+
+bool Reflector::Stopped() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return stopped_;
+}
+
+void Reflector::Stop() {
+  std::lock_guard<std::mutex> l(mu_);
+  stopped_ = true;
+  if (active_watch_ != nullptr) active_watch_->Cancel();
+  cv_.notify_all();
+}
+
+std::string Reflector::LastSyncResourceVersion() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return last_rv_;
+}
+
+void Reflector::SetResourceVersion(std::string rv) {
+  std::lock_guard<std::mutex> l(mu_);
+  last_rv_ = std::move(rv);
+}
+
+void Reflector::Run() {
+  const std::string what = options_.type.GroupResource();
+  while (!Stopped()) {
+    const Status s = ListAndWatch();
+    if (Stopped()) break;
+    const Clock::Duration delay = backoff_.Next(clock_.Now());
+    spdlog::warn("reflector {}: {}; relisting in {} ms", what, s.ToString(),
+                 std::chrono::duration_cast<std::chrono::milliseconds>(delay).count());
+    std::unique_lock<std::mutex> l(mu_);
+    const Clock::TimePoint deadline = clock_.Now() + delay;
+    while (!stopped_ && clock_.Now() < deadline) clock_.WaitUntil(l, cv_, deadline);
+  }
+}
+
+Status Reflector::ListAndWatch() {
+  RDMASTACK_RETURN_IF_ERROR(List());
+  return Watch();
+}
+
+StatusOr<Reflector::Listing> Reflector::ListPages(std::string resource_version) {
+  k8s::ListOptions page_options;
+  page_options.label_selector = options_.label_selector;
+  page_options.field_selector = options_.field_selector;
+  page_options.limit = options_.page_size;
+  page_options.resource_version = std::move(resource_version);
+  Listing out;
+  while (true) {
+    RDMASTACK_ASSIGN_OR_RETURN(k8s::ObjectList page,
+                               client_.List(options_.type, options_.ns, page_options));
+    out.objects.reserve(out.objects.size() + page.items.size());
+    for (auto& item : page.items) out.objects.push_back(Apply(std::move(item)));
+    page.items.clear();
+    out.resource_version = page.resource_version;
+    if (page.continue_token.empty()) return out;
+    // Later pages carry their version in the continue token.
+    page_options.continue_token = page.continue_token;
+    page_options.resource_version.clear();
+  }
+}
+
+k8s::JsonObject Reflector::Apply(k8s::JsonObject object) const {
+  return options_.transform ? options_.transform(std::move(object)) : object;
+}
+
+Status Reflector::List() {
+  std::string resource_version;
+  {
+    // "0" first (served from the watch cache) unless paging is preferred, then the last seen RV,
+    // or a consistent read ("") when that version is no longer available.
+    std::lock_guard<std::mutex> l(mu_);
+    if (last_rv_unavailable_) {
+      resource_version = "";
+    } else if (last_rv_.empty()) {
+      resource_version = options_.initial_list_from_watch_cache ? "0" : "";
+    } else {
+      resource_version = last_rv_;
+    }
+  }
+  auto listing = ListPages(resource_version);
+  // An expired version (or an expired continue token) is retried once as a consistent read.
+  if (!listing.ok() && k8s::IsExpired(listing.status()) && !resource_version.empty()) {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      last_rv_unavailable_ = true;
+    }
+    listing = ListPages("");
+  }
+  if (!listing.ok()) return listing.status().WithContext("list " + options_.type.GroupResource());
+  ++list_count_;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    last_rv_unavailable_ = false;
+  }
+  SetResourceVersion(listing->resource_version);
+  sink_.Replace(std::move(listing->objects), listing->resource_version);
+  return OkStatus();
+}
+
+Status Reflector::Watch() {
+  while (!Stopped()) {
+    k8s::WatchOptions watch_options;
+    watch_options.label_selector = options_.label_selector;
+    watch_options.field_selector = options_.field_selector;
+    watch_options.resource_version = LastSyncResourceVersion();
+    watch_options.allow_watch_bookmarks = true;
+    watch_options.timeout_seconds =
+        static_cast<int>(options_.min_watch_timeout.count() * (1.0 + options_.uniform()));
+    RDMASTACK_ASSIGN_OR_RETURN(k8s::WatchStreamPtr stream,
+                               client_.Watch(options_.type, options_.ns, watch_options));
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      if (stopped_) return CancelledError("reflector stopped");
+      active_watch_ = stream.get();
+    }
+    Status ended;
+    while (true) {
+      auto next = stream->Next();
+      if (!next.ok()) {
+        ended = next.status();
+        break;
+      }
+      if (!next->has_value()) break;  // clean end: re-watch from the last RV
+      ended = HandleEvent(std::move(**next));
+      if (!ended.ok()) break;
+    }
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      active_watch_ = nullptr;
+    }
+    if (!ended.ok()) return ended.WithContext("watch " + options_.type.GroupResource());
+  }
+  return CancelledError("reflector stopped");
+}
+
+Status Reflector::HandleEvent(k8s::WatchEvent&& event) {
+  if (event.type == k8s::WatchEventType::kError) return event.ErrorStatus();
+  std::string rv(event.object.ResourceVersion());
+  switch (event.type) {
+    case k8s::WatchEventType::kAdded:
+    case k8s::WatchEventType::kModified: sink_.Upsert(Apply(std::move(event.object))); break;
+    case k8s::WatchEventType::kDeleted: sink_.Remove(Apply(std::move(event.object))); break;
+    case k8s::WatchEventType::kBookmark:
+    case k8s::WatchEventType::kError: break;
+  }
+  if (!rv.empty()) SetResourceVersion(std::move(rv));
+  return OkStatus();
+}
+
+}  // namespace rdmastack::runtime

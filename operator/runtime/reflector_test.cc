@@ -1,0 +1,216 @@
+#include "operator/runtime/reflector.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "operator/runtime/testing/mock_client.h"
+
+namespace rdmastack::runtime {
+namespace {
+
+using ::testing::_;
+using testing::ApiStatus;
+using ::testing::Field;
+using ::testing::Invoke;
+using testing::MakeList;
+using testing::MakeObject;
+using ::testing::Return;
+
+// Records what the reflector tells its sink.
+class RecordingSink : public ReflectorSink {
+ public:
+  void Replace(std::vector<k8s::JsonObject> objects, const std::string& rv) override {
+    std::string line = "replace@" + rv + ":";
+    for (const auto& o : objects) line += " " + std::string(o.Name());
+    log.push_back(line);
+  }
+  void Upsert(k8s::JsonObject o) override {
+    log.push_back("upsert " + std::string(o.Name()) + "@" + std::string(o.ResourceVersion()));
+  }
+  void Remove(k8s::JsonObject o) override { log.push_back("remove " + std::string(o.Name())); }
+  std::vector<std::string> log;
+};
+
+class ReflectorTest : public ::testing::Test {
+ protected:
+  ReflectorOptions Options() {
+    ReflectorOptions o;
+    o.type = k8s::kinds::ConfigMap();
+    o.ns = "ns";
+    o.label_selector = "app=x";
+    o.uniform = [] { return 0.5; };
+    return o;
+  }
+
+  FakeClock clock_;
+  ::testing::StrictMock<testing::MockClient> client_;
+  testing::WatchFeed feed_;
+  RecordingSink sink_;
+};
+
+k8s::JsonObject Bookmark(const std::string& rv) {
+  k8s::JsonObject o;
+  o.SetApiVersion("v1");
+  o.SetKind("ConfigMap");
+  o.SetResourceVersion(rv);
+  return o;
+}
+
+k8s::JsonObject ExpiredStatusObject() {
+  return k8s::JsonObject::
+      Parse(R"json({"kind":"Status","apiVersion":"v1","status":"Failure","message":"too old resource version: 5 (20)","reason":"Expired","code":410})json")
+          .value();
+}
+
+TEST_F(ReflectorTest, ListsThenWatchesFromTheListVersionAndFollowsEvents) {
+  Reflector r(client_, clock_, Options(), sink_);
+  EXPECT_CALL(client_, List(_, "ns",
+                            AllOf(Field(&k8s::ListOptions::resource_version, "0"),
+                                  Field(&k8s::ListOptions::label_selector, "app=x"),
+                                  Field(&k8s::ListOptions::limit, 500))))
+      .WillOnce(Return(MakeList({MakeObject("ns", "a", "3"), MakeObject("ns", "b", "4")}, "10")));
+  // First watch from the list RV; after a clean end, the next from the bookmark's RV.
+  EXPECT_CALL(client_, Watch(_, "ns",
+                             AllOf(Field(&k8s::WatchOptions::resource_version, "10"),
+                                   Field(&k8s::WatchOptions::allow_watch_bookmarks, true),
+                                   Field(&k8s::WatchOptions::timeout_seconds, 450))))
+      .WillOnce(Invoke([&](auto&&...) { return feed_.NewStream(); }));
+  EXPECT_CALL(client_, Watch(_, "ns", Field(&k8s::WatchOptions::resource_version, "15")))
+      .WillOnce(Invoke([&](auto&&...) { return feed_.NewStream(); }));
+
+  feed_.Push(k8s::WatchEventType::kAdded, MakeObject("ns", "c", "11"));
+  feed_.Push(k8s::WatchEventType::kModified, MakeObject("ns", "a", "12"));
+  feed_.Push(k8s::WatchEventType::kDeleted, MakeObject("ns", "b", "13"));
+  feed_.Push(k8s::WatchEventType::kBookmark, Bookmark("15"));
+  feed_.End();  // server timeout: re-watch, no relist
+  feed_.Push(k8s::WatchEventType::kError, ExpiredStatusObject());
+
+  const Status s = r.ListAndWatch();
+  EXPECT_EQ(s.code(), StatusCode::kOutOfRange) << s.ToString();  // 410 -> back to a list
+  EXPECT_EQ(sink_.log, (std::vector<std::string>{"replace@10: a b", "upsert c@11", "upsert a@12",
+                                                 "remove b"}));
+  EXPECT_EQ(r.LastSyncResourceVersion(), "15");
+  EXPECT_EQ(r.list_count(), 1);
+}
+
+TEST_F(ReflectorTest, RelistUsesTheLastVersionAndFallsBackToAConsistentReadWhenExpired) {
+  Reflector r(client_, clock_, Options(), sink_);
+  ::testing::InSequence seq;
+  EXPECT_CALL(client_, List(_, _, Field(&k8s::ListOptions::resource_version, "0")))
+      .WillOnce(Return(MakeList({}, "10")));
+  EXPECT_CALL(client_, Watch(_, _, _))
+      .WillOnce(Return(ApiStatus(410, "Expired", "too old resource version")));
+  EXPECT_CALL(client_, List(_, _, Field(&k8s::ListOptions::resource_version, "10")))
+      .WillOnce(Return(ApiStatus(410, "Expired", "too old resource version")));
+  EXPECT_CALL(client_, List(_, _, Field(&k8s::ListOptions::resource_version, "")))
+      .WillOnce(Return(MakeList({MakeObject("ns", "z", "30")}, "30")));
+  EXPECT_CALL(client_, Watch(_, _, Field(&k8s::WatchOptions::resource_version, "30")))
+      .WillOnce(Return(ApiStatus(500, "InternalError", "boom")));
+
+  EXPECT_FALSE(r.ListAndWatch().ok());
+  EXPECT_EQ(r.ListAndWatch().code(), StatusCode::kInternal);
+  EXPECT_EQ(r.list_count(), 2);
+  EXPECT_EQ(sink_.log.back(), "replace@30: z");
+}
+
+TEST_F(ReflectorTest, PagedConsistentListTransformsEachPageAndFollowsContinueTokens) {
+  ReflectorOptions o = Options();
+  o.initial_list_from_watch_cache = false;
+  o.page_size = 2;
+  int transformed = 0;
+  o.transform = [&](k8s::JsonObject obj) {
+    ++transformed;
+    obj.SetLabel("trimmed", "yes");
+    return obj;
+  };
+  Reflector r(client_, clock_, o, sink_);
+  auto page = [](std::vector<k8s::JsonObject> items, const std::string& rv,
+                 const std::string& next) {
+    k8s::ObjectList l = MakeList(std::move(items), rv);
+    l.continue_token = next;
+    return l;
+  };
+  ::testing::InSequence seq;
+  EXPECT_CALL(client_, List(_, _,
+                            AllOf(Field(&k8s::ListOptions::resource_version, ""),
+                                  Field(&k8s::ListOptions::continue_token, ""),
+                                  Field(&k8s::ListOptions::limit, 2))))
+      .WillOnce(Invoke([&](auto&&...) {
+        EXPECT_EQ(transformed, 0);
+        return page({MakeObject("ns", "a", "1"), MakeObject("ns", "b", "2")}, "20", "tok1");
+      }));
+  EXPECT_CALL(client_, List(_, _,
+                            AllOf(Field(&k8s::ListOptions::resource_version, ""),
+                                  Field(&k8s::ListOptions::continue_token, "tok1"))))
+      .WillOnce(Invoke([&](auto&&...) {
+        EXPECT_EQ(transformed, 2);  // the first page was transformed before the second arrived
+        return page({MakeObject("ns", "c", "3")}, "20", "");
+      }));
+  EXPECT_CALL(client_, Watch(_, _, Field(&k8s::WatchOptions::resource_version, "20")))
+      .WillOnce(Invoke([&](auto&&...) { return feed_.NewStream(); }));
+  feed_.Push(k8s::WatchEventType::kAdded, MakeObject("ns", "d", "21"));
+  feed_.Fail(UnavailableError("reset"));
+  EXPECT_FALSE(r.ListAndWatch().ok());
+  EXPECT_EQ(sink_.log, (std::vector<std::string>{"replace@20: a b c", "upsert d@21"}));
+  EXPECT_EQ(transformed, 4);
+}
+
+TEST_F(ReflectorTest, ListFailureIsReturnedWithContext) {
+  Reflector r(client_, clock_, Options(), sink_);
+  EXPECT_CALL(client_, List(_, _, _)).WillOnce(Return(ApiStatus(403, "Forbidden", "no list")));
+  const Status s = r.ListAndWatch();
+  EXPECT_EQ(s.code(), StatusCode::kPermissionDenied);
+  EXPECT_NE(s.message().find("list configmaps"), std::string::npos) << s.message();
+  EXPECT_TRUE(sink_.log.empty());
+}
+
+TEST_F(ReflectorTest, RunBacksOffBetweenFailuresAndStopEndsIt) {
+  ReflectorOptions o = Options();
+  o.uniform = [] { return 0.0; };
+  Reflector r(client_, clock_, o, sink_);
+  std::mutex mu;
+  std::vector<Clock::TimePoint> attempts;
+  EXPECT_CALL(client_, List(_, _, _))
+      .WillRepeatedly(Invoke([&](auto&&...) -> StatusOr<k8s::ObjectList> {
+        std::lock_guard<std::mutex> l(mu);
+        attempts.push_back(clock_.Now());
+        return UnavailableError("connection refused");
+      }));
+  std::thread runner([&] { r.Run(); });
+  // Time moves in 100 ms steps; each attempt must wait out its backoff (800 ms, then 1600 ms).
+  const auto step = std::chrono::milliseconds(100);
+  while (true) {
+    {
+      std::lock_guard<std::mutex> l(mu);
+      if (attempts.size() >= 3) break;
+    }
+    clock_.Advance(step);
+    // Let the runner react before time moves on (this does not measure anything).
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  r.Stop();
+  runner.join();
+  const auto gap1 = attempts[1] - attempts[0];
+  const auto gap2 = attempts[2] - attempts[1];
+  EXPECT_GE(gap1, std::chrono::milliseconds(800));
+  EXPECT_LT(gap1, std::chrono::milliseconds(1600));
+  EXPECT_GE(gap2, std::chrono::milliseconds(1600));
+}
+
+TEST_F(ReflectorTest, StopCancelsAnOpenWatch) {
+  Reflector r(client_, clock_, Options(), sink_);
+  EXPECT_CALL(client_, List(_, _, _)).WillOnce(Return(MakeList({}, "1")));
+  std::atomic<bool> watching{false};
+  EXPECT_CALL(client_, Watch(_, _, _)).WillOnce(Invoke([&](auto&&...) {
+    watching = true;
+    return feed_.NewStream();
+  }));
+  std::thread runner([&] { r.Run(); });
+  while (!watching.load()) std::this_thread::yield();
+  r.Stop();
+  runner.join();
+  EXPECT_EQ(r.list_count(), 1);
+}
+
+}  // namespace
+}  // namespace rdmastack::runtime
