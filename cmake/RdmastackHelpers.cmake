@@ -44,7 +44,8 @@ function(rdmastack_test name)
   rdmastack_apply_common(${name})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main)
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
-  # One variable only: gtest_discover_tests splits a list-valued ENVIRONMENT property.
+  # One variable only: gtest_discover_tests splits a list-valued ENVIRONMENT property. Tests find
+  # the build tree with rdmastack::testing::BinaryDir() (tests/harness).
   gtest_discover_tests(${name}
     PROPERTIES LABELS ${ARG_LABEL} TIMEOUT ${ARG_TIMEOUT}
                ENVIRONMENT "RDMASTACK_SOURCE_DIR=${PROJECT_SOURCE_DIR}"

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <thread>
 
@@ -135,6 +136,14 @@ bool Eventually(const std::function<bool()>& condition, std::chrono::seconds tim
 std::string UniqueName(const std::string& prefix) {
   static std::atomic<int> counter{0};
   return prefix + "-" + std::to_string(getpid()) + "-" + std::to_string(counter++);
+}
+
+std::string BinaryDir() {
+  std::string dir = EnvOr("RDMASTACK_BINARY_DIR", "");
+  if (!dir.empty()) return dir;
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string(".") : exe.parent_path().parent_path().string();
 }
 
 std::string SourcePath(const std::string& relative) {

@@ -43,6 +43,10 @@ bool Eventually(const std::function<bool()>& condition, std::chrono::seconds tim
 // A fresh namespace per test, deleted (without waiting) at the end.
 std::string UniqueName(const std::string& prefix);
 
+// The build tree: RDMASTACK_BINARY_DIR if set, else the parent of the directory holding the test
+// executable (rdmastack_test puts every test binary in <build>/tests).
+std::string BinaryDir();
+
 // Absolute path of a file in the source tree.
 std::string SourcePath(const std::string& relative);
 

@@ -54,7 +54,7 @@ TEST(InformerBench, SyncTimeAndMemoryAgainstKubectl) {
   if (kubeconfig.empty()) GTEST_SKIP() << "set RDMASTACK_BENCH_KUBECONFIG to a private cluster";
   const std::string kubectl =
       Env("RDMASTACK_KUBECTL").empty() ? "kubectl" : Env("RDMASTACK_KUBECTL");
-  const std::string binary = Env("RDMASTACK_BINARY_DIR") + "/bin/informer-sync-bench";
+  const std::string binary = rdmastack::testing::BinaryDir() + "/bin/informer-sync-bench";
 
   auto populated = rdmastack::testing::RunCommand(
       {binary, "--kubeconfig", kubeconfig, "--populate", std::to_string(kNodes)});

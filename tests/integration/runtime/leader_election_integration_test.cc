@@ -28,9 +28,7 @@ class Contender {
   Contender(const rdmastack::testing::ClusterEnv& env, const std::string& ns,
             const std::string& identity)
       : identity_(identity), out_path_(::testing::TempDir() + "contender-" + identity + ".out") {
-    const char* bin_dir = std::getenv("RDMASTACK_BINARY_DIR");
-    const std::string binary =
-        std::string(bin_dir != nullptr ? bin_dir : "build") + "/bin/leader-contender";
+    const std::string binary = rdmastack::testing::BinaryDir() + "/bin/leader-contender";
     std::vector<std::string> args = {binary,    "--kubeconfig", env.kubeconfig, "--namespace", ns,
                                      "--lease", "contended",    "--identity",   identity};
     pid_ = fork();
