@@ -75,8 +75,10 @@ make_cert() { # name subject [server-sans]
   rm -f "$PKI/$name.csr" "$ext"
 }
 
-make_kubeconfig() { # file user-cert
-  local file="$1" cert="$2"
+# write_kubeconfig FILE USER CREDENTIALS [NAMESPACE]: CREDENTIALS are the indented lines under
+# `user:` (client certificate data, or a token).
+write_kubeconfig() {
+  local file="$1" user="$2" creds="$3" ns="${4:-}"
   cat >"$file" <<EOF
 apiVersion: v1
 kind: Config
@@ -86,16 +88,20 @@ clusters:
     server: https://127.0.0.1:$PORT_APISERVER
     certificate-authority-data: $(base64 -w0 "$PKI/ca.crt")
 users:
-- name: $cert
+- name: $user
   user:
-    client-certificate-data: $(base64 -w0 "$PKI/$cert.crt")
-    client-key-data: $(base64 -w0 "$PKI/$cert.key")
+$creds
 contexts:
-- name: rdmastack-$CLUSTER
-  context: {cluster: rdmastack-$CLUSTER, user: $cert}
-current-context: rdmastack-$CLUSTER
+- name: $user
+  context: {cluster: rdmastack-$CLUSTER, user: $user${ns:+, namespace: $ns}}
+current-context: $user
 EOF
   chmod 600 "$file"
+}
+
+make_kubeconfig() { # file user-cert
+  write_kubeconfig "$1" "$2" "    client-certificate-data: $(base64 -w0 "$PKI/$2.crt")
+    client-key-data: $(base64 -w0 "$PKI/$2.key")"
 }
 
 make_pki() {
@@ -409,24 +415,7 @@ cmd_token() {
 cmd_sa_kubeconfig() {
   local ns="${1:?usage: cluster.sh sa-kubeconfig NS SA FILE}" sa="${2:?}" file="${3:?}" token
   token="$(cmd_token "$ns" "$sa")"
-  cat >"$file" <<EOF
-apiVersion: v1
-kind: Config
-clusters:
-- name: rdmastack-$CLUSTER
-  cluster:
-    server: https://127.0.0.1:$PORT_APISERVER
-    certificate-authority-data: $(base64 -w0 "$PKI/ca.crt")
-users:
-- name: $ns-$sa
-  user:
-    token: $token
-contexts:
-- name: $ns-$sa
-  context: {cluster: rdmastack-$CLUSTER, user: $ns-$sa, namespace: $ns}
-current-context: $ns-$sa
-EOF
-  chmod 600 "$file"
+  write_kubeconfig "$file" "$ns-$sa" "    token: $token" "$ns"
 }
 
 cmd_restart() {

@@ -16,36 +16,29 @@ namespace rdmastack::agent {
 
 StatusOr<std::vector<InterfaceAddress>> ParseIpsFile(std::string_view text) {
   std::vector<InterfaceAddress> out;
-  int line_no = 0;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t nl = text.find('\n', pos);
-    if (nl == std::string_view::npos) nl = text.size();
-    std::string_view line = Trim(text.substr(pos, nl - pos));
-    pos = nl + 1;
-    ++line_no;
-    if (line.empty() || line.front() == '#') continue;
-    const std::string where = "line " + std::to_string(line_no) + ": ";
+  Status st = ForEachContentLine(text, [&](std::string_view line) -> Status {
     size_t sp = line.find_first_of(" \t");
-    if (sp == std::string_view::npos)
-      return InvalidArgumentError(where + "want '<ifname> <ipv4>/<prefix>'");
+    if (sp == std::string_view::npos) {
+      return InvalidArgumentError("want '<ifname> <ipv4>/<prefix>'");
+    }
     InterfaceAddress a;
     a.ifname = std::string(line.substr(0, sp));
     std::string_view cidr = Trim(line.substr(sp));
     size_t slash = cidr.find('/');
     std::string_view ip = cidr.substr(0, slash);
-    if (auto parsed = ParseIpv4(ip); !parsed.ok())
-      return InvalidArgumentError(where + parsed.status().message());
+    if (auto parsed = ParseIpv4(ip); !parsed.ok()) return parsed.status();
     a.address = std::string(ip);
     if (slash != std::string_view::npos) {
       auto prefix = ParseDecimal(cidr.substr(slash + 1));
       if (!prefix.ok() || *prefix < 0 || *prefix > 32) {
-        return InvalidArgumentError(where + "prefix must be 0..32");
+        return InvalidArgumentError("prefix must be 0..32");
       }
       a.prefix = static_cast<int>(*prefix);
     }
     out.push_back(std::move(a));
-  }
+    return OkStatus();
+  });
+  if (!st.ok()) return st;
   return out;
 }
 

@@ -73,6 +73,23 @@ std::string_view Trim(std::string_view text) {
   return text;
 }
 
+Status ForEachContentLine(std::string_view text,
+                          const std::function<Status(std::string_view line)>& on_line) {
+  int line_no = 0;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::string_view line = Trim(text.substr(pos, nl - pos));
+    pos = nl + 1;
+    ++line_no;
+    if (line.empty() || line.front() == '#') continue;
+    Status st = on_line(line);
+    if (!st.ok()) return st.WithContext("line " + std::to_string(line_no));
+  }
+  return OkStatus();
+}
+
 StatusOr<uint64_t> ParseHex(std::string_view text) {
   std::string_view t = Trim(text);
   if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) t.remove_prefix(2);

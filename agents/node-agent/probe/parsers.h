@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +19,12 @@ namespace rdmastack::agent {
 StatusOr<uint64_t> ParseHex(std::string_view text);
 StatusOr<int64_t> ParseDecimal(std::string_view text);
 std::string_view Trim(std::string_view text);
+
+// Calls `on_line(line_no, line)` for every trimmed line of a line-oriented file of ours (ips file,
+// recorded probes), skipping blank lines and '#' comments; stops at the first error, prefixed
+// with "line N: ".
+Status ForEachContentLine(std::string_view text,
+                          const std::function<Status(std::string_view line)>& on_line);
 
 // ---- PCI resource file: "0x%016llx 0x%016llx 0x%016llx" per line. ----
 struct PciResource {

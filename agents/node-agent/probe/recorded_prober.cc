@@ -143,21 +143,9 @@ StatusOr<std::unique_ptr<DeviceProber>> ParseRecordedProbes(std::string_view tex
                                                             const std::string& source) {
   std::map<std::string, RecordedDevice> devices;
   std::map<std::string, RecordedGpu> gpus;
-  int line_no = 0;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t nl = text.find('\n', pos);
-    if (nl == std::string_view::npos) nl = text.size();
-    std::string_view line = Trim(text.substr(pos, nl - pos));
-    pos = nl + 1;
-    ++line_no;
-    if (line.empty() || line.front() == '#') continue;
-    Status st = ParseLine(Fields(line), &devices, &gpus);
-    if (!st.ok()) {
-      return InvalidArgumentError(source + " line " + std::to_string(line_no) + ": " +
-                                  st.message());
-    }
-  }
+  Status st = ForEachContentLine(
+      text, [&](std::string_view line) { return ParseLine(Fields(line), &devices, &gpus); });
+  if (!st.ok()) return st.WithContext(source);
   std::unique_ptr<DeviceProber> out =
       std::make_unique<RecordedDeviceProber>("recorded", std::move(devices), std::move(gpus));
   return out;
