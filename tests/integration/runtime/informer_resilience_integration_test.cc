@@ -68,19 +68,7 @@ TEST(InformerResilienceIntegrationTest, ConvergesAfterApiserverRestartAndCompact
   EXPECT_TRUE(seen("delete gone"));
   EXPECT_TRUE(seen("add new"));
 
-  std::map<std::string, std::string> listed, cached;
-  for (int attempt = 0; attempt < 50; ++attempt) {
-    auto list = client->ListAll(k8s::kinds::ConfigMap(), ns);
-    ASSERT_TRUE(list.ok()) << list.status().ToString();
-    listed.clear();
-    cached.clear();
-    for (const auto& o : list->items) listed[o.Key()] = std::string(o.ResourceVersion());
-    for (const auto& o : informer.store().List()) {
-      cached[o->Key()] = std::string(o->ResourceVersion());
-    }
-    if (listed == cached) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  const auto [cached, listed] = integration::CompareCacheWithList(*client, ns, informer.store());
   EXPECT_EQ(cached, listed);
   std::printf("lists: %d (more than 1 = relisted after 410 or a broken watch)\n",
               informer.reflector().list_count());
