@@ -83,14 +83,14 @@ void Informer::AddEventHandler(EventHandler handler) {
   handlers_.push_back(std::move(handler));
 }
 
-ObjectPtr Informer::Prepare(k8s::JsonObject object) const {
+ObjectPtr Informer::Prepare(const k8s::JsonObject& object) const {
   return CompactCopy(object);
 }
 
 void Informer::Replace(std::vector<k8s::JsonObject> objects, const std::string&) {
   std::vector<ObjectPtr> prepared;
   prepared.reserve(objects.size());
-  for (auto& object : objects) prepared.push_back(Prepare(std::move(object)));
+  for (auto& object : objects) prepared.push_back(Prepare(object));
   objects.clear();
   {
     std::lock_guard<std::mutex> l(dispatch_mu_);
@@ -113,7 +113,7 @@ void Informer::Replace(std::vector<k8s::JsonObject> objects, const std::string&)
 }
 
 void Informer::Upsert(k8s::JsonObject object) {
-  ObjectPtr current = Prepare(std::move(object));
+  ObjectPtr current = Prepare(object);
   std::lock_guard<std::mutex> l(dispatch_mu_);
   ObjectPtr old = store_.Upsert(current);
   for (const auto& h : handlers_) {
@@ -130,7 +130,7 @@ void Informer::Remove(k8s::JsonObject object) {
   std::lock_guard<std::mutex> l(dispatch_mu_);
   store_.Delete(key);
   // The DELETED event carries the final state; it is delivered even for an uncached object.
-  ObjectPtr last = Prepare(std::move(object));
+  ObjectPtr last = Prepare(object);
   for (const auto& h : handlers_) {
     if (h.on_delete) h.on_delete(last);
   }

@@ -71,7 +71,7 @@ class Informer final : private ReflectorSink {
   void Replace(std::vector<k8s::JsonObject> objects, const std::string& resource_version) override;
   void Upsert(k8s::JsonObject object) override;
   void Remove(k8s::JsonObject object) override;
-  ObjectPtr Prepare(k8s::JsonObject object) const;
+  ObjectPtr Prepare(const k8s::JsonObject& object) const;
 
   Clock& clock_;
   const InformerOptions options_;

@@ -59,7 +59,11 @@ StatusOr<Reflector::Listing> Reflector::ListPages(std::string resource_version) 
   k8s::ListOptions page_options;
   page_options.label_selector = options_.label_selector;
   page_options.field_selector = options_.field_selector;
-  page_options.limit = options_.page_size;
+  // With a specific version and a page size the server reads exactly that version (and may
+  // serve a stale snapshot); without a page size it serves "not older than" from the watch
+  // cache. client-go switches paging off for these relists, and so do we.
+  const bool specific_version = !resource_version.empty() && resource_version != "0";
+  page_options.limit = specific_version ? 0 : options_.page_size;
   page_options.resource_version = std::move(resource_version);
   Listing out;
   while (true) {

@@ -100,7 +100,9 @@ TEST_F(ReflectorTest, RelistUsesTheLastVersionAndFallsBackToAConsistentReadWhenE
       .WillOnce(Return(MakeList({}, "10")));
   EXPECT_CALL(client_, Watch(_, _, _))
       .WillOnce(Return(ApiStatus(410, "Expired", "too old resource version")));
-  EXPECT_CALL(client_, List(_, _, Field(&k8s::ListOptions::resource_version, "10")))
+  EXPECT_CALL(client_, List(_, _,
+                            AllOf(Field(&k8s::ListOptions::resource_version, "10"),
+                                  Field(&k8s::ListOptions::limit, 0))))
       .WillOnce(Return(ApiStatus(410, "Expired", "too old resource version")));
   EXPECT_CALL(client_, List(_, _, Field(&k8s::ListOptions::resource_version, "")))
       .WillOnce(Return(MakeList({MakeObject("ns", "z", "30")}, "30")));

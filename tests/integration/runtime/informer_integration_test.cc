@@ -78,21 +78,8 @@ TEST(InformerIntegrationTest, SeesAddUpdateDeleteAndMatchesAFreshList) {
   ASSERT_EQ(env->Kubectl({"-n", ns, "delete", "configmap", "b"}).exit_code, 0);
   EXPECT_TRUE(log.WaitFor("delete b"));
 
-  // The cache now equals a fresh list: same keys, same resourceVersions. Watch events may trail
-  // the list by a moment, so compare until they agree or time runs out.
-  std::map<std::string, std::string> listed;
-  std::map<std::string, std::string> cached;
-  for (int attempt = 0; attempt < 50; ++attempt) {
-    auto list = client->ListAll(k8s::kinds::ConfigMap(), ns);
-    ASSERT_TRUE(list.ok()) << list.status().ToString();
-    listed.clear();
-    cached.clear();
-    for (const auto& o : list->items) listed[o.Key()] = std::string(o.ResourceVersion());
-    for (const auto& o : informer.store().List())
-      cached[o->Key()] = std::string(o->ResourceVersion());
-    if (listed == cached) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  // The cache now equals a fresh list: same keys, same resourceVersions.
+  const auto [cached, listed] = integration::CompareCacheWithList(*client, ns, informer.store());
   EXPECT_EQ(cached, listed);
   EXPECT_EQ(cached.count(ns + "/a"), 1u);
   EXPECT_EQ(cached.count(ns + "/b"), 0u);

@@ -22,18 +22,25 @@ namespace {
 
 using Millis = std::chrono::milliseconds;
 
+// build/bin/leader-contender: from RDMASTACK_BINARY_DIR, else next to this test binary
+// (build/tests/../bin).
+std::string ContenderBinary() { return rdmastack::testing::BinaryDir() + "/bin/leader-contender"; }
+
 // A child process whose stdout goes to a file; killed with SIGKILL if still running at the end.
 class Contender {
  public:
   Contender(const rdmastack::testing::ClusterEnv& env, const std::string& ns,
             const std::string& identity)
-      : identity_(identity), out_path_(::testing::TempDir() + "contender-" + identity + ".out") {
-    const std::string binary = rdmastack::testing::BinaryDir() + "/bin/leader-contender";
-    std::vector<std::string> args = {binary,    "--kubeconfig", env.kubeconfig, "--namespace", ns,
-                                     "--lease", "contended",    "--identity",   identity};
+      : identity_(identity),
+        out_path_(::testing::TempDir() + ns + "-contender-" + identity + ".out") {
+    std::vector<std::string> args = {
+        ContenderBinary(), "--kubeconfig", env.kubeconfig, "--namespace", ns,
+        "--lease",         "contended",    "--identity",   identity};
+    // Created empty before the child starts, so that no stale output is ever read.
+    std::ofstream(out_path_, std::ios::trunc).close();
     pid_ = fork();
     if (pid_ == 0) {
-      const int fd = open(out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      const int fd = open(out_path_.c_str(), O_WRONLY | O_APPEND);
       dup2(fd, STDOUT_FILENO);
       std::vector<char*> argv;
       for (auto& a : args) argv.push_back(a.data());

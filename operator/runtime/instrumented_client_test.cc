@@ -1,0 +1,44 @@
+#include "operator/runtime/instrumented_client.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "operator/runtime/testing/mock_client.h"
+
+namespace rdmastack::runtime {
+namespace {
+
+using ::testing::_;
+using ::testing::Return;
+
+TEST(InstrumentedClientTest, CountsRequestsByCodeMethodAndHost) {
+  ::testing::NiceMock<testing::MockClient> inner;
+  MetricsRegistry metrics;
+  InstrumentedClient client(inner, metrics, "127.0.0.1:6443");
+  EXPECT_CALL(inner, Get(_, _, _, _))
+      .WillOnce(Return(testing::MakeObject("ns", "a", "1")))
+      .WillOnce(Return(testing::ApiStatus(404, "NotFound", "no")))
+      .WillOnce(Return(UnavailableError("connection refused")));
+  EXPECT_CALL(inner, Create(_, _, _)).WillOnce(Return(testing::MakeObject("ns", "a", "1")));
+  EXPECT_CALL(inner, Patch(_, _, _, _, _, _))
+      .WillOnce(Return(testing::ApiStatus(409, "Conflict", "changed")));
+  for (int i = 0; i < 3; ++i) (void)client.Get(k8s::kinds::ConfigMap(), "ns", "a", {});
+  (void)client.Create(k8s::kinds::ConfigMap(), testing::MakeObject("ns", "a", ""), {});
+  (void)client.Patch(k8s::kinds::ConfigMap(), "ns", "a", k8s::PatchType::kMerge, "{}", {});
+
+  struct Case {
+    const char* code;
+    const char* method;
+  };
+  const Case cases[] = {
+      {"200", "GET"}, {"404", "GET"}, {"<error>", "GET"}, {"201", "POST"}, {"409", "PATCH"}};
+  const std::string text = metrics.Render();
+  for (const Case& c : cases) {
+    const std::string line = std::string("rest_client_requests_total{code=\"") + c.code +
+                             "\",method=\"" + c.method + "\",host=\"127.0.0.1:6443\"} 1\n";
+    EXPECT_NE(text.find(line), std::string::npos) << line << text;
+  }
+}
+
+}  // namespace
+}  // namespace rdmastack::runtime
