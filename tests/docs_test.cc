@@ -5,9 +5,11 @@
 
 #include <filesystem>
 #include <fstream>
-#include <regex>
+#include <algorithm>
+#include <cctype>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 namespace rdmastack {
 namespace {
@@ -24,20 +26,37 @@ std::string Slurp(const std::filesystem::path& path) {
   return ss.str();
 }
 
+// Quoted CamelCase literals in `arg`, e.g. both names of `cond ? "RoceMtuLow" : "IbMtuLow"`.
+void AddQuotedNames(std::string_view arg, std::set<std::string>* out) {
+  for (size_t open = arg.find('"'); open != std::string_view::npos; open = arg.find('"', open + 1)) {
+    const size_t close = arg.find('"', open + 1);
+    if (close == std::string_view::npos) return;
+    std::string_view name = arg.substr(open + 1, close - open - 1);
+    const bool camel = !name.empty() && std::isupper(static_cast<unsigned char>(name[0])) &&
+                       std::all_of(name.begin(), name.end(),
+                                   [](char c) { return std::isalnum(static_cast<unsigned char>(c)); });
+    if (camel) out->insert(std::string(name));
+    open = close;
+  }
+}
+
 TEST(DocsTest, EveryAgentReasonIsDocumented) {
-  // Fail(id, "Reason", ...), Warn(...), Unknown(...), also with the reason chosen by a ?: between
-  // two literals.
-  const std::regex call(R"re((?:Fail|Warn|Unknown)\(\s*[a-z_."]+,\s*([^,]+),)re");
-  const std::regex literal(R"re("([A-Z][A-Za-z0-9]+)")re");
+  // The reason is the second argument of Fail(id, reason, ...), Warn(...) and Unknown(...).
   std::set<std::string> reasons;
   for (const auto& entry :
        std::filesystem::directory_iterator(SourceDir() + "/agents/node-agent/checks")) {
     if (entry.path().extension() != ".cc") continue;
     const std::string text = Slurp(entry.path());
-    for (std::sregex_iterator it(text.begin(), text.end(), call), end; it != end; ++it) {
-      const std::string arg = (*it)[1];
-      for (std::sregex_iterator l(arg.begin(), arg.end(), literal); l != end; ++l) {
-        reasons.insert((*l)[1]);
+    for (std::string_view call : {"Fail(", "Warn(", "Unknown("}) {
+      for (size_t at = text.find(call); at != std::string::npos; at = text.find(call, at + 1)) {
+        if (at > 0 && (std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_')) {
+          continue;
+        }
+        const size_t first_comma = text.find(',', at);
+        const size_t second_comma = text.find(',', first_comma + 1);
+        if (first_comma == std::string::npos || second_comma == std::string::npos) continue;
+        AddQuotedNames(std::string_view(text).substr(first_comma + 1, second_comma - first_comma - 1),
+                       &reasons);
       }
     }
   }
