@@ -9,6 +9,8 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+# shellcheck source=lib/components.sh
+source scripts/lib/components.sh
 step() { printf '\n==> %s\n' "$*"; }
 
 step "build"

@@ -7,6 +7,11 @@ LIB_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=versions.sh
 source "$LIB_DIR/versions.sh"
 
+# Compiler cache shared by every clone on this machine (CMakeLists.txt uses ccache when present).
+# Paths are hashed relative to the tree, so a fresh clone hits what an earlier one compiled.
+export CCACHE_DIR="${CCACHE_DIR:-$RDMASTACK_CACHE/ccache}"
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(cd "$LIB_DIR/../.." && pwd)}" CCACHE_NOHASHDIR=1
+
 die() { echo "error: $*" >&2; exit 1; }
 
 require_go() {
