@@ -1,22 +1,17 @@
 #pragma once
-// Where tests find the build outputs and checked-in fixtures. The directories are compiled in
-// (see gateway/launcher/CMakeLists.txt); the environment may override them.
+// Where gateway tests find build outputs and checked-in fixtures; the trees themselves come from
+// the shared test harness (tests/harness).
 
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
 
+#include "tests/harness/cluster_env.h"
+
 namespace rdmastack::gateway::testing {
 
-inline std::string BinaryDir() {
-  const char* d = std::getenv("RDMASTACK_GATEWAY_TEST_BINARY_DIR");
-  return d ? d : RDMASTACK_TEST_BINARY_DIR;
-}
-inline std::string SourceDir() {
-  const char* d = std::getenv("RDMASTACK_GATEWAY_TEST_SOURCE_DIR");
-  return d ? d : RDMASTACK_TEST_SOURCE_DIR;
-}
+using rdmastack::testing::BinaryDir;
+using rdmastack::testing::SourceDir;
 inline std::string ElfFixture(const std::string& rel) {
   return BinaryDir() + "/tests/fixtures/gateway/elf/" + rel;
 }

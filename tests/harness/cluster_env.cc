@@ -146,8 +146,10 @@ std::string BinaryDir() {
   return ec ? std::string(".") : exe.parent_path().parent_path().string();
 }
 
+std::string SourceDir() { return EnvOr("RDMASTACK_SOURCE_DIR", RDMASTACK_SOURCE_DIR_DEFAULT); }
+
 std::string SourcePath(const std::string& relative) {
-  return EnvOr("RDMASTACK_SOURCE_DIR", ".") + "/" + relative;
+  return SourceDir() + "/" + relative;
 }
 
 }  // namespace rdmastack::testing

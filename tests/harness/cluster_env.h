@@ -47,6 +47,9 @@ std::string UniqueName(const std::string& prefix);
 // executable (rdmastack_test puts every test binary in <build>/tests).
 std::string BinaryDir();
 
+// The source tree: RDMASTACK_SOURCE_DIR (ctest sets it) if set, else the tree this was built from.
+std::string SourceDir();
+
 // Absolute path of a file in the source tree.
 std::string SourcePath(const std::string& relative);
 
