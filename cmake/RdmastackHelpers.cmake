@@ -52,11 +52,14 @@ function(rdmastack_test name)
     DISCOVERY_TIMEOUT 60)
 endfunction()
 
-# rdmastack_proto(NAME PROTOS a.proto [GRPC]) -> static library NAME with generated code.
+# rdmastack_proto(NAME PROTOS a.proto [GRPC]) -> static library NAME with the generated messages
+# and, with GRPC, NAME_grpc with the generated service stubs (gRPC C++). Keeping the stubs apart
+# lets the node agent use the messages without linking gRPC C++.
 function(rdmastack_proto name)
   cmake_parse_arguments(ARG "GRPC" "" "PROTOS" ${ARGN})
   set(out_dir ${CMAKE_BINARY_DIR}/gen)
   set(srcs)
+  set(grpc_srcs)
   foreach(proto ${ARG_PROTOS})
     get_filename_component(abs ${proto} ABSOLUTE)
     file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${abs})
@@ -64,7 +67,9 @@ function(rdmastack_proto name)
     set(outs ${out_dir}/${stem}.pb.cc ${out_dir}/${stem}.pb.h)
     set(plugin_args)
     if(ARG_GRPC)
-      list(APPEND outs ${out_dir}/${stem}.grpc.pb.cc ${out_dir}/${stem}.grpc.pb.h)
+      set(grpc_outs ${out_dir}/${stem}.grpc.pb.cc ${out_dir}/${stem}.grpc.pb.h)
+      list(APPEND outs ${grpc_outs})
+      list(APPEND grpc_srcs ${grpc_outs})
       set(plugin_args --grpc_out=${out_dir} --plugin=protoc-gen-grpc=${RDMASTACK_GRPC_CPP_PLUGIN})
     endif()
     add_custom_command(
@@ -73,13 +78,14 @@ function(rdmastack_proto name)
       COMMAND ${RDMASTACK_PROTOC} -I${PROJECT_SOURCE_DIR} --cpp_out=${out_dir} ${plugin_args} ${abs}
       DEPENDS ${abs}
       COMMENT "protoc ${rel}")
-    list(APPEND srcs ${outs})
+    list(APPEND srcs ${out_dir}/${stem}.pb.cc ${out_dir}/${stem}.pb.h)
   endforeach()
   add_library(${name} STATIC ${srcs})
   target_include_directories(${name} SYSTEM PUBLIC ${out_dir})
-  target_link_libraries(${name} PUBLIC protobuf::libprotobuf)
+  target_link_libraries(${name} PUBLIC rdmastack::protobuf)
   if(ARG_GRPC)
-    target_link_libraries(${name} PUBLIC gRPC::grpc++)
+    add_library(${name}_grpc STATIC ${grpc_srcs})
+    target_link_libraries(${name}_grpc PUBLIC ${name} gRPC::grpc++ protobuf::libprotobuf)
   endif()
 endfunction()
 

@@ -1,15 +1,13 @@
 #include "agents/node-agent/daemon/agent_daemon.h"
 
-#include <grpcpp/grpcpp.h>
-#include <openssl/pem.h>
-#include <openssl/x509.h>
 #include <spdlog/spdlog.h>
 
 #include <random>
 #include <thread>
 
 #include "agents/node-agent/probe/host_root.h"
-#include "agents/proto/agenthub.grpc.pb.h"
+#include "agents/node-agent/transport/grpc_stream.h"
+#include "agents/node-agent/transport/tls_socket.h"
 #include "operator/base/logging.h"
 #include "operator/base/version.h"
 
@@ -23,15 +21,7 @@ double UniformRandom() {
   return std::uniform_real_distribution<double>(0.0, 1.0)(rng);
 }
 
-// A CA bundle that gRPC cannot load fails only inside the handshake, over and over; say so once.
-Status ValidateCaBundle(const std::string& pem) {
-  std::unique_ptr<BIO, int (*)(BIO*)> bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())),
-                                          &BIO_free);
-  std::unique_ptr<X509, void (*)(X509*)> cert(
-      PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr), &X509_free);
-  if (!cert) return InvalidArgumentError("no PEM certificate could be parsed");
-  return OkStatus();
-}
+constexpr char kConnectMethod[] = "/rdmastack.agent.v1.AgentHub/Connect";
 
 int64_t UnixMillis(Clock* clock) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(clock->WallNow().time_since_epoch())
@@ -53,6 +43,7 @@ AgentDaemon::~AgentDaemon() {
 void AgentDaemon::Stop() {
   std::lock_guard<std::mutex> lock(mu_);
   stopping_ = true;
+  abort_connect_ = true;
   if (cancel_session_) cancel_session_();
   cv_.notify_all();
 }
@@ -66,7 +57,9 @@ void AgentDaemon::RequestReprobe() {
 Status AgentDaemon::Run() {
   auto ca = ReadLocalFile(options_.ca_file, 1 << 20);
   if (!ca.ok()) return ca.status().WithContext("--ca-file");
-  RDMASTACK_RETURN_IF_ERROR(ValidateCaBundle(*ca).WithContext("--ca-file " + options_.ca_file));
+  // A CA bundle that cannot be loaded would fail every handshake, over and over; say so once.
+  RDMASTACK_RETURN_IF_ERROR(
+      transport::ValidateCaBundle(*ca).WithContext("--ca-file " + options_.ca_file));
   while (true) {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -91,21 +84,22 @@ Status AgentDaemon::RunSession(const std::string& ca_pem) {
   while (!token_text.empty() && (token_text.back() == '\n' || token_text.back() == '\r'))
     token_text.pop_back();
 
-  grpc::SslCredentialsOptions ssl;
-  ssl.pem_root_certs = ca_pem;
-  grpc::ChannelArguments args;
-  if (!options_.tls_server_name.empty()) args.SetSslTargetNameOverride(options_.tls_server_name);
-  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 30'000);
-  auto channel = grpc::CreateCustomChannel(options_.hub_address, grpc::SslCredentials(ssl), args);
-  auto stub = pb::AgentHub::NewStub(channel);
-  grpc::ClientContext ctx;
+  transport::GrpcStreamOptions stream_options;
+  stream_options.address = options_.hub_address;
+  stream_options.server_name = options_.tls_server_name;
+  stream_options.ca_pem = ca_pem;
+  stream_options.method_path = kConnectMethod;
+  stream_options.user_agent = std::string("rdmastack-agent/") + kVersion;
+  stream_options.abort_connect = &abort_connect_;
+  ++stats_.connects;
+  auto opened = transport::GrpcBidiStream::Open(stream_options);
+  if (!opened.ok()) return opened.status();
+  std::unique_ptr<transport::GrpcBidiStream> stream = std::move(*opened);
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) return OkStatus();
-    cancel_session_ = [&ctx] { ctx.TryCancel(); };
+    cancel_session_ = [s = stream.get()] { s->Cancel(); };
   }
-  auto stream = stub->Connect(&ctx);
-  ++stats_.connects;
 
   // Shared between the reader thread and the writer loop, guarded by mu_.
   bool closed = false;
@@ -118,8 +112,14 @@ Status AgentDaemon::RunSession(const std::string& ca_pem) {
   auto next_heartbeat = clock_->Now() + heartbeat;
 
   std::thread reader([&] {
-    pb::HubMessage msg;
-    while (stream->Read(&msg)) {
+    std::string bytes;
+    while (stream->Read(&bytes)) {
+      pb::HubMessage msg;
+      if (!msg.ParseFromString(bytes)) {
+        spdlog::warn("hub sent a message that does not parse as HubMessage; reconnecting");
+        stream->Cancel();
+        break;
+      }
       std::lock_guard<std::mutex> lock(mu_);
       if (msg.has_ack()) {
         acked = true;
@@ -145,7 +145,10 @@ Status AgentDaemon::RunSession(const std::string& ca_pem) {
     cv_.notify_all();
   });
 
-  auto write = [&](const pb::AgentMessage& m) { return stream->Write(m); };
+  auto write = [&](const pb::AgentMessage& m) {
+    std::string bytes;
+    return m.SerializeToString(&bytes) && stream->Write(bytes);
+  };
   pb::AgentMessage hello;
   hello.mutable_hello()->set_node_name(options_.node_name);
   hello.mutable_hello()->set_agent_version(kVersion);
@@ -200,16 +203,15 @@ Status AgentDaemon::RunSession(const std::string& ca_pem) {
     }
   }
   stream->WritesDone();
-  ctx.TryCancel();
+  stream->Cancel();
   reader.join();
-  grpc::Status st = stream->Finish();
+  Status st = stream->Finish();
   {
     std::lock_guard<std::mutex> lock(mu_);
     cancel_session_ = nullptr;
   }
   if (st.ok()) return UnavailableError("hub closed the stream");
-  return UnavailableError("grpc " + std::to_string(static_cast<int>(st.error_code())) + ": " +
-                          st.error_message());
+  return st;
 }
 
 }  // namespace rdmastack::agent

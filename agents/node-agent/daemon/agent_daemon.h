@@ -75,7 +75,8 @@ class AgentDaemon {
   bool stopping_ = false;
   bool reprobe_ = false;
   std::optional<agent::v1::Requirements> requirements_;
-  std::function<void()> cancel_session_;  // guarded by mu_
+  std::function<void()> cancel_session_;    // guarded by mu_
+  std::atomic<bool> abort_connect_{false};  // Stop() during a connect or handshake
 };
 
 }  // namespace rdmastack::agent

@@ -2,7 +2,7 @@
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
-#include <openssl/evp.h>
+#include <mbedtls/sha256.h>
 
 #include <set>
 
@@ -136,9 +136,10 @@ std::string ContentHash(const agent::v1::NodeReport& report) {
     out.SetSerializationDeterministic(true);
     copy.SerializeToCodedStream(&out);
   }
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(bytes.data(), bytes.size(), digest, &len, EVP_sha256(), nullptr);
+  unsigned char digest[32];
+  const unsigned int len = sizeof(digest);
+  mbedtls_sha256_ret(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest,
+                     /*is224=*/0);
   static constexpr char kHex[] = "0123456789abcdef";
   std::string hex;
   for (unsigned int i = 0; i < len; ++i) {
