@@ -6,6 +6,8 @@
 #include <charconv>
 #include <cstdlib>
 
+#include "tests/harness/cluster_env.h"
+
 namespace rdmastack::crd::testing {
 namespace {
 
@@ -54,8 +56,7 @@ std::string YamlToJson(const YAML::Node& node) {
 }
 
 std::vector<YAML::Node> LoadSourceYaml(const std::string& relative_path) {
-  const char* root = std::getenv("RDMASTACK_SOURCE_DIR");
-  return YAML::LoadAllFromFile(std::string(root != nullptr ? root : ".") + "/" + relative_path);
+  return YAML::LoadAllFromFile(::rdmastack::testing::SourcePath(relative_path));
 }
 
 YAML::Node FindKind(const std::vector<YAML::Node>& docs, const std::string& kind) {

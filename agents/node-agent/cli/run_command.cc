@@ -58,6 +58,8 @@ StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args) {
       RDMASTACK_ASSIGN_OR_RETURN(o.source.default_role, ParseRole(value));
     } else if (flag == "--probe-interval") {
       RDMASTACK_ASSIGN_OR_RETURN(o.daemon.probe_interval, ParseDuration(value));
+    } else if (flag == "--gpu-memory-interval") {
+      RDMASTACK_ASSIGN_OR_RETURN(o.gpu_memory_interval, ParseDuration(value));
     } else if (flag == "--ips-file") {
       o.source.ips_file = value;
     } else if (flag == "--probes-file") {
@@ -95,15 +97,26 @@ int RunDaemonCommand(const std::vector<std::string>& args) {
     std::fprintf(stderr, "error: %s\n", st.message().c_str());
     return 2;
   }
-  auto prober = MakeProber(options->source.root, options->probes_file, options->live_probes);
-  if (!prober.ok()) {
+  // Fail fast on a bad --probes-file; later probes make their own prober.
+  if (auto prober = MakeProber(options->source.root, options->probes_file, options->live_probes);
+      !prober.ok()) {
     std::fprintf(stderr, "error: %s\n", prober.status().message().c_str());
     return 2;
   }
-  ProbingReportSource source(options->source, std::move(*prober));
+  const bool live =
+      options->probes_file.empty() && (options->source.root == "/" || options->live_probes);
+  LiveProberOptions live_options;
+  live_options.nvml_helper = "/proc/self/exe";
+  live_options.nvml_cache = std::make_shared<NvmlSampleCache>();
+  live_options.nvml_max_age =
+      std::chrono::duration_cast<std::chrono::seconds>(options->gpu_memory_interval);
+  ProbingReportSource source(options->source, [&]() -> StatusOr<std::unique_ptr<DeviceProber>> {
+    if (live) return MakeLiveDeviceProber(live_options);
+    return MakeProber(options->source.root, options->probes_file, options->live_probes);
+  });
   AgentDaemon daemon(options->daemon, &source, &RealClock::Instance());
 
-  // Signals are taken by one thread with sigwait, so handlers never run inside gRPC code.
+  // Signals are taken by one thread with sigwait, so handlers never run inside library code.
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGTERM);

@@ -1,6 +1,7 @@
 #pragma once
 // `rdmastack-agent run`: flags -> AgentDaemon, stops on SIGTERM/SIGINT, re-probes on SIGHUP.
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,8 @@ struct RunOptions {
   std::string probes_file;
   bool live_probes = false;
   std::string log_level = "info";
+  // BAR1 free changes only as GPU memory gets registered; NVML's init costs ~50 ms of CPU.
+  std::chrono::milliseconds gpu_memory_interval{5 * 60'000};
 };
 
 StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args);
@@ -26,6 +29,7 @@ inline constexpr const char* kRunUsage =
     "         [--tls-server-name NAME] [--root DIR] [--role gateway|client] [--probe-interval "
     "60s]\n"
     "         [--ips-file F] [--probes-file F] [--live-probes] [--log-level info]\n"
+    "         [--gpu-memory-interval 5m]  how often NVML is asked for BAR1 total/free\n"
     "  NODE_NAME from the environment (downward API) is the default node name.\n";
 
 }  // namespace rdmastack::agent

@@ -2,6 +2,7 @@
 // The production ReportSource: probe the host, evaluate every requirement the hub sent, build
 // the NodeReport.
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -18,14 +19,19 @@ struct ProbingSourceOptions {
   Role default_role = Role::kClient;  // used until the hub sends requirements
 };
 
+// Makes the DeviceProber for one probe. A fresh one per probe means the vendor libraries a live
+// prober dlopens (NVML, libibverbs and its provider) are loaded only while probing: on a real
+// H200 host NVML alone kept ~19 MiB resident in the idle daemon when it stayed loaded.
+using DeviceProberFactory = std::function<StatusOr<std::unique_ptr<DeviceProber>>()>;
+
 class ProbingReportSource final : public ReportSource {
  public:
-  ProbingReportSource(ProbingSourceOptions options, std::unique_ptr<DeviceProber> prober);
+  ProbingReportSource(ProbingSourceOptions options, DeviceProberFactory make_prober);
   agent::v1::NodeReport Build(const std::optional<agent::v1::Requirements>& requirements) override;
 
  private:
   ProbingSourceOptions options_;
-  std::unique_ptr<DeviceProber> prober_;
+  DeviceProberFactory make_prober_;
 };
 
 }  // namespace rdmastack::agent

@@ -10,34 +10,12 @@
 #include <cstring>
 
 #include "agents/node-agent/probe/device_prober.h"
+#include "agents/node-agent/probe/dl_library.h"
+#include "agents/node-agent/probe/nvml_query.h"
+#include "agents/node-agent/probe/subprocess.h"
 
 namespace rdmastack::agent {
 namespace {
-
-class DlLibrary {
- public:
-  explicit DlLibrary(const char* soname) : handle_(::dlopen(soname, RTLD_NOW | RTLD_LOCAL)) {
-    if (handle_ == nullptr) {
-      const char* err = ::dlerror();
-      error_ = err ? err : soname;
-    }
-  }
-  DlLibrary(const DlLibrary&) = delete;
-  DlLibrary& operator=(const DlLibrary&) = delete;
-  ~DlLibrary() {
-    if (handle_ != nullptr) ::dlclose(handle_);
-  }
-  bool ok() const { return handle_ != nullptr; }
-  const std::string& error() const { return error_; }
-  template <typename Fn>
-  Fn Get(const char* name) const {
-    return handle_ ? reinterpret_cast<Fn>(::dlsym(handle_, name)) : nullptr;
-  }
-
- private:
-  void* handle_;
-  std::string error_;
-};
 
 const char* ErrnoName(int err) {
   switch (err) {
@@ -106,16 +84,9 @@ struct Verbs {
   decltype(&::mlx5dv_is_supported) mlx5_is_supported = nullptr;
 };
 
-// nvml.h is not a build dependency; these are the documented C ABI types.
-using NvmlDevice = struct NvmlDeviceOpaque*;
-struct NvmlBar1Memory {
-  unsigned long long total;
-  unsigned long long free;
-  unsigned long long used;
-};
-
 class LiveDeviceProber final : public DeviceProber {
  public:
+  explicit LiveDeviceProber(LiveProberOptions options) : options_(std::move(options)) {}
   std::string Source() const override { return "live"; }
 
   void ProbeRdmaDevice(RdmaDevice* dev, std::vector<ProbeIssue>* issues) override {
@@ -162,29 +133,28 @@ class LiveDeviceProber final : public DeviceProber {
     verbs_->free_list(list);
   }
 
+  // One NVML session for all GPUs of the node, in this process or in a helper process, or the
+  // answer a recent probe already got (LiveProberOptions).
+  void PrepareGpus(const std::vector<Gpu>& gpus, std::vector<ProbeIssue>* issues) override {
+    std::vector<std::string> bdfs;
+    for (const auto& g : gpus) bdfs.push_back(g.pci_address);
+    if (bdfs.empty()) return;
+    std::string lines;
+    NvmlSampleCache* cache = options_.nvml_cache.get();
+    const auto now = std::chrono::steady_clock::now();
+    if (cache != nullptr && cache->bdfs == bdfs && now - cache->taken < options_.nvml_max_age) {
+      lines = cache->lines;
+    } else {
+      lines = options_.nvml_helper.empty() ? RecordedNvmlLines(QueryNvmlBar1(bdfs, issues))
+                                           : QueryThroughHelper(bdfs, issues);
+      if (cache != nullptr) *cache = NvmlSampleCache{bdfs, lines, now};
+    }
+    auto recorded = ParseRecordedProbes(lines, "nvml");
+    if (recorded.ok()) nvml_results_ = std::move(*recorded);
+  }
+
   void ProbeGpu(Gpu* gpu, std::vector<ProbeIssue>* issues) override {
-    if (!nvml_) nvml_ = std::make_unique<DlLibrary>("libnvidia-ml.so.1");
-    if (!nvml_->ok()) return;
-    auto init = nvml_->Get<int (*)()>("nvmlInit_v2");
-    auto shutdown = nvml_->Get<int (*)()>("nvmlShutdown");
-    auto by_bus = nvml_->Get<int (*)(const char*, NvmlDevice*)>("nvmlDeviceGetHandleByPciBusId_v2");
-    auto bar1 = nvml_->Get<int (*)(NvmlDevice, NvmlBar1Memory*)>("nvmlDeviceGetBAR1MemoryInfo");
-    if (!init || !shutdown || !by_bus || !bar1) return;
-    if (int rc = init(); rc != 0) {
-      issues->push_back(
-          {"probes", "libnvidia-ml.so.1", "nvmlInit_v2 returned " + std::to_string(rc)});
-      return;
-    }
-    // NVML wants an 8-hex-digit domain: 0000:1a:00.0 -> 00000000:1a:00.0
-    const std::string bus = "0000" + gpu->pci_address;
-    NvmlDevice handle = nullptr;
-    NvmlBar1Memory mem{};
-    if (by_bus(bus.c_str(), &handle) == 0 && bar1(handle, &mem) == 0 && mem.total > 0) {
-      gpu->bar1_total_bytes = static_cast<int64_t>(mem.total);
-      gpu->bar1_free_bytes = static_cast<int64_t>(mem.free);
-      gpu->bar1_source = "nvml";
-    }
-    shutdown();
+    if (nvml_results_) nvml_results_->ProbeGpu(gpu, issues);
   }
 
  private:
@@ -243,15 +213,33 @@ class LiveDeviceProber final : public DeviceProber {
     if (cq != nullptr) verbs_->destroy_cq(cq);
   }
 
-  // Loaded on first use: a node without RDMA devices or GPUs never maps the libraries.
+  // `rdmastack-agent nvml-bar1 BDF...` in a child: NVML (and the libcuda it pulls in) never maps
+  // into the daemon, whose resident memory it would otherwise triple.
+  std::string QueryThroughHelper(const std::vector<std::string>& bdfs,
+                                 std::vector<ProbeIssue>* issues) const {
+    std::vector<std::string> argv = {options_.nvml_helper, "nvml-bar1"};
+    argv.insert(argv.end(), bdfs.begin(), bdfs.end());
+    auto run = RunAndCapture(argv, options_.nvml_helper_timeout);
+    if (!run.ok()) {
+      issues->push_back({"probes", options_.nvml_helper, run.status().message()});
+      return {};
+    }
+    for (const auto& line : SplitLines(run->err)) {
+      issues->push_back({"probes", "libnvidia-ml.so.1", line});
+    }
+    return run->out;
+  }
+
+  LiveProberOptions options_;
+  // Loaded on first use: a node without RDMA devices never maps the libraries.
   std::unique_ptr<Verbs> verbs_;
-  std::unique_ptr<DlLibrary> nvml_;
+  std::unique_ptr<DeviceProber> nvml_results_;
 };
 
 }  // namespace
 
-std::unique_ptr<DeviceProber> MakeLiveDeviceProber() {
-  return std::make_unique<LiveDeviceProber>();
+std::unique_ptr<DeviceProber> MakeLiveDeviceProber(LiveProberOptions options) {
+  return std::make_unique<LiveDeviceProber>(std::move(options));
 }
 
 }  // namespace rdmastack::agent

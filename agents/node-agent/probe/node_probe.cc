@@ -56,6 +56,7 @@ NodeFacts ProbeNode(const ProbeOptions& options) {
   for (auto& d : facts.rdma_devices) {
     if (!d.soft) prober->ProbeRdmaDevice(&d, &facts.issues);
   }
+  prober->PrepareGpus(facts.gpus, &facts.issues);
   for (auto& g : facts.gpus) prober->ProbeGpu(&g, &facts.issues);
   facts.device_probe_source = prober->Source();
   facts.netdevs =

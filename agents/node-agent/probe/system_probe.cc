@@ -1,5 +1,6 @@
 #include "agents/node-agent/probe/system_probe.h"
 
+#include <mutex>
 #include <set>
 
 #include "agents/node-agent/probe/parsers.h"
@@ -9,6 +10,43 @@ namespace {
 
 constexpr size_t kProcModulesLimit = 4 << 20;
 constexpr size_t kKallsymsLimit = 256 << 20;
+
+// Scanning /proc/kallsyms makes the kernel format every symbol: ~50 ms of system CPU on a real
+// H200 host, nearly all of a probe. A symbol can only appear or vanish with a module load or
+// unload, so the answer is remembered per root and /proc/modules content (which lists load
+// addresses, so a reload changes it too).
+struct KallsymsMemo {
+  std::mutex mu;
+  std::string key;
+  bool found = false;
+};
+
+KallsymsMemo& Memo() {
+  static KallsymsMemo memo;
+  return memo;
+}
+
+// Whether the running kernel exports ib_register_peer_memory_client (MOFED's PeerDirect API).
+Status ScanKallsymsForPeerMemory(const HostRoot& root, bool* found) {
+  const auto modules = root.ReadText("proc/modules", kProcModulesLimit);
+  const std::string key = root.root() + '\n' + (modules.ok() ? *modules : std::string());
+  KallsymsMemo& memo = Memo();
+  std::lock_guard<std::mutex> lock(memo.mu);
+  if (modules.ok() && memo.key == key) {
+    *found = memo.found;
+    return OkStatus();
+  }
+  *found = false;
+  Status st = root.ScanLines("proc/kallsyms", kKallsymsLimit, [&](std::string_view line) {
+    *found = line.find(" ib_register_peer_memory_client") != std::string_view::npos;
+    return !*found;
+  });
+  if (st.ok() && modules.ok()) {
+    memo.key = key;
+    memo.found = *found;
+  }
+  return st;
+}
 
 void ReadModules(const HostRoot& root, DriverFacts* d, std::vector<ProbeIssue>* issues) {
   std::set<std::string> loaded;
@@ -56,10 +94,7 @@ void DecideIbCoreFlavor(const HostRoot& root, DriverFacts* d, std::vector<ProbeI
   }
   if (!d->peer_memory_api && root.Exists("proc/kallsyms")) {
     bool found = false;
-    Status st = root.ScanLines("proc/kallsyms", kKallsymsLimit, [&](std::string_view line) {
-      found = line.find(" ib_register_peer_memory_client") != std::string_view::npos;
-      return !found;
-    });
+    Status st = ScanKallsymsForPeerMemory(root, &found);
     if (!st.ok()) issues->push_back({"modules", root.Path("proc/kallsyms"), st.message()});
     if (found) {
       d->peer_memory_api = true;

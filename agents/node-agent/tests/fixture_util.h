@@ -1,21 +1,18 @@
 #pragma once
 // Helpers for tests that run the agent over tests/fixtures/nodes/<profile>.
 
-#include <cstdlib>
 #include <string>
 
 #include "agents/node-agent/probe/device_prober.h"
 #include "agents/node-agent/probe/node_probe.h"
+#include "tests/harness/cluster_env.h"
 
 namespace rdmastack::agent::testing {
 
-inline std::string SourceDir() {
-  const char* dir = std::getenv("RDMASTACK_SOURCE_DIR");
-  return dir ? dir : ".";
-}
+using ::rdmastack::testing::SourceDir;
 
 inline std::string FixtureDir(const std::string& profile) {
-  return SourceDir() + "/tests/fixtures/nodes/" + profile;
+  return ::rdmastack::testing::SourcePath("tests/fixtures/nodes/" + profile);
 }
 
 // Probes a fixture the way `check --root P/root --ips-file P/ips.txt --probes-file P/probes.txt`

@@ -68,8 +68,8 @@ std::vector<Case> AllCases() {
        {"storage-cx6-ib-ipoib-bond0-el8-inbox", "gpu-client-rtxa6000-bar1-256m-peermem-mofed",
         "gpu-client-h100-dmabuf-open-inbox", "gpu-client-cx4-vf-vm", "gateway-roce-v2-gid3-doca",
         "gpu-client-cross-socket-sys", "gpu-client-h100-peermem-mofed",
-        "gpu-client-rtxa6000-224mi-bar1-too-small", "storage-cx6-ib-port-down",
-        "node-without-rdma", "real-h200-open-580-no-rdma-nic"}) {
+        "gpu-client-rtxa6000-224mi-bar1-too-small", "storage-cx6-ib-port-down", "node-without-rdma",
+        "real-h200-open-580-no-rdma-nic"}) {
     for (const char* role : {"gateway", "client"}) out.push_back({p, role});
   }
   return out;

@@ -19,6 +19,7 @@
 #include "agents/node-agent/checks/checks.h"
 #include "agents/node-agent/probe/device_prober.h"
 #include "agents/node-agent/probe/node_probe.h"
+#include "tests/harness/cluster_env.h"
 #include "tests/integration/agent/test_hub.h"
 
 extern char** environ;
@@ -29,8 +30,7 @@ namespace {
 using std::chrono::milliseconds;
 
 std::string Fixture(const std::string& profile) {
-  const char* src = std::getenv("RDMASTACK_SOURCE_DIR");
-  return std::string(src ? src : ".") + "/tests/fixtures/nodes/" + profile;
+  return ::rdmastack::testing::SourcePath("tests/fixtures/nodes/" + profile);
 }
 
 TEST(AgentBench, ProbeAndChecksA6000P99) {
