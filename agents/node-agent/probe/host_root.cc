@@ -11,6 +11,8 @@
 #include <cstring>
 #include <memory>
 
+#include "agents/node-agent/probe/parsers.h"
+
 namespace rdmastack::agent {
 namespace {
 
@@ -35,15 +37,8 @@ class ScopedFd {
 };
 
 std::vector<std::string> SplitComponents(std::string_view path) {
-  std::vector<std::string> out;
-  size_t i = 0;
-  while (i < path.size()) {
-    size_t j = path.find('/', i);
-    if (j == std::string_view::npos) j = path.size();
-    if (j > i) out.emplace_back(path.substr(i, j - i));
-    i = j + 1;
-  }
-  return out;
+  const auto parts = SplitNonEmpty(path, '/');
+  return {parts.begin(), parts.end()};
 }
 
 std::string JoinComponents(const std::vector<std::string>& comps) {

@@ -12,6 +12,7 @@
 #include "agents/node-agent/probe/device_prober.h"
 #include "agents/node-agent/probe/dl_library.h"
 #include "agents/node-agent/probe/nvml_query.h"
+#include "agents/node-agent/probe/parsers.h"
 #include "agents/node-agent/probe/subprocess.h"
 
 namespace rdmastack::agent {
@@ -224,8 +225,8 @@ class LiveDeviceProber final : public DeviceProber {
       issues->push_back({"probes", options_.nvml_helper, run.status().message()});
       return {};
     }
-    for (const auto& line : SplitLines(run->err)) {
-      issues->push_back({"probes", "libnvidia-ml.so.1", line});
+    for (const auto line : SplitNonEmpty(run->err, '\n')) {
+      issues->push_back({"probes", "libnvidia-ml.so.1", std::string(line)});
     }
     return run->out;
   }

@@ -9,18 +9,6 @@ namespace {
 constexpr char kArea[] = "netdev";
 constexpr int kArphrdInfiniband = 32;
 
-std::vector<std::string> SplitSpaces(const std::string& text) {
-  std::vector<std::string> out;
-  size_t i = 0;
-  while (i < text.size()) {
-    size_t j = text.find(' ', i);
-    if (j == std::string::npos) j = text.size();
-    if (j > i) out.push_back(text.substr(i, j - i));
-    i = j + 1;
-  }
-  return out;
-}
-
 // Name of the directory a link resolves to (device -> 0000:3b:00.0, master -> bond0).
 std::string LinkName(const HostRoot& root, const std::string& rel) {
   auto target = root.Resolve(rel);
@@ -49,7 +37,9 @@ NetDev ReadNetDev(const HostRoot& root, const std::string& name, std::vector<Pro
   }
   if (root.IsSymlink(dir + "/master")) n.master = LinkName(root, dir + "/master");
   if (root.IsDirectory(dir + "/bonding")) {
-    if (auto s = root.ReadAttr(dir + "/bonding/slaves"); s.ok()) n.slaves = SplitSpaces(*s);
+    if (auto s = root.ReadAttr(dir + "/bonding/slaves"); s.ok()) {
+      for (const auto slave : SplitNonEmpty(*s, ' ')) n.slaves.emplace_back(slave);
+    }
     if (auto a = root.ReadAttr(dir + "/bonding/active_slave"); a.ok()) n.active_slave = *a;
   }
   if (auto entries = root.ListDir(dir); entries.ok()) {

@@ -401,4 +401,16 @@ std::string FormatBytes(int64_t bytes) {
   return std::to_string(bytes);
 }
 
+std::vector<std::string_view> SplitNonEmpty(std::string_view text, char sep) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t j = text.find(sep, i);
+    if (j == std::string_view::npos) j = text.size();
+    if (j > i) out.push_back(text.substr(i, j - i));
+    i = j + 1;
+  }
+  return out;
+}
+
 }  // namespace rdmastack::agent

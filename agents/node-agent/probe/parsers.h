@@ -110,4 +110,7 @@ StatusOr<uint32_t> ParseIpv4(std::string_view text);
 StatusOr<int64_t> ParseByteQuantity(std::string_view text);
 std::string FormatBytes(int64_t bytes);  // "192Mi", "256Mi", "128Gi", "1000" (exact binary units)
 
+// The non-empty pieces of `text` between `sep`s ("a//b/" -> {"a", "b"}), as views into `text`.
+std::vector<std::string_view> SplitNonEmpty(std::string_view text, char sep);
+
 }  // namespace rdmastack::agent

@@ -3,24 +3,11 @@
 #include <algorithm>
 #include <cctype>
 
+#include "agents/node-agent/probe/parsers.h"
 #include "agents/node-agent/probe/pci_device.h"
 
 namespace rdmastack::agent {
-namespace {
-
-std::vector<std::string_view> Components(std::string_view path) {
-  std::vector<std::string_view> out;
-  size_t i = 0;
-  while (i < path.size()) {
-    size_t j = path.find('/', i);
-    if (j == std::string_view::npos) j = path.size();
-    if (j > i) out.push_back(path.substr(i, j - i));
-    i = j + 1;
-  }
-  return out;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 const char* PathTypeName(PathType t) {
   switch (t) {
@@ -46,7 +33,7 @@ bool ParsePathType(std::string_view text, PathType* out) {
 
 std::vector<std::string> NcclAncestors(std::string_view sysfs_path, int numa_node,
                                        const BcmSwitchTest& is_bcm) {
-  auto comps = Components(sysfs_path);
+  auto comps = SplitNonEmpty(sysfs_path, '/');
   std::vector<std::string> out;
   int i = static_cast<int>(comps.size()) - 1;
   int stripped = 0;

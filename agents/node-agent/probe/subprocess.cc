@@ -10,6 +10,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "agents/node-agent/probe/parsers.h"
+
 extern char** environ;
 
 namespace rdmastack::agent {
@@ -31,18 +33,6 @@ struct Pipe {
 };
 
 }  // namespace
-
-std::vector<std::string> SplitLines(const std::string& text) {
-  std::vector<std::string> lines;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    if (end > start) lines.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return lines;
-}
 
 StatusOr<CapturedOutput> RunAndCapture(const std::vector<std::string>& argv,
                                        std::chrono::milliseconds timeout) {
@@ -96,8 +86,8 @@ StatusOr<CapturedOutput> RunAndCapture(const std::vector<std::string>& argv,
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  const auto lines = SplitLines(captured.err);
-  const std::string said = lines.empty() ? "" : ": " + lines.front();
+  const auto lines = SplitNonEmpty(captured.err, '\n');
+  const std::string said = lines.empty() ? "" : ": " + std::string(lines.front());
   if (timed_out) {
     return DeadlineExceededError(argv[0] + " " + argv[1 % argv.size()] + " did not finish within " +
                                  std::to_string(timeout.count()) + " ms; killed");

@@ -20,6 +20,4 @@ struct CapturedOutput {
 StatusOr<CapturedOutput> RunAndCapture(const std::vector<std::string>& argv,
                                        std::chrono::milliseconds timeout);
 
-std::vector<std::string> SplitLines(const std::string& text);
-
 }  // namespace rdmastack::agent

@@ -168,3 +168,18 @@ TEST(QuantityTest, ByteQuantities) {
 
 }  // namespace
 }  // namespace rdmastack::agent
+
+namespace rdmastack::agent {
+namespace {
+
+TEST(SplitNonEmptyTest, SkipsEmptyPiecesAtEitherEndAndBetween) {
+  using V = std::vector<std::string_view>;
+  EXPECT_EQ(SplitNonEmpty("/sys//bus/pci/", '/'), (V{"sys", "bus", "pci"}));
+  EXPECT_EQ(SplitNonEmpty("eth0 eth1", ' '), (V{"eth0", "eth1"}));
+  EXPECT_EQ(SplitNonEmpty("one\n\ntwo\n", '\n'), (V{"one", "two"}));
+  EXPECT_TRUE(SplitNonEmpty("", '/').empty());
+  EXPECT_TRUE(SplitNonEmpty("///", '/').empty());
+}
+
+}  // namespace
+}  // namespace rdmastack::agent

@@ -190,6 +190,11 @@ class GrpcBidiStream::Impl {
       ApplyRequests();
       if (Status st = Flush(); !st.ok()) return End(st);
       if (closed_status_.has_value() && tls_out_.empty()) return End(*closed_status_);
+      // After a Cancel the RST_STREAM went out with the Flush above if the socket took it; a hub
+      // that stopped reading must not hold the caller until the TCP timeout.
+      if (CancelRequested()) {
+        return End(closed_status_.value_or(CancelledError("call cancelled by the agent")));
+      }
       pollfd fds[2] = {{tls_->fd(), POLLIN, 0}, {wake_fd_, POLLIN, 0}};
       if (!tls_out_.empty() || tls_->WantsWrite()) fds[0].events |= POLLOUT;
       const int timeout = tls_->HasBufferedInput() ? 0 : -1;
@@ -213,6 +218,11 @@ class GrpcBidiStream::Impl {
         }
       }
     }
+  }
+
+  bool CancelRequested() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return cancel_;
   }
 
   // Turns requests from other threads into HTTP/2 actions.
