@@ -123,8 +123,11 @@ Status AgentDaemon::RunSession(const std::string& ca_pem) {
       std::lock_guard<std::mutex> lock(mu_);
       if (msg.has_ack()) {
         acked = true;
-        if (msg.ack().heartbeat_seconds() > 0)
+        if (msg.ack().heartbeat_seconds() > 0) {
           heartbeat = std::chrono::seconds(msg.ack().heartbeat_seconds());
+          // A shorter interval than the default applies now, not after the default's first beat.
+          next_heartbeat = std::min(next_heartbeat, clock_->Now() + heartbeat);
+        }
       } else if (msg.has_requirements()) {
         requirements_ = msg.requirements();
         reprobe_ = true;  // requirements change the verdicts
@@ -159,15 +162,18 @@ Status AgentDaemon::RunSession(const std::string& ca_pem) {
     std::optional<pb::Requirements> reqs;
     std::vector<pb::CommandResult> to_send;
     bool probe_now = false;
+    bool heartbeat_due = false;
     {
       std::unique_lock<std::mutex> lock(mu_);
-      const auto deadline = std::min(next_probe, next_heartbeat);
-      while (!stopping_ && !closed && !reprobe_ && results.empty() && clock_->Now() < deadline) {
-        clock_->WaitUntil(lock, cv_, deadline);
+      // The reader may move next_heartbeat earlier (Ack), so the deadline is re-read each wake-up.
+      while (!stopping_ && !closed && !reprobe_ && results.empty() &&
+             clock_->Now() < std::min(next_probe, next_heartbeat)) {
+        clock_->WaitUntil(lock, cv_, std::min(next_probe, next_heartbeat));
       }
       if (stopping_ || closed) break;
       if (acked) backoff_.Reset();
       probe_now = reprobe_ || clock_->Now() >= next_probe;
+      heartbeat_due = clock_->Now() >= next_heartbeat;
       reprobe_ = false;
       reqs = requirements_;
       to_send.swap(results);
@@ -192,7 +198,7 @@ Status AgentDaemon::RunSession(const std::string& ca_pem) {
       *m.mutable_command_result() = r;
       ok = ok && write(m);
     }
-    if (ok && clock_->Now() >= next_heartbeat) {
+    if (ok && heartbeat_due) {
       pb::AgentMessage m;
       m.mutable_heartbeat()->set_report_hash(sent_hash);
       m.mutable_heartbeat()->set_unix_millis(UnixMillis(clock_));
