@@ -204,9 +204,11 @@ class GrpcBidiStream::Impl {
         uint64_t drained;
         [[maybe_unused]] ssize_t n = ::read(wake_fd_, &drained, sizeof(drained));
       }
-      if ((fds[0].revents & (POLLIN | POLLHUP | POLLERR)) == 0 && !tls_->HasBufferedInput()) {
-        continue;
-      }
+      // Read when bytes arrived, when TLS already holds decrypted ones, or when a read that had
+      // to send first (TLS alerts) can go on now that the socket is writable.
+      const bool readable = (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0;
+      const bool read_can_go_on = tls_->WantsWrite() && (fds[0].revents & POLLOUT) != 0;
+      if (!readable && !read_can_go_on && !tls_->HasBufferedInput()) continue;
       for (int round = 0; round < 16; ++round) {
         auto n = tls_->Read(buf.data(), buf.size());
         if (!n.ok()) return End(closed_status_.value_or(n.status()));
