@@ -131,6 +131,7 @@ TEST_F(ControllerTest, WatchMapsEventsThroughPredicateAndMapper) {
   EXPECT_CALL(client, Watch(::testing::_, ::testing::_, ::testing::_))
       .WillRepeatedly(::testing::Invoke([&](auto&&...) { return feed.NewStream(); }));
   InformerOptions o;
+  o.reflector.initial_sync = ReflectorOptions::InitialSync::kWatchCacheList;  // the mocks list
   o.type = k8s::kinds::ConfigMap();
   Informer informer(client, clock_, o);
   controller_.Watch(informer, EnqueueOwner("rdmastack.io", "GatewayPool"));
@@ -149,6 +150,7 @@ TEST_F(ControllerTest, GenerationPredicateDropsStatusOnlyUpdates) {
   EXPECT_CALL(client, Watch(::testing::_, ::testing::_, ::testing::_))
       .WillRepeatedly(::testing::Invoke([&](auto&&...) { return feed.NewStream(); }));
   InformerOptions o;
+  o.reflector.initial_sync = ReflectorOptions::InitialSync::kWatchCacheList;  // the mocks list
   o.type = k8s::kinds::ConfigMap();
   Informer informer(client, clock_, o);
   controller_.Watch(informer, EnqueueSelf(), GenerationChanged());

@@ -18,6 +18,7 @@ class InformerTest : public ::testing::Test {
  protected:
   InformerOptions Options() {
     InformerOptions o;
+    o.reflector.initial_sync = ReflectorOptions::InitialSync::kWatchCacheList;  // the mocks list
     o.type = k8s::kinds::ConfigMap();
     o.ns = "ns";
     return o;
@@ -130,6 +131,7 @@ TEST_F(InformerTest, TransformTrimsCachedObjects) {
     return feed_.NewStream();
   }));
   InformerOptions o;
+  o.reflector.initial_sync = ReflectorOptions::InitialSync::kWatchCacheList;  // the mocks list
   o.type = k8s::kinds::Node();
   o.transform = TrimToFields({{"metadata", "labels"}, {"status", "nodeInfo", "kubeletVersion"}});
   Informer informer(client_, clock_, o);

@@ -65,6 +65,7 @@ class ManagerTest : public ::testing::Test {
     Running(ManagerTest& t, ManagerOptions options)
         : manager(t.client_, t.clock_, std::move(options)) {
       InformerOptions io;
+      io.reflector.initial_sync = ReflectorOptions::InitialSync::kWatchCacheList;  // the mocks list
       io.type = k8s::kinds::ConfigMap();
       manager.NewController("cm", t.reconciler_).Watch(manager.cache().Get(io), EnqueueSelf());
       thread_ = std::thread([this] {

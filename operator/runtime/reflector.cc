@@ -31,6 +31,11 @@ std::string Reflector::LastSyncResourceVersion() const {
   return last_rv_;
 }
 
+bool Reflector::UsesWatchList() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return options_.initial_sync == ReflectorOptions::InitialSync::kWatchList && !watch_list_refused_;
+}
+
 void Reflector::SetResourceVersion(std::string rv) {
   std::lock_guard<std::mutex> l(mu_);
   last_rv_ = std::move(rv);
@@ -51,7 +56,115 @@ void Reflector::Run() {
 }
 
 Status Reflector::ListAndWatch() {
+  bool watch_list;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    watch_list =
+        options_.initial_sync == ReflectorOptions::InitialSync::kWatchList && !watch_list_refused_;
+  }
+  if (watch_list) {
+    Status s = WatchList();
+    // A server with the WatchList feature off rejects sendInitialEvents as invalid.
+    if (!(k8s::IsInvalid(s) || k8s::IsBadRequest(s))) return s;
+    spdlog::info("reflector {}: server refused watch-list ({}); listing instead",
+                 options_.type.GroupResource(), s.ToString());
+    std::lock_guard<std::mutex> l(mu_);
+    watch_list_refused_ = true;
+  }
   RDMASTACK_RETURN_IF_ERROR(List());
+  return Watch();
+}
+
+StatusOr<k8s::WatchStreamPtr> Reflector::OpenWatch(k8s::WatchOptions options) {
+  options.label_selector = options_.label_selector;
+  options.field_selector = options_.field_selector;
+  options.allow_watch_bookmarks = true;
+  options.timeout_seconds =
+      static_cast<int>(options_.min_watch_timeout.count() * (1.0 + options_.uniform()));
+  RDMASTACK_ASSIGN_OR_RETURN(k8s::WatchStreamPtr stream,
+                             client_.Watch(options_.type, options_.ns, options));
+  std::lock_guard<std::mutex> l(mu_);
+  if (stopped_) return CancelledError("reflector stopped");
+  active_watch_ = stream.get();
+  return stream;
+}
+
+void Reflector::CloseWatch() {
+  std::lock_guard<std::mutex> l(mu_);
+  active_watch_ = nullptr;
+}
+
+Status Reflector::Consume(k8s::WatchStream& stream) {
+  while (true) {
+    auto next = stream.Next();
+    if (!next.ok()) return next.status();
+    if (!next->has_value()) return OkStatus();
+    RDMASTACK_RETURN_IF_ERROR(HandleEvent(std::move(**next)));
+  }
+}
+
+Status Reflector::WatchList() {
+  const std::string what = "watch-list " + options_.type.GroupResource();
+  k8s::WatchOptions watch_options;
+  watch_options.send_initial_events = true;
+  watch_options.resource_version_match = "NotOlderThan";
+  {
+    // Not older than what this reflector last saw; "" (a consistent read) at first and when that
+    // version has been compacted away.
+    std::lock_guard<std::mutex> l(mu_);
+    if (!last_rv_unavailable_) watch_options.resource_version = last_rv_;
+  }
+  auto stream = OpenWatch(watch_options);
+  if (!stream.ok() && k8s::IsExpired(stream.status()) && !watch_options.resource_version.empty()) {
+    watch_options.resource_version.clear();
+    stream = OpenWatch(watch_options);
+  }
+  if (!stream.ok()) return stream.status().WithContext(what);
+
+  // Objects up to the bookmark annotated k8s.io/initial-events-end are the current state.
+  std::vector<k8s::JsonObject> initial;
+  Status synced = UnavailableError("watch ended before the initial events were complete");
+  while (true) {
+    auto next = (*stream)->Next();
+    if (!next.ok()) {
+      synced = next.status();
+      break;
+    }
+    if (!next->has_value()) break;
+    k8s::WatchEvent event = std::move(**next);
+    if (event.type == k8s::WatchEventType::kError) {
+      synced = event.ErrorStatus();
+      break;
+    }
+    if (event.type == k8s::WatchEventType::kBookmark) {
+      if (event.object.Annotation("k8s.io/initial-events-end") != "true") continue;
+      const std::string rv(event.object.ResourceVersion());
+      ++list_count_;
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        last_rv_unavailable_ = false;
+      }
+      SetResourceVersion(rv);
+      sink_.Replace(std::move(initial), rv);
+      synced = OkStatus();
+      break;
+    }
+    if (event.type != k8s::WatchEventType::kDeleted) {
+      initial.push_back(Apply(std::move(event.object)));
+    }
+  }
+  if (!synced.ok()) {
+    CloseWatch();
+    if (k8s::IsExpired(synced)) {
+      std::lock_guard<std::mutex> l(mu_);
+      last_rv_unavailable_ = true;
+    }
+    return synced.WithContext(what);
+  }
+  // The same stream goes on with changes after the state.
+  Status ended = Consume(**stream);
+  CloseWatch();
+  if (!ended.ok()) return ended.WithContext("watch " + options_.type.GroupResource());
   return Watch();
 }
 
@@ -93,7 +206,8 @@ Status Reflector::List() {
     if (last_rv_unavailable_) {
       resource_version = "";
     } else if (last_rv_.empty()) {
-      resource_version = options_.initial_list_from_watch_cache ? "0" : "";
+      resource_version =
+          options_.initial_sync == ReflectorOptions::InitialSync::kPagedList ? "" : "0";
     } else {
       resource_version = last_rv_;
     }
@@ -121,34 +235,10 @@ Status Reflector::List() {
 Status Reflector::Watch() {
   while (!Stopped()) {
     k8s::WatchOptions watch_options;
-    watch_options.label_selector = options_.label_selector;
-    watch_options.field_selector = options_.field_selector;
     watch_options.resource_version = LastSyncResourceVersion();
-    watch_options.allow_watch_bookmarks = true;
-    watch_options.timeout_seconds =
-        static_cast<int>(options_.min_watch_timeout.count() * (1.0 + options_.uniform()));
-    RDMASTACK_ASSIGN_OR_RETURN(k8s::WatchStreamPtr stream,
-                               client_.Watch(options_.type, options_.ns, watch_options));
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      if (stopped_) return CancelledError("reflector stopped");
-      active_watch_ = stream.get();
-    }
-    Status ended;
-    while (true) {
-      auto next = stream->Next();
-      if (!next.ok()) {
-        ended = next.status();
-        break;
-      }
-      if (!next->has_value()) break;  // clean end: re-watch from the last RV
-      ended = HandleEvent(std::move(**next));
-      if (!ended.ok()) break;
-    }
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      active_watch_ = nullptr;
-    }
+    RDMASTACK_ASSIGN_OR_RETURN(k8s::WatchStreamPtr stream, OpenWatch(watch_options));
+    Status ended = Consume(*stream);
+    CloseWatch();
     if (!ended.ok()) return ended.WithContext("watch " + options_.type.GroupResource());
   }
   return CancelledError("reflector stopped");

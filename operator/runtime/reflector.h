@@ -1,6 +1,6 @@
 #pragma once
 // Keeps a sink in step with one collection on the API server (client-go Reflector):
-//   list (paged) -> Replace(items, rv) -> watch from rv with bookmarks -> apply events in order.
+//   watch-list (or list) -> Replace(items, rv) -> watch from rv with bookmarks -> apply events.
 // A watch that ends cleanly (server timeout) is re-opened from the last resourceVersion; any other
 // failure, including 410 Expired, leads to a relist after a backoff (800 ms doubling to 30 s,
 // jittered, reset after 2 min). A list from a resourceVersion the server no longer has is retried
@@ -40,10 +40,20 @@ struct ReflectorOptions {
   std::string label_selector;
   std::string field_selector;
   int64_t page_size = 500;
-  // client-go lists from the watch cache first (resourceVersion "0"); the API server then ignores
-  // the page size and sends the whole collection at once. false: page through a consistent read,
-  // so that at most one page of untransformed objects is in memory.
-  bool initial_list_from_watch_cache = true;
+  // How the collection's current state is fetched (at start and after a watch fails).
+  enum class InitialSync {
+    // One watch with sendInitialEvents (KEP-3157 "watch-list", on by default since Kubernetes
+    // 1.34): objects arrive one by one from the watch cache and are transformed as they come, and
+    // the same stream goes on with changes. Falls back to kWatchCacheList for good when the
+    // server refuses it.
+    kWatchList,
+    // client-go's classic first list (resourceVersion "0"): the whole collection in one response
+    // from the watch cache; the server ignores the page size.
+    kWatchCacheList,
+    // Pages of page_size through a consistent read from etcd.
+    kPagedList,
+  };
+  InitialSync initial_sync = InitialSync::kWatchList;
   // Applied to every listed object (page by page) and every watched object.
   Transform transform;
   BackoffOptions backoff;
@@ -66,8 +76,10 @@ class Reflector {
   Status ListAndWatch();
 
   std::string LastSyncResourceVersion() const;
-  // How many times the collection has been listed (for tests and logs).
+  // How many times the collection's state was fetched (list or watch-list; for tests and logs).
   int list_count() const { return list_count_.load(); }
+  // Whether the state comes through watch-list (asked for and not refused by the server).
+  bool UsesWatchList() const;
 
  private:
   struct Listing {
@@ -75,6 +87,13 @@ class Reflector {
     std::string resource_version;
   };
   Status List();
+  // The watch-list variant of ListAndWatch.
+  Status WatchList();
+  // Opens a watch and publishes it for Stop().
+  StatusOr<k8s::WatchStreamPtr> OpenWatch(k8s::WatchOptions options);
+  void CloseWatch();
+  // Applies events until the stream ends: OK for a clean end, the failure otherwise.
+  Status Consume(k8s::WatchStream& stream);
   // Every page from `resource_version`, transformed page by page.
   StatusOr<Listing> ListPages(std::string resource_version);
   k8s::JsonObject Apply(k8s::JsonObject object) const;
@@ -96,6 +115,7 @@ class Reflector {
   bool stopped_ = false;
   std::string last_rv_;
   bool last_rv_unavailable_ = false;
+  bool watch_list_refused_ = false;
   k8s::WatchStream* active_watch_ = nullptr;
 };
 

@@ -39,6 +39,8 @@ class ReflectorTest : public ::testing::Test {
     o.ns = "ns";
     o.label_selector = "app=x";
     o.uniform = [] { return 0.5; };
+    // The list-based tests; the watch-list ones switch this back.
+    o.initial_sync = ReflectorOptions::InitialSync::kWatchCacheList;
     return o;
   }
 
@@ -117,7 +119,7 @@ TEST_F(ReflectorTest, RelistUsesTheLastVersionAndFallsBackToAConsistentReadWhenE
 
 TEST_F(ReflectorTest, PagedConsistentListTransformsEachPageAndFollowsContinueTokens) {
   ReflectorOptions o = Options();
-  o.initial_list_from_watch_cache = false;
+  o.initial_sync = ReflectorOptions::InitialSync::kPagedList;
   o.page_size = 2;
   int transformed = 0;
   o.transform = [&](k8s::JsonObject obj) {
@@ -212,6 +214,130 @@ TEST_F(ReflectorTest, StopCancelsAnOpenWatch) {
   r.Stop();
   runner.join();
   EXPECT_EQ(r.list_count(), 1);
+}
+
+}  // namespace
+}  // namespace rdmastack::runtime
+
+namespace rdmastack::runtime {
+namespace {
+
+using ::testing::_;
+using testing::ApiStatus;
+using ::testing::Field;
+using ::testing::Invoke;
+using testing::MakeList;
+using testing::MakeObject;
+using ::testing::Return;
+
+k8s::JsonObject InitialEventsEnd(const std::string& rv) {
+  k8s::JsonObject o = Bookmark(rv);
+  o.SetAnnotation("k8s.io/initial-events-end", "true");
+  return o;
+}
+
+class WatchListTest : public ReflectorTest {
+ protected:
+  ReflectorOptions WatchListOptions() {
+    ReflectorOptions o = Options();
+    o.initial_sync = ReflectorOptions::InitialSync::kWatchList;
+    return o;
+  }
+};
+
+TEST_F(WatchListTest, InitialEventsBecomeOneReplaceAndTheSameStreamGoesOn) {
+  ReflectorOptions o = WatchListOptions();
+  int transformed = 0;
+  o.transform = [&](k8s::JsonObject obj) {
+    ++transformed;
+    return obj;
+  };
+  Reflector r(client_, clock_, o, sink_);
+  ::testing::InSequence seq;
+  EXPECT_CALL(client_,
+              Watch(_, "ns",
+                    AllOf(Field(&k8s::WatchOptions::send_initial_events, true),
+                          Field(&k8s::WatchOptions::resource_version_match, "NotOlderThan"),
+                          Field(&k8s::WatchOptions::resource_version, ""),
+                          Field(&k8s::WatchOptions::allow_watch_bookmarks, true),
+                          Field(&k8s::WatchOptions::label_selector, "app=x"))))
+      .WillOnce(Invoke([&](auto&&...) { return feed_.NewStream(); }));
+  // After the stream's clean end: an ordinary watch from the last version seen.
+  EXPECT_CALL(client_, Watch(_, "ns",
+                             AllOf(Field(&k8s::WatchOptions::send_initial_events, false),
+                                   Field(&k8s::WatchOptions::resource_version, "12"))))
+      .WillOnce(Invoke([&](auto&&...) { return feed_.NewStream(); }));
+
+  feed_.Push(k8s::WatchEventType::kAdded, MakeObject("ns", "a", "3"));
+  feed_.Push(k8s::WatchEventType::kBookmark, Bookmark("7"));  // progress, not the end
+  feed_.Push(k8s::WatchEventType::kAdded, MakeObject("ns", "b", "4"));
+  feed_.Push(k8s::WatchEventType::kBookmark, InitialEventsEnd("10"));
+  feed_.Push(k8s::WatchEventType::kModified, MakeObject("ns", "a", "12"));
+  feed_.End();
+  feed_.Push(k8s::WatchEventType::kError, ExpiredStatusObject());
+
+  EXPECT_EQ(r.ListAndWatch().code(), StatusCode::kOutOfRange);
+  EXPECT_EQ(sink_.log, (std::vector<std::string>{"replace@10: a b", "upsert a@12"}));
+  EXPECT_EQ(transformed, 3);
+  EXPECT_EQ(r.list_count(), 1);
+}
+
+TEST_F(WatchListTest, StreamEndingBeforeTheInitialEventsEndPublishesNothing) {
+  Reflector r(client_, clock_, WatchListOptions(), sink_);
+  EXPECT_CALL(client_, Watch(_, _, Field(&k8s::WatchOptions::send_initial_events, true)))
+      .WillOnce(Invoke([&](auto&&...) { return feed_.NewStream(); }));
+  feed_.Push(k8s::WatchEventType::kAdded, MakeObject("ns", "a", "3"));
+  feed_.End();
+  const Status s = r.ListAndWatch();
+  EXPECT_EQ(s.code(), StatusCode::kUnavailable) << s.ToString();
+  EXPECT_NE(s.message().find("before the initial events were complete"), std::string::npos);
+  EXPECT_TRUE(sink_.log.empty());
+  EXPECT_EQ(r.list_count(), 0);
+}
+
+TEST_F(WatchListTest, ServerWithoutWatchListIsListedInsteadFromThenOn) {
+  Reflector r(client_, clock_, WatchListOptions(), sink_);
+  ::testing::InSequence seq;
+  EXPECT_CALL(client_, Watch(_, _, Field(&k8s::WatchOptions::send_initial_events, true)))
+      .WillOnce(Return(ApiStatus(422, "Invalid", "sendInitialEvents is forbidden for watch")));
+  EXPECT_CALL(client_, List(_, _, Field(&k8s::ListOptions::resource_version, "0")))
+      .WillOnce(Return(MakeList({MakeObject("ns", "a", "3")}, "10")));
+  EXPECT_CALL(client_, Watch(_, _,
+                             AllOf(Field(&k8s::WatchOptions::send_initial_events, false),
+                                   Field(&k8s::WatchOptions::resource_version, "10"))))
+      .WillOnce(Return(ApiStatus(500, "InternalError", "boom")));
+  // The next cycle does not ask for watch-list again.
+  EXPECT_CALL(client_, List(_, _, Field(&k8s::ListOptions::resource_version, "10")))
+      .WillOnce(Return(MakeList({}, "11")));
+  EXPECT_CALL(client_, Watch(_, _, Field(&k8s::WatchOptions::resource_version, "11")))
+      .WillOnce(Return(ApiStatus(500, "InternalError", "boom")));
+
+  EXPECT_TRUE(r.UsesWatchList());
+  EXPECT_EQ(r.ListAndWatch().code(), StatusCode::kInternal);
+  EXPECT_FALSE(r.UsesWatchList());
+  EXPECT_EQ(r.ListAndWatch().code(), StatusCode::kInternal);
+  EXPECT_EQ(sink_.log, (std::vector<std::string>{"replace@10: a", "replace@11:"}));
+}
+
+TEST_F(WatchListTest, RestartIsNotOlderThanTheLastVersionOrAConsistentReadOnceExpired) {
+  Reflector r(client_, clock_, WatchListOptions(), sink_);
+  ::testing::InSequence seq;
+  EXPECT_CALL(client_, Watch(_, _, Field(&k8s::WatchOptions::resource_version, "")))
+      .WillOnce(Invoke([&](auto&&...) { return feed_.NewStream(); }));
+  EXPECT_CALL(client_, Watch(_, _,
+                             AllOf(Field(&k8s::WatchOptions::send_initial_events, true),
+                                   Field(&k8s::WatchOptions::resource_version, "10"))))
+      .WillOnce(Return(ApiStatus(410, "Expired", "too old resource version")));
+  EXPECT_CALL(client_, Watch(_, _,
+                             AllOf(Field(&k8s::WatchOptions::send_initial_events, true),
+                                   Field(&k8s::WatchOptions::resource_version, ""))))
+      .WillOnce(Return(ApiStatus(500, "InternalError", "boom")));
+
+  feed_.Push(k8s::WatchEventType::kBookmark, InitialEventsEnd("10"));
+  feed_.Push(k8s::WatchEventType::kError, ExpiredStatusObject());
+  EXPECT_EQ(r.ListAndWatch().code(), StatusCode::kOutOfRange);
+  EXPECT_EQ(r.ListAndWatch().code(), StatusCode::kInternal);
+  EXPECT_EQ(sink_.log, (std::vector<std::string>{"replace@10:"}));
 }
 
 }  // namespace

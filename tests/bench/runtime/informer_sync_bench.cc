@@ -1,10 +1,11 @@
 // informer-sync-bench: starts one Node informer in a fresh process and reports how long the first
 // sync took and what it cost in resident memory. One JSON line on stdout.
 //
-//   informer-sync-bench --kubeconfig FILE [--trim] [--paged] [--populate N]
+//   informer-sync-bench --kubeconfig FILE [--trim] [--sync watch-list|watch-cache-list|paged-list]
+//                       [--populate N]
 //
-// --trim keeps only bench::TrimmedNodeFields(); --paged lists in pages of 500 through a
-// consistent read instead of one response from the watch cache.
+// --trim keeps only bench::TrimmedNodeFields(); --sync picks how the informer fetches the state
+// (ReflectorOptions::InitialSync; default watch-list, the informer's default).
 //
 // --populate N creates N fake nodes first (tests/bench/runtime/fake_nodes.h) and exits.
 
@@ -44,7 +45,7 @@ int main(int argc, char** argv) {
   using namespace rdmastack;
   std::string kubeconfig;
   bool trim = false;
-  bool paged = false;
+  std::string sync = "watch-list";
   int populate = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -52,14 +53,14 @@ int main(int argc, char** argv) {
       kubeconfig = argv[++i];
     } else if (arg == "--trim") {
       trim = true;
-    } else if (arg == "--paged") {
-      paged = true;
+    } else if (arg == "--sync" && i + 1 < argc) {
+      sync = argv[++i];
     } else if (arg == "--populate" && i + 1 < argc) {
       populate = std::atoi(argv[++i]);
     } else {
       return Fail(
           "unknown argument " + arg +
-          "; usage: informer-sync-bench --kubeconfig FILE [--trim] [--paged] [--populate N]");
+          "; usage: informer-sync-bench --kubeconfig FILE [--trim] [--sync MODE] [--populate N]");
     }
   }
   if (kubeconfig.empty()) return Fail("--kubeconfig is required");
@@ -80,7 +81,16 @@ int main(int argc, char** argv) {
 
   runtime::InformerOptions options;
   options.type = k8s::kinds::Node();
-  options.reflector.initial_list_from_watch_cache = !paged;
+  using Sync = runtime::ReflectorOptions::InitialSync;
+  if (sync == "watch-list") {
+    options.reflector.initial_sync = Sync::kWatchList;
+  } else if (sync == "watch-cache-list") {
+    options.reflector.initial_sync = Sync::kWatchCacheList;
+  } else if (sync == "paged-list") {
+    options.reflector.initial_sync = Sync::kPagedList;
+  } else {
+    return Fail("--sync must be watch-list, watch-cache-list or paged-list, not " + sync);
+  }
   if (trim) options.transform = runtime::TrimToFields(bench::TrimmedNodeFields());
   runtime::Informer informer(**client, RealClock::Instance(), options);
   const long rss_start = RssKb();
@@ -96,10 +106,10 @@ int main(int argc, char** argv) {
   const long rss_after_trim = RssKb();
   const size_t objects = informer.store().Size();
   std::printf(
-      "{\"trim\":%s,\"paged\":%s,\"objects\":%zu,\"sync_ms\":%.0f,\"rss_start_kb\":%ld,\"rss_"
+      "{\"trim\":%s,\"sync\":\"%s\",\"objects\":%zu,\"sync_ms\":%.0f,\"rss_start_kb\":%ld,\"rss_"
       "synced_kb\":%ld,"
       "\"rss_released_kb\":%ld,\"kib_per_object\":%.2f}\n",
-      trim ? "true" : "false", paged ? "true" : "false", objects, sync_ms, rss_start, rss_synced,
+      trim ? "true" : "false", sync.c_str(), objects, sync_ms, rss_start, rss_synced,
       rss_after_trim,
       objects == 0 ? 0.0 : static_cast<double>(rss_after_trim - rss_start) / objects);
   informer.Stop();

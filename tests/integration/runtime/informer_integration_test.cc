@@ -39,7 +39,24 @@ class EventLog {
   std::vector<std::string> lines_;
 };
 
-TEST(InformerIntegrationTest, SeesAddUpdateDeleteAndMatchesAFreshList) {
+// Every way of fetching the state, against the real API server (1.36 serves watch-list).
+class InformerIntegrationTest : public ::testing::TestWithParam<ReflectorOptions::InitialSync> {};
+
+INSTANTIATE_TEST_SUITE_P(Sync, InformerIntegrationTest,
+                         ::testing::Values(ReflectorOptions::InitialSync::kWatchList,
+                                           ReflectorOptions::InitialSync::kWatchCacheList,
+                                           ReflectorOptions::InitialSync::kPagedList),
+                         [](const auto& info) {
+                           switch (info.param) {
+                             case ReflectorOptions::InitialSync::kWatchList: return "WatchList";
+                             case ReflectorOptions::InitialSync::kWatchCacheList:
+                               return "WatchCacheList";
+                             case ReflectorOptions::InitialSync::kPagedList: return "PagedList";
+                           }
+                           return "Unknown";
+                         });
+
+TEST_P(InformerIntegrationTest, SeesAddUpdateDeleteAndMatchesAFreshList) {
   RDMASTACK_REQUIRE_CLUSTER(env);
   auto client = integration::AdminClient(*env);
   ASSERT_NE(client, nullptr);
@@ -50,6 +67,8 @@ TEST(InformerIntegrationTest, SeesAddUpdateDeleteAndMatchesAFreshList) {
   InformerOptions options;
   options.type = k8s::kinds::ConfigMap();
   options.ns = ns;
+  options.reflector.initial_sync = GetParam();
+  options.reflector.page_size = 1;  // the paged mode then really pages ("before" and one more)
   Informer informer(*client, RealClock::Instance(), options);
   EventLog log;
   informer.AddEventHandler(
@@ -85,6 +104,9 @@ TEST(InformerIntegrationTest, SeesAddUpdateDeleteAndMatchesAFreshList) {
   EXPECT_EQ(cached.count(ns + "/b"), 0u);
   EXPECT_EQ(informer.store().Get(ns + "/a")->GetString({"data", "k"}), "2");
   EXPECT_FALSE(informer.store().Get(ns + "/a")->Has({"metadata", "managedFields"}));
+  EXPECT_EQ(informer.reflector().UsesWatchList(),
+            GetParam() == ReflectorOptions::InitialSync::kWatchList);
+  EXPECT_EQ(informer.reflector().list_count(), 1);
   informer.Stop();
   integration::DeleteNamespace(*env, ns);
 }

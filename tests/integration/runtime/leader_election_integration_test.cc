@@ -24,7 +24,9 @@ using Millis = std::chrono::milliseconds;
 
 // build/bin/leader-contender: from RDMASTACK_BINARY_DIR, else next to this test binary
 // (build/tests/../bin).
-std::string ContenderBinary() { return rdmastack::testing::BinaryDir() + "/bin/leader-contender"; }
+std::string ContenderBinary() {
+  return rdmastack::testing::BinaryDir() + "/bin/leader-contender";
+}
 
 // A child process whose stdout goes to a file; killed with SIGKILL if still running at the end.
 class Contender {
