@@ -25,11 +25,12 @@ bool TestPki::Make(const std::string& name) {
   fs::create_directories(dir);
   const std::string ec = " -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes ";
   std::ofstream(dir / "ext.cnf") << "subjectAltName=DNS:agenthub.test,IP:127.0.0.1\n";
+  // One redirection for the whole chain: openssl req prints "-----" progress lines.
   const std::string cmd =
-      "cd " + dir.string() + " && openssl req -x509" + ec +
+      "(cd " + dir.string() + " && openssl req -x509" + ec +
       "-keyout ca.key -out ca.pem -days 1 -subj /CN=test-ca && openssl req" + ec +
       "-keyout hub.key -out hub.csr -subj /CN=agenthub.test && openssl x509 -req -in hub.csr"
-      " -CA ca.pem -CAkey ca.key -CAcreateserial -out hub.pem -days 1 -extfile ext.cnf"
+      " -CA ca.pem -CAkey ca.key -CAcreateserial -out hub.pem -days 1 -extfile ext.cnf)"
       " >/dev/null 2>&1";
   if (std::system(cmd.c_str()) != 0) return false;
   ca = Slurp(dir / "ca.pem");
