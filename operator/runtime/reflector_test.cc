@@ -216,20 +216,6 @@ TEST_F(ReflectorTest, StopCancelsAnOpenWatch) {
   EXPECT_EQ(r.list_count(), 1);
 }
 
-}  // namespace
-}  // namespace rdmastack::runtime
-
-namespace rdmastack::runtime {
-namespace {
-
-using ::testing::_;
-using testing::ApiStatus;
-using ::testing::Field;
-using ::testing::Invoke;
-using testing::MakeList;
-using testing::MakeObject;
-using ::testing::Return;
-
 k8s::JsonObject InitialEventsEnd(const std::string& rv) {
   k8s::JsonObject o = Bookmark(rv);
   o.SetAnnotation("k8s.io/initial-events-end", "true");

@@ -84,15 +84,27 @@ NodeFacts ProbeWith(DeviceProber* prober) {
   return ProbeNode(opts);
 }
 
+// One live probe of the fixture with NVML answered by `helper`.
+NodeFacts ProbeWithHelper(const HelperScript& helper) {
+  LiveProberOptions o;
+  o.nvml_helper = helper.path();
+  auto prober = MakeLiveDeviceProber(o);
+  return ProbeWith(prober.get());
+}
+
+bool HasIssue(const NodeFacts& facts, std::string_view text) {
+  for (const auto& issue : facts.issues) {
+    if (issue.message.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
 TEST(LiveProberHelperTest, Bar1ComesFromTheHelperForEveryGpuInOneRun) {
   HelperScript helper(
       "echo \"$@\" >> \"$(dirname \"$0\")/runs\"\n"
       "[ \"$1\" = nvml-bar1 ] || exit 9\n"
       "echo \"nvml $2 bar1 274877906944 1073741824\"");
-  LiveProberOptions o;
-  o.nvml_helper = helper.path();
-  auto prober = MakeLiveDeviceProber(o);
-  NodeFacts facts = ProbeWith(prober.get());
+  NodeFacts facts = ProbeWithHelper(helper);
   ASSERT_EQ(facts.gpus.size(), 1u);
   EXPECT_EQ(facts.gpus[0].bar1_total_bytes, 274877906944);
   EXPECT_EQ(facts.gpus[0].bar1_free_bytes, 1073741824);
@@ -121,34 +133,20 @@ TEST(LiveProberHelperTest, RecentAnswerIsReusedUntilItIsTooOld) {
 
 TEST(LiveProberHelperTest, FailingHelperBecomesAProbeIssueAndBar1FallsBackToSysfs) {
   HelperScript helper("echo 'nvmlInit_v2 returned 9' >&2\nexit 1");
-  LiveProberOptions o;
-  o.nvml_helper = helper.path();
-  auto prober = MakeLiveDeviceProber(o);
-  NodeFacts facts = ProbeWith(prober.get());
+  NodeFacts facts = ProbeWithHelper(helper);
   ASSERT_EQ(facts.gpus.size(), 1u);
   EXPECT_NE(facts.gpus[0].bar1_source, "nvml");
   EXPECT_EQ(facts.gpus[0].bar1_total_bytes, 274877906944);  // resource file, line 2
-  bool reported = false;
-  for (const auto& issue : facts.issues) {
-    reported |= issue.message.find("exited 1: nvmlInit_v2 returned 9") != std::string::npos;
-  }
-  EXPECT_TRUE(reported);
+  EXPECT_TRUE(HasIssue(facts, "exited 1: nvmlInit_v2 returned 9"));
 }
 
 TEST(LiveProberHelperTest, HelperWarningsAreKeptAsIssuesBesideItsResults) {
   HelperScript helper(
       "echo 'NVML lacks the BAR1 memory calls' >&2\n"
       "echo \"nvml $2 bar1 274877906944 5\"");
-  LiveProberOptions o;
-  o.nvml_helper = helper.path();
-  auto prober = MakeLiveDeviceProber(o);
-  NodeFacts facts = ProbeWith(prober.get());
+  NodeFacts facts = ProbeWithHelper(helper);
   EXPECT_EQ(facts.gpus[0].bar1_free_bytes, 5);
-  bool reported = false;
-  for (const auto& issue : facts.issues) {
-    reported |= issue.message == "NVML lacks the BAR1 memory calls";
-  }
-  EXPECT_TRUE(reported);
+  EXPECT_TRUE(HasIssue(facts, "NVML lacks the BAR1 memory calls"));
 }
 
 }  // namespace

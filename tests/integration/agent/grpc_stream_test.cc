@@ -49,6 +49,14 @@ class GrpcStreamTest : public ::testing::Test {
     return m.SerializeAsString();
   }
 
+  // Opens a call with the default options and sends Hello with `token`.
+  void OpenAndSayHello(const std::string& token, std::unique_ptr<GrpcBidiStream>* out) {
+    auto stream = GrpcBidiStream::Open(Options());
+    ASSERT_TRUE(stream.ok()) << stream.status().ToString();
+    ASSERT_TRUE((*stream)->Write(Hello(token)));
+    *out = std::move(*stream);
+  }
+
   TestPki pki_;
   FakeHub hub_;
   int port_ = 0;
@@ -56,36 +64,33 @@ class GrpcStreamTest : public ::testing::Test {
 };
 
 TEST_F(GrpcStreamTest, ServerStatusCodeAndMessageReachTheAgent) {
-  auto stream = GrpcBidiStream::Open(Options());
-  ASSERT_TRUE(stream.ok()) << stream.status().ToString();
-  ASSERT_TRUE((*stream)->Write(Hello("wrong-token")));
+  std::unique_ptr<GrpcBidiStream> stream;
+  ASSERT_NO_FATAL_FAILURE(OpenAndSayHello("wrong-token", &stream));
   std::string msg;
-  EXPECT_FALSE((*stream)->Read(&msg));
-  Status st = (*stream)->Finish();
+  EXPECT_FALSE(stream->Read(&msg));
+  Status st = stream->Finish();
   EXPECT_EQ(st.code(), StatusCode::kUnauthenticated) << st.ToString();
   EXPECT_NE(st.message().find("UNAUTHENTICATED: bad token"), std::string::npos) << st.message();
-  EXPECT_FALSE((*stream)->Write(Hello("again")));  // the call is over
+  EXPECT_FALSE(stream->Write(Hello("again")));  // the call is over
 }
 
 TEST_F(GrpcStreamTest, HalfCloseEndsTheCallWithOkAfterTheHubsMessages) {
-  auto stream = GrpcBidiStream::Open(Options());
-  ASSERT_TRUE(stream.ok()) << stream.status().ToString();
-  ASSERT_TRUE((*stream)->Write(Hello("test-token-123")));
+  std::unique_ptr<GrpcBidiStream> stream;
+  ASSERT_NO_FATAL_FAILURE(OpenAndSayHello("test-token-123", &stream));
   std::string bytes;
-  ASSERT_TRUE((*stream)->Read(&bytes));
+  ASSERT_TRUE(stream->Read(&bytes));
   pb::HubMessage ack;
   ASSERT_TRUE(ack.ParseFromString(bytes));
   EXPECT_EQ(ack.ack().heartbeat_seconds(), 1);
-  (*stream)->WritesDone();
-  EXPECT_FALSE((*stream)->Read(&bytes));
-  EXPECT_TRUE((*stream)->Finish().ok());
+  stream->WritesDone();
+  EXPECT_FALSE(stream->Read(&bytes));
+  EXPECT_TRUE(stream->Finish().ok());
   EXPECT_EQ(Count(hub_.Log(), pb::AgentMessage::kHello), 1);
 }
 
 TEST_F(GrpcStreamTest, LargeMessagesCrossHttp2FlowControlBothWays) {
-  auto stream = GrpcBidiStream::Open(Options());
-  ASSERT_TRUE(stream.ok()) << stream.status().ToString();
-  ASSERT_TRUE((*stream)->Write(Hello("test-token-123")));
+  std::unique_ptr<GrpcBidiStream> stream;
+  ASSERT_NO_FATAL_FAILURE(OpenAndSayHello("test-token-123", &stream));
   // 2 MiB up: thirty-two times the initial HTTP/2 window, so it moves only as the hub's
   // WINDOW_UPDATEs arrive.
   pb::AgentMessage big;
@@ -94,7 +99,7 @@ TEST_F(GrpcStreamTest, LargeMessagesCrossHttp2FlowControlBothWays) {
     c->set_id("check-" + std::to_string(i));
     c->set_message(std::string(4096, static_cast<char>('a' + i % 26)));
   }
-  ASSERT_TRUE((*stream)->Write(big.SerializeAsString()));
+  ASSERT_TRUE(stream->Write(big.SerializeAsString()));
   ASSERT_TRUE(hub_.WaitFor([](auto& log) { return Count(log, pb::AgentMessage::kReport) == 1; },
                            milliseconds(10000)));
   const pb::AgentMessage got = hub_.Log().back();
@@ -110,29 +115,28 @@ TEST_F(GrpcStreamTest, LargeMessagesCrossHttp2FlowControlBothWays) {
   hub_.Send(reqs);
   std::string bytes;
   pb::HubMessage m;
-  ASSERT_TRUE((*stream)->Read(&bytes));  // Ack
-  ASSERT_TRUE((*stream)->Read(&bytes));
+  ASSERT_TRUE(stream->Read(&bytes));  // Ack
+  ASSERT_TRUE(stream->Read(&bytes));
   ASSERT_TRUE(m.ParseFromString(bytes));
   ASSERT_EQ(m.requirements().clients_size(), 256);
   EXPECT_EQ(m.requirements().clients(255).profile(), reqs.requirements().clients(255).profile());
-  (*stream)->WritesDone();
-  EXPECT_FALSE((*stream)->Read(&bytes));
-  EXPECT_TRUE((*stream)->Finish().ok());
+  stream->WritesDone();
+  EXPECT_FALSE(stream->Read(&bytes));
+  EXPECT_TRUE(stream->Finish().ok());
 }
 
 TEST_F(GrpcStreamTest, CancelFromAnotherThreadUnblocksTheReader) {
-  auto stream = GrpcBidiStream::Open(Options());
-  ASSERT_TRUE(stream.ok()) << stream.status().ToString();
-  ASSERT_TRUE((*stream)->Write(Hello("test-token-123")));
+  std::unique_ptr<GrpcBidiStream> stream;
+  ASSERT_NO_FATAL_FAILURE(OpenAndSayHello("test-token-123", &stream));
   std::thread reader([&] {
     std::string bytes;
-    while ((*stream)->Read(&bytes)) {
+    while (stream->Read(&bytes)) {
     }
   });
   ASSERT_TRUE(hub_.WaitFor([](auto& log) { return !log.empty(); }, milliseconds(5000)));
-  (*stream)->Cancel();
+  stream->Cancel();
   reader.join();
-  EXPECT_EQ((*stream)->Finish().code(), StatusCode::kCancelled);
+  EXPECT_EQ(stream->Finish().code(), StatusCode::kCancelled);
 }
 
 TEST_F(GrpcStreamTest, CertificateForAnotherNameIsRefused) {
