@@ -92,15 +92,6 @@ std::string StringField(const rapidjson::Value& obj, const char* name) {
   return {it->value.GetString(), it->value.GetStringLength()};
 }
 
-std::optional<std::chrono::seconds> ParseRetryAfterHeader(std::string_view header) {
-  // Only the delta-seconds form; the server never sends an HTTP date here.
-  while (!header.empty() && header.front() == ' ') header.remove_prefix(1);
-  int64_t seconds = 0;
-  auto [ptr, ec] = std::from_chars(header.data(), header.data() + header.size(), seconds);
-  if (ec != std::errc() || ptr == header.data() || seconds < 0) return std::nullopt;
-  return std::chrono::seconds(seconds);
-}
-
 // Fills `error` from a metav1.Status document; returns false if it is not one.
 bool FillFromStatus(const rapidjson::Document& doc, ApiError& error) {
   if (!doc.IsObject()) return false;
@@ -193,6 +184,15 @@ ApiReason ReasonOf(const Status& s) {
 }
 
 }  // namespace
+
+std::optional<std::chrono::seconds> ParseRetryAfterHeader(std::string_view header) {
+  // Only the delta-seconds form; the server never sends an HTTP date here.
+  while (!header.empty() && header.front() == ' ') header.remove_prefix(1);
+  int64_t seconds = 0;
+  auto [ptr, ec] = std::from_chars(header.data(), header.data() + header.size(), seconds);
+  if (ec != std::errc() || ptr == header.data() || seconds < 0) return std::nullopt;
+  return std::chrono::seconds(seconds);
+}
 
 std::string_view ApiReasonName(ApiReason reason) {
   for (const auto& [r, name] : kReasonNames) {

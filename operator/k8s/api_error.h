@@ -91,6 +91,9 @@ bool IsTooManyRequests(const Status& s);
 bool IsTimeout(const Status& s);  // Timeout, ServerTimeout, 504
 bool IsInternalError(const Status& s);
 bool IsServiceUnavailable(const Status& s);
+// The delta-seconds form of a Retry-After header ("3"); nullopt for anything else.
+std::optional<std::chrono::seconds> ParseRetryAfterHeader(std::string_view header);
+
 // Retry-After from a 429/503/ServerTimeout error, if the server suggested one.
 std::optional<std::chrono::seconds> RetryAfter(const Status& s);
 

@@ -3,6 +3,8 @@
 // (fakes implement it in tests); `RestClient` talks to a real API server over HTTPS.
 //
 // Every call is synchronous and thread-safe. Errors from the server are typed (api_error.h).
+// A 429 (or 5xx) with Retry-After is retried inside the call, as client-go does
+// (Config::max_throttle_retries); callers see the error only when the retries run out.
 
 #include <chrono>
 #include <memory>

@@ -69,6 +69,11 @@ struct Config {
   // WatchOptions::inactivity_timeout instead once the header is in).
   std::chrono::milliseconds request_timeout{60'000};
   size_t max_idle_connections = 8;
+  // A 429, or a 5xx, that carries Retry-After is retried after that many seconds (capped at
+  // max_retry_after), up to this many times, as client-go does: API Priority and Fairness answers
+  // 429 when it sheds load, and the request was not processed.
+  int max_throttle_retries = 10;
+  std::chrono::seconds max_retry_after{30};
   // The context's namespace (kubeconfig) or the pod's namespace (in-cluster); may be empty.
   std::string default_namespace;
   // Where the values came from (file + context, or "in-cluster"), for messages.

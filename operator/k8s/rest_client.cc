@@ -1,5 +1,7 @@
 #include "operator/k8s/rest_client.h"
 
+#include <thread>
+
 #include "operator/k8s/api_error.h"
 #include "operator/k8s/rest_codec.h"
 
@@ -68,7 +70,8 @@ class RestWatchStream final : public WatchStream {
 
 class RestClient final : public Client {
  public:
-  explicit RestClient(std::unique_ptr<Transport> transport) : transport_(std::move(transport)) {}
+  RestClient(std::unique_ptr<Transport> transport, RetryPolicy retry)
+      : transport_(std::move(transport)), retry_(retry) {}
 
   StatusOr<JsonObject> Get(const ResourceType& type, std::string_view ns, std::string_view name,
                            const GetOptions& options) override {
@@ -172,10 +175,25 @@ class RestClient final : public Client {
   }
 
   StatusOr<HttpResponse> Call(const HttpRequest& request) {
-    RDMASTACK_ASSIGN_OR_RETURN(HttpResponse response, transport_->Send(request));
-    if (response.status < 200 || response.status >= 300)
-      return ErrorFromResponse(request, response);
-    return response;
+    for (int retries = 0;; ++retries) {
+      RDMASTACK_ASSIGN_OR_RETURN(HttpResponse response, transport_->Send(request));
+      if (response.status >= 200 && response.status < 300) return response;
+      const auto wait = ThrottleWait(response);
+      if (!wait || retries >= retry_.max_throttle_retries) {
+        Status error = ErrorFromResponse(request, response);
+        if (retries > 0) error = error.WithContext("after " + std::to_string(retries) + " retries");
+        return error;
+      }
+      std::this_thread::sleep_for(std::min(*wait, retry_.max_retry_after));
+    }
+  }
+
+  // How long the server asked us to wait before trying again, when it asked (client-go's
+  // checkWait: 429 or 5xx, and a Retry-After header).
+  static std::optional<std::chrono::seconds> ThrottleWait(const HttpResponse& response) {
+    if (response.status != 429 && response.status < 500) return std::nullopt;
+    if (response.retry_after.empty()) return std::nullopt;
+    return ParseRetryAfterHeader(response.retry_after);
   }
 
   StatusOr<JsonObject> CallForObject(std::string method, std::string target, std::string body = "",
@@ -191,6 +209,7 @@ class RestClient final : public Client {
   }
 
   std::unique_ptr<Transport> transport_;
+  const RetryPolicy retry_;
 };
 
 }  // namespace
@@ -303,13 +322,14 @@ StatusOr<std::string> RequestServiceAccountToken(Client& client, std::string_vie
   return *token;
 }
 
-ClientPtr NewRestClientOverTransport(std::unique_ptr<Transport> transport) {
-  return std::make_unique<RestClient>(std::move(transport));
+ClientPtr NewRestClientOverTransport(std::unique_ptr<Transport> transport, RetryPolicy retry) {
+  return std::make_unique<RestClient>(std::move(transport), retry);
 }
 
 StatusOr<ClientPtr> NewRestClient(Config config) {
   RDMASTACK_ASSIGN_OR_RETURN(std::unique_ptr<Transport> transport, NewHttpsTransport(config));
-  return NewRestClientOverTransport(std::move(transport));
+  return NewRestClientOverTransport(
+      std::move(transport), RetryPolicy{config.max_throttle_retries, config.max_retry_after});
 }
 
 }  // namespace rdmastack::k8s

@@ -2,6 +2,7 @@
 // The Client over a Transport. NewRestClient() (client.h) is the usual entry; tests hand in a
 // transport pointed at a local server.
 
+#include <chrono>
 #include <memory>
 
 #include "operator/k8s/client.h"
@@ -9,6 +10,11 @@
 
 namespace rdmastack::k8s {
 
-ClientPtr NewRestClientOverTransport(std::unique_ptr<Transport> transport);
+struct RetryPolicy {
+  int max_throttle_retries = 10;
+  std::chrono::seconds max_retry_after{30};
+};
+
+ClientPtr NewRestClientOverTransport(std::unique_ptr<Transport> transport, RetryPolicy retry = {});
 
 }  // namespace rdmastack::k8s

@@ -437,5 +437,77 @@ TEST(TokenApiTest, ReviewAndRequest) {
   EXPECT_NE(r[1].body.find(R"("expirationSeconds":600)"), std::string::npos) << r[1].body;
 }
 
+constexpr char kThrottled[] =
+    R"({"kind":"Status","apiVersion":"v1","status":"Failure","message":"Too many requests, please try again later.","reason":"TooManyRequests","code":429})";
+
+// Answers the first `throttled` requests with `status` (+ headers), then succeeds.
+HttpsTestServer::Handler ThrottleThenServe(std::atomic<int>* seen, int throttled, int status,
+                                           std::string headers) {
+  return [=](const RecordedRequest&, ResponseWriter& w) {
+    if ((*seen)++ < throttled) {
+      w.Write(JsonResponse(status, kThrottled, headers));
+    } else {
+      w.Write(JsonResponse(201, kConfigMap));
+    }
+  };
+}
+
+JsonObject ConfigMapA() {
+  return JsonObject::Parse(kConfigMap).value();
+}
+
+TEST(ThrottleRetryTest, TooManyRequestsWithRetryAfterIsRetriedWithTheSameBody) {
+  std::atomic<int> seen{0};
+  HttpsTestServer server(ThrottleThenServe(&seen, 2, 429, "Retry-After: 0\r\n"));
+  auto created = MustClient(TestConfig(server))->Create(kinds::ConfigMap(), ConfigMapA());
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 3u);
+  EXPECT_EQ(requests[0].method, "POST");
+  EXPECT_EQ(requests[2].body, requests[0].body);
+}
+
+TEST(ThrottleRetryTest, RetryAfterIsHonoured) {
+  std::atomic<int> seen{0};
+  HttpsTestServer server(ThrottleThenServe(&seen, 1, 429, "Retry-After: 1\r\n"));
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_TRUE(MustClient(TestConfig(server))->Create(kinds::ConfigMap(), ConfigMapA()).ok());
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(950));
+}
+
+TEST(ThrottleRetryTest, WithoutRetryAfterTheErrorComesBackAtOnce) {
+  std::atomic<int> seen{0};
+  HttpsTestServer server(ThrottleThenServe(&seen, 1, 429, ""));
+  auto created = MustClient(TestConfig(server))->Create(kinds::ConfigMap(), ConfigMapA());
+  ASSERT_FALSE(created.ok());
+  EXPECT_TRUE(IsTooManyRequests(created.status()));
+  EXPECT_EQ(server.requests().size(), 1u);
+}
+
+TEST(ThrottleRetryTest, ServerErrorWithRetryAfterIsRetriedOneWithoutIsNot) {
+  std::atomic<int> seen{0};
+  HttpsTestServer retried(ThrottleThenServe(&seen, 1, 503, "Retry-After: 0\r\n"));
+  EXPECT_TRUE(MustClient(TestConfig(retried))->Create(kinds::ConfigMap(), ConfigMapA()).ok());
+  EXPECT_EQ(retried.requests().size(), 2u);
+
+  std::atomic<int> seen500{0};
+  HttpsTestServer not_retried(ThrottleThenServe(&seen500, 1, 500, ""));
+  EXPECT_FALSE(MustClient(TestConfig(not_retried))->Create(kinds::ConfigMap(), ConfigMapA()).ok());
+  EXPECT_EQ(not_retried.requests().size(), 1u);
+}
+
+TEST(ThrottleRetryTest, GivesUpAfterTheConfiguredRetriesAndSaysSo) {
+  std::atomic<int> seen{0};
+  HttpsTestServer server(ThrottleThenServe(&seen, 1000, 429, "Retry-After: 0\r\n"));
+  Config config = TestConfig(server);
+  config.max_throttle_retries = 3;
+  auto got = MustClient(config)->Get(kinds::ConfigMap(), "x", "a");
+  ASSERT_FALSE(got.ok());
+  EXPECT_TRUE(IsTooManyRequests(got.status()));
+  EXPECT_EQ(server.requests().size(), 4u);
+  EXPECT_NE(got.status().message().find("after 3 retries"), std::string::npos)
+      << got.status().message();
+}
+
 }  // namespace
 }  // namespace rdmastack::k8s
