@@ -93,5 +93,19 @@ TEST(RunOptionsTest, RequiresHubCaAndToken) {
                    .ok());
 }
 
+TEST(RunOptionsTest, GpuMemoryIntervalDefaultsToFiveMinutes) {
+  auto o = ParseRunOptions({"--hub", "h:1", "--ca-file", "c", "--token-file", "t"});
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->gpu_memory_interval, std::chrono::minutes(5));
+  o = ParseRunOptions(
+      {"--hub", "h:1", "--ca-file", "c", "--token-file", "t", "--gpu-memory-interval", "30s"});
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->gpu_memory_interval, std::chrono::seconds(30));
+  auto bad = ParseRunOptions(
+      {"--hub", "h:1", "--ca-file", "c", "--token-file", "t", "--gpu-memory-interval", "-1"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("not a duration"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace rdmastack::agent
