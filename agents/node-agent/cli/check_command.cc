@@ -8,11 +8,11 @@
 namespace rdmastack::agent {
 
 StatusOr<std::unique_ptr<DeviceProber>> MakeProber(const std::string& root,
-                                                   const std::string& probes_file,
-                                                   bool live_probes) {
+                                                   const std::string& probes_file, bool live_probes,
+                                                   const LiveProberOptions& live) {
   if (!probes_file.empty()) return MakeFileDeviceProber(probes_file);
   // The live libraries describe this machine; only trust them for a fixture root when asked.
-  if (root == "/" || live_probes) return MakeLiveDeviceProber();
+  if (root == "/" || live_probes) return MakeLiveDeviceProber(live);
   return MakeNullDeviceProber();
 }
 

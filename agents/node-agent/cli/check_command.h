@@ -12,10 +12,10 @@
 
 namespace rdmastack::agent {
 
-// The prober the options ask for: recorded file, live libraries, or none.
+// The prober the options ask for: recorded file, live libraries (configured by `live`), or none.
 StatusOr<std::unique_ptr<DeviceProber>> MakeProber(const std::string& root,
-                                                   const std::string& probes_file,
-                                                   bool live_probes);
+                                                   const std::string& probes_file, bool live_probes,
+                                                   const LiveProberOptions& live = {});
 
 struct CheckRun {
   NodeFacts facts;

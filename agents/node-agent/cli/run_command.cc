@@ -103,16 +103,14 @@ int RunDaemonCommand(const std::vector<std::string>& args) {
     std::fprintf(stderr, "error: %s\n", prober.status().message().c_str());
     return 2;
   }
-  const bool live =
-      options->probes_file.empty() && (options->source.root == "/" || options->live_probes);
-  LiveProberOptions live_options;
-  live_options.nvml_helper = "/proc/self/exe";
-  live_options.nvml_cache = std::make_shared<NvmlSampleCache>();
-  live_options.nvml_max_age =
+  // NVML through this same binary in a child, asked again at most every --gpu-memory-interval.
+  LiveProberOptions live;
+  live.nvml_helper = "/proc/self/exe";
+  live.nvml_cache = std::make_shared<NvmlSampleCache>();
+  live.nvml_max_age =
       std::chrono::duration_cast<std::chrono::seconds>(options->gpu_memory_interval);
-  ProbingReportSource source(options->source, [&]() -> StatusOr<std::unique_ptr<DeviceProber>> {
-    if (live) return MakeLiveDeviceProber(live_options);
-    return MakeProber(options->source.root, options->probes_file, options->live_probes);
+  ProbingReportSource source(options->source, [&] {
+    return MakeProber(options->source.root, options->probes_file, options->live_probes, live);
   });
   AgentDaemon daemon(options->daemon, &source, &RealClock::Instance());
 

@@ -7,7 +7,6 @@
 #include "agents/node-agent/probe/pci_device.h"
 
 namespace rdmastack::agent {
-namespace {}  // namespace
 
 const char* PathTypeName(PathType t) {
   switch (t) {

@@ -25,13 +25,24 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 std::string MbedError(int ret) {
-  char buf[160];
-  mbedtls_strerror(ret, buf, sizeof(buf));
-  return std::string(buf) + " (-0x" + [&] {
-    char hex[16];
-    std::snprintf(hex, sizeof(hex), "%04x", static_cast<unsigned>(-ret));
-    return std::string(hex);
-  }() + ")";
+  char text[160];
+  mbedtls_strerror(ret, text, sizeof(text));
+  char code[16];
+  std::snprintf(code, sizeof(code), " (-0x%04x)", static_cast<unsigned>(-ret));
+  return std::string(text) + code;
+}
+
+// Parses a PEM bundle into `into` (initialized by the caller); the one rule for both the
+// start-up check and the handshake: at least one certificate, no parse error.
+Status ParseCaBundle(std::string_view pem, mbedtls_x509_crt* into) {
+  const std::string text(pem);  // mbedTLS wants the terminating NUL counted in the length
+  const int ret = mbedtls_x509_crt_parse(into, reinterpret_cast<const unsigned char*>(text.c_str()),
+                                         text.size() + 1);
+  if (ret < 0 || into->raw.p == nullptr) {
+    return InvalidArgumentError("no PEM certificate could be parsed" +
+                                (ret < 0 ? ": " + MbedError(ret) : std::string()));
+  }
+  return OkStatus();
 }
 
 // Raw bytes of an IP literal (4 or 16), or empty when `name` is a DNS name.
@@ -155,16 +166,9 @@ struct TlsSocket::Impl {
 Status ValidateCaBundle(std::string_view pem) {
   mbedtls_x509_crt ca;
   mbedtls_x509_crt_init(&ca);
-  const std::string text(pem);  // mbedTLS wants the terminating NUL counted in the length
-  const int ret = mbedtls_x509_crt_parse(&ca, reinterpret_cast<const unsigned char*>(text.c_str()),
-                                         text.size() + 1);
-  const bool any = ca.raw.p != nullptr;
+  Status st = ParseCaBundle(pem, &ca);
   mbedtls_x509_crt_free(&ca);
-  if (ret < 0 || !any) {
-    return InvalidArgumentError("no PEM certificate could be parsed" +
-                                (ret < 0 ? ": " + MbedError(ret) : std::string()));
-  }
-  return OkStatus();
+  return st;
 }
 
 TlsSocket::TlsSocket(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -220,12 +224,7 @@ StatusOr<std::unique_ptr<TlsSocket>> TlsSocket::Connect(const TlsClientOptions& 
                                   reinterpret_cast<const unsigned char*>(kPersonalization),
                                   sizeof(kPersonalization) - 1);
   if (ret != 0) return InternalError("seed TLS random generator: " + MbedError(ret));
-  ret = mbedtls_x509_crt_parse(&impl->ca,
-                               reinterpret_cast<const unsigned char*>(options.ca_pem.c_str()),
-                               options.ca_pem.size() + 1);
-  if (ret < 0 || impl->ca.raw.p == nullptr) {
-    return InvalidArgumentError("CA bundle: no PEM certificate could be parsed");
-  }
+  RDMASTACK_RETURN_IF_ERROR(ParseCaBundle(options.ca_pem, &impl->ca).WithContext("CA bundle"));
   ret = mbedtls_ssl_config_defaults(&impl->conf, MBEDTLS_SSL_IS_CLIENT,
                                     MBEDTLS_SSL_TRANSPORT_STREAM, MBEDTLS_SSL_PRESET_DEFAULT);
   if (ret != 0) return InternalError("TLS defaults: " + MbedError(ret));
