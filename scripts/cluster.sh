@@ -11,7 +11,7 @@
 #   cluster.sh token NS SA [--bound-pod NAME]   print a TokenRequest token
 #   cluster.sh sa-kubeconfig NS SA FILE         write a kubeconfig that authenticates as NS/SA
 #   cluster.sh kubectl ARGS...    kubectl with the admin kubeconfig
-#   cluster.sh env                shell exports for tests (RDMASTACK_KUBECONFIG, ...)
+#   cluster.sh env                shell exports for tests (RDMASTACK_KUBECONFIG, RDMASTACK_AUDIT_LOG, ...)
 #   cluster.sh restart apiserver  restart one component (watch-resilience tests)
 #   cluster.sh compact            compact etcd to its current revision (forces 410 Gone on old watches)
 #   cluster.sh build              build/fetch every component without starting anything
@@ -172,8 +172,24 @@ start_etcd() {
   wait_for etcd 60 "$LOGS/etcd.log" curl -sf "http://127.0.0.1:$PORT_ETCD/health"
 }
 
+# Every write is recorded (Metadata level: user, user agent, verb, object, response code), so tests
+# count and attribute API writes from the server's own log rather than from our counters. Reads
+# are not logged: they would dwarf the writes.
+write_audit_policy() {
+  cat >"$STATE/audit-policy.yaml" <<'EOF'
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: Metadata
+  verbs: [create, update, patch, delete, deletecollection]
+- level: None
+EOF
+}
+
 start_apiserver() {
   local k8s; k8s="$(k8s_bin_dir)"
+  write_audit_policy
   start_bg kube-apiserver "$k8s/kube-apiserver" \
     --etcd-servers="http://127.0.0.1:$PORT_ETCD" --bind-address=127.0.0.1 --secure-port="$PORT_APISERVER" \
     --advertise-address="$(advertise_address)" --endpoint-reconciler-type=none \
@@ -183,7 +199,9 @@ start_apiserver() {
     --service-account-issuer=https://kubernetes.default.svc.cluster.local \
     --service-account-key-file="$PKI/sa.pub" --service-account-signing-key-file="$PKI/sa.key" \
     --authorization-mode=Node,RBAC --service-cluster-ip-range=10.96.0.0/16 --allow-privileged=true \
-    --enable-priority-and-fairness=false --v=1
+    --enable-priority-and-fairness=false --v=1 \
+    --audit-policy-file="$STATE/audit-policy.yaml" --audit-log-path="$LOGS/audit.log" \
+    --audit-log-format=json --audit-log-maxsize=200 --audit-log-maxbackup=1
   wait_for kube-apiserver 120 "$LOGS/kube-apiserver.log" curl_admin "https://127.0.0.1:$PORT_APISERVER/readyz"
 }
 
@@ -447,6 +465,7 @@ cmd_env() {
   echo "export RDMASTACK_CLUSTER=$CLUSTER"
   echo "export RDMASTACK_PORT_OFFSET=$OFFSET"
   echo "export RDMASTACK_VERSITYGW=$(versitygw_bin)"
+  echo "export RDMASTACK_AUDIT_LOG=$LOGS/audit.log"
 }
 
 main() {
