@@ -1,15 +1,20 @@
 #include "operator/k8s/rest_client.h"
 
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 #include "operator/k8s/api_error.h"
+#include "operator/k8s/call_context.h"
 #include "operator/k8s/rest_codec.h"
 
 namespace rdmastack::k8s {
 namespace {
 
-// Events are lines; a single event larger than this is refused rather than buffered forever.
-constexpr size_t kMaxWatchEventBytes = size_t{256} << 20;
+// Events are lines; a single event larger than this is refused rather than buffered forever. The
+// API server refuses objects above 3 MiB (etcd's request limit is 1.5 MiB by default), so a real
+// watch event is far below it.
+constexpr size_t kMaxWatchEventBytes = size_t{16} << 20;
 
 Status ErrorFromResponse(const HttpRequest& request, const HttpResponse& response) {
   Status status =
@@ -178,20 +183,49 @@ class RestClient final : public Client {
     for (int retries = 0;; ++retries) {
       RDMASTACK_ASSIGN_OR_RETURN(HttpResponse response, transport_->Send(request));
       if (response.status >= 200 && response.status < 300) return response;
-      const auto wait = ThrottleWait(response);
-      if (!wait || retries >= retry_.max_throttle_retries) {
-        Status error = ErrorFromResponse(request, response);
-        if (retries > 0) error = error.WithContext("after " + std::to_string(retries) + " retries");
-        return error;
-      }
-      std::this_thread::sleep_for(std::min(*wait, retry_.max_retry_after));
+      const auto wait = ThrottleWait(request, response);
+      auto error = [&] {
+        Status e = ErrorFromResponse(request, response);
+        return retries > 0 ? e.WithContext("after " + std::to_string(retries) + " retries") : e;
+      };
+      if (!wait || retries >= retry_.max_throttle_retries) return error();
+      const auto delay = std::min<std::chrono::steady_clock::duration>(
+          std::min(*wait, retry_.max_retry_after), std::chrono::hours(1));
+      // A retry that could not start before the caller's deadline is not attempted at all.
+      const auto& deadline = CurrentCallContext().deadline;
+      if (deadline && std::chrono::steady_clock::now() + delay >= *deadline) return error();
+      if (!SleepUnlessCancelled(delay)) return error();
     }
   }
 
+  // Sleeps for `delay`; false when the calling thread's CallContext is cancelled first.
+  static bool SleepUnlessCancelled(std::chrono::steady_clock::duration delay) {
+    const auto& cancellation = CurrentCallContext().cancellation;
+    if (!cancellation) {
+      std::this_thread::sleep_for(delay);
+      return true;
+    }
+    std::mutex mu;
+    std::condition_variable cv;
+    bool cancelled = false;
+    auto registration = cancellation->OnCancel([&] {
+      std::lock_guard<std::mutex> l(mu);
+      cancelled = true;
+      cv.notify_all();
+    });
+    std::unique_lock<std::mutex> l(mu);
+    cv.wait_for(l, delay, [&] { return cancelled; });
+    return !cancelled;
+  }
+
   // How long the server asked us to wait before trying again, when it asked (client-go's
-  // checkWait: 429 or 5xx, and a Retry-After header).
-  static std::optional<std::chrono::seconds> ThrottleWait(const HttpResponse& response) {
+  // checkWait: 429 or 5xx, and a Retry-After header). A 429 from priority and fairness means the
+  // request was not processed, so any request may be repeated; after a 5xx the server may have
+  // acted on it, so only a request that is safe to repeat is.
+  static std::optional<std::chrono::seconds> ThrottleWait(const HttpRequest& request,
+                                                          const HttpResponse& response) {
     if (response.status != 429 && response.status < 500) return std::nullopt;
+    if (response.status != 429 && !IsSafeToResend(request)) return std::nullopt;
     if (response.retry_after.empty()) return std::nullopt;
     return ParseRetryAfterHeader(response.retry_after);
   }

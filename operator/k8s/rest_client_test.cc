@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "operator/k8s/api_error.h"
+#include "operator/k8s/call_context.h"
 #include "operator/k8s/client.h"
 #include "operator/k8s/testing/https_test_server.h"
 
@@ -487,7 +488,7 @@ TEST(ThrottleRetryTest, WithoutRetryAfterTheErrorComesBackAtOnce) {
 TEST(ThrottleRetryTest, ServerErrorWithRetryAfterIsRetriedOneWithoutIsNot) {
   std::atomic<int> seen{0};
   HttpsTestServer retried(ThrottleThenServe(&seen, 1, 503, "Retry-After: 0\r\n"));
-  EXPECT_TRUE(MustClient(TestConfig(retried))->Create(kinds::ConfigMap(), ConfigMapA()).ok());
+  EXPECT_TRUE(MustClient(TestConfig(retried))->Update(kinds::ConfigMap(), ConfigMapA()).ok());
   EXPECT_EQ(retried.requests().size(), 2u);
 
   std::atomic<int> seen500{0};
@@ -507,6 +508,147 @@ TEST(ThrottleRetryTest, GivesUpAfterTheConfiguredRetriesAndSaysSo) {
   EXPECT_EQ(server.requests().size(), 4u);
   EXPECT_NE(got.status().message().find("after 3 retries"), std::string::npos)
       << got.status().message();
+}
+
+// After a 5xx the server may have acted on a POST or a merge PATCH; only a 429 (priority and
+// fairness refused it unprocessed) lets those be sent again.
+TEST(ThrottleRetryTest, NonIdempotentWritesAreNotRepeatedAfterAServerError) {
+  std::atomic<int> seen{0};
+  HttpsTestServer server(ThrottleThenServe(&seen, 1, 503, "Retry-After: 0\r\n"));
+  auto client = MustClient(TestConfig(server));
+  auto created = client->Create(kinds::ConfigMap(), ConfigMapA());
+  EXPECT_FALSE(created.ok());
+  EXPECT_EQ(server.requests().size(), 1u);
+
+  seen = 0;
+  auto merged = client->Patch(kinds::ConfigMap(), "x", "a", PatchType::kMerge, "{}");
+  EXPECT_FALSE(merged.ok());
+  EXPECT_EQ(server.requests().size(), 2u);
+
+  seen = 0;
+  auto applied = client->Patch(kinds::ConfigMap(), "x", "a", PatchType::kApply, "{}",
+                               PatchOptions{.field_manager = "t"});
+  EXPECT_TRUE(applied.ok()) << applied.status().ToString();
+  EXPECT_EQ(server.requests().size(), 4u);
+}
+
+TEST(ThrottleRetryTest, NoRetryStartsPastTheCallersDeadline) {
+  std::atomic<int> seen{0};
+  HttpsTestServer server(ThrottleThenServe(&seen, 1000, 429, "Retry-After: 5\r\n"));
+  auto client = MustClient(TestConfig(server));
+  CallScope scope(std::chrono::steady_clock::now() + std::chrono::seconds(1));
+  const auto t0 = std::chrono::steady_clock::now();
+  auto got = client->Get(kinds::ConfigMap(), "x", "a");
+  EXPECT_TRUE(IsTooManyRequests(got.status())) << got.status().ToString();
+  EXPECT_EQ(server.requests().size(), 1u);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+}
+
+// A POST on a pooled connection that breaks before any response byte may still have been read and
+// acted on by the server: it is not sent a second time (a GET is:
+// RetriesOnceWhenAPooledConnectionWasClosed).
+TEST(TransportTest, APostThatMayHaveReachedTheServerIsNotResent) {
+  HttpsTestServer server([](const RecordedRequest& r, ResponseWriter& w) {
+    if (r.method == "POST") {
+      w.CloseAfter();  // read it, answer nothing
+      return;
+    }
+    w.Write(JsonResponse(200, kConfigMap));
+  });
+  auto client = MustClient(TestConfig(server));
+  ASSERT_TRUE(client->Get(kinds::ConfigMap(), "x", "a").ok());
+  auto created = client->Create(kinds::ConfigMap(), ConfigMapA());
+  EXPECT_FALSE(created.ok());
+  EXPECT_EQ(created.status().code(), StatusCode::kUnavailable) << created.status().ToString();
+  int posts = 0;
+  for (const auto& r : server.requests()) posts += r.method == "POST";
+  EXPECT_EQ(posts, 1);
+}
+
+// A pooled connection the server closed while idle is dropped before use, so even a request that
+// is never re-sent goes out on a fresh connection instead of failing.
+TEST(TransportTest, AnIdleConnectionTheServerClosedIsNotUsed) {
+  HttpsTestServer server([](const RecordedRequest&, ResponseWriter& w) {
+    w.Write(JsonResponse(201, kConfigMap));
+    w.CloseAfter();
+  });
+  auto client = MustClient(TestConfig(server));
+  ASSERT_TRUE(client->Get(kinds::ConfigMap(), "x", "a").ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the FIN arrives
+  auto created = client->Create(kinds::ConfigMap(), ConfigMapA());
+  EXPECT_TRUE(created.ok()) << created.status().ToString();
+  EXPECT_EQ(server.connections(), 2);
+}
+
+TEST(CallContextTest, DeadlineCutsAHangingRequestShort) {
+  HttpsTestServer server([](const RecordedRequest&, ResponseWriter& w) { w.Stall(); });
+  auto client = MustClient(TestConfig(server));  // request_timeout 10 s
+  const auto t0 = std::chrono::steady_clock::now();
+  StatusOr<JsonObject> got = UnknownError("not called");
+  {
+    CallScope scope(t0 + std::chrono::milliseconds(300));
+    got = client->Get(kinds::ConfigMap(), "x", "a");
+  }
+  EXPECT_EQ(got.status().code(), StatusCode::kDeadlineExceeded) << got.status().ToString();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+  // Outside the scope the configured timeouts apply again.
+  EXPECT_FALSE(CurrentCallContext().deadline.has_value());
+  server.Stop();
+}
+
+TEST(CallContextTest, AnExpiredDeadlineSendsNothing) {
+  HttpsTestServer server(ServeConfigMap);
+  auto client = MustClient(TestConfig(server));
+  CallScope scope(std::chrono::steady_clock::now() - std::chrono::milliseconds(1));
+  EXPECT_EQ(client->Create(kinds::ConfigMap(), ConfigMapA()).status().code(),
+            StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(server.requests().size(), 0u);
+}
+
+TEST(CallContextTest, NestedScopesOnlyShortenTheDeadline) {
+  const auto now = std::chrono::steady_clock::now();
+  CallScope outer(now + std::chrono::seconds(1));
+  {
+    CallScope inner(now + std::chrono::seconds(10));
+    EXPECT_EQ(*CurrentCallContext().deadline, now + std::chrono::seconds(1));
+  }
+  {
+    CallScope inner(now + std::chrono::milliseconds(10));
+    EXPECT_EQ(*CurrentCallContext().deadline, now + std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(*CurrentCallContext().deadline, now + std::chrono::seconds(1));
+}
+
+TEST(CallContextTest, CancellationFromAnotherThreadAbortsTheCall) {
+  HttpsTestServer server([](const RecordedRequest&, ResponseWriter& w) { w.Stall(); });
+  auto client = MustClient(TestConfig(server));
+  auto cancellation = std::make_shared<Cancellation>();
+  std::thread canceller([cancellation] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    cancellation->Cancel();
+  });
+  StatusOr<JsonObject> got = UnknownError("not called");
+  {
+    CallScope scope(std::nullopt, cancellation);
+    got = client->Get(kinds::ConfigMap(), "x", "a");
+  }
+  canceller.join();
+  EXPECT_EQ(got.status().code(), StatusCode::kCancelled) << got.status().ToString();
+  server.Stop();
+}
+
+TEST(CallContextTest, CancellationRunsLateRegistrationsAtOnceAndResetWaits) {
+  Cancellation cancellation;
+  int runs = 0;
+  {
+    auto registration = cancellation.OnCancel([&] { ++runs; });
+    cancellation.Cancel();
+    cancellation.Cancel();
+    EXPECT_EQ(runs, 1);
+  }
+  auto late = cancellation.OnCancel([&] { ++runs; });
+  EXPECT_EQ(runs, 2);
+  EXPECT_TRUE(cancellation.cancelled());
 }
 
 }  // namespace

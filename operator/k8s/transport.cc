@@ -3,6 +3,7 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
+#include <poll.h>
 #include <spdlog/spdlog.h>
 
 #include <atomic>
@@ -16,6 +17,8 @@
 #include <limits>
 #include <mutex>
 #include <vector>
+
+#include "operator/k8s/call_context.h"
 
 namespace rdmastack::k8s {
 namespace {
@@ -86,10 +89,17 @@ std::string OpenSslErrors() {
   return out;
 }
 
-// Drives one async operation on a connection-private io_context to completion (or timeout).
-void RunIo(asio::io_context& ioc) {
+// Drives one async operation on a connection-private io_context to completion (or timeout). A
+// cancellation of the calling thread's CallContext stops the loop at once; the caller then sees
+// CheckCallContext fail and discards the connection.
+[[nodiscard]] Status RunIo(asio::io_context& ioc) {
+  const auto& cancellation = CurrentCallContext().cancellation;
+  Cancellation::Registration registration;
+  if (cancellation) registration = cancellation->OnCancel([&ioc] { ioc.stop(); });
   ioc.restart();
   ioc.run();
+  if (cancellation && cancellation->cancelled()) return CancelledError("request cancelled");
+  return OkStatus();
 }
 
 struct Connection {
@@ -118,7 +128,8 @@ class HttpsStream final : public ResponseStream {
       beast::get_lowest_layer(conn_->stream).expires_after(inactivity_);
       http::async_read_some(conn_->stream, conn_->buffer, *parser_,
                             [&ec](beast::error_code e, size_t) { ec = e; });
-      RunIo(conn_->ioc);
+      // A watch is read outside any CallScope; Cancel() below is how it is stopped.
+      (void)RunIo(conn_->ioc);
       const size_t got = chunk_.size() - body.size;
       if (ec == http::error::need_buffer) ec = {};
       if (cancelled_.load()) return CancelledError("watch cancelled");
@@ -194,13 +205,18 @@ class HttpsTransport final : public Transport {
 
   StatusOr<HttpResponse> Send(const HttpRequest& request) override {
     for (int attempt = 0;; ++attempt) {
+      RDMASTACK_RETURN_IF_ERROR(CheckCallContext(request.method + " " + request.target));
       RDMASTACK_ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, Acquire());
       const bool reused = conn->reused;
       bool got_response_bytes = false;
       auto response = Exchange(*conn, request, got_response_bytes);
       // A pooled connection the server has since closed fails before any response byte; that is
-      // safe to retry once on a fresh connection.
-      if (!response.ok() && reused && !got_response_bytes && attempt == 0) continue;
+      // retried once on a fresh connection, but only for a request that is safe to repeat: the
+      // server may have read the first copy before it closed.
+      if (!response.ok() && reused && !got_response_bytes && attempt == 0 &&
+          IsSafeToResend(request) && CheckCallContext("").ok()) {
+        continue;
+      }
       if (!response.ok()) return response.status();
       if (response->second) Release(std::move(conn));
       return std::move(response->first);
@@ -210,16 +226,17 @@ class HttpsTransport final : public Transport {
   StatusOr<StreamResult> OpenStream(const HttpRequest& request,
                                     std::chrono::milliseconds inactivity_timeout) override {
     // Watches get their own connection; it is never returned to the pool.
+    RDMASTACK_RETURN_IF_ERROR(CheckCallContext(request.method + " " + request.target));
     RDMASTACK_ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, Connect());
     RDMASTACK_RETURN_IF_ERROR(Write(*conn, request));
     auto parser = std::make_unique<http::response_parser<http::buffer_body>>();
     // A watch is one long body; its size is bounded per event by the reader, not here.
     parser->body_limit(std::numeric_limits<std::uint64_t>::max());
     beast::error_code ec;
-    beast::get_lowest_layer(conn->stream).expires_after(config_.request_timeout);
+    beast::get_lowest_layer(conn->stream).expires_after(BoundByDeadline(config_.request_timeout));
     http::async_read_header(conn->stream, conn->buffer, *parser,
                             [&ec](beast::error_code e, size_t) { ec = e; });
-    RunIo(conn->ioc);
+    RDMASTACK_RETURN_IF_ERROR(RunIo(conn->ioc));
     if (ec) return Describe("reading the response header", ec);
     const int status = static_cast<int>(parser->get().result_int());
     std::string retry_after(parser->get()[http::field::retry_after]);
@@ -243,6 +260,8 @@ class HttpsTransport final : public Transport {
  private:
   Status Describe(std::string_view what, const beast::error_code& ec) const {
     std::string where = " (" + config_.server + ")";
+    // An I/O step cut short by the caller's deadline or cancellation reports that, not the symptom.
+    if (Status context = CheckCallContext(what); !context.ok()) return context.WithContext(where);
     if (ec == beast::error::timeout) {
       return DeadlineExceededError(std::string(what) + " timed out" + where);
     }
@@ -252,14 +271,24 @@ class HttpsTransport final : public Transport {
   StatusOr<std::unique_ptr<Connection>> Acquire() {
     {
       std::lock_guard<std::mutex> lock(mu_);
-      if (!idle_.empty()) {
+      while (!idle_.empty()) {
         auto conn = std::move(idle_.back());
         idle_.pop_back();
+        if (ClosedByPeer(*conn)) continue;
         conn->reused = true;
         return conn;
       }
     }
     return Connect();
+  }
+
+  // An idle keep-alive connection has nothing to read; if its socket is readable the server has
+  // closed it (FIN, TLS close_notify) or reset it. Dropping it here, instead of finding out by
+  // sending on it, matters for requests that are never re-sent (IsSafeToResend): after an API
+  // server restart the first POST would otherwise fail.
+  static bool ClosedByPeer(Connection& conn) {
+    pollfd pfd{beast::get_lowest_layer(conn.stream).socket().native_handle(), POLLIN, 0};
+    return poll(&pfd, 1, 0) != 0;
   }
 
   void Release(std::unique_ptr<Connection> conn) {
@@ -275,7 +304,7 @@ class HttpsTransport final : public Transport {
     // Name resolution counts against the connect timeout too.
     asio::steady_timer resolve_deadline(conn->ioc);
     bool resolve_timed_out = false;
-    resolve_deadline.expires_after(config_.connect_timeout);
+    resolve_deadline.expires_after(BoundByDeadline(config_.connect_timeout));
     resolve_deadline.async_wait([&](beast::error_code e) {
       if (e) return;  // cancelled: resolution finished first
       resolve_timed_out = true;
@@ -287,13 +316,13 @@ class HttpsTransport final : public Transport {
                              endpoints = std::move(r);
                              resolve_deadline.cancel();
                            });
-    RunIo(conn->ioc);
+    RDMASTACK_RETURN_IF_ERROR(RunIo(conn->ioc));
     if (resolve_timed_out) ec = beast::error::timeout;
     if (ec) return Describe("resolving " + endpoint_.host, ec);
     auto& socket = beast::get_lowest_layer(conn->stream);
-    socket.expires_after(config_.connect_timeout);
+    socket.expires_after(BoundByDeadline(config_.connect_timeout));
     socket.async_connect(endpoints, [&ec](beast::error_code e, const tcp::endpoint&) { ec = e; });
-    RunIo(conn->ioc);
+    RDMASTACK_RETURN_IF_ERROR(RunIo(conn->ioc));
     if (ec) return Describe("connecting", ec);
 
     SSL* ssl_handle = conn->stream.native_handle();
@@ -306,9 +335,9 @@ class HttpsTransport final : public Transport {
       if (ok != 1) return InternalError("cannot set the expected server name: " + OpenSslErrors());
       conn->stream.set_verify_mode(ssl::verify_peer, ec);
     }
-    socket.expires_after(config_.connect_timeout);
+    socket.expires_after(BoundByDeadline(config_.connect_timeout));
     conn->stream.async_handshake(ssl::stream_base::client, [&ec](beast::error_code e) { ec = e; });
-    RunIo(conn->ioc);
+    RDMASTACK_RETURN_IF_ERROR(RunIo(conn->ioc));
     if (ec) {
       long verify = SSL_get_verify_result(ssl_handle);
       if (verify != X509_V_OK) {
@@ -344,9 +373,9 @@ class HttpsTransport final : public Transport {
     req.keep_alive(true);
     req.prepare_payload();
     beast::error_code ec;
-    beast::get_lowest_layer(conn.stream).expires_after(config_.request_timeout);
+    beast::get_lowest_layer(conn.stream).expires_after(BoundByDeadline(config_.request_timeout));
     http::async_write(conn.stream, req, [&ec](beast::error_code e, size_t) { ec = e; });
-    RunIo(conn.ioc);
+    RDMASTACK_RETURN_IF_ERROR(RunIo(conn.ioc));
     if (ec) return Describe("sending " + request.method + " " + request.target, ec);
     return OkStatus();
   }
@@ -358,10 +387,10 @@ class HttpsTransport final : public Transport {
     http::response_parser<http::string_body> parser;
     parser.body_limit(options_.max_body_bytes);
     beast::error_code ec;
-    beast::get_lowest_layer(conn.stream).expires_after(config_.request_timeout);
+    beast::get_lowest_layer(conn.stream).expires_after(BoundByDeadline(config_.request_timeout));
     http::async_read(conn.stream, conn.buffer, parser,
                      [&ec](beast::error_code e, size_t) { ec = e; });
-    RunIo(conn.ioc);
+    RDMASTACK_RETURN_IF_ERROR(RunIo(conn.ioc));
     got_response_bytes = parser.got_some();
     if (ec == http::error::body_limit) {
       return ResourceExhaustedError("response to " + request.method + " " + request.target +
@@ -388,6 +417,12 @@ class HttpsTransport final : public Transport {
 };
 
 }  // namespace
+
+bool IsSafeToResend(const HttpRequest& request) {
+  if (request.method == "POST") return false;
+  if (request.method == "PATCH") return request.content_type == "application/apply-patch+yaml";
+  return true;
+}
 
 StatusOr<std::unique_ptr<Transport>> NewHttpsTransport(const Config& config,
                                                        TransportOptions options) {

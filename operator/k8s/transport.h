@@ -21,6 +21,11 @@ struct HttpRequest {
   std::string accept = "application/json";
 };
 
+// Whether a request may be sent a second time after its bytes may have reached the server. POST
+// creates (or acts) each time it arrives, and a merge/JSON/strategic PATCH may apply twice; GET,
+// PUT (guarded by resourceVersion), DELETE and server-side apply converge.
+bool IsSafeToResend(const HttpRequest& request);
+
 struct HttpResponse {
   int status = 0;
   std::string body;
@@ -54,8 +59,9 @@ class Transport {
 };
 
 struct TransportOptions {
-  // Largest accepted response body (lists of thousands of nodes are far beyond Beast's 8 MB).
-  uint64_t max_body_bytes = uint64_t{4} << 30;
+  // Largest accepted response body. Lists of thousands of nodes are far beyond Beast's 8 MB (5,000
+  // Nodes as served are about 105 MB); a broken or hostile server cannot make us buffer more.
+  uint64_t max_body_bytes = uint64_t{1} << 30;
 };
 
 // Validates the TLS material (parses CA/cert/key, checks the key matches the certificate).
