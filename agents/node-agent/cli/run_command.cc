@@ -9,24 +9,19 @@
 
 #include "agents/node-agent/cli/check_command.h"
 #include "agents/node-agent/probe/parsers.h"
+#include "operator/base/duration.h"
 #include "operator/base/logging.h"
 
 namespace rdmastack::agent {
 namespace {
 
-// "60s", "500ms", "2m" -> milliseconds.
-StatusOr<std::chrono::milliseconds> ParseDuration(const std::string& text) {
-  size_t digits = 0;
-  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
-  auto n = ParseDecimal(text.substr(0, digits));
-  if (digits == 0 || !n.ok() || *n <= 0 || *n > 86'400'000) {
-    return InvalidArgumentError("not a duration: '" + text + "' (use 500ms, 60s, 5m)");
+// Positive and at most a day: the probe and NVML intervals.
+StatusOr<std::chrono::milliseconds> ParseInterval(const std::string& text) {
+  RDMASTACK_ASSIGN_OR_RETURN(std::chrono::milliseconds d, ParseDuration(text));
+  if (d <= std::chrono::milliseconds(0) || d > std::chrono::hours(24)) {
+    return InvalidArgumentError("interval '" + text + "' must be above 0 and at most 24h");
   }
-  const std::string unit = text.substr(digits);
-  if (unit == "ms") return std::chrono::milliseconds(*n);
-  if (unit == "s" || unit.empty()) return std::chrono::milliseconds(*n * 1000);
-  if (unit == "m") return std::chrono::milliseconds(*n * 60'000);
-  return InvalidArgumentError("not a duration: '" + text + "' (use 500ms, 60s, 5m)");
+  return d;
 }
 
 }  // namespace
@@ -57,9 +52,9 @@ StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args) {
     } else if (flag == "--role") {
       RDMASTACK_ASSIGN_OR_RETURN(o.source.default_role, ParseRole(value));
     } else if (flag == "--probe-interval") {
-      RDMASTACK_ASSIGN_OR_RETURN(o.daemon.probe_interval, ParseDuration(value));
+      RDMASTACK_ASSIGN_OR_RETURN(o.daemon.probe_interval, ParseInterval(value));
     } else if (flag == "--gpu-memory-interval") {
-      RDMASTACK_ASSIGN_OR_RETURN(o.gpu_memory_interval, ParseDuration(value));
+      RDMASTACK_ASSIGN_OR_RETURN(o.gpu_memory_interval, ParseInterval(value));
     } else if (flag == "--ips-file") {
       o.source.ips_file = value;
     } else if (flag == "--probes-file") {
