@@ -88,16 +88,15 @@ void Controller::Start() {
 bool Controller::Stop(Clock::Duration drain) {
   queue_.ShutDown();
   const bool idle = queue_.WaitForIdle(clock_.Now() + drain);
-  for (auto& t : threads_) {
-    // A reconcile that outlives the drain period is abandoned: the process is about to exit.
-    if (idle) {
-      t.join();
-    } else {
-      t.detach();
-    }
+  if (!idle) {
+    spdlog::warn("controller {}: reconciles still running after the drain period; waiting for them",
+                 name_);
   }
+  // Workers are always joined: a detached one would outlive the reconciler and this object. A
+  // reconcile cannot hang here for long: every API call it makes is bounded by its request
+  // timeout, and after a lost lease by the leader fence (leader_fenced_client.h).
+  for (auto& t : threads_) t.join();
   threads_.clear();
-  if (!idle) spdlog::warn("controller {}: reconciles still running after the drain period", name_);
   return idle;
 }
 

@@ -38,7 +38,8 @@ class Controller {
   void Watch(Informer& informer, MapFunc map, Predicate predicate = {});
 
   void Start();
-  // Stops intake and waits up to `drain` for in-flight reconciles; true when all finished.
+  // Stops intake and waits up to `drain` for in-flight reconciles; true when all finished in that
+  // time. Either way it returns only after every worker thread has been joined.
   bool Stop(Clock::Duration drain);
 
   // One worker step: takes a key, reconciles it, settles the queue. False once shut down.

@@ -181,5 +181,26 @@ TEST_F(ControllerTest, WorkersDrainOnStop) {
   EXPECT_EQ(reconciler_.seen.size(), 20u);
 }
 
+// A reconcile that outlives the drain period is waited for, not abandoned: when Stop returns no
+// worker is left running code that uses the controller or the reconciler.
+TEST(ControllerStopTest, StopJoinsAReconcileThatOutlivesTheDrain) {
+  struct SlowReconciler : Reconciler {
+    StatusOr<Result> Reconcile(const Request&) override {
+      started = true;
+      std::this_thread::sleep_for(300ms);
+      finished = true;
+      return Result{};
+    }
+    std::atomic<bool> started{false};
+    std::atomic<bool> finished{false};
+  } slow;
+  Controller c("slow", slow, RealClock::Instance(), nullptr);
+  c.queue().Add("ns/a");
+  c.Start();
+  while (!slow.started.load()) std::this_thread::yield();
+  EXPECT_FALSE(c.Stop(0s));           // not drained within the (zero) drain period...
+  EXPECT_TRUE(slow.finished.load());  // ...but the worker was joined
+}
+
 }  // namespace
 }  // namespace rdmastack::runtime

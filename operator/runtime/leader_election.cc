@@ -62,7 +62,14 @@ int Seconds(Clock::Duration d) {
 LeaderElector::LeaderElector(k8s::Client& client, Clock& clock, LeaderElectionConfig config)
     : client_(client), clock_(clock), config_(std::move(config)) {}
 
-bool LeaderElector::TryAcquireOrRenew() {
+k8s::SteadyTime LeaderElector::ToSteady(Clock::TimePoint t) const {
+  return std::chrono::steady_clock::now() + (t - clock_.Now());
+}
+
+bool LeaderElector::TryAcquireOrRenew(std::optional<Clock::TimePoint> deadline) {
+  const Clock::TimePoint started = clock_.Now();
+  k8s::CallScope scope(ToSteady(deadline.value_or(started + config_.renew_deadline)),
+                       cancellation_);
   const std::string now_text = FormatMicroTime(clock_.WallNow());
   LeaseRecord desired{config_.identity, Seconds(config_.lease_duration), now_text, now_text, 0};
   const auto& type = k8s::kinds::Lease();
@@ -83,6 +90,7 @@ bool LeaderElector::TryAcquireOrRenew() {
     observed_ = desired;
     observed_resource_version_ = std::string(created->ResourceVersion());
     observed_time_ = clock_.Now();
+    valid_until_ = started + config_.renew_deadline;
     return leader_ = true;
   }
 
@@ -122,6 +130,7 @@ bool LeaderElector::TryAcquireOrRenew() {
   observed_ = desired;
   observed_resource_version_ = std::string(updated->ResourceVersion());
   observed_time_ = clock_.Now();
+  valid_until_ = started + config_.renew_deadline;
   return leader_ = true;
 }
 
@@ -134,6 +143,7 @@ Status LeaderElector::Release() {
     record = *observed_;
     resource_version = observed_resource_version_;
   }
+  k8s::CallScope scope(ToSteady(clock_.Now() + config_.renew_deadline));
   const std::string now_text = FormatMicroTime(clock_.WallNow());
   record.holder = "";
   record.lease_duration_seconds = 1;
@@ -168,27 +178,37 @@ bool LeaderElector::Acquire() {
 }
 
 bool LeaderElector::RenewUntilLostOrStopped() {
-  Clock::TimePoint last_renew = clock_.Now();
-  while (SleepUntil(clock_.Now() + config_.retry_period)) {
-    if (TryAcquireOrRenew()) {
-      last_renew = clock_.Now();
-      continue;
-    }
-    if (clock_.Now() - last_renew >= config_.renew_deadline) {
+  while (true) {
+    // Renew every retry_period, and never start an attempt at or after the renew deadline: from
+    // then on another candidate may take the lease, so we send nothing more.
+    const std::optional<Clock::TimePoint> valid_until = LeadershipValidUntil();
+    const Clock::TimePoint wake =
+        valid_until ? std::min(clock_.Now() + config_.retry_period, *valid_until) : clock_.Now();
+    if (!SleepUntil(wake)) return true;
+    if (!valid_until || clock_.Now() >= *valid_until) {
       spdlog::error("leader election: failed to renew lease {}/{} within {} s",
                     config_.lease_namespace, config_.lease_name, Seconds(config_.renew_deadline));
       std::lock_guard<std::mutex> l(mu_);
       leader_ = false;
       return false;
     }
+    TryAcquireOrRenew(*valid_until);
   }
-  return true;
 }
 
 void LeaderElector::Stop() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    stopped_ = true;
+    cv_.notify_all();
+  }
+  cancellation_->Cancel();
+}
+
+std::optional<Clock::TimePoint> LeaderElector::LeadershipValidUntil() const {
   std::lock_guard<std::mutex> l(mu_);
-  stopped_ = true;
-  cv_.notify_all();
+  if (!leader_) return std::nullopt;
+  return valid_until_;
 }
 
 bool LeaderElector::IsLeader() const {

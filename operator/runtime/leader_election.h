@@ -4,14 +4,22 @@
 // Another holder's lease counts as live until lease_duration has passed on OUR clock since we last
 // saw its record change, so clock skew between processes does not matter. Losing the lease is
 // final: the owner (the manager) stops and the process exits rather than demoting in place.
+//
+// Safety under a hanging API server: every request of a renewal carries a deadline (a
+// k8s::CallScope) at the renew deadline, so no attempt, retry or backoff outlives it. Leadership is
+// valid until the start of the last successful renewal plus renew_deadline; writers fence their
+// writes on LeadershipValidUntil() (leader_fenced_client.h). Because renew_deadline <
+// lease_duration, our last write ends before any other candidate can have waited out the lease.
 
 #include <condition_variable>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 
 #include "operator/base/clock.h"
+#include "operator/k8s/call_context.h"
 #include "operator/k8s/client.h"
 
 namespace rdmastack::runtime {
@@ -45,19 +53,26 @@ class LeaderElector {
  public:
   LeaderElector(k8s::Client& client, Clock& clock, LeaderElectionConfig config);
 
-  // One attempt to acquire or renew. True when we hold the lease afterwards.
-  bool TryAcquireOrRenew();
+  // One attempt to acquire or renew; its requests end by `deadline` (default: now +
+  // renew_deadline). True when we hold the lease afterwards.
+  bool TryAcquireOrRenew(std::optional<Clock::TimePoint> deadline = std::nullopt);
   // Gives the lease up (holder "", duration 1 s) if we hold it, so a successor need not wait.
+  // Bounded by renew_deadline.
   Status Release();
 
   // Blocks, retrying every retry_period, until we lead (true) or Stop() is called (false).
   bool Acquire();
   // While leading: renews every retry_period; returns when a renewal could not succeed within
-  // renew_deadline (lease lost; false) or after Stop() (true).
+  // renew_deadline (lease lost; false) or after Stop() (true). Once the renew deadline has passed
+  // it sends nothing more: no write after the point where another candidate may take over.
   bool RenewUntilLostOrStopped();
+  // Ends Acquire/RenewUntilLostOrStopped and aborts a request in flight.
   void Stop();
 
   bool IsLeader() const;
+  // While leading, the time until which a write of ours cannot overlap another leader: the start
+  // of the last successful acquire/renew plus renew_deadline. nullopt when not leading.
+  std::optional<Clock::TimePoint> LeadershipValidUntil() const;
   // The holder in the last record we saw ("" when none).
   std::string ObservedLeader() const;
   const LeaderElectionConfig& config() const { return config_; }
@@ -65,6 +80,8 @@ class LeaderElector {
  private:
   // Sleeps until `deadline` or Stop(); false when stopped.
   bool SleepUntil(Clock::TimePoint deadline);
+  // `t` on this elector's clock as a steady_clock time, for request deadlines.
+  k8s::SteadyTime ToSteady(Clock::TimePoint t) const;
 
   k8s::Client& client_;
   Clock& clock_;
@@ -77,6 +94,8 @@ class LeaderElector {
   std::string observed_resource_version_;
   Clock::TimePoint observed_time_{};
   bool leader_ = false;
+  Clock::TimePoint valid_until_{};
+  const std::shared_ptr<k8s::Cancellation> cancellation_ = std::make_shared<k8s::Cancellation>();
 };
 
 }  // namespace rdmastack::runtime

@@ -174,5 +174,80 @@ TEST_F(LeaderElectionTest, StopEndsAcquireAndRenewLoops) {
   EXPECT_TRUE(e.RenewUntilLostOrStopped());  // already stopped: returns at once
 }
 
+TEST_F(LeaderElectionTest, EveryRequestOfARenewalEndsByTheRenewDeadline) {
+  LeaderElector e(client_, clock_, Config("a"));
+  ASSERT_TRUE(e.TryAcquireOrRenew());
+  clock_.Advance(2s);
+  const auto renew_started = std::chrono::steady_clock::now();
+  ASSERT_TRUE(e.TryAcquireOrRenew());
+  std::lock_guard<std::mutex> l(server_.mu);
+  ASSERT_FALSE(server_.deadlines.empty());
+  for (const auto& deadline : server_.deadlines) {
+    ASSERT_TRUE(deadline.has_value());
+    EXPECT_LE(*deadline, renew_started + 10s + 100ms);
+  }
+}
+
+// A server that accepts connections but never answers: each renewal attempt ends at its deadline,
+// the last one at the renew deadline, and then nothing more is sent.
+TEST_F(LeaderElectionTest, HangingServerEndsLeadershipAtTheRenewDeadline) {
+  LeaderElector e(client_, clock_, Config("a"));
+  ASSERT_TRUE(e.TryAcquireOrRenew());
+  const Clock::TimePoint acquired = clock_.Now();
+  ASSERT_EQ(e.LeadershipValidUntil(), acquired + 10s);
+  size_t requests_before = 0;
+  {
+    std::lock_guard<std::mutex> l(server_.mu);
+    requests_before = server_.deadlines.size();
+    server_.hang = true;
+    server_.hang_clock = &clock_;
+  }
+  std::atomic<bool> done{false};
+  bool still_leading = true;
+  std::thread renewer([&] {
+    still_leading = e.RenewUntilLostOrStopped();
+    done = true;
+  });
+  while (!done.load()) {
+    clock_.Advance(100ms);
+    std::this_thread::sleep_for(1ms);
+  }
+  renewer.join();
+  const Clock::TimePoint lost_at = clock_.Now();
+  EXPECT_FALSE(still_leading);
+  EXPECT_FALSE(e.LeadershipValidUntil().has_value());
+  // The first renewal (2 s after acquiring) hangs until the renew deadline; the lease is given up
+  // there, not a request timeout later.
+  EXPECT_LE(lost_at - acquired, 10s + 200ms);
+  std::lock_guard<std::mutex> l(server_.mu);
+  EXPECT_EQ(server_.deadlines.size(), requests_before + 1);  // one hung Get; nothing after it
+}
+
+TEST_F(LeaderElectionTest, StopAbortsARequestInFlight) {
+  std::atomic<bool> in_request{false};
+  ON_CALL(client_, Get(_, _, _, _))
+      .WillByDefault(Invoke([&](auto&&...) -> StatusOr<k8s::JsonObject> {
+        auto cancellation = k8s::CurrentCallContext().cancellation;
+        if (!cancellation) return UnavailableError("no cancellation");
+        std::mutex mu;
+        std::condition_variable cv;
+        bool cancelled = false;
+        auto registration = cancellation->OnCancel([&] {
+          std::lock_guard<std::mutex> l(mu);
+          cancelled = true;
+          cv.notify_all();
+        });
+        in_request = true;
+        std::unique_lock<std::mutex> l(mu);
+        cv.wait(l, [&] { return cancelled; });
+        return CancelledError("cancelled");
+      }));
+  LeaderElector e(client_, clock_, Config("a"));
+  std::thread t([&] { EXPECT_FALSE(e.Acquire()); });
+  while (!in_request.load()) std::this_thread::sleep_for(1ms);
+  e.Stop();
+  t.join();
+}
+
 }  // namespace
 }  // namespace rdmastack::runtime

@@ -9,9 +9,14 @@ Manager::Manager(k8s::Client& client, Clock& clock, ManagerOptions options)
       options_(std::move(options)),
       client_(client, metrics_, options_.api_host),
       cache_(client_, clock) {
-  events_ = std::make_unique<ApiEventRecorder>(client_, clock, options_.events);
   if (options_.leader_election) {
     elector_ = std::make_unique<LeaderElector>(client_, clock, *options_.leader_election);
+    fenced_ = std::make_unique<LeaderFencedClient>(
+        client_, clock, [elector = elector_.get()] { return elector->LeadershipValidUntil(); });
+    writer_ = fenced_.get();
+  }
+  events_ = std::make_unique<ApiEventRecorder>(*writer_, clock, options_.events);
+  if (options_.leader_election) {
     leader_status_ = &metrics_
                           .GaugeFamily("leader_election_master_status",
                                        "Gauge of if the reporting system is master of the "
@@ -95,6 +100,7 @@ Status Manager::Run() {
       return OkStatus();
     }
     if (leader_status_ != nullptr) leader_status_->Set(1);
+    RecordLeaderEvent();
   }
   leading_ = true;
   for (auto& c : controllers_) c->Start();
@@ -117,6 +123,18 @@ Status Manager::Run() {
   }
   Shutdown(true, options_.graceful_shutdown_timeout);
   return OkStatus();
+}
+
+// client-go's LeaderElection event on the Lease: who leads is visible in `kubectl get events`.
+void Manager::RecordLeaderEvent() {
+  const LeaderElectionConfig& le = *options_.leader_election;
+  k8s::JsonObject lease;
+  lease.SetApiVersion(k8s::kinds::Lease().ApiVersion());
+  lease.SetKind(k8s::kinds::Lease().kind);
+  lease.SetNamespace(le.lease_namespace);
+  lease.SetName(le.lease_name);
+  events_->Record(lease, EventType::kNormal, "LeaderElection", "Lead",
+                  le.identity + " became leader");
 }
 
 void Manager::Shutdown(bool release_lease, Clock::Duration drain) {

@@ -24,6 +24,7 @@
 #include "operator/runtime/informer.h"
 #include "operator/runtime/instrumented_client.h"
 #include "operator/runtime/leader_election.h"
+#include "operator/runtime/leader_fenced_client.h"
 #include "operator/runtime/metrics.h"
 
 namespace rdmastack::runtime {
@@ -43,8 +44,9 @@ class Manager {
   Manager(k8s::Client& client, Clock& clock, ManagerOptions options);
   ~Manager();
 
-  // The client every component should use (it is instrumented).
-  k8s::Client& client() { return client_; }
+  // The client controllers use: instrumented and, with leader election, fenced on leadership
+  // (writes only while this process leads; see leader_fenced_client.h).
+  k8s::Client& client() { return *writer_; }
   MetricsRegistry& metrics() { return metrics_; }
   InformerCache& cache() { return cache_; }
   EventRecorder& events() { return *events_; }
@@ -67,11 +69,14 @@ class Manager {
   bool StopRequested() const;
   bool WaitForCaches();
   void Shutdown(bool release_lease, Clock::Duration drain);
+  void RecordLeaderEvent();
 
   Clock& clock_;
   const ManagerOptions options_;
   MetricsRegistry metrics_;
   InstrumentedClient client_;
+  std::unique_ptr<LeaderFencedClient> fenced_;
+  k8s::Client* writer_ = &client_;
   InformerCache cache_;
   std::unique_ptr<ApiEventRecorder> events_;
   std::unique_ptr<LeaderElector> elector_;
