@@ -1,0 +1,144 @@
+// rdmastack-operator: flags -> logging -> API client -> manager (probes, metrics, leader election,
+// controllers) until SIGTERM/SIGINT or a lost lease. Exit codes: 0 after a requested stop, 1 when
+// the lease was lost or start-up failed, 2 for a bad flag.
+
+#include <signal.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+
+#include "operator/base/version.h"
+#include "operator/cmd/operator_options.h"
+#include "operator/cmd/startup_report.h"
+#include "operator/k8s/client.h"
+#include "operator/k8s/config.h"
+#include "operator/runtime/manager.h"
+#include "operator/runtime/signals.h"
+
+namespace rdmastack::operator_cmd {
+namespace {
+
+// Unique per process, like controller-runtime's "<hostname>_<uuid>": a restarted pod with the same
+// name must not be mistaken for the old holder.
+std::string LeaderIdentity() {
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0 || host[0] == '\0')
+    std::snprintf(host, sizeof host, "unknown");
+  std::random_device rd;
+  char suffix[17];
+  std::snprintf(suffix, sizeof suffix, "%08x%08x", rd(), rd());
+  return std::string(host) + "_" + suffix;
+}
+
+// --kubeconfig, else the in-cluster config when running in a pod, else $KUBECONFIG.
+StatusOr<k8s::Config> LoadConfig(const OperatorOptions& options) {
+  if (!options.kubeconfig.empty()) return k8s::LoadKubeconfig(options.kubeconfig);
+  if (std::getenv("KUBERNETES_SERVICE_HOST") != nullptr) return k8s::LoadInClusterConfig();
+  const char* env = std::getenv("KUBECONFIG");
+  if (env == nullptr || *env == '\0') {
+    return FailedPreconditionError(
+        "no cluster configuration: pass --kubeconfig, set $KUBECONFIG, or run in a pod");
+  }
+  return k8s::LoadDefaultConfig();
+}
+
+std::string LeaseNamespace(const OperatorOptions& options) {
+  if (!options.leader_election_namespace.empty()) return options.leader_election_namespace;
+  if (auto ns = k8s::InClusterNamespace(); ns.ok() && !ns->empty()) return *ns;
+  return "rdmastack-system";
+}
+
+int Run(const OperatorOptions& options) {
+  const std::string identity = LeaderIdentity();
+  auto config = LoadConfig(options);
+  if (!config.ok()) {
+    spdlog::error("{}", config.status().ToString());
+    return 1;
+  }
+  // The identity in the user agent lets the API server's audit log say which process wrote what.
+  config->user_agent = std::string("rdmastack-operator/") + kVersion + " (" + identity + ")";
+  auto client = k8s::NewRestClient(*config);
+  if (!client.ok()) {
+    spdlog::error("{} ({})", client.status().ToString(), config->source);
+    return 1;
+  }
+  spdlog::info("rdmastack-operator {} starting as {} against {} ({})", kVersion, identity,
+               config->server, config->source);
+  if (auto who = WhoAmI(**client); who.ok()) {
+    spdlog::info("authenticated as {}", *who);
+  } else {
+    spdlog::warn("SelfSubjectReview failed: {}", who.status().ToString());
+  }
+  if (auto version = ApiServerVersion(*config); version.ok()) {
+    spdlog::info("API server version {}", *version);
+  } else {
+    spdlog::warn("cannot read the API server version: {}", version.status().ToString());
+  }
+
+  runtime::ManagerOptions manager_options;
+  manager_options.bind_address =
+      options.health_probe_bind_address == "0" ? "" : options.health_probe_bind_address;
+  manager_options.graceful_shutdown_timeout = options.graceful_shutdown_timeout;
+  manager_options.api_host = config->server;
+  manager_options.events.reporting_controller = "rdmastack.io/operator";
+  manager_options.events.reporting_instance = identity;
+  if (options.leader_elect) {
+    runtime::LeaderElectionConfig le;
+    le.lease_namespace = LeaseNamespace(options);
+    le.lease_name = options.leader_election_id;
+    le.identity = identity;
+    le.lease_duration = options.lease_duration;
+    le.renew_deadline = options.renew_deadline;
+    le.retry_period = options.retry_period;
+    manager_options.leader_election = le;
+  }
+  runtime::Manager manager(**client, RealClock::Instance(), manager_options);
+  // Declared after the manager so that its thread is joined before the manager goes away.
+  runtime::ShutdownSignals signals;
+  signals.Watch([&manager](int signo) {
+    spdlog::info("received {}; shutting down", signo == SIGTERM ? "SIGTERM" : "SIGINT");
+    manager.RequestStop();
+  });
+  const Status result = manager.Run();
+  if (result.ok()) {
+    spdlog::info("stopped");
+    return 0;
+  }
+  if (result.code() == StatusCode::kAborted) {
+    spdlog::error("exiting: {}", result.ToString());
+  } else {
+    spdlog::error("start-up failed: {}", result.ToString());
+  }
+  return 1;
+}
+
+}  // namespace
+}  // namespace rdmastack::operator_cmd
+
+int main(int argc, char** argv) {
+  using namespace rdmastack;
+  // Before any thread starts: every thread inherits the blocked SIGTERM/SIGINT.
+  runtime::ShutdownSignals block_shutdown_signals;
+  auto options =
+      operator_cmd::ParseOperatorOptions(std::vector<std::string>(argv + 1, argv + argc));
+  if (!options.ok()) {
+    std::fprintf(stderr, "rdmastack-operator: %s\n", options.status().message().c_str());
+    return 2;
+  }
+  if (options->show_help) {
+    std::fputs(operator_cmd::kOperatorUsage, stdout);
+    return 0;
+  }
+  if (options->show_version) {
+    std::printf("rdmastack-operator %s\n", kVersion);
+    return 0;
+  }
+  if (Status s = InitLogging(options->log_level, options->log_format); !s.ok()) {
+    std::fprintf(stderr, "rdmastack-operator: %s\n", s.message().c_str());
+    return 2;
+  }
+  return operator_cmd::Run(*options);
+}

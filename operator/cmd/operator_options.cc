@@ -1,0 +1,175 @@
+#include "operator/cmd/operator_options.h"
+
+#include <functional>
+#include <map>
+#include <optional>
+
+#include "operator/base/duration.h"
+#include "operator/runtime/http_server.h"
+
+namespace rdmastack::operator_cmd {
+namespace {
+
+// A bind address, or "0" for "do not serve".
+Status CheckBindAddress(const std::string& flag, const std::string& value, bool zero_disables) {
+  if (zero_disables && value == "0") return OkStatus();
+  if (auto parsed = runtime::ParseBindAddress(value); !parsed.ok()) {
+    return InvalidArgumentError(flag + ": " + parsed.status().message() +
+                                (zero_disables ? " (or 0 to disable)" : ""));
+  }
+  return OkStatus();
+}
+
+StatusOr<bool> ParseBool(const std::string& flag, const std::string& value) {
+  if (value == "true" || value == "1") return true;
+  if (value == "false" || value == "0") return false;
+  return InvalidArgumentError(flag + " must be true or false, got '" + value + "'");
+}
+
+}  // namespace
+
+const char* const kOperatorUsage =
+    "usage: rdmastack-operator [flags]\n"
+    "\n"
+    "Runs the rdmastack operator: GatewayPool, ClientProfile and RdmaNode controllers and the "
+    "agent\n"
+    "hub, against the cluster of --kubeconfig (else the in-cluster config, else $KUBECONFIG).\n"
+    "\n"
+    "  --kubeconfig PATH                    kubeconfig file\n"
+    "  --leader-elect                       elect a leader on a Lease before writing (default "
+    "false)\n"
+    "  --leader-election-namespace NS       namespace of the Lease (default: the pod's, else\n"
+    "                                       rdmastack-system)\n"
+    "  --leader-election-id NAME            name of the Lease (default rdmastack-operator)\n"
+    "  --leader-election-lease-duration D   how long a lease holds without renewal (default 15s)\n"
+    "  --leader-election-renew-deadline D   the leader stops writing and exits when it could not\n"
+    "                                       renew within this (default 10s)\n"
+    "  --leader-election-retry-period D     between acquire/renew attempts (default 2s)\n"
+    "  --graceful-shutdown-timeout D        on SIGTERM, how long in-flight work may finish "
+    "(default 30s)\n"
+    "  --metrics-bind-address ADDR          metrics endpoint, host:port; 0 disables (default "
+    ":8443)\n"
+    "  --metrics-secure                     HTTPS with TokenReview + SubjectAccessReview on every\n"
+    "                                       scrape (default true; false serves plain HTTP)\n"
+    "  --metrics-cert-dir DIR               tls.crt and tls.key for metrics (default: "
+    "self-signed)\n"
+    "  --health-probe-bind-address ADDR     /healthz and /readyz; 0 disables (default :8081)\n"
+    "  --agent-bind-address ADDR            agent hub gRPC endpoint (default :9443)\n"
+    "  --log-level LEVEL                    trace|debug|info|warn|error (default info)\n"
+    "  --log-format FORMAT                  text|json (default text)\n"
+    "  --version                            print the version and exit\n"
+    "  --help                               print this help and exit\n";
+
+StatusOr<OperatorOptions> ParseOperatorOptions(const std::vector<std::string>& args) {
+  OperatorOptions o;
+  using Setter = std::function<Status(const std::string& flag, const std::string& value)>;
+  auto text = [](std::string* field) -> Setter {
+    return [field](const std::string& flag, const std::string& value) {
+      if (value.empty()) return InvalidArgumentError(flag + " must not be empty");
+      *field = value;
+      return OkStatus();
+    };
+  };
+  auto boolean = [](bool* field) -> Setter {
+    return [field](const std::string& flag, const std::string& value) {
+      RDMASTACK_ASSIGN_OR_RETURN(*field, ParseBool(flag, value));
+      return OkStatus();
+    };
+  };
+  auto duration = [](std::chrono::milliseconds* field) -> Setter {
+    return [field](const std::string& flag, const std::string& value) {
+      auto d = ParseDuration(value);
+      if (!d.ok()) return InvalidArgumentError(flag + ": " + d.status().message());
+      if (d->count() <= 0) return InvalidArgumentError(flag + " must be above 0s");
+      *field = *d;
+      return OkStatus();
+    };
+  };
+  auto address = [](std::string* field, bool zero_disables) -> Setter {
+    return [field, zero_disables](const std::string& flag, const std::string& value) {
+      RDMASTACK_RETURN_IF_ERROR(CheckBindAddress(flag, value, zero_disables));
+      *field = value;
+      return OkStatus();
+    };
+  };
+  const std::map<std::string, Setter> value_flags = {
+      {"--kubeconfig", text(&o.kubeconfig)},
+      {"--leader-election-namespace", text(&o.leader_election_namespace)},
+      {"--leader-election-id", text(&o.leader_election_id)},
+      {"--leader-election-lease-duration", duration(&o.lease_duration)},
+      {"--leader-election-renew-deadline", duration(&o.renew_deadline)},
+      {"--leader-election-retry-period", duration(&o.retry_period)},
+      {"--graceful-shutdown-timeout", duration(&o.graceful_shutdown_timeout)},
+      {"--metrics-bind-address", address(&o.metrics_bind_address, true)},
+      {"--metrics-cert-dir", text(&o.metrics_cert_dir)},
+      {"--health-probe-bind-address", address(&o.health_probe_bind_address, true)},
+      {"--agent-bind-address", address(&o.agent_bind_address, false)},
+      {"--log-level",
+       [&o](const std::string& flag, const std::string& value) {
+         static const char* const kLevels[] = {"trace", "debug", "info", "warn", "error"};
+         for (const char* level : kLevels) {
+           if (value == level) {
+             o.log_level = value;
+             return OkStatus();
+           }
+         }
+         return InvalidArgumentError(flag + " must be trace, debug, info, warn or error, got '" +
+                                     value + "'");
+       }},
+      {"--log-format",
+       [&o](const std::string& flag, const std::string& value) {
+         if (value == "json") {
+           o.log_format = LogFormat::kJson;
+         } else if (value == "text") {
+           o.log_format = LogFormat::kText;
+         } else {
+           return InvalidArgumentError(flag + " must be json or text, got '" + value + "'");
+         }
+         return OkStatus();
+       }},
+  };
+  const std::map<std::string, Setter> bool_flags = {
+      {"--leader-elect", boolean(&o.leader_elect)},
+      {"--metrics-secure", boolean(&o.metrics_secure)},
+      {"--version", boolean(&o.show_version)},
+      {"--help", boolean(&o.show_help)},
+  };
+
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string flag = args[i];
+    if (flag == "-h") flag = "--help";
+    std::optional<std::string> value;
+    if (const size_t eq = flag.find('='); flag.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = flag.substr(eq + 1);
+      flag.resize(eq);
+    }
+    if (auto b = bool_flags.find(flag); b != bool_flags.end()) {
+      RDMASTACK_RETURN_IF_ERROR(b->second(flag, value.value_or("true")));
+      continue;
+    }
+    auto v = value_flags.find(flag);
+    if (v == value_flags.end()) {
+      if (flag.rfind("-", 0) != 0)
+        return InvalidArgumentError("unexpected argument '" + flag + "'");
+      return InvalidArgumentError("unknown flag " + flag + " (see --help)");
+    }
+    if (!value) {
+      if (i + 1 >= args.size()) return InvalidArgumentError(flag + " needs a value");
+      value = args[++i];
+    }
+    RDMASTACK_RETURN_IF_ERROR(v->second(flag, *value));
+  }
+  // client-go's rules, checked here so that a bad combination is a flag error, not a start-up one.
+  if (o.lease_duration <= o.renew_deadline) {
+    return InvalidArgumentError(
+        "--leader-election-lease-duration must be greater than --leader-election-renew-deadline");
+  }
+  if (o.renew_deadline * 10 <= o.retry_period * 12) {
+    return InvalidArgumentError(
+        "--leader-election-renew-deadline must be greater than 1.2 x "
+        "--leader-election-retry-period");
+  }
+  return o;
+}
+
+}  // namespace rdmastack::operator_cmd

@@ -1,0 +1,63 @@
+#include "tests/integration/operator/audit_log.h"
+
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+
+#include "operator/k8s/json_object.h"
+
+namespace rdmastack::testing {
+namespace {
+
+// "2026-12-01T04:50:01.123456Z"
+std::chrono::system_clock::time_point ParseMicroTime(const std::string& text) {
+  std::tm tm{};
+  int micros = 0;
+  if (std::sscanf(text.c_str(), "%d-%d-%dT%d:%d:%d.%dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &micros) < 6) {
+    return {};
+  }
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  return std::chrono::system_clock::from_time_t(timegm(&tm)) + std::chrono::microseconds(micros);
+}
+
+void ReadFile(const std::string& path, std::vector<AuditedWrite>& out) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto event = k8s::JsonObject::Parse(line);
+    if (!event.ok() || event->GetString({"stage"}).value_or("") != "ResponseComplete") continue;
+    AuditedWrite w;
+    w.verb = event->GetString({"verb"}).value_or("");
+    w.resource = event->GetString({"objectRef", "resource"}).value_or("");
+    w.namespace_ = event->GetString({"objectRef", "namespace"}).value_or("");
+    w.name = event->GetString({"objectRef", "name"}).value_or("");
+    w.user_agent = event->GetString({"userAgent"}).value_or("");
+    w.code = static_cast<int>(event->GetInt({"responseStatus", "code"}).value_or(0));
+    w.received = ParseMicroTime(event->GetString({"requestReceivedTimestamp"}).value_or(""));
+    out.push_back(std::move(w));
+  }
+}
+
+}  // namespace
+
+std::vector<AuditedWrite> ReadAuditedWrites() {
+  std::vector<AuditedWrite> out;
+  const char* path = std::getenv("RDMASTACK_AUDIT_LOG");
+  if (path == nullptr || *path == '\0') return out;
+  ReadFile(path, out);
+  return out;
+}
+
+std::vector<AuditedWrite> WritesByAgent(const std::vector<AuditedWrite>& all,
+                                        const std::string& needle) {
+  std::vector<AuditedWrite> out;
+  for (const auto& w : all) {
+    const bool review = w.resource.size() >= 7 && w.resource.ends_with("reviews");
+    if (!review && w.user_agent.find(needle) != std::string::npos) out.push_back(w);
+  }
+  return out;
+}
+
+}  // namespace rdmastack::testing

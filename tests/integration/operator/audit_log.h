@@ -1,0 +1,30 @@
+#pragma once
+// Reads the API server's audit log (scripts/cluster.sh writes every write request to it, Metadata
+// level, JSON lines) so tests can say who wrote what and when, from the server's own record.
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace rdmastack::testing {
+
+struct AuditedWrite {
+  std::string verb;        // create, update, patch, delete
+  std::string resource;    // leases, events, ...
+  std::string namespace_;  // may be empty
+  std::string name;
+  std::string user_agent;
+  int code = 0;  // response status
+  std::chrono::system_clock::time_point received;
+};
+
+// Every completed write in the log at RDMASTACK_AUDIT_LOG.
+std::vector<AuditedWrite> ReadAuditedWrites();
+
+// Those whose user agent contains `needle`. Review requests (TokenReview, SelfSubjectReview,
+// SubjectAccessReview: "create" in the audit log, but nothing is stored) are left out: they ask the
+// server a question and change no state.
+std::vector<AuditedWrite> WritesByAgent(const std::vector<AuditedWrite>& all,
+                                        const std::string& needle);
+
+}  // namespace rdmastack::testing
