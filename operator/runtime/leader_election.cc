@@ -86,6 +86,8 @@ bool LeaderElector::TryAcquireOrRenew(std::optional<Clock::TimePoint> deadline) 
       spdlog::info("leader election: create lease: {}", created.status().ToString());
       return false;
     }
+    spdlog::info("leader election: {} acquired lease {}/{} (created it)", config_.identity,
+                 config_.lease_namespace, config_.lease_name);
     std::lock_guard<std::mutex> l(mu_);
     observed_ = desired;
     observed_resource_version_ = std::string(created->ResourceVersion());
