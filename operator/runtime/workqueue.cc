@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <utility>
 
 namespace rdmastack::runtime {
 
@@ -45,8 +46,14 @@ void WorkQueue::AddAfter(const std::string& item, Clock::Duration delay) {
     return;
   }
   const Clock::TimePoint ready = clock_.Now() + delay;
-  auto [it, inserted] = waiting_.emplace(item, ready);
-  if (!inserted && ready < it->second) it->second = ready;
+  auto [it, inserted] = waiting_index_.try_emplace(item);
+  if (inserted) {
+    it->second = waiting_.push(Waiting{ready, next_seq_++, &it->first});
+  } else if (ready < (*it->second).ready) {
+    waiting_.increase(it->second, Waiting{ready, next_seq_++, &it->first});
+  } else {
+    return;
+  }
   // A blocked Get recomputes how long to wait.
   cv_.notify_all();
 }
@@ -66,19 +73,14 @@ int WorkQueue::NumRequeues(const std::string& item) const {
 }
 
 void WorkQueue::PromoteDueLocked() {
+  if (waiting_.empty()) return;
   const Clock::TimePoint now = clock_.Now();
-  // Ready items are queued in ready-time order, like client-go's waiting heap.
-  std::vector<std::pair<Clock::TimePoint, std::string>> due;
-  for (auto it = waiting_.begin(); it != waiting_.end();) {
-    if (it->second <= now) {
-      due.emplace_back(it->second, it->first);
-      it = waiting_.erase(it);
-    } else {
-      ++it;
-    }
+  while (!waiting_.empty() && waiting_.top().ready <= now) {
+    auto entry = waiting_index_.find(*waiting_.top().item);
+    waiting_.pop();
+    AddLocked(entry->first);
+    waiting_index_.erase(entry);
   }
-  std::sort(due.begin(), due.end());
-  for (auto& [when, item] : due) AddLocked(item);
 }
 
 std::optional<std::string> WorkQueue::PopLocked() {
@@ -99,7 +101,7 @@ std::optional<std::string> WorkQueue::Get() {
     if (auto item = PopLocked()) return item;
     // Wake for the earliest delayed item; without one, re-check periodically (adds notify).
     Clock::TimePoint deadline = clock_.Now() + std::chrono::seconds(10);
-    for (const auto& [item, ready] : waiting_) deadline = std::min(deadline, ready);
+    if (!waiting_.empty()) deadline = std::min(deadline, waiting_.top().ready);
     clock_.WaitUntil(l, cv_, deadline);
   }
 }

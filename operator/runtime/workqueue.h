@@ -5,15 +5,19 @@
 //    processed it is queued again when the worker calls Done;
 //  - delayed adds (AddAfter) and rate-limited retries (AddRateLimited / Forget).
 // Time comes from the injected Clock, so delays are unit-tested by advancing a FakeClock.
+// Delayed items wait in a min-heap by ready time with an index by item (client-go's
+// waitForPriorityQueue), so a Get costs O(log n) in the number of waiting items, not O(n).
 
+#include <boost/heap/d_ary_heap.hpp>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 
 #include "operator/base/clock.h"
 #include "operator/runtime/metrics.h"
@@ -58,6 +62,22 @@ class WorkQueue {
   size_t NumProcessing() const;
 
  private:
+  // A delayed item: ready time, then the order of the adds among equal times.
+  struct Waiting {
+    Clock::TimePoint ready;
+    uint64_t seq;
+    const std::string* item;  // the key of its entry in waiting_index_ (node keys do not move)
+  };
+  struct ReadyLater {
+    bool operator()(const Waiting& a, const Waiting& b) const {
+      return a.ready != b.ready ? a.ready > b.ready : a.seq > b.seq;
+    }
+  };
+  // Boost heaps keep the greatest element on top; ReadyLater makes that the earliest ready time.
+  using WaitingHeap =
+      boost::heap::d_ary_heap<Waiting, boost::heap::arity<4>, boost::heap::mutable_<true>,
+                              boost::heap::compare<ReadyLater>>;
+
   void AddLocked(const std::string& item);
   void PromoteDueLocked();
   std::optional<std::string> PopLocked();
@@ -75,7 +95,9 @@ class WorkQueue {
   std::deque<std::string> queue_;
   std::set<std::string> dirty_;
   std::set<std::string> processing_;
-  std::map<std::string, Clock::TimePoint> waiting_;  // item -> ready time
+  WaitingHeap waiting_;
+  std::unordered_map<std::string, WaitingHeap::handle_type> waiting_index_;
+  uint64_t next_seq_ = 0;
   bool shutting_down_ = false;
 };
 

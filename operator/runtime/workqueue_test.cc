@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <map>
+#include <random>
 #include <thread>
 #include <vector>
 
@@ -81,6 +84,77 @@ TEST_F(WorkQueueTest, DueItemsAreQueuedInReadyTimeOrder) {
   queue_.AddAfter("b", 2s);
   clock_.Advance(5s);
   EXPECT_EQ(Drain(), (std::vector<std::string>{"a", "b", "c"}));
+}
+
+TEST_F(WorkQueueTest, EqualReadyTimesComeOutInTheOrderTheyWereAdded) {
+  for (const char* item : {"m", "c", "x", "a"}) queue_.AddAfter(item, 1s);
+  clock_.Advance(1s);
+  EXPECT_EQ(Drain(), (std::vector<std::string>{"m", "c", "x", "a"}));
+}
+
+TEST_F(WorkQueueTest, AnEarlierReAddOvertakesItemsThatWereDueBeforeIt) {
+  queue_.AddAfter("x", 10s);
+  queue_.AddAfter("y", 5s);
+  queue_.AddAfter("z", 3s);
+  queue_.AddAfter("x", 1s);
+  clock_.Advance(1s);
+  EXPECT_EQ(Drain(), std::vector<std::string>{"x"});
+  EXPECT_EQ(queue_.NumWaiting(), 2u);
+  clock_.Advance(9s);
+  EXPECT_EQ(Drain(), (std::vector<std::string>{"z", "y"}));
+  EXPECT_EQ(queue_.NumWaiting(), 0u);
+}
+
+TEST_F(WorkQueueTest, ADelayedItemAlreadyQueuedIsNotQueuedTwice) {
+  queue_.Add("a");
+  queue_.AddAfter("a", 1s);
+  clock_.Advance(1s);
+  EXPECT_EQ(Drain(), std::vector<std::string>{"a"});
+  EXPECT_EQ(queue_.NumWaiting(), 0u);
+}
+
+// Ten thousand delayed items, each added at a distinct delay and re-added once with a random
+// other delay (the earlier one must win). As the clock moves, exactly the items whose earlier
+// delay has passed come out, in ready-time order.
+TEST_F(WorkQueueTest, ManyDelayedItemsComeOutInReadyTimeOrderWithTheEarlierTimeWinning) {
+  constexpr int kItems = 10'000;
+  std::mt19937 rng(42);
+  std::vector<int> first(kItems);
+  for (int i = 0; i < kItems; ++i) first[i] = i + 1;
+  std::shuffle(first.begin(), first.end(), rng);
+  std::map<int, std::string> want_by_ms;  // effective delay -> item; delays stay distinct
+  std::uniform_int_distribution<int> coin(0, 1);
+  for (int i = 0; i < kItems; ++i) {
+    const std::string item = "item-" + std::to_string(i);
+    queue_.AddAfter(item, std::chrono::milliseconds(first[i]));
+    // Half the re-adds are later (ignored), half earlier by a distinct fraction of a millisecond.
+    const bool earlier = coin(rng) == 1;
+    const auto again = earlier ? std::chrono::microseconds(first[i] * 1000 - 500)
+                               : std::chrono::microseconds(first[i] * 1000 + 200'000);
+    queue_.AddAfter(item, again);
+    want_by_ms[first[i] * 2 - (earlier ? 1 : 0)] = item;
+  }
+  EXPECT_EQ(queue_.NumWaiting(), static_cast<size_t>(kItems));
+  std::vector<std::string> got;
+  std::vector<std::string> want;
+  for (int step = 1; step <= kItems; step += 997) {
+    clock_.Advance(std::chrono::milliseconds(997));
+    for (auto& item : Drain()) got.push_back(item);
+    const auto now_half_ms =
+        2 * std::chrono::duration_cast<std::chrono::milliseconds>(clock_.Now().time_since_epoch())
+                .count();
+    want.clear();
+    for (const auto& [half_ms, item] : want_by_ms) {
+      if (half_ms > now_half_ms) break;
+      want.push_back(item);
+    }
+    ASSERT_EQ(got, want) << "after " << now_half_ms / 2 << " ms";
+    EXPECT_EQ(queue_.NumWaiting(), kItems - got.size());
+  }
+  clock_.Advance(std::chrono::seconds(20));
+  for (auto& item : Drain()) got.push_back(item);
+  EXPECT_EQ(got.size(), static_cast<size_t>(kItems));
+  EXPECT_EQ(queue_.NumWaiting(), 0u);
 }
 
 TEST_F(WorkQueueTest, ZeroDelayIsAnImmediateAdd) {
