@@ -76,11 +76,25 @@ bool Informer::WaitForSync(Clock::TimePoint deadline) {
 }
 
 void Informer::AddEventHandler(EventHandler handler) {
-  std::lock_guard<std::mutex> l(dispatch_mu_);
-  if (handler.on_add) {
-    for (const auto& object : store_.List()) handler.on_add(object);
+  auto slot = std::make_shared<HandlerSlot>(std::move(handler));
+  // Live events for this handler wait until its startup batch has been delivered.
+  std::lock_guard<std::mutex> deliver(slot->deliver_mu);
+  std::vector<ObjectPtr> cached;
+  {
+    std::lock_guard<std::mutex> l(handlers_mu_);
+    if (slot->handler.on_add) cached = store_.List();
+    auto next = std::make_shared<HandlerList>(*handlers_);
+    next->push_back(slot);
+    handlers_ = std::move(next);
   }
-  handlers_.push_back(std::move(handler));
+  for (const auto& object : cached) slot->handler.on_add(object);
+}
+
+template <typename Change>
+std::shared_ptr<const Informer::HandlerList> Informer::ApplyThenListHandlers(Change&& change) {
+  std::lock_guard<std::mutex> l(handlers_mu_);
+  change();
+  return handlers_;
 }
 
 ObjectPtr Informer::Prepare(const k8s::JsonObject& object) const {
@@ -92,20 +106,23 @@ void Informer::Replace(std::vector<k8s::JsonObject> objects, const std::string&)
   prepared.reserve(objects.size());
   for (auto& object : objects) prepared.push_back(Prepare(object));
   objects.clear();
-  {
-    std::lock_guard<std::mutex> l(dispatch_mu_);
-    for (const StoreChange& c : store_.Replace(std::move(prepared))) {
-      for (const auto& h : handlers_) {
-        if (!c.current) {
-          if (h.on_delete) h.on_delete(c.old);
-        } else if (!c.old) {
-          if (h.on_add) h.on_add(c.current);
-        } else if (h.on_update) {
-          h.on_update(c.old, c.current);
-        }
+  std::vector<StoreChange> changes;
+  const auto handlers =
+      ApplyThenListHandlers([&] { changes = store_.Replace(std::move(prepared)); });
+  for (const StoreChange& c : changes) {
+    for (const auto& slot : *handlers) {
+      std::lock_guard<std::mutex> deliver(slot->deliver_mu);
+      const EventHandler& h = slot->handler;
+      if (!c.current) {
+        if (h.on_delete) h.on_delete(c.old);
+      } else if (!c.old) {
+        if (h.on_add) h.on_add(c.current);
+      } else if (h.on_update) {
+        h.on_update(c.old, c.current);
       }
     }
   }
+  changes.clear();
   if (options_.release_memory_after_list) ReleaseFreeMemory();
   std::lock_guard<std::mutex> l(sync_mu_);
   synced_ = true;
@@ -114,9 +131,11 @@ void Informer::Replace(std::vector<k8s::JsonObject> objects, const std::string&)
 
 void Informer::Upsert(k8s::JsonObject object) {
   ObjectPtr current = Prepare(object);
-  std::lock_guard<std::mutex> l(dispatch_mu_);
-  ObjectPtr old = store_.Upsert(current);
-  for (const auto& h : handlers_) {
+  ObjectPtr old;
+  const auto handlers = ApplyThenListHandlers([&] { old = store_.Upsert(current); });
+  for (const auto& slot : *handlers) {
+    std::lock_guard<std::mutex> deliver(slot->deliver_mu);
+    const EventHandler& h = slot->handler;
     if (old) {
       if (h.on_update) h.on_update(old, current);
     } else if (h.on_add) {
@@ -126,13 +145,12 @@ void Informer::Upsert(k8s::JsonObject object) {
 }
 
 void Informer::Remove(k8s::JsonObject object) {
-  const std::string key = object.Key();
-  std::lock_guard<std::mutex> l(dispatch_mu_);
-  store_.Delete(key);
   // The DELETED event carries the final state; it is delivered even for an uncached object.
   ObjectPtr last = Prepare(object);
-  for (const auto& h : handlers_) {
-    if (h.on_delete) h.on_delete(last);
+  const auto handlers = ApplyThenListHandlers([&] { store_.Delete(last->Key()); });
+  for (const auto& slot : *handlers) {
+    std::lock_guard<std::mutex> deliver(slot->deliver_mu);
+    if (slot->handler.on_delete) slot->handler.on_delete(last);
   }
 }
 

@@ -3,6 +3,8 @@
 // each change is applied (client-go SharedIndexInformer, with in-order delivery and no DeltaFIFO).
 // Handlers run on the informer's thread and must be quick: map the object to keys and enqueue.
 // A handler added after the cache has synced first receives an add for every cached object.
+// Handlers run with no informer or store lock held: one may read the store (it shows the state
+// right after the change being delivered), add an index, or add another handler.
 
 #include <functional>
 #include <map>
@@ -79,10 +81,24 @@ class Informer final : private ReflectorSink {
   std::unique_ptr<Reflector> reflector_;
   std::thread thread_;
 
-  // Held while a change is applied and its handlers run, so that handlers see changes in order
-  // and a new handler's startup batch does not interleave with live events.
-  std::mutex dispatch_mu_;
-  std::vector<EventHandler> handlers_;
+  // A registered handler. `deliver_mu` is held while it is called, so that the startup batch of a
+  // handler added late (delivered by the thread that adds it) comes before its first live event.
+  struct HandlerSlot {
+    explicit HandlerSlot(EventHandler h) : handler(std::move(h)) {}
+    EventHandler handler;
+    std::mutex deliver_mu;
+  };
+  using HandlerList = std::vector<std::shared_ptr<HandlerSlot>>;
+  // Applies `change` to the store and returns the handlers it must be delivered to, atomically
+  // with respect to AddEventHandler (a handler either sees the change in its startup batch or
+  // gets it as an event).
+  template <typename Change>
+  std::shared_ptr<const HandlerList> ApplyThenListHandlers(Change&& change);
+
+  // Guards handlers_ and orders store changes against handler registration; never held while a
+  // handler runs. handlers_ is copied on write, so delivery reads it without the lock.
+  std::mutex handlers_mu_;
+  std::shared_ptr<const HandlerList> handlers_ = std::make_shared<const HandlerList>();
 
   mutable std::mutex sync_mu_;
   std::condition_variable synced_cv_;

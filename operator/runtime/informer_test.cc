@@ -3,6 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <future>
+
 #include "operator/runtime/testing/mock_client.h"
 
 namespace rdmastack::runtime {
@@ -45,6 +49,27 @@ class InformerTest : public ::testing::Test {
     std::unique_lock<std::mutex> l(mu_);
     cv_.wait(l, [&] { return log_.size() >= n; });
     return log_;
+  }
+
+  // Runs `fn` on its own thread and waits for it. A deadlock cannot be cleaned up after (the
+  // stuck threads hold the informer), so after 60 s the test binary exits with a failure instead
+  // of hanging until ctest's timeout.
+  static void MustFinish(const char* what, std::function<void()> fn) {
+    std::packaged_task<void()> task(std::move(fn));
+    auto done = task.get_future();
+    std::thread runner(std::move(task));
+    if (done.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
+      std::fprintf(stderr, "FAILED: %s did not return within 60 s: deadlock\n", what);
+      std::fflush(stderr);
+      std::_Exit(1);
+    }
+    runner.join();
+    done.get();
+  }
+  void ExpectWatchFromFeed() {
+    EXPECT_CALL(client_, Watch(_, _, _)).WillRepeatedly(Invoke([&](auto&&...) {
+      return feed_.NewStream();
+    }));
   }
 
   FakeClock clock_;
@@ -118,6 +143,101 @@ TEST_F(InformerTest, RelistSynthesizesDeletesForVanishedObjects) {
             (std::vector<std::string>{"h add a", "h add b", "h delete b", "h update a 1->2"}));
   advancer.join();
   informer.Stop();
+}
+
+// client-go runs handlers outside every informer lock; a handler that registers another handler
+// (a controller adding a watch when it sees an object) must not deadlock, and the new handler gets
+// the cached objects first, then every later event.
+TEST_F(InformerTest, HandlerMayAddAnotherHandlerFromInsideACallback) {
+  EXPECT_CALL(client_, List(_, _, _)).WillOnce(Return(MakeList({MakeObject("ns", "a", "1")}, "5")));
+  ExpectWatchFromFeed();
+  Informer informer(client_, clock_, Options());
+  EventHandler outer = Logger("outer");
+  bool added = false;
+  outer.on_add = [&](const ObjectPtr& o) {
+    Log("outer add " + std::string(o->Name()));
+    if (added) return;
+    added = true;
+    informer.AddEventHandler(Logger("inner"));
+  };
+  informer.AddEventHandler(outer);
+  MustFinish("the first sync", [&] {
+    informer.Start();
+    ASSERT_TRUE(informer.WaitForSync(clock_.Now() + std::chrono::hours(1)));
+  });
+  feed_.Push(k8s::WatchEventType::kAdded, MakeObject("ns", "b", "6"));
+  MustFinish("delivery after the nested registration", [&] { WaitForLog(4); });
+  informer.Stop();
+  EXPECT_EQ(log_,
+            (std::vector<std::string>{"outer add a", "inner add a", "outer add b", "inner add b"}));
+}
+
+// A thread that holds a lock registers a handler while the informer's thread delivers an event to
+// a handler that needs that lock (two controllers sharing state). Registration must not wait for
+// the running handler.
+TEST_F(InformerTest, RegisteringAHandlerDoesNotWaitForARunningHandler) {
+  EXPECT_CALL(client_, List(_, _, _)).WillOnce(Return(MakeList({}, "5")));
+  ExpectWatchFromFeed();
+  Informer informer(client_, clock_, Options());
+  std::mutex shared_state;
+  std::promise<void> entered;
+  EventHandler needs_lock;
+  needs_lock.on_add = [&](const ObjectPtr& o) {
+    entered.set_value();
+    std::lock_guard<std::mutex> l(shared_state);
+    Log("locked add " + std::string(o->Name()));
+  };
+  informer.AddEventHandler(needs_lock);
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForSync(clock_.Now() + std::chrono::hours(1)));
+  MustFinish("registration while a handler waits for the registering thread's lock", [&] {
+    std::lock_guard<std::mutex> l(shared_state);
+    feed_.Push(k8s::WatchEventType::kAdded, MakeObject("ns", "a", "6"));
+    entered.get_future().wait();
+    informer.AddEventHandler(Logger("late"));
+  });
+  MustFinish("delivery", [&] { WaitForLog(2); });
+  informer.Stop();
+  // The late handler registered after "a" was cached: it gets it in its startup batch.
+  EXPECT_THAT(log_, ::testing::UnorderedElementsAre("locked add a", "late add a"));
+}
+
+// Handlers see the store as of the event they are given, and may read it and add indexes.
+TEST_F(InformerTest, HandlersReadTheStoreAndAddIndexesFromInsideCallbacks) {
+  EXPECT_CALL(client_, List(_, _, _)).WillOnce(Return(MakeList({MakeObject("ns", "a", "1")}, "5")));
+  ExpectWatchFromFeed();
+  Informer informer(client_, clock_, Options());
+  auto cached_rv = [&](const ObjectPtr& o) {
+    ObjectPtr cached = informer.store().Get(o->Key());
+    return cached ? std::string(cached->ResourceVersion()) : std::string("absent");
+  };
+  EventHandler h;
+  h.on_add = [&](const ObjectPtr& o) {
+    if (o->Name() == "a") {
+      ASSERT_TRUE(informer.AddIndex("by-ns", IndexByNamespace()).ok());
+    }
+    auto same_ns = informer.store().ByIndex("by-ns", "ns");
+    Log("add " + std::string(o->Name()) + " cached " + cached_rv(o) + " in-ns " +
+        std::to_string(same_ns.ok() ? same_ns->size() : 0));
+  };
+  h.on_update = [&](const ObjectPtr&, const ObjectPtr& o) {
+    Log("update " + std::string(o->Name()) + " cached " + cached_rv(o));
+  };
+  h.on_delete = [&](const ObjectPtr& o) {
+    Log("delete " + std::string(o->Name()) + " cached " + cached_rv(o));
+  };
+  informer.AddEventHandler(h);
+  MustFinish("the first sync", [&] {
+    informer.Start();
+    ASSERT_TRUE(informer.WaitForSync(clock_.Now() + std::chrono::hours(1)));
+  });
+  feed_.Push(k8s::WatchEventType::kAdded, MakeObject("ns", "b", "6"));
+  feed_.Push(k8s::WatchEventType::kModified, MakeObject("ns", "a", "7"));
+  feed_.Push(k8s::WatchEventType::kDeleted, MakeObject("ns", "b", "8"));
+  MustFinish("delivery", [&] { WaitForLog(4); });
+  informer.Stop();
+  EXPECT_EQ(log_, (std::vector<std::string>{"add a cached 1 in-ns 1", "add b cached 6 in-ns 2",
+                                            "update a cached 7", "delete b cached absent"}));
 }
 
 TEST_F(InformerTest, TransformTrimsCachedObjects) {
