@@ -64,8 +64,26 @@ k8s::JsonObject EventObject(const EventRecord& record, const EventRecorderOption
   return o;
 }
 
-ApiEventRecorder::ApiEventRecorder(k8s::Client& client, Clock& clock, EventRecorderOptions options)
-    : client_(client), clock_(clock), options_(std::move(options)), cache_(options_.series) {}
+ApiEventRecorder::ApiEventRecorder(k8s::Client& client, Clock& clock, EventRecorderOptions options,
+                                   MetricsRegistry* metrics)
+    : client_(client), clock_(clock), options_(std::move(options)), cache_(options_.series) {
+  if (metrics == nullptr) return;
+  dropped_ =
+      &metrics
+           ->CounterFamily("rdmastack_events_dropped_total",
+                           "Events not written because the event recorder's queue was full", {})
+           .With({});
+}
+
+void ApiEventRecorder::EnqueueLocked(EventDecision decision) {
+  if (pending_.size() >= options_.max_queued) {
+    if (dropped_ != nullptr) dropped_->Inc();
+    spdlog::debug("event queue full ({} waiting): dropped event {}", pending_.size(),
+                  decision.record.name);
+    return;
+  }
+  pending_.push_back(std::move(decision));
+}
 
 ApiEventRecorder::~ApiEventRecorder() {
   Stop();
@@ -84,7 +102,7 @@ void ApiEventRecorder::Record(const k8s::JsonObject& regarding, EventType type,
   if (stopped_) return;
   auto decision = cache_.Observe(spec, clock_.WallNow());
   if (!decision) return;
-  pending_.push_back(std::move(*decision));
+  EnqueueLocked(std::move(*decision));
   cv_.notify_all();
 }
 
@@ -115,7 +133,7 @@ void ApiEventRecorder::WriterLoop() {
   Clock::TimePoint next_tick = clock_.Now() + options_.tick_interval;
   while (!stopped_) {
     if (clock_.Now() >= next_tick) {
-      for (auto& d : cache_.Tick(clock_.WallNow())) pending_.push_back(std::move(d));
+      for (auto& d : cache_.Tick(clock_.WallNow())) EnqueueLocked(std::move(d));
       next_tick = clock_.Now() + options_.tick_interval;
     }
     if (pending_.empty()) {

@@ -2,7 +2,9 @@
 // Records events.k8s.io/v1 Events about objects, aggregating repeats into series
 // (event_series.h) and writing them from a background thread so that reconcilers never block on
 // the API server. Failed writes are retried (up to 12 tries, 10 s apart) unless the server
-// rejected the event itself.
+// rejected the event itself. At most max_queued writes wait (client-go's 1000): while the API
+// server is slow or hanging, further events are dropped and counted in
+// rdmastack_events_dropped_total rather than held in memory.
 
 #include <condition_variable>
 #include <deque>
@@ -13,6 +15,7 @@
 #include "operator/base/clock.h"
 #include "operator/k8s/client.h"
 #include "operator/runtime/event_series.h"
+#include "operator/runtime/metrics.h"
 
 namespace rdmastack::runtime {
 
@@ -33,6 +36,7 @@ struct EventRecorderOptions {
   Clock::Duration tick_interval = std::chrono::seconds(30);  // series housekeeping
   int max_tries = 12;
   Clock::Duration retry_interval = std::chrono::seconds(10);
+  size_t max_queued = 1000;  // writes waiting for the writer thread; more are dropped
 };
 
 ObjectRef ObjectRefFor(const k8s::JsonObject& object);
@@ -41,7 +45,9 @@ k8s::JsonObject EventObject(const EventRecord& record, const EventRecorderOption
 
 class ApiEventRecorder final : public EventRecorder {
  public:
-  ApiEventRecorder(k8s::Client& client, Clock& clock, EventRecorderOptions options);
+  // `metrics` may be null; otherwise drops are counted in rdmastack_events_dropped_total.
+  ApiEventRecorder(k8s::Client& client, Clock& clock, EventRecorderOptions options,
+                   MetricsRegistry* metrics = nullptr);
   ~ApiEventRecorder() override;
 
   void Record(const k8s::JsonObject& regarding, EventType type, const std::string& reason,
@@ -54,6 +60,8 @@ class ApiEventRecorder final : public EventRecorder {
 
  private:
   void WriterLoop();
+  // Queues a write unless max_queued are already waiting (then counts a drop).
+  void EnqueueLocked(EventDecision decision);
   // One write with retries; returns when written, rejected, or stopped.
   void Write(const EventDecision& decision);
   Status WriteOnce(const EventDecision& decision);
@@ -61,6 +69,7 @@ class ApiEventRecorder final : public EventRecorder {
   k8s::Client& client_;
   Clock& clock_;
   const EventRecorderOptions options_;
+  Counter* dropped_ = nullptr;
 
   std::mutex mu_;
   std::condition_variable cv_;

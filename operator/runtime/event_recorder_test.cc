@@ -145,6 +145,49 @@ TEST_F(ApiEventRecorderTest, RejectedEventIsNotRetriedButServerErrorsAre) {
   recorder.Stop();
 }
 
+// A hanging API server holds the writer in its first write; events recorded meanwhile are kept
+// only up to max_queued, the rest dropped and counted.
+TEST_F(ApiEventRecorderTest, FullQueueDropsEventsAndCountsThem) {
+  std::mutex mu;
+  std::condition_variable cv;
+  int creates = 0;
+  bool server_hangs = true;
+  std::vector<std::string> reasons;
+  EXPECT_CALL(client_, Create(_, _, _))
+      .WillRepeatedly(Invoke([&](const auto&, const k8s::JsonObject& o, const auto&) {
+        std::unique_lock<std::mutex> l(mu);
+        ++creates;
+        reasons.push_back(o.GetString({"reason"}).value_or(""));
+        cv.notify_all();
+        cv.wait(l, [&] { return !server_hangs; });
+        return StatusOr<k8s::JsonObject>(o);
+      }));
+  MetricsRegistry metrics;
+  EventRecorderOptions options = Options();
+  options.max_queued = 3;
+  ApiEventRecorder recorder(client_, clock_, options, &metrics);
+  recorder.Start();
+  recorder.Record(Pool(), EventType::kNormal, "Reason0", "Act", "taken by the writer");
+  {
+    std::unique_lock<std::mutex> l(mu);
+    cv.wait(l, [&] { return creates == 1; });
+  }
+  // Distinct reasons: ten separate events, none aggregated into a series.
+  for (int i = 1; i <= 10; ++i) {
+    recorder.Record(Pool(), EventType::kNormal, "Reason" + std::to_string(i), "Act", "queued?");
+  }
+  const std::string text = metrics.Render();
+  EXPECT_NE(text.find("\nrdmastack_events_dropped_total 7\n"), std::string::npos) << text;
+  {
+    std::lock_guard<std::mutex> l(mu);
+    server_hangs = false;
+    cv.notify_all();
+  }
+  recorder.Flush();
+  recorder.Stop();
+  EXPECT_EQ(reasons, (std::vector<std::string>{"Reason0", "Reason1", "Reason2", "Reason3"}));
+}
+
 TEST_F(ApiEventRecorderTest, FinishedSeriesGetsItsFinalCountOnTheTick) {
   std::mutex mu;
   std::vector<int> patched_counts;
