@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Runs every test: builds (dev preset), unit tests, then brings up a private local control plane
 # (cluster "test", ports shifted so a running dev cluster is untouched), runs the integration and
-# e2e tests against it, and always tears it down. Then the unit tests again under ASan+UBSan and,
-# with clang available, the bounded fuzz runs. Benchmarks (label bench) are never part of this run.
+# e2e tests against it, and always tears it down. Then the unit tests again under ASan+UBSan, the
+# unit tests of concurrent code (tests marked TSAN: operator/runtime, operator/base) under
+# ThreadSanitizer and, with clang available, the bounded fuzz runs. Benchmarks (label bench) are
+# never part of this run.
 #
-#   scripts/test.sh [--skip-asan] [--skip-fuzz] [--keep-cluster] [-R REGEX]
+#   scripts/test.sh [--skip-asan] [--skip-tsan] [--skip-fuzz] [--keep-cluster] [-R REGEX]
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -12,14 +14,15 @@ cd "$ROOT"
 # shellcheck source=lib/components.sh
 source scripts/lib/components.sh
 
-SKIP_ASAN=0 SKIP_FUZZ=0 KEEP=0 FILTER=()
+SKIP_ASAN=0 SKIP_TSAN=0 SKIP_FUZZ=0 KEEP=0 FILTER=()
 while (($#)); do
   case "$1" in
     --skip-asan) SKIP_ASAN=1 ;;
+    --skip-tsan) SKIP_TSAN=1 ;;
     --skip-fuzz) SKIP_FUZZ=1 ;;
     --keep-cluster) KEEP=1 ;;
     -R) FILTER=(-R "$2"); shift ;;
-    *) die "unknown flag $1 (usage: scripts/test.sh [--skip-asan] [--skip-fuzz] [--keep-cluster] [-R REGEX])" ;;
+    *) die "unknown flag $1 (usage: scripts/test.sh [--skip-asan] [--skip-tsan] [--skip-fuzz] [--keep-cluster] [-R REGEX])" ;;
   esac
   shift
 done
@@ -67,6 +70,13 @@ if ((!SKIP_ASAN)); then
   cmake --build --preset asan -j "$JOBS"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --preset asan-unit -j "$JOBS" "${FILTER[@]}"
+fi
+
+if ((!SKIP_TSAN)); then
+  step "runtime unit tests under ThreadSanitizer (tsan preset: builds only the tests marked TSAN)"
+  cmake --preset tsan >/dev/null
+  cmake --build --preset tsan -j "$JOBS"
+  ctest --preset tsan -j "$JOBS" "${FILTER[@]}"
 fi
 
 if ((!SKIP_FUZZ)) && command -v clang++-14 >/dev/null; then
