@@ -101,6 +101,20 @@ ObjectPtr Informer::Prepare(const k8s::JsonObject& object) const {
   return CompactCopy(object);
 }
 
+void Informer::Deliver(const HandlerList& handlers, const StoreChange& change) {
+  for (const auto& slot : handlers) {
+    std::lock_guard<std::mutex> deliver(slot->deliver_mu);
+    const EventHandler& h = slot->handler;
+    if (!change.current) {
+      if (h.on_delete) h.on_delete(change.old);
+    } else if (!change.old) {
+      if (h.on_add) h.on_add(change.current);
+    } else if (h.on_update) {
+      h.on_update(change.old, change.current);
+    }
+  }
+}
+
 void Informer::Replace(std::vector<k8s::JsonObject> objects, const std::string&) {
   std::vector<ObjectPtr> prepared;
   prepared.reserve(objects.size());
@@ -109,19 +123,7 @@ void Informer::Replace(std::vector<k8s::JsonObject> objects, const std::string&)
   std::vector<StoreChange> changes;
   const auto handlers =
       ApplyThenListHandlers([&] { changes = store_.Replace(std::move(prepared)); });
-  for (const StoreChange& c : changes) {
-    for (const auto& slot : *handlers) {
-      std::lock_guard<std::mutex> deliver(slot->deliver_mu);
-      const EventHandler& h = slot->handler;
-      if (!c.current) {
-        if (h.on_delete) h.on_delete(c.old);
-      } else if (!c.old) {
-        if (h.on_add) h.on_add(c.current);
-      } else if (h.on_update) {
-        h.on_update(c.old, c.current);
-      }
-    }
-  }
+  for (const StoreChange& c : changes) Deliver(*handlers, c);
   changes.clear();
   if (options_.release_memory_after_list) ReleaseFreeMemory();
   std::lock_guard<std::mutex> l(sync_mu_);
@@ -133,25 +135,14 @@ void Informer::Upsert(k8s::JsonObject object) {
   ObjectPtr current = Prepare(object);
   ObjectPtr old;
   const auto handlers = ApplyThenListHandlers([&] { old = store_.Upsert(current); });
-  for (const auto& slot : *handlers) {
-    std::lock_guard<std::mutex> deliver(slot->deliver_mu);
-    const EventHandler& h = slot->handler;
-    if (old) {
-      if (h.on_update) h.on_update(old, current);
-    } else if (h.on_add) {
-      h.on_add(current);
-    }
-  }
+  Deliver(*handlers, {old, current});
 }
 
 void Informer::Remove(k8s::JsonObject object) {
   // The DELETED event carries the final state; it is delivered even for an uncached object.
   ObjectPtr last = Prepare(object);
   const auto handlers = ApplyThenListHandlers([&] { store_.Delete(last->Key()); });
-  for (const auto& slot : *handlers) {
-    std::lock_guard<std::mutex> deliver(slot->deliver_mu);
-    if (slot->handler.on_delete) slot->handler.on_delete(last);
-  }
+  Deliver(*handlers, {last, nullptr});
 }
 
 Informer& InformerCache::Get(const InformerOptions& options) {

@@ -3,8 +3,9 @@
 // each change is applied (client-go SharedIndexInformer, with in-order delivery and no DeltaFIFO).
 // Handlers run on the informer's thread and must be quick: map the object to keys and enqueue.
 // A handler added after the cache has synced first receives an add for every cached object.
-// Handlers run with no informer or store lock held: one may read the store (it shows the state
-// right after the change being delivered), add an index, or add another handler.
+// Handlers run with no informer or store lock held: one may read the store, add an index, or add
+// another handler. The store then shows the state right after the change being delivered (after
+// a relist: after the whole list).
 
 #include <functional>
 #include <map>
@@ -94,6 +95,9 @@ class Informer final : private ReflectorSink {
   // gets it as an event).
   template <typename Change>
   std::shared_ptr<const HandlerList> ApplyThenListHandlers(Change&& change);
+  // Calls each handler's on_add, on_update or on_delete for `change`, outside every lock but the
+  // handler's own delivery lock.
+  static void Deliver(const HandlerList& handlers, const StoreChange& change);
 
   // Guards handlers_ and orders store changes against handler registration; never held while a
   // handler runs. handlers_ is copied on write, so delivery reads it without the lock.

@@ -29,7 +29,8 @@ struct StoreChange {
 class Store {
  public:
   // Indexes may be added at any time; existing objects are indexed immediately. A second index of
-  // the same name is an error.
+  // the same name is an error. Index functions run under the store's lock: they must not call the
+  // store.
   Status AddIndex(const std::string& name, IndexFunc fn);
 
   // Inserts or replaces by the object's key; returns the previous object (null if none).
