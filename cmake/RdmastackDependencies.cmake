@@ -9,6 +9,9 @@ find_package(fmt REQUIRED CONFIG)
 find_package(Protobuf REQUIRED)
 find_package(gRPC REQUIRED CONFIG)
 find_package(GTest REQUIRED CONFIG)
+# The operator's metrics registry and text format (prometheus-cpp::core only; Debian's package
+# config also looks for civetweb, zlib and curl, which prometheus-cpp-dev pulls in).
+find_package(prometheus-cpp REQUIRED CONFIG)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(IBVERBS REQUIRED IMPORTED_TARGET libibverbs)
 

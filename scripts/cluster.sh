@@ -465,6 +465,7 @@ cmd_env() {
   echo "export RDMASTACK_CLUSTER=$CLUSTER"
   echo "export RDMASTACK_PORT_OFFSET=$OFFSET"
   echo "export RDMASTACK_VERSITYGW=$(versitygw_bin)"
+  echo "export RDMASTACK_PROMTOOL=$(promtool_bin)"
   echo "export RDMASTACK_AUDIT_LOG=$LOGS/audit.log"
 }
 

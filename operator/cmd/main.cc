@@ -79,8 +79,10 @@ int Run(const OperatorOptions& options) {
   }
 
   runtime::ManagerOptions manager_options;
-  manager_options.bind_address =
-      options.health_probe_bind_address == "0" ? "" : options.health_probe_bind_address;
+  manager_options.health_probe_bind_address = options.health_probe_bind_address;
+  manager_options.metrics.bind_address = options.metrics_bind_address;
+  manager_options.metrics.secure = options.metrics_secure;
+  manager_options.metrics.cert_dir = options.metrics_cert_dir;
   manager_options.graceful_shutdown_timeout = options.graceful_shutdown_timeout;
   manager_options.api_host = config->server;
   manager_options.events.reporting_controller = "rdmastack.io/operator";

@@ -166,6 +166,11 @@ using ClientPtr = std::unique_ptr<Client>;
 // object (authenticated, user{username,uid,groups,extra}, audiences, error).
 StatusOr<JsonObject> ReviewToken(Client& client, std::string_view token,
                                  const std::vector<std::string>& audiences = {});
+// SubjectAccessReview for a non-resource URL: may `user` (a TokenReview's status.user: username,
+// uid, groups, extra) do `verb` ("get") on `path` ("/metrics")? Returns the SubjectAccessReview
+// status object (allowed, denied, reason, evaluationError).
+StatusOr<JsonObject> ReviewNonResourceAccess(Client& client, const JsonObject& user,
+                                             std::string_view verb, std::string_view path);
 // TokenRequest: a bound token for ServiceAccount ns/name. Returns status.token.
 struct TokenRequestOptions {
   std::vector<std::string> audiences;

@@ -1,5 +1,6 @@
 #include "operator/k8s/config.h"
 
+#include <openssl/evp.h>
 #include <spdlog/spdlog.h>
 #include <yaml-cpp/yaml.h>
 
@@ -8,6 +9,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <memory>
 #include <sstream>
 
 #include "operator/base/version.h"
@@ -186,43 +189,42 @@ StatusOr<std::string> ReadFileToString(const std::string& path) {
 }
 
 StatusOr<std::string> DecodeBase64(std::string_view text) {
-  auto value_of = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-  };
-  std::string out;
-  out.reserve(text.size() * 3 / 4);
-  uint32_t acc = 0;
-  int bits = 0;
-  size_t padding = 0;
-  size_t symbols = 0;
+  static constexpr std::string_view kAlphabet =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=";
+  // OpenSSL skips whitespace too, but stops silently at '-' (its PEM end marker): checking the
+  // alphabet here turns that, like any other stray byte, into an error that names the offset.
+  std::string symbols;
+  symbols.reserve(text.size() + 2);
   for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
+    const char c = text[i];
     if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
-    if (c == '=') {
-      ++padding;
-      ++symbols;
-      continue;
-    }
-    int v = value_of(c);
-    if (v < 0 || padding > 0) {
+    if (kAlphabet.find(c) == std::string_view::npos) {
       return InvalidArgumentError("invalid base64 at offset " + std::to_string(i));
     }
-    ++symbols;
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((acc >> bits) & 0xFF));
-    }
+    symbols.push_back(c);
   }
-  if (padding > 2 || (padding > 0 && symbols % 4 != 0) || symbols % 4 == 1) {
+  // Unpadded input is accepted (OpenSSL wants whole 4-symbol groups); padded input must be whole.
+  const bool padded = symbols.find('=') != std::string::npos;
+  if (symbols.size() % 4 == 1 || (padded && symbols.size() % 4 != 0) ||
+      symbols.size() > static_cast<size_t>(std::numeric_limits<int>::max() - 3)) {
     return InvalidArgumentError("invalid base64: bad length or padding");
   }
+  symbols.append((4 - symbols.size() % 4) % 4, '=');
+  std::unique_ptr<EVP_ENCODE_CTX, decltype(&EVP_ENCODE_CTX_free)> ctx(EVP_ENCODE_CTX_new(),
+                                                                      &EVP_ENCODE_CTX_free);
+  if (!ctx) return ResourceExhaustedError("out of memory decoding base64");
+  EVP_DecodeInit(ctx.get());
+  std::string out(symbols.size() / 4 * 3, '\0');
+  auto* dst = reinterpret_cast<unsigned char*>(out.data());
+  int written = 0;
+  int final_written = 0;
+  if (EVP_DecodeUpdate(ctx.get(), dst, &written,
+                       reinterpret_cast<const unsigned char*>(symbols.data()),
+                       static_cast<int>(symbols.size())) < 0 ||
+      EVP_DecodeFinal(ctx.get(), dst + written, &final_written) != 1) {
+    return InvalidArgumentError("invalid base64: bad length or padding");
+  }
+  out.resize(static_cast<size_t>(written + final_written));
   return out;
 }
 

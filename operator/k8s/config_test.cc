@@ -1,6 +1,7 @@
 #include "operator/k8s/config.h"
 
 #include <gtest/gtest.h>
+#include <openssl/evp.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -15,26 +16,11 @@ using testing::FixturesDir;
 using testing::ReadFixture;
 
 std::string Base64(std::string_view in) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8) | uint8_t(in[i + 2]);
-    for (int s = 18; s >= 0; s -= 6) out += kAlphabet[(v >> s) & 63];
-  }
-  if (i + 1 == in.size()) {
-    uint32_t v = uint8_t(in[i]) << 16;
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += "==";
-  } else if (i + 2 == in.size()) {
-    uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8);
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += kAlphabet[(v >> 6) & 63];
-    out += '=';
-  }
+  std::string out(4 * ((in.size() + 2) / 3) + 1, '\0');
+  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                reinterpret_cast<const unsigned char*>(in.data()),
+                                static_cast<int>(in.size()));
+  out.resize(static_cast<size_t>(n));
   return out;
 }
 
@@ -223,10 +209,11 @@ TEST(Base64Test, DecodesAndRejects) {
     std::string out;
   };
   const std::vector<Case> cases = {
-      {"", true, ""},        {"YQ==", true, "a"},       {"YWI=", true, "ab"},
-      {"YWJj", true, "abc"}, {"YW\nJj\n", true, "abc"}, {"YQ", true, "a"},
-      {"Y", false, ""},      {"YQ=a", false, ""},       {"Y===", false, ""},
-      {"*abc", false, ""},
+      {"", true, ""},          {"YQ==", true, "a"},       {"YWI=", true, "ab"},
+      {"YWJj", true, "abc"},   {"YW\nJj\n", true, "abc"}, {"YQ", true, "a"},
+      {"Y", false, ""},        {"YQ=a", false, ""},       {"Y===", false, ""},
+      {"*abc", false, ""},     {"YWJj-", false, ""},      {"YQ=", false, ""},
+      {"YQ==YWJj", false, ""},
   };
   for (const auto& c : cases) {
     auto got = DecodeBase64(c.in);
@@ -235,6 +222,21 @@ TEST(Base64Test, DecodesAndRejects) {
       EXPECT_EQ(*got, c.out) << c.in;
     }
   }
+}
+
+TEST(Base64Test, RoundTripsLongBinaryInputWrappedAtAnyWidth) {
+  std::string binary;
+  for (int i = 0; i < 1000; ++i) binary.push_back(static_cast<char>((i * 37) & 0xFF));
+  const std::string encoded = Base64(binary);
+  for (size_t width : {size_t{1}, size_t{63}, size_t{64}, size_t{76}, encoded.size()}) {
+    std::string wrapped;
+    for (size_t i = 0; i < encoded.size(); i += width) wrapped += encoded.substr(i, width) + "\r\n";
+    auto got = DecodeBase64(wrapped);
+    ASSERT_TRUE(got.ok()) << width << ": " << got.status().ToString();
+    EXPECT_EQ(*got, binary) << width;
+  }
+  EXPECT_EQ(DecodeBase64(encoded.substr(0, 500) + "!" + encoded.substr(500)).status().message(),
+            "invalid base64 at offset 500");
 }
 
 TEST(FileTokenSourceTest, RereadsRotatedTokenAfterRefresh) {

@@ -50,6 +50,8 @@ RDMASTACK_KIND(Deployment, "apps", "v1", "Deployment", "deployments", true)
 RDMASTACK_KIND(Lease, "coordination.k8s.io", "v1", "Lease", "leases", true)
 RDMASTACK_KIND(EventsV1, "events.k8s.io", "v1", "Event", "events", true)
 RDMASTACK_KIND(TokenReview, "authentication.k8s.io", "v1", "TokenReview", "tokenreviews", false)
+RDMASTACK_KIND(SubjectAccessReview, "authorization.k8s.io", "v1", "SubjectAccessReview",
+               "subjectaccessreviews", false)
 RDMASTACK_KIND(CustomResourceDefinition, "apiextensions.k8s.io", "v1", "CustomResourceDefinition",
                "customresourcedefinitions", false)
 RDMASTACK_KIND(GatewayPool, "rdmastack.io", "v1alpha1", "GatewayPool", "gatewaypools", true)
@@ -73,6 +75,7 @@ const std::vector<ResourceType>& KnownResources() {
       kinds::Lease(),
       kinds::EventsV1(),
       kinds::TokenReview(),
+      kinds::SubjectAccessReview(),
       kinds::CustomResourceDefinition(),
       kinds::GatewayPool(),
       kinds::ClientProfile(),

@@ -43,6 +43,7 @@ const ResourceType& Deployment();
 const ResourceType& Lease();
 const ResourceType& EventsV1();
 const ResourceType& TokenReview();
+const ResourceType& SubjectAccessReview();
 const ResourceType& CustomResourceDefinition();
 const ResourceType& GatewayPool();
 const ResourceType& ClientProfile();

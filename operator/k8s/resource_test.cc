@@ -25,6 +25,7 @@ TEST(ResourceTest, PathTable) {
       {kinds::EventsV1(), "x", "/apis/events.k8s.io/v1/namespaces/x/events"},
       {kinds::Event(), "x", "/api/v1/namespaces/x/events"},
       {kinds::TokenReview(), "", "/apis/authentication.k8s.io/v1/tokenreviews"},
+      {kinds::SubjectAccessReview(), "", "/apis/authorization.k8s.io/v1/subjectaccessreviews"},
       {kinds::CustomResourceDefinition(), "",
        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"},
       {kinds::GatewayPool(), "s", "/apis/rdmastack.io/v1alpha1/namespaces/s/gatewaypools"},

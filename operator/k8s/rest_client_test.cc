@@ -438,6 +438,35 @@ TEST(TokenApiTest, ReviewAndRequest) {
   EXPECT_NE(r[1].body.find(R"("expirationSeconds":600)"), std::string::npos) << r[1].body;
 }
 
+TEST(TokenApiTest, NonResourceAccessReviewCarriesTheReviewedUser) {
+  HttpsTestServer server([](const RecordedRequest&, ResponseWriter& w) {
+    w.Write(JsonResponse(
+        201,
+        R"({"kind":"SubjectAccessReview","apiVersion":"authorization.k8s.io/v1","status":{"allowed":false,"reason":"no RBAC"}})"));
+  });
+  auto client = MustClient(TestConfig(server));
+  auto user = JsonObject::Parse(
+      R"({"username":"system:serviceaccount:s:scraper","uid":"u-1","groups":["system:serviceaccounts","system:authenticated"],"extra":{"authentication.kubernetes.io/pod-name":["p"]}})");
+  ASSERT_TRUE(user.ok());
+  auto review = ReviewNonResourceAccess(*client, *user, "get", "/metrics");
+  ASSERT_TRUE(review.ok()) << review.status().ToString();
+  EXPECT_EQ(review->GetBool({"allowed"}), false);
+  EXPECT_EQ(review->GetString({"reason"}), "no RBAC");
+  const auto r = server.requests();
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].method, "POST");
+  EXPECT_EQ(r[0].target, "/apis/authorization.k8s.io/v1/subjectaccessreviews");
+  auto sent = JsonObject::Parse(r[0].body);
+  ASSERT_TRUE(sent.ok()) << r[0].body;
+  EXPECT_EQ(sent->GetString({"spec", "user"}), "system:serviceaccount:s:scraper");
+  EXPECT_EQ(sent->GetString({"spec", "uid"}), "u-1");
+  EXPECT_EQ(sent->GetArray({"spec", "groups"}).size(), 2u);
+  EXPECT_TRUE(sent->Has({"spec", "extra", "authentication.kubernetes.io/pod-name"})) << r[0].body;
+  EXPECT_EQ(sent->GetString({"spec", "nonResourceAttributes", "path"}), "/metrics");
+  EXPECT_EQ(sent->GetString({"spec", "nonResourceAttributes", "verb"}), "get");
+  EXPECT_FALSE(sent->Has({"spec", "resourceAttributes"}));
+}
+
 constexpr char kThrottled[] =
     R"({"kind":"Status","apiVersion":"v1","status":"Failure","message":"Too many requests, please try again later.","reason":"TooManyRequests","code":429})";
 

@@ -3,14 +3,19 @@
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 #include <charconv>
 #include <chrono>
+#include <optional>
+#include <thread>
+#include <vector>
 
 namespace rdmastack::runtime {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
+namespace ssl = asio::ssl;
 using tcp = asio::ip::tcp;
 
 StatusOr<BindAddress> ParseBindAddress(const std::string& text) {
@@ -36,65 +41,132 @@ StatusOr<BindAddress> ParseBindAddress(const std::string& text) {
 
 namespace {
 
-// One keep-alive connection: read a request, answer it, repeat until the peer closes.
-class Session : public std::enable_shared_from_this<Session> {
- public:
-  Session(tcp::socket socket, const HttpServer& server)
-      : stream_(std::move(socket)), server_(server) {}
+constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
+constexpr auto kIdleTimeout = std::chrono::seconds(30);
+constexpr auto kWriteTimeout = std::chrono::seconds(30);
+// Only GETs are served: a request body is never needed.
+constexpr uint64_t kMaxRequestBody = 4096;
 
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+
+// One keep-alive connection: (TLS handshake,) read a request, answer it, repeat until the peer
+// closes. Each connection runs on its own strand, so a session is never touched concurrently.
+template <typename Stream>
+class Session : public std::enable_shared_from_this<Session<Stream>> {
+  static constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
+
+ public:
+  Session(tcp::socket socket, const HttpServer& server) requires(!kTls)
+      : stream_(std::move(socket)), server_(server) {}
+  Session(tcp::socket socket, ssl::context& tls, const HttpServer& server) requires(kTls)
+      : stream_(std::move(socket), tls), server_(server) {}
+
+  void Start() {
+    if constexpr (kTls) {
+      beast::get_lowest_layer(stream_).expires_after(kHandshakeTimeout);
+      stream_.async_handshake(ssl::stream_base::server,
+                              [self = this->shared_from_this()](beast::error_code ec) {
+                                if (!ec) self->Read();
+                              });
+    } else {
+      Read();
+    }
+  }
+
+ private:
   void Read() {
-    request_ = {};
-    stream_.expires_after(std::chrono::seconds(30));
-    http::async_read(stream_, buffer_, request_,
-                     [self = shared_from_this()](beast::error_code ec, size_t) {
+    parser_.emplace();
+    parser_->body_limit(kMaxRequestBody);
+    beast::get_lowest_layer(stream_).expires_after(kIdleTimeout);
+    http::async_read(stream_, buffer_, *parser_,
+                     [self = this->shared_from_this()](beast::error_code ec, size_t) {
                        if (!ec) self->Respond();
                      });
   }
 
- private:
   void Respond() {
-    const HttpResponse r =
-        server_.Dispatch(std::string(request_.method_string()), std::string(request_.target()));
+    const auto& request = parser_->get();
+    HttpRequest in;
+    in.method = std::string(request.method_string());
+    in.target = std::string(request.target());
+    in.path = in.target.substr(0, in.target.find('?'));
+    in.authorization = std::string(request[http::field::authorization]);
+    const HttpResponse r = server_.Dispatch(in);
     response_ = {};
-    response_.version(request_.version());
+    response_.version(request.version());
     response_.result(static_cast<http::status>(r.status));
     response_.set(http::field::content_type, r.content_type);
-    response_.keep_alive(request_.keep_alive());
+    response_.keep_alive(request.keep_alive());
     response_.body() = r.body;
     response_.prepare_payload();
+    beast::get_lowest_layer(stream_).expires_after(kWriteTimeout);
     http::async_write(stream_, response_,
-                      [self = shared_from_this()](beast::error_code ec, size_t) {
+                      [self = this->shared_from_this()](beast::error_code ec, size_t) {
                         if (ec) return;
-                        if (!self->response_.keep_alive()) {
-                          beast::error_code ignored;
-                          self->stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-                          return;
+                        if (self->response_.keep_alive()) {
+                          self->Read();
+                        } else {
+                          self->Close();
                         }
-                        self->Read();
                       });
   }
 
-  beast::tcp_stream stream_;
+  void Close() {
+    if constexpr (kTls) {
+      beast::get_lowest_layer(stream_).expires_after(kHandshakeTimeout);
+      stream_.async_shutdown([self = this->shared_from_this()](beast::error_code) {});
+    } else {
+      beast::error_code ignored;
+      stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    }
+  }
+
+  Stream stream_;
   const HttpServer& server_;
   beast::flat_buffer buffer_;
-  http::request<http::string_body> request_;
+  std::optional<http::request_parser<http::string_body>> parser_;
   http::response<http::string_body> response_;
 };
+
+StatusOr<std::unique_ptr<ssl::context>> ServerTlsContext(const TlsServingCredentials& creds) {
+  auto tls = std::make_unique<ssl::context>(ssl::context::tls_server);
+  if (SSL_CTX_set_min_proto_version(tls->native_handle(), TLS1_2_VERSION) != 1) {
+    return InternalError("cannot require TLS 1.2 on the serving context");
+  }
+  tls->set_options(ssl::context::default_workarounds | ssl::context::no_compression);
+  beast::error_code ec;
+  tls->use_certificate_chain(asio::buffer(creds.cert_pem), ec);
+  if (ec) return InvalidArgumentError("serving certificate is not valid PEM: " + ec.message());
+  tls->use_private_key(asio::buffer(creds.key_pem), ssl::context::pem, ec);
+  if (ec || SSL_CTX_check_private_key(tls->native_handle()) != 1) {
+    return InvalidArgumentError(
+        "serving key is not valid PEM or does not match the serving certificate");
+  }
+  return tls;
+}
 
 }  // namespace
 
 struct HttpServer::Impl {
+  std::unique_ptr<ssl::context> tls;  // before io: sessions on io refer to it
   asio::io_context io;
   tcp::acceptor acceptor{io};
-  std::thread thread;
+  std::vector<std::thread> threads;
   uint16_t port = 0;
 
   void Accept(const HttpServer& server) {
-    acceptor.async_accept([this, &server](beast::error_code ec, tcp::socket socket) {
-      if (ec) return;  // acceptor closed
-      std::make_shared<Session>(std::move(socket), server)->Read();
-      Accept(server);
-    });
+    acceptor.async_accept(
+        asio::make_strand(io), [this, &server](beast::error_code ec, tcp::socket socket) {
+          if (ec == asio::error::operation_aborted) return;  // closed by Stop
+          if (!ec) {
+            if (tls) {
+              std::make_shared<Session<TlsStream>>(std::move(socket), *tls, server)->Start();
+            } else {
+              std::make_shared<Session<beast::tcp_stream>>(std::move(socket), server)->Start();
+            }
+          }
+          Accept(server);
+        });
   }
 };
 
@@ -107,20 +179,22 @@ void HttpServer::Handle(const std::string& path, HttpHandler handler) {
   handlers_[path] = std::move(handler);
 }
 
-HttpResponse HttpServer::Dispatch(const std::string& method, const std::string& target) const {
-  const std::string path = target.substr(0, target.find('?'));
-  auto it = handlers_.find(path);
+HttpResponse HttpServer::Dispatch(const HttpRequest& request) const {
+  auto it = handlers_.find(request.path);
   if (it == handlers_.end()) return {404, "text/plain; charset=utf-8", "not found\n"};
-  if (method != "GET" && method != "HEAD") {
+  if (request.method != "GET" && request.method != "HEAD") {
     return {405, "text/plain; charset=utf-8", "method not allowed\n"};
   }
-  return it->second();
+  return it->second(request);
 }
 
-Status HttpServer::Start(const std::string& bind_address) {
+Status HttpServer::Start(const std::string& bind_address, HttpServerOptions options) {
   if (impl_) return FailedPreconditionError("HTTP server already started");
   RDMASTACK_ASSIGN_OR_RETURN(BindAddress bind, ParseBindAddress(bind_address));
   auto impl = std::make_unique<Impl>();
+  if (options.tls) {
+    RDMASTACK_ASSIGN_OR_RETURN(impl->tls, ServerTlsContext(*options.tls));
+  }
   beast::error_code ec;
   const asio::ip::address address = asio::ip::make_address(bind.host, ec);
   if (ec) return InvalidArgumentError("bind address host \"" + bind.host + "\": " + ec.message());
@@ -133,7 +207,9 @@ Status HttpServer::Start(const std::string& bind_address) {
   impl->port = impl->acceptor.local_endpoint().port();
   impl->Accept(*this);
   Impl* raw = impl.get();
-  impl->thread = std::thread([raw] { raw->io.run(); });
+  for (int i = 0; i < std::max(1, options.threads); ++i) {
+    impl->threads.emplace_back([raw] { raw->io.run(); });
+  }
   impl_ = std::move(impl);
   return OkStatus();
 }
@@ -149,7 +225,7 @@ void HttpServer::Stop() {
     impl->acceptor.close(ignored);
     impl->io.stop();
   });
-  if (impl_->thread.joinable()) impl_->thread.join();
+  for (auto& t : impl_->threads) t.join();
   impl_.reset();
 }
 

@@ -1,24 +1,35 @@
 #pragma once
-// The manager's one HTTP endpoint (Boost.Beast): /metrics, /healthz, /readyz and whatever else is
-// registered. GET only; one I/O thread; handlers must be quick (they render in-memory state).
+// The manager's HTTP endpoints (Boost.Beast): the health probes over plain HTTP, and /metrics over
+// HTTPS (TLS 1.2+) when serving credentials are given. GET only.
+//
+// Handlers run on the server's threads. A handler that blocks (the metrics filter makes API calls
+// on a cache miss) holds one thread; give such a server more than one (HttpServerOptions::threads)
+// so that one slow request does not hold up the others. Stop() waits for running handlers.
 
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
-#include <thread>
 
 #include "operator/base/status.h"
 
 namespace rdmastack::runtime {
+
+struct HttpRequest {
+  std::string method;         // "GET"
+  std::string target;         // "/metrics?x=y"
+  std::string path;           // "/metrics"
+  std::string authorization;  // the Authorization header; "" when absent
+};
 
 struct HttpResponse {
   int status = 200;
   std::string content_type = "text/plain; charset=utf-8";
   std::string body;
 };
-using HttpHandler = std::function<HttpResponse()>;
+using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
 
 // "127.0.0.1:8080", ":8081" (all interfaces), "[::1]:0" (port 0 picks a free port).
 struct BindAddress {
@@ -26,6 +37,18 @@ struct BindAddress {
   uint16_t port = 0;
 };
 StatusOr<BindAddress> ParseBindAddress(const std::string& text);
+
+// A serving certificate chain (leaf first) and its private key, both PEM.
+struct TlsServingCredentials {
+  std::string cert_pem;
+  std::string key_pem;
+};
+
+struct HttpServerOptions {
+  // HTTPS with these credentials; plain HTTP when unset.
+  std::optional<TlsServingCredentials> tls;
+  int threads = 1;
+};
 
 class HttpServer {
  public:
@@ -36,15 +59,16 @@ class HttpServer {
 
   // Register before Start(). Unknown paths get 404, other methods 405.
   void Handle(const std::string& path, HttpHandler handler);
-  // Binds and starts serving on a background thread.
-  Status Start(const std::string& bind_address);
+  // Binds and starts serving on background threads. Fails on a bad address, a port in use, or
+  // credentials that are not PEM or do not belong together.
+  Status Start(const std::string& bind_address, HttpServerOptions options = {});
   // The bound port (useful with port 0); 0 before Start.
   uint16_t port() const;
-  // Stops accepting, closes connections and joins the thread. Idempotent.
+  // Stops accepting, closes connections and joins the threads. Idempotent.
   void Stop();
 
-  // Dispatches one request path (used by the server and by tests).
-  HttpResponse Dispatch(const std::string& method, const std::string& target) const;
+  // Dispatches one request (used by the server and by tests).
+  HttpResponse Dispatch(const HttpRequest& request) const;
 
  private:
   struct Impl;

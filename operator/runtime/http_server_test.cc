@@ -57,8 +57,10 @@ TEST(ParseBindAddressTest, Table) {
 TEST(HttpServerTest, ServesRegisteredPathsOverTcp) {
   HttpServer server;
   int calls = 0;
-  server.Handle("/healthz", [&] { return HttpResponse{200, "text/plain", "ok\n"}; });
-  server.Handle("/readyz", [&] {
+  server.Handle("/healthz", [&](const HttpRequest&) {
+    return HttpResponse{200, "text/plain", "ok\n"};
+  });
+  server.Handle("/readyz", [&](const HttpRequest&) {
     ++calls;
     return HttpResponse{503, "text/plain", "caches not synced\n"};
   });

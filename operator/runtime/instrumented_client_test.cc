@@ -35,7 +35,7 @@ TEST(InstrumentedClientTest, CountsRequestsByCodeMethodAndHost) {
   const std::string text = metrics.Render();
   for (const Case& c : cases) {
     const std::string line = std::string("rest_client_requests_total{code=\"") + c.code +
-                             "\",method=\"" + c.method + "\",host=\"127.0.0.1:6443\"} 1\n";
+                             "\",host=\"127.0.0.1:6443\",method=\"" + c.method + "\"} 1\n";
     EXPECT_NE(text.find(line), std::string::npos) << line << text;
   }
 }

@@ -8,7 +8,8 @@ Manager::Manager(k8s::Client& client, Clock& clock, ManagerOptions options)
     : clock_(clock),
       options_(std::move(options)),
       client_(client, metrics_, options_.api_host),
-      cache_(client_, clock) {
+      cache_(client_, clock),
+      metrics_server_(metrics_, client_, clock, options_.metrics) {
   if (options_.leader_election) {
     elector_ = std::make_unique<LeaderElector>(client_, clock, *options_.leader_election);
     fenced_ = std::make_unique<LeaderFencedClient>(
@@ -24,11 +25,10 @@ Manager::Manager(k8s::Client& client, Clock& clock, ManagerOptions options)
                                        {"name"})
                           .With({options_.leader_election->lease_name});
   }
-  http_.Handle("/metrics", [this] {
-    return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", metrics_.Render()};
+  probes_.Handle("/healthz", [](const HttpRequest&) {
+    return HttpResponse{200, "text/plain; charset=utf-8", "ok\n"};
   });
-  http_.Handle("/healthz", [] { return HttpResponse{200, "text/plain; charset=utf-8", "ok\n"}; });
-  http_.Handle("/readyz", [this] {
+  probes_.Handle("/readyz", [this](const HttpRequest&) {
     if (!ready_.load())
       return HttpResponse{503, "text/plain; charset=utf-8", "caches not synced\n"};
     return HttpResponse{200, "text/plain; charset=utf-8",
@@ -38,7 +38,7 @@ Manager::Manager(k8s::Client& client, Clock& clock, ManagerOptions options)
 
 Manager::~Manager() {
   RequestStop();
-  http_.Stop();
+  StopServing();
 }
 
 Controller& Manager::NewController(const std::string& name, Reconciler& reconciler,
@@ -77,10 +77,7 @@ Status Manager::Run() {
   if (options_.leader_election) {
     RDMASTACK_RETURN_IF_ERROR(ValidateLeaderElectionConfig(*options_.leader_election));
   }
-  if (!options_.bind_address.empty()) {
-    RDMASTACK_RETURN_IF_ERROR(http_.Start(options_.bind_address));
-    spdlog::info("serving /metrics, /healthz, /readyz on port {}", http_.port());
-  }
+  RDMASTACK_RETURN_IF_ERROR(StartServing());
   events_->Start();
   cache_.Start();
   if (!WaitForCaches()) {
@@ -150,7 +147,23 @@ void Manager::Shutdown(bool release_lease, Clock::Duration drain) {
     const Status s = elector_->Release();
     if (!s.ok()) spdlog::warn("{}", s.ToString());
   }
-  http_.Stop();
+  StopServing();
+}
+
+Status Manager::StartServing() {
+  if (!ServingDisabled(options_.health_probe_bind_address)) {
+    RDMASTACK_RETURN_IF_ERROR(
+        probes_.Start(options_.health_probe_bind_address).WithContext("health probe bind address"));
+    spdlog::info("serving /healthz, /readyz on port {}", probes_.port());
+  }
+  const Status metrics = metrics_server_.Start();
+  if (!metrics.ok()) probes_.Stop();
+  return metrics;
+}
+
+void Manager::StopServing() {
+  metrics_server_.Stop();
+  probes_.Stop();
 }
 
 }  // namespace rdmastack::runtime

@@ -1,8 +1,8 @@
 #pragma once
 // Runs controllers the way controller-runtime's manager does:
-//   serve /metrics /healthz /readyz -> start informers -> wait for cache sync -> acquire the
-//   leader lease (if enabled) -> start controller workers -> run until a stop is requested or the
-//   lease is lost.
+//   serve /healthz /readyz (plain HTTP) and /metrics (HTTPS, authenticated: metrics_server.h) ->
+//   start informers -> wait for cache sync -> acquire the leader lease (if enabled) -> start
+//   controller workers -> run until a stop is requested or the lease is lost.
 // Stopping (SIGTERM): stop intake, drain workers for up to the graceful shutdown timeout (30 s),
 // stop informers and the event writer, release the lease, stop serving.
 // /readyz turns ready once caches have synced (a synced standby is ready too, so that a rolling
@@ -26,12 +26,16 @@
 #include "operator/runtime/leader_election.h"
 #include "operator/runtime/leader_fenced_client.h"
 #include "operator/runtime/metrics.h"
+#include "operator/runtime/metrics_server.h"
 
 namespace rdmastack::runtime {
 
 struct ManagerOptions {
-  // Serves /metrics, /healthz and /readyz; empty = no HTTP server.
-  std::string bind_address = ":8080";
+  // Serves /healthz and /readyz over plain HTTP (kubelet probes); "" or "0" disables.
+  std::string health_probe_bind_address = ":8081";
+  // Serves /metrics; see MetricsServerOptions (":8443", HTTPS with TokenReview and
+  // SubjectAccessReview).
+  MetricsServerOptions metrics;
   std::optional<LeaderElectionConfig> leader_election;
   Clock::Duration cache_sync_timeout = std::chrono::minutes(2);
   Clock::Duration graceful_shutdown_timeout = std::chrono::seconds(30);
@@ -62,14 +66,17 @@ class Manager {
 
   bool Ready() const { return ready_.load(); }
   bool Leading() const { return leading_.load(); }
-  // The HTTP port actually bound (after Run has started serving).
-  uint16_t http_port() const { return http_.port(); }
+  // The ports actually bound (after Run has started serving); 0 when disabled.
+  uint16_t health_probe_port() const { return probes_.port(); }
+  uint16_t metrics_port() const { return metrics_server_.port(); }
 
  private:
   bool StopRequested() const;
   bool WaitForCaches();
   void Shutdown(bool release_lease, Clock::Duration drain);
   void RecordLeaderEvent();
+  Status StartServing();
+  void StopServing();
 
   Clock& clock_;
   const ManagerOptions options_;
@@ -81,7 +88,8 @@ class Manager {
   std::unique_ptr<ApiEventRecorder> events_;
   std::unique_ptr<LeaderElector> elector_;
   std::vector<std::unique_ptr<Controller>> controllers_;
-  HttpServer http_;
+  HttpServer probes_;
+  MetricsServer metrics_server_;
   Gauge* leader_status_ = nullptr;
 
   mutable std::mutex mu_;

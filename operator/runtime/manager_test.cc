@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "operator/runtime/testing/fake_lease_server.h"
+#include "operator/runtime/testing/http_fetch.h"
 #include "operator/runtime/testing/mock_client.h"
 
 namespace rdmastack::runtime {
@@ -53,7 +54,9 @@ class ManagerTest : public ::testing::Test {
   }
   static ManagerOptions Options(bool leader_election = false) {
     ManagerOptions o;
-    o.bind_address = "127.0.0.1:0";
+    o.health_probe_bind_address = "127.0.0.1:0";
+    o.metrics.bind_address = "127.0.0.1:0";
+    o.metrics.secure = false;  // the secure path: SecureMetricsReviewThroughTheInstrumentedClient
     o.api_host = "127.0.0.1:6443";
     if (leader_election) o.leader_election = LeaderElectionConfig{"ns", "lock", "me"};
     return o;
@@ -104,16 +107,17 @@ TEST_F(ManagerTest, SyncsCachesRunsControllersServesProbesAndStops) {
   while (reconciler_.calls.load() < 1) std::this_thread::yield();
   EXPECT_TRUE(m.Ready());
   EXPECT_TRUE(m.Leading());
-  EXPECT_EQ(HttpGet(m.http_port(), "/healthz").first, 200);
-  EXPECT_EQ(HttpGet(m.http_port(), "/readyz"), std::make_pair(200, std::string("ok\n")));
-  const std::string metrics = HttpGet(m.http_port(), "/metrics").second;
+  EXPECT_EQ(HttpGet(m.health_probe_port(), "/healthz").first, 200);
+  EXPECT_EQ(HttpGet(m.health_probe_port(), "/readyz"), std::make_pair(200, std::string("ok\n")));
+  EXPECT_EQ(HttpGet(m.health_probe_port(), "/metrics").first, 404);  // metrics are served apart
+  const std::string metrics = HttpGet(m.metrics_port(), "/metrics").second;
   for (const char* want :
        {"controller_runtime_reconcile_total{controller=\"cm\",result=\"success\"} 1",
         "controller_runtime_reconcile_errors_total{controller=\"cm\"} 0",
         "controller_runtime_reconcile_time_seconds_count{controller=\"cm\"} 1",
         "workqueue_depth{name=\"cm\"} 0", "workqueue_adds_total{name=\"cm\"} 1",
         "workqueue_retries_total{name=\"cm\"} 0",
-        "rest_client_requests_total{code=\"200\",method=\"GET\",host=\"127.0.0.1:6443\"}"}) {
+        "rest_client_requests_total{code=\"200\",host=\"127.0.0.1:6443\",method=\"GET\"}"}) {
     EXPECT_NE(metrics.find(want), std::string::npos) << want << "\n" << metrics;
   }
   const Status result = run.Stop();
@@ -126,7 +130,7 @@ TEST_F(ManagerTest, StandbyIsReadyButDoesNotReconcileAndStopsCleanly) {
   lease.SetHolder("other", 15, "t");
   Running run(*this, Options(/*leader_election=*/true));
   while (!run.manager.Ready()) std::this_thread::yield();
-  EXPECT_EQ(HttpGet(run.manager.http_port(), "/readyz").second, "ok (standby)\n");
+  EXPECT_EQ(HttpGet(run.manager.health_probe_port(), "/readyz").second, "ok (standby)\n");
   EXPECT_FALSE(run.manager.Leading());
   EXPECT_TRUE(run.Stop().ok());
   EXPECT_EQ(reconciler_.calls.load(), 0);
@@ -139,7 +143,7 @@ TEST_F(ManagerTest, LeaderReleasesTheLeaseOnStop) {
   while (reconciler_.calls.load() < 1) std::this_thread::yield();
   EXPECT_TRUE(run.manager.Leading());
   EXPECT_EQ(lease.Record().holder, "me");
-  EXPECT_NE(HttpGet(run.manager.http_port(), "/metrics")
+  EXPECT_NE(HttpGet(run.manager.metrics_port(), "/metrics")
                 .second.find("leader_election_master_status{name=\"lock\"} 1"),
             std::string::npos);
   EXPECT_TRUE(run.Stop().ok());
@@ -165,10 +169,63 @@ TEST_F(ManagerTest, LosingTheLeaseEndsRunWithAborted) {
 }
 
 TEST_F(ManagerTest, InvalidBindAddressFailsRun) {
+  ManagerOptions probes = Options();
+  probes.health_probe_bind_address = "nonsense";
+  Manager a(client_, clock_, probes);
+  const Status sa = a.Run();
+  EXPECT_EQ(sa.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(sa.message().find("health probe bind address"), std::string::npos) << sa.ToString();
+
+  ManagerOptions metrics = Options();
+  metrics.metrics.bind_address = "nonsense";
+  Manager b(client_, clock_, metrics);
+  const Status sb = b.Run();
+  EXPECT_EQ(sb.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(sb.message().find("metrics bind address"), std::string::npos) << sb.ToString();
+}
+
+TEST_F(ManagerTest, ZeroDisablesServing) {
   ManagerOptions o = Options();
-  o.bind_address = "nonsense";
-  Manager m(client_, clock_, o);
-  EXPECT_EQ(m.Run().code(), StatusCode::kInvalidArgument);
+  o.health_probe_bind_address = "0";
+  o.metrics.bind_address = "0";
+  Running run(*this, o);
+  while (reconciler_.calls.load() < 1) std::this_thread::yield();
+  EXPECT_EQ(run.manager.health_probe_port(), 0);
+  EXPECT_EQ(run.manager.metrics_port(), 0);
+  EXPECT_TRUE(run.Stop().ok());
+}
+
+// The manager's metrics server reviews scrapes through its instrumented client: the reviews are
+// counted in rest_client_requests_total like every other API call.
+TEST_F(ManagerTest, SecureMetricsReviewThroughTheInstrumentedClient) {
+  ON_CALL(client_, Create(_, _, _))
+      .WillByDefault(Invoke([](const k8s::ResourceType& type, const k8s::JsonObject&,
+                               const k8s::WriteOptions&) -> StatusOr<k8s::JsonObject> {
+        if (type == k8s::kinds::TokenReview()) {
+          return k8s::JsonObject::Parse(
+              R"({"status":{"authenticated":true,"user":{"username":"scraper"}}})");
+        }
+        return k8s::JsonObject::Parse(R"({"status":{"allowed":true}})");
+      }));
+  ManagerOptions o = Options();
+  o.metrics.secure = true;
+  Running run(*this, o);
+  while (reconciler_.calls.load() < 1) std::this_thread::yield();
+  const uint16_t port = run.manager.metrics_port();
+  auto anonymous = testing::HttpFetch(port, "/metrics", {.tls = true});
+  ASSERT_TRUE(anonymous.ok()) << anonymous.status().ToString();
+  EXPECT_EQ(anonymous->status, 401);
+  auto plain = testing::HttpFetch(port, "/metrics");
+  EXPECT_FALSE(plain.ok() && plain->status == 200);  // no plain HTTP on the secure port
+  auto scrape = testing::HttpFetch(port, "/metrics", {.tls = true, .bearer_token = "t"});
+  ASSERT_TRUE(scrape.ok()) << scrape.status().ToString();
+  EXPECT_EQ(scrape->status, 200);
+  EXPECT_NE(
+      scrape->body.find(
+          "rest_client_requests_total{code=\"201\",host=\"127.0.0.1:6443\",method=\"POST\"} 2"),
+      std::string::npos)
+      << scrape->body;
+  EXPECT_TRUE(run.Stop().ok());
 }
 
 }  // namespace

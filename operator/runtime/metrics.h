@@ -1,9 +1,18 @@
 #pragma once
-// A small Prometheus registry: counters, gauges and histograms with labels, rendered in the text
-// exposition format (version 0.0.4). Metric handles are stable references, safe to keep and to
-// update from any thread.
+// The process's Prometheus metrics, kept in a prometheus-cpp registry and rendered in its text
+// exposition format (version 0.0.4). This file only adapts prometheus-cpp's families to the
+// label-values-in-order API the runtime uses (`family.With({"pool", "success"}).Inc()`).
+//
+// Handles returned by With() are stable references, safe to keep and to update from any thread.
+// Registering a name that is not a valid metric name, or a name already registered with another
+// type, is a programming error: prometheus-cpp throws std::invalid_argument.
 
-#include <atomic>
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
 #include <map>
 #include <memory>
 #include <mutex>
@@ -14,86 +23,99 @@ namespace rdmastack::runtime {
 
 class Counter {
  public:
-  void Inc(double v = 1.0) { value_.fetch_add(v, std::memory_order_relaxed); }
-  double Value() const { return value_.load(std::memory_order_relaxed); }
+  explicit Counter(prometheus::Counter& metric) : metric_(metric) {}
+  void Inc(double v = 1.0) { metric_.Increment(v); }
+  double Value() const { return metric_.Value(); }
 
  private:
-  std::atomic<double> value_{0.0};
+  prometheus::Counter& metric_;
 };
 
 class Gauge {
  public:
-  void Set(double v) { value_.store(v, std::memory_order_relaxed); }
-  void Inc(double v = 1.0) { value_.fetch_add(v, std::memory_order_relaxed); }
-  void Dec(double v = 1.0) { value_.fetch_sub(v, std::memory_order_relaxed); }
-  double Value() const { return value_.load(std::memory_order_relaxed); }
+  explicit Gauge(prometheus::Gauge& metric) : metric_(metric) {}
+  void Set(double v) { metric_.Set(v); }
+  void Inc(double v = 1.0) { metric_.Increment(v); }
+  void Dec(double v = 1.0) { metric_.Decrement(v); }
+  double Value() const { return metric_.Value(); }
 
  private:
-  std::atomic<double> value_{0.0};
+  prometheus::Gauge& metric_;
 };
 
 class Histogram {
  public:
-  explicit Histogram(std::vector<double> upper_bounds);
-  void Observe(double v);
-  struct Snapshot {
-    std::vector<double> upper_bounds;
-    std::vector<uint64_t> cumulative_counts;  // one per bound, then +Inf
-    double sum = 0;
-    uint64_t count = 0;
-  };
-  Snapshot Read() const;
+  explicit Histogram(prometheus::Histogram& metric) : metric_(metric) {}
+  void Observe(double v) { metric_.Observe(v); }
 
  private:
-  const std::vector<double> upper_bounds_;
-  mutable std::mutex mu_;
-  std::vector<uint64_t> counts_;  // per bucket, last one is +Inf
-  double sum_ = 0;
+  prometheus::Histogram& metric_;
 };
 
 // controller-runtime's reconcile_time_seconds buckets (5 ms .. 60 s).
 std::vector<double> ReconcileTimeBuckets();
 
+namespace internal {
+template <typename Metric>
+struct Underlying;
+template <>
+struct Underlying<Counter> {
+  using type = prometheus::Counter;
+};
+template <>
+struct Underlying<Gauge> {
+  using type = prometheus::Gauge;
+};
+template <>
+struct Underlying<Histogram> {
+  using type = prometheus::Histogram;
+};
+}  // namespace internal
+
 // A metric name with its label names; each distinct label value tuple is one time series.
 template <typename Metric>
 class Family {
  public:
-  Family(std::vector<std::string> label_names, std::vector<double> buckets = {})
-      : label_names_(std::move(label_names)), buckets_(std::move(buckets)) {}
+  using Underlying = typename internal::Underlying<Metric>::type;
+
+  Family(prometheus::Family<Underlying>& family, std::vector<std::string> label_names,
+         std::vector<double> buckets = {})
+      : family_(family), label_names_(std::move(label_names)), buckets_(std::move(buckets)) {}
 
   // Values must be given in the order of the label names; missing ones are empty strings.
   Metric& With(std::vector<std::string> label_values) {
     label_values.resize(label_names_.size());
     std::lock_guard<std::mutex> l(mu_);
     auto& slot = series_[label_values];
-    if (!slot) slot = MakeMetric();
+    if (!slot) {
+      prometheus::Labels labels;
+      for (size_t i = 0; i < label_names_.size(); ++i) labels[label_names_[i]] = label_values[i];
+      if constexpr (std::is_same_v<Metric, Histogram>) {
+        slot = std::make_unique<Metric>(family_.Add(labels, buckets_));
+      } else {
+        slot = std::make_unique<Metric>(family_.Add(labels));
+      }
+    }
     return *slot;
   }
 
-  template <typename Fn>
-  void ForEach(Fn&& fn) const {
-    std::lock_guard<std::mutex> l(mu_);
-    for (const auto& [values, metric] : series_) fn(values, *metric);
-  }
   const std::vector<std::string>& label_names() const { return label_names_; }
 
  private:
-  std::unique_ptr<Metric> MakeMetric() const {
-    if constexpr (std::is_same_v<Metric, Histogram>) {
-      return std::make_unique<Histogram>(buckets_);
-    } else {
-      return std::make_unique<Metric>();
-    }
-  }
-
+  prometheus::Family<Underlying>& family_;
   const std::vector<std::string> label_names_;
   const std::vector<double> buckets_;
-  mutable std::mutex mu_;
+  std::mutex mu_;
+  // Our handles, by label values in declaration order; they point into family_'s series.
   std::map<std::vector<std::string>, std::unique_ptr<Metric>> series_;
 };
 
 class MetricsRegistry {
  public:
+  MetricsRegistry() = default;
+  MetricsRegistry(const MetricsRegistry&) = delete;
+  MetricsRegistry& operator=(const MetricsRegistry&) = delete;
+
   // Registering a name twice returns the existing family (the label names of the first call win).
   Family<Counter>& CounterFamily(const std::string& name, const std::string& help,
                                  std::vector<std::string> label_names);
@@ -103,26 +125,22 @@ class MetricsRegistry {
                                      std::vector<std::string> label_names,
                                      std::vector<double> buckets);
 
-  // Prometheus text format, families sorted by name.
+  // The Prometheus text format (prometheus-cpp's TextSerializer).
   std::string Render() const;
+  // The underlying registry, for anything that speaks prometheus-cpp directly.
+  prometheus::Registry& registry() { return registry_; }
 
  private:
-  struct Entry {
-    std::string help;
-    std::unique_ptr<Family<Counter>> counter;
-    std::unique_ptr<Family<Gauge>> gauge;
-    std::unique_ptr<Family<Histogram>> histogram;
-  };
   template <typename Metric>
-  Family<Metric>& GetOrCreate(std::unique_ptr<Family<Metric>> Entry::*slot, const std::string& name,
-                              const std::string& help, std::vector<std::string> label_names,
-                              std::vector<double> buckets);
+  Family<Metric>& GetOrCreate(std::map<std::string, std::unique_ptr<Family<Metric>>>& families,
+                              const std::string& name, const std::string& help,
+                              std::vector<std::string> label_names, std::vector<double> buckets);
 
-  mutable std::mutex mu_;
-  std::map<std::string, Entry> entries_;
+  prometheus::Registry registry_;
+  std::mutex mu_;
+  std::map<std::string, std::unique_ptr<Family<Counter>>> counters_;
+  std::map<std::string, std::unique_ptr<Family<Gauge>>> gauges_;
+  std::map<std::string, std::unique_ptr<Family<Histogram>>> histograms_;
 };
-
-// Escapes a label value for the text format (backslash, double quote, newline).
-std::string EscapeLabelValue(const std::string& value);
 
 }  // namespace rdmastack::runtime

@@ -2,8 +2,18 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+#include <thread>
+
 namespace rdmastack::runtime {
 namespace {
+
+::testing::AssertionResult HasLine(const std::string& text, const std::string& line) {
+  if (("\n" + text).find("\n" + line + "\n") != std::string::npos) {
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure() << "no line \"" << line << "\" in:\n" << text;
+}
 
 TEST(MetricsRegistryTest, RendersCountersGaugesAndHistogramsInTextFormat) {
   MetricsRegistry r;
@@ -18,20 +28,23 @@ TEST(MetricsRegistryTest, RendersCountersGaugesAndHistogramsInTextFormat) {
   h.Observe(0.05);
   h.Observe(0.5);
   h.Observe(5);
-  EXPECT_EQ(r.Render(),
-            "# HELP controller_runtime_reconcile_time_seconds Latency\n"
-            "# TYPE controller_runtime_reconcile_time_seconds histogram\n"
-            "controller_runtime_reconcile_time_seconds_bucket{controller=\"pool\",le=\"0.1\"} 1\n"
-            "controller_runtime_reconcile_time_seconds_bucket{controller=\"pool\",le=\"1\"} 2\n"
-            "controller_runtime_reconcile_time_seconds_bucket{controller=\"pool\",le=\"+Inf\"} 3\n"
-            "controller_runtime_reconcile_time_seconds_sum{controller=\"pool\"} 5.55\n"
-            "controller_runtime_reconcile_time_seconds_count{controller=\"pool\"} 3\n"
-            "# HELP controller_runtime_reconcile_total Total reconciles\n"
-            "# TYPE controller_runtime_reconcile_total counter\n"
-            "controller_runtime_reconcile_total{controller=\"pool\",result=\"success\"} 3\n"
-            "# HELP workqueue_depth Depth\n"
-            "# TYPE workqueue_depth gauge\n"
-            "workqueue_depth{name=\"pool\"} 7\n");
+  const std::string text = r.Render();
+  for (const char* line : {
+           "# HELP controller_runtime_reconcile_total Total reconciles",
+           "# TYPE controller_runtime_reconcile_total counter",
+           "controller_runtime_reconcile_total{controller=\"pool\",result=\"success\"} 3",
+           "# HELP workqueue_depth Depth",
+           "# TYPE workqueue_depth gauge",
+           "workqueue_depth{name=\"pool\"} 7",
+           "# TYPE controller_runtime_reconcile_time_seconds histogram",
+           "controller_runtime_reconcile_time_seconds_bucket{controller=\"pool\",le=\"0.1\"} 1",
+           "controller_runtime_reconcile_time_seconds_bucket{controller=\"pool\",le=\"1\"} 2",
+           "controller_runtime_reconcile_time_seconds_bucket{controller=\"pool\",le=\"+Inf\"} 3",
+           "controller_runtime_reconcile_time_seconds_sum{controller=\"pool\"} 5.55",
+           "controller_runtime_reconcile_time_seconds_count{controller=\"pool\"} 3",
+       }) {
+    EXPECT_TRUE(HasLine(text, line));
+  }
 }
 
 TEST(MetricsRegistryTest, SameLabelsShareOneSeriesAndReRegistrationReturnsTheFamily) {
@@ -39,24 +52,62 @@ TEST(MetricsRegistryTest, SameLabelsShareOneSeriesAndReRegistrationReturnsTheFam
   auto& a = r.CounterFamily("c_total", "h", {"k"});
   auto& b = r.CounterFamily("c_total", "other help", {"k"});
   EXPECT_EQ(&a, &b);
+  EXPECT_EQ(&a.With({"x"}), &b.With({"x"}));
   a.With({"x"}).Inc();
   b.With({"x"}).Inc();
   EXPECT_EQ(a.With({"x"}).Value(), 2);
+  EXPECT_EQ(a.With({"y"}).Value(), 0);
+  EXPECT_TRUE(HasLine(r.Render(), "c_total{k=\"x\"} 2"));
 }
 
-TEST(MetricsRegistryTest, EscapesLabelValues) {
-  struct Case {
-    std::string in, want;
-  };
-  const Case cases[] = {
-      {"plain", "plain"}, {"a\"b", "a\\\"b"}, {"a\\b", "a\\\\b"}, {"line\nbreak", "line\\nbreak"}};
-  for (const Case& c : cases) EXPECT_EQ(EscapeLabelValue(c.in), c.want);
+TEST(MetricsRegistryTest, GaugesMoveBothWays) {
+  MetricsRegistry r;
+  Gauge& g = r.GaugeFamily("g", "h", {}).With({});
+  g.Inc(5);
+  g.Dec(2);
+  EXPECT_EQ(g.Value(), 3);
+  g.Set(-1.5);
+  EXPECT_TRUE(HasLine(r.Render(), "g -1.5"));
+}
+
+TEST(MetricsRegistryTest, EscapesLabelValuesAndFillsMissingOnes) {
+  MetricsRegistry r;
+  r.CounterFamily("c_total", "h", {"a", "b"}).With({"q\"b\\s\nn"}).Inc();
+  EXPECT_TRUE(HasLine(r.Render(), "c_total{a=\"q\\\"b\\\\s\\nn\",b=\"\"} 1"));
 }
 
 TEST(MetricsRegistryTest, UnlabelledMetricHasNoBraces) {
   MetricsRegistry r;
   r.GaugeFamily("up", "h", {}).With({}).Set(1);
-  EXPECT_NE(r.Render().find("\nup 1\n"), std::string::npos);
+  EXPECT_TRUE(HasLine(r.Render(), "up 1"));
+}
+
+TEST(MetricsRegistryTest, ANameOfAnotherTypeOrAnInvalidNameIsAProgrammingError) {
+  MetricsRegistry r;
+  r.CounterFamily("taken_total", "h", {});
+  EXPECT_THROW(r.GaugeFamily("taken_total", "h", {}), std::invalid_argument);
+  EXPECT_THROW(r.GaugeFamily("no spaces", "h", {}), std::invalid_argument);
+  EXPECT_THROW(r.GaugeFamily("bad_label", "h", {"not-a-label"}).With({"v"}), std::invalid_argument);
+}
+
+TEST(MetricsRegistryTest, ConcurrentUpdatesAreAllCounted) {
+  MetricsRegistry r;
+  auto& family = r.CounterFamily("c_total", "h", {"worker"});
+  auto& histogram = r.HistogramFamily("h_seconds", "h", {}, ReconcileTimeBuckets()).With({});
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 1000; ++i) {
+        family.With({std::to_string(i % 3)}).Inc();
+        histogram.Observe(0.01);
+        if (i % 100 == 0) (void)r.Render();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(family.With({"0"}).Value() + family.With({"1"}).Value() + family.With({"2"}).Value(),
+            4000);
+  EXPECT_TRUE(HasLine(r.Render(), "h_seconds_count 4000"));
 }
 
 }  // namespace

@@ -59,7 +59,8 @@ int main(int argc, char** argv) {
   if (!client.ok()) return Usage(client.status().ToString().c_str());
 
   runtime::ManagerOptions options;
-  options.bind_address = "";
+  options.health_probe_bind_address = "0";
+  options.metrics.bind_address = "0";
   options.leader_election =
       runtime::LeaderElectionConfig{flags["namespace"], flags["lease"], flags["identity"]};
   runtime::Manager manager(**client, RealClock::Instance(), options);
