@@ -48,6 +48,47 @@ TEST(OperatorStartupTest, SaysWhoItIsAndWhereAndServesProbes) {
   EXPECT_EQ(op.WaitExit(30s), 0) << op.Output();
 }
 
+// The binary's metrics flags end in the secure endpoint: HTTPS with a self-signed certificate,
+// every scrape reviewed by the API server (the in-process details are in
+// tests/integration/metrics).
+TEST(OperatorStartupTest, MetricsAreServedOverHttpsOnlyToAuthorisedScrapers) {
+  RDMASTACK_REQUIRE_CLUSTER(env);
+  const std::string ns = UniqueName("opmetrics"), role = ns + "-scraper";
+  ASSERT_EQ(env->Kubectl({"create", "namespace", ns}).exit_code, 0);
+  ASSERT_EQ(env->Kubectl({"-n", ns, "create", "serviceaccount", "scraper"}).exit_code, 0);
+  ASSERT_EQ(env->Kubectl({"-n", ns, "create", "serviceaccount", "nobody"}).exit_code, 0);
+  ASSERT_EQ(
+      env->Kubectl({"create", "clusterrole", role, "--non-resource-url=/metrics", "--verb=get"})
+          .exit_code,
+      0);
+  ASSERT_EQ(env->Kubectl({"create", "clusterrolebinding", role, "--clusterrole=" + role,
+                          "--serviceaccount=" + ns + ":scraper"})
+                .exit_code,
+            0);
+  const std::string metrics = "127.0.0.1:" + std::to_string(FreeLoopbackPort());
+  OperatorProcess op("metrics", {"--kubeconfig", env->kubeconfig, "--health-probe-bind-address=0",
+                                 "--metrics-bind-address=" + metrics});
+  ASSERT_TRUE(op.WaitForOutput("caches synced", 30s)) << op.Output();
+  auto scrape = [&](const std::string& token) {
+    std::vector<std::string> argv = {
+        "curl", "-sk", "-o", "/dev/null", "-w", "%{http_code}", "https://" + metrics + "/metrics"};
+    if (!token.empty()) argv.insert(argv.end(), {"-H", "Authorization: Bearer " + token});
+    return RunCommand(argv).out;
+  };
+  auto token = [&](const std::string& sa) {
+    return RunCommand({env->cluster_script, "token", ns, sa}).out;
+  };
+  EXPECT_EQ(scrape(""), "401");
+  EXPECT_EQ(scrape(token("nobody")), "403");
+  EXPECT_EQ(scrape(token("scraper")), "200");
+  // Plain HTTP on the TLS port gets no metrics.
+  EXPECT_NE(RunCommand({"curl", "-sf", "http://" + metrics + "/metrics"}).exit_code, 0);
+  op.Signal(SIGTERM);
+  EXPECT_EQ(op.WaitExit(30s), 0) << op.Output();
+  env->Kubectl({"delete", "clusterrole,clusterrolebinding", role, "--ignore-not-found"});
+  env->Kubectl({"delete", "namespace", ns, "--wait=false"});
+}
+
 TEST(OperatorStartupTest, ABadFlagIsOneLineNamingItAndExitCodeTwo) {
   for (const std::vector<std::string>& args : {std::vector<std::string>{"--log-format=xml"},
                                                {"--metrics-bind-address", "nowhere"},
