@@ -8,6 +8,7 @@
 #include <boost/beast/http.hpp>
 #include <thread>
 
+#include "operator/runtime/testing/counting_reconciler.h"
 #include "operator/runtime/testing/fake_lease_server.h"
 #include "operator/runtime/testing/http_fetch.h"
 #include "operator/runtime/testing/mock_client.h"
@@ -33,15 +34,6 @@ std::pair<int, std::string> HttpGet(uint16_t port, const std::string& target) {
   http::read(stream, buffer, res);
   return {static_cast<int>(res.result_int()), res.body()};
 }
-
-class CountingReconciler : public Reconciler {
- public:
-  StatusOr<Result> Reconcile(const Request&) override {
-    ++calls;
-    return Result{};
-  }
-  std::atomic<int> calls{0};
-};
 
 class ManagerTest : public ::testing::Test {
  protected:
@@ -98,7 +90,7 @@ class ManagerTest : public ::testing::Test {
   FakeClock clock_;
   ::testing::NiceMock<testing::MockClient> client_;
   testing::WatchFeed feed_;
-  CountingReconciler reconciler_;
+  testing::CountingReconciler reconciler_;
 };
 
 TEST_F(ManagerTest, SyncsCachesRunsControllersServesProbesAndStops) {

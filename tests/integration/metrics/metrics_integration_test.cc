@@ -19,6 +19,7 @@
 #include "operator/k8s/config.h"
 #include "operator/runtime/manager.h"
 #include "operator/runtime/predicates.h"
+#include "operator/runtime/testing/counting_reconciler.h"
 #include "operator/runtime/testing/http_fetch.h"
 #include "tests/harness/cluster_env.h"
 #include "tests/integration/runtime/runtime_cluster.h"
@@ -60,15 +61,6 @@ class Cleanup {
 
  private:
   std::function<void()> fn_;
-};
-
-class CountingReconciler : public Reconciler {
- public:
-  StatusOr<Result> Reconcile(const Request&) override {
-    ++calls;
-    return Result{};
-  }
-  std::atomic<int> calls{0};
 };
 
 TEST(MetricsIntegrationTest, ScrapesAreAuthenticatedAndAuthorisedByTheApiServer) {
@@ -115,7 +107,7 @@ TEST(MetricsIntegrationTest, ScrapesAreAuthenticatedAndAuthorisedByTheApiServer)
   options.api_host = "apiserver";
   options.leader_election = LeaderElectionConfig{ns, "metrics-it", "metrics-it-0"};
   Manager manager(**client, RealClock::Instance(), options);
-  CountingReconciler reconciler;
+  testing::CountingReconciler reconciler;
   InformerOptions informer;
   informer.type = k8s::kinds::ConfigMap();
   informer.ns = ns;
