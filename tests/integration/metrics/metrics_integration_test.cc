@@ -21,6 +21,7 @@
 #include "operator/runtime/predicates.h"
 #include "operator/runtime/testing/counting_reconciler.h"
 #include "operator/runtime/testing/http_fetch.h"
+#include "tests/harness/audit_log.h"
 #include "tests/harness/cluster_env.h"
 #include "tests/integration/runtime/runtime_cluster.h"
 
@@ -33,24 +34,6 @@ using rdmastack::testing::Eventually;
 std::string EnvOr(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
   return v != nullptr && *v != '\0' ? v : fallback;
-}
-
-// Creates of `resource` by `user_agent` that completed, from the API server's audit log.
-int AuditedCreates(const std::string& audit_log, const std::string& resource,
-                   const std::string& user_agent) {
-  std::ifstream in(audit_log);
-  int count = 0;
-  for (std::string line; std::getline(in, line);) {
-    if (line.find(user_agent) == std::string::npos) continue;
-    auto event = k8s::JsonObject::Parse(line);
-    if (!event.ok()) continue;  // a line being written right now
-    if (event->GetString({"userAgent"}) == user_agent && event->GetString({"verb"}) == "create" &&
-        event->GetString({"stage"}) == "ResponseComplete" &&
-        event->GetString({"objectRef", "resource"}) == resource) {
-      ++count;
-    }
-  }
-  return count;
 }
 
 // Runs `fn` at scope exit, also when an assertion returns early.
@@ -69,8 +52,7 @@ TEST(MetricsIntegrationTest, ScrapesAreAuthenticatedAndAuthorisedByTheApiServer)
   ASSERT_FALSE(promtool.empty())
       << "RDMASTACK_PROMTOOL is not set: eval \"$(scripts/cluster.sh env)\" (cluster.sh up builds "
          "promtool)";
-  const std::string audit_log = EnvOr("RDMASTACK_AUDIT_LOG", "");
-  ASSERT_FALSE(audit_log.empty())
+  ASSERT_FALSE(EnvOr("RDMASTACK_AUDIT_LOG", "").empty())
       << "RDMASTACK_AUDIT_LOG is not set: eval \"$(scripts/cluster.sh env)\"";
 
   auto admin = integration::AdminClient(*env);
@@ -190,8 +172,10 @@ TEST(MetricsIntegrationTest, ScrapesAreAuthenticatedAndAuthorisedByTheApiServer)
   // a request may land just after its response: wait for the expected counts, then check that
   // five more scrapes add none.
   auto reviews = [&] {
-    return std::make_pair(AuditedCreates(audit_log, "tokenreviews", user_agent),
-                          AuditedCreates(audit_log, "subjectaccessreviews", user_agent));
+    const auto writes = rdmastack::testing::ReadAuditedWrites();
+    return std::make_pair(
+        rdmastack::testing::CountAudited(writes, "create", "tokenreviews", user_agent),
+        rdmastack::testing::CountAudited(writes, "create", "subjectaccessreviews", user_agent));
   };
   // TokenReviews: bogus, denied, scraper; SubjectAccessReviews: denied, scraper. The anonymous
   // scrape cost none.

@@ -19,7 +19,7 @@
 #include "operator/k8s/client.h"
 #include "operator/k8s/config.h"
 #include "tests/harness/cluster_env.h"
-#include "tests/integration/operator/audit_log.h"
+#include "tests/harness/audit_log.h"
 #include "tests/integration/operator/operator_process.h"
 #include "tests/integration/operator/tcp_proxy.h"
 

@@ -18,8 +18,12 @@ struct AuditedWrite {
   std::chrono::system_clock::time_point received;
 };
 
-// Every completed write in the log at RDMASTACK_AUDIT_LOG.
+// Every completed write in the log at RDMASTACK_AUDIT_LOG (empty when it is not set).
 std::vector<AuditedWrite> ReadAuditedWrites();
+
+// How many `verb` requests on `resource` came with exactly this user agent.
+int CountAudited(const std::vector<AuditedWrite>& all, const std::string& verb,
+                 const std::string& resource, const std::string& user_agent);
 
 // Those whose user agent contains `needle`. Review requests (TokenReview, SelfSubjectReview,
 // SubjectAccessReview: "create" in the audit log, but nothing is stored) are left out: they ask the

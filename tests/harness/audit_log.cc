@@ -1,4 +1,4 @@
-#include "tests/integration/operator/audit_log.h"
+#include "tests/harness/audit_log.h"
 
 #include <cstdlib>
 #include <ctime>
@@ -58,6 +58,15 @@ std::vector<AuditedWrite> WritesByAgent(const std::vector<AuditedWrite>& all,
     if (!review && w.user_agent.find(needle) != std::string::npos) out.push_back(w);
   }
   return out;
+}
+
+int CountAudited(const std::vector<AuditedWrite>& all, const std::string& verb,
+                 const std::string& resource, const std::string& user_agent) {
+  int n = 0;
+  for (const auto& w : all) {
+    n += w.verb == verb && w.resource == resource && w.user_agent == user_agent;
+  }
+  return n;
 }
 
 }  // namespace rdmastack::testing
