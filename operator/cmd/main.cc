@@ -65,7 +65,7 @@ int Run(const OperatorOptions& options) {
     spdlog::error("{} ({})", client.status().ToString(), config->source);
     return 1;
   }
-  spdlog::info("rdmastack-operator {} starting as {} against {} (from {})", kVersion, identity,
+  spdlog::info("rdmastack-operator {} starting as {} against {}, config: {}", kVersion, identity,
                config->server, config->source);
   if (auto who = WhoAmI(**client); who.ok()) {
     spdlog::info("authenticated as {}", *who);

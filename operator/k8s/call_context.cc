@@ -33,6 +33,7 @@ void Cancellation::Cancel() {
     std::lock_guard<std::mutex> l(mu_);
     if (cancelled_) return;
     cancelled_ = true;
+    cancelled_cv_.notify_all();
     for (auto& [id, fn] : callbacks_) to_run.push_back(fn);
   }
   for (auto& fn : to_run) fn();
@@ -41,6 +42,11 @@ void Cancellation::Cancel() {
 bool Cancellation::cancelled() const {
   std::lock_guard<std::mutex> l(mu_);
   return cancelled_;
+}
+
+bool Cancellation::WaitFor(std::chrono::steady_clock::duration timeout) {
+  std::unique_lock<std::mutex> l(mu_);
+  return cancelled_cv_.wait_for(l, timeout, [this] { return cancelled_; });
 }
 
 Cancellation::Registration Cancellation::OnCancel(std::function<void()> fn) {

@@ -9,6 +9,7 @@
 // changing a signature, and code that never opens one keeps the configured per-request timeouts.
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -44,6 +45,8 @@ class Cancellation {
   // Idempotent. Runs the registered callbacks on the calling thread.
   void Cancel();
   bool cancelled() const;
+  // Blocks until Cancel() or until `timeout` has passed; true when cancelled.
+  bool WaitFor(std::chrono::steady_clock::duration timeout);
   // Runs `fn` when Cancel() is called (at once, on this thread, if it already was) until the
   // registration is reset or destroyed. `fn` must be quick and must not call back into this object.
   [[nodiscard]] Registration OnCancel(std::function<void()> fn);
@@ -52,6 +55,7 @@ class Cancellation {
   void Unregister(uint64_t id);
 
   mutable std::mutex mu_;
+  std::condition_variable cancelled_cv_;
   bool cancelled_ = false;
   uint64_t next_id_ = 1;
   std::map<uint64_t, std::function<void()>> callbacks_;

@@ -1,7 +1,5 @@
 #include "operator/k8s/rest_client.h"
 
-#include <condition_variable>
-#include <mutex>
 #include <thread>
 
 #include "operator/k8s/api_error.h"
@@ -205,17 +203,7 @@ class RestClient final : public Client {
       std::this_thread::sleep_for(delay);
       return true;
     }
-    std::mutex mu;
-    std::condition_variable cv;
-    bool cancelled = false;
-    auto registration = cancellation->OnCancel([&] {
-      std::lock_guard<std::mutex> l(mu);
-      cancelled = true;
-      cv.notify_all();
-    });
-    std::unique_lock<std::mutex> l(mu);
-    cv.wait_for(l, delay, [&] { return cancelled; });
-    return !cancelled;
+    return !cancellation->WaitFor(delay);
   }
 
   // How long the server asked us to wait before trying again, when it asked (client-go's
