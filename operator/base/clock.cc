@@ -22,10 +22,12 @@ void FakeClock::WaitUntil(std::unique_lock<std::mutex>& lock, std::condition_var
   {
     std::lock_guard<std::mutex> l(mu_);
     last_cv_ = &cv;
+    if (TimePoint{} + elapsed_ >= deadline) return;
+    last_sleep_at_ = elapsed_;
   }
+  slept_.notify_all();
   // The caller's condition variable is notified both by the caller's own producers and (through
   // Advance) by time moving; a short real wait keeps a missed notification from hanging a test.
-  if (Now() >= deadline) return;
   cv.wait_for(lock, std::chrono::milliseconds(5));
 }
 
@@ -37,6 +39,13 @@ void FakeClock::Advance(Duration d) {
     cv = last_cv_;
   }
   if (cv != nullptr) cv->notify_all();
+}
+
+bool FakeClock::AdvanceAndWaitForSleeper(Duration d, std::chrono::milliseconds real_limit) {
+  Advance(d);
+  std::unique_lock<std::mutex> l(mu_);
+  const Duration now = elapsed_;
+  return slept_.wait_for(l, real_limit, [&] { return last_sleep_at_ >= now; });
 }
 
 }  // namespace rdmastack

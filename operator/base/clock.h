@@ -46,6 +46,14 @@ class FakeClock final : public Clock {
   void WaitUntil(std::unique_lock<std::mutex>& lock, std::condition_variable& cv,
                  TimePoint deadline) override;
   void Advance(Duration d);
+  // Advance(d), then wait until a thread has gone to sleep in WaitUntil at the new time (it has
+  // seen the new time and waits for a later deadline), so that time never moves on before a
+  // sleeper has acted on the step. For tests that step time for a thread sleeping on this clock;
+  // a sleep-and-hope between steps is flaky on a slow machine or under ThreadSanitizer. False if
+  // no thread went to sleep within `real_limit` of real time. With d = 0 it only waits for a
+  // sleeper (one that has computed its deadline from the current time).
+  bool AdvanceAndWaitForSleeper(Duration d,
+                                std::chrono::milliseconds real_limit = std::chrono::seconds(30));
 
  private:
   mutable std::mutex mu_;
@@ -53,6 +61,9 @@ class FakeClock final : public Clock {
   WallTime wall_start_;
   std::condition_variable advanced_;
   std::condition_variable* last_cv_ = nullptr;
+  // elapsed_ when a thread last went to sleep in WaitUntil (deadline still ahead); -1 ns: never.
+  Duration last_sleep_at_{-1};
+  std::condition_variable slept_;
 };
 
 }  // namespace rdmastack

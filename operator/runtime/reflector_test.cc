@@ -181,24 +181,21 @@ TEST_F(ReflectorTest, RunBacksOffBetweenFailuresAndStopEndsIt) {
         return UnavailableError("connection refused");
       }));
   std::thread runner([&] { r.Run(); });
-  // Time moves in 100 ms steps; each attempt must wait out its backoff (800 ms, then 1600 ms).
-  const auto step = std::chrono::milliseconds(100);
+  // Time stands still until the runner sleeps out its first backoff, then moves in 100 ms steps,
+  // each seen by the runner before the next; each attempt waits out its backoff (800 ms, then
+  // 1600 ms) exactly.
+  ASSERT_TRUE(clock_.AdvanceAndWaitForSleeper(Clock::Duration::zero()));
   while (true) {
     {
       std::lock_guard<std::mutex> l(mu);
       if (attempts.size() >= 3) break;
     }
-    clock_.Advance(step);
-    // Let the runner react before time moves on (this does not measure anything).
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    ASSERT_TRUE(clock_.AdvanceAndWaitForSleeper(std::chrono::milliseconds(100)));
   }
   r.Stop();
   runner.join();
-  const auto gap1 = attempts[1] - attempts[0];
-  const auto gap2 = attempts[2] - attempts[1];
-  EXPECT_GE(gap1, std::chrono::milliseconds(800));
-  EXPECT_LT(gap1, std::chrono::milliseconds(1600));
-  EXPECT_GE(gap2, std::chrono::milliseconds(1600));
+  EXPECT_EQ(attempts[1] - attempts[0], std::chrono::milliseconds(800));
+  EXPECT_EQ(attempts[2] - attempts[1], std::chrono::milliseconds(1600));
 }
 
 TEST_F(ReflectorTest, StopCancelsAnOpenWatch) {
