@@ -154,8 +154,8 @@ TEST_F(LeaderElectionTest, RenewLoopGivesUpAfterTheRenewDeadline) {
       std::lock_guard<std::mutex> l(server_.mu);
       server_.down = true;
     }
-    clock_.Advance(step);
-    std::this_thread::sleep_for(1ms);  // let the renewer react; nothing is timed by it
+    // The renewer acts on each step before time moves on (it has finished once it stops sleeping).
+    clock_.AdvanceAndWaitForSleeper(step, 1000ms);
   }
   renewer.join();
   EXPECT_FALSE(still_leading);
@@ -208,10 +208,7 @@ TEST_F(LeaderElectionTest, HangingServerEndsLeadershipAtTheRenewDeadline) {
     still_leading = e.RenewUntilLostOrStopped();
     done = true;
   });
-  while (!done.load()) {
-    clock_.Advance(100ms);
-    std::this_thread::sleep_for(1ms);
-  }
+  while (!done.load()) clock_.AdvanceAndWaitForSleeper(100ms, 1000ms);
   renewer.join();
   const Clock::TimePoint lost_at = clock_.Now();
   EXPECT_FALSE(still_leading);
