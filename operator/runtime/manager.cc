@@ -16,7 +16,7 @@ Manager::Manager(k8s::Client& client, Clock& clock, ManagerOptions options)
         client_, clock, [elector = elector_.get()] { return elector->LeadershipValidUntil(); });
     writer_ = fenced_.get();
   }
-  events_ = std::make_unique<ApiEventRecorder>(*writer_, clock, options_.events);
+  events_ = std::make_unique<ApiEventRecorder>(*writer_, clock, options_.events, &metrics_);
   if (options_.leader_election) {
     leader_status_ = &metrics_
                           .GaugeFamily("leader_election_master_status",
