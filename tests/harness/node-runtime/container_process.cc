@@ -1,0 +1,76 @@
+#include "tests/harness/node-runtime/container_process.h"
+
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <vector>
+
+extern char** environ;
+
+namespace rdmastack::sim {
+namespace {
+
+int ExitCodeOf(int wait_status) {
+  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
+  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
+  return 255;
+}
+
+}  // namespace
+
+StatusOr<ContainerProcess> ContainerProcess::Start(const std::string& shim,
+                                                   const std::string& spec_file,
+                                                   const std::string& pid_file) {
+  std::vector<std::string> args = {shim, "run", spec_file};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+  ContainerProcess process;
+  process.pid_file_ = pid_file;
+  const int rc =
+      posix_spawn(&process.shim_pid_, shim.c_str(), nullptr, &attr, argv.data(), environ);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) return InternalError("spawn " + shim + ": " + std::strerror(rc));
+  return process;
+}
+
+pid_t ContainerProcess::MainPid() {
+  if (main_pid_ > 0 || pid_file_.empty()) return main_pid_;
+  std::ifstream in(pid_file_);
+  long pid = 0;
+  if (in >> pid && pid > 0) main_pid_ = static_cast<pid_t>(pid);
+  return main_pid_;
+}
+
+void ContainerProcess::Signal(int sig) const {
+  if (shim_pid_ > 0 && !exit_code_) ::kill(shim_pid_, sig);
+}
+
+std::optional<int> ContainerProcess::TryReap() {
+  if (exit_code_ || shim_pid_ <= 0) return exit_code_;
+  int status = 0;
+  if (::waitpid(shim_pid_, &status, WNOHANG) == shim_pid_) exit_code_ = ExitCodeOf(status);
+  return exit_code_;
+}
+
+int ContainerProcess::Wait() {
+  while (!exit_code_ && shim_pid_ > 0) {
+    int status = 0;
+    pid_t r = ::waitpid(shim_pid_, &status, 0);
+    if (r == shim_pid_) exit_code_ = ExitCodeOf(status);
+    if (r < 0 && errno != EINTR) exit_code_ = 255;
+  }
+  return exit_code_.value_or(255);
+}
+
+}  // namespace rdmastack::sim
