@@ -2,11 +2,14 @@
 
 #include <signal.h>
 #include <spawn.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <utility>
 #include <vector>
 
 extern char** environ;
@@ -21,6 +24,25 @@ int ExitCodeOf(int wait_status) {
 }
 
 }  // namespace
+
+ContainerProcess::ContainerProcess(ContainerProcess&& other) noexcept {
+  *this = std::move(other);
+}
+
+ContainerProcess& ContainerProcess::operator=(ContainerProcess&& other) noexcept {
+  if (this == &other) return *this;
+  if (pidfd_ >= 0) ::close(pidfd_);
+  shim_pid_ = std::exchange(other.shim_pid_, -1);
+  pidfd_ = std::exchange(other.pidfd_, -1);
+  main_pid_ = std::exchange(other.main_pid_, -1);
+  pid_file_ = std::move(other.pid_file_);
+  exit_code_ = std::exchange(other.exit_code_, std::nullopt);
+  return *this;
+}
+
+ContainerProcess::~ContainerProcess() {
+  if (pidfd_ >= 0) ::close(pidfd_);
+}
 
 StatusOr<ContainerProcess> ContainerProcess::Start(const std::string& shim,
                                                    const std::string& spec_file,
@@ -41,6 +63,7 @@ StatusOr<ContainerProcess> ContainerProcess::Start(const std::string& shim,
       posix_spawn(&process.shim_pid_, shim.c_str(), nullptr, &attr, argv.data(), environ);
   posix_spawnattr_destroy(&attr);
   if (rc != 0) return InternalError("spawn " + shim + ": " + std::strerror(rc));
+  process.pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, process.shim_pid_, 0));
   return process;
 }
 

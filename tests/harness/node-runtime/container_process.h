@@ -14,12 +14,20 @@ namespace rdmastack::sim {
 
 class ContainerProcess {
  public:
+  ContainerProcess() = default;
+  ContainerProcess(ContainerProcess&& other) noexcept;
+  ContainerProcess& operator=(ContainerProcess&& other) noexcept;
+  ~ContainerProcess();
+
   // Spawns `shim run spec_file`, with nothing blocked and the runtime's stdout/stderr for the
   // shim's own early errors.
   static StatusOr<ContainerProcess> Start(const std::string& shim, const std::string& spec_file,
                                           const std::string& pid_file);
 
   pid_t shim_pid() const { return shim_pid_; }
+  // Becomes readable when the shim exits (pidfd_open), so a worker can sleep until then; -1 if
+  // the kernel has no pidfds (the worker then notices exits on its next wake-up).
+  int exit_fd() const { return pidfd_; }
   // The container's main process as the host sees it, once the shim has written it; -1 before.
   pid_t MainPid();
   // To the shim, which forwards it; SIGKILL is not forwarded but ends the container all the same.
@@ -31,6 +39,7 @@ class ContainerProcess {
 
  private:
   pid_t shim_pid_ = -1;
+  int pidfd_ = -1;
   pid_t main_pid_ = -1;
   std::string pid_file_;
   std::optional<int> exit_code_;

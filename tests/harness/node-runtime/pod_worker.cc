@@ -1,7 +1,10 @@
 #include "tests/harness/node-runtime/pod_worker.h"
 
+#include <poll.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -96,30 +99,73 @@ PodWorker::PodWorker(PodWorkerDeps deps, PodWorkerConfig config, runtime::Object
   }
   initialized_ = init_.empty();
   start_time_ = deps_.clock.WallNow();
+  wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   thread_ = std::thread([this] { Loop(); });
 }
 
 PodWorker::~PodWorker() {
   Shutdown();
   if (thread_.joinable()) thread_.join();
+  if (wake_fd_ >= 0) ::close(wake_fd_);
+}
+
+void PodWorker::Wake() {
+  const uint64_t one = 1;
+  (void)!::write(wake_fd_, &one, sizeof(one));
 }
 
 void PodWorker::Update(runtime::ObjectPtr pod) {
-  std::lock_guard lock(mu_);
-  pod_ = std::move(pod);
-  cv_.notify_all();
+  {
+    std::lock_guard lock(mu_);
+    pod_ = std::move(pod);
+  }
+  Wake();
 }
 
 void PodWorker::Gone() {
-  std::lock_guard lock(mu_);
-  gone_ = true;
-  cv_.notify_all();
+  {
+    std::lock_guard lock(mu_);
+    gone_ = true;
+  }
+  Wake();
 }
 
 void PodWorker::Shutdown() {
-  std::lock_guard lock(mu_);
-  shutdown_ = true;
-  cv_.notify_all();
+  {
+    std::lock_guard lock(mu_);
+    shutdown_ = true;
+  }
+  Wake();
+}
+
+void PodWorker::Wait() {
+  const Clock::TimePoint now = deps_.clock.Now();
+  Clock::TimePoint until = now + config_.max_wait;
+  std::vector<pollfd> fds = {{wake_fd_, POLLIN, 0}};
+  auto sooner = [&](Clock::TimePoint t) { until = std::min(until, t); };
+  sooner(last_volume_sync_ + config_.volume_resync);
+  auto consider = [&](Run& run, bool may_start) {
+    if (run.state == ContainerView::State::kRunning && run.process) {
+      if (run.process->exit_fd() >= 0) fds.push_back({run.process->exit_fd(), POLLIN, 0});
+      if (run.killing) sooner(run.kill_deadline);
+      // The probes that RunProbes would run: startup until it passed, then the other two.
+      if (run.killing) return;
+      if (run.startup && !run.started) {
+        sooner(run.startup->next());
+        return;
+      }
+      if (run.liveness) sooner(run.liveness->next());
+      if (run.readiness) sooner(run.readiness->next());
+    } else if (may_start && (run.state == ContainerView::State::kWaiting || run.restart_pending)) {
+      sooner(run.next_start);
+    }
+  };
+  for (size_t i = 0; i < init_.size(); ++i) consider(*init_[i], i == init_index_ && !init_failed_);
+  for (auto& run : main_) consider(*run, initialized_ && sandbox_ready_);
+  const auto wait_ms = std::chrono::ceil<std::chrono::milliseconds>(until - now).count();
+  ::poll(fds.data(), fds.size(), static_cast<int>(std::max<int64_t>(0, wait_ms)));
+  uint64_t drained = 0;
+  (void)!::read(wake_fd_, &drained, sizeof(drained));
 }
 
 bool PodWorker::Done() const {
@@ -142,12 +188,12 @@ PodFacts PodWorker::Facts(const k8s::JsonObject& pod) const {
 
 void PodWorker::Loop() {
   spdlog::info("{}: starting", Describe());
-  for (;;) {
+  for (bool first = true;; first = false) {
+    if (!first) Wait();
     runtime::ObjectPtr pod;
     bool gone = false, shutdown = false;
     {
-      std::unique_lock lock(mu_);
-      deps_.clock.WaitUntil(lock, cv_, deps_.clock.Now() + config_.tick);
+      std::lock_guard lock(mu_);
       pod = pod_;
       gone = gone_;
       shutdown = shutdown_;

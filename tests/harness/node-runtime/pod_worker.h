@@ -5,7 +5,6 @@
 // pod's status follows. Deletion stops the containers (SIGTERM, the grace period, SIGKILL) and
 // removes the pod from the API. One thread per pod.
 
-#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -46,7 +45,9 @@ struct PodWorkerConfig {
   EnvList service_env;  // KUBERNETES_SERVICE_HOST/PORT, when nodes can reach the API server
   RestartBackoffPolicy backoff;
   Clock::Duration volume_resync = std::chrono::seconds(30);
-  Clock::Duration tick = std::chrono::milliseconds(200);
+  // Longest sleep between two looks at the pod; a worker wakes earlier for a pod update, a
+  // container exit, a due probe, restart or kill deadline.
+  Clock::Duration max_wait = std::chrono::seconds(5);
   // Time given to containers when the runtime itself stops.
   Clock::Duration shutdown_grace = std::chrono::seconds(2);
   std::string field_manager = "rdmastack-node-runtime";
@@ -86,6 +87,9 @@ class PodWorker {
   void WriteStatus(const k8s::JsonObject& pod, bool final_view);
   void DeleteFromApi(const k8s::JsonObject& pod);
   PodFacts Facts(const k8s::JsonObject& pod) const;
+  // Sleeps until something is due or happens; see PodWorkerConfig::max_wait.
+  void Wait();
+  void Wake();
   std::string Describe() const;
   bool ShuttingDown() const;
 
@@ -108,7 +112,7 @@ class PodWorker {
   std::string last_status_;
 
   mutable std::mutex mu_;
-  std::condition_variable cv_;
+  int wake_fd_ = -1;  // eventfd: Update/Gone/Shutdown
   runtime::ObjectPtr pod_;
   bool gone_ = false;
   bool shutdown_ = false;

@@ -1,8 +1,10 @@
 #include "tests/harness/node-runtime/probe_runner.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -79,17 +81,28 @@ bool ExecProbe(const std::string& shim, const ProbeSpec& spec, pid_t container_p
     *detail = "spawn " + shim + ": " + std::strerror(rc);
     return false;
   }
+  // Sleep until the helper exits or the timeout passes (pidfd), rather than polling waitpid.
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
   const auto deadline = std::chrono::steady_clock::now() + spec.timeout;
   int status = 0;
   while (::waitpid(pid, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() >= deadline) {
+    const auto left =
+        std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
       ::kill(pid, SIGKILL);
       ::waitpid(pid, &status, 0);
+      if (pidfd >= 0) ::close(pidfd);
       *detail = "command timed out after " + std::to_string(spec.timeout.count()) + "s";
       return false;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (pidfd >= 0) {
+      pollfd fd{pidfd, POLLIN, 0};
+      ::poll(&fd, 1, static_cast<int>(left.count()));
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
   }
+  if (pidfd >= 0) ::close(pidfd);
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return true;
   *detail = "command exited with " +
             std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));

@@ -46,6 +46,7 @@ class ProbeTracker {
   // A new container run: back to the initial verdict, first probe after initialDelaySeconds.
   void Reset(Clock::TimePoint container_started);
   bool Due(Clock::TimePoint now) const { return now >= next_; }
+  Clock::TimePoint next() const { return next_; }
   // Records one probe outcome at `now`; returns the verdict.
   ProbeResult Record(bool success, Clock::TimePoint now);
   ProbeResult verdict() const { return verdict_; }
