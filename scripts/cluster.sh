@@ -412,6 +412,7 @@ start_node_runtime() {
   n="$(grep -c . "$SIM_NODE_TABLE" || true)"
   ((n == 0)) || forward=(--api-forward "$SIM_GATEWAY:$PORT_APISERVER=127.0.0.1:$PORT_APISERVER")
   mkdir -p "$LOGS/pods"
+  sim_kill_node_processes
   start_bg node-runtime "$(node_runtime_bin)" --kubeconfig "$STATE/node-runtime.kubeconfig" \
     --nodes "$SIM_NODE_TABLE" --images "$ROOT_DIR/tests/harness/node-runtime/images.yaml" \
     --state-dir "$SIM_DIR" --log-dir "$LOGS/pods" \

@@ -74,20 +74,30 @@ sim_node_up() {
   printf '%s %s %s %s\n' "$name" "$ns" "$addr" "$root" >>"$SIM_NODE_TABLE"
 }
 
-# Stops every process left in this cluster's node namespaces (the runtime normally has), then
+sim_namespaces() { ip netns list 2>/dev/null | awk '{print $1}' | grep "^rdmastack-$CLUSTER-" || true; }
+
+# Ends every process in this cluster's node namespaces: what a runtime that did not stop cleanly
+# (killed, crashed) left running. SIGTERM, a second, then SIGKILL.
+sim_kill_node_processes() {
+  local ns pids=""
+  for ns in $(sim_namespaces); do pids+=" $(ip netns pids "$ns" 2>/dev/null || true)"; done
+  [[ -n "${pids// /}" ]] || return 0
+  log "ending processes left in the nodes' namespaces:$pids"
+  # shellcheck disable=SC2086
+  kill -TERM $pids 2>/dev/null || true
+  sleep 1
+  pids=""
+  for ns in $(sim_namespaces); do pids+=" $(ip netns pids "$ns" 2>/dev/null || true)"; done
+  # shellcheck disable=SC2086
+  [[ -z "${pids// /}" ]] || kill -KILL $pids 2>/dev/null || true
+}
+
+# Ends what is left in the node namespaces (the runtime normally has stopped everything), then
 # removes the namespaces (and with them the veths), the bridge and the host roots.
 sim_net_down() {
-  local ns pids any=0
-  for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^rdmastack-$CLUSTER-" || true); do
-    pids="$(ip netns pids "$ns" 2>/dev/null || true)"
-    if [[ -n "$pids" ]]; then
-      # shellcheck disable=SC2086
-      kill -TERM $pids 2>/dev/null || true
-      sleep 1
-      pids="$(ip netns pids "$ns" 2>/dev/null || true)"
-      # shellcheck disable=SC2086
-      [[ -z "$pids" ]] || kill -KILL $pids 2>/dev/null || true
-    fi
+  local ns any=0
+  sim_kill_node_processes
+  for ns in $(sim_namespaces); do
     ip netns del "$ns" 2>/dev/null || true
     any=1
   done
@@ -100,7 +110,7 @@ sim_net_down() {
 }
 
 sim_leftovers() { # prints what sim_net_down would remove
-  ip netns list 2>/dev/null | awk '{print $1}' | grep "^rdmastack-$CLUSTER-" || true
+  sim_namespaces
   ip link show "$SIM_BRIDGE" >/dev/null 2>&1 && echo "$SIM_BRIDGE"
   return 0
 }

@@ -2,22 +2,14 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+
+#include "tests/harness/node-runtime/test_objects.h"
 
 namespace rdmastack::sim {
 namespace {
 namespace fs = std::filesystem;
-
-std::string Read(const fs::path& p) {
-  std::ifstream in(p);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 class AtomicWriterTest : public ::testing::Test {
  protected:
@@ -36,8 +28,8 @@ TEST_F(AtomicWriterTest, WritesFilesBehindDataLinkWithModes) {
   auto changed = w.Write({{"ca.crt", {"CA", 0644}}, {"sub/token", {"T", 0600}}});
   ASSERT_TRUE(changed.ok()) << changed.status().ToString();
   EXPECT_TRUE(*changed);
-  EXPECT_EQ(Read(dir_ / "ca.crt"), "CA");
-  EXPECT_EQ(Read(dir_ / "sub" / "token"), "T");
+  EXPECT_EQ(ReadTestFile(dir_ / "ca.crt"), "CA");
+  EXPECT_EQ(ReadTestFile(dir_ / "sub" / "token"), "T");
   EXPECT_TRUE(fs::is_symlink(dir_ / "..data"));
   EXPECT_EQ(fs::read_symlink(dir_ / "ca.crt"), fs::path("..data/ca.crt"));
   struct stat st {};
@@ -55,7 +47,7 @@ TEST_F(AtomicWriterTest, UpdateSwapsContentDropsGoneKeysAndOldVersion) {
   auto changed = w.Write({{"a", {"one", 0644}}});
   ASSERT_TRUE(changed.ok());
   EXPECT_TRUE(*changed);
-  EXPECT_EQ(Read(dir_ / "a"), "one");
+  EXPECT_EQ(ReadTestFile(dir_ / "a"), "one");
   EXPECT_FALSE(fs::exists(dir_ / "b"));
   EXPECT_FALSE(fs::exists(dir_ / first));
 }

@@ -1,7 +1,6 @@
 #include "tests/harness/node-runtime/container_process.h"
 
 #include <signal.h>
-#include <spawn.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,9 +9,8 @@
 #include <cstring>
 #include <fstream>
 #include <utility>
-#include <vector>
 
-extern char** environ;
+#include "tests/harness/node-runtime/spawn.h"
 
 namespace rdmastack::sim {
 namespace {
@@ -47,23 +45,11 @@ ContainerProcess::~ContainerProcess() {
 StatusOr<ContainerProcess> ContainerProcess::Start(const std::string& shim,
                                                    const std::string& spec_file,
                                                    const std::string& pid_file) {
-  std::vector<std::string> args = {shim, "run", spec_file};
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t none;
-  sigemptyset(&none);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+  RDMASTACK_ASSIGN_OR_RETURN(pid_t pid, SpawnProcess({shim, "run", spec_file}, /*quiet=*/false));
   ContainerProcess process;
+  process.shim_pid_ = pid;
   process.pid_file_ = pid_file;
-  const int rc =
-      posix_spawn(&process.shim_pid_, shim.c_str(), nullptr, &attr, argv.data(), environ);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) return InternalError("spawn " + shim + ": " + std::strerror(rc));
-  process.pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, process.shim_pid_, 0));
+  process.pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
   return process;
 }
 

@@ -1,24 +1,14 @@
 #include "tests/harness/node-runtime/pod_volumes.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "tests/harness/node-runtime/test_objects.h"
 
 namespace rdmastack::sim {
 namespace {
 namespace fs = std::filesystem;
-
-std::string Read(const fs::path& p) {
-  std::ifstream in(p);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 TEST(HostPathBelowRoot, JoinsNormalisedPathsAndRefusesRelativeOnes) {
   EXPECT_EQ(*HostPathBelowRoot("/nodes/a/root", "/"), "/nodes/a/root");
@@ -31,10 +21,7 @@ TEST(HostPathBelowRoot, JoinsNormalisedPathsAndRefusesRelativeOnes) {
 class PodVolumesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    base_ = fs::temp_directory_path() /
-            ("pod-volumes-" + std::to_string(::getpid()) + "-" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(base_);
+    base_ = FreshTestDir("pod-volumes");
     fs::create_directories(base_ / "root" / "sys" / "class");
     reader_.config_maps["ns/kube-root-ca.crt"] = {{"ca.crt", "CA PEM"}};
     reader_.secrets["ns/creds"] = {{"access", "AKIA"}, {"secret", "s3cr3t"}};
@@ -73,10 +60,10 @@ TEST_F(PodVolumesTest, MaterialisesEveryKindAndMountsThemInPathOrder) {
   Status s = volumes.Sync(Facts(pod));
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_TRUE(fs::is_directory(base_ / "root" / "var" / "lib" / "s3"));  // DirectoryOrCreate
-  EXPECT_EQ(Read(base_ / "pod" / "creds" / "sk"), "s3cr3t");
-  EXPECT_EQ(Read(base_ / "pod" / "hub-token" / "token"), "token-1");
-  EXPECT_EQ(Read(base_ / "pod" / "hub-token" / "ca.crt"), "CA PEM");
-  EXPECT_EQ(Read(base_ / "pod" / "hub-token" / "namespace"), "ns");
+  EXPECT_EQ(ReadTestFile(base_ / "pod" / "creds" / "sk"), "s3cr3t");
+  EXPECT_EQ(ReadTestFile(base_ / "pod" / "hub-token" / "token"), "token-1");
+  EXPECT_EQ(ReadTestFile(base_ / "pod" / "hub-token" / "ca.crt"), "CA PEM");
+  EXPECT_EQ(ReadTestFile(base_ / "pod" / "hub-token" / "namespace"), "ns");
   ASSERT_EQ(tokens_.requests.size(), 1u);
   EXPECT_EQ(tokens_.requests[0].audience, "rdmastack-agenthub");
   EXPECT_EQ(tokens_.requests[0].expiration_seconds, 600);
@@ -110,8 +97,8 @@ TEST_F(PodVolumesTest, TokenRenewedAfterEightyPercentOfItsLifetimeAndSecretChang
   reader_.secrets["ns/creds"]["secret"] = "rotated";
   ASSERT_TRUE(volumes.Sync(Facts(pod)).ok());
   EXPECT_EQ(tokens_.requests.size(), 2u);
-  EXPECT_EQ(Read(base_ / "pod" / "hub-token" / "token"), "token-2");
-  EXPECT_EQ(Read(base_ / "pod" / "creds" / "sk"), "rotated");
+  EXPECT_EQ(ReadTestFile(base_ / "pod" / "hub-token" / "token"), "token-2");
+  EXPECT_EQ(ReadTestFile(base_ / "pod" / "creds" / "sk"), "rotated");
 }
 
 TEST_F(PodVolumesTest, ProblemsNameTheVolume) {

@@ -63,7 +63,6 @@ struct PodWorker::Run {
   int restart_count = 0;
   int restarts_in_window = 0;
   bool restart_pending = false;  // a terminated run that will start again
-  bool ever_started = false;
   Clock::TimePoint next_start{};
   bool started = false;
   bool ready = false;
@@ -356,12 +355,17 @@ void PodWorker::Start(const k8s::JsonObject& pod, Run& run) {
     run.restart_pending = false;
   }
   run.process = std::move(*process);
+  // The shim writes the container's PID right after its fork; wait for it (briefly) so that the
+  // first status already names the container.
+  for (int i = 0; i < 50 && run.process->MainPid() <= 0 && !run.process->TryReap(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  run.container_id =
+      run.process->MainPid() > 0 ? "rdmastack-sim://" + std::to_string(run.process->MainPid()) : "";
   run.state = ContainerView::State::kRunning;
   run.waiting_message.clear();
   run.started_at = deps_.clock.WallNow();
   run.started_mono = now;
-  run.ever_started = true;
-  run.container_id.clear();
   run.killing = false;
   run.ready = false;
   auto tracker = [&](const char* field, ProbeType type) -> std::optional<ProbeTracker> {

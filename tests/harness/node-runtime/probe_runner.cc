@@ -1,9 +1,7 @@
 #include "tests/harness/node-runtime/probe_runner.h"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,7 +18,7 @@
 #include <thread>
 #include <vector>
 
-extern char** environ;
+#include "tests/harness/node-runtime/spawn.h"
 
 namespace rdmastack::sim {
 namespace {
@@ -59,28 +57,12 @@ bool ExecProbe(const std::string& shim, const ProbeSpec& spec, pid_t container_p
   }
   std::vector<std::string> args = {shim, "exec", std::to_string(container_pid), "--"};
   args.insert(args.end(), spec.command.begin(), spec.command.end());
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t none;
-  sigemptyset(&none);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
-  pid_t pid = -1;
-  const int rc = posix_spawn(&pid, shim.c_str(), &actions, &attr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) {
-    *detail = "spawn " + shim + ": " + std::strerror(rc);
+  StatusOr<pid_t> spawned = SpawnProcess(args, /*quiet=*/true);
+  if (!spawned.ok()) {
+    *detail = spawned.status().message();
     return false;
   }
+  const pid_t pid = *spawned;
   // Sleep until the helper exits or the timeout passes (pidfd), rather than polling waitpid.
   const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
   const auto deadline = std::chrono::steady_clock::now() + spec.timeout;

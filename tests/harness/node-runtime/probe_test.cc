@@ -1,10 +1,8 @@
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include <atomic>
+#include <boost/asio.hpp>
 #include <thread>
 
 #include "tests/harness/node-runtime/probe_runner.h"
@@ -107,44 +105,33 @@ TEST(RestartDelay, FirstRestartAtOnceThenDoublingToTheCap) {
 // A loopback server that answers each connection with `status`.
 class TinyHttpServer {
  public:
-  explicit TinyHttpServer(int status) : status_(status) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof(addr);
-    ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-    ::listen(fd_, 4);
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
+  explicit TinyHttpServer(int status)
+      : status_(status), acceptor_(io_, {boost::asio::ip::make_address("127.0.0.1"), 0}) {
     thread_ = std::thread([this] {
       for (;;) {
-        int c = ::accept(fd_, nullptr, nullptr);
-        if (c < 0 || stop_) {
-          if (c >= 0) ::close(c);
-          return;
-        }
+        boost::asio::ip::tcp::socket peer(io_);
+        boost::system::error_code ec;
+        acceptor_.accept(peer, ec);
+        if (ec || stop_) return;
         char buf[2048];
-        (void)!::read(c, buf, sizeof(buf));
+        (void)peer.read_some(boost::asio::buffer(buf), ec);
         const std::string reply = "HTTP/1.1 " + std::to_string(status_) +
                                   " X\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
-        (void)!::write(c, reply.data(), reply.size());
-        ::close(c);
+        boost::asio::write(peer, boost::asio::buffer(reply), ec);
       }
     });
   }
   ~TinyHttpServer() {
     stop_ = true;
-    ::shutdown(fd_, SHUT_RDWR);
-    ::close(fd_);
+    ::shutdown(acceptor_.native_handle(), SHUT_RDWR);  // ends a blocked accept()
     thread_.join();
   }
-  int port() const { return port_; }
+  int port() const { return acceptor_.local_endpoint().port(); }
 
  private:
   int status_;
-  int fd_ = -1;
-  int port_ = 0;
+  boost::asio::io_context io_;
+  boost::asio::ip::tcp::acceptor acceptor_;
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };

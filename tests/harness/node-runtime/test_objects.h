@@ -2,8 +2,12 @@
 // Helpers for the runtime's unit tests: JSON literals and in-memory ConfigMaps/Secrets/tokens.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -12,6 +16,23 @@
 #include "tests/harness/node-runtime/service_account_token.h"
 
 namespace rdmastack::sim {
+
+inline std::string ReadTestFile(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// An empty directory of its own for the running test (removed first if an earlier run left it).
+inline std::filesystem::path FreshTestDir(const std::string& prefix) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() /
+      (prefix + "-" + std::to_string(::getpid()) + "-" +
+       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  std::filesystem::remove_all(dir);
+  return dir;
+}
 
 inline k8s::JsonObject ParseJson(const std::string& text) {
   auto parsed = k8s::JsonObject::Parse(text);

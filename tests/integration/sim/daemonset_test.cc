@@ -25,7 +25,8 @@ constexpr char kAccess[] = "rdmastack-sim-access";
 constexpr char kSecret[] = "rdmastack-sim-secret-0123456789";
 constexpr int kPeriod = 2, kFailures = 2, kTimeout = 1;
 
-std::string DaemonSetYaml(const std::string& node_label) {
+// `data_dir`: the hostPath below each node's host root (per test: host roots outlive pods).
+std::string DaemonSetYaml(const std::string& node_label, const std::string& data_dir) {
   return std::string(R"(apiVersion: v1
 kind: Secret
 metadata: {name: s3-root}
@@ -65,7 +66,8 @@ spec:
          std::to_string(kTimeout) + R"(
         volumeMounts: [{name: data, mountPath: /data}]
       volumes:
-      - {name: data, hostPath: {path: /var/lib/rdmastack-s3, type: DirectoryOrCreate}}
+      - {name: data, hostPath: {path: )" +
+         data_dir + R"(, type: DirectoryOrCreate}}
 )";
 }
 
@@ -104,7 +106,8 @@ TEST_F(SimDaemonSetTest, VersitygwOnThreeNodesServesProbesRestartsAndCleansUp) {
     ASSERT_EQ(env->Kubectl({"label", "node", name, label_ + "=yes"}).exit_code, 0);
     labelled_.push_back(name);
   }
-  ns.Apply(DaemonSetYaml(label_));
+  const std::string data_dir = "/var/lib/rdmastack-s3/" + ns.name();
+  ns.Apply(DaemonSetYaml(label_, data_dir));
 
   // Three Ready pods, one per labelled node.
   std::vector<std::string> pods;
@@ -139,8 +142,7 @@ TEST_F(SimDaemonSetTest, VersitygwOnThreeNodesServesProbesRestartsAndCleansUp) {
               penv.end());
     EXPECT_NE(std::find(penv.begin(), penv.end(), "HOST_IP=" + node.address), penv.end());
     // The hostPath volume landed in the node's own host root.
-    EXPECT_TRUE(std::filesystem::is_directory(node.host_root + "/var/lib/rdmastack-s3"))
-        << node.host_root;
+    EXPECT_TRUE(std::filesystem::is_directory(node.host_root + data_dir)) << node.host_root;
     served.push_back(s);
   }
   std::sort(served.begin(), served.end(),
@@ -158,8 +160,8 @@ TEST_F(SimDaemonSetTest, VersitygwOnThreeNodesServesProbesRestartsAndCleansUp) {
     auto get = client.Send({.method = "GET", .path = "/b-" + s.node + "/hello"});
     ASSERT_TRUE(get.ok());
     EXPECT_EQ(get->body, "from " + s.node);
-    EXPECT_TRUE(std::filesystem::exists(nodes.at(s.node).host_root + "/var/lib/rdmastack-s3/b-" +
-                                        s.node + "/hello"));
+    EXPECT_TRUE(
+        std::filesystem::exists(nodes.at(s.node).host_root + data_dir + "/b-" + s.node + "/hello"));
   }
   // ...and from inside another node's namespace, with the gateway's own SigV4 probe.
   for (size_t i = 0; i < served.size(); ++i) {

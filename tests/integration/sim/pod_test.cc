@@ -1,7 +1,7 @@
 // Single pods on simulated nodes: projected tokens that the API server accepts and binds to the
 // pod and its node, env from Secrets/ConfigMaps/fieldRefs, init containers, the in-cluster API
-// through the runtime's forwarder, crash and liveness restarts, image errors, and kwok staying off
-// the labelled pods (counted from the API server's audit log).
+// through the runtime's forwarder, crash and liveness restarts, startup probes, graceful deletion,
+// image errors, and kwok staying off the labelled pods (counted from the API server's audit log).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -25,7 +25,8 @@ std::string FirstNode() {
 
 // A labelled pod on `node` running `script` in the host-userland image.
 std::string PodYaml(const std::string& name, const std::string& node, const std::string& script,
-                    const std::string& extra_container = "", const std::string& extra_spec = "") {
+                    const std::string& extra_container = "", const std::string& extra_spec = "",
+                    int grace_seconds = 1) {
   return R"(apiVersion: v1
 kind: Pod
 metadata: {name: )" +
@@ -33,8 +34,8 @@ metadata: {name: )" +
 spec:
   nodeSelector: {kubernetes.io/hostname: )" +
          node + R"(}
-  terminationGracePeriodSeconds: 1
-)" + extra_spec +
+  terminationGracePeriodSeconds: )" +
+         std::to_string(grace_seconds) + "\n" + extra_spec +
          R"(  containers:
   - name: main
     image: rdmastack.invalid/host:1
@@ -224,6 +225,52 @@ TEST_F(SimPodTest, FailedExecLivenessProbeRestartsTheContainer) {
   // sh as PID 1 ignores SIGTERM, so the grace period (1 s) ends with SIGKILL, as in a container.
   EXPECT_EQ(ns.PodField("live", "{.status.containerStatuses[0].lastState.terminated.exitCode}"),
             "137");
+}
+
+TEST_F(SimPodTest, StartupProbeHoldsTheOtherProbesAndReadinessUntilItPasses) {
+  REQUIRE_SIM_NODES();
+  TestNamespace ns(*env_, "simstart");
+  ns.Apply(PodYaml(
+      "slow", node_, "sleep 3; touch /tmp/started; exec sleep 3600",
+      R"(    startupProbe: {exec: {command: [test, -f, /tmp/started]}, periodSeconds: 1, failureThreshold: 30}
+    readinessProbe: {exec: {command: [test, -f, /tmp/started]}, periodSeconds: 1}
+)"));
+  ASSERT_TRUE(
+      Eventually([&] { return ns.PodField("slow", "{.status.phase}") == "Running"; }, seconds(60)));
+  EXPECT_EQ(ns.PodField("slow", "{.status.containerStatuses[0].started}"), "false");
+  EXPECT_EQ(ns.PodField("slow", "{.status.containerStatuses[0].ready}"), "false");
+  ASSERT_TRUE(Eventually(
+      [&] {
+        return ns.PodField("slow", "{.status.conditions[?(@.type==\"Ready\")].status}") == "True";
+      },
+      seconds(30)));
+  EXPECT_EQ(ns.PodField("slow", "{.status.containerStatuses[0].started}"), "true");
+  EXPECT_EQ(ns.PodField("slow", "{.status.containerStatuses[0].restartCount}"), "0");
+}
+
+TEST_F(SimPodTest, DeletionSendsSigtermAndKillsAfterTheGracePeriod) {
+  REQUIRE_SIM_NODES();
+  TestNamespace ns(*env_, "simdel");
+  // One process handles SIGTERM and exits; the other (sh as PID 1) cannot be stopped by it.
+  ns.Apply(PodYaml(
+      "polite", node_,
+      "trap \"echo got-sigterm; exit 0\" TERM; echo started; while true; do sleep 0.1; done", "",
+      "", 30));
+  ns.Apply(PodYaml("stubborn", node_, "echo started; while true; do sleep 0.1; done", "", "", 3));
+  ASSERT_TRUE(LogsContain(ns, "polite", "started"));
+  ASSERT_TRUE(LogsContain(ns, "stubborn", "started"));
+  auto timed_delete = [&](const std::string& pod) {
+    const auto start = std::chrono::steady_clock::now();
+    CommandResult r = env_->Kubectl({"delete", "pod", pod, "-n", ns.name(), "--timeout=60s"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  const double polite_s = timed_delete("polite");
+  const double stubborn_s = timed_delete("stubborn");
+  EXPECT_LT(polite_s, 10.0) << "the process exited on SIGTERM; no need to wait out 30 s";
+  EXPECT_NE(ns.Logs("polite").out.find("got-sigterm"), std::string::npos) << ns.Logs("polite").out;
+  EXPECT_GE(stubborn_s, 3.0) << "SIGKILL only after the 3 s grace period";
+  EXPECT_LT(stubborn_s, 15.0);
 }
 
 TEST_F(SimPodTest, UnknownImageIsErrImagePullNamingTheTable) {
