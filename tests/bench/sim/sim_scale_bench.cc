@@ -18,7 +18,7 @@
 #include <sstream>
 #include <thread>
 
-#include "operator/k8s/json_object.h"
+#include "tests/harness/audit_log.h"
 #include "tests/integration/sim/sim_cluster.h"
 
 namespace rdmastack::bench {
@@ -106,24 +106,14 @@ pid_t RuntimePid(const rdmastack::testing::ClusterEnv& env) {
                                   : static_cast<pid_t>(std::atol(status.out.c_str() + pid + 5));
 }
 
-int RuntimeWritesInAuditLog(std::streampos from) {
-  std::ifstream in(std::getenv("RDMASTACK_AUDIT_LOG"));
-  in.seekg(from);
-  int writes = 0;
-  for (std::string line; std::getline(in, line);) {
-    if (line.find("rdmastack-node-runtime") == std::string::npos) continue;
-    auto event = k8s::JsonObject::Parse(line);
-    if (event.ok() && event->GetString({"stage"}) == "ResponseComplete" &&
-        event->GetString({"user", "username"}) == "rdmastack-node-runtime") {
-      ++writes;
-    }
+// Writes by the runtime (its user agent) the API server received after `since`.
+int RuntimeWritesSince(std::chrono::system_clock::time_point since) {
+  int n = 0;
+  for (const auto& w : rdmastack::testing::WritesByAgent(rdmastack::testing::ReadAuditedWrites(),
+                                                         "rdmastack-node-runtime")) {
+    n += w.received >= since;
   }
-  return writes;
-}
-
-std::streampos AuditLogEnd() {
-  std::ifstream in(std::getenv("RDMASTACK_AUDIT_LOG"), std::ios::ate);
-  return in.tellg();
+  return n;
 }
 
 TEST(SimScaleBench, OneProcessOnEveryOneOfFiftyNodes) {
@@ -173,10 +163,10 @@ spec:
   }
 
   const ProcStat before = Read(runtime);
-  const std::streampos audit_from = AuditLogEnd();
+  const auto steady_from = std::chrono::system_clock::now();
   std::this_thread::sleep_for(seconds(kSteadySeconds));
   const ProcStat after = Read(runtime);
-  const int steady_writes = RuntimeWritesInAuditLog(audit_from);
+  const int steady_writes = RuntimeWritesSince(steady_from);
   const ShimMemory shims = Shims(runtime);
 
   const auto t1 = SteadyClock::now();

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "operator/runtime/compact_object.h"
+
 namespace rdmastack::sim {
 
 NodeRuntime::NodeRuntime(k8s::Client& client, Clock& clock, const ImageTable& images,
@@ -87,7 +89,12 @@ void NodeRuntime::Collect() {
     }
     finalize.swap(to_finalize_);
   }
-  done.clear();  // joins outside the lock
+  if (!done.empty()) {
+    done.clear();  // joins outside the lock
+    // A finished pod's worker thread leaves its malloc arena's free memory behind; hand it back,
+    // or the runtime's resident size keeps the high-water mark of every pod it ever ran.
+    runtime::ReleaseFreeMemory();
+  }
   for (const runtime::ObjectPtr& pod : finalize) {
     k8s::DeleteOptions options;
     options.grace_period_seconds = 0;

@@ -1,19 +1,8 @@
 #include "tests/harness/node-runtime/runtime_options.h"
 
-namespace rdmastack::sim {
+#include "operator/base/duration.h"
 
-StatusOr<std::chrono::milliseconds> ParseDuration(const std::string& text) {
-  size_t digits = 0;
-  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
-  const std::string unit = text.substr(digits);
-  if (digits == 0 || digits > 9)
-    return InvalidArgumentError("bad duration '" + text + "' (e.g. 10s)");
-  const long long n = std::stoll(text.substr(0, digits));
-  if (unit == "ms") return std::chrono::milliseconds(n);
-  if (unit == "s") return std::chrono::milliseconds(n * 1000);
-  if (unit == "m") return std::chrono::milliseconds(n * 60'000);
-  return InvalidArgumentError("bad duration '" + text + "': unit must be ms, s or m");
-}
+namespace rdmastack::sim {
 
 StatusOr<HostPort> ParseHostPort(const std::string& text) {
   size_t colon = text.rfind(':');
@@ -59,12 +48,13 @@ StatusOr<RuntimeOptions> ParseRuntimeOptions(const std::vector<std::string>& arg
       }
       RDMASTACK_ASSIGN_OR_RETURN(o.api_listen, ParseHostPort(value.substr(0, eq)));
       RDMASTACK_ASSIGN_OR_RETURN(o.api_target, ParseHostPort(value.substr(eq + 1)));
-    } else if (flag == "--restart-backoff") {
-      RDMASTACK_ASSIGN_OR_RETURN(o.restart_backoff, ParseDuration(value));
-    } else if (flag == "--restart-backoff-max") {
-      RDMASTACK_ASSIGN_OR_RETURN(o.restart_backoff_max, ParseDuration(value));
-    } else if (flag == "--volume-resync") {
-      RDMASTACK_ASSIGN_OR_RETURN(o.volume_resync, ParseDuration(value));
+    } else if (flag == "--restart-backoff" || flag == "--restart-backoff-max" ||
+               flag == "--volume-resync") {
+      StatusOr<std::chrono::milliseconds> d = ParseDuration(value);
+      if (!d.ok()) return d.status().WithContext(flag);
+      (flag == "--restart-backoff"       ? o.restart_backoff
+       : flag == "--restart-backoff-max" ? o.restart_backoff_max
+                                         : o.volume_resync) = *d;
     } else {
       return InvalidArgumentError("unknown flag " + flag);
     }

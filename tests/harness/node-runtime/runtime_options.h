@@ -32,8 +32,6 @@ struct RuntimeOptions {
   std::string log_level = "info";
 };
 
-// "300ms", "10s", "5m".
-StatusOr<std::chrono::milliseconds> ParseDuration(const std::string& text);
 StatusOr<HostPort> ParseHostPort(const std::string& text);
 StatusOr<RuntimeOptions> ParseRuntimeOptions(const std::vector<std::string>& args);
 

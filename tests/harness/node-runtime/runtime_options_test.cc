@@ -33,9 +33,9 @@ TEST(RuntimeOptions, BadInputSaysWhatIsWrong) {
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().message(), "--nodes is required");
   auto args = Required();
-  args.insert(args.end(), {"--restart-backoff", "10"});
+  args.insert(args.end(), {"--restart-backoff", "10 seconds"});
   EXPECT_EQ(ParseRuntimeOptions(args).status().message(),
-            "bad duration '10': unit must be ms, s or m");
+            "--restart-backoff: not a duration: '10 seconds' (use e.g. 500ms, 15s, 2m, 1h, 1m30s)");
   args = Required();
   args.insert(args.end(), {"--api-forward", "1.2.3.4:5"});
   EXPECT_NE(ParseRuntimeOptions(args).status().message().find("LISTEN_IP:PORT=TARGET_IP:PORT"),
