@@ -4,23 +4,29 @@
 # and kwok fake kubelets. Binaries are built from the Go module proxy / npm and cached by version
 # under ~/.cache/rdmastack (scripts/lib/components.sh).
 #
-#   cluster.sh up [--nodes N]     start (idempotent), create N fake nodes, wait until Ready
-#   cluster.sh down               stop what `up` started; keeps the binary cache
+#   cluster.sh up [--nodes N | --storage-nodes S --gpu-nodes G] [--node-fixture NODE=FIXTURE]...
+#                                 start (idempotent), create simulated nodes (each in its own network
+#                                 namespace, with a fixture tree as host root), wait until Ready
+#   cluster.sh down               stop what `up` started, remove the nodes' namespaces and bridge;
+#                                 keeps the binary cache
+#   cluster.sh logs [-n NS] POD [CONTAINER] [--previous]   output of a simulated pod's container
 #   cluster.sh status             one line per component
 #   cluster.sh kubeconfig         print the admin kubeconfig path
 #   cluster.sh token NS SA [--bound-pod NAME]   print a TokenRequest token
 #   cluster.sh sa-kubeconfig NS SA FILE         write a kubeconfig that authenticates as NS/SA
 #   cluster.sh kubectl ARGS...    kubectl with the admin kubeconfig
 #   cluster.sh env                shell exports for tests (RDMASTACK_KUBECONFIG, RDMASTACK_AUDIT_LOG, ...)
-#   cluster.sh restart apiserver  restart one component (watch-resilience tests)
+#   cluster.sh restart COMPONENT  restart one component (watch-resilience tests)
 #   cluster.sh compact            compact etcd to its current revision (forces 410 Gone on old watches)
 #   cluster.sh build              build/fetch every component without starting anything
 #
 # RDMASTACK_CLUSTER (default "default") names the cluster; RDMASTACK_PORT_OFFSET shifts every port
-# so that a private cluster can run beside the shared one.
+# (and picks the nodes' subnet) so that a private cluster can run beside the shared one.
+# RDMASTACK_BUILD_DIR (default build/) holds rdmastack-node-runtime and the binaries pods run.
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT_DIR="$(cd "$SCRIPT_DIR/.." && pwd)"
 # shellcheck source=lib/components.sh
 source "$SCRIPT_DIR/lib/components.sh"
 
@@ -31,6 +37,7 @@ PKI="$STATE/pki"
 RUN="$STATE/run"
 LOGS="$STATE/logs"
 KUBECONFIG_ADMIN="$STATE/kubeconfig"
+BUILD_DIR="${RDMASTACK_BUILD_DIR:-$ROOT_DIR/build}"
 
 PORT_ETCD=$((2379 + OFFSET))
 PORT_ETCD_PEER=$((2380 + OFFSET))
@@ -38,7 +45,9 @@ PORT_APISERVER=$((6443 + OFFSET))
 PORT_KCM=$((10257 + OFFSET))
 PORT_SCHEDULER=$((10259 + OFFSET))
 PORT_KWOK=$((10247 + OFFSET))
-COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok)
+COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok node-runtime)
+# shellcheck source=lib/sim_nodes.sh
+source "$SCRIPT_DIR/lib/sim_nodes.sh"
 
 STORAGE_ROLE_LABEL="node-role.rdmastack.io/storage"
 GPU_ROLE_LABEL="node-role.rdmastack.io/gpu"
@@ -110,9 +119,15 @@ make_pki() {
     openssl req -x509 -newkey rsa:2048 -nodes -keyout "$PKI/ca.key" -out "$PKI/ca.crt" -days 3650 \
       -subj "/CN=rdmastack-$CLUSTER-ca" 2>/dev/null
   fi
+  # Pods on simulated nodes reach the API server through the node runtime's forwarder on the
+  # bridge address, so the serving certificate names it too (remade when the subnet changed).
+  if [[ -f "$PKI/apiserver.crt" ]] && ! openssl x509 -in "$PKI/apiserver.crt" -noout -ext subjectAltName 2>/dev/null | grep -q "IP Address:$SIM_GATEWAY\b"; then
+    rm -f "$PKI/apiserver.crt" "$PKI/apiserver.key"
+  fi
   make_cert apiserver "/CN=kube-apiserver" \
-    "DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local,IP:127.0.0.1,IP:10.96.0.1"
+    "DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local,IP:127.0.0.1,IP:10.96.0.1,IP:$SIM_GATEWAY"
   make_cert admin "/O=system:masters/CN=rdmastack-admin"
+  make_cert node-runtime "/O=system:masters/CN=rdmastack-node-runtime"
   make_cert kcm "/CN=system:kube-controller-manager"
   make_cert scheduler "/CN=system:kube-scheduler"
   make_cert kwok "/O=system:masters/CN=kwok"
@@ -125,6 +140,7 @@ make_pki() {
   make_kubeconfig "$STATE/kcm.kubeconfig" kcm
   make_kubeconfig "$STATE/scheduler.kubeconfig" scheduler
   make_kubeconfig "$STATE/kwok.kubeconfig" kwok
+  make_kubeconfig "$STATE/node-runtime.kubeconfig" node-runtime
 }
 
 # ---------------------------------------------------------------- processes
@@ -225,9 +241,30 @@ start_scheduler() {
   wait_for kube-scheduler 60 "$LOGS/kube-scheduler.log" curl -skf "https://127.0.0.1:$PORT_SCHEDULER/healthz"
 }
 
+# kwok's pod stages, each with one more selector term, so that kwok leaves the pods labelled
+# rdmastack.io/simulate=run to the node runtime: the two never write the same pod's status.
+write_kwok_stages() {
+  local dir="$STATE/kwok-stages" f out
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  for f in "$(kwok_stages_dir)"/*.yaml; do
+    out="$dir/$(basename "$f")"
+    if grep -q '^    kind: Pod$' "$f"; then
+      awk '{print} /^    matchExpressions:$/ {
+        print "    - key: '"'"'.metadata.labels[\"rdmastack.io/simulate\"]'"'"'"
+        print "      operator: NotIn"
+        print "      values: [run]"}' "$f" >"$out"
+      grep -q 'rdmastack.io/simulate' "$out" || die "kwok stage $f has no selector.matchExpressions to extend; update write_kwok_stages in scripts/cluster.sh"
+    else
+      cp "$f" "$out"
+    fi
+  done
+}
+
 start_kwok() {
   local stages=() f
-  for f in "$(kwok_stages_dir)"/*.yaml; do stages+=(--config "$f"); done
+  write_kwok_stages
+  for f in "$STATE/kwok-stages"/*.yaml; do stages+=(--config "$f"); done
   start_bg kwok "$(kwok_bin)" --kubeconfig="$STATE/kwok.kubeconfig" "${stages[@]}" \
     --manage-all-nodes=false --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
     --node-ip=127.0.0.1 --node-name=localhost --node-port="$PORT_KWOK" \
@@ -235,13 +272,13 @@ start_kwok() {
   wait_for kwok 60 "$LOGS/kwok.log" curl -sf "http://127.0.0.1:$PORT_KWOK/healthz"
 }
 
-# ---------------------------------------------------------------- fake nodes
+# ---------------------------------------------------------------- simulated nodes
 
 # Nodes look like real ones: role labels, zone/instance labels, GPU and RDMA extended resources on
-# GPU nodes, kubelet/kernel versions. InternalIP stays 127.0.0.1 so that anything the apiserver
-# dials for a node (logs, exec) reaches kwok on loopback and never a fixture address.
-node_yaml() { # name role index
-  local name="$1" role="$2" i="$3" role_label extra_cap
+# GPU nodes, kubelet/kernel versions. kwok keeps their status and heartbeats; each one's InternalIP
+# is its network namespace's address (scripts/lib/sim_nodes.sh), where its pods' processes listen.
+node_yaml() { # name role index fixture-name
+  local name="$1" role="$2" i="$3" fixture="$4" role_label extra_cap
   if [[ "$role" == storage ]]; then
     role_label="$STORAGE_ROLE_LABEL"
     extra_cap='    rdma/hca_shared_devices_a: "1k"'
@@ -257,6 +294,8 @@ metadata:
   annotations:
     kwok.x-k8s.io/node: fake
     node.alpha.kubernetes.io/ttl: "0"
+    sim.rdmastack.io/fixture: $fixture
+    sim.rdmastack.io/netns: $(sim_netns "$name")
   labels:
     $role_label: ""
     node-role.kubernetes.io/$role: ""
@@ -273,7 +312,7 @@ spec:
   podCIDR: 10.244.$i.0/24
 status:
   addresses:
-  - {type: InternalIP, address: 127.0.0.1}
+  - {type: InternalIP, address: $(sim_address "$i")}
   - {type: Hostname, address: $name}
   capacity:
     cpu: "64"
@@ -305,11 +344,39 @@ $extra_cap
 EOF
 }
 
-create_nodes() { # count
-  local n="$1" stg=$(( ($1 + 1) / 2 )) i docs=""
-  for ((i = 0; i < stg; i++)); do docs+="$(node_yaml "stg-node-$i" storage "$i")"$'\n---\n'; done
-  for ((i = 0; i < n - stg; i++)); do docs+="$(node_yaml "gpu-node-$i" gpu "$((stg + i))")"$'\n---\n'; done
-  ((n > 0)) || return 0
+# plan_nodes STORAGE GPU [NODE=FIXTURE...]: one line per node, "NAME ROLE INDEX FIXTURE_DIR";
+# storage nodes first, default fixtures in turn unless --node-fixture chose one.
+plan_nodes() {
+  local stg="$1" gpu="$2" i name role fixture total=$(($1 + $2)) kv
+  shift 2
+  declare -A chosen=()
+  for kv in "$@"; do chosen["${kv%%=*}"]="${kv#*=}"; done
+  ((total <= SIM_MAX_NODES)) || die "at most $SIM_MAX_NODES simulated nodes per cluster (asked for $total)"
+  for ((i = 0; i < total; i++)); do
+    if ((i < stg)); then
+      name="stg-node-$i" role=storage fixture="${SIM_STORAGE_FIXTURES[$((i % ${#SIM_STORAGE_FIXTURES[@]}))]}"
+    else
+      name="gpu-node-$((i - stg))" role=gpu fixture="${SIM_GPU_FIXTURES[$(((i - stg) % ${#SIM_GPU_FIXTURES[@]}))]}"
+    fi
+    if [[ -n "${chosen[$name]:-}" ]]; then fixture="${chosen[$name]}"; unset "chosen[$name]"; fi
+    fixture="$(sim_fixture_dir "$fixture")" || exit 1
+    echo "$name $role $i $fixture"
+  done
+  ((${#chosen[@]} == 0)) || die "--node-fixture names nodes this cluster does not have: ${!chosen[*]} (nodes are stg-node-0..$((stg - 1)) and gpu-node-0..$((gpu - 1)))"
+}
+
+# create_nodes PLAN: the bridge, one namespace and host root per node, the node table for the
+# runtime, then the Node objects.
+create_nodes() {
+  local plan="$1" name role i fixture docs=""
+  mkdir -p "$SIM_DIR"
+  : >"$SIM_NODE_TABLE"
+  [[ -n "$plan" ]] || return 0
+  sim_net_up
+  while read -r name role i fixture; do
+    sim_node_up "$name" "$i" "$fixture"
+    docs+="$(node_yaml "$name" "$role" "$i" "$(basename "$fixture")")"$'\n---\n'
+  done <<<"$plan"
   printf '%s' "$docs" | kubectl_admin apply -f - >/dev/null
 }
 
@@ -334,14 +401,46 @@ running_components() {
   local c n=0; for c in "${COMPONENTS[@]}"; do is_running "$c" && n=$((n + 1)); done; echo "$n"
 }
 
+UP_USAGE="cluster.sh up [--nodes N | --storage-nodes S --gpu-nodes G] [--node-fixture NODE=FIXTURE]..."
+
+node_runtime_bin() { echo "$BUILD_DIR/bin/rdmastack-node-runtime"; }
+
+# The node runtime serves every simulated node; pods reach the API server through its forwarder on
+# the bridge address.
+start_node_runtime() {
+  local n forward=()
+  n="$(grep -c . "$SIM_NODE_TABLE" || true)"
+  ((n == 0)) || forward=(--api-forward "$SIM_GATEWAY:$PORT_APISERVER=127.0.0.1:$PORT_APISERVER")
+  mkdir -p "$LOGS/pods"
+  sim_kill_node_processes
+  start_bg node-runtime "$(node_runtime_bin)" --kubeconfig "$STATE/node-runtime.kubeconfig" \
+    --nodes "$SIM_NODE_TABLE" --images "$ROOT_DIR/tests/harness/node-runtime/images.yaml" \
+    --state-dir "$SIM_DIR" --log-dir "$LOGS/pods" \
+    --var "BUILD_DIR=$BUILD_DIR" --var "SOURCE_DIR=$ROOT_DIR" --var "VERSITYGW=$(versitygw_bin)" \
+    "${forward[@]}"
+  wait_for node-runtime 60 "$LOGS/node-runtime.log" grep -q "serving $n simulated node" "$LOGS/node-runtime.log"
+}
+
 cmd_up() {
-  local nodes=4
+  local nodes="" storage="" gpu="" fixtures=()
   while (($#)); do
     case "$1" in
-      --nodes) [[ "${2:-}" =~ ^[0-9]+$ ]] || die "--nodes needs a number"; nodes="$2"; shift 2 ;;
-      *) die "unknown flag for up: $1 (usage: cluster.sh up [--nodes N])" ;;
+      --nodes|--storage-nodes|--gpu-nodes)
+        [[ "${2:-}" =~ ^[0-9]+$ ]] || die "$1 needs a number (usage: $UP_USAGE)"
+        case "$1" in --nodes) nodes="$2" ;; --storage-nodes) storage="$2" ;; *) gpu="$2" ;; esac
+        shift 2 ;;
+      --node-fixture)
+        [[ "${2:-}" =~ ^[a-z0-9.-]+=.+$ ]] || die "--node-fixture needs NODE=FIXTURE, e.g. gpu-node-0=gpu-client-h100-peermem-mofed"
+        fixtures+=("$2"); shift 2 ;;
+      *) die "unknown flag for up: $1 (usage: $UP_USAGE)" ;;
     esac
   done
+  if [[ -n "$nodes" ]]; then
+    [[ -z "$storage$gpu" ]] || die "use either --nodes or --storage-nodes/--gpu-nodes, not both"
+    storage=$(((nodes + 1) / 2)) gpu=$((nodes / 2))
+  fi
+  [[ -n "$storage$gpu" ]] || storage=2 gpu=2
+  storage="${storage:-0}" gpu="${gpu:-0}"
   local alive; alive="$(running_components)"
   if ((alive == ${#COMPONENTS[@]})); then
     log "already up (kubeconfig: $KUBECONFIG_ADMIN); nothing to do"
@@ -363,9 +462,17 @@ cmd_up() {
   done
   command -v openssl >/dev/null || die "openssl is not installed; run scripts/setup.sh"
   command -v ss >/dev/null || die "ss (iproute2) is not installed; run scripts/setup.sh"
+  local plan
+  plan="$(plan_nodes "$storage" "$gpu" "${fixtures[@]}")" || exit 1
+  [[ -x "$(node_runtime_bin)" ]] || die "$(node_runtime_bin) not found; build it first (cmake --preset dev && cmake --build --preset dev) or set RDMASTACK_BUILD_DIR"
+  sim_require_tools
+  if [[ -n "$(sim_leftovers)" ]]; then
+    log "removing simulated nodes left by an earlier run: $(sim_leftovers | tr '\n' ' ')"
+    sim_net_down
+  fi
   build_control_plane
   mkdir -p "$RUN" "$LOGS"
-  rm -rf "$STATE/etcd"
+  rm -rf "$STATE/etcd" "$LOGS/pods"
   make_pki
   local t0=$SECONDS
   start_etcd; check_alive etcd
@@ -373,9 +480,10 @@ cmd_up() {
   start_kcm; check_alive kube-controller-manager
   start_scheduler; check_alive kube-scheduler
   start_kwok; check_alive kwok
-  create_nodes "$nodes"
-  wait_nodes_ready "$nodes"
-  log "up in $((SECONDS - t0))s with $nodes nodes; kubeconfig: $KUBECONFIG_ADMIN"
+  create_nodes "$plan"
+  wait_nodes_ready $((storage + gpu))
+  start_node_runtime; check_alive node-runtime
+  log "up in $((SECONDS - t0))s with $storage storage and $gpu GPU nodes on $SIM_NET.0/24 (bridge $SIM_BRIDGE); kubeconfig: $KUBECONFIG_ADMIN"
 }
 
 stop_component() {
@@ -399,6 +507,8 @@ cmd_down() {
     [[ -f "$(pid_file "$c")" ]] && any=1
     stop_component "$c"
   done
+  [[ -n "$(sim_leftovers)" ]] && any=1
+  sim_net_down
   ((any)) || log "nothing running; nothing to stop"
   rm -rf "$STATE/etcd"
 }
@@ -437,13 +547,14 @@ cmd_sa_kubeconfig() {
 }
 
 cmd_restart() {
-  local c="${1:?usage: cluster.sh restart kube-apiserver|kube-controller-manager|kube-scheduler|kwok}"
+  local c="${1:?usage: cluster.sh restart kube-apiserver|kube-controller-manager|kube-scheduler|kwok|node-runtime}"
   case "$c" in
     apiserver|kube-apiserver) stop_component kube-apiserver; start_apiserver ;;
     kube-controller-manager) stop_component "$c"; start_kcm ;;
     kube-scheduler) stop_component "$c"; start_scheduler ;;
     kwok) stop_component "$c"; start_kwok ;;
-    *) die "cannot restart '$c'; choose kube-apiserver, kube-controller-manager, kube-scheduler or kwok" ;;
+    node-runtime) stop_component "$c"; start_node_runtime ;;
+    *) die "cannot restart '$c'; choose kube-apiserver, kube-controller-manager, kube-scheduler, kwok or node-runtime" ;;
   esac
 }
 
@@ -467,6 +578,47 @@ cmd_env() {
   echo "export RDMASTACK_VERSITYGW=$(versitygw_bin)"
   echo "export RDMASTACK_PROMTOOL=$(promtool_bin)"
   echo "export RDMASTACK_AUDIT_LOG=$LOGS/audit.log"
+  echo "export RDMASTACK_SIM_NODES=$SIM_NODE_TABLE"
+  echo "export RDMASTACK_SIM_GATEWAY=$SIM_GATEWAY"
+  echo "export RDMASTACK_POD_LOGS=$LOGS/pods"
+}
+
+# The output of one container of a simulated pod: the runtime writes
+# logs/pods/<namespace>_<pod>_<uid>/<container>/<restartCount>.log, as the kubelet does.
+cmd_logs() {
+  local ns=default pod="" container="" previous=0 usage="usage: cluster.sh logs [-n NAMESPACE] POD [CONTAINER] [--previous]"
+  while (($#)); do
+    case "$1" in
+      -n|--namespace) ns="${2:?$usage}"; shift 2 ;;
+      --previous|-p) previous=1; shift ;;
+      -*) die "unknown flag $1; $usage" ;;
+      *) if [[ -z "$pod" ]]; then pod="$1"; elif [[ -z "$container" ]]; then container="$1"; else die "$usage"; fi; shift ;;
+    esac
+  done
+  [[ -n "$pod" ]] || die "$usage"
+  local dir
+  dir="$(ls -1dt "$LOGS/pods/${ns}_${pod}_"* 2>/dev/null | head -1 || true)"
+  if [[ -z "$dir" ]]; then
+    if kubectl_admin get pod "$pod" -n "$ns" >/dev/null 2>&1; then
+      die "pod $ns/$pod has no logs: only pods labelled rdmastack.io/simulate=run on simulated nodes run processes (kwok runs nothing for the others), and its containers may not have started yet"
+    fi
+    die "no pod $ns/$pod (and no logs of an earlier one under $LOGS/pods)"
+  fi
+  if [[ -z "$container" ]]; then
+    local names; names="$(ls -1 "$dir")"
+    [[ "$(grep -c . <<<"$names")" == 1 ]] || die "pod $ns/$pod has several containers; name one of: $(tr '\n' ' ' <<<"$names")"
+    container="$names"
+  fi
+  [[ -d "$dir/$container" ]] || die "pod $ns/$pod has no logs for container $container; it has: $(ls -1 "$dir" | tr '\n' ' ')"
+  local files; files="$(ls -1 "$dir/$container" | sort -n)"
+  local file
+  if ((previous)); then
+    file="$(tail -2 <<<"$files" | head -1)"
+    [[ "$(grep -c . <<<"$files")" -ge 2 ]] || die "container $container of pod $ns/$pod has not restarted; there is no previous log"
+  else
+    file="$(tail -1 <<<"$files")"
+  fi
+  cat "$dir/$container/$file"
 }
 
 main() {
@@ -481,9 +633,10 @@ main() {
     sa-kubeconfig) cmd_sa_kubeconfig "$@" ;;
     kubectl) kubectl_admin "$@" ;;
     env) cmd_env ;;
+    logs) cmd_logs "$@" ;;
     restart) cmd_restart "$@" ;;
     compact) cmd_compact ;;
-    ""|-h|--help|help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' ;;
+    ""|-h|--help|help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//' ;;
     *) die "unknown command '$cmd'; run 'scripts/cluster.sh help'" ;;
   esac
 }

@@ -1,0 +1,140 @@
+#include "tests/harness/node-runtime/image_table.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace rdmastack::sim {
+namespace {
+
+StatusOr<std::string> Expand(const std::string& value,
+                             const std::map<std::string, std::string>& vars) {
+  std::string out;
+  for (size_t i = 0; i < value.size(); ++i) {
+    if (value.compare(i, 2, "${") != 0) {
+      out.push_back(value[i]);
+      continue;
+    }
+    size_t end = value.find('}', i);
+    if (end == std::string::npos) return InvalidArgumentError("unclosed ${ in '" + value + "'");
+    const std::string name = value.substr(i + 2, end - i - 2);
+    auto it = vars.find(name);
+    if (it == vars.end()) {
+      return InvalidArgumentError("'" + value + "' uses ${" + name +
+                                  "}, which is not set (pass --var " + name + "=VALUE)");
+    }
+    out += it->second;
+    i = end;
+  }
+  return out;
+}
+
+StatusOr<std::vector<std::string>> Strings(const YAML::Node& node, const std::string& field,
+                                           const std::map<std::string, std::string>& vars) {
+  std::vector<std::string> out;
+  if (!node) return out;
+  if (!node.IsSequence()) return InvalidArgumentError(field + " must be a list of strings");
+  for (const YAML::Node& item : node) {
+    RDMASTACK_ASSIGN_OR_RETURN(std::string v, Expand(item.as<std::string>(), vars));
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+StatusOr<ImageSpec> ParseImage(const YAML::Node& node,
+                               const std::map<std::string, std::string>& vars) {
+  ImageSpec image;
+  RDMASTACK_ASSIGN_OR_RETURN(image.names, Strings(node["names"], "names", vars));
+  if (image.names.empty()) return InvalidArgumentError("an image needs at least one name");
+  const std::string what = "image " + image.names.front() + ": ";
+  for (std::string& n : image.names) n = ImageRepository(n);
+  auto entry = Strings(node["entrypoint"], "entrypoint", vars);
+  if (!entry.ok()) return entry.status().WithContext(what);
+  image.entrypoint = *entry;
+  auto cmd = Strings(node["cmd"], "cmd", vars);
+  if (!cmd.ok()) return cmd.status().WithContext(what);
+  image.cmd = *cmd;
+  if (const YAML::Node env = node["env"]) {
+    if (!env.IsMap()) return InvalidArgumentError(what + "env must be a map");
+    for (const auto& kv : env) {
+      auto value = Expand(kv.second.as<std::string>(), vars);
+      if (!value.ok()) return value.status().WithContext(what);
+      image.env.emplace_back(kv.first.as<std::string>(), *value);
+    }
+  }
+  if (const YAML::Node wd = node["workingDir"]) image.working_dir = wd.as<std::string>();
+  if (const YAML::Node files = node["files"]) {
+    if (!files.IsMap()) return InvalidArgumentError(what + "files must be a map");
+    for (const auto& kv : files) {
+      const std::string target = kv.first.as<std::string>();
+      if (target.empty() || target.front() != '/') {
+        return InvalidArgumentError(what + "file path '" + target + "' is not absolute");
+      }
+      auto source = Expand(kv.second.as<std::string>(), vars);
+      if (!source.ok()) return source.status().WithContext(what);
+      image.files.push_back({*source, target, true});
+    }
+  }
+  return image;
+}
+
+}  // namespace
+
+std::string ImageRepository(std::string_view reference) {
+  std::string ref(reference);
+  if (size_t at = ref.find('@'); at != std::string::npos) ref.resize(at);
+  size_t slash = ref.rfind('/');
+  size_t colon = ref.rfind(':');
+  if (colon != std::string::npos && (slash == std::string::npos || colon > slash))
+    ref.resize(colon);
+  for (std::string_view prefix : {"docker.io/", "index.docker.io/"}) {
+    if (ref.rfind(prefix, 0) == 0) ref.erase(0, prefix.size());
+  }
+  if (ref.rfind("library/", 0) == 0 && ref.find('/', 8) == std::string::npos) ref.erase(0, 8);
+  return ref;
+}
+
+StatusOr<ImageTable> ImageTable::Parse(std::string_view yaml, std::string_view source,
+                                       const std::map<std::string, std::string>& vars) {
+  ImageTable table;
+  table.source_ = source;
+  const std::string where = std::string(source) + ": ";
+  try {
+    YAML::Node root = YAML::Load(std::string(yaml));
+    const YAML::Node images = root["images"];
+    if (!images || !images.IsSequence())
+      return InvalidArgumentError(where + "needs a list 'images'");
+    for (const YAML::Node& node : images) {
+      auto image = ParseImage(node, vars);
+      if (!image.ok()) return image.status().WithContext(std::string(source));
+      table.images_.push_back(std::move(*image));
+    }
+  } catch (const YAML::Exception& e) {
+    return InvalidArgumentError(where + e.what());
+  }
+  return table;
+}
+
+StatusOr<ImageTable> ImageTable::Load(const std::string& path,
+                                      const std::map<std::string, std::string>& vars) {
+  std::ifstream in(path);
+  if (!in) return NotFoundError("cannot read the image table " + path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return Parse(s.str(), path, vars);
+}
+
+StatusOr<const ImageSpec*> ImageTable::Lookup(std::string_view reference) const {
+  const std::string repo = ImageRepository(reference);
+  for (const ImageSpec& image : images_) {
+    for (const std::string& name : image.names) {
+      if (name == repo) return &image;
+    }
+  }
+  return NotFoundError("image \"" + std::string(reference) + "\" (repository " + repo +
+                       ") is not in the simulated node's image table " + source_ +
+                       "; add an entry that maps it to a build output");
+}
+
+}  // namespace rdmastack::sim

@@ -1,0 +1,49 @@
+#pragma once
+// What our image references contain, for a node without a container engine: each image lists the
+// repositories it is known by, its ENTRYPOINT/CMD/ENV/WORKDIR, and the files of the image that
+// come from the build (bound into the container at their image paths). The container's root is
+// otherwise the host's own userland. One table (images.yaml) maps every image a pod spec of ours
+// names, so the specs that run on a real cluster run here unchanged.
+//
+// Values may use ${NAME}; names come from the runtime's --var NAME=VALUE flags.
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "operator/base/status.h"
+#include "tests/harness/node-runtime/launch_spec.h"
+
+namespace rdmastack::sim {
+
+struct ImageSpec {
+  std::vector<std::string> names;  // repositories, without tag or digest
+  std::vector<std::string> entrypoint;
+  std::vector<std::string> cmd;
+  std::vector<std::pair<std::string, std::string>> env;  // in image order
+  std::string working_dir;
+  std::vector<BindMount> files;  // host file -> image path, read-only
+};
+
+// "docker.io/library/busybox:1.36" -> "busybox"; "ghcr.io/a/b@sha256:..." -> "ghcr.io/a/b";
+// "registry:5000/a/b:v1" -> "registry:5000/a/b".
+std::string ImageRepository(std::string_view reference);
+
+class ImageTable {
+ public:
+  static StatusOr<ImageTable> Parse(std::string_view yaml, std::string_view source,
+                                    const std::map<std::string, std::string>& vars);
+  static StatusOr<ImageTable> Load(const std::string& path,
+                                   const std::map<std::string, std::string>& vars);
+
+  // The image a reference names, or NotFound with a message that says how to add it.
+  StatusOr<const ImageSpec*> Lookup(std::string_view reference) const;
+
+ private:
+  std::string source_;
+  std::vector<ImageSpec> images_;
+};
+
+}  // namespace rdmastack::sim

@@ -1,0 +1,118 @@
+#include "tests/harness/node-runtime/launch_spec.h"
+
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+// RapidJSON directly rather than k8s::JsonObject: the shim links nothing of the Kubernetes client,
+// so one shim per container stays small.
+namespace rdmastack::sim {
+namespace {
+
+using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+
+void Field(Writer& w, const char* key, const std::string& value) {
+  w.Key(key);
+  w.String(value.c_str(), static_cast<rapidjson::SizeType>(value.size()));
+}
+
+void Strings(Writer& w, const char* key, const std::vector<std::string>& values) {
+  w.Key(key);
+  w.StartArray();
+  for (const std::string& v : values)
+    w.String(v.c_str(), static_cast<rapidjson::SizeType>(v.size()));
+  w.EndArray();
+}
+
+std::string GetString(const rapidjson::Value& o, const char* key, std::string fallback = "") {
+  auto it = o.FindMember(key);
+  if (it == o.MemberEnd() || !it->value.IsString()) return fallback;
+  return std::string(it->value.GetString(), it->value.GetStringLength());
+}
+
+bool GetBool(const rapidjson::Value& o, const char* key) {
+  auto it = o.FindMember(key);
+  return it != o.MemberEnd() && it->value.IsBool() && it->value.GetBool();
+}
+
+StatusOr<std::vector<std::string>> GetStrings(const rapidjson::Value& o, const char* key) {
+  std::vector<std::string> out;
+  auto it = o.FindMember(key);
+  if (it == o.MemberEnd()) return out;
+  if (!it->value.IsArray())
+    return InvalidArgumentError(std::string("launch spec: ") + key + " must be an array");
+  for (const auto& item : it->value.GetArray()) {
+    if (!item.IsString())
+      return InvalidArgumentError(std::string("launch spec: ") + key + " must hold strings");
+    out.emplace_back(item.GetString(), item.GetStringLength());
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string LaunchSpecToJson(const LaunchSpec& spec) {
+  rapidjson::StringBuffer buffer;
+  Writer w(buffer);
+  w.StartObject();
+  Field(w, "netnsPath", spec.netns_path);
+  Field(w, "hostname", spec.hostname);
+  w.Key("hostPID");
+  w.Bool(spec.host_pid);
+  Field(w, "scratchDir", spec.scratch_dir);
+  w.Key("mounts");
+  w.StartArray();
+  for (const BindMount& m : spec.mounts) {
+    w.StartObject();
+    Field(w, "source", m.source);
+    Field(w, "target", m.target);
+    w.Key("readOnly");
+    w.Bool(m.read_only);
+    w.EndObject();
+  }
+  w.EndArray();
+  Strings(w, "argv", spec.argv);
+  Strings(w, "env", spec.env);
+  Field(w, "workingDir", spec.working_dir);
+  Field(w, "logFile", spec.log_file);
+  Field(w, "pidFile", spec.pid_file);
+  Field(w, "errorFile", spec.error_file);
+  w.EndObject();
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+StatusOr<LaunchSpec> LaunchSpecFromJson(std::string_view json) {
+  rapidjson::Document doc;
+  doc.Parse(json.data(), json.size());
+  if (doc.HasParseError() || !doc.IsObject()) {
+    return InvalidArgumentError("launch spec: not a JSON object");
+  }
+  LaunchSpec spec;
+  spec.netns_path = GetString(doc, "netnsPath");
+  spec.hostname = GetString(doc, "hostname");
+  spec.host_pid = GetBool(doc, "hostPID");
+  spec.scratch_dir = GetString(doc, "scratchDir");
+  if (auto it = doc.FindMember("mounts"); it != doc.MemberEnd() && it->value.IsArray()) {
+    for (const auto& m : it->value.GetArray()) {
+      if (!m.IsObject()) return InvalidArgumentError("launch spec: a mount must be an object");
+      BindMount b{GetString(m, "source"), GetString(m, "target"), GetBool(m, "readOnly")};
+      if (b.source.empty() || b.target.empty() || b.target.front() != '/') {
+        return InvalidArgumentError(
+            "launch spec: every mount needs a source and an absolute target");
+      }
+      spec.mounts.push_back(std::move(b));
+    }
+  }
+  RDMASTACK_ASSIGN_OR_RETURN(spec.argv, GetStrings(doc, "argv"));
+  RDMASTACK_ASSIGN_OR_RETURN(spec.env, GetStrings(doc, "env"));
+  spec.working_dir = GetString(doc, "workingDir", "/");
+  spec.log_file = GetString(doc, "logFile");
+  spec.pid_file = GetString(doc, "pidFile");
+  spec.error_file = GetString(doc, "errorFile");
+  if (spec.argv.empty()) return InvalidArgumentError("launch spec: argv is empty");
+  if (spec.scratch_dir.empty()) return InvalidArgumentError("launch spec: scratchDir is required");
+  if (spec.log_file.empty()) return InvalidArgumentError("launch spec: logFile is required");
+  return spec;
+}
+
+}  // namespace rdmastack::sim

@@ -1,0 +1,104 @@
+// rdmastack-node-runtime: runs the pods labelled rdmastack.io/simulate=run that are bound to the
+// simulated nodes of a local cluster, as local processes inside each node's network namespace.
+// scripts/cluster.sh starts and stops it; docs/development.md describes what it does.
+//
+//   rdmastack-node-runtime --kubeconfig FILE --nodes FILE --images FILE --state-dir DIR
+//       --log-dir DIR [--shim PATH] [--var NAME=VALUE]... [--api-forward IP:PORT=IP:PORT]
+//       [--restart-backoff 10s] [--restart-backoff-max 5m] [--volume-resync 30s]
+//       [--log-level info]
+//
+// SIGTERM/SIGINT: stops every container (SIGTERM, 2 s, SIGKILL) and exits 0. Bad flags or
+// configuration: a one-line error, exit 2.
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <thread>
+
+#include "operator/base/clock.h"
+#include "operator/base/logging.h"
+#include "operator/k8s/client.h"
+#include "operator/k8s/config.h"
+#include "operator/runtime/signals.h"
+#include "tests/harness/node-runtime/api_forwarder.h"
+#include "tests/harness/node-runtime/node_runtime.h"
+#include "tests/harness/node-runtime/runtime_options.h"
+
+namespace {
+
+int Fail(const std::string& why) {
+  std::fprintf(stderr, "rdmastack-node-runtime: %s\n", why.c_str());
+  return 2;
+}
+
+std::string BesideSelf(const std::string& name) {
+  std::error_code ec;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? name : (self.parent_path() / name).string();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace rdmastack;
+  runtime::ShutdownSignals signals;  // before any thread starts
+  StatusOr<sim::RuntimeOptions> options =
+      sim::ParseRuntimeOptions(std::vector<std::string>(argv + 1, argv + argc));
+  if (!options.ok()) return Fail(options.status().message());
+  if (Status s = InitLogging(options->log_level); !s.ok()) return Fail(s.message());
+  if (options->shim.empty()) options->shim = BesideSelf("rdmastack-node-shim");
+  if (::access(options->shim.c_str(), X_OK) != 0) {
+    return Fail("shim " + options->shim +
+                " is not executable; build it (target rdmastack-node-shim)");
+  }
+
+  StatusOr<sim::NodeTable> nodes = sim::LoadNodeTable(options->nodes_file);
+  if (!nodes.ok()) return Fail(nodes.status().message());
+  StatusOr<sim::ImageTable> images = sim::ImageTable::Load(options->images_file, options->vars);
+  if (!images.ok()) return Fail(images.status().message());
+  StatusOr<k8s::Config> config = k8s::LoadKubeconfig(options->kubeconfig);
+  if (!config.ok()) return Fail(config.status().ToString());
+  config->user_agent = "rdmastack-node-runtime";
+  StatusOr<k8s::ClientPtr> client = k8s::NewRestClient(*config);
+  if (!client.ok()) return Fail(client.status().ToString());
+
+  sim::NodeRuntimeConfig rc;
+  rc.nodes = *nodes;
+  rc.state_dir = options->state_dir;
+  rc.log_dir = options->log_dir;
+  rc.shim = options->shim;
+  rc.backoff.initial = options->restart_backoff;
+  rc.backoff.max = options->restart_backoff_max;
+  rc.volume_resync = options->volume_resync;
+
+  sim::ApiForwarder forwarder;
+  if (options->api_listen) {
+    const sim::HostPort& l = *options->api_listen;
+    if (Status s =
+            forwarder.Start(l.host, l.port, options->api_target->host, options->api_target->port);
+        !s.ok()) {
+      return Fail(s.message());
+    }
+    const std::string port = std::to_string(l.port);
+    rc.service_env.Set("KUBERNETES_SERVICE_HOST", l.host);
+    rc.service_env.Set("KUBERNETES_SERVICE_PORT", port);
+    rc.service_env.Set("KUBERNETES_SERVICE_PORT_HTTPS", port);
+    rc.service_env.Set("KUBERNETES_PORT", "tcp://" + l.host + ":" + port);
+  }
+
+  sim::NodeRuntime node_runtime(**client, RealClock::Instance(), *images, rc);
+  std::atomic<bool> stop{false};
+  signals.Watch([&](int) { stop = true; });
+  if (Status s = node_runtime.Start(); !s.ok()) return Fail(s.ToString());
+  spdlog::info("serving {} simulated node(s)", nodes->size());
+  while (!stop.load()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    node_runtime.Collect();
+  }
+  spdlog::info("stopping: ending the containers of {} pod(s)", node_runtime.PodCount());
+  node_runtime.Stop();
+  return 0;
+}

@@ -1,0 +1,38 @@
+#pragma once
+// Command line of rdmastack-node-runtime (see runtime_main.cc for the usage text).
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "operator/base/status.h"
+
+namespace rdmastack::sim {
+
+struct HostPort {
+  std::string host;
+  int port = 0;
+};
+
+struct RuntimeOptions {
+  std::string kubeconfig;
+  std::string nodes_file;
+  std::string images_file;
+  std::string state_dir;
+  std::string log_dir;
+  std::string shim;  // default: rdmastack-node-shim beside the runtime binary
+  std::map<std::string, std::string> vars;
+  std::optional<HostPort> api_listen;  // --api-forward LISTEN=TARGET
+  std::optional<HostPort> api_target;
+  std::chrono::milliseconds restart_backoff{10'000};
+  std::chrono::milliseconds restart_backoff_max{300'000};
+  std::chrono::milliseconds volume_resync{30'000};
+  std::string log_level = "info";
+};
+
+StatusOr<HostPort> ParseHostPort(const std::string& text);
+StatusOr<RuntimeOptions> ParseRuntimeOptions(const std::vector<std::string>& args);
+
+}  // namespace rdmastack::sim
