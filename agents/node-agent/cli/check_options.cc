@@ -1,5 +1,6 @@
 #include "agents/node-agent/cli/check_options.h"
 
+#include "agents/node-agent/cli/flag_reader.h"
 #include "agents/node-agent/probe/parsers.h"
 
 namespace rdmastack::agent {
@@ -7,22 +8,13 @@ namespace rdmastack::agent {
 StatusOr<CheckOptions> ParseCheckOptions(const std::vector<std::string>& args) {
   CheckOptions o;
   bool have_role = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string flag = args[i];
-    std::string value;
-    bool has_inline = false;
-    if (auto eq = flag.find('='); flag.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = flag.substr(eq + 1);
-      flag = flag.substr(0, eq);
-      has_inline = true;
-    }
+  for (size_t i = 0; i < args.size();) {
+    RDMASTACK_ASSIGN_OR_RETURN(FlagValue next, ReadFlag(args, &i, {"--live-probes"}));
+    const std::string& flag = next.flag;
+    const std::string& value = next.value;
     if (flag == "--live-probes") {
       o.live_probes = true;
       continue;
-    }
-    if (!has_inline) {
-      if (i + 1 >= args.size()) return InvalidArgumentError(flag + " needs a value");
-      value = args[++i];
     }
     Requirements& r = o.requirements;
     if (flag == "--root") {

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "agents/node-agent/cli/check_command.h"
+#include "agents/node-agent/cli/flag_reader.h"
 #include "agents/node-agent/probe/parsers.h"
 #include "operator/base/duration.h"
 #include "operator/base/logging.h"
@@ -29,14 +30,14 @@ StatusOr<std::chrono::milliseconds> ParseInterval(const std::string& text) {
 StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args) {
   RunOptions o;
   if (const char* env = std::getenv("NODE_NAME")) o.daemon.node_name = env;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& flag = args[i];
+  for (size_t i = 0; i < args.size();) {
+    RDMASTACK_ASSIGN_OR_RETURN(FlagValue next, ReadFlag(args, &i, {"--live-probes"}));
+    const std::string& flag = next.flag;
+    const std::string& value = next.value;
     if (flag == "--live-probes") {
       o.live_probes = true;
       continue;
     }
-    if (i + 1 >= args.size()) return InvalidArgumentError(flag + " needs a value");
-    const std::string& value = args[++i];
     if (flag == "--hub") {
       o.daemon.hub_address = value;
     } else if (flag == "--ca-file") {

@@ -109,6 +109,10 @@ Status AgentDaemon::RunSession(const std::string& ca_pem) {
 
   std::string sent_hash;  // per session: a new connection always gets the full report
   auto next_probe = clock_->Now();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!requirements_) next_probe += options_.requirements_wait;
+  }
   auto next_heartbeat = clock_->Now() + heartbeat;
 
   std::thread reader([&] {
@@ -132,14 +136,8 @@ Status AgentDaemon::RunSession(const std::string& ca_pem) {
         requirements_ = msg.requirements();
         reprobe_ = true;  // requirements change the verdicts
       } else if (msg.has_command()) {
-        reprobe_ = true;
-        pb::CommandResult r;
-        r.set_id(msg.command().id());
-        r.set_ok(true);
-        r.set_message(msg.command().kind() == pb::Command::SELF_TEST
-                          ? "self-test: probed and evaluated"
-                          : "re-probed");
-        results.push_back(std::move(r));
+        reprobe_ = true;  // every command re-probes; the answer goes out after that probe
+        results.push_back(AnswerCommand(msg.command()));
       }
       cv_.notify_all();
     }
@@ -218,6 +216,28 @@ Status AgentDaemon::RunSession(const std::string& ca_pem) {
   }
   if (st.ok()) return UnavailableError("hub closed the stream");
   return st;
+}
+
+agent::v1::CommandResult AnswerCommand(const agent::v1::Command& command) {
+  agent::v1::CommandResult r;
+  r.set_id(command.id());
+  switch (command.kind()) {
+    case agent::v1::Command::REPROBE:
+      r.set_ok(true);
+      r.set_message("re-probed; a report follows when the facts changed");
+      break;
+    case agent::v1::Command::SELF_TEST:
+      r.set_ok(false);
+      r.set_message(std::string("SELF_TEST is not implemented by rdmastack-agent ") + kVersion +
+                    ": nothing was tested (the node was re-probed)");
+      break;
+    default:
+      r.set_ok(false);
+      r.set_message("unknown command kind " + std::to_string(command.kind()) +
+                    " (this agent knows REPROBE and SELF_TEST); the node was re-probed");
+      break;
+  }
+  return r;
 }
 
 }  // namespace rdmastack::agent

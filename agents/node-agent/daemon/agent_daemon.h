@@ -38,6 +38,10 @@ struct DaemonOptions {
   std::string node_name;
   std::chrono::milliseconds probe_interval{60'000};
   std::chrono::milliseconds default_heartbeat{10'000};  // until the hub's Ack says otherwise
+  // On a first connection the hub follows its Ack with this node's requirements; the first report
+  // waits for them (this long at most), so that it is not a report against no requirements that
+  // the next one replaces a moment later (two status writes where one does).
+  std::chrono::milliseconds requirements_wait{5'000};
   BackoffPolicy backoff;
 };
 
@@ -48,6 +52,10 @@ struct DaemonStats {
   std::atomic<int> heartbeats_sent{0};
   std::atomic<int> probes{0};
 };
+
+// What the agent answers to a hub command (sent after the re-probe every command triggers). Says
+// what it really did: a command it cannot carry out is ok=false with the reason.
+agent::v1::CommandResult AnswerCommand(const agent::v1::Command& command);
 
 class AgentDaemon {
  public:

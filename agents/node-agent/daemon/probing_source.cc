@@ -2,6 +2,8 @@
 
 #include <malloc.h>
 
+#include <optional>
+
 #include "agents/node-agent/checks/checks.h"
 #include "agents/node-agent/daemon/report_proto.h"
 #include "agents/node-agent/probe/node_probe.h"
@@ -17,12 +19,21 @@ agent::v1::NodeReport ProbingReportSource::Build(
   NodeFacts facts;
   {
     auto prober = make_prober_();
-    if (!prober.ok()) prober = MakeNullDeviceProber();  // sysfs facts still count
+    std::optional<ProbeIssue> prober_failed;
+    if (!prober.ok()) {
+      // The sysfs facts still count; the verbs/NVML facts stay unknown, and the report says why
+      // (probe.read-errors) instead of leaving them silently unknown.
+      prober_failed =
+          ProbeIssue{"probes", "device prober",
+                     "the verbs/NVML probe could not run: " + prober.status().ToString()};
+      prober = MakeNullDeviceProber();
+    }
     ProbeOptions probe;
     probe.root = options_.root;
     probe.ips_file = options_.ips_file;
     probe.device_prober = prober->get();
     facts = ProbeNode(probe);
+    if (prober_failed) facts.issues.push_back(std::move(*prober_failed));
   }
   // The probe's transient allocations (and NVML's, freed at nvmlShutdown) go back to the system
   // instead of staying in the heap of a process that idles for a minute between probes.

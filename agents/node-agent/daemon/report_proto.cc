@@ -4,7 +4,8 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <mbedtls/sha256.h>
 
-#include <set>
+#include <algorithm>
+#include <map>
 
 #include "operator/base/version.h"
 
@@ -91,7 +92,65 @@ void FillDevices(const NodeFacts& f, agent::v1::NodeReport* r) {
   }
 }
 
+// Fail is worst, then Unknown, Warn, Pass.
+int Severity(CheckStatus s) {
+  switch (s) {
+    case CheckStatus::kFail: return 3;
+    case CheckStatus::kUnknown: return 2;
+    case CheckStatus::kWarn: return 1;
+    case CheckStatus::kPass: break;
+  }
+  return 0;
+}
+
+std::string EvaluationName(const std::string& profile) {
+  return profile.empty() ? "gateway" : profile;
+}
+
 }  // namespace
+
+std::vector<CheckResult> MergeChecks(const std::vector<ProfileEvaluation>& evaluations) {
+  struct Seen {
+    CheckResult merged;
+    std::vector<std::pair<std::string, CheckResult>> by_evaluation;
+  };
+  std::vector<std::string> order;
+  std::map<std::string, Seen> by_id;
+  for (const auto& pe : evaluations) {
+    for (const auto& c : pe.evaluation.checks) {
+      auto [it, fresh] = by_id.try_emplace(c.id);
+      if (fresh) order.push_back(c.id);
+      it->second.by_evaluation.emplace_back(pe.profile, c);
+    }
+  }
+  std::vector<CheckResult> out;
+  for (const auto& id : order) {
+    const auto& results = by_id[id].by_evaluation;
+    const bool all_same = std::all_of(results.begin(), results.end(), [&](const auto& r) {
+      return r.second.status == results.front().second.status &&
+             r.second.reason == results.front().second.reason &&
+             r.second.message == results.front().second.message;
+    });
+    if (all_same) {
+      out.push_back(results.front().second);
+      continue;
+    }
+    // The requirements differ in what they ask (transfer size, distance, GID index): the worst
+    // result stands for the check, and the message keeps what each requirement found.
+    CheckResult worst = results.front().second;
+    for (const auto& [profile, r] : results) {
+      if (Severity(r.status) > Severity(worst.status)) worst = r;
+    }
+    std::string message;
+    for (const auto& [profile, r] : results) {
+      message += (message.empty() ? "" : "; ") + EvaluationName(profile) + ": " +
+                 CheckStatusName(r.status) + " " + r.message;
+    }
+    worst.message = std::move(message);
+    out.push_back(std::move(worst));
+  }
+  return out;
+}
 
 agent::v1::NodeReport BuildNodeReport(const NodeFacts& facts,
                                       const std::vector<ProfileEvaluation>& evaluations,
@@ -101,17 +160,15 @@ agent::v1::NodeReport BuildNodeReport(const NodeFacts& facts,
   r.set_agent_version(kVersion);
   FillHost(facts, r.mutable_host());
   FillDevices(facts, &r);
-  std::set<std::string> seen;  // a check id appears once; the first requirement's result wins
+  for (const auto& merged : MergeChecks(evaluations)) {
+    auto* pc = r.add_checks();
+    pc->set_id(merged.id);
+    pc->set_status(ToProto(merged.status));
+    pc->set_reason(merged.reason);
+    pc->set_message(merged.message);
+    pc->set_remedy(merged.remedy);
+  }
   for (const auto& pe : evaluations) {
-    for (const auto& c : pe.evaluation.checks) {
-      if (!seen.insert(c.id).second) continue;
-      auto* pc = r.add_checks();
-      pc->set_id(c.id);
-      pc->set_status(ToProto(c.status));
-      pc->set_reason(c.reason);
-      pc->set_message(c.message);
-      pc->set_remedy(c.remedy);
-    }
     for (const auto& v : pe.evaluation.verdicts) {
       auto* pv = r.add_verdicts();
       pv->set_capability(v.capability);

@@ -16,6 +16,12 @@ struct ProfileEvaluation {
   Evaluation evaluation;
 };
 
+// The checks of every evaluation, each id once, in first-seen order. When the evaluations agree
+// the result is theirs; when they differ, the most severe status (Fail, Unknown, Warn, Pass) with
+// its reason and remedy, and a message naming each evaluation's result ("ns/a: Pass ...; ns/b:
+// Fail ..."), so no requirement's failure is hidden behind another's pass.
+std::vector<CheckResult> MergeChecks(const std::vector<ProfileEvaluation>& evaluations);
+
 agent::v1::NodeReport BuildNodeReport(const NodeFacts& facts,
                                       const std::vector<ProfileEvaluation>& evaluations,
                                       const std::string& node_name);

@@ -93,6 +93,20 @@ TEST(RunOptionsTest, RequiresHubCaAndToken) {
                    .ok());
 }
 
+// The operator's --agent-arg passes flags through as given, often in the --flag=value form.
+TEST(RunOptionsTest, AcceptsTheFlagEqualsValueForm) {
+  auto o = ParseRunOptions({"--hub=h:1", "--ca-file", "c", "--token-file=t",
+                            "--probes-file=/host/p.txt", "--live-probes"});
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->daemon.hub_address, "h:1");
+  EXPECT_EQ(o->daemon.token_file, "t");
+  EXPECT_EQ(o->probes_file, "/host/p.txt");
+  EXPECT_TRUE(o->live_probes);
+  auto bad = ParseRunOptions({"--hub=h:1", "--ca-file=c", "--token-file=t", "--live-probes=yes"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "--live-probes takes no value");
+}
+
 TEST(RunOptionsTest, GpuMemoryIntervalDefaultsToFiveMinutes) {
   auto o = ParseRunOptions({"--hub", "h:1", "--ca-file", "c", "--token-file", "t"});
   ASSERT_TRUE(o.ok()) << o.status().ToString();

@@ -163,6 +163,19 @@ struct TlsSocket::Impl {
   }
 };
 
+const int* AgentCiphersuites() {
+  static const int kSuites[] = {
+      MBEDTLS_TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+      MBEDTLS_TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+      MBEDTLS_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+      MBEDTLS_TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+      MBEDTLS_TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
+      MBEDTLS_TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+      0,
+  };
+  return kSuites;
+}
+
 Status ValidateCaBundle(std::string_view pem) {
   mbedtls_x509_crt ca;
   mbedtls_x509_crt_init(&ca);
@@ -228,8 +241,12 @@ StatusOr<std::unique_ptr<TlsSocket>> TlsSocket::Connect(const TlsClientOptions& 
   ret = mbedtls_ssl_config_defaults(&impl->conf, MBEDTLS_SSL_IS_CLIENT,
                                     MBEDTLS_SSL_TRANSPORT_STREAM, MBEDTLS_SSL_PRESET_DEFAULT);
   if (ret != 0) return InternalError("TLS defaults: " + MbedError(ret));
+  // TLS 1.2 exactly (the newest this mbedTLS speaks), forward-secret AEAD suites only.
   mbedtls_ssl_conf_min_version(&impl->conf, MBEDTLS_SSL_MAJOR_VERSION_3,
-                               MBEDTLS_SSL_MINOR_VERSION_3);  // TLS 1.2 or later
+                               MBEDTLS_SSL_MINOR_VERSION_3);
+  mbedtls_ssl_conf_max_version(&impl->conf, MBEDTLS_SSL_MAJOR_VERSION_3,
+                               MBEDTLS_SSL_MINOR_VERSION_3);
+  mbedtls_ssl_conf_ciphersuites(&impl->conf, AgentCiphersuites());
   mbedtls_ssl_conf_authmode(&impl->conf, MBEDTLS_SSL_VERIFY_REQUIRED);
   mbedtls_ssl_conf_ca_chain(&impl->conf, &impl->ca, nullptr);
   mbedtls_ssl_conf_rng(&impl->conf, mbedtls_ctr_drbg_random, &impl->drbg);

@@ -31,6 +31,10 @@ struct TlsClientOptions {
 // Parses a PEM bundle the way Connect will; a bundle without any certificate is an error.
 Status ValidateCaBundle(std::string_view pem);
 
+// The cipher suites the agent offers (mbedTLS ids, 0-terminated): TLS 1.2 with ECDHE key exchange
+// and an AEAD cipher (AES-GCM, ChaCha20-Poly1305) only. mbedTLS 2.28 has no TLS 1.3.
+const int* AgentCiphersuites();
+
 class TlsSocket {
  public:
   // Resolves, connects (non-blocking, bounded by options.timeout), handshakes and verifies the

@@ -25,14 +25,19 @@ using testing::TestPki;
 // Reports whose content the test controls.
 class FakeSource final : public ReportSource {
  public:
-  pb::NodeReport Build(const std::optional<pb::Requirements>&) override {
+  pb::NodeReport Build(const std::optional<pb::Requirements>& requirements) override {
     std::lock_guard<std::mutex> lock(mu_);
     ++builds_;
+    if (builds_ == 1) first_had_requirements_ = requirements.has_value();
     pb::NodeReport r;
     r.set_node_name("gpu-node-7");
     r.mutable_host()->set_kernel_release(kernel_);
     r.set_content_hash("hash-" + kernel_);
     return r;
+  }
+  bool first_had_requirements() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return first_had_requirements_;
   }
   void SetKernel(std::string k) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -43,6 +48,7 @@ class FakeSource final : public ReportSource {
   std::mutex mu_;
   std::string kernel_ = "6.8.0";
   int builds_ = 0;
+  bool first_had_requirements_ = false;
 };
 
 class AgentHubTest : public ::testing::Test {
@@ -64,11 +70,35 @@ class AgentHubTest : public ::testing::Test {
     o.probe_interval = milliseconds(100);
     o.default_heartbeat = milliseconds(1000);
     o.backoff = BackoffPolicy{milliseconds(50), milliseconds(200), 2.0, 0.2};
+    o.requirements_wait = milliseconds(0);  // FakeHub sends no requirements unless told to
     return o;
   }
 
   TestPki pki_;
 };
+
+// The hub follows its Ack with the node's requirements: the first report is built against them,
+// as soon as they arrive, not against none (which the next report would replace at once).
+TEST_F(AgentHubTest, FirstReportWaitsForTheRequirementsThatFollowTheAck) {
+  FakeHub hub;
+  int port = 0;
+  auto server = StartHub(&hub, &port);
+  ASSERT_TRUE(server);
+  pb::HubMessage requirements;
+  requirements.mutable_requirements()->set_gateway(true);
+  hub.Send(requirements);  // queued: goes out right after the Ack
+  FakeSource source;
+  DaemonOptions o = Options(port);
+  o.requirements_wait = milliseconds(60'000);
+  AgentDaemon daemon(o, &source, &RealClock::Instance());
+  std::thread runner([&] { (void)daemon.Run(); });
+  // Well before requirements_wait: the requirements ended the wait.
+  EXPECT_TRUE(hub.WaitFor([](auto& log) { return Count(log, pb::AgentMessage::kReport) >= 1; },
+                          milliseconds(10'000)));
+  EXPECT_TRUE(source.first_had_requirements());
+  daemon.Stop();
+  runner.join();
+}
 
 TEST_F(AgentHubTest, HelloReportsOnChangeHeartbeatsCommandsAndReconnect) {
   FakeHub hub;

@@ -22,6 +22,7 @@ namespace fs = std::filesystem;
 using std::chrono::milliseconds;
 using testing::Count;
 using testing::FakeHub;
+using testing::LastOf;
 using testing::pb::AgentMessage;
 
 constexpr char kProfile[] = "gpu-client-rtxa6000-bar1-256m-peermem-mofed";
@@ -100,8 +101,9 @@ TEST_F(AgentProcessTest, SighupReprobesAndAChangedNodeIsReportedOnTheSameStream)
   Spawn((pki_.dir / "ca.pem").string());
   ASSERT_TRUE(hub_.WaitFor([](auto& log) { return Count(log, AgentMessage::kReport) == 1; },
                            milliseconds(15000)));
-  const std::string first_hash = hub_.Log().back().report().content_hash();
-  EXPECT_EQ(hub_.Log().back().report().node_name(), "gpu-node-5");
+  const AgentMessage first = LastOf(hub_.Log(), AgentMessage::kReport);
+  const std::string first_hash = first.report().content_hash();
+  EXPECT_EQ(first.report().node_name(), "gpu-node-5");
 
   // The kernel changes under the agent; the next probe is an hour away, SIGHUP asks for it now.
   std::ofstream(fixture_ / "root/proc/sys/kernel/osrelease") << "6.8.0-99-generic\n";
@@ -109,8 +111,9 @@ TEST_F(AgentProcessTest, SighupReprobesAndAChangedNodeIsReportedOnTheSameStream)
   ASSERT_TRUE(hub_.WaitFor([](auto& log) { return Count(log, AgentMessage::kReport) == 2; },
                            milliseconds(10000)));
   const auto log = hub_.Log();
-  EXPECT_EQ(log.back().report().host().kernel_release(), "6.8.0-99-generic");
-  EXPECT_NE(log.back().report().content_hash(), first_hash);
+  const AgentMessage second = LastOf(log, AgentMessage::kReport);
+  EXPECT_EQ(second.report().host().kernel_release(), "6.8.0-99-generic");
+  EXPECT_NE(second.report().content_hash(), first_hash);
   EXPECT_EQ(Count(log, AgentMessage::kHello), 1);  // same stream, no reconnect
 
   ASSERT_EQ(::kill(pid_, SIGTERM), 0);

@@ -114,4 +114,11 @@ int Count(const std::vector<pb::AgentMessage>& log, pb::AgentMessage::BodyCase b
   return n;
 }
 
+pb::AgentMessage LastOf(const std::vector<pb::AgentMessage>& log, pb::AgentMessage::BodyCase body) {
+  for (auto it = log.rbegin(); it != log.rend(); ++it) {
+    if (it->body_case() == body) return *it;
+  }
+  return {};
+}
+
 }  // namespace rdmastack::agent::testing

@@ -51,4 +51,7 @@ std::unique_ptr<grpc::Server> StartHub(const TestPki& pki, FakeHub* hub, int* po
 
 int Count(const std::vector<pb::AgentMessage>& log, pb::AgentMessage::BodyCase body);
 
+// The last message of that kind (heartbeats interleave with reports); an empty one if none.
+pb::AgentMessage LastOf(const std::vector<pb::AgentMessage>& log, pb::AgentMessage::BodyCase body);
+
 }  // namespace rdmastack::agent::testing
