@@ -100,6 +100,12 @@ Status Manager::Run() {
     RecordLeaderEvent();
   }
   leading_ = true;
+  if (Status s = StartLeaderRunnables(); !s.ok()) {
+    leading_ = false;
+    if (leader_status_ != nullptr) leader_status_->Set(0);
+    Shutdown(true, options_.graceful_shutdown_timeout);
+    return s;
+  }
   for (auto& c : controllers_) c->Start();
   spdlog::info("started {} controller(s)", controllers_.size());
 
@@ -134,8 +140,31 @@ void Manager::RecordLeaderEvent() {
                   le.identity + " became leader");
 }
 
+void Manager::AddLeaderRunnable(LeaderRunnable runnable) {
+  leader_runnables_.push_back(std::move(runnable));
+}
+
+Status Manager::StartLeaderRunnables() {
+  for (LeaderRunnable& r : leader_runnables_) {
+    if (r.start) {
+      if (Status s = r.start(); !s.ok()) return s.WithContext(r.name);
+    }
+    ++leader_runnables_started_;
+    spdlog::info("started {}", r.name);
+  }
+  return OkStatus();
+}
+
+void Manager::StopLeaderRunnables() {
+  while (leader_runnables_started_ > 0) {
+    LeaderRunnable& r = leader_runnables_[--leader_runnables_started_];
+    if (r.stop) r.stop();
+  }
+}
+
 void Manager::Shutdown(bool release_lease, Clock::Duration drain) {
   ready_ = false;
+  StopLeaderRunnables();
   const Clock::TimePoint deadline = clock_.Now() + drain;
   for (auto& c : controllers_) {
     const Clock::Duration left = std::max(Clock::Duration::zero(), deadline - clock_.Now());

@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -43,6 +44,16 @@ struct ManagerOptions {
   std::string api_host;  // label for rest_client_requests_total
 };
 
+// Something that runs only while this process leads, like controller-runtime's
+// LeaderElectionRunnable (the agent hub: it writes certificates and feeds the controllers).
+// `start` runs after the lease is won and before the controllers start; an error ends Run as a
+// failed start-up. `stop` runs first at shutdown, before the controllers drain.
+struct LeaderRunnable {
+  std::string name;
+  std::function<Status()> start;
+  std::function<void()> stop;
+};
+
 class Manager {
  public:
   Manager(k8s::Client& client, Clock& clock, ManagerOptions options);
@@ -57,6 +68,8 @@ class Manager {
   // Creates a controller owned by the manager; wire it with Controller::Watch before Run.
   Controller& NewController(const std::string& name, Reconciler& reconciler,
                             ControllerOptions options = {});
+  // Before Run. Started in the order added, stopped in reverse.
+  void AddLeaderRunnable(LeaderRunnable runnable);
 
   // Blocks. OK after a requested stop; Aborted("leader election lost") when the lease was lost
   // (the caller should exit non-zero at once); other errors when startup failed.
@@ -77,6 +90,8 @@ class Manager {
   void RecordLeaderEvent();
   Status StartServing();
   void StopServing();
+  Status StartLeaderRunnables();
+  void StopLeaderRunnables();
 
   Clock& clock_;
   const ManagerOptions options_;
@@ -88,6 +103,8 @@ class Manager {
   std::unique_ptr<ApiEventRecorder> events_;
   std::unique_ptr<LeaderElector> elector_;
   std::vector<std::unique_ptr<Controller>> controllers_;
+  std::vector<LeaderRunnable> leader_runnables_;
+  size_t leader_runnables_started_ = 0;
   HttpServer probes_;
   MetricsServer metrics_server_;
   Gauge* leader_status_ = nullptr;

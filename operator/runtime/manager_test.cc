@@ -57,8 +57,10 @@ class ManagerTest : public ::testing::Test {
   // A manager with one ConfigMap controller, running on its own thread.
   class Running {
    public:
-    Running(ManagerTest& t, ManagerOptions options)
+    Running(ManagerTest& t, ManagerOptions options,
+            const std::function<void(Manager&)>& before_run = nullptr)
         : manager(t.client_, t.clock_, std::move(options)) {
+      if (before_run) before_run(manager);
       InformerOptions io;
       io.reflector.initial_sync = ReflectorOptions::InitialSync::kWatchCacheList;  // the mocks list
       io.type = k8s::kinds::ConfigMap();
@@ -158,6 +160,67 @@ TEST_F(ManagerTest, LosingTheLeaseEndsRunWithAborted) {
   const Status result = run.Join();
   EXPECT_EQ(result.code(), StatusCode::kAborted);
   EXPECT_EQ(result.message(), "leader election lost");
+}
+
+// The agent hub's contract: it runs only while this process leads, starts before the
+// controllers and stops before they drain.
+TEST_F(ManagerTest, LeaderRunnablesRunOnlyWhileLeading) {
+  testing::FakeLeaseServer lease(client_);
+  lease.SetHolder("other", 15, "t");
+  std::atomic<int> starts{0}, stops{0};
+  std::atomic<int> reconciles_at_start{-1};
+  ManagerOptions options = Options(/*leader_election=*/true);
+  Running run(*this, options, [&](Manager& m) {
+    m.AddLeaderRunnable({"hub",
+                         [&] {
+                           reconciles_at_start = reconciler_.calls.load();
+                           ++starts;
+                           return OkStatus();
+                         },
+                         [&] { ++stops; }});
+  });
+  while (!run.manager.Ready()) std::this_thread::yield();
+  EXPECT_EQ(starts.load(), 0);  // standby
+  lease.SetHolder("", 1, "t");  // released by the other holder
+  while (reconciler_.calls.load() < 1) {
+    clock_.Advance(500ms);
+    std::this_thread::sleep_for(1ms);
+  }
+  EXPECT_EQ(starts.load(), 1);
+  EXPECT_EQ(reconciles_at_start.load(), 0);
+  EXPECT_EQ(stops.load(), 0);
+  EXPECT_TRUE(run.Stop().ok());
+  EXPECT_EQ(stops.load(), 1);
+}
+
+TEST_F(ManagerTest, FailingLeaderRunnableFailsRunAndStopsTheStartedOnes) {
+  testing::FakeLeaseServer lease(client_);
+  std::vector<std::string> calls;
+  std::mutex mu;
+  auto note = [&](std::string what) {
+    std::lock_guard<std::mutex> l(mu);
+    calls.push_back(std::move(what));
+  };
+  Running run(*this, Options(/*leader_election=*/true), [&](Manager& m) {
+    m.AddLeaderRunnable({"first",
+                         [&] {
+                           note("start first");
+                           return OkStatus();
+                         },
+                         [&] { note("stop first"); }});
+    m.AddLeaderRunnable({"second",
+                         [&] {
+                           note("start second");
+                           return FailedPreconditionError("no certificate");
+                         },
+                         [&] { note("stop second"); }});
+  });
+  const Status result = run.Join();
+  EXPECT_EQ(result.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(result.message().find("second"), std::string::npos) << result.ToString();
+  EXPECT_THAT(calls, ::testing::ElementsAre("start first", "start second", "stop first"));
+  EXPECT_EQ(reconciler_.calls.load(), 0);  // no controller started
+  EXPECT_EQ(lease.Record().holder, "");    // the lease is handed back
 }
 
 TEST_F(ManagerTest, InvalidBindAddressFailsRun) {

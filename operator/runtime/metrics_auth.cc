@@ -51,7 +51,7 @@ HttpResponse RefusalResponse(const AccessResult& result) {
 }
 
 AccessDecisionCache::AccessDecisionCache(Clock& clock, Clock::Duration ttl, size_t max_entries)
-    : clock_(clock), ttl_(ttl), max_entries_(std::max<size_t>(1, max_entries)) {}
+    : clock_(clock), ttl_(ttl), entries_(std::max<size_t>(1, max_entries)) {}
 
 std::string AccessDecisionCache::Key(std::string_view token, std::string_view verb,
                                      std::string_view path) {
@@ -69,31 +69,14 @@ std::optional<AccessResult> AccessDecisionCache::Get(std::string_view token, std
                                                      std::string_view path) {
   const std::string key = Key(token, verb, path);
   std::lock_guard<std::mutex> l(mu_);
-  auto it = index_.find(key);
-  if (it == index_.end()) return std::nullopt;
-  if (clock_.Now() >= it->second->expires) {
-    entries_.erase(it->second);
-    index_.erase(it);
-    return std::nullopt;
-  }
-  entries_.splice(entries_.begin(), entries_, it->second);
-  return it->second->result;
+  return entries_.Get(key, clock_.Now());
 }
 
 void AccessDecisionCache::Put(std::string_view token, std::string_view verb, std::string_view path,
                               AccessResult result) {
-  std::string key = Key(token, verb, path);
+  const std::string key = Key(token, verb, path);
   std::lock_guard<std::mutex> l(mu_);
-  if (auto it = index_.find(key); it != index_.end()) {
-    entries_.erase(it->second);
-    index_.erase(it);
-  }
-  while (entries_.size() >= max_entries_) {
-    index_.erase(entries_.back().key);
-    entries_.pop_back();
-  }
-  entries_.push_front(Entry{key, std::move(result), clock_.Now() + ttl_});
-  index_.emplace(std::move(key), entries_.begin());
+  entries_.Put(key, std::move(result), clock_.Now() + ttl_);
 }
 
 size_t AccessDecisionCache::size() const {

@@ -11,14 +11,13 @@
 
 #include <chrono>
 #include <cstddef>
-#include <list>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 
 #include "operator/base/clock.h"
+#include "operator/base/expiring_lru.h"
 #include "operator/k8s/client.h"
 #include "operator/runtime/http_server.h"
 
@@ -63,19 +62,12 @@ class AccessDecisionCache {
   size_t size() const;
 
  private:
-  struct Entry {
-    std::string key;
-    AccessResult result;
-    Clock::TimePoint expires;
-  };
   static std::string Key(std::string_view token, std::string_view verb, std::string_view path);
 
   Clock& clock_;
   const Clock::Duration ttl_;
-  const size_t max_entries_;
   mutable std::mutex mu_;
-  std::list<Entry> entries_;  // most recently used first
-  std::unordered_map<std::string, std::list<Entry>::iterator> index_;
+  ExpiringLru<AccessResult> entries_;
 };
 
 // Decides whether a request may proceed.

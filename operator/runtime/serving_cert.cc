@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "operator/k8s/config.h"
+#include "operator/k8s/openssl_error.h"
 
 namespace rdmastack::runtime {
 namespace {
@@ -26,23 +27,13 @@ using KeyPtr = std::unique_ptr<EVP_PKEY, Deleter<EVP_PKEY, EVP_PKEY_free>>;
 using BnPtr = std::unique_ptr<BIGNUM, Deleter<BIGNUM, BN_free>>;
 using ExtPtr = std::unique_ptr<X509_EXTENSION, Deleter<X509_EXTENSION, X509_EXTENSION_free>>;
 
-// The oldest queued OpenSSL error, for messages; clears the queue.
-std::string OpenSslError() {
-  const unsigned long code = ERR_get_error();
-  ERR_clear_error();
-  if (code == 0) return "unknown OpenSSL error";
-  char text[256];
-  ERR_error_string_n(code, text, sizeof(text));
-  return text;
-}
-
 BioPtr ReadBio(const std::string& pem) {
   return BioPtr(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
 }
 
 StatusOr<std::string> Pem(const std::function<int(BIO*)>& write) {
   BioPtr bio(BIO_new(BIO_s_mem()));
-  if (!bio || write(bio.get()) != 1) return InternalError("PEM encoding: " + OpenSslError());
+  if (!bio || write(bio.get()) != 1) return InternalError("PEM encoding: " + k8s::OpenSslError());
   char* data = nullptr;
   const long size = BIO_get_mem_data(bio.get(), &data);
   return std::string(data, static_cast<size_t>(size));
@@ -69,10 +60,11 @@ StatusOr<TlsServingCredentials> LoadServingCredentials(const std::string& dir) {
   RDMASTACK_ASSIGN_OR_RETURN(creds.key_pem, k8s::ReadFileToString(key_path));
   X509Ptr cert(PEM_read_bio_X509(ReadBio(creds.cert_pem).get(), nullptr, nullptr, nullptr));
   if (!cert) {
-    return InvalidArgumentError(cert_path + " is not a PEM certificate: " + OpenSslError());
+    return InvalidArgumentError(cert_path + " is not a PEM certificate: " + k8s::OpenSslError());
   }
   KeyPtr key(PEM_read_bio_PrivateKey(ReadBio(creds.key_pem).get(), nullptr, nullptr, nullptr));
-  if (!key) return InvalidArgumentError(key_path + " is not a PEM private key: " + OpenSslError());
+  if (!key)
+    return InvalidArgumentError(key_path + " is not a PEM private key: " + k8s::OpenSslError());
   if (X509_check_private_key(cert.get(), key.get()) != 1) {
     ERR_clear_error();
     return InvalidArgumentError(key_path + " does not belong to the certificate in " + cert_path);
@@ -86,7 +78,7 @@ StatusOr<TlsServingCredentials> SelfSignedServingCredentials(const std::vector<s
   KeyPtr key(EVP_EC_gen("P-256"));
   X509Ptr cert(X509_new());
   BnPtr serial(BN_new());
-  if (!key || !cert || !serial) return InternalError("key generation: " + OpenSslError());
+  if (!key || !cert || !serial) return InternalError("key generation: " + k8s::OpenSslError());
   const std::string cn = "rdmastack-operator-metrics";
   bool ok = X509_set_version(cert.get(), X509_VERSION_3) == 1 &&
             BN_rand(serial.get(), 127, BN_RAND_TOP_ANY, BN_RAND_BOTTOM_ANY) == 1 &&
@@ -103,7 +95,7 @@ StatusOr<TlsServingCredentials> SelfSignedServingCredentials(const std::vector<s
                                   reinterpret_cast<const unsigned char*>(cn.c_str()), -1, -1,
                                   0) == 1 &&
        X509_set_issuer_name(cert.get(), name) == 1;
-  if (!ok) return InternalError("building the certificate: " + OpenSslError());
+  if (!ok) return InternalError("building the certificate: " + k8s::OpenSslError());
 
   X509V3_CTX ctx;
   X509V3_set_ctx_nodb(&ctx);
@@ -120,11 +112,11 @@ StatusOr<TlsServingCredentials> SelfSignedServingCredentials(const std::vector<s
     ExtPtr ext(X509V3_EXT_conf_nid(nullptr, &ctx, nid, value));
     if (!ext || X509_add_ext(cert.get(), ext.get(), -1) != 1) {
       return InvalidArgumentError(std::string("certificate extension ") + OBJ_nid2sn(nid) + "=" +
-                                  value + ": " + OpenSslError());
+                                  value + ": " + k8s::OpenSslError());
     }
   }
   if (X509_sign(cert.get(), key.get(), EVP_sha256()) == 0) {
-    return InternalError("signing the certificate: " + OpenSslError());
+    return InternalError("signing the certificate: " + k8s::OpenSslError());
   }
   TlsServingCredentials creds;
   RDMASTACK_ASSIGN_OR_RETURN(creds.cert_pem,
