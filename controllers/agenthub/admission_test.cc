@@ -1,0 +1,183 @@
+// Every way an agent can be refused, and the one way it is accepted, as a table.
+#include "controllers/agenthub/admission.h"
+
+#include <gtest/gtest.h>
+
+namespace rdmastack::agenthub {
+namespace {
+
+AgentPolicy Policy() {
+  AgentPolicy p;
+  p.service_account_namespace = "rdmastack-system";
+  p.service_account_name = "rdmastack-agent";
+  return p;
+}
+
+TokenReviewResult GoodReview() {
+  TokenReviewResult r;
+  r.authenticated = true;
+  r.username = "system:serviceaccount:rdmastack-system:rdmastack-agent";
+  r.audiences = {"rdmastack-agenthub"};
+  r.pod_name = "agent-x1";
+  r.pod_uid = "uid-1";
+  r.node_name = "node-a";
+  return r;
+}
+
+HelloClaim Claim(const std::string& node = "node-a") {
+  HelloClaim c;
+  c.node_name = node;
+  c.agent_version = "0.1.0";
+  c.has_token = true;
+  return c;
+}
+
+BoundPod PodOn(const std::string& node, const std::string& uid = "uid-1") {
+  return BoundPod{uid, node};
+}
+
+struct Case {
+  std::string name;
+  HelloClaim claim;
+  TokenReviewResult review;
+  std::optional<BoundPod> pod;
+  StatusCode code;
+  std::string reason;
+  std::string message_part;
+};
+
+TEST(AdmissionTest, DecisionTable) {
+  std::vector<Case> cases;
+  cases.push_back({"accepted", Claim(), GoodReview(), PodOn("node-a"), StatusCode::kOk, "", ""});
+  {
+    HelloClaim c = Claim("");
+    cases.push_back({"no node name", c, GoodReview(), PodOn("node-a"), StatusCode::kInvalidArgument,
+                     kReasonNoNodeName, "node_name is empty"});
+  }
+  {
+    HelloClaim c = Claim();
+    c.has_token = false;
+    cases.push_back({"no token", c, TokenReviewResult{}, std::nullopt, StatusCode::kUnauthenticated,
+                     kReasonNoToken, "carries no token"});
+  }
+  {
+    TokenReviewResult r;
+    r.error =
+        "[invalid bearer token, square/go-jose/jwt: validation failed, token is expired "
+        "(exp)]";
+    cases.push_back({"expired", Claim(), r, std::nullopt, StatusCode::kUnauthenticated,
+                     kReasonTokenExpired, "token is expired"});
+  }
+  {
+    TokenReviewResult r;
+    r.error =
+        "[invalid bearer token, token audiences [\"other\"] is invalid for the target "
+        "audiences [\"rdmastack-agenthub\"]]";
+    cases.push_back({"wrong audience (review)", Claim(), r, std::nullopt,
+                     StatusCode::kUnauthenticated, kReasonWrongAudience, "audiences"});
+  }
+  {
+    TokenReviewResult r = GoodReview();
+    r.audiences = {"https://kubernetes.default.svc"};
+    cases.push_back({"wrong audience (authenticated)", Claim(), r, PodOn("node-a"),
+                     StatusCode::kUnauthenticated, kReasonWrongAudience,
+                     "not valid for audience rdmastack-agenthub"});
+  }
+  {
+    TokenReviewResult r;
+    r.error = "invalid bearer token";
+    cases.push_back({"garbage", Claim(), r, std::nullopt, StatusCode::kUnauthenticated,
+                     kReasonTokenRejected, "invalid bearer token"});
+  }
+  {
+    TokenReviewResult r = GoodReview();
+    r.username = "system:serviceaccount:rdmastack-system:intruder";
+    cases.push_back({"other service account", Claim(), r, PodOn("node-a"),
+                     StatusCode::kPermissionDenied, kReasonWrongServiceAccount,
+                     "belongs to system:serviceaccount:rdmastack-system:intruder"});
+  }
+  {
+    TokenReviewResult r = GoodReview();
+    r.username = "system:serviceaccount:other-ns:rdmastack-agent";
+    cases.push_back({"same name, other namespace", Claim(), r, PodOn("node-a"),
+                     StatusCode::kPermissionDenied, kReasonWrongServiceAccount, "other-ns"});
+  }
+  {
+    TokenReviewResult r = GoodReview();
+    r.pod_name.clear();
+    r.pod_uid.clear();
+    r.node_name.clear();
+    cases.push_back({"not pod-bound", Claim(), r, std::nullopt, StatusCode::kPermissionDenied,
+                     kReasonNotPodBound, "not bound to a pod"});
+  }
+  cases.push_back({"token's node extra names another node", Claim("node-b"), GoodReview(),
+                   PodOn("node-a"), StatusCode::kPermissionDenied, kReasonNodeMismatch,
+                   "on node node-a, but Hello claims node node-b"});
+  {
+    TokenReviewResult r = GoodReview();
+    r.node_name.clear();  // no node extra: the Pod decides
+    cases.push_back({"pod on another node", Claim("node-b"), r, PodOn("node-a"),
+                     StatusCode::kPermissionDenied, kReasonNodeMismatch, "on node node-a"});
+    cases.push_back({"pod not scheduled", Claim("node-b"), r, PodOn(""),
+                     StatusCode::kPermissionDenied, kReasonNodeMismatch, "on node (none)"});
+  }
+  cases.push_back({"pod deleted", Claim(), GoodReview(), std::nullopt, StatusCode::kUnauthenticated,
+                   kReasonBoundPodGone, "no longer exists"});
+  cases.push_back({"pod recreated under the same name", Claim(), GoodReview(),
+                   PodOn("node-a", "uid-2"), StatusCode::kUnauthenticated, kReasonBoundPodGone,
+                   "uid uid-1"});
+
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const AdmissionDecision d = Decide(c.claim, c.review, c.pod, Policy());
+    EXPECT_EQ(d.code, c.code) << d.message;
+    EXPECT_EQ(d.reason, c.reason);
+    EXPECT_NE(d.message.find(c.message_part), std::string::npos) << d.message;
+    if (c.code == StatusCode::kOk) {
+      EXPECT_EQ(d.identity.node_name, "node-a");
+      EXPECT_EQ(d.identity.pod_namespace, "rdmastack-system");
+      EXPECT_EQ(d.identity.pod_name, "agent-x1");
+      EXPECT_EQ(d.identity.pod_uid, "uid-1");
+      EXPECT_EQ(d.identity.agent_version, "0.1.0");
+    }
+  }
+}
+
+TEST(AdmissionTest, TokenStepNeverLooksAtThePod) {
+  // DecideFromToken accepting means "go and read the Pod": it must not accept what only the
+  // Pod can prove.
+  EXPECT_TRUE(DecideFromToken(Claim(), GoodReview(), Policy()).accepted());
+  EXPECT_FALSE(DecideWithPod(Claim(), GoodReview(), std::nullopt, Policy()).accepted());
+}
+
+TEST(AdmissionTest, ParsesTheTokenReviewStatusTheApiServerReturns) {
+  // The shape checked on the 1.36 harness (research/operator-facts.md §Tokens).
+  auto status = k8s::JsonObject::Parse(R"({
+    "authenticated": true,
+    "user": {"username": "system:serviceaccount:ns1:agent", "uid": "u",
+             "groups": ["system:serviceaccounts"],
+             "extra": {"authentication.kubernetes.io/credential-id": ["JTI=abc"],
+                       "authentication.kubernetes.io/node-name": ["kwok-1"],
+                       "authentication.kubernetes.io/node-uid": ["n-uid"],
+                       "authentication.kubernetes.io/pod-name": ["agent-abc"],
+                       "authentication.kubernetes.io/pod-uid": ["p-uid"]}},
+    "audiences": ["rdmastack-agenthub"]})");
+  ASSERT_TRUE(status.ok());
+  const TokenReviewResult r = ParseTokenReviewStatus(*status);
+  EXPECT_TRUE(r.authenticated);
+  EXPECT_EQ(r.username, "system:serviceaccount:ns1:agent");
+  EXPECT_EQ(r.audiences, std::vector<std::string>{"rdmastack-agenthub"});
+  EXPECT_EQ(r.pod_name, "agent-abc");
+  EXPECT_EQ(r.pod_uid, "p-uid");
+  EXPECT_EQ(r.node_name, "kwok-1");
+
+  auto refused = k8s::JsonObject::Parse(R"({"authenticated": false, "error": "bad"})");
+  ASSERT_TRUE(refused.ok());
+  const TokenReviewResult n = ParseTokenReviewStatus(*refused);
+  EXPECT_FALSE(n.authenticated);
+  EXPECT_EQ(n.error, "bad");
+  EXPECT_TRUE(n.pod_name.empty());
+}
+
+}  // namespace
+}  // namespace rdmastack::agenthub

@@ -1,0 +1,184 @@
+#include "controllers/rdmanode/agent_daemonset.h"
+
+#include <openssl/sha.h>
+
+#include <algorithm>
+#include <set>
+
+namespace rdmastack::rdmanode {
+namespace {
+
+constexpr char kCaDir[] = "/etc/rdmastack/agenthub-ca";
+constexpr char kTokenDir[] = "/var/run/secrets/rdmastack.io/agenthub";
+
+k8s::JsonObject Obj(std::string_view json) {
+  auto parsed = k8s::JsonObject::Parse(json);
+  return parsed.ok() ? std::move(*parsed) : k8s::JsonObject();
+}
+
+k8s::JsonObject Str(std::string_view s) {
+  k8s::JsonObject o;
+  o.document().SetString(s.data(), static_cast<rapidjson::SizeType>(s.size()),
+                         o.document().GetAllocator());
+  return o;
+}
+
+std::string Sha256Hex(const std::string& bytes) {
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned char b : digest) {
+    hex += kHex[b >> 4];
+    hex += kHex[b & 0xf];
+  }
+  return hex;
+}
+
+k8s::JsonObject TolerationJson(const crd::Toleration& t) {
+  k8s::JsonObject o;
+  if (t.key) (void)o.SetString({"key"}, *t.key);
+  (void)o.SetString({"operator"}, crd::ToString(t.op));
+  if (t.value) (void)o.SetString({"value"}, *t.value);
+  if (t.effect && *t.effect != crd::TaintEffect::kAll)
+    (void)o.SetString({"effect"}, crd::ToString(*t.effect));
+  if (t.toleration_seconds) (void)o.SetInt({"tolerationSeconds"}, *t.toleration_seconds);
+  return o;
+}
+
+// One nodeSelectorTerm per selector: its pairs ANDed as `In [value]` expressions.
+k8s::JsonObject SelectorTerm(const crd::StringMap& selector) {
+  k8s::JsonObject term;
+  for (const auto& [key, value] : selector) {
+    k8s::JsonObject expr;
+    (void)expr.SetString({"key"}, key);
+    (void)expr.SetString({"operator"}, "In");
+    (void)expr.Append({"values"}, Str(value));
+    (void)term.Append({"matchExpressions"}, expr);
+  }
+  return term;
+}
+
+k8s::JsonObject AgentContainer(const AgentDaemonSetOptions& o) {
+  k8s::JsonObject c;
+  (void)c.SetString({"name"}, "agent");
+  (void)c.SetString({"image"}, o.image);
+  std::vector<std::string> args = {"run",
+                                   "--hub",
+                                   o.hub_address,
+                                   "--ca-file",
+                                   std::string(kCaDir) + "/ca.crt",
+                                   "--token-file",
+                                   std::string(kTokenDir) + "/token",
+                                   "--root",
+                                   "/host"};
+  if (!o.tls_server_name.empty()) {
+    args.push_back("--tls-server-name");
+    args.push_back(o.tls_server_name);
+  }
+  args.insert(args.end(), o.extra_args.begin(), o.extra_args.end());
+  for (const auto& a : args) (void)c.Append({"args"}, Str(a));
+  (void)c.Append(
+      {"env"},
+      Obj(R"({"name":"NODE_NAME","valueFrom":{"fieldRef":{"fieldPath":"spec.nodeName"}}})"));
+  (void)c.Append({"volumeMounts"}, Obj(R"({"name":"host","mountPath":"/host","readOnly":true})"));
+  (void)c.Append({"volumeMounts"},
+                 Obj(R"({"name":"dev-infiniband","mountPath":"/dev/infiniband","readOnly":true})"));
+  k8s::JsonObject ca = Obj(R"({"name":"agenthub-ca","readOnly":true})");
+  (void)ca.SetString({"mountPath"}, kCaDir);
+  (void)c.Append({"volumeMounts"}, ca);
+  k8s::JsonObject token = Obj(R"({"name":"agenthub-token","readOnly":true})");
+  (void)token.SetString({"mountPath"}, kTokenDir);
+  (void)c.Append({"volumeMounts"}, token);
+  (void)c.Set({"securityContext"},
+              Obj(R"({"readOnlyRootFilesystem":true,"allowPrivilegeEscalation":false})"));
+  (void)c.Set({"resources"},
+              Obj(R"({"requests":{"cpu":"10m","memory":"16Mi"},"limits":{"memory":"64Mi"}})"));
+  return c;
+}
+
+void AddVolumes(const AgentDaemonSetOptions& o, k8s::JsonObject* pod_spec) {
+  (void)pod_spec->Append({"volumes"},
+                         Obj(R"({"name":"host","hostPath":{"path":"/","type":"Directory"}})"));
+  (void)pod_spec->Append(
+      {"volumes"},
+      Obj(R"({"name":"dev-infiniband","hostPath":{"path":"/dev/infiniband","type":"DirectoryOrCreate"}})"));
+  k8s::JsonObject ca = Obj(R"({"name":"agenthub-ca","configMap":{}})");
+  (void)ca.SetString({"configMap", "name"}, kAgentHubCaConfigMap);
+  (void)pod_spec->Append({"volumes"}, ca);
+  k8s::JsonObject source;
+  (void)source.SetString({"serviceAccountToken", "audience"}, kAgentHubAudience);
+  (void)source.SetInt({"serviceAccountToken", "expirationSeconds"}, o.token_expiration_seconds);
+  (void)source.SetString({"serviceAccountToken", "path"}, "token");
+  k8s::JsonObject token = Obj(R"({"name":"agenthub-token"})");
+  (void)token.Append({"projected", "sources"}, source);
+  (void)pod_spec->Append({"volumes"}, token);
+}
+
+}  // namespace
+
+std::optional<k8s::JsonObject> RenderAgentDaemonSet(
+    const AgentDaemonSetOptions& o, const std::vector<crd::GatewayPool>& pools,
+    const std::vector<crd::ClientProfile>& profiles) {
+  std::vector<crd::StringMap> selectors;
+  std::vector<crd::Toleration> tolerations;
+  auto add = [&](const crd::StringMap& selector, const std::vector<crd::Toleration>& tols) {
+    if (std::find(selectors.begin(), selectors.end(), selector) == selectors.end())
+      selectors.push_back(selector);
+    for (const auto& t : tols) {
+      if (std::find(tolerations.begin(), tolerations.end(), t) == tolerations.end())
+        tolerations.push_back(t);
+    }
+  };
+  for (const auto& p : pools) {
+    if (!p.metadata.deletion_timestamp) add(p.spec.node_selector, p.spec.tolerations);
+  }
+  for (const auto& p : profiles) {
+    if (!p.metadata.deletion_timestamp) add(p.spec.node_selector, p.spec.tolerations);
+  }
+  if (selectors.empty()) return std::nullopt;
+  // Input order must not matter: the same set of pools renders the same object.
+  std::sort(selectors.begin(), selectors.end());
+  std::stable_sort(tolerations.begin(), tolerations.end(), [](const auto& a, const auto& b) {
+    return TolerationJson(a).Serialize() < TolerationJson(b).Serialize();
+  });
+
+  k8s::JsonObject ds;
+  ds.SetApiVersion("apps/v1");
+  ds.SetKind("DaemonSet");
+  ds.SetName(kAgentName);
+  ds.SetNamespace(o.namespace_);
+  ds.SetLabel("app.kubernetes.io/name", kAgentName);
+  ds.SetLabel("app.kubernetes.io/managed-by", "rdmastack-operator");
+  (void)ds.SetString({"spec", "selector", "matchLabels", "app.kubernetes.io/name"}, kAgentName);
+  (void)ds.SetString({"spec", "updateStrategy", "type"}, "RollingUpdate");
+  (void)ds.SetString({"spec", "updateStrategy", "rollingUpdate", "maxUnavailable"}, "10%");
+
+  std::map<std::string, std::string> pod_labels = o.pod_labels;
+  pod_labels["app.kubernetes.io/name"] = kAgentName;
+  (void)ds.SetStringMap({"spec", "template", "metadata", "labels"}, pod_labels);
+
+  k8s::JsonObject spec;
+  (void)spec.SetString({"serviceAccountName"}, kAgentServiceAccount);
+  // The agent holds no API permissions: only the hub's audience-bound token is mounted.
+  (void)spec.SetBool({"automountServiceAccountToken"}, false);
+  (void)spec.SetBool({"hostNetwork"}, true);
+  (void)spec.SetString({"dnsPolicy"}, "ClusterFirstWithHostNet");
+  (void)spec.SetInt({"terminationGracePeriodSeconds"}, 10);
+  (void)spec.Append({"containers"}, AgentContainer(o));
+  AddVolumes(o, &spec);
+  for (const auto& t : tolerations) (void)spec.Append({"tolerations"}, TolerationJson(t));
+  const bool every_node = std::any_of(selectors.begin(), selectors.end(),
+                                      [](const crd::StringMap& s) { return s.empty(); });
+  if (!every_node) {
+    k8s::JsonObject required;
+    for (const auto& s : selectors) (void)required.Append({"nodeSelectorTerms"}, SelectorTerm(s));
+    (void)spec.Set({"affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution"},
+                   required);
+  }
+  (void)ds.Set({"spec", "template", "spec"}, spec);
+  ds.SetAnnotation(kAppliedHashAnnotation, Sha256Hex(ds.Serialize()));
+  return ds;
+}
+
+}  // namespace rdmastack::rdmanode

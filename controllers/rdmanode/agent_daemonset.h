@@ -1,0 +1,38 @@
+#pragma once
+// The node agent DaemonSet the operator keeps (pure rendering; agent_daemonset_reconciler.h
+// writes it). It runs only on nodes some GatewayPool or ClientProfile selects.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "crds/types/types.h"
+#include "operator/k8s/json_object.h"
+
+namespace rdmastack::rdmanode {
+
+inline constexpr char kAgentName[] = "rdmastack-agent";
+inline constexpr char kAgentServiceAccount[] = "rdmastack-agent";
+inline constexpr char kAgentHubCaConfigMap[] = "rdmastack-agenthub-ca";
+inline constexpr char kAgentHubAudience[] = "rdmastack-agenthub";
+// SHA-256 of the rendered object, so that the reconciler writes only when it changes.
+inline constexpr char kAppliedHashAnnotation[] = "rdmastack.io/applied-hash";
+
+struct AgentDaemonSetOptions {
+  std::string image;
+  std::string namespace_ = "rdmastack-system";
+  std::string hub_address;                        // host:port the agents dial
+  std::string tls_server_name;                    // "" = the host of hub_address
+  std::map<std::string, std::string> pod_labels;  // extra pod labels (rdmastack.io/simulate=run)
+  std::vector<std::string> extra_args;            // appended to `rdmastack-agent run`
+  int64_t token_expiration_seconds = 3600;
+};
+
+// Nullopt when no pool or profile exists (then no agent runs anywhere). The node affinity ORs one
+// term per distinct nodeSelector; an empty selector among them means every node. Tolerations are
+// the union of the pools' and profiles'. The object carries kAppliedHashAnnotation.
+std::optional<k8s::JsonObject> RenderAgentDaemonSet(
+    const AgentDaemonSetOptions& options, const std::vector<crd::GatewayPool>& pools,
+    const std::vector<crd::ClientProfile>& profiles);
+
+}  // namespace rdmastack::rdmanode

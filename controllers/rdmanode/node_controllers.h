@@ -1,0 +1,35 @@
+#pragma once
+// Registers the node-side controllers with a manager: RdmaNode status, node labels, agent
+// requirements and the agent DaemonSet. The agent hub feeds `agents` (AgentEventSink) and
+// receives requirements through `publisher`; both are made by the caller and outlive the manager.
+
+#include <memory>
+
+#include "controllers/agenthub/agent_events.h"
+#include "controllers/rdmanode/agent_daemonset.h"
+#include "controllers/rdmanode/agent_state_store.h"
+#include "operator/runtime/manager.h"
+
+namespace rdmastack::rdmanode {
+
+struct NodeControllerOptions {
+  // How long a Node keeps its labels after its RdmaNode went Reporting=False.
+  Clock::Duration label_grace = std::chrono::minutes(5);
+  AgentDaemonSetOptions agent;
+};
+
+class NodeControllers {
+ public:
+  // Creates the informers and controllers (started by manager.Run()).
+  NodeControllers(runtime::Manager& manager, Clock& clock, AgentStateStore& agents,
+                  agenthub::RequirementsPublisher& publisher, NodeControllerOptions options);
+  ~NodeControllers();
+  NodeControllers(const NodeControllers&) = delete;
+  NodeControllers& operator=(const NodeControllers&) = delete;
+
+ private:
+  struct Parts;
+  std::unique_ptr<Parts> parts_;
+};
+
+}  // namespace rdmastack::rdmanode

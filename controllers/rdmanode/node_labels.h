@@ -1,0 +1,38 @@
+#pragma once
+// RdmaNode status -> the rdmastack.io/ labels its Node should carry (pure).
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "crds/types/types.h"
+#include "operator/base/clock.h"
+
+namespace rdmastack::rdmanode {
+
+inline constexpr char kGatewayCapableLabel[] = "rdmastack.io/gateway-capable";
+inline constexpr char kGPUDirectLabel[] = "rdmastack.io/gpudirect";
+inline constexpr char kHostMemLabel[] = "rdmastack.io/hostmem";
+inline constexpr char kLinkLayerLabel[] = "rdmastack.io/link-layer";
+// Every label this controller owns: one not in the desired set is removed.
+inline constexpr std::string_view kOwnedNodeLabels[] = {kGatewayCapableLabel, kGPUDirectLabel,
+                                                        kHostMemLabel, kLinkLayerLabel};
+
+struct DesiredLabels {
+  std::map<std::string, std::string> labels;
+  // When the labels would change with no new event (the grace period after Stale ends).
+  std::optional<Clock::WallTime> recheck_at;
+};
+
+// "true"/"false" per verdict condition that is True/False (none while Unknown), the link layer;
+// nothing once Reporting has been False for longer than `grace`.
+DesiredLabels DesiredNodeLabels(const crd::RdmaNodeStatus& status, Clock::WallTime now,
+                                Clock::Duration grace);
+
+// The merge patch that takes `current` labels to `desired` for the owned keys: {"metadata":
+// {"labels": {k: v or null}}}; "" when nothing differs.
+std::string NodeLabelPatch(const std::map<std::string, std::string>& current,
+                           const std::map<std::string, std::string>& desired);
+
+}  // namespace rdmastack::rdmanode

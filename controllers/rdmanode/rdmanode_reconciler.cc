@@ -1,0 +1,135 @@
+#include "controllers/rdmanode/rdmanode_reconciler.h"
+
+#include <spdlog/spdlog.h>
+
+#include "controllers/rdmanode/rdmanode_status.h"
+#include "crds/types/json.h"
+
+namespace rdmastack::rdmanode {
+namespace {
+
+// Whether `existing` is ours for this Node: spec.nodeName set and the Node as controller owner.
+bool OwnedBy(const k8s::JsonObject& existing, const k8s::JsonObject& node) {
+  if (existing.GetString({"spec", "nodeName"}) != std::string(node.Name())) return false;
+  for (const auto& ref : existing.OwnerReferences()) {
+    if (ref.kind == "Node" && ref.uid == node.Uid() && ref.controller) return true;
+  }
+  return false;
+}
+
+k8s::JsonObject DesiredObject(const std::string& name, const k8s::JsonObject& node) {
+  k8s::JsonObject o;
+  o.SetApiVersion(crd::kApiVersion);
+  o.SetKind("RdmaNode");
+  o.SetName(name);
+  k8s::JsonObject owner;
+  (void)owner.SetString({"apiVersion"}, "v1");
+  (void)owner.SetString({"kind"}, "Node");
+  (void)owner.SetString({"name"}, node.Name());
+  (void)owner.SetString({"uid"}, node.Uid());
+  (void)owner.SetBool({"controller"}, true);
+  (void)o.Append({"metadata", "ownerReferences"}, owner);
+  (void)o.SetString({"spec", "nodeName"}, name);
+  return o;
+}
+
+}  // namespace
+
+RdmaNodeReconciler::RdmaNodeReconciler(k8s::Client& client, const runtime::Store& nodes,
+                                       const runtime::Store& rdmanodes, AgentStateStore& agents,
+                                       Clock& clock)
+    : client_(client), nodes_(nodes), rdmanodes_(rdmanodes), agents_(agents), clock_(clock) {}
+
+Status RdmaNodeReconciler::EnsureObject(const std::string& name, const k8s::JsonObject& node,
+                                        const runtime::ObjectPtr& existing, int64_t* generation) {
+  if (existing != nullptr && OwnedBy(*existing, node)) {
+    *generation = existing->Generation();
+    return OkStatus();
+  }
+  k8s::PatchOptions options;
+  options.field_manager = kFieldManager;
+  options.force = true;
+  auto applied = client_.Apply(k8s::kinds::RdmaNode(), DesiredObject(name, node), options);
+  if (!applied.ok()) return applied.status().WithContext("apply RdmaNode " + name);
+  spdlog::info("rdmanode {}: {} (owner Node uid {})", name,
+               existing == nullptr ? "created" : "owner set", node.Uid());
+  *generation = applied->Generation();
+  return OkStatus();
+}
+
+StatusOr<runtime::Result> RdmaNodeReconciler::Reconcile(const runtime::Request& request) {
+  const std::string& name = request.name;
+  const runtime::ObjectPtr node = nodes_.Get(name);
+  if (node == nullptr || node->IsBeingDeleted()) {
+    // The garbage collector removes the RdmaNode with its owner; the agent state goes here.
+    agents_.Forget(name);
+    written_.Forget(name);
+    return runtime::Result{};
+  }
+  const runtime::ObjectPtr existing = rdmanodes_.Get(name);
+  std::optional<AgentSnapshot> agent = agents_.Get(name);
+  if (!agent && existing == nullptr) return runtime::Result{};  // no agent has spoken for it
+  // A fresh connection sends its report right away: an RdmaNode saying NeverReported is worth
+  // writing only when that report does not come within the TTL.
+  if (existing == nullptr && agent->report == nullptr) {
+    const auto deadline = agent->last_seen + agents_.stale_ttl();
+    const auto now = clock_.WallNow();
+    if (now <= deadline) {
+      return runtime::Result{std::max<Clock::Duration>(
+          std::chrono::duration_cast<Clock::Duration>(deadline - now) + std::chrono::seconds(1),
+          std::chrono::seconds(1))};
+    }
+  }
+
+  std::optional<crd::RdmaNode> current;
+  if (existing != nullptr) {
+    auto parsed = crd::ParseResource<crd::RdmaNode>(existing->value());
+    // A status we cannot read is rewritten from what the agent says.
+    if (parsed.ok()) {
+      current = std::move(*parsed);
+    } else {
+      spdlog::warn("rdmanode {}: {}", name, parsed.status().ToString());
+    }
+  }
+  int64_t generation = 0;
+  RDMASTACK_RETURN_IF_ERROR(EnsureObject(name, *node, existing, &generation));
+
+  StatusInputs in;
+  in.previous = current && current->status ? &*current->status : nullptr;
+  in.agent = std::move(agent);
+  in.now = clock_.WallNow();
+  in.known_since = agents_.created_at();
+  in.stale_ttl = agents_.stale_ttl();
+  in.generation = generation;
+  ComputedStatus computed = ComputeRdmaNodeStatus(in);
+
+  runtime::Result result;
+  if (computed.recheck_at) {
+    result.requeue_after = std::max<Clock::Duration>(
+        std::chrono::duration_cast<Clock::Duration>(*computed.recheck_at - in.now),
+        std::chrono::seconds(1));
+  }
+  const bool unchanged = in.previous != nullptr && *in.previous == computed.status;
+  const std::string cached_rv = existing != nullptr ? std::string(existing->ResourceVersion()) : "";
+  if (unchanged || written_.Pending(name, computed.status, cached_rv)) return result;
+
+  crd::RdmaNode desired;
+  desired.metadata.name = name;
+  desired.spec.node_name = name;
+  desired.status = computed.status;
+  auto body = k8s::JsonObject::Parse(crd::SerializeStatusPatch(desired));
+  if (!body.ok()) return body.status();
+  k8s::PatchOptions options;
+  options.field_manager = kFieldManager;
+  options.force = true;
+  auto applied = client_.ApplyStatus(k8s::kinds::RdmaNode(), *body, options);
+  if (!applied.ok()) return applied.status().WithContext("apply RdmaNode " + name + " status");
+  written_.Remember(name, computed.status, std::string(applied->ResourceVersion()));
+  const crd::Condition* reporting = FindCondition(computed.status, kReporting);
+  spdlog::info("rdmanode {}: status written (Reporting={} {})", name,
+               reporting != nullptr ? crd::ToString(reporting->status) : "",
+               reporting != nullptr ? reporting->reason : "");
+  return result;
+}
+
+}  // namespace rdmastack::rdmanode

@@ -1,0 +1,37 @@
+#pragma once
+// Keeps one RdmaNode per Node whose agent has spoken (owned by the Node, so the garbage collector
+// removes it with the Node), its status computed from the agent state store. Writes with
+// server-side apply, only when the content differs from the informer cache.
+
+#include <string>
+
+#include "controllers/rdmanode/agent_state_store.h"
+#include "controllers/rdmanode/write_memo.h"
+#include "crds/types/types.h"
+#include "operator/k8s/client.h"
+#include "operator/runtime/reconciler.h"
+#include "operator/runtime/store.h"
+
+namespace rdmastack::rdmanode {
+
+inline constexpr char kFieldManager[] = "rdmastack-operator";
+
+class RdmaNodeReconciler final : public runtime::Reconciler {
+ public:
+  RdmaNodeReconciler(k8s::Client& client, const runtime::Store& nodes,
+                     const runtime::Store& rdmanodes, AgentStateStore& agents, Clock& clock);
+  StatusOr<runtime::Result> Reconcile(const runtime::Request& request) override;
+
+ private:
+  Status EnsureObject(const std::string& name, const k8s::JsonObject& node,
+                      const runtime::ObjectPtr& existing, int64_t* generation);
+
+  k8s::Client& client_;
+  const runtime::Store& nodes_;
+  const runtime::Store& rdmanodes_;
+  AgentStateStore& agents_;
+  Clock& clock_;
+  WriteMemo<crd::RdmaNodeStatus> written_;
+};
+
+}  // namespace rdmastack::rdmanode

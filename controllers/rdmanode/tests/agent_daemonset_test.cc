@@ -1,0 +1,113 @@
+#include "controllers/rdmanode/agent_daemonset.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "tests/harness/cluster_env.h"
+
+namespace rdmastack::rdmanode {
+namespace {
+
+AgentDaemonSetOptions Options() {
+  AgentDaemonSetOptions o;
+  o.image = "ghcr.io/rdmastack/agent:0.1.0";
+  o.namespace_ = "rdmastack-system";
+  o.hub_address = "rdmastack-agenthub.rdmastack-system.svc:9443";
+  return o;
+}
+
+crd::GatewayPool Pool(crd::StringMap selector) {
+  crd::GatewayPool p;
+  p.metadata.name = "kv";
+  p.metadata.namespace_ = "storage";
+  p.spec.node_selector = std::move(selector);
+  return p;
+}
+
+crd::ClientProfile Profile(crd::StringMap selector) {
+  crd::ClientProfile p;
+  p.metadata.name = "gd";
+  p.metadata.namespace_ = "ml";
+  p.spec.node_selector = std::move(selector);
+  return p;
+}
+
+std::string Selectors(const k8s::JsonObject& ds) {
+  auto terms = ds.GetArray({"spec", "template", "spec", "affinity", "nodeAffinity",
+                            "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"});
+  std::string out;
+  for (const auto& t : terms) out += t.Serialize() + "\n";
+  return out;
+}
+
+// The whole rendering, reviewed by hand: tests/golden/agent-daemonset.json
+// (RDMASTACK_UPDATE_GOLDEN=1 rewrites it).
+TEST(AgentDaemonSetTest, MatchesGolden) {
+  auto pool = Pool({{"node-role.rdmastack.io/storage", ""}});
+  crd::Toleration t;
+  t.key = "rdmastack.io/storage";
+  t.op = crd::TolerationOperator::kExists;
+  t.effect = crd::TaintEffect::kNoSchedule;
+  pool.spec.tolerations = {t};
+  auto profile = Profile({{"node-role.rdmastack.io/gpu", ""}, {"gpu.vendor", "nvidia"}});
+  profile.spec.tolerations = {t};  // the same toleration appears once
+  auto options = Options();
+  options.pod_labels = {{"rdmastack.io/simulate", "run"}};
+  options.extra_args = {"--probe-interval", "30s"};
+  auto ds = RenderAgentDaemonSet(options, {pool}, {profile});
+  ASSERT_TRUE(ds);
+  const std::string path =
+      testing::SourcePath("controllers/rdmanode/tests/golden/agent-daemonset.json");
+  const std::string got = ds->SerializePretty() + "\n";
+  const char* update = std::getenv("RDMASTACK_UPDATE_GOLDEN");
+  if (update != nullptr && std::string(update) == "1") {
+    std::ofstream(path) << got;
+  }
+  std::ifstream in(path);
+  std::stringstream want;
+  want << in.rdbuf();
+  EXPECT_EQ(got, want.str()) << "rewrite with RDMASTACK_UPDATE_GOLDEN=1 and review the diff";
+}
+
+TEST(AgentDaemonSetTest, NothingSelectsNoDaemonSet) {
+  EXPECT_FALSE(RenderAgentDaemonSet(Options(), {}, {}));
+  auto deleted = Pool({{"a", "b"}});
+  deleted.metadata.deletion_timestamp = "2026-12-01T00:00:00Z";
+  EXPECT_FALSE(RenderAgentDaemonSet(Options(), {deleted}, {}));
+}
+
+TEST(AgentDaemonSetTest, AffinityIsTheUnionOfSelectors) {
+  auto ds = RenderAgentDaemonSet(
+      Options(), {Pool({{"role", "storage"}})},
+      {Profile({{"role", "gpu"}, {"zone", "a"}}), Profile({{"role", "storage"}})});
+  ASSERT_TRUE(ds);
+  EXPECT_EQ(
+      Selectors(*ds),
+      R"({"matchExpressions":[{"key":"role","operator":"In","values":["gpu"]},{"key":"zone","operator":"In","values":["a"]}]}
+{"matchExpressions":[{"key":"role","operator":"In","values":["storage"]}]}
+)");
+}
+
+TEST(AgentDaemonSetTest, AnEmptySelectorMeansEveryNode) {
+  auto ds = RenderAgentDaemonSet(Options(), {Pool({{"role", "storage"}})}, {Profile({})});
+  ASSERT_TRUE(ds);
+  EXPECT_FALSE(ds->Has({"spec", "template", "spec", "affinity"}));
+}
+
+TEST(AgentDaemonSetTest, HashFollowsContentNotOrder) {
+  const auto a = Pool({{"role", "storage"}});
+  const auto b = Profile({{"role", "gpu"}});
+  auto one = RenderAgentDaemonSet(Options(), {a}, {b});
+  auto same = RenderAgentDaemonSet(Options(), {a}, {b, b});
+  auto other = RenderAgentDaemonSet(Options(), {a}, {Profile({{"role", "gpu2"}})});
+  const auto hash = [](const auto& ds) { return *ds->Annotation(kAppliedHashAnnotation); };
+  EXPECT_EQ(hash(one), hash(same));
+  EXPECT_NE(hash(one), hash(other));
+  EXPECT_EQ(hash(one).size(), 64u);
+}
+
+}  // namespace
+}  // namespace rdmastack::rdmanode
