@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# The main job: builds everything, starts the local control plane with fake storage and GPU nodes,
-# installs the CRDs and the seed samples, and shows what the node agent says about two GPU nodes
-# from the field report (fixture trees). Leaves the cluster running; stop it with
-# scripts/cluster.sh down.
+# The main job: builds everything, starts the local control plane with simulated storage and GPU
+# nodes, installs the CRDs and the seed samples, runs two operator replicas (leader election): the
+# leader keeps the agent DaemonSet, the real node agent runs on every simulated node against its
+# fixture host root and reports to the leader's agent hub, and the nodes' verdicts appear as
+# RdmaNodes and node labels. A hand-over to the standby follows; the agents reconnect to it. Then
+# what the agent says about the field report's RTX A6000 node. Leaves the cluster running; stop it
+# with scripts/cluster.sh down.
 #
-# Not yet here: the controllers and agent hub that turn the samples' status Ready; until they land,
-# the pools and profiles are accepted by the API server and show empty status columns. The
-# operator executable runs two replicas to show leader election and a clean hand-over.
+# Not yet here: the GatewayPool and ClientProfile controllers; the pools and profiles are accepted
+# by the API server and their status columns stay empty.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -19,7 +21,8 @@ cmake --preset dev >/dev/null
 cmake --build --preset dev -j "$(nproc)"
 
 step "local control plane"
-scripts/cluster.sh up --nodes "${RDMASTACK_DEMO_NODES:-4}"
+scripts/cluster.sh up --storage-nodes "${RDMASTACK_DEMO_STORAGE_NODES:-2}" --gpu-nodes "${RDMASTACK_DEMO_GPU_NODES:-4}"
+eval "$(scripts/cluster.sh env)"
 kubectl() { scripts/cluster.sh kubectl "$@"; }
 
 step "nodes"
@@ -33,16 +36,25 @@ kubectl get namespace demo >/dev/null 2>&1 || kubectl create namespace demo >/de
 kubectl apply -n demo -f crds/samples/gatewaypool-kvcache.yaml -f crds/samples/clientprofile-gpudirect.yaml \
   -f crds/samples/clientprofile-hostmem.yaml
 kubectl get gwp,cprof -n demo
-echo "(status columns stay empty until the operator lands)"
+echo "(status columns stay empty until the GatewayPool and ClientProfile controllers land)"
 echo
 echo "A bad change is refused at apply time, with the field and the reason (library 1.2.0.68 -> 3.0.0.1):"
 sed 's/version: 1.2.0.68/version: 3.0.0.1/' crds/samples/gatewaypool-kvcache.yaml |
   kubectl apply -n demo --dry-run=server -f - 2>&1 | grep -v '^secret/' || true
 
-step "operator: two replicas with leader election (no controllers yet: they elect, serve probes, and stop cleanly)"
+step "operator: two replicas with leader election; the leader serves the agent hub"
 kubectl get namespace rdmastack-system >/dev/null 2>&1 || kubectl create namespace rdmastack-system >/dev/null
+# The agent's ServiceAccount (no API permissions) comes from the chart.
+"$RDMASTACK_HELM" template rdmastack charts/rdmastack -n rdmastack-system \
+  --show-only templates/agent-serviceaccount.yaml | kubectl apply -n rdmastack-system -f - >/dev/null
 logs="$(mktemp -d)"
-op_args=(--kubeconfig "$(scripts/cluster.sh kubeconfig)" --leader-elect --metrics-bind-address=0)
+hub="$RDMASTACK_SIM_GATEWAY:9443"
+# Simulated nodes run pods labelled rdmastack.io/simulate=run as real processes; the agent reads
+# the recorded probe results of its node's fixture from the host root.
+op_args=(--kubeconfig "$(scripts/cluster.sh kubeconfig)" --leader-elect --metrics-bind-address=0
+  --agent-bind-address "$hub" --agent-hub-address "$hub" --agent-pod-label rdmastack.io/simulate=run
+  --agent-arg=--ips-file=/host/etc/rdmastack-fixture/ips.txt
+  --agent-arg=--probes-file=/host/etc/rdmastack-fixture/probes.txt)
 build/bin/rdmastack-operator "${op_args[@]}" --health-probe-bind-address=127.0.0.1:18081 >"$logs/a.log" 2>&1 &
 op_a=$!
 build/bin/rdmastack-operator "${op_args[@]}" --health-probe-bind-address=127.0.0.1:18082 >"$logs/b.log" 2>&1 &
@@ -52,15 +64,34 @@ holder() { kubectl get lease -n rdmastack-system rdmastack-operator -o jsonpath=
 for _ in $(seq 1 60); do [[ -n "$(holder)" ]] && break; sleep 0.5; done
 echo "lease rdmastack-system/rdmastack-operator is held by: $(holder)"
 echo "readyz: a=$(curl -s http://127.0.0.1:18081/readyz) b=$(curl -s http://127.0.0.1:18082/readyz)"
-kubectl get events -n rdmastack-system --field-selector reason=LeaderElection -o custom-columns=REASON:.reason,MESSAGE:.message
-leader=$op_a standby_log="$logs/b.log"
-grep -q "$(holder)" "$logs/b.log" && { leader=$op_b; standby_log="$logs/a.log"; }
-echo "SIGTERM to the leader: it releases the lease and the standby takes it at its next retry"
+leader=$op_a leader_log="$logs/a.log" standby_log="$logs/b.log"
+grep -q "$(holder)" "$logs/b.log" && { leader=$op_b; leader_log="$logs/b.log"; standby_log="$logs/a.log"; }
+
+step "agents on every node report to the hub: RdmaNodes and node labels"
+nodes=$(kubectl get nodes -o name | wc -l)
+for _ in $(seq 1 120); do
+  (($(kubectl get rnode -o name 2>/dev/null | wc -l) >= nodes)) && break
+  sleep 0.5
+done
+kubectl wait --for=condition=Reporting rnode --all --timeout=60s >/dev/null
+kubectl get pods -n rdmastack-system -o wide
+kubectl get rnode
+kubectl get nodes -L rdmastack.io/gateway-capable,rdmastack.io/gpudirect,rdmastack.io/hostmem,rdmastack.io/link-layer
+echo
+echo "why gpu-node-1 is not GPU-direct capable (its GPU supports dma-buf; the profile asks for PeerMem):"
+kubectl get rnode gpu-node-1 -o jsonpath='{range .status.conditions[?(@.type=="GPUDirectCapable")]}{.reason}: {.message}{"\n"}{end}'
+
+step "SIGTERM to the leader: the standby takes the lease and the hub; the agents reconnect to it"
 kill -TERM "$leader"; wait "$leader" || true
-old="$(holder)"
-for _ in $(seq 1 40); do [[ -n "$(holder)" && "$(holder)" != "$old" ]] && break; sleep 0.25; done
+for _ in $(seq 1 120); do
+  (($(grep -c "accepted agent" "$standby_log") >= nodes)) && break
+  sleep 0.5
+done
 echo "lease now held by: $(holder)"
-grep -E "acquired lease" "$standby_log" | tail -1
+grep -E "acquired lease|agenthub: listening" "$standby_log" | tail -2
+echo "agents accepted by the new leader: $(grep -c "accepted agent" "$standby_log") of $nodes"
+echo "RdmaNode status writes by the new leader: $(grep -c "status written" "$standby_log" || true)"
+kubectl get rnode
 kill -TERM $op_a $op_b 2>/dev/null || true
 wait 2>/dev/null || true
 trap - EXIT

@@ -59,6 +59,9 @@ scripts/cluster.sh up --nodes 4
 eval "$(scripts/cluster.sh env)"
 export RDMASTACK_REQUIRE_CLUSTER=1 RDMASTACK_REQUIRE_VERSITYGW=1
 
+step "helm lint charts/rdmastack"
+"$RDMASTACK_HELM" lint charts/rdmastack
+
 step "integration tests"
 ctest --test-dir build -L integration --output-on-failure "${FILTER[@]}"
 step "e2e tests"

@@ -10,6 +10,9 @@
 #include <cstdlib>
 #include <random>
 
+#include "controllers/agenthub/agent_hub.h"
+#include "controllers/rdmanode/agent_state_store.h"
+#include "controllers/rdmanode/node_controllers.h"
 #include "operator/base/version.h"
 #include "operator/cmd/operator_options.h"
 #include "operator/cmd/startup_report.h"
@@ -45,10 +48,15 @@ StatusOr<k8s::Config> LoadConfig(const OperatorOptions& options) {
   return k8s::LoadDefaultConfig();
 }
 
-std::string LeaseNamespace(const OperatorOptions& options) {
-  if (!options.leader_election_namespace.empty()) return options.leader_election_namespace;
+// The pod's namespace, else rdmastack-system.
+std::string OwnNamespace() {
   if (auto ns = k8s::InClusterNamespace(); ns.ok() && !ns->empty()) return *ns;
   return "rdmastack-system";
+}
+
+std::string LeaseNamespace(const OperatorOptions& options) {
+  if (!options.leader_election_namespace.empty()) return options.leader_election_namespace;
+  return OwnNamespace();
 }
 
 int Run(const OperatorOptions& options) {
@@ -97,7 +105,21 @@ int Run(const OperatorOptions& options) {
     le.retry_period = options.retry_period;
     manager_options.leader_election = le;
   }
+  // The agent hub feeds `agents` what authenticated agents say; the node controllers publish each
+  // node's requirements through the hub, down that node's stream.
+  rdmanode::AgentStateStore agents(RealClock::Instance(), options.agent_stale_ttl);
   runtime::Manager manager(**client, RealClock::Instance(), manager_options);
+  const rdmanode::NodeControllerOptions node_options =
+      NodeControllerOptionsFrom(options, OwnNamespace());
+  // Reads and TokenReviews through the plain client (a standby's reviews are not writes); the
+  // certificate Secret and CA ConfigMap through the manager's leader-fenced one.
+  agenthub::AgentHub hub(**client, manager.client(), manager.events(), manager.metrics(), agents,
+                         RealClock::Instance(), AgentHubOptionsFrom(options, node_options));
+  rdmanode::NodeControllers node_controllers(manager, RealClock::Instance(), agents, hub,
+                                             node_options);
+  // Only the leader serves agents: it writes the certificates, and agent state lives in its
+  // memory. Agents of a standby's Service endpoint retry until they reach the leader.
+  manager.AddLeaderRunnable({"agent hub", [&hub] { return hub.Start(); }, [&hub] { hub.Stop(); }});
   // Declared after the manager so that its thread is joined before the manager goes away.
   runtime::ShutdownSignals signals;
   signals.Watch([&manager](int signo) {

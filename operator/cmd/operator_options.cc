@@ -1,10 +1,12 @@
 #include "operator/cmd/operator_options.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <optional>
 
 #include "operator/base/duration.h"
+#include "operator/base/version.h"
 #include "operator/runtime/http_server.h"
 
 namespace rdmastack::operator_cmd {
@@ -55,6 +57,19 @@ const char* const kOperatorUsage =
     "self-signed)\n"
     "  --health-probe-bind-address ADDR     /healthz and /readyz; 0 disables (default :8081)\n"
     "  --agent-bind-address ADDR            agent hub gRPC endpoint (default :9443)\n"
+    "  --agent-image IMAGE                  node agent image (default "
+    "ghcr.io/rdmastack/agent:<version>)\n"
+    "  --agent-namespace NS                 namespace of the agent DaemonSet (default: the "
+    "pod's,\n"
+    "                                       else rdmastack-system)\n"
+    "  --agent-hub-address HOST:PORT        where agents dial the hub (default\n"
+    "                                       rdmastack-agenthub.<agent namespace>.svc:<hub port>)\n"
+    "  --agent-pod-label KEY=VALUE          extra label on agent pods (repeatable)\n"
+    "  --agent-arg ARG                      extra argument to `rdmastack-agent run` "
+    "(repeatable)\n"
+    "  --agent-stale-ttl D                  an agent silent this long is Stale (default 60s)\n"
+    "  --node-label-grace D                 a Stale node keeps its labels this long (default "
+    "5m)\n"
     "  --log-level LEVEL                    trace|debug|info|warn|error (default info)\n"
     "  --log-format FORMAT                  text|json (default text)\n"
     "  --version                            print the version and exit\n"
@@ -104,6 +119,26 @@ StatusOr<OperatorOptions> ParseOperatorOptions(const std::vector<std::string>& a
       {"--metrics-cert-dir", text(&o.metrics_cert_dir)},
       {"--health-probe-bind-address", address(&o.health_probe_bind_address, true)},
       {"--agent-bind-address", address(&o.agent_bind_address, false)},
+      {"--agent-image", text(&o.agent_image)},
+      {"--agent-namespace", text(&o.agent_namespace)},
+      {"--agent-hub-address", text(&o.agent_hub_address)},
+      {"--agent-pod-label",
+       [&o](const std::string& flag, const std::string& value) {
+         const size_t eq = value.find('=');
+         if (eq == 0 || eq == std::string::npos) {
+           return InvalidArgumentError(flag + " must be KEY=VALUE, got '" + value + "'");
+         }
+         o.agent_pod_labels[value.substr(0, eq)] = value.substr(eq + 1);
+         return OkStatus();
+       }},
+      {"--agent-arg",
+       [&o](const std::string& flag, const std::string& value) {
+         if (value.empty()) return InvalidArgumentError(flag + " must not be empty");
+         o.agent_args.push_back(value);
+         return OkStatus();
+       }},
+      {"--agent-stale-ttl", duration(&o.agent_stale_ttl)},
+      {"--node-label-grace", duration(&o.node_label_grace)},
       {"--log-level",
        [&o](const std::string& flag, const std::string& value) {
          static const char* const kLevels[] = {"trace", "debug", "info", "warn", "error"};
@@ -170,6 +205,56 @@ StatusOr<OperatorOptions> ParseOperatorOptions(const std::vector<std::string>& a
         "--leader-election-retry-period");
   }
   return o;
+}
+
+rdmanode::NodeControllerOptions NodeControllerOptionsFrom(const OperatorOptions& options,
+                                                          const std::string& default_namespace) {
+  rdmanode::NodeControllerOptions out;
+  out.label_grace = options.node_label_grace;
+  rdmanode::AgentDaemonSetOptions& agent = out.agent;
+  // The agent speaks the operator's protocol version: same release, same tag.
+  agent.image = options.agent_image.empty() ? std::string("ghcr.io/rdmastack/agent:") + kVersion
+                                            : options.agent_image;
+  agent.namespace_ = options.agent_namespace.empty() ? default_namespace : options.agent_namespace;
+  if (!options.agent_hub_address.empty()) {
+    agent.hub_address = options.agent_hub_address;
+  } else {
+    auto bind = runtime::ParseBindAddress(options.agent_bind_address);
+    const uint16_t port = bind.ok() ? bind->port : 9443;  // the flag was checked when parsed
+    agent.hub_address = "rdmastack-agenthub." + agent.namespace_ + ".svc:" + std::to_string(port);
+  }
+  agent.pod_labels = options.agent_pod_labels;
+  agent.extra_args = options.agent_args;
+  return out;
+}
+
+agenthub::AgentHubOptions AgentHubOptionsFrom(const OperatorOptions& options,
+                                              const rdmanode::NodeControllerOptions& nodes) {
+  agenthub::AgentHubOptions out;
+  out.listen_address = options.agent_bind_address;
+  const std::string& ns = nodes.agent.namespace_;
+  out.policy.service_account_namespace = ns;
+  out.policy.service_account_name = rdmanode::kAgentServiceAccount;
+  out.policy.audience = rdmanode::kAgentHubAudience;
+  out.certificates.namespace_ = ns;
+  out.certificates.ca_config_map = rdmanode::kAgentHubCaConfigMap;
+  const std::string service = "rdmastack-agenthub";
+  std::vector<std::string>& hosts = out.certificates.hosts;
+  // The name agents verify: --tls-server-name, else the host part of host:port (brackets off).
+  std::string dialled = nodes.agent.tls_server_name;
+  if (dialled.empty()) {
+    const std::string& address = nodes.agent.hub_address;
+    dialled = address.substr(0, address.rfind(':'));
+    if (dialled.size() > 2 && dialled.front() == '[' && dialled.back() == ']') {
+      dialled = dialled.substr(1, dialled.size() - 2);
+    }
+  }
+  if (!dialled.empty()) hosts.push_back(dialled);
+  for (const std::string& name : {service, service + "." + ns, service + "." + ns + ".svc",
+                                  service + "." + ns + ".svc.cluster.local"}) {
+    if (std::find(hosts.begin(), hosts.end(), name) == hosts.end()) hosts.push_back(name);
+  }
+  return out;
 }
 
 }  // namespace rdmastack::operator_cmd

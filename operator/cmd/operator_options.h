@@ -3,9 +3,12 @@
 // Parsing is pure (unit-tested); main.cc acts on the result.
 
 #include <chrono>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "controllers/agenthub/agent_hub.h"
+#include "controllers/rdmanode/node_controllers.h"
 #include "operator/base/logging.h"
 #include "operator/base/status.h"
 
@@ -25,6 +28,14 @@ struct OperatorOptions {
   std::string metrics_cert_dir;                     // "" = self-signed certificate made at start-up
   std::string health_probe_bind_address = ":8081";  // "0" disables
   std::string agent_bind_address = ":9443";
+  // The node agent DaemonSet the operator keeps (docs/operator.md, "Node agents").
+  std::string agent_image;        // "" = ghcr.io/rdmastack/agent:<operator version>
+  std::string agent_namespace;    // "" = the pod's namespace, else rdmastack-system
+  std::string agent_hub_address;  // "" = rdmastack-agenthub.<agent namespace>.svc:<hub port>
+  std::map<std::string, std::string> agent_pod_labels;
+  std::vector<std::string> agent_args;
+  std::chrono::milliseconds agent_stale_ttl{60'000};
+  std::chrono::milliseconds node_label_grace{300'000};
   std::string log_level = "info";
   LogFormat log_format = LogFormat::kText;
   bool show_version = false;
@@ -36,5 +47,21 @@ struct OperatorOptions {
 StatusOr<OperatorOptions> ParseOperatorOptions(const std::vector<std::string>& args);
 
 extern const char* const kOperatorUsage;
+
+// The node controllers' settings from the flags; `default_namespace` is the pod's namespace (or
+// rdmastack-system) for an unset --agent-namespace.
+rdmanode::NodeControllerOptions NodeControllerOptionsFrom(const OperatorOptions& options,
+                                                          const std::string& default_namespace);
+
+}  // namespace rdmastack::operator_cmd
+
+namespace rdmastack::operator_cmd {
+
+// The agent hub's settings, consistent with the DaemonSet `nodes` renders: it accepts the agent
+// ServiceAccount of the agent namespace, keeps its certificates and the CA ConfigMap the agent
+// pods mount in that namespace, and its serving certificate names the host agents dial plus the
+// hub Service's DNS names.
+agenthub::AgentHubOptions AgentHubOptionsFrom(const OperatorOptions& options,
+                                              const rdmanode::NodeControllerOptions& nodes);
 
 }  // namespace rdmastack::operator_cmd

@@ -1,6 +1,9 @@
 #include "operator/cmd/operator_options.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include "operator/base/version.h"
 
 namespace rdmastack::operator_cmd {
 namespace {
@@ -40,6 +43,70 @@ TEST(OperatorOptionsTest, BothValueSpellingsAndBareBooleans) {
   EXPECT_EQ(o->retry_period, 500ms);
 }
 
+TEST(OperatorOptionsTest, AgentFlagsRepeatAndDefault) {
+  auto defaults = ParseOperatorOptions({});
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_EQ(defaults->agent_image, "");
+  EXPECT_EQ(defaults->agent_stale_ttl, 60s);
+  EXPECT_EQ(defaults->node_label_grace, 5min);
+  auto o = ParseOperatorOptions({"--agent-image=registry.local/agent:1", "--agent-namespace", "ops",
+                                 "--agent-hub-address=198.18.130.1:9443", "--agent-pod-label",
+                                 "rdmastack.io/simulate=run", "--agent-pod-label=team=storage",
+                                 "--agent-arg=--probes-file", "--agent-arg",
+                                 "/host/etc/rdmastack-fixture/probes.txt", "--agent-stale-ttl=20s",
+                                 "--node-label-grace=30s"});
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->agent_image, "registry.local/agent:1");
+  EXPECT_EQ(o->agent_namespace, "ops");
+  EXPECT_EQ(o->agent_hub_address, "198.18.130.1:9443");
+  EXPECT_EQ(o->agent_pod_labels, (std::map<std::string, std::string>{
+                                     {"rdmastack.io/simulate", "run"}, {"team", "storage"}}));
+  EXPECT_EQ(o->agent_args,
+            (std::vector<std::string>{"--probes-file", "/host/etc/rdmastack-fixture/probes.txt"}));
+  EXPECT_EQ(o->agent_stale_ttl, 20s);
+  EXPECT_EQ(o->node_label_grace, 30s);
+}
+
+TEST(OperatorOptionsTest, NodeControllerOptionsDefaultToTheOperatorsVersionAndNamespace) {
+  auto o = ParseOperatorOptions({"--agent-bind-address=:7443"});
+  ASSERT_TRUE(o.ok());
+  auto n = NodeControllerOptionsFrom(*o, "ops");
+  EXPECT_EQ(n.agent.image, std::string("ghcr.io/rdmastack/agent:") + kVersion);
+  EXPECT_EQ(n.agent.namespace_, "ops");
+  EXPECT_EQ(n.agent.hub_address, "rdmastack-agenthub.ops.svc:7443");
+  EXPECT_EQ(n.label_grace, 5min);
+  o = ParseOperatorOptions(
+      {"--agent-namespace=x", "--agent-hub-address=10.0.0.1:1", "--node-label-grace=1m"});
+  ASSERT_TRUE(o.ok());
+  n = NodeControllerOptionsFrom(*o, "ops");
+  EXPECT_EQ(n.agent.namespace_, "x");
+  EXPECT_EQ(n.agent.hub_address, "10.0.0.1:1");
+  EXPECT_EQ(n.label_grace, 1min);
+}
+
+// The hub accepts exactly the agents the DaemonSet runs, and its certificate names the host they
+// dial: an agent pointed at an address outside the certificate would fail verification.
+TEST(OperatorOptionsTest, AgentHubOptionsMatchTheAgentDaemonSet) {
+  auto o = ParseOperatorOptions({"--agent-bind-address=:7443", "--agent-namespace=agents"});
+  ASSERT_TRUE(o.ok());
+  auto n = NodeControllerOptionsFrom(*o, "ops");
+  auto h = AgentHubOptionsFrom(*o, n);
+  EXPECT_EQ(h.listen_address, ":7443");
+  EXPECT_EQ(h.policy.service_account_namespace, "agents");
+  EXPECT_EQ(h.policy.service_account_name, "rdmastack-agent");
+  EXPECT_EQ(h.certificates.namespace_, "agents");
+  EXPECT_EQ(h.certificates.ca_config_map, "rdmastack-agenthub-ca");
+  EXPECT_THAT(h.certificates.hosts,
+              ::testing::ElementsAre("rdmastack-agenthub.agents.svc", "rdmastack-agenthub",
+                                     "rdmastack-agenthub.agents",
+                                     "rdmastack-agenthub.agents.svc.cluster.local"));
+  o = ParseOperatorOptions({"--agent-hub-address=198.18.50.1:9443"});
+  ASSERT_TRUE(o.ok());
+  h = AgentHubOptionsFrom(*o, NodeControllerOptionsFrom(*o, "ops"));
+  EXPECT_EQ(h.certificates.hosts.front(), "198.18.50.1");
+  EXPECT_TRUE(ValidateAgentHubOptions(h).ok());
+}
+
 // Every bad flag or value is one line that names the flag.
 TEST(OperatorOptionsTest, BadInputNamesTheFlag) {
   struct Case {
@@ -58,6 +125,11 @@ TEST(OperatorOptionsTest, BadInputNamesTheFlag) {
       {{"--leader-election-lease-duration=5s"}, "--leader-election-renew-deadline"},
       {{"--leader-election-retry-period=9s"}, "--leader-election-retry-period"},
       {{"--kubeconfig"}, "--kubeconfig"},
+      {{"--agent-pod-label", "novalue"}, "--agent-pod-label"},
+      {{"--agent-pod-label=", "=x"}, "--agent-pod-label"},
+      {{"--agent-stale-ttl=0s"}, "--agent-stale-ttl"},
+      {{"--node-label-grace", "soon"}, "--node-label-grace"},
+      {{"--agent-image="}, "--agent-image"},
       {{"--kubeconfig="}, "--kubeconfig"},
       {{"stray"}, "stray"},
   };

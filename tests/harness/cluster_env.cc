@@ -100,7 +100,8 @@ CommandResult RunCommand(const std::vector<std::string>& argv, const std::string
   return result;
 }
 
-CommandResult ClusterEnv::Kubectl(std::vector<std::string> args, const std::string& stdin_data) const {
+CommandResult ClusterEnv::Kubectl(std::vector<std::string> args,
+                                  const std::string& stdin_data) const {
   return KubectlAs(kubeconfig, std::move(args), stdin_data);
 }
 
@@ -146,10 +147,25 @@ std::string BinaryDir() {
   return ec ? std::string(".") : exe.parent_path().parent_path().string();
 }
 
-std::string SourceDir() { return EnvOr("RDMASTACK_SOURCE_DIR", RDMASTACK_SOURCE_DIR_DEFAULT); }
+std::string SourceDir() {
+  return EnvOr("RDMASTACK_SOURCE_DIR", RDMASTACK_SOURCE_DIR_DEFAULT);
+}
 
 std::string SourcePath(const std::string& relative) {
   return SourceDir() + "/" + relative;
+}
+
+CommandResult InstallCrds(const ClusterEnv& env) {
+  static const char* const kCrds[] = {"gatewaypools", "clientprofiles", "rdmanodes"};
+  std::vector<std::string> apply{"apply", "--server-side", "--force-conflicts"};
+  std::vector<std::string> wait{"wait", "--for=condition=Established", "--timeout=60s"};
+  for (const char* crd : kCrds) {
+    apply.insert(apply.end(), {"-f", SourcePath(std::string("crds/") + crd + ".yaml")});
+    wait.push_back(std::string("crd/") + crd + ".rdmastack.io");
+  }
+  CommandResult r = env.Kubectl(apply);
+  if (r.exit_code != 0) return r;
+  return env.Kubectl(wait);
 }
 
 }  // namespace rdmastack::testing

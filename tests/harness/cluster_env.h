@@ -34,6 +34,10 @@ struct ClusterEnv {
                           const std::string& stdin_data = "") const;
 };
 
+// kubectl apply --server-side of crds/*.yaml, then waits until they are Established. The
+// operator's informers need them (its caches never sync without them).
+CommandResult InstallCrds(const ClusterEnv& env);
+
 // Returns nullptr when no cluster is configured (the caller then skips).
 const ClusterEnv* GetClusterEnv();
 
@@ -56,12 +60,12 @@ std::string SourcePath(const std::string& relative);
 }  // namespace rdmastack::testing
 
 // Use at the top of every integration test body.
-#define RDMASTACK_REQUIRE_CLUSTER(env_var)                                                \
-  const ::rdmastack::testing::ClusterEnv* env_var = ::rdmastack::testing::GetClusterEnv(); \
-  do {                                                                                    \
-    if (env_var == nullptr) {                                                             \
-      const char* req = std::getenv("RDMASTACK_REQUIRE_CLUSTER");                         \
-      if (req != nullptr && std::string(req) == "1") FAIL() << "no cluster configured";  \
+#define RDMASTACK_REQUIRE_CLUSTER(env_var)                                                      \
+  const ::rdmastack::testing::ClusterEnv* env_var = ::rdmastack::testing::GetClusterEnv();      \
+  do {                                                                                          \
+    if (env_var == nullptr) {                                                                   \
+      const char* req = std::getenv("RDMASTACK_REQUIRE_CLUSTER");                               \
+      if (req != nullptr && std::string(req) == "1") FAIL() << "no cluster configured";         \
       GTEST_SKIP() << "no cluster: run through scripts/test.sh or export RDMASTACK_KUBECONFIG"; \
-    }                                                                                     \
+    }                                                                                           \
   } while (0)

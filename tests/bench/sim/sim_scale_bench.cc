@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "tests/harness/audit_log.h"
+#include "tests/harness/proc_stat.h"
 #include "tests/integration/sim/sim_cluster.h"
 
 namespace rdmastack::bench {
@@ -32,32 +33,8 @@ using SteadyClock = std::chrono::steady_clock;
 constexpr size_t kMinNodes = 50;
 constexpr int kSteadySeconds = 60;
 
-struct ProcStat {
-  double cpu_s = 0;           // utime + stime
-  double children_cpu_s = 0;  // of reaped children (shims, exec probes)
-  long rss_kib = 0;
-  long hwm_kib = 0;
-};
-
-ProcStat Read(pid_t pid) {
-  ProcStat s;
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-  std::istringstream fields(text.substr(text.rfind(')') + 2));
-  std::vector<std::string> f;
-  for (std::string x; fields >> x;) f.push_back(x);
-  const double tick = static_cast<double>(::sysconf(_SC_CLK_TCK));
-  if (f.size() > 15) {  // fields 14..17 of stat; f[0] is field 3
-    s.cpu_s = (std::stod(f[11]) + std::stod(f[12])) / tick;
-    s.children_cpu_s = (std::stod(f[13]) + std::stod(f[14])) / tick;
-  }
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  for (std::string line; std::getline(status, line);) {
-    if (line.rfind("VmRSS:", 0) == 0) s.rss_kib = std::atol(line.c_str() + 6);
-    if (line.rfind("VmHWM:", 0) == 0) s.hwm_kib = std::atol(line.c_str() + 6);
-  }
-  return s;
-}
+using rdmastack::testing::ProcStat;
+using rdmastack::testing::ReadProcStat;
 
 struct ShimMemory {
   int count = 0;
@@ -125,7 +102,7 @@ TEST(SimScaleBench, OneProcessOnEveryOneOfFiftyNodes) {
   }
   const pid_t runtime = RuntimePid(*env);
   ASSERT_GT(runtime, 0);
-  const ProcStat idle = Read(runtime);
+  const ProcStat idle = ReadProcStat(runtime);
   rdmastack::testing::TestNamespace ns(*env, "simscale");
   const auto t0 = SteadyClock::now();
   ns.Apply(R"(apiVersion: apps/v1
@@ -162,10 +139,10 @@ spec:
         << name << ": one shim and its sleep";
   }
 
-  const ProcStat before = Read(runtime);
+  const ProcStat before = ReadProcStat(runtime);
   const auto steady_from = std::chrono::system_clock::now();
   std::this_thread::sleep_for(seconds(kSteadySeconds));
-  const ProcStat after = Read(runtime);
+  const ProcStat after = ReadProcStat(runtime);
   const int steady_writes = RuntimeWritesSince(steady_from);
   const ShimMemory shims = Shims(runtime);
 

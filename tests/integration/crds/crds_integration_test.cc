@@ -492,7 +492,7 @@ TEST_F(CrdIntegrationTest, PrinterColumns) {
   r = env->Kubectl({"get", "rnode", node_name});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   for (const char* want :
-       {"LINK", "GATEWAY", "GPUDIRECT", "HOSTMEM", "AGENT", "InfiniBand", "Yes", "Connected"}) {
+       {"LINK", "GATEWAY", "GPUDIRECT", "HOSTMEM", "REPORTING", "InfiniBand", "Verified"}) {
     EXPECT_NE(r.out.find(want), std::string::npos) << want << "\n" << r.out;
   }
   // All three in one call, and through the category.

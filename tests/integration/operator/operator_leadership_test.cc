@@ -54,16 +54,18 @@ class OperatorLeadershipTest : public ::testing::Test {
   }
 
   std::vector<std::string> Args(const std::string& kubeconfig) const {
-    return {"--kubeconfig",
-            kubeconfig,
-            "--leader-elect",
-            "--leader-election-namespace=" + ns_,
-            "--leader-election-id=rdmastack-test",
-            "--leader-election-lease-duration=6s",
-            "--leader-election-renew-deadline=4s",
-            "--leader-election-retry-period=1s",
-            "--metrics-bind-address=0",
-            "--health-probe-bind-address=0"};
+    std::vector<std::string> args = {"--kubeconfig",
+                                     kubeconfig,
+                                     "--leader-elect",
+                                     "--leader-election-namespace=" + ns_,
+                                     "--leader-election-id=rdmastack-test",
+                                     "--leader-election-lease-duration=6s",
+                                     "--leader-election-renew-deadline=4s",
+                                     "--leader-election-retry-period=1s",
+                                     "--metrics-bind-address=0",
+                                     "--health-probe-bind-address=0"};
+    for (auto& flag : AgentHubTestFlags(ns_)) args.push_back(std::move(flag));
+    return args;
   }
 
   std::string Holder() const {

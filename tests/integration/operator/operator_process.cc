@@ -93,4 +93,8 @@ std::string OperatorProcess::Identity(std::chrono::seconds timeout) const {
   return identity;
 }
 
+std::vector<std::string> AgentHubTestFlags(const std::string& ns) {
+  return {"--agent-namespace=" + ns, "--agent-bind-address=127.0.0.1:0"};
+}
+
 }  // namespace rdmastack::testing

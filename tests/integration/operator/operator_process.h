@@ -13,6 +13,10 @@ namespace rdmastack::testing {
 
 std::string OperatorBinary();
 
+// Flags that keep the operator's agent hub to the test: its certificates and CA ConfigMap in `ns`
+// (which must exist) and a port the kernel picks, so that two replicas on one host never collide.
+std::vector<std::string> AgentHubTestFlags(const std::string& ns);
+
 class OperatorProcess {
  public:
   // `name` labels the output file; `args` follow the binary.

@@ -29,9 +29,13 @@ uint16_t FreeLoopbackPort() {
 
 TEST(OperatorStartupTest, SaysWhoItIsAndWhereAndServesProbes) {
   RDMASTACK_REQUIRE_CLUSTER(env);
+  const std::string ns = UniqueName("opstart");
+  ASSERT_EQ(env->Kubectl({"create", "namespace", ns}).exit_code, 0);
   const std::string probes = "127.0.0.1:" + std::to_string(FreeLoopbackPort());
-  OperatorProcess op("startup", {"--kubeconfig", env->kubeconfig, "--metrics-bind-address=0",
-                                 "--health-probe-bind-address=" + probes});
+  std::vector<std::string> args = {"--kubeconfig", env->kubeconfig, "--metrics-bind-address=0",
+                                   "--health-probe-bind-address=" + probes};
+  for (auto& flag : AgentHubTestFlags(ns)) args.push_back(std::move(flag));
+  OperatorProcess op("startup", args);
   ASSERT_TRUE(op.WaitForOutput("caches synced", 30s)) << op.Output();
   const std::string out = op.Output();
   EXPECT_NE(out.find("rdmastack-operator 0.1.0 starting as "), std::string::npos) << out;
@@ -46,6 +50,7 @@ TEST(OperatorStartupTest, SaysWhoItIsAndWhereAndServesProbes) {
   }
   op.Signal(SIGTERM);
   EXPECT_EQ(op.WaitExit(30s), 0) << op.Output();
+  env->Kubectl({"delete", "namespace", ns, "--wait=false"});
 }
 
 // The binary's metrics flags end in the secure endpoint: HTTPS with a self-signed certificate,
@@ -66,8 +71,10 @@ TEST(OperatorStartupTest, MetricsAreServedOverHttpsOnlyToAuthorisedScrapers) {
                 .exit_code,
             0);
   const std::string metrics = "127.0.0.1:" + std::to_string(FreeLoopbackPort());
-  OperatorProcess op("metrics", {"--kubeconfig", env->kubeconfig, "--health-probe-bind-address=0",
-                                 "--metrics-bind-address=" + metrics});
+  std::vector<std::string> args = {"--kubeconfig", env->kubeconfig, "--health-probe-bind-address=0",
+                                   "--metrics-bind-address=" + metrics};
+  for (auto& flag : AgentHubTestFlags(ns)) args.push_back(std::move(flag));
+  OperatorProcess op("metrics", args);
   ASSERT_TRUE(op.WaitForOutput("caches synced", 30s)) << op.Output();
   auto scrape = [&](const std::string& token) {
     std::vector<std::string> argv = {

@@ -1,0 +1,83 @@
+// The AgentHub as its own process, for agenthub_bench to measure: a sink that only counts, the
+// real API server behind it. Writes its port to --port-file once it listens; on SIGTERM prints
+// "accepted=A reports=R heartbeats=H token_reviews=T" and exits.
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "controllers/agenthub/agent_hub.h"
+#include "operator/base/logging.h"
+#include "operator/k8s/config.h"
+
+namespace {
+
+std::atomic<bool> stop{false};
+
+class CountingSink final : public rdmastack::agenthub::AgentEventSink {
+ public:
+  void OnAgentConnected(const rdmastack::agenthub::AgentIdentity&) override { ++accepted; }
+  void OnReport(const rdmastack::agenthub::AgentIdentity&,
+                const rdmastack::agent::v1::NodeReport&) override {
+    ++reports;
+  }
+  void OnHeartbeat(const rdmastack::agenthub::AgentIdentity&,
+                   std::chrono::system_clock::time_point) override {
+    ++heartbeats;
+  }
+  void OnAgentDisconnected(const rdmastack::agenthub::AgentIdentity&) override {}
+  std::atomic<long> accepted{0}, reports{0}, heartbeats{0};
+};
+
+class NoEvents final : public rdmastack::runtime::EventRecorder {
+ public:
+  void Record(const rdmastack::k8s::JsonObject&, rdmastack::runtime::EventType, const std::string&,
+              const std::string&, const std::string&) override {}
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 6) {
+    std::fprintf(stderr, "usage: %s KUBECONFIG NAMESPACE SERVICEACCOUNT HEARTBEAT_S PORT_FILE\n",
+                 argv[0]);
+    return 2;
+  }
+  (void)rdmastack::InitLogging("warn");
+  auto config = rdmastack::k8s::LoadKubeconfig(argv[1]);
+  if (!config.ok()) return 1;
+  auto client = rdmastack::k8s::NewRestClient(*config);
+  if (!client.ok()) return 1;
+  rdmastack::agenthub::AgentHubOptions o;
+  o.listen_address = "127.0.0.1:0";
+  o.policy.service_account_namespace = argv[2];
+  o.policy.service_account_name = argv[3];
+  o.certificates.namespace_ = argv[2];
+  o.certificates.hosts = {"127.0.0.1"};
+  o.streams.heartbeat_seconds = std::stoi(argv[4]);
+  CountingSink sink;
+  NoEvents events;
+  rdmastack::runtime::MetricsRegistry metrics;
+  rdmastack::agenthub::AgentHub hub(**client, **client, events, metrics, sink,
+                                    rdmastack::RealClock::Instance(), o);
+  if (auto s = hub.Start(); !s.ok()) {
+    std::fprintf(stderr, "%s\n", s.ToString().c_str());
+    return 1;
+  }
+  std::ofstream(argv[5]) << hub.port() << "\n";
+  std::signal(SIGTERM, [](int) { stop = true; });
+  while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const std::string rendered = metrics.Render();
+  const size_t at = rendered.find("\nrdmastack_agenthub_token_reviews_total ");
+  const std::string reviews = at == std::string::npos
+                                  ? "?"
+                                  : rendered.substr(at + 40, rendered.find('\n', at + 1) - at - 40);
+  std::printf("accepted=%ld reports=%ld heartbeats=%ld token_reviews=%s\n", sink.accepted.load(),
+              sink.reports.load(), sink.heartbeats.load(), reviews.c_str());
+  std::fflush(stdout);
+  std::_Exit(0);  // the measurement is over; do not wait for thousands of streams to wind down
+}

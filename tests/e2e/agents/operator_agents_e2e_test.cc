@@ -1,0 +1,289 @@
+// End to end, with nothing fed by hand: the rdmastack-operator process keeps the agent DaemonSet,
+// the real rdmastack-agent runs in every simulated node's network namespace against that node's
+// fixture host root, dials the operator's agent hub over TLS with its pod-bound token, and what it
+// reports becomes RdmaNodes and node labels. A restarted operator writes nothing; a node whose
+// hardware changes gets exactly the writes the change needs.
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <map>
+
+#include "tests/harness/audit_log.h"
+#include "tests/harness/cluster_env.h"
+#include "tests/integration/operator/operator_process.h"
+#include "tests/integration/sim/sim_cluster.h"
+
+namespace rdmastack::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A port nothing listens on, on the host's address on the simulated nodes' bridge.
+uint16_t FreePortOn(const std::string& address) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  inet_pton(AF_INET, address.c_str(), &addr.sin_addr);
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+// What each default fixture's agent must conclude under the seed pool (gateway on the storage
+// nodes, rdma.interface bond0) and the GPU-direct peermem profile: reason of GatewayCapable,
+// GPUDirectCapable, HostMemoryCapable ("" = not checked).
+struct Verdicts {
+  std::string gateway, gpudirect, hostmem;
+};
+const std::map<std::string, Verdicts>& ExpectedVerdicts() {
+  static const auto* table = new std::map<std::string, Verdicts>{
+      {"storage-cx6-ib-ipoib-bond0-el8-inbox", {"Verified", "NotEvaluated", "NotEvaluated"}},
+      {"gateway-roce-v2-gid3-doca", {"Verified", "NotEvaluated", "NotEvaluated"}},
+      {"gpu-client-rtxa6000-bar1-256m-peermem-mofed", {"NotEvaluated", "Verified", "Verified"}},
+      // dma-buf only: the profile asks for PeerMem.
+      {"gpu-client-h100-dmabuf-open-inbox", {"NotEvaluated", "PeerMemNotLoaded", "Verified"}},
+      {"node-without-rdma", {"NotEvaluated", "NoRdmaDevice", "NoRdmaDevice"}},
+  };
+  return *table;
+}
+
+std::string PoolAndProfile() {
+  return R"(apiVersion: v1
+kind: Secret
+metadata: {name: kv-root}
+stringData: {accessKeyId: kv-root, secretAccessKey: kv-root-secret}
+---
+apiVersion: rdmastack.io/v1alpha1
+kind: GatewayPool
+metadata: {name: kv}
+spec:
+  nodeSelector: {node-role.rdmastack.io/storage: ""}
+  gateway: {image: registry.local/rdmastack/vgwrdma:1.8.0-cuobj1, version: 1.8.0}
+  serverLibrary: {version: 1.2.0.68, image: registry.local/rdmastack/libcuobjserver:1.2.0.68}
+  s3: {credentialsSecret: {name: kv-root}}
+  rdma: {interface: bond0}
+  backend: {posix: {hostPath: /srv/kv, pathTemplate: "/srv/kv/{nodeName}"}}
+---
+apiVersion: rdmastack.io/v1alpha1
+kind: ClientProfile
+metadata: {name: gd}
+spec:
+  nodeSelector: {node-role.rdmastack.io/gpu: ""}
+  gatewayPoolRef: {name: kv}
+  transport: GPUDirect
+  memoryRegistration: PeerMem
+  maxTransferSize: 192Mi
+  clientLibrary: {version: 1.2.0.68, image: registry.local/rdmastack/libcuobjclient:1.2.0.68}
+)";
+}
+
+class OperatorAgentsE2eTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    env_ = GetClusterEnv();
+    if (env_ == nullptr) GTEST_SKIP() << "no cluster (RDMASTACK_KUBECONFIG)";
+    nodes_ = SimulatedNodes();
+    if (nodes_.empty()) GTEST_SKIP() << "no simulated nodes (RDMASTACK_SIM_NODES)";
+    const char* gateway = std::getenv("RDMASTACK_SIM_GATEWAY");
+    ASSERT_NE(gateway, nullptr);
+    gateway_ = gateway;
+    ASSERT_EQ(InstallCrds(*env_).exit_code, 0);
+    for (const auto& [name, node] : nodes_) {
+      fixtures_[name] = Get({"get", "node", name, "-o",
+                             "jsonpath={.metadata.annotations.sim\\.rdmastack\\.io/fixture}"});
+    }
+  }
+
+  void TearDown() override {
+    if (env_ == nullptr || nodes_.empty()) return;
+    operator_.reset();
+    // Other tests use these nodes: no RdmaNode or rdmastack.io/ label of ours stays behind.
+    for (const auto& [name, node] : nodes_) {
+      env_->Kubectl({"delete", "rdmanode", name, "--ignore-not-found", "--wait=false"});
+      env_->Kubectl({"label", "node", name, "rdmastack.io/gateway-capable-",
+                     "rdmastack.io/gpudirect-", "rdmastack.io/hostmem-",
+                     "rdmastack.io/link-layer-"});
+    }
+  }
+
+  std::string Get(const std::vector<std::string>& args) const {
+    CommandResult r = env_->Kubectl(args);
+    return r.exit_code == 0 ? r.out : "";
+  }
+  std::string Condition(const std::string& node, const std::string& type,
+                        const std::string& field) const {
+    return Get({"get", "rdmanode", node, "--ignore-not-found", "-o",
+                "jsonpath={.status.conditions[?(@.type==\"" + type + "\")]." + field + "}"});
+  }
+  bool AllReporting() const {
+    for (const auto& [name, node] : nodes_) {
+      if (Condition(name, "Reporting", "status") != "True") return false;
+    }
+    return true;
+  }
+
+  void StartOperator(const std::string& ns, const std::string& label) {
+    const std::string hub = gateway_ + ":" + std::to_string(hub_port_);
+    operator_ = std::make_unique<OperatorProcess>(
+        label,
+        std::vector<std::string>{"--kubeconfig", env_->kubeconfig, "--metrics-bind-address=0",
+                                 "--health-probe-bind-address=0", "--agent-namespace=" + ns,
+                                 "--agent-bind-address=" + hub, "--agent-hub-address=" + hub,
+                                 "--agent-pod-label=rdmastack.io/simulate=run",
+                                 "--agent-arg=--ips-file=/host/etc/rdmastack-fixture/ips.txt",
+                                 "--agent-arg=--probes-file=/host/etc/rdmastack-fixture/probes.txt",
+                                 "--agent-arg=--probe-interval=1h"});
+  }
+
+  // Writes of the running operator (its identity is in its user agent), all resources.
+  std::vector<AuditedWrite> OperatorWrites() const {
+    return WritesByAgent(ReadAuditedWrites(), operator_->Identity());
+  }
+
+  const ClusterEnv* env_ = nullptr;
+  sim::NodeTable nodes_;
+  std::map<std::string, std::string> fixtures_;
+  std::string gateway_;
+  uint16_t hub_port_ = 0;
+  std::unique_ptr<OperatorProcess> operator_;
+};
+
+std::string Describe(const std::vector<AuditedWrite>& writes) {
+  std::string out;
+  for (const auto& w : writes) out += w.verb + " " + w.resource + " " + w.name + "\n";
+  return out;
+}
+
+TEST_F(OperatorAgentsE2eTest, AgentsReportThroughTheHubRestartsWriteNothingChangesWriteOnce) {
+  TestNamespace ns(*env_, "agents-e2e");
+  // What the chart installs for the agent: its ServiceAccount, with no API permissions.
+  const char* helm = std::getenv("RDMASTACK_HELM");
+  ASSERT_NE(helm, nullptr) << "RDMASTACK_HELM (scripts/cluster.sh env) names the helm binary";
+  CommandResult chart =
+      RunCommand({helm, "template", "rdmastack", SourcePath("charts/rdmastack"), "-n", ns.name(),
+                  "--show-only", "templates/agent-serviceaccount.yaml"});
+  ASSERT_EQ(chart.exit_code, 0) << chart.err;
+  ns.Apply(chart.out);
+  ns.Apply(PoolAndProfile());
+  hub_port_ = FreePortOn(gateway_);
+  StartOperator(ns.name(), "agents-e2e");
+
+  // Every simulated node runs an agent that the hub accepts, and reports.
+  ASSERT_TRUE(Eventually([&] { return AllReporting(); }, 120s))
+      << operator_->Output() << Get({"get", "rdmanode,pods", "-A", "-o", "wide"});
+  for (const auto& [name, node] : nodes_) {
+    EXPECT_NE(operator_->Output().find("node " + name + ": accepted agent"), std::string::npos)
+        << name;
+  }
+  for (const auto& [name, fixture] : fixtures_) {
+    auto want = ExpectedVerdicts().find(fixture);
+    if (want == ExpectedVerdicts().end()) continue;
+    EXPECT_EQ(Condition(name, "GatewayCapable", "reason"), want->second.gateway) << name;
+    EXPECT_EQ(Condition(name, "GPUDirectCapable", "reason"), want->second.gpudirect) << name;
+    EXPECT_EQ(Condition(name, "HostMemoryCapable", "reason"), want->second.hostmem) << name;
+    const std::string gateway_label = Get(
+        {"get", "node", name, "-o", "jsonpath={.metadata.labels.rdmastack\\.io/gateway-capable}"});
+    EXPECT_EQ(gateway_label, want->second.gateway == "Verified" ? "true" : "") << name;
+  }
+  // The first report waits for the node's requirements: each RdmaNode is written once (create)
+  // plus its status, not once per report. The first (status) write may race a node label patch.
+  std::this_thread::sleep_for(3s);
+  std::map<std::string, int> rdmanode_writes;
+  for (const auto& w : OperatorWrites()) {
+    if (w.resource == "rdmanodes") ++rdmanode_writes[w.name];
+  }
+  for (const auto& [name, node] : nodes_) {
+    EXPECT_LE(rdmanode_writes[name], 2) << name << "\n" << Describe(OperatorWrites());
+  }
+
+  // Restart: the agents reconnect to the new process and resend their reports; nothing changed,
+  // so it writes nothing (certificates included: it serves the same Secret).
+  operator_->Signal(SIGTERM);
+  ASSERT_EQ(operator_->WaitExit(40s), 0) << operator_->Output();
+  StartOperator(ns.name(), "agents-e2e-restarted");
+  ASSERT_TRUE(Eventually(
+      [&] {
+        const std::string out = operator_->Output();
+        for (const auto& [name, node] : nodes_) {
+          if (out.find("node " + name + ": accepted agent") == std::string::npos) return false;
+        }
+        return true;
+      },
+      90s))
+      << operator_->Output();
+  std::this_thread::sleep_for(8s);  // reports resent and reconciled
+  EXPECT_TRUE(AllReporting());
+  EXPECT_EQ(OperatorWrites().size(), 0u) << Describe(OperatorWrites()) << operator_->Output();
+
+  // A storage node's port goes down; its agent re-probes on SIGHUP. One RdmaNode status write and
+  // one label patch, on that node only.
+  std::string storage;
+  for (const auto& [name, fixture] : fixtures_) {
+    if (fixture == "storage-cx6-ib-ipoib-bond0-el8-inbox") storage = name;
+  }
+  ASSERT_FALSE(storage.empty()) << "no node with storage-cx6-ib-ipoib-bond0-el8-inbox";
+  const std::string port = nodes_.at(storage).host_root + "/sys/class/infiniband/mlx5_0/ports/1/";
+  auto write_file = [](const std::string& path, const std::string& text) {
+    std::ofstream(path, std::ios::trunc) << text;
+  };
+  auto hup_agent = [&] {
+    const std::string pod =
+        Get({"get", "pods", "-n", ns.name(), "--field-selector", "spec.nodeName=" + storage, "-o",
+             "jsonpath={.items[0].status.containerStatuses[0].containerID}"});
+    const pid_t pid = PidOfContainerId(pod);
+    ASSERT_GT(pid, 0) << pod;
+    ASSERT_EQ(kill(pid, SIGHUP), 0);
+  };
+  struct PortUp {
+    std::function<void(const std::string&, const std::string&)> write;
+    std::string port;
+    ~PortUp() {
+      write(port + "state", "4: ACTIVE\n");
+      write(port + "phys_state", "5: LinkUp\n");
+    }
+  } restore{write_file, port};
+  write_file(port + "state", "1: DOWN\n");
+  write_file(port + "phys_state", "3: Disabled\n");
+  hup_agent();
+  ASSERT_TRUE(
+      Eventually([&] { return Condition(storage, "GatewayCapable", "reason") == "LinkDown"; }, 30s))
+      << Condition(storage, "GatewayCapable", "message");
+  EXPECT_EQ(Condition(storage, "GatewayCapable", "status"), "False");
+  EXPECT_NE(Condition(storage, "GatewayCapable", "message").find("not up"), std::string::npos);
+  ASSERT_TRUE(Eventually(
+      [&] {
+        return Get({"get", "node", storage, "-o",
+                    "jsonpath={.metadata.labels.rdmastack\\.io/gateway-capable}"}) == "false";
+      },
+      30s));
+  std::this_thread::sleep_for(3s);
+  const auto writes = OperatorWrites();
+  int status_writes = 0, label_writes = 0;
+  for (const auto& w : writes) {
+    EXPECT_EQ(w.name, storage) << Describe(writes);
+    if (w.resource == "rdmanodes") ++status_writes;
+    if (w.resource == "nodes") ++label_writes;
+  }
+  EXPECT_EQ(status_writes, 1) << Describe(writes);
+  EXPECT_EQ(label_writes, 1) << Describe(writes);
+
+  // The port comes back: the node is capable again.
+  write_file(port + "state", "4: ACTIVE\n");
+  write_file(port + "phys_state", "5: LinkUp\n");
+  hup_agent();
+  EXPECT_TRUE(Eventually(
+      [&] { return Condition(storage, "GatewayCapable", "reason") == "Verified"; }, 30s));
+  operator_->Signal(SIGTERM);
+  EXPECT_EQ(operator_->WaitExit(40s), 0) << operator_->Output();
+}
+
+}  // namespace
+}  // namespace rdmastack::testing
