@@ -55,7 +55,8 @@ teardown() {
 trap teardown EXIT
 step "control plane up (cluster '$RDMASTACK_CLUSTER')"
 scripts/cluster.sh down >/dev/null 2>&1 || true
-scripts/cluster.sh up --nodes 4
+# Six simulated nodes with five different fixtures (the e2e tests check each verdict).
+scripts/cluster.sh up --storage-nodes 2 --gpu-nodes 4
 eval "$(scripts/cluster.sh env)"
 export RDMASTACK_REQUIRE_CLUSTER=1 RDMASTACK_REQUIRE_VERSITYGW=1
 

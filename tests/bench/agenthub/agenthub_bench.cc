@@ -170,7 +170,14 @@ TEST_F(AgentHubBench, ThousandsOfAgentsOverTls) {
 
   // The hub, in its own process.
   const std::string port_file = "/tmp/" + ns_ + ".port";
-  std::vector<std::string> argv = {rdmastack::testing::BinaryDir() + "/bin/agenthub-bench-hub",
+  // RDMASTACK_AGENTHUB_BENCH_HUB names another hub with the same command line and summary line
+  // (the grpc-go peer: tests/bench/agenthub/gohub/build.sh prints its path).
+  const char* hub_env = std::getenv("RDMASTACK_AGENTHUB_BENCH_HUB");
+  const std::string hub_binary = hub_env != nullptr && *hub_env != '\0'
+                                     ? std::string(hub_env)
+                                     : rdmastack::testing::BinaryDir() + "/bin/agenthub-bench-hub";
+  std::printf("hub: %s\n", hub_binary.c_str());
+  std::vector<std::string> argv = {hub_binary,
                                    env->kubeconfig,
                                    ns_,
                                    kAgentServiceAccount,
