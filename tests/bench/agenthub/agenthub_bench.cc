@@ -177,12 +177,9 @@ TEST_F(AgentHubBench, ThousandsOfAgentsOverTls) {
                                      ? std::string(hub_env)
                                      : rdmastack::testing::BinaryDir() + "/bin/agenthub-bench-hub";
   std::printf("hub: %s\n", hub_binary.c_str());
-  std::vector<std::string> argv = {hub_binary,
-                                   env->kubeconfig,
-                                   ns_,
-                                   kAgentServiceAccount,
-                                   std::to_string(kHeartbeatSeconds),
-                                   port_file};
+  std::vector<std::string> argv = {
+      hub_binary, env->kubeconfig, ns_, kAgentServiceAccount, std::to_string(kHeartbeatSeconds),
+      port_file};
   std::vector<char*> args;
   for (auto& a : argv) args.push_back(a.data());
   args.push_back(nullptr);
