@@ -287,7 +287,9 @@ TEST_F(AgentHubTest, TooManyReportsEndTheStreamWithResourceExhausted) {
   const grpc::Status s = call->stream->Finish();
   EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_NE(s.error_message().find("more than 3 reports in a minute"), std::string::npos);
-  EXPECT_EQ(acks, 3);
+  // The refusal ends the stream at once: acks of the first three still queued behind a write in
+  // flight are dropped with it (the agent resends on its next stream), so up to three arrive.
+  EXPECT_LE(acks, 3);
   EXPECT_NE(
       Metrics().find(R"(rdmastack_agenthub_streams_refused_total{reason="ReportRateExceeded"} 1)"),
       std::string::npos);

@@ -70,6 +70,8 @@ const char* const kOperatorUsage =
     "  --agent-stale-ttl D                  an agent silent this long is Stale (default 60s)\n"
     "  --node-label-grace D                 a Stale node keeps its labels this long (default "
     "5m)\n"
+    "  --agent-hub-cert-validity D          validity of the hub's generated serving certificate,\n"
+    "                                       renewed after 2/3 of it (default 2160h)\n"
     "  --log-level LEVEL                    trace|debug|info|warn|error (default info)\n"
     "  --log-format FORMAT                  text|json (default text)\n"
     "  --version                            print the version and exit\n"
@@ -139,6 +141,7 @@ StatusOr<OperatorOptions> ParseOperatorOptions(const std::vector<std::string>& a
        }},
       {"--agent-stale-ttl", duration(&o.agent_stale_ttl)},
       {"--node-label-grace", duration(&o.node_label_grace)},
+      {"--agent-hub-cert-validity", duration(&o.agent_hub_cert_validity)},
       {"--log-level",
        [&o](const std::string& flag, const std::string& value) {
          static const char* const kLevels[] = {"trace", "debug", "info", "warn", "error"};
@@ -238,6 +241,13 @@ agenthub::AgentHubOptions AgentHubOptionsFrom(const OperatorOptions& options,
   out.policy.audience = rdmanode::kAgentHubAudience;
   out.certificates.namespace_ = ns;
   out.certificates.ca_config_map = rdmanode::kAgentHubCaConfigMap;
+  out.certificates.serving_validity =
+      std::chrono::duration_cast<std::chrono::seconds>(options.agent_hub_cert_validity);
+  // Look often enough to renew a short-lived certificate in time (a sixth of its life), at most
+  // once a minute otherwise.
+  out.certificates.check_interval = std::min<Clock::Duration>(
+      std::chrono::minutes(1),
+      std::chrono::duration_cast<Clock::Duration>(options.agent_hub_cert_validity / 6));
   const std::string service = "rdmastack-agenthub";
   std::vector<std::string>& hosts = out.certificates.hosts;
   // The name agents verify: --tls-server-name, else the host part of host:port (brackets off).

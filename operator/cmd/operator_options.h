@@ -36,6 +36,8 @@ struct OperatorOptions {
   std::vector<std::string> agent_args;
   std::chrono::milliseconds agent_stale_ttl{60'000};
   std::chrono::milliseconds node_label_grace{300'000};
+  // Validity of the serving certificate the hub generates (renewed after 2/3 of it).
+  std::chrono::milliseconds agent_hub_cert_validity{std::chrono::hours(24 * 90)};
   std::string log_level = "info";
   LogFormat log_format = LogFormat::kText;
   bool show_version = false;

@@ -105,6 +105,15 @@ TEST(OperatorOptionsTest, AgentHubOptionsMatchTheAgentDaemonSet) {
   h = AgentHubOptionsFrom(*o, NodeControllerOptionsFrom(*o, "ops"));
   EXPECT_EQ(h.certificates.hosts.front(), "198.18.50.1");
   EXPECT_TRUE(ValidateAgentHubOptions(h).ok());
+  // 90 days, checked every minute by default; a short validity is checked often enough to renew
+  // it at 2/3 of its life.
+  EXPECT_EQ(h.certificates.serving_validity, std::chrono::hours(24 * 90));
+  EXPECT_EQ(h.certificates.check_interval, 1min);
+  o = ParseOperatorOptions({"--agent-hub-cert-validity=30s"});
+  ASSERT_TRUE(o.ok());
+  h = AgentHubOptionsFrom(*o, NodeControllerOptionsFrom(*o, "ops"));
+  EXPECT_EQ(h.certificates.serving_validity, 30s);
+  EXPECT_EQ(h.certificates.check_interval, 5s);
 }
 
 // Every bad flag or value is one line that names the flag.
@@ -129,6 +138,7 @@ TEST(OperatorOptionsTest, BadInputNamesTheFlag) {
       {{"--agent-pod-label=", "=x"}, "--agent-pod-label"},
       {{"--agent-stale-ttl=0s"}, "--agent-stale-ttl"},
       {{"--node-label-grace", "soon"}, "--node-label-grace"},
+      {{"--agent-hub-cert-validity=0s"}, "--agent-hub-cert-validity"},
       {{"--agent-image="}, "--agent-image"},
       {{"--kubeconfig="}, "--kubeconfig"},
       {{"stray"}, "stray"},

@@ -130,17 +130,57 @@ class OperatorAgentsE2eTest : public ::testing::Test {
     return true;
   }
 
-  void StartOperator(const std::string& ns, const std::string& label) {
+  void StartOperator(const std::string& ns, const std::string& label,
+                     const std::vector<std::string>& extra_flags = {}) {
     const std::string hub = gateway_ + ":" + std::to_string(hub_port_);
-    operator_ = std::make_unique<OperatorProcess>(
-        label,
-        std::vector<std::string>{"--kubeconfig", env_->kubeconfig, "--metrics-bind-address=0",
-                                 "--health-probe-bind-address=0", "--agent-namespace=" + ns,
-                                 "--agent-bind-address=" + hub, "--agent-hub-address=" + hub,
-                                 "--agent-pod-label=rdmastack.io/simulate=run",
-                                 "--agent-arg=--ips-file=/host/etc/rdmastack-fixture/ips.txt",
-                                 "--agent-arg=--probes-file=/host/etc/rdmastack-fixture/probes.txt",
-                                 "--agent-arg=--probe-interval=1h"});
+    std::vector<std::string> args = {
+        "--kubeconfig",
+        env_->kubeconfig,
+        "--metrics-bind-address=0",
+        "--health-probe-bind-address=0",
+        "--agent-namespace=" + ns,
+        "--agent-bind-address=" + hub,
+        "--agent-hub-address=" + hub,
+        "--agent-pod-label=rdmastack.io/simulate=run",
+        "--agent-arg=--ips-file=/host/etc/rdmastack-fixture/ips.txt",
+        "--agent-arg=--probes-file=/host/etc/rdmastack-fixture/probes.txt",
+        "--agent-arg=--probe-interval=1h"};
+    args.insert(args.end(), extra_flags.begin(), extra_flags.end());
+    operator_ = std::make_unique<OperatorProcess>(label, args);
+  }
+
+  // The chart's agent ServiceAccount and the seed-like pool and profile in `ns`; then the
+  // operator, with every simulated node's agent accepted and reporting.
+  void StartWithAgents(const TestNamespace& ns, const std::string& label,
+                       const std::vector<std::string>& extra_flags = {}) {
+    const char* helm = std::getenv("RDMASTACK_HELM");
+    ASSERT_NE(helm, nullptr) << "RDMASTACK_HELM (scripts/cluster.sh env) names the helm binary";
+    CommandResult chart =
+        RunCommand({helm, "template", "rdmastack", SourcePath("charts/rdmastack"), "-n", ns.name(),
+                    "--show-only", "templates/agent-serviceaccount.yaml"});
+    ASSERT_EQ(chart.exit_code, 0) << chart.err;
+    ns.Apply(chart.out);
+    ns.Apply(PoolAndProfile());
+    hub_port_ = FreePortOn(gateway_);
+    StartOperator(ns.name(), label, extra_flags);
+    ASSERT_TRUE(Eventually([&] { return AllReporting(); }, 120s))
+        << operator_->Output() << Get({"get", "rdmanode,pods", "-A", "-o", "wide"});
+  }
+
+  // The process of the agent container on `node` (the simulated node runs it for real).
+  pid_t AgentPid(const std::string& ns, const std::string& node) const {
+    const std::string container =
+        Get({"get", "pods", "-n", ns, "--field-selector", "spec.nodeName=" + node, "-o",
+             "jsonpath={.items[0].status.containerStatuses[0].containerID}"});
+    return PidOfContainerId(container);
+  }
+
+  // How many times the running operator accepted `node`'s agent.
+  size_t Accepts(const std::string& node) const {
+    const std::string out = operator_->Output(), line = "node " + node + ": accepted agent";
+    size_t n = 0;
+    for (size_t at = out.find(line); at != std::string::npos; at = out.find(line, at + 1)) ++n;
+    return n;
   }
 
   // Writes of the running operator (its identity is in its user agent), all resources.
@@ -164,21 +204,9 @@ std::string Describe(const std::vector<AuditedWrite>& writes) {
 
 TEST_F(OperatorAgentsE2eTest, AgentsReportThroughTheHubRestartsWriteNothingChangesWriteOnce) {
   TestNamespace ns(*env_, "agents-e2e");
-  // What the chart installs for the agent: its ServiceAccount, with no API permissions.
-  const char* helm = std::getenv("RDMASTACK_HELM");
-  ASSERT_NE(helm, nullptr) << "RDMASTACK_HELM (scripts/cluster.sh env) names the helm binary";
-  CommandResult chart =
-      RunCommand({helm, "template", "rdmastack", SourcePath("charts/rdmastack"), "-n", ns.name(),
-                  "--show-only", "templates/agent-serviceaccount.yaml"});
-  ASSERT_EQ(chart.exit_code, 0) << chart.err;
-  ns.Apply(chart.out);
-  ns.Apply(PoolAndProfile());
-  hub_port_ = FreePortOn(gateway_);
-  StartOperator(ns.name(), "agents-e2e");
-
   // Every simulated node runs an agent that the hub accepts, and reports.
-  ASSERT_TRUE(Eventually([&] { return AllReporting(); }, 120s))
-      << operator_->Output() << Get({"get", "rdmanode,pods", "-A", "-o", "wide"});
+  StartWithAgents(ns, "agents-e2e");
+  if (HasFatalFailure()) return;
   for (const auto& [name, node] : nodes_) {
     EXPECT_NE(operator_->Output().find("node " + name + ": accepted agent"), std::string::npos)
         << name;
@@ -235,11 +263,8 @@ TEST_F(OperatorAgentsE2eTest, AgentsReportThroughTheHubRestartsWriteNothingChang
     std::ofstream(path, std::ios::trunc) << text;
   };
   auto hup_agent = [&] {
-    const std::string pod =
-        Get({"get", "pods", "-n", ns.name(), "--field-selector", "spec.nodeName=" + storage, "-o",
-             "jsonpath={.items[0].status.containerStatuses[0].containerID}"});
-    const pid_t pid = PidOfContainerId(pod);
-    ASSERT_GT(pid, 0) << pod;
+    const pid_t pid = AgentPid(ns.name(), storage);
+    ASSERT_GT(pid, 0) << storage;
     ASSERT_EQ(kill(pid, SIGHUP), 0);
   };
   struct PortUp {
@@ -281,6 +306,72 @@ TEST_F(OperatorAgentsE2eTest, AgentsReportThroughTheHubRestartsWriteNothingChang
   hup_agent();
   EXPECT_TRUE(Eventually(
       [&] { return Condition(storage, "GatewayCapable", "reason") == "Verified"; }, 30s));
+  operator_->Signal(SIGTERM);
+  EXPECT_EQ(operator_->WaitExit(40s), 0) << operator_->Output();
+}
+
+// The hub's serving certificate is renewed while every agent is connected: the agents keep their
+// streams (at most one reconnect each) and keep reporting. Then one agent goes silent (SIGSTOP):
+// after the stale TTL its RdmaNode says Reporting=False and, after the grace period, its node
+// loses the capability labels; the others are untouched; SIGCONT brings it back.
+TEST_F(OperatorAgentsE2eTest, CertificateRotationKeepsAgentsAndASilentAgentGoesStale) {
+  TestNamespace ns(*env_, "agents-rot");
+  // Renewed after 2/3 of 30 s, checked every 5 s; heartbeats every 10 s, so 25 s of silence is
+  // more than two missed heartbeats.
+  StartWithAgents(
+      ns, "agents-rotation",
+      {"--agent-hub-cert-validity=30s", "--agent-stale-ttl=25s", "--node-label-grace=5s"});
+  if (HasFatalFailure()) return;
+  auto serving_cert = [&] {
+    return Get({"get", "secret", "-n", ns.name(), "rdmastack-agenthub-generated-tls", "-o",
+                "jsonpath={.data.tls\\.crt}"});
+  };
+  const std::string first = serving_cert();
+  ASSERT_FALSE(first.empty());
+  ASSERT_TRUE(Eventually([&] { return serving_cert() != first; }, 60s)) << operator_->Output();
+  // gRPC re-reads the identity file every 10 s; give every agent a heartbeat past that.
+  std::this_thread::sleep_for(25s);
+  EXPECT_TRUE(AllReporting()) << Get({"get", "rdmanode"});
+  for (const auto& [name, node] : nodes_) {
+    EXPECT_GE(Accepts(name), 1u) << name;
+    EXPECT_LE(Accepts(name), 2u) << name << "\n" << operator_->Output();
+  }
+
+  // One GPU node's agent stops (its process is frozen: the TCP stream stays open but silent).
+  std::string silent;
+  for (const auto& [name, fixture] : fixtures_) {
+    if (fixture == "gpu-client-rtxa6000-bar1-256m-peermem-mofed") silent = name;
+  }
+  ASSERT_FALSE(silent.empty()) << "no node with gpu-client-rtxa6000-bar1-256m-peermem-mofed";
+  auto label = [&](const std::string& node, const std::string& key) {
+    return Get(
+        {"get", "node", node, "-o", "jsonpath={.metadata.labels.rdmastack\\.io/" + key + "}"});
+  };
+  ASSERT_EQ(label(silent, "gpudirect"), "true");
+  const pid_t pid = AgentPid(ns.name(), silent);
+  ASSERT_GT(pid, 0);
+  ASSERT_EQ(kill(pid, SIGSTOP), 0);
+  struct Resume {
+    pid_t pid;
+    ~Resume() { kill(pid, SIGCONT); }
+  } resume{pid};
+  ASSERT_TRUE(Eventually([&] { return Condition(silent, "Reporting", "status") == "False"; }, 60s))
+      << Get({"get", "rdmanode", silent, "-o", "yaml"});
+  EXPECT_EQ(Condition(silent, "Reporting", "reason"), "Stale");
+  ASSERT_TRUE(Eventually([&] { return label(silent, "gpudirect").empty(); }, 30s))
+      << Get({"get", "node", silent, "--show-labels"});
+  EXPECT_TRUE(label(silent, "hostmem").empty());
+  for (const auto& [name, node] : nodes_) {
+    if (name != silent) {
+      EXPECT_EQ(Condition(name, "Reporting", "status"), "True") << name;
+    }
+  }
+
+  // Heard from again: Reporting, and the labels come back.
+  ASSERT_EQ(kill(pid, SIGCONT), 0);
+  EXPECT_TRUE(Eventually([&] { return Condition(silent, "Reporting", "status") == "True"; }, 60s))
+      << Get({"get", "rdmanode", silent, "-o", "yaml"});
+  EXPECT_TRUE(Eventually([&] { return label(silent, "gpudirect") == "true"; }, 30s));
   operator_->Signal(SIGTERM);
   EXPECT_EQ(operator_->WaitExit(40s), 0) << operator_->Output();
 }
