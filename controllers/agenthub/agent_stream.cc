@@ -56,30 +56,33 @@ void AgentStream::OnReadDone(bool ok) {
 
 void AgentStream::OnAuthenticated(const std::string& claimed_node,
                                   const AdmissionDecision& decision) {
+  // authenticating_ stays true until this worker is done with the stream: a Finish asked for
+  // meanwhile by another thread (a newer stream for the node, shutdown, the Hello deadline) is
+  // deferred to the end, so gRPC cannot end and delete the stream while it is still used here.
+  bool go_on;
   {
     std::lock_guard<std::mutex> l(mu_);
-    authenticating_ = false;
-    if (deferred_finish_) {
-      FinishLocked(*deferred_finish_);
-      return;
-    }
+    go_on = !deferred_finish_ && !finished_ && !cancelled_;
+    if (go_on && decision.accepted()) identity_ = decision.identity;
   }
-  if (!decision.accepted()) {
+  if (go_on && !decision.accepted()) {
     core_.RecordRefusal(claimed_node, decision);
     std::lock_guard<std::mutex> l(mu_);
+    authenticating_ = false;
     FinishLocked(ToGrpcStatus(decision.code, decision.message));
     return;
   }
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    if (finished_ || cancelled_) {
-      FinishLocked(grpc::Status(grpc::StatusCode::CANCELLED, "the agent went away"));
-      return;
-    }
-    identity_ = decision.identity;
-  }
-  core_.Accept(this);
+  if (go_on) core_.Accept(this);
   std::lock_guard<std::mutex> l(mu_);
+  authenticating_ = false;
+  if (deferred_finish_) {
+    FinishLocked(*deferred_finish_);
+    return;
+  }
+  if (!go_on || cancelled_) {
+    FinishLocked(grpc::Status(grpc::StatusCode::CANCELLED, "the agent went away"));
+    return;
+  }
   if (finished_) return;
   state_ = State::kStreaming;
   StartRead(&in_);

@@ -34,6 +34,7 @@ class OperatorProcess {
   // The identity it put in its user agent ("starting as <identity> against"), once logged.
   std::string Identity(std::chrono::seconds timeout = std::chrono::seconds(20)) const;
   const std::string& output_path() const { return output_path_; }
+  pid_t pid() const { return pid_; }
 
  private:
   std::string output_path_;
