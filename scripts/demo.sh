@@ -63,6 +63,9 @@ trap 'kill $op_a $op_b 2>/dev/null || true' EXIT
 holder() { kubectl get lease -n rdmastack-system rdmastack-operator -o jsonpath='{.spec.holderIdentity}' 2>/dev/null || true; }
 for _ in $(seq 1 60); do [[ -n "$(holder)" ]] && break; sleep 0.5; done
 echo "lease rdmastack-system/rdmastack-operator is held by: $(holder)"
+# Both replicas sync their caches (the standby too, so that it can take over at once).
+ready() { [[ "$(curl -s "http://127.0.0.1:$1/readyz")" == ok* ]]; }
+for _ in $(seq 1 60); do ready 18081 && ready 18082 && break; sleep 0.5; done
 echo "readyz: a=$(curl -s http://127.0.0.1:18081/readyz) b=$(curl -s http://127.0.0.1:18082/readyz)"
 leader=$op_a leader_log="$logs/a.log" standby_log="$logs/b.log"
 grep -q "$(holder)" "$logs/b.log" && { leader=$op_b; leader_log="$logs/b.log"; standby_log="$logs/a.log"; }
