@@ -375,6 +375,9 @@ create_nodes() {
   sim_net_up
   while read -r name role i fixture; do
     sim_node_up "$name" "$i" "$fixture"
+    # The seed's backend: storage nodes mount Lustre at /lustre/agent/vol0 (an empty directory
+    # here, what the GatewayPool samples' backend.posix.hostPath names).
+    [[ "$role" == storage ]] && mkdir -p "$(sim_host_root "$name")/lustre/agent/vol0"
     docs+="$(node_yaml "$name" "$role" "$i" "$(basename "$fixture")")"$'\n---\n'
   done <<<"$plan"
   printf '%s' "$docs" | kubectl_admin apply -f - >/dev/null

@@ -3,12 +3,13 @@
 # nodes, installs the CRDs and the seed samples, runs two operator replicas (leader election): the
 # leader keeps the agent DaemonSet, the real node agent runs on every simulated node against its
 # fixture host root and reports to the leader's agent hub, and the nodes' verdicts appear as
-# RdmaNodes and node labels. A hand-over to the standby follows; the agents reconnect to it. Then
-# what the agent says about the field report's RTX A6000 node. Leaves the cluster running; stop it
-# with scripts/cluster.sh down.
+# RdmaNodes and node labels. The seed GatewayPool goes Ready: its gateways run on the storage
+# nodes whose agents verified them, published as EndpointSlices, and S3 answers through one of
+# them. A hand-over to the standby follows; the agents reconnect to it. Then what the agent says
+# about the field report's RTX A6000 node. Leaves the cluster running; stop it with
+# scripts/cluster.sh down.
 #
-# Not yet here: the GatewayPool and ClientProfile controllers; the pools and profiles are accepted
-# by the API server and their status columns stay empty.
+# Not yet here: the ClientProfile controller; the profiles' status columns stay empty.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -21,7 +22,8 @@ cmake --preset dev >/dev/null
 cmake --build --preset dev -j "$(nproc)"
 
 step "local control plane"
-scripts/cluster.sh up --storage-nodes "${RDMASTACK_DEMO_STORAGE_NODES:-2}" --gpu-nodes "${RDMASTACK_DEMO_GPU_NODES:-4}"
+# Four storage nodes: two IPoIB nodes with bond0 (the seed's), two RoCE nodes without it.
+scripts/cluster.sh up --storage-nodes "${RDMASTACK_DEMO_STORAGE_NODES:-4}" --gpu-nodes "${RDMASTACK_DEMO_GPU_NODES:-4}"
 eval "$(scripts/cluster.sh env)"
 kubectl() { scripts/cluster.sh kubectl "$@"; }
 
@@ -36,7 +38,7 @@ kubectl get namespace demo >/dev/null 2>&1 || kubectl create namespace demo >/de
 kubectl apply -n demo -f crds/samples/gatewaypool-kvcache.yaml -f crds/samples/clientprofile-gpudirect.yaml \
   -f crds/samples/clientprofile-hostmem.yaml
 kubectl get gwp,cprof -n demo
-echo "(status columns stay empty until the GatewayPool and ClientProfile controllers land)"
+echo "(no operator yet: the status columns are empty; the ClientProfile controller is not built yet)"
 echo
 echo "A bad change is refused at apply time, with the field and the reason (library 1.2.0.68 -> 3.0.0.1):"
 sed 's/version: 1.2.0.68/version: 3.0.0.1/' crds/samples/gatewaypool-kvcache.yaml |
@@ -54,7 +56,10 @@ hub="$RDMASTACK_SIM_GATEWAY:9443"
 op_args=(--kubeconfig "$(scripts/cluster.sh kubeconfig)" --leader-elect --metrics-bind-address=0
   --agent-bind-address "$hub" --agent-hub-address "$hub" --agent-pod-label rdmastack.io/simulate=run
   --agent-arg=--ips-file=/host/etc/rdmastack-fixture/ips.txt
-  --agent-arg=--probes-file=/host/etc/rdmastack-fixture/probes.txt)
+  --agent-arg=--probes-file=/host/etc/rdmastack-fixture/probes.txt
+  --gateway-pod-label rdmastack.io/simulate=run
+  --gateway-env=RDMASTACK_GW_IPS_FILE=/host/etc/rdmastack-fixture/ips.txt
+  --gateway-host-mount=/etc/rdmastack-fixture)
 build/bin/rdmastack-operator "${op_args[@]}" --health-probe-bind-address=127.0.0.1:18081 >"$logs/a.log" 2>&1 &
 op_a=$!
 build/bin/rdmastack-operator "${op_args[@]}" --health-probe-bind-address=127.0.0.1:18082 >"$logs/b.log" 2>&1 &
@@ -84,6 +89,26 @@ echo
 echo "why gpu-node-1 is not GPU-direct capable (its GPU supports dma-buf; the profile asks for PeerMem):"
 kubectl get rnode gpu-node-1 -o jsonpath='{range .status.conditions[?(@.type=="GPUDirectCapable")]}{.reason}: {.message}{"\n"}{end}'
 
+step "the seed GatewayPool: gateways on the verified storage nodes, published as EndpointSlices"
+kubectl wait --for=condition=Ready gwp/kvcache -n demo --timeout=240s >/dev/null
+kubectl get gwp -n demo -o wide
+kubectl get ds,pods -n demo -o wide
+kubectl get endpointslices -n demo -L gatewaypool.rdmastack.io/library-version
+echo
+echo "nodes the pool cannot use, and why:"
+kubectl get gwp kvcache -n demo -o jsonpath='{range .status.failingNodes[*]}{.node}: {.reason}: {.message}{"\n"}{end}'
+ep_ip=$(kubectl get endpointslices -n demo -l gatewaypool.rdmastack.io/name=kvcache \
+  -o jsonpath='{.items[0].endpoints[0].addresses[0]}')
+ep_port=$(kubectl get endpointslices -n demo -l gatewaypool.rdmastack.io/name=kvcache \
+  -o jsonpath='{.items[0].ports[?(@.name=="s3")].port}')
+echo
+echo "S3 with SigV4 through the published endpoint $ep_ip:$ep_port (curl --aws-sigv4, the sample's root keys):"
+s3() { curl -sS --fail-with-body --aws-sigv4 "aws:amz:us-east-1:s3" --user kvcache-root:change-me-please "$@"; }
+s3 -X PUT "http://$ep_ip:$ep_port/demo-bucket" >/dev/null && echo "PUT /demo-bucket: ok"
+echo "hello from the kvcache pool" >"$logs/object.txt"
+s3 -X PUT -T "$logs/object.txt" "http://$ep_ip:$ep_port/demo-bucket/hello.txt" >/dev/null && echo "PUT /demo-bucket/hello.txt: ok"
+echo "GET /demo-bucket/hello.txt: $(s3 "http://$ep_ip:$ep_port/demo-bucket/hello.txt")"
+
 step "SIGTERM to the leader: the standby takes the lease and the hub; the agents reconnect to it"
 kill -TERM "$leader"; wait "$leader" || true
 for _ in $(seq 1 120); do
@@ -93,8 +118,9 @@ done
 echo "lease now held by: $(holder)"
 grep -E "acquired lease|agenthub: listening" "$standby_log" | tail -2
 echo "agents accepted by the new leader: $(grep -c "accepted agent" "$standby_log") of $nodes"
-echo "RdmaNode status writes by the new leader: $(grep -c "status written" "$standby_log" || true)"
+echo "RdmaNode and GatewayPool status writes by the new leader: $(grep -c "status written" "$standby_log" || true)"
 kubectl get rnode
+kubectl get gwp -n demo
 kill -TERM $op_a $op_b 2>/dev/null || true
 wait 2>/dev/null || true
 trap - EXIT

@@ -1,61 +1,22 @@
 #include "controllers/rdmanode/agent_daemonset.h"
 
-#include <openssl/sha.h>
-
 #include <algorithm>
 #include <set>
 
 namespace rdmastack::rdmanode {
 namespace {
 
+using controllers::Obj;
+using controllers::Str;
+using controllers::TolerationJson;
+
 constexpr char kCaDir[] = "/etc/rdmastack/agenthub-ca";
 constexpr char kTokenDir[] = "/var/run/secrets/rdmastack.io/agenthub";
-
-k8s::JsonObject Obj(std::string_view json) {
-  auto parsed = k8s::JsonObject::Parse(json);
-  return parsed.ok() ? std::move(*parsed) : k8s::JsonObject();
-}
-
-k8s::JsonObject Str(std::string_view s) {
-  k8s::JsonObject o;
-  o.document().SetString(s.data(), static_cast<rapidjson::SizeType>(s.size()),
-                         o.document().GetAllocator());
-  return o;
-}
-
-std::string Sha256Hex(const std::string& bytes) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex;
-  for (unsigned char b : digest) {
-    hex += kHex[b >> 4];
-    hex += kHex[b & 0xf];
-  }
-  return hex;
-}
-
-k8s::JsonObject TolerationJson(const crd::Toleration& t) {
-  k8s::JsonObject o;
-  if (t.key) (void)o.SetString({"key"}, *t.key);
-  (void)o.SetString({"operator"}, crd::ToString(t.op));
-  if (t.value) (void)o.SetString({"value"}, *t.value);
-  if (t.effect && *t.effect != crd::TaintEffect::kAll)
-    (void)o.SetString({"effect"}, crd::ToString(*t.effect));
-  if (t.toleration_seconds) (void)o.SetInt({"tolerationSeconds"}, *t.toleration_seconds);
-  return o;
-}
 
 // One nodeSelectorTerm per selector: its pairs ANDed as `In [value]` expressions.
 k8s::JsonObject SelectorTerm(const crd::StringMap& selector) {
   k8s::JsonObject term;
-  for (const auto& [key, value] : selector) {
-    k8s::JsonObject expr;
-    (void)expr.SetString({"key"}, key);
-    (void)expr.SetString({"operator"}, "In");
-    (void)expr.Append({"values"}, Str(value));
-    (void)term.Append({"matchExpressions"}, expr);
-  }
+  controllers::AppendSelectorExpressions(selector, &term);
   return term;
 }
 
@@ -149,7 +110,7 @@ std::optional<k8s::JsonObject> RenderAgentDaemonSet(
   ds.SetName(kAgentName);
   ds.SetNamespace(o.namespace_);
   ds.SetLabel("app.kubernetes.io/name", kAgentName);
-  ds.SetLabel("app.kubernetes.io/managed-by", "rdmastack-operator");
+  ds.SetLabel(controllers::kManagedByLabel, controllers::kManagedByValue);
   (void)ds.SetString({"spec", "selector", "matchLabels", "app.kubernetes.io/name"}, kAgentName);
   (void)ds.SetString({"spec", "updateStrategy", "type"}, "RollingUpdate");
   (void)ds.SetString({"spec", "updateStrategy", "rollingUpdate", "maxUnavailable"}, "10%");
@@ -177,7 +138,7 @@ std::optional<k8s::JsonObject> RenderAgentDaemonSet(
                    required);
   }
   (void)ds.Set({"spec", "template", "spec"}, spec);
-  ds.SetAnnotation(kAppliedHashAnnotation, Sha256Hex(ds.Serialize()));
+  controllers::StampAppliedHash(&ds);
   return ds;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "controllers/common/render.h"
 #include "crds/types/types.h"
 #include "operator/k8s/json_object.h"
 
@@ -15,8 +16,7 @@ inline constexpr char kAgentName[] = "rdmastack-agent";
 inline constexpr char kAgentServiceAccount[] = "rdmastack-agent";
 inline constexpr char kAgentHubCaConfigMap[] = "rdmastack-agenthub-ca";
 inline constexpr char kAgentHubAudience[] = "rdmastack-agenthub";
-// SHA-256 of the rendered object, so that the reconciler writes only when it changes.
-inline constexpr char kAppliedHashAnnotation[] = "rdmastack.io/applied-hash";
+using controllers::kAppliedHashAnnotation;
 
 struct AgentDaemonSetOptions {
   std::string image;

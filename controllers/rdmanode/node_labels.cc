@@ -1,5 +1,8 @@
 #include "controllers/rdmanode/node_labels.h"
 
+#include <algorithm>
+
+#include "controllers/common/render.h"
 #include "controllers/rdmanode/rdmanode_status.h"
 #include "operator/base/rfc3339.h"
 #include "operator/k8s/json_object.h"
@@ -33,23 +36,10 @@ DesiredLabels DesiredNodeLabels(const crd::RdmaNodeStatus& status, Clock::WallTi
 
 std::string NodeLabelPatch(const std::map<std::string, std::string>& current,
                            const std::map<std::string, std::string>& desired) {
-  k8s::JsonObject patch;
-  bool changed = false;
-  for (std::string_view key : kOwnedNodeLabels) {
-    const std::string k(key);
-    auto want = desired.find(k);
-    auto have = current.find(k);
-    const k8s::JsonPath path{"metadata", "labels", key};
-    if (want != desired.end()) {
-      if (have != current.end() && have->second == want->second) continue;
-      (void)patch.SetString(path, want->second);
-      changed = true;
-    } else if (have != current.end()) {
-      (void)patch.SetNull(path);
-      changed = true;
-    }
-  }
-  return changed ? patch.Serialize() : "";
+  return controllers::LabelPatch(current, desired, [](std::string_view key) {
+    return std::find(std::begin(kOwnedNodeLabels), std::end(kOwnedNodeLabels), key) !=
+           std::end(kOwnedNodeLabels);
+  });
 }
 
 }  // namespace rdmastack::rdmanode

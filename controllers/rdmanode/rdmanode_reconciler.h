@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "controllers/common/render.h"
 #include "controllers/rdmanode/agent_state_store.h"
 #include "controllers/rdmanode/write_memo.h"
 #include "crds/types/types.h"
@@ -14,7 +15,7 @@
 
 namespace rdmastack::rdmanode {
 
-inline constexpr char kFieldManager[] = "rdmastack-operator";
+using controllers::kFieldManager;
 
 class RdmaNodeReconciler final : public runtime::Reconciler {
  public:

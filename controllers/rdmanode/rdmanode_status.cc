@@ -5,6 +5,7 @@
 #include <set>
 #include <string_view>
 
+#include "controllers/common/conditions.h"
 #include "operator/base/rfc3339.h"
 
 namespace rdmastack::rdmanode {
@@ -259,31 +260,6 @@ std::optional<VerdictOutcome> Decide(const NodeReport& r, const CapabilitySpec& 
   return out;
 }
 
-class ConditionSetter {
- public:
-  ConditionSetter(const crd::RdmaNodeStatus* previous, Clock::WallTime now, int64_t generation)
-      : previous_(previous), now_(FormatRfc3339(now)), generation_(generation) {}
-
-  crd::Condition Make(const std::string& type, crd::ConditionStatus status, std::string reason,
-                      std::string message) const {
-    crd::Condition c;
-    c.type = type;
-    c.status = status;
-    c.observed_generation = generation_;
-    c.reason = std::move(reason);
-    c.message = std::move(message);
-    const crd::Condition* old = previous_ != nullptr ? FindCondition(*previous_, type) : nullptr;
-    c.last_transition_time =
-        old != nullptr && old->status == status ? old->last_transition_time : now_;
-    return c;
-  }
-
- private:
-  const crd::RdmaNodeStatus* previous_;
-  const std::string now_;
-  const int64_t generation_;
-};
-
 std::string StaleMessage(Clock::WallTime last_seen, Clock::Duration ttl, bool connected) {
   const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(ttl).count();
   return std::string(connected ? "the agent's stream is open but silent"
@@ -295,10 +271,7 @@ std::string StaleMessage(Clock::WallTime last_seen, Clock::Duration ttl, bool co
 }  // namespace
 
 const crd::Condition* FindCondition(const crd::RdmaNodeStatus& status, std::string_view type) {
-  for (const auto& c : status.conditions) {
-    if (c.type == type) return &c;
-  }
-  return nullptr;
+  return controllers::FindCondition(status.conditions, type);
 }
 
 void FillFacts(const NodeReport& report, crd::RdmaNodeStatus* status) {
@@ -321,7 +294,8 @@ void FillFacts(const NodeReport& report, crd::RdmaNodeStatus* status) {
 ComputedStatus ComputeRdmaNodeStatus(const StatusInputs& in) {
   ComputedStatus out;
   crd::RdmaNodeStatus& s = out.status;
-  const ConditionSetter conditions(in.previous, in.now, in.generation);
+  const controllers::ConditionSetter conditions(in.previous ? &in.previous->conditions : nullptr,
+                                                in.now, in.generation);
   const NodeReport* report = in.agent && in.agent->report ? in.agent->report.get() : nullptr;
   const Clock::WallTime last_seen = in.agent ? in.agent->last_seen : in.known_since;
   const bool silent = in.now - last_seen > in.stale_ttl;

@@ -76,15 +76,28 @@ Status ParseInto(const YAML::Node& root, std::vector<GatewayBuild>* builds,
   }
   Status st;
   std::set<std::string> names;
+  std::set<std::string> gateway_versions;
   for (const auto& b : root["gatewayBuilds"]) {
     std::string where = "gatewayBuilds[" + std::to_string(builds->size()) + "]";
-    RDMASTACK_RETURN_IF_ERROR(
-        CheckKeys(b, {"name", "description", "serverLibraryMajors", "evidence"}, where));
+    RDMASTACK_RETURN_IF_ERROR(CheckKeys(
+        b, {"name", "versions", "description", "serverLibraryMajors", "evidence"}, where));
     GatewayBuild g;
     g.name = Required(b, "name", where, &st);
     RDMASTACK_RETURN_IF_ERROR(st);
     if (!names.insert(g.name).second)
       return InvalidArgumentError("duplicate gateway build " + g.name);
+    if (const YAML::Node v = b["versions"]) {
+      if (!v.IsSequence())
+        return InvalidArgumentError(where + " (" + g.name + "): versions must be a list");
+      for (const auto& item : v) {
+        std::string version = item.as<std::string>();
+        if (version.empty())
+          return InvalidArgumentError(where + " (" + g.name + "): empty version");
+        if (!gateway_versions.insert(version).second)
+          return InvalidArgumentError("gateway version " + version + " is listed by two builds");
+        g.versions.push_back(std::move(version));
+      }
+    }
     g.description = b["description"] ? b["description"].as<std::string>() : "";
     g.evidence = b["evidence"] ? b["evidence"].as<std::string>() : "";
     RDMASTACK_ASSIGN_OR_RETURN(g.server_library_majors,
@@ -171,6 +184,14 @@ const GatewayBuild* CompatibilityMatrix::FindGatewayBuild(std::string_view name)
     if (g.name == name) return &g;
   }
   return nullptr;
+}
+
+const GatewayBuild* CompatibilityMatrix::FindGatewayBuildForVersion(
+    std::string_view version) const {
+  for (const GatewayBuild& g : gateway_builds_) {
+    if (std::find(g.versions.begin(), g.versions.end(), version) != g.versions.end()) return &g;
+  }
+  return FindGatewayBuild(version);
 }
 
 const ServerLibrary* CompatibilityMatrix::FindServerLibrary(std::string_view version) const {

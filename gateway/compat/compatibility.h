@@ -13,6 +13,8 @@ namespace rdmastack::compat {
 
 struct GatewayBuild {
   std::string name;
+  // GatewayPool spec.gateway.version values that name this build ("1.8.0", "1.8.0-cuobj2").
+  std::vector<std::string> versions;
   std::string description;
   std::vector<int> server_library_majors;  // empty: HTTP-only build
   std::string evidence;                    // field | upstream | inferred
@@ -36,6 +38,9 @@ class CompatibilityMatrix {
   const std::vector<ClientInterop>& client_interop() const { return client_interop_; }
 
   const GatewayBuild* FindGatewayBuild(std::string_view name) const;
+  // The build a GatewayPool's gateway.version names: one listing it under `versions`, else the
+  // build of that name; null when neither.
+  const GatewayBuild* FindGatewayBuildForVersion(std::string_view version) const;
   const ServerLibrary* FindServerLibrary(std::string_view version) const;
 
   // OK when the build links the library's major and the library version is listed.

@@ -117,6 +117,16 @@ int Run(const OperatorOptions& options) {
                          RealClock::Instance(), AgentHubOptionsFrom(options, node_options));
   rdmanode::NodeControllers node_controllers(manager, RealClock::Instance(), agents, hub,
                                              node_options);
+  std::unique_ptr<gatewaypool::GatewayPoolControllers> gateway_pools;
+  if (ControllerEnabled(options, "gatewaypool")) {
+    auto created = gatewaypool::GatewayPoolControllers::Create(manager, RealClock::Instance(),
+                                                               GatewayPoolOptionsFrom(options));
+    if (!created.ok()) {
+      spdlog::error("start-up failed: {}", created.status().ToString());
+      return 1;
+    }
+    gateway_pools = std::move(*created);
+  }
   // Only the leader serves agents: it writes the certificates, and agent state lives in its
   // memory. Agents of a standby's Service endpoint retry until they reach the leader.
   manager.AddLeaderRunnable({"agent hub", [&hub] { return hub.Start(); }, [&hub] { hub.Stop(); }});

@@ -72,6 +72,20 @@ const char* const kOperatorUsage =
     "5m)\n"
     "  --agent-hub-cert-validity D          validity of the hub's generated serving certificate,\n"
     "                                       renewed after 2/3 of it (default 2160h)\n"
+    "  --gateway-pod-label KEY=VALUE        extra label on gateway pods (repeatable)\n"
+    "  --gateway-env NAME=VALUE             extra environment of the gateway container "
+    "(repeatable)\n"
+    "  --gateway-host-mount DIR             host directory mounted read-only at /host<DIR> in\n"
+    "                                       gateway pods (repeatable; for fixture hosts)\n"
+    "  --gateway-rdma-resource NAME         extended resource each gateway requests for the RDMA\n"
+    "                                       devices; none requests nothing (default\n"
+    "                                       rdma/hca_shared_devices_a)\n"
+    "  --compatibility-file PATH            compatibility data (default: the built-in copy of\n"
+    "                                       gateway/compatibility.yaml)\n"
+    "  --compatibility-configmap NS/NAME    compatibility data from this ConfigMap's key\n"
+    "                                       compatibility.yaml (wins over the file)\n"
+    "  --controllers LIST                   optional controllers to run: * for all, -NAME turns\n"
+    "                                       one off (known: gatewaypool; default *)\n"
     "  --log-level LEVEL                    trace|debug|info|warn|error (default info)\n"
     "  --log-format FORMAT                  text|json (default text)\n"
     "  --version                            print the version and exit\n"
@@ -102,6 +116,23 @@ StatusOr<OperatorOptions> ParseOperatorOptions(const std::vector<std::string>& a
       return OkStatus();
     };
   };
+  auto key_value = [](std::map<std::string, std::string>* field) -> Setter {
+    return [field](const std::string& flag, const std::string& value) {
+      const size_t eq = value.find('=');
+      if (eq == 0 || eq == std::string::npos) {
+        return InvalidArgumentError(flag + " must be KEY=VALUE, got '" + value + "'");
+      }
+      (*field)[value.substr(0, eq)] = value.substr(eq + 1);
+      return OkStatus();
+    };
+  };
+  auto list = [](std::vector<std::string>* field) -> Setter {
+    return [field](const std::string& flag, const std::string& value) {
+      if (value.empty()) return InvalidArgumentError(flag + " must not be empty");
+      field->push_back(value);
+      return OkStatus();
+    };
+  };
   auto address = [](std::string* field, bool zero_disables) -> Setter {
     return [field, zero_disables](const std::string& flag, const std::string& value) {
       RDMASTACK_RETURN_IF_ERROR(CheckBindAddress(flag, value, zero_disables));
@@ -124,19 +155,50 @@ StatusOr<OperatorOptions> ParseOperatorOptions(const std::vector<std::string>& a
       {"--agent-image", text(&o.agent_image)},
       {"--agent-namespace", text(&o.agent_namespace)},
       {"--agent-hub-address", text(&o.agent_hub_address)},
-      {"--agent-pod-label",
-       [&o](const std::string& flag, const std::string& value) {
-         const size_t eq = value.find('=');
-         if (eq == 0 || eq == std::string::npos) {
-           return InvalidArgumentError(flag + " must be KEY=VALUE, got '" + value + "'");
-         }
-         o.agent_pod_labels[value.substr(0, eq)] = value.substr(eq + 1);
+      {"--agent-pod-label", key_value(&o.agent_pod_labels)},
+      {"--agent-arg", list(&o.agent_args)},
+      {"--gateway-pod-label", key_value(&o.gateway_pod_labels)},
+      {"--gateway-env",
+       [&o, key_value](const std::string& flag, const std::string& value) {
+         std::map<std::string, std::string> one;
+         RDMASTACK_RETURN_IF_ERROR(key_value(&one)(flag, value));
+         o.gateway_env.emplace_back(*one.begin());
          return OkStatus();
        }},
-      {"--agent-arg",
+      {"--gateway-host-mount",
        [&o](const std::string& flag, const std::string& value) {
-         if (value.empty()) return InvalidArgumentError(flag + " must not be empty");
-         o.agent_args.push_back(value);
+         if (value.empty() || value.front() != '/' || value == "/")
+           return InvalidArgumentError(flag + " must be an absolute directory other than /, got '" +
+                                       value + "'");
+         o.gateway_host_mounts.push_back(value);
+         return OkStatus();
+       }},
+      {"--gateway-rdma-resource", text(&o.gateway_rdma_resource)},
+      {"--controllers",
+       [&o](const std::string& flag, const std::string& value) {
+         o.controllers.clear();
+         size_t start = 0;
+         while (start <= value.size()) {
+           const size_t comma = std::min(value.find(',', start), value.size());
+           std::string item = value.substr(start, comma - start);
+           const std::string name = item.rfind('-', 0) == 0 ? item.substr(1) : item;
+           if (item != "*" && name != "gatewaypool")
+             return InvalidArgumentError(
+                 flag + ": unknown controller '" + item +
+                 "' (known: gatewaypool; * for all, -NAME to turn one off)");
+           o.controllers.push_back(item);
+           start = comma + 1;
+         }
+         return OkStatus();
+       }},
+      {"--compatibility-file", text(&o.compatibility_file)},
+      {"--compatibility-configmap",
+       [&o](const std::string& flag, const std::string& value) {
+         const size_t slash = value.find('/');
+         if (slash == 0 || slash == std::string::npos || slash + 1 == value.size() ||
+             value.find('/', slash + 1) != std::string::npos)
+           return InvalidArgumentError(flag + " must be NAMESPACE/NAME, got '" + value + "'");
+         o.compatibility_configmap = value;
          return OkStatus();
        }},
       {"--agent-stale-ttl", duration(&o.agent_stale_ttl)},
@@ -228,6 +290,27 @@ rdmanode::NodeControllerOptions NodeControllerOptionsFrom(const OperatorOptions&
   }
   agent.pod_labels = options.agent_pod_labels;
   agent.extra_args = options.agent_args;
+  return out;
+}
+
+bool ControllerEnabled(const OperatorOptions& options, std::string_view name) {
+  bool enabled = false;
+  for (const std::string& item : options.controllers) {
+    if (item == "*" || item == name) enabled = true;
+    if (item.size() == name.size() + 1 && item[0] == '-' && item.substr(1) == name) return false;
+  }
+  return enabled;
+}
+
+gatewaypool::GatewayPoolControllerOptions GatewayPoolOptionsFrom(const OperatorOptions& options) {
+  gatewaypool::GatewayPoolControllerOptions out;
+  out.render.pod_labels = options.gateway_pod_labels;
+  out.render.extra_env = options.gateway_env;
+  out.render.host_mounts = options.gateway_host_mounts;
+  out.render.rdma_resource =
+      options.gateway_rdma_resource == "none" ? "" : options.gateway_rdma_resource;
+  out.compatibility_file = options.compatibility_file;
+  out.compatibility_configmap = options.compatibility_configmap;
   return out;
 }
 

@@ -5,9 +5,11 @@
 #include <chrono>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "controllers/agenthub/agent_hub.h"
+#include "controllers/gatewaypool/gatewaypool_controllers.h"
 #include "controllers/rdmanode/node_controllers.h"
 #include "operator/base/logging.h"
 #include "operator/base/status.h"
@@ -38,6 +40,16 @@ struct OperatorOptions {
   std::chrono::milliseconds node_label_grace{300'000};
   // Validity of the serving certificate the hub generates (renewed after 2/3 of it).
   std::chrono::milliseconds agent_hub_cert_validity{std::chrono::hours(24 * 90)};
+  // The gateway DaemonSets of GatewayPools (docs/operator.md, "Gateways").
+  std::map<std::string, std::string> gateway_pod_labels;
+  std::vector<std::pair<std::string, std::string>> gateway_env;
+  std::vector<std::string> gateway_host_mounts;
+  std::string gateway_rdma_resource = "rdma/hca_shared_devices_a";  // "none": request nothing
+  std::string compatibility_file;                                   // "" = built in
+  std::string compatibility_configmap;                              // NAMESPACE/NAME
+  // Optional controllers: "*" (all), "-name" turns one off (kube-controller-manager's rule).
+  // Known: gatewaypool.
+  std::vector<std::string> controllers = {"*"};
   std::string log_level = "info";
   LogFormat log_format = LogFormat::kText;
   bool show_version = false;
@@ -54,6 +66,12 @@ extern const char* const kOperatorUsage;
 // rdmastack-system) for an unset --agent-namespace.
 rdmanode::NodeControllerOptions NodeControllerOptionsFrom(const OperatorOptions& options,
                                                           const std::string& default_namespace);
+
+// Whether --controllers enables the optional controller `name`.
+bool ControllerEnabled(const OperatorOptions& options, std::string_view name);
+
+// The GatewayPool controller's settings from the flags.
+gatewaypool::GatewayPoolControllerOptions GatewayPoolOptionsFrom(const OperatorOptions& options);
 
 }  // namespace rdmastack::operator_cmd
 

@@ -2,11 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
-
-#include "tests/harness/cluster_env.h"
+#include "tests/harness/golden.h"
 
 namespace rdmastack::rdmanode {
 namespace {
@@ -59,17 +55,8 @@ TEST(AgentDaemonSetTest, MatchesGolden) {
   options.extra_args = {"--probe-interval", "30s"};
   auto ds = RenderAgentDaemonSet(options, {pool}, {profile});
   ASSERT_TRUE(ds);
-  const std::string path =
-      testing::SourcePath("controllers/rdmanode/tests/golden/agent-daemonset.json");
-  const std::string got = ds->SerializePretty() + "\n";
-  const char* update = std::getenv("RDMASTACK_UPDATE_GOLDEN");
-  if (update != nullptr && std::string(update) == "1") {
-    std::ofstream(path) << got;
-  }
-  std::ifstream in(path);
-  std::stringstream want;
-  want << in.rdbuf();
-  EXPECT_EQ(got, want.str()) << "rewrite with RDMASTACK_UPDATE_GOLDEN=1 and review the diff";
+  testing::ExpectMatchesGolden("controllers/rdmanode/tests/golden/agent-daemonset.json",
+                               ds->SerializePretty() + "\n");
 }
 
 TEST(AgentDaemonSetTest, NothingSelectsNoDaemonSet) {

@@ -4,11 +4,8 @@
 // reports becomes RdmaNodes and node labels. A restarted operator writes nothing; a node whose
 // hardware changes gets exactly the writes the change needs.
 
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -23,19 +20,6 @@ namespace rdmastack::testing {
 namespace {
 
 using namespace std::chrono_literals;
-
-// A port nothing listens on, on the host's address on the simulated nodes' bridge.
-uint16_t FreePortOn(const std::string& address) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  inet_pton(AF_INET, address.c_str(), &addr.sin_addr);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t len = sizeof addr;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
-  return ntohs(addr.sin_port);
-}
 
 // What each default fixture's agent must conclude under the seed pool (gateway on the storage
 // nodes, rdma.interface bond0) and the GPU-direct peermem profile: reason of GatewayCapable,
@@ -134,17 +118,14 @@ class OperatorAgentsE2eTest : public ::testing::Test {
                      const std::vector<std::string>& extra_flags = {}) {
     const std::string hub = gateway_ + ":" + std::to_string(hub_port_);
     std::vector<std::string> args = {
-        "--kubeconfig",
-        env_->kubeconfig,
-        "--metrics-bind-address=0",
-        "--health-probe-bind-address=0",
-        "--agent-namespace=" + ns,
-        "--agent-bind-address=" + hub,
-        "--agent-hub-address=" + hub,
-        "--agent-pod-label=rdmastack.io/simulate=run",
+        "--kubeconfig", env_->kubeconfig, "--metrics-bind-address=0",
+        "--health-probe-bind-address=0", "--agent-namespace=" + ns, "--agent-bind-address=" + hub,
+        "--agent-hub-address=" + hub, "--agent-pod-label=rdmastack.io/simulate=run",
         "--agent-arg=--ips-file=/host/etc/rdmastack-fixture/ips.txt",
         "--agent-arg=--probes-file=/host/etc/rdmastack-fixture/probes.txt",
-        "--agent-arg=--probe-interval=1h"};
+        "--agent-arg=--probe-interval=1h",
+        // The node side alone: gateways would add their own (pool-level) writes to the counts.
+        "--controllers=*,-gatewaypool"};
     args.insert(args.end(), extra_flags.begin(), extra_flags.end());
     operator_ = std::make_unique<OperatorProcess>(label, args);
   }

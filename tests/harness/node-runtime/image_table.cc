@@ -48,7 +48,10 @@ StatusOr<ImageSpec> ParseImage(const YAML::Node& node,
   RDMASTACK_ASSIGN_OR_RETURN(image.names, Strings(node["names"], "names", vars));
   if (image.names.empty()) return InvalidArgumentError("an image needs at least one name");
   const std::string what = "image " + image.names.front() + ": ";
-  for (std::string& n : image.names) n = ImageRepository(n);
+  for (std::string& n : image.names) {
+    const std::string tag = ImageTag(n);
+    n = ImageRepository(n) + (tag.empty() ? "" : ":" + tag);
+  }
   auto entry = Strings(node["entrypoint"], "entrypoint", vars);
   if (!entry.ok()) return entry.status().WithContext(what);
   image.entrypoint = *entry;
@@ -95,6 +98,15 @@ std::string ImageRepository(std::string_view reference) {
   return ref;
 }
 
+std::string ImageTag(std::string_view reference) {
+  std::string ref(reference);
+  if (size_t at = ref.find('@'); at != std::string::npos) ref.resize(at);
+  const size_t slash = ref.rfind('/');
+  const size_t colon = ref.rfind(':');
+  if (colon == std::string::npos || (slash != std::string::npos && colon < slash)) return "";
+  return ref.substr(colon + 1);
+}
+
 StatusOr<ImageTable> ImageTable::Parse(std::string_view yaml, std::string_view source,
                                        const std::map<std::string, std::string>& vars) {
   ImageTable table;
@@ -127,9 +139,14 @@ StatusOr<ImageTable> ImageTable::Load(const std::string& path,
 
 StatusOr<const ImageSpec*> ImageTable::Lookup(std::string_view reference) const {
   const std::string repo = ImageRepository(reference);
-  for (const ImageSpec& image : images_) {
-    for (const std::string& name : image.names) {
-      if (name == repo) return &image;
+  const std::string tag = ImageTag(reference);
+  // An entry for this exact tag wins over one for the whole repository.
+  for (const std::string& want : {tag.empty() ? std::string() : repo + ":" + tag, repo}) {
+    if (want.empty()) continue;
+    for (const ImageSpec& image : images_) {
+      for (const std::string& name : image.names) {
+        if (name == want) return &image;
+      }
     }
   }
   return NotFoundError("image \"" + std::string(reference) + "\" (repository " + repo +

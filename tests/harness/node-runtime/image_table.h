@@ -19,7 +19,8 @@
 namespace rdmastack::sim {
 
 struct ImageSpec {
-  std::vector<std::string> names;  // repositories, without tag or digest
+  // Repositories (any tag), or repository:tag for one tag only; never a digest.
+  std::vector<std::string> names;
   std::vector<std::string> entrypoint;
   std::vector<std::string> cmd;
   std::vector<std::pair<std::string, std::string>> env;  // in image order
@@ -31,6 +32,9 @@ struct ImageSpec {
 // "registry:5000/a/b:v1" -> "registry:5000/a/b".
 std::string ImageRepository(std::string_view reference);
 
+// "registry:5000/a/b:v1" -> "v1"; "" when the reference has no tag.
+std::string ImageTag(std::string_view reference);
+
 class ImageTable {
  public:
   static StatusOr<ImageTable> Parse(std::string_view yaml, std::string_view source,
@@ -38,7 +42,8 @@ class ImageTable {
   static StatusOr<ImageTable> Load(const std::string& path,
                                    const std::map<std::string, std::string>& vars);
 
-  // The image a reference names, or NotFound with a message that says how to add it.
+  // The image a reference names (an entry for its tag first, else one for its repository), or
+  // NotFound with a message that says how to add it.
   StatusOr<const ImageSpec*> Lookup(std::string_view reference) const;
 
  private:

@@ -86,3 +86,27 @@ TEST(ImageTable, TheRepositoryTableLoads) {
 
 }  // namespace
 }  // namespace rdmastack::sim
+
+namespace rdmastack::sim {
+namespace {
+
+TEST(ImageTable, AnEntryForATagWinsOverTheRepository) {
+  constexpr char kTagged[] = R"(images:
+- names: [registry.local/rdmastack/vgwrdma:1.8.0-cuobj2]
+  entrypoint: [/v2]
+- names: [registry.local/rdmastack/vgwrdma]
+  entrypoint: [/any]
+)";
+  auto table = ImageTable::Parse(kTagged, "images.yaml", {});
+  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  EXPECT_EQ((*table->Lookup("registry.local/rdmastack/vgwrdma:1.8.0-cuobj2"))->entrypoint[0],
+            "/v2");
+  EXPECT_EQ((*table->Lookup("registry.local/rdmastack/vgwrdma:1.8.0-cuobj1"))->entrypoint[0],
+            "/any");
+  EXPECT_EQ((*table->Lookup("registry.local/rdmastack/vgwrdma"))->entrypoint[0], "/any");
+  EXPECT_EQ(ImageTag("registry:5000/a/b:v1"), "v1");
+  EXPECT_EQ(ImageTag("registry:5000/a/b"), "");
+}
+
+}  // namespace
+}  // namespace rdmastack::sim

@@ -1,7 +1,11 @@
 #include "tests/integration/sim/sim_cluster.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -20,6 +24,18 @@ TestNamespace::TestNamespace(const ClusterEnv& env, const std::string& prefix)
     : env_(env), name_(UniqueName(prefix)) {
   CommandResult r = env_.Kubectl({"create", "namespace", name_});
   EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+uint16_t FreePortOn(const std::string& address) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  inet_pton(AF_INET, address.c_str(), &addr.sin_addr);
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
 }
 
 TestNamespace::~TestNamespace() {

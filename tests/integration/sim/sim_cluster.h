@@ -37,6 +37,9 @@ class TestNamespace {
   std::string name_;
 };
 
+// A port nothing listens on, on `address` (e.g. the host's address on the nodes' bridge).
+uint16_t FreePortOn(const std::string& address);
+
 // Host PIDs of the processes inside network namespace `netns`.
 std::vector<pid_t> ProcessesInNetns(const std::string& netns);
 // The host PID in a containerID "rdmastack-sim://<pid>", or -1.

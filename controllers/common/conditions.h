@@ -1,0 +1,33 @@
+#pragma once
+// metav1.Condition bookkeeping shared by the status functions: lastTransitionTime moves only when
+// a condition's status changes, so that recomputing an unchanged status yields equal values
+// (and the reconciler writes nothing).
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "crds/types/types.h"
+#include "operator/base/clock.h"
+
+namespace rdmastack::controllers {
+
+const crd::Condition* FindCondition(const std::vector<crd::Condition>& conditions,
+                                    std::string_view type);
+
+class ConditionSetter {
+ public:
+  // `previous`: the conditions currently in status (may be null).
+  ConditionSetter(const std::vector<crd::Condition>* previous, Clock::WallTime now,
+                  int64_t generation);
+
+  crd::Condition Make(const std::string& type, crd::ConditionStatus status, std::string reason,
+                      std::string message) const;
+
+ private:
+  const std::vector<crd::Condition>* previous_;
+  const std::string now_;
+  const int64_t generation_;
+};
+
+}  // namespace rdmastack::controllers

@@ -1,0 +1,42 @@
+#pragma once
+// Small builders shared by the controllers that render Kubernetes objects (the agent DaemonSet,
+// the gateway DaemonSets, Services and EndpointSlices): literal JSON fragments, JSON strings,
+// tolerations, node-selector expressions, and the content hash the reconcilers compare.
+
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "crds/types/types.h"
+#include "operator/k8s/json_object.h"
+
+namespace rdmastack::controllers {
+
+// SHA-256 of the rendered object, so that a reconciler writes only when it changes.
+inline constexpr char kAppliedHashAnnotation[] = "rdmastack.io/applied-hash";
+inline constexpr char kFieldManager[] = "rdmastack-operator";
+inline constexpr char kManagedByLabel[] = "app.kubernetes.io/managed-by";
+inline constexpr char kManagedByValue[] = "rdmastack-operator";
+
+// A JSON literal written in the source (an empty object if it does not parse: a programming
+// error that the golden tests catch).
+k8s::JsonObject Obj(std::string_view json);
+// A JSON string value.
+k8s::JsonObject Str(std::string_view s);
+std::string Sha256Hex(std::string_view bytes);
+
+k8s::JsonObject TolerationJson(const crd::Toleration& t);
+// A nodeSelectorTerm (or part of one): each pair as `key In [value]`.
+void AppendSelectorExpressions(const crd::StringMap& selector, k8s::JsonObject* term);
+
+// Sets kAppliedHashAnnotation to the hash of `object` as rendered so far.
+void StampAppliedHash(k8s::JsonObject* object);
+
+// The merge patch {"metadata":{"labels":{k: v or null}}} that takes `current` to `desired` for
+// the keys `owned` accepts (others are never touched); "" when nothing differs.
+std::string LabelPatch(const std::map<std::string, std::string>& current,
+                       const std::map<std::string, std::string>& desired,
+                       const std::function<bool(std::string_view)>& owned);
+
+}  // namespace rdmastack::controllers

@@ -1,0 +1,150 @@
+#include "controllers/gatewaypool/endpoints.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "controllers/common/render.h"
+
+namespace rdmastack::gatewaypool {
+namespace {
+
+using controllers::Obj;
+using controllers::Str;
+
+k8s::JsonObject Owner(const crd::GatewayPool& pool) {
+  k8s::JsonObject owner = Obj(R"({"controller":true,"blockOwnerDeletion":true})");
+  (void)owner.SetString({"apiVersion"}, crd::kApiVersion);
+  (void)owner.SetString({"kind"}, "GatewayPool");
+  (void)owner.SetString({"name"}, pool.metadata.name);
+  (void)owner.SetString({"uid"}, pool.metadata.uid.value_or(""));
+  return owner;
+}
+
+void CommonMetadata(const crd::GatewayPool& pool, k8s::JsonObject* o) {
+  o->SetNamespace(pool.metadata.namespace_.value_or(""));
+  o->SetLabel(kPoolLabel, pool.metadata.name);
+  o->SetLabel(kComponentLabel, kGatewayComponent);
+  o->SetLabel(controllers::kManagedByLabel, controllers::kManagedByValue);
+  (void)o->Append({"metadata", "ownerReferences"}, Owner(pool));
+}
+
+// The RDMA port is not a TCP listener (clients never dial it: the library negotiates it), but
+// an EndpointPort must name a protocol; appProtocol says what it is.
+k8s::JsonObject Port(std::string_view name, int32_t port, std::string_view app_protocol) {
+  k8s::JsonObject p;
+  (void)p.SetString({"name"}, name);
+  (void)p.SetString({"protocol"}, "TCP");
+  (void)p.SetInt({"port"}, port);
+  (void)p.SetString({"appProtocol"}, app_protocol);
+  return p;
+}
+
+}  // namespace
+
+k8s::JsonObject RenderService(const crd::GatewayPool& pool, const Track& track) {
+  k8s::JsonObject svc;
+  svc.SetApiVersion("v1");
+  svc.SetKind("Service");
+  svc.SetName(ServiceName(pool.metadata.name));
+  CommonMetadata(pool, &svc);
+  // Headless and without a selector: kube-controller-manager publishes nothing for it; the
+  // operator's EndpointSlices are its endpoints.
+  (void)svc.SetString({"spec", "clusterIP"}, "None");
+  (void)svc.SetBool({"spec", "publishNotReadyAddresses"}, false);
+  k8s::JsonObject s3 = Port("s3", track.s3_port, "http");
+  (void)s3.SetInt({"targetPort"}, track.s3_port);
+  (void)svc.Append({"spec", "ports"}, s3);
+  controllers::StampAppliedHash(&svc);
+  return svc;
+}
+
+SliceAssignment ReadSliceAssignment(const std::vector<const k8s::JsonObject*>& slices) {
+  SliceAssignment out;
+  for (const k8s::JsonObject* slice : slices) {
+    const std::string name(slice->Name());
+    const size_t dash = name.rfind('-');
+    if (dash == std::string::npos) continue;
+    size_t index = 0;
+    try {
+      index = std::stoul(name.substr(dash + 1));
+    } catch (...) {
+      continue;
+    }
+    if (index >= 1000) continue;
+    if (out.size() <= index) out.resize(index + 1);
+    for (const auto& e : slice->GetArray({"endpoints"})) {
+      if (auto node = e.GetString({"nodeName"})) out[index].push_back(*node);
+    }
+  }
+  return out;
+}
+
+std::vector<k8s::JsonObject> RenderEndpointSlices(const crd::GatewayPool& pool, const Track& track,
+                                                  const std::vector<GatewayPod>& pods,
+                                                  const SliceAssignment& current) {
+  // One pod per node: during a replacement the live one.
+  std::map<std::string, const GatewayPod*> by_node;
+  for (const auto& p : pods) {
+    if (p.track != track.name || p.ip.empty() || p.node.empty()) continue;
+    auto [it, inserted] = by_node.emplace(p.node, &p);
+    if (!inserted && it->second->terminating && !p.terminating) it->second = &p;
+  }
+  std::vector<std::vector<const GatewayPod*>> slots(std::max<size_t>(current.size(), 1));
+  std::set<std::string> placed;
+  for (size_t i = 0; i < current.size(); ++i) {
+    for (const std::string& node : current[i]) {
+      auto it = by_node.find(node);
+      if (it == by_node.end() || slots[i].size() >= kMaxEndpointsPerSlice ||
+          !placed.insert(node).second)
+        continue;
+      slots[i].push_back(it->second);
+    }
+  }
+  for (const auto& [node, pod] : by_node) {
+    if (placed.count(node)) continue;
+    auto slot = std::find_if(slots.begin(), slots.end(),
+                             [](const auto& s) { return s.size() < kMaxEndpointsPerSlice; });
+    if (slot == slots.end()) slot = slots.insert(slots.end(), std::vector<const GatewayPod*>{});
+    slot->push_back(pod);
+  }
+  while (slots.size() > 1 && slots.back().empty()) slots.pop_back();
+
+  std::vector<k8s::JsonObject> out;
+  for (size_t n = 0; n < slots.size(); ++n) {
+    std::sort(slots[n].begin(), slots[n].end(),
+              [](const GatewayPod* a, const GatewayPod* b) { return a->node < b->node; });
+    k8s::JsonObject slice;
+    slice.SetApiVersion("discovery.k8s.io/v1");
+    slice.SetKind("EndpointSlice");
+    slice.SetName(DaemonSetName(pool.metadata.name, track.name) + "-" + std::to_string(n));
+    CommonMetadata(pool, &slice);
+    slice.SetLabel("kubernetes.io/service-name", ServiceName(pool.metadata.name));
+    slice.SetLabel("endpointslice.kubernetes.io/managed-by", kEndpointSliceManagedBy);
+    slice.SetLabel(kTrackLabel, track.name);
+    slice.SetLabel(kLibraryVersionLabel, track.library_version);
+    (void)slice.SetString({"addressType"}, "IPv4");
+    (void)slice.Append({"ports"}, Port("s3", track.s3_port, "http"));
+    (void)slice.Append({"ports"}, Port("rdma", track.rdma_port, "rdmastack.io/cuobject-rdma"));
+    (void)slice.Set({"endpoints"}, k8s::JsonObject::Array());
+    for (const GatewayPod* pod : slots[n]) {
+      const GatewayPod& p = *pod;
+      k8s::JsonObject e;
+      (void)e.Append({"addresses"}, Str(p.ip));
+      (void)e.SetBool({"conditions", "ready"}, p.ready && !p.terminating);
+      (void)e.SetBool({"conditions", "serving"}, p.ready);
+      (void)e.SetBool({"conditions", "terminating"}, p.terminating);
+      (void)e.SetString({"nodeName"}, p.node);
+      (void)e.SetString({"targetRef", "kind"}, "Pod");
+      (void)e.SetString({"targetRef", "namespace"}, pool.metadata.namespace_.value_or(""));
+      (void)e.SetString({"targetRef", "name"}, p.name);
+      (void)e.SetString({"targetRef", "uid"}, p.uid);
+      (void)slice.Append({"endpoints"}, e);
+    }
+    controllers::StampAppliedHash(&slice);
+    out.push_back(std::move(slice));
+  }
+  return out;
+}
+
+}  // namespace rdmastack::gatewaypool

@@ -1,0 +1,34 @@
+#pragma once
+// How clients find the gateways: a headless Service per pool and, per track, EndpointSlices
+// managed by the operator (never by kube-controller-manager), one endpoint per node with a
+// gateway pod, at the address clients dial. Pure.
+
+#include <vector>
+
+#include "controllers/gatewaypool/gateway_pod.h"
+#include "controllers/gatewaypool/track.h"
+#include "crds/types/types.h"
+#include "operator/k8s/json_object.h"
+
+namespace rdmastack::gatewaypool {
+
+inline constexpr char kEndpointSliceManagedBy[] = "rdmastack.io/operator";
+// Kubernetes' own controller writes at most 100 endpoints per slice; so do we.
+inline constexpr size_t kMaxEndpointsPerSlice = 100;
+
+k8s::JsonObject RenderService(const crd::GatewayPool& pool, const Track& track);
+
+// Which nodes each existing slice of a track lists, by slice index (the "-<n>" of its name).
+using SliceAssignment = std::vector<std::vector<std::string>>;
+SliceAssignment ReadSliceAssignment(const std::vector<const k8s::JsonObject*>& slices);
+
+// The slices of one track, named "<pool>-gateway-<track>-<n>", at most kMaxEndpointsPerSlice
+// endpoints each. A node stays in the slice that lists it now (so one node's change rewrites one
+// slice, as kube-controller-manager does); new nodes fill the first slice with room, in name
+// order. Pods without an address (not yet started) are left out; trailing empty slices are
+// dropped (one empty slice remains when there is nothing). Each carries the applied-hash.
+std::vector<k8s::JsonObject> RenderEndpointSlices(const crd::GatewayPool& pool, const Track& track,
+                                                  const std::vector<GatewayPod>& pods,
+                                                  const SliceAssignment& current = {});
+
+}  // namespace rdmastack::gatewaypool

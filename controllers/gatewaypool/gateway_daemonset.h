@@ -1,0 +1,39 @@
+#pragma once
+// The DaemonSet of one GatewayPool track, following the gateway launch contract (docs/gateway.md
+// "Pod contract"): host network, the track's ports, the pinned library copied in by an init
+// container, the launcher as entrypoint with env rendered from the spec, root keys from the
+// Secret, probes, IPC_LOCK, /dev/infiniband, memory sized from the buffer pool. Pure.
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "controllers/gatewaypool/track.h"
+#include "crds/types/types.h"
+#include "operator/base/status.h"
+#include "operator/k8s/json_object.h"
+
+namespace rdmastack::gatewaypool {
+
+struct GatewayRenderOptions {
+  std::map<std::string, std::string> pod_labels;               // e.g. rdmastack.io/simulate=run
+  std::vector<std::pair<std::string, std::string>> extra_env;  // appended to the gateway's env
+  // Host directories mounted read-only at /host<dir> (beside /host/sys), for fixture hosts.
+  std::vector<std::string> host_mounts;
+  // Extended resource that grants the RDMA devices (one per gateway); "" = none requested.
+  std::string rdma_resource = "rdma/hca_shared_devices_a";
+  // Memory above the pinned buffer pool (the gateway's own heap, page cache for the posix backend).
+  int64_t memory_headroom_bytes = int64_t{1} << 30;
+};
+
+inline constexpr char kGatewayContainer[] = "gateway";
+inline constexpr char kLibraryDir[] = "/opt/rdmastack/cuobjserver";
+inline constexpr char kConfigDir[] = "/run/rdmastack-gateway";
+inline constexpr char kHealthPath[] = "/_/health";
+
+// The DaemonSet for `track` of `pool`, carrying the applied-hash annotation. Fails only on a spec
+// the schema should have refused (a buffer size that is no quantity, a bad path template).
+StatusOr<k8s::JsonObject> RenderGatewayDaemonSet(const crd::GatewayPool& pool, const Track& track,
+                                                 const GatewayRenderOptions& options);
+
+}  // namespace rdmastack::gatewaypool

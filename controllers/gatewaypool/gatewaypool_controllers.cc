@@ -1,0 +1,152 @@
+#include "controllers/gatewaypool/gatewaypool_controllers.h"
+
+#include "controllers/common/render.h"
+#include "controllers/gatewaypool/compatibility_source.h"
+#include "controllers/gatewaypool/gatewaypool_reconciler.h"
+#include "controllers/gatewaypool/track.h"
+
+namespace rdmastack::gatewaypool {
+namespace {
+
+std::string OwnedSelector() {
+  return std::string(kComponentLabel) + "=" + kGatewayComponent + "," +
+         controllers::kManagedByLabel + "=" + controllers::kManagedByValue + "," + kPoolLabel;
+}
+
+runtime::Informer& InformerFor(runtime::Manager& manager, const k8s::ResourceType& type,
+                               std::string label_selector = "",
+                               runtime::Transform transform = runtime::StripManagedFields()) {
+  runtime::InformerOptions o;
+  o.type = type;
+  o.label_selector = std::move(label_selector);
+  o.transform = std::move(transform);
+  return manager.cache().Get(o);
+}
+
+// Secrets as the set of their data keys: the operator never holds the pool's root keys.
+runtime::Transform SecretKeysOnly() {
+  runtime::Transform trim = runtime::TrimToFields({{"type"}});
+  return [trim](k8s::JsonObject object) {
+    std::vector<std::string> keys = object.Keys({"data"});
+    k8s::JsonObject out = trim(std::move(object));
+    for (const auto& k : keys) (void)out.SetString({"data", k}, "");
+    return out;
+  };
+}
+
+// The pool named by an owned object's labels, in the object's namespace.
+runtime::MapFunc ToPool() {
+  return [](const k8s::JsonObject& o) {
+    std::vector<runtime::Request> out;
+    if (auto pool = o.Label(kPoolLabel)) out.push_back({std::string(o.Namespace()), *pool});
+    return out;
+  };
+}
+
+runtime::MapFunc EveryPool(const runtime::Store& pools) {
+  return [&pools](const k8s::JsonObject&) {
+    std::vector<runtime::Request> out;
+    for (const auto& key : pools.ListKeys()) out.push_back(runtime::Request::FromKey(key));
+    return out;
+  };
+}
+
+runtime::MapFunc PoolsInNamespace(const runtime::Store& pools) {
+  return [&pools](const k8s::JsonObject& o) {
+    std::vector<runtime::Request> out;
+    for (const auto& key : pools.ListKeys()) {
+      runtime::Request r = runtime::Request::FromKey(key);
+      if (r.ns == o.Namespace()) out.push_back(std::move(r));
+    }
+    return out;
+  };
+}
+
+}  // namespace
+
+struct GatewayPoolControllers::Parts {
+  std::unique_ptr<CompatibilitySource> compatibility;
+  std::unique_ptr<GatewayPoolReconciler> reconciler;
+};
+
+GatewayPoolControllers::GatewayPoolControllers() : parts_(std::make_unique<Parts>()) {}
+GatewayPoolControllers::~GatewayPoolControllers() = default;
+
+StatusOr<std::unique_ptr<GatewayPoolControllers>> GatewayPoolControllers::Create(
+    runtime::Manager& manager, Clock& clock, GatewayPoolControllerOptions options) {
+  std::unique_ptr<GatewayPoolControllers> self(new GatewayPoolControllers());
+  Parts& parts = *self->parts_;
+  runtime::Informer& pools = InformerFor(manager, k8s::kinds::GatewayPool());
+  // The node controllers ask for Nodes trimmed to their labels first; the same informer serves.
+  runtime::Informer& nodes =
+      InformerFor(manager, k8s::kinds::Node(), "", runtime::TrimToFields({{"metadata", "labels"}}));
+  runtime::Informer& rdmanodes = InformerFor(manager, k8s::kinds::RdmaNode());
+  runtime::Informer& secrets = InformerFor(manager, k8s::kinds::Secret(), "", SecretKeysOnly());
+  runtime::Informer& daemonsets = InformerFor(manager, k8s::kinds::DaemonSet(), OwnedSelector());
+  runtime::Informer& pods =
+      InformerFor(manager, k8s::kinds::Pod(), OwnedSelector(),
+                  runtime::TrimToFields({{"metadata", "labels"},
+                                         {"spec", "nodeName"},
+                                         {"status", "podIP"},
+                                         {"status", "conditions"},
+                                         {"status", "containerStatuses"},
+                                         {"status", "initContainerStatuses"}}));
+  runtime::Informer& services = InformerFor(manager, k8s::kinds::Service(), OwnedSelector());
+  runtime::Informer& slices = InformerFor(manager, EndpointSliceType(), OwnedSelector());
+
+  const runtime::Store* configmaps = nullptr;
+  std::string configmap_key;
+  runtime::Informer* configmap_informer = nullptr;
+  if (!options.compatibility_configmap.empty()) {
+    const runtime::Request ref = runtime::Request::FromKey(options.compatibility_configmap);
+    if (ref.ns.empty() || ref.name.empty())
+      return InvalidArgumentError("--compatibility-configmap must be NAMESPACE/NAME, not '" +
+                                  options.compatibility_configmap + "'");
+    runtime::InformerOptions o;
+    o.type = k8s::kinds::ConfigMap();
+    o.ns = ref.ns;
+    o.field_selector = "metadata.name=" + ref.name;
+    configmap_informer = &manager.cache().Get(o);
+    configmaps = &configmap_informer->store();
+    configmap_key = ref.Key();
+  }
+  RDMASTACK_ASSIGN_OR_RETURN(
+      parts.compatibility,
+      CompatibilitySource::Create(options.compatibility_file, configmaps, configmap_key));
+
+  GatewayPoolStores stores{pools.store(),      nodes.store(), rdmanodes.store(), secrets.store(),
+                           daemonsets.store(), pods.store(),  services.store(),  slices.store()};
+  parts.reconciler = std::make_unique<GatewayPoolReconciler>(
+      manager.client(), manager.events(), clock, stores, *parts.compatibility, options.render);
+  runtime::Controller& controller = manager.NewController("gatewaypool", *parts.reconciler);
+
+  runtime::Predicate labels_changed;
+  labels_changed.update = [](const k8s::JsonObject& a, const k8s::JsonObject& b) {
+    return a.Labels() != b.Labels();
+  };
+  controller.Watch(pools, runtime::EnqueueSelf());
+  controller.Watch(nodes, EveryPool(pools.store()), labels_changed);
+  controller.Watch(rdmanodes, EveryPool(pools.store()));
+  controller.Watch(secrets, PoolsInNamespace(pools.store()));
+  controller.Watch(daemonsets, ToPool());
+  controller.Watch(services, ToPool());
+  controller.Watch(slices, ToPool());
+  if (configmap_informer != nullptr)
+    controller.Watch(*configmap_informer, EveryPool(pools.store()));
+  // Pod changes come in bursts during a rollout: gather them.
+  const Clock::Duration batch = options.pod_batch;
+  auto later = [&controller, batch](const runtime::ObjectPtr& o) {
+    if (auto pool = o->Label(kPoolLabel))
+      controller.queue().AddAfter(std::string(o->Namespace()) + "/" + *pool, batch);
+  };
+  runtime::EventHandler handler;
+  handler.on_add = later;
+  handler.on_update = [later](const runtime::ObjectPtr&, const runtime::ObjectPtr& now) {
+    later(now);
+  };
+  handler.on_delete = later;
+  pods.AddEventHandler(std::move(handler));
+  return self;
+}
+
+}  // namespace rdmastack::gatewaypool

@@ -1,0 +1,36 @@
+#pragma once
+// Registers the GatewayPool controller with a manager: its informers (pools, nodes, RdmaNodes,
+// Secrets without their values, the pools' DaemonSets, pods, Services and EndpointSlices, and the
+// compatibility ConfigMap when one is configured) and what each change re-reconciles.
+
+#include <memory>
+#include <string>
+
+#include "controllers/gatewaypool/gateway_daemonset.h"
+#include "operator/base/status.h"
+#include "operator/runtime/manager.h"
+
+namespace rdmastack::gatewaypool {
+
+struct GatewayPoolControllerOptions {
+  GatewayRenderOptions render;
+  std::string compatibility_file;       // "" = the built-in copy
+  std::string compatibility_configmap;  // "namespace/name"; wins over the file
+  // Pod changes are gathered for this long before a pool is reconciled, so that a rollout over
+  // many nodes writes its endpoints and status in batches rather than once per pod.
+  Clock::Duration pod_batch = std::chrono::seconds(1);
+};
+
+class GatewayPoolControllers {
+ public:
+  static StatusOr<std::unique_ptr<GatewayPoolControllers>> Create(
+      runtime::Manager& manager, Clock& clock, GatewayPoolControllerOptions options);
+  ~GatewayPoolControllers();
+
+ private:
+  GatewayPoolControllers();
+  struct Parts;
+  std::unique_ptr<Parts> parts_;
+};
+
+}  // namespace rdmastack::gatewaypool

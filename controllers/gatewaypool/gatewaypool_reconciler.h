@@ -1,0 +1,65 @@
+#pragma once
+// The thin shell around the pure functions: reads the informer caches, decides the track
+// (compatibility), verifies the selected nodes, and writes only what differs: the finalizer, the
+// nodes' track labels, the track DaemonSets, the Service and EndpointSlices, the status, and a
+// Warning event when a condition turns bad. Deleting a pool removes what it created (never the
+// backend directories).
+
+#include <map>
+#include <string>
+
+#include "controllers/gatewaypool/compatibility_source.h"
+#include "controllers/gatewaypool/gateway_daemonset.h"
+#include "controllers/gatewaypool/pool_status.h"
+#include "controllers/rdmanode/write_memo.h"
+#include "operator/k8s/client.h"
+#include "operator/runtime/event_recorder.h"
+#include "operator/runtime/reconciler.h"
+#include "operator/runtime/store.h"
+
+namespace rdmastack::gatewaypool {
+
+const k8s::ResourceType& EndpointSliceType();
+
+struct GatewayPoolStores {
+  const runtime::Store& pools;
+  const runtime::Store& nodes;  // labels only
+  const runtime::Store& rdmanodes;
+  const runtime::Store& secrets;     // keys of data only, never values
+  const runtime::Store& daemonsets;  // the pools' gateway DaemonSets
+  const runtime::Store& pods;        // the pools' gateway pods
+  const runtime::Store& services;
+  const runtime::Store& slices;
+};
+
+class GatewayPoolReconciler final : public runtime::Reconciler {
+ public:
+  GatewayPoolReconciler(k8s::Client& client, runtime::EventRecorder& events, Clock& clock,
+                        GatewayPoolStores stores, const CompatibilitySource& compatibility,
+                        GatewayRenderOptions render);
+  StatusOr<runtime::Result> Reconcile(const runtime::Request& request) override;
+
+ private:
+  struct Owned;  // what the caches hold for one pool
+  Owned Collect(const std::string& ns, const std::string& pool) const;
+  Status Cleanup(const k8s::JsonObject& object, const crd::GatewayPool& pool, const Owned& owned);
+  Status ApplyIfChanged(const k8s::ResourceType& type, const k8s::JsonObject& desired,
+                        const runtime::ObjectPtr& existing);
+  Status DeleteOwned(const k8s::ResourceType& type, const runtime::ObjectPtr& object);
+  Status WriteStatus(const k8s::JsonObject& object, const crd::GatewayPool& pool,
+                     const crd::GatewayPoolStatus& status);
+  void RecordTransitions(const k8s::JsonObject& object, const crd::GatewayPool& pool,
+                         const crd::GatewayPoolStatus& status);
+
+  k8s::Client& client_;
+  runtime::EventRecorder& events_;
+  Clock& clock_;
+  GatewayPoolStores stores_;
+  const CompatibilitySource& compatibility_;
+  const GatewayRenderOptions render_;
+  rdmanode::WriteMemo<std::string> written_;              // object key -> applied hash
+  rdmanode::WriteMemo<crd::GatewayPoolStatus> statuses_;  // pool key -> status
+  rdmanode::WriteMemo<std::string> labels_;               // node -> label patch
+};
+
+}  // namespace rdmastack::gatewaypool

@@ -1,0 +1,147 @@
+#include "controllers/gatewaypool/node_verdict.h"
+
+#include <arpa/inet.h>
+
+#include <charconv>
+#include <vector>
+
+#include "controllers/common/conditions.h"
+#include "controllers/rdmanode/rdmanode_status.h"
+
+namespace rdmastack::gatewaypool {
+namespace {
+
+std::optional<uint32_t> ParseIpv4(std::string_view text) {
+  in_addr a{};
+  if (inet_pton(AF_INET, std::string(text).c_str(), &a) != 1) return std::nullopt;
+  return ntohl(a.s_addr);
+}
+
+// "10.10.0.0/16" -> (network, prefix length).
+std::optional<std::pair<uint32_t, int>> ParseCidr(std::string_view text) {
+  const size_t slash = text.find('/');
+  if (slash == std::string_view::npos) return std::nullopt;
+  auto ip = ParseIpv4(text.substr(0, slash));
+  int bits = -1;
+  const std::string_view b = text.substr(slash + 1);
+  auto r = std::from_chars(b.data(), b.data() + b.size(), bits);
+  if (!ip || r.ec != std::errc() || r.ptr != b.data() + b.size() || bits < 0 || bits > 32)
+    return std::nullopt;
+  return std::make_pair(*ip, bits);
+}
+
+bool InCidr(uint32_t ip, const std::pair<uint32_t, int>& cidr) {
+  const uint32_t mask = cidr.second == 0 ? 0 : ~uint32_t{0} << (32 - cidr.second);
+  return (ip & mask) == (cidr.first & mask);
+}
+
+std::string AddressOnly(const std::string& with_prefix) {
+  return with_prefix.substr(0, with_prefix.find('/'));
+}
+
+std::string Inventory(const std::vector<crd::NetDevFacts>& netdevs) {
+  std::string out;
+  for (const auto& n : netdevs) {
+    for (const auto& ip : n.ipv4) {
+      out += (out.empty() ? "" : ", ") + n.name + " " + ip + (n.rdma_device ? "" : " (not RDMA)");
+    }
+  }
+  return out.empty() ? "no IPv4 addresses" : out;
+}
+
+NodeVerdict Fail(std::string reason, std::string message) {
+  NodeVerdict v;
+  v.reason = std::move(reason);
+  v.message = std::move(message);
+  return v;
+}
+
+NodeVerdict PickByInterface(const std::string& name, const crd::RdmaNodeStatus& s) {
+  for (const auto& n : s.netdevs) {
+    if (n.name != name) continue;
+    if (!n.rdma_device) {
+      return Fail("InterfaceNotRdma", "rdma.interface " + name +
+                                          " is not on an RDMA device on this node; pick the "
+                                          "IPoIB/RoCE netdev (it has: " +
+                                          Inventory(s.netdevs) + ")");
+    }
+    if (n.ipv4.size() != 1) {
+      return Fail(n.ipv4.empty() ? "InterfaceNotFound" : "AmbiguousRdmaAddress",
+                  "rdma.interface " + name + " has " + std::to_string(n.ipv4.size()) +
+                      " IPv4 addresses; the gateway binds exactly one: use rdma.cidr to pick it");
+    }
+    NodeVerdict v;
+    v.verified = true;
+    v.rdma_address = AddressOnly(n.ipv4.front());
+    return v;
+  }
+  return Fail("InterfaceNotFound", "the node has no interface " + name +
+                                       " (it has: " + Inventory(s.netdevs) +
+                                       "); set rdma.interface or rdma.cidr to one it has, or "
+                                       "take the node out of the pool's nodeSelector");
+}
+
+NodeVerdict PickByCidr(const std::string& text, const crd::RdmaNodeStatus& s) {
+  const auto cidr = ParseCidr(text);
+  if (!cidr) return Fail("NoAddressInCidr", "rdma.cidr " + text + " is not an IPv4 CIDR");
+  std::vector<std::string> hits;
+  for (const auto& n : s.netdevs) {
+    if (!n.rdma_device) continue;
+    for (const auto& ip : n.ipv4) {
+      auto parsed = ParseIpv4(AddressOnly(ip));
+      if (parsed && InCidr(*parsed, *cidr)) hits.push_back(AddressOnly(ip));
+    }
+  }
+  if (hits.size() == 1) {
+    NodeVerdict v;
+    v.verified = true;
+    v.rdma_address = hits.front();
+    return v;
+  }
+  if (hits.empty()) {
+    return Fail("NoAddressInCidr", "no RDMA netdev of the node has an address in rdma.cidr " +
+                                       text + " (it has: " + Inventory(s.netdevs) + ")");
+  }
+  return Fail("AmbiguousRdmaAddress", "rdma.cidr " + text + " matches " +
+                                          std::to_string(hits.size()) +
+                                          " addresses on this node; narrow it to one");
+}
+
+}  // namespace
+
+bool SelectorMatches(const crd::StringMap& selector, const crd::StringMap& labels) {
+  for (const auto& [key, value] : selector) {
+    auto it = labels.find(key);
+    if (it == labels.end() || it->second != value) return false;
+  }
+  return true;
+}
+
+NodeVerdict VerifyNode(const crd::GatewayPoolSpec& spec, const NodeInput& node) {
+  if (!node.rdma) {
+    return Fail("AgentNotReporting",
+                "no report from the node's rdmastack-agent yet; check that its agent pod runs "
+                "(kubectl -n rdmastack-system get pods -o wide)");
+  }
+  const crd::RdmaNodeStatus& s = *node.rdma;
+  if (const crd::Condition* r = controllers::FindCondition(s.conditions, rdmanode::kReporting);
+      r == nullptr || r->status != crd::ConditionStatus::kTrue) {
+    return Fail("AgentNotReporting",
+                r != nullptr ? r->message : "the node's agent has not reported yet");
+  }
+  const crd::Condition* g = controllers::FindCondition(s.conditions, rdmanode::kGatewayCapable);
+  if (g == nullptr || g->status == crd::ConditionStatus::kUnknown) {
+    return Fail("NotEvaluated",
+                "the agent has not evaluated the gateway checks yet (it does once it receives "
+                "the pool's requirements)");
+  }
+  if (g->status != crd::ConditionStatus::kTrue) {
+    return Fail(g->reason.empty() ? "GatewayIncapable" : g->reason,
+                g->message + "; kubectl describe rdmanode " + node.name + " lists every check");
+  }
+  if (spec.rdma.interface) return PickByInterface(*spec.rdma.interface, s);
+  if (spec.rdma.cidr) return PickByCidr(*spec.rdma.cidr, s);
+  return Fail("InterfaceNotFound", "the pool names neither rdma.interface nor rdma.cidr");
+}
+
+}  // namespace rdmastack::gatewaypool

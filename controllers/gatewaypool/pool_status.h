@@ -1,0 +1,45 @@
+#pragma once
+// GatewayPool status from what the controller sees (pure): conditions Ready, Progressing,
+// Degraded, LibraryCompatible, NodesVerified; node counts; versions running; failing nodes.
+// Reasons and what to do about each: docs/troubleshooting.md "GatewayPool".
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "controllers/gatewaypool/gateway_pod.h"
+#include "controllers/gatewaypool/node_verdict.h"
+#include "controllers/gatewaypool/track.h"
+#include "crds/types/types.h"
+#include "operator/base/clock.h"
+
+namespace rdmastack::gatewaypool {
+
+inline constexpr char kReady[] = "Ready";
+inline constexpr char kProgressing[] = "Progressing";
+inline constexpr char kDegraded[] = "Degraded";
+inline constexpr char kLibraryCompatible[] = "LibraryCompatible";
+inline constexpr char kNodesVerified[] = "NodesVerified";
+inline constexpr size_t kMaxFailingNodes = 32;
+inline constexpr size_t kMaxStatusEndpoints = 1024;
+
+enum class SecretState { kPresent, kMissing, kKeyMissing };
+
+struct SelectedNode {
+  std::string name;
+  NodeVerdict verdict;
+};
+
+struct PoolStatusInputs {
+  const crd::GatewayPool* pool = nullptr;
+  TrackDecision decision;
+  SecretState secret = SecretState::kPresent;
+  std::string secret_message;          // what is wrong with it, when not present
+  std::vector<SelectedNode> selected;  // every node the selector matches, sorted by name
+  std::vector<GatewayPod> pods;        // the pool's gateway pods, every track
+  Clock::WallTime now{};
+};
+
+crd::GatewayPoolStatus ComputePoolStatus(const PoolStatusInputs& in);
+
+}  // namespace rdmastack::gatewaypool

@@ -1,0 +1,103 @@
+#include "controllers/gatewaypool/gateway_daemonset.h"
+
+#include <gtest/gtest.h>
+
+#include "controllers/gatewaypool/tests/test_pools.h"
+#include "tests/harness/golden.h"
+
+namespace rdmastack::gatewaypool {
+namespace {
+
+using testing::SamplePool;
+using testing::ShippedMatrix;
+
+k8s::JsonObject Render(const crd::GatewayPool& pool, GatewayRenderOptions options = {}) {
+  const TrackDecision d = DecideTrack(pool.spec, ShippedMatrix());
+  EXPECT_TRUE(d.track) << d.message;
+  auto ds = RenderGatewayDaemonSet(pool, *d.track, options);
+  EXPECT_TRUE(ds.ok()) << ds.status().ToString();
+  return ds.ok() ? *ds : k8s::JsonObject();
+}
+
+std::string Env(const k8s::JsonObject& ds, const std::string& name) {
+  for (const auto& e : ds.GetArray({"spec", "template", "spec", "containers", "0", "env"})) {
+    if (e.GetString({"name"}) != name) continue;
+    if (auto v = e.GetString({"value"})) return *v;
+    if (auto s = e.Get({"valueFrom", "secretKeyRef"})) return "secret:" + s->Serialize();
+  }
+  return "<unset>";
+}
+
+// The whole rendering of the seed pool, reviewed by hand.
+TEST(GatewayDaemonSetTest, SeedPoolMatchesGolden) {
+  GatewayRenderOptions options;
+  options.pod_labels = {{"rdmastack.io/simulate", "run"}};
+  ::rdmastack::testing::ExpectMatchesGolden(
+      "controllers/gatewaypool/tests/golden/gateway-daemonset-kvcache-v1.json",
+      Render(SamplePool(), options).SerializePretty() + "\n");
+}
+
+TEST(GatewayDaemonSetTest, FollowsTheLaunchContract) {
+  const k8s::JsonObject ds = Render(SamplePool());
+  EXPECT_EQ(ds.Name(), "kvcache-gateway-v1");
+  EXPECT_EQ(ds.GetBool({"spec", "template", "spec", "hostNetwork"}), true);
+  EXPECT_EQ(Env(ds, "RDMASTACK_GW_S3_PORT"), "7071");
+  EXPECT_EQ(Env(ds, "RDMASTACK_GW_RDMA_PORT"), "19100");
+  EXPECT_EQ(Env(ds, "RDMASTACK_GW_RDMA_SELECT"), "bond0");
+  EXPECT_EQ(Env(ds, "RDMASTACK_GW_SERVER_LIB_VERSION"), "1.2.0.68");
+  EXPECT_EQ(Env(ds, "RDMASTACK_GW_BUILD"), "vgwrdma-v1.8.0");
+  // {nodeName} is the launcher's {node}; the other placeholders are filled here.
+  EXPECT_EQ(Env(ds, "RDMASTACK_GW_GWROOT_TEMPLATE"), "/lustre/agent/vol0/kvcache-s3-{node}");
+  EXPECT_EQ(Env(ds, "ROOT_ACCESS_KEY_ID"),
+            R"(secret:{"name":"kvcache-s3-root","key":"accessKeyId"})");
+  EXPECT_EQ(Env(ds, "VGW_POOL_BUF_SIZE"), "1073741824");
+  // 4 x 1 GiB pinned + 1 GiB headroom.
+  EXPECT_EQ(ds.GetString(
+                {"spec", "template", "spec", "containers", "0", "resources", "requests", "memory"}),
+            "5368709120");
+  EXPECT_EQ(ds.GetString({"spec", "template", "spec", "containers", "0", "securityContext",
+                          "capabilities", "add", "0"}),
+            "IPC_LOCK");
+  const auto terms =
+      ds.GetArray({"spec", "template", "spec", "affinity", "nodeAffinity",
+                   "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"});
+  ASSERT_EQ(terms.size(), 1u);
+  const std::string term = terms[0].Serialize();
+  for (const char* key : {"node-role.rdmastack.io/storage", "rdmastack.io/gateway-capable",
+                          "gwp.rdmastack.io/storage.kvcache.v1"}) {
+    EXPECT_NE(term.find(key), std::string::npos) << key << " in " << term;
+  }
+  const std::string init =
+      ds.GetArray({"spec", "template", "spec", "initContainers", "0", "command"})[2].Serialize();
+  EXPECT_NE(init.find("libcuobjserver.so.1.2.0.68"), std::string::npos) << init;
+  EXPECT_NE(init.find("/pinned/libcuobjserver.so.1"), std::string::npos) << init;
+}
+
+TEST(GatewayDaemonSetTest, SecondMajorGetsItsOwnObjectAndPorts) {
+  const k8s::JsonObject ds = Render(SamplePool("gatewaypool-kvcache-2.0.yaml"));
+  EXPECT_EQ(ds.Name(), "kvcache-gateway-v2");
+  EXPECT_EQ(Env(ds, "RDMASTACK_GW_S3_PORT"), "7072");
+  EXPECT_EQ(Env(ds, "RDMASTACK_GW_SERVER_LIB_MAJOR"), "2");
+  EXPECT_EQ(ds.Label(kTrackLabel), "v2");
+}
+
+TEST(GatewayDaemonSetTest, HashFollowsTheContent) {
+  crd::GatewayPool pool = SamplePool();
+  const auto hash = [](const k8s::JsonObject& ds) {
+    return ds.Annotation("rdmastack.io/applied-hash").value_or("");
+  };
+  const std::string before = hash(Render(pool));
+  EXPECT_EQ(hash(Render(pool)), before);
+  pool.spec.rdma.buffer_pool.buffer_count = 2;
+  EXPECT_NE(hash(Render(pool)), before);
+}
+
+TEST(GatewayDaemonSetTest, BadQuantityIsAnError) {
+  crd::GatewayPool pool = SamplePool();
+  const TrackDecision d = DecideTrack(pool.spec, ShippedMatrix());
+  pool.spec.rdma.buffer_pool.buffer_size = crd::IntOrString::Str("lots");
+  EXPECT_FALSE(RenderGatewayDaemonSet(pool, *d.track, {}).ok());
+}
+
+}  // namespace
+}  // namespace rdmastack::gatewaypool

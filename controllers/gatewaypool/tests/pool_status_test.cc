@@ -1,0 +1,186 @@
+#include "controllers/gatewaypool/pool_status.h"
+
+#include <gtest/gtest.h>
+
+#include "controllers/common/conditions.h"
+#include "controllers/gatewaypool/tests/test_pools.h"
+
+namespace rdmastack::gatewaypool {
+namespace {
+
+using testing::SamplePool;
+using testing::ShippedMatrix;
+
+const Clock::WallTime kNow = Clock::WallTime(std::chrono::seconds(1'800'000'000));
+
+SelectedNode Verified(const std::string& name) {
+  NodeVerdict v;
+  v.verified = true;
+  return {name, v};
+}
+
+SelectedNode Unverified(const std::string& name, const std::string& reason) {
+  NodeVerdict v;
+  v.reason = reason;
+  v.message = "because";
+  return {name, v};
+}
+
+GatewayPod Pod(const std::string& node, bool ready) {
+  GatewayPod p;
+  p.name = "kvcache-gateway-v1-" + node;
+  p.node = node;
+  p.track = "v1";
+  p.library_version = "1.2.0.68";
+  p.ip = "198.18.1.10";
+  p.ready = ready;
+  return p;
+}
+
+struct Fixture {
+  crd::GatewayPool pool = SamplePool();
+  PoolStatusInputs in;
+  Fixture() {
+    in.pool = &pool;
+    in.decision = DecideTrack(pool.spec, ShippedMatrix());
+    in.now = kNow;
+  }
+  crd::GatewayPoolStatus Compute() { return ComputePoolStatus(in); }
+};
+
+std::string Cond(const crd::GatewayPoolStatus& s, const char* type) {
+  const crd::Condition* c = controllers::FindCondition(s.conditions, type);
+  return c == nullptr ? "<none>" : std::string(crd::ToString(c->status)) + "/" + c->reason;
+}
+
+TEST(PoolStatusTest, AllServingIsReady) {
+  Fixture f;
+  f.in.selected = {Verified("a"), Verified("b")};
+  f.in.pods = {Pod("a", true), Pod("b", true)};
+  const auto s = f.Compute();
+  EXPECT_EQ(Cond(s, kReady), "True/GatewaysReady");
+  EXPECT_EQ(Cond(s, kProgressing), "False/RolloutComplete");
+  EXPECT_EQ(Cond(s, kDegraded), "False/AsExpected");
+  EXPECT_EQ(Cond(s, kLibraryCompatible), "True/Compatible");
+  EXPECT_EQ(Cond(s, kNodesVerified), "True/AllNodesVerified");
+  EXPECT_EQ(s.node_counts->ready_of_selected, "2/2");
+  EXPECT_EQ(s.library, "1.2.0.68");
+  ASSERT_EQ(s.versions.size(), 1u);
+  EXPECT_EQ(s.versions[0].nodes, 2);
+  EXPECT_EQ(s.versions[0].active_nodes, 2);
+  EXPECT_EQ(s.versions[0].s3_port, 7071);
+  EXPECT_TRUE(s.failing_nodes.empty());
+  EXPECT_EQ(s.observed_generation, 1);
+  ASSERT_EQ(s.endpoints.size(), 2u);
+  EXPECT_EQ(s.endpoints[0].node, "a");
+  EXPECT_EQ(s.endpoints[0].s3_port, 7071);
+  EXPECT_EQ(s.endpoints[0].library_version, "1.2.0.68");
+}
+
+TEST(PoolStatusTest, StartingGatewaysAreProgressingNotDegraded) {
+  Fixture f;
+  f.in.selected = {Verified("a"), Verified("b")};
+  f.in.pods = {Pod("a", true), Pod("b", false)};
+  const auto s = f.Compute();
+  EXPECT_EQ(Cond(s, kReady), "False/GatewaysStarting");
+  EXPECT_EQ(Cond(s, kProgressing), "True/RollingOut");
+  EXPECT_EQ(Cond(s, kDegraded), "False/AsExpected");
+  ASSERT_EQ(s.failing_nodes.size(), 1u);
+  EXPECT_EQ(s.failing_nodes[0].reason, "GatewayNotReady");
+}
+
+TEST(PoolStatusTest, UnverifiedNodeIsListedAndTheRestIsReady) {
+  Fixture f;
+  f.in.selected = {Verified("a"), Unverified("b", "PortDown")};
+  f.in.pods = {Pod("a", true)};
+  const auto s = f.Compute();
+  EXPECT_EQ(Cond(s, kReady), "True/GatewaysReady");
+  EXPECT_EQ(Cond(s, kNodesVerified), "False/NodesNotVerified");
+  EXPECT_EQ(Cond(s, kDegraded), "True/NodesNotVerified");
+  ASSERT_EQ(s.failing_nodes.size(), 1u);
+  EXPECT_EQ(s.failing_nodes[0].node, "b");
+  EXPECT_EQ(s.failing_nodes[0].reason, "PortDown");
+  EXPECT_EQ(s.node_counts->verified, 1);
+  EXPECT_EQ(s.node_counts->ready_of_selected, "1/2");
+}
+
+TEST(PoolStatusTest, CrashLoopIsDegraded) {
+  Fixture f;
+  f.in.selected = {Verified("a")};
+  GatewayPod p = Pod("a", false);
+  p.waiting_reason = "CrashLoopBackOff";
+  p.message = "rdmastack-gateway: refused (library-pin): ...";
+  f.in.pods = {p};
+  const auto s = f.Compute();
+  EXPECT_EQ(Cond(s, kReady), "False/GatewaysFailing");
+  EXPECT_EQ(Cond(s, kDegraded), "True/GatewaysFailing");
+  EXPECT_EQ(Cond(s, kProgressing), "False/RolloutComplete");
+  ASSERT_EQ(s.failing_nodes.size(), 1u);
+  EXPECT_EQ(s.failing_nodes[0].reason, "GatewayCrashLooping");
+  EXPECT_NE(s.failing_nodes[0].message->find("refused (library-pin)"), std::string::npos);
+}
+
+TEST(PoolStatusTest, RefusedSpecKeepsReportingWhatServes) {
+  Fixture f;
+  f.pool.spec.server_library.version = "2.0.0.109";
+  f.in.decision = DecideTrack(f.pool.spec, ShippedMatrix());
+  f.in.selected = {Verified("a")};
+  f.in.pods = {Pod("a", true)};  // the 1.x gateway from the accepted spec
+  const auto s = f.Compute();
+  EXPECT_EQ(Cond(s, kLibraryCompatible), "False/IncompatiblePair");
+  EXPECT_EQ(Cond(s, kReady), "False/IncompatiblePair");
+  EXPECT_EQ(Cond(s, kDegraded), "True/SpecRefused");
+  EXPECT_EQ(s.library, "1.2.0.68");
+  EXPECT_EQ(s.node_counts->ready, 1);
+  const crd::Condition* ready = controllers::FindCondition(s.conditions, kReady);
+  EXPECT_NE(ready->message.find("1 node serve libcuobjserver 1.2.0.68"), std::string::npos)
+      << ready->message;
+}
+
+TEST(PoolStatusTest, MissingSecretWhileServingIsDegradedOnly) {
+  Fixture f;
+  f.in.selected = {Verified("a")};
+  f.in.pods = {Pod("a", true)};
+  f.in.secret = SecretState::kMissing;
+  f.in.secret_message = "Secret storage/kvcache-s3-root does not exist";
+  const auto s = f.Compute();
+  EXPECT_EQ(Cond(s, kReady), "True/GatewaysReady");
+  EXPECT_EQ(Cond(s, kDegraded), "True/CredentialsSecretMissing");
+  f.in.pods.clear();
+  EXPECT_EQ(Cond(f.Compute(), kReady), "False/CredentialsSecretMissing");
+}
+
+TEST(PoolStatusTest, NoNodesSelected) {
+  Fixture f;
+  const auto s = f.Compute();
+  EXPECT_EQ(Cond(s, kNodesVerified), "False/NoNodesSelected");
+  EXPECT_EQ(Cond(s, kReady), "False/NoNodesSelected");
+  EXPECT_EQ(s.node_counts->ready_of_selected, "0/0");
+}
+
+TEST(PoolStatusTest, RecomputingIsStableAndTransitionTimesMoveOnlyOnChange) {
+  Fixture f;
+  f.in.selected = {Verified("a")};
+  f.in.pods = {Pod("a", true)};
+  const auto first = f.Compute();
+  f.pool.status = first;
+  f.in.now = kNow + std::chrono::minutes(5);
+  EXPECT_EQ(f.Compute(), first);
+  f.in.pods = {Pod("a", false)};
+  const auto second = f.Compute();
+  const auto* ready = controllers::FindCondition(second.conditions, kReady);
+  const auto* compatible = controllers::FindCondition(second.conditions, kLibraryCompatible);
+  EXPECT_NE(ready->last_transition_time,
+            controllers::FindCondition(first.conditions, kReady)->last_transition_time);
+  EXPECT_EQ(compatible->last_transition_time,
+            controllers::FindCondition(first.conditions, kLibraryCompatible)->last_transition_time);
+}
+
+TEST(PoolStatusTest, FailingNodesAreBounded) {
+  Fixture f;
+  for (int i = 0; i < 100; ++i) f.in.selected.push_back(Unverified("n" + std::to_string(i), "X"));
+  EXPECT_EQ(f.Compute().failing_nodes.size(), kMaxFailingNodes);
+}
+
+}  // namespace
+}  // namespace rdmastack::gatewaypool

@@ -1,0 +1,92 @@
+#include "controllers/gatewaypool/track.h"
+
+#include "controllers/common/render.h"
+
+namespace rdmastack::gatewaypool {
+namespace {
+
+constexpr size_t kLabelNameMax = 63;
+
+// What comes before ".<track>" in the node label name.
+std::string NodeLabelStem(std::string_view ns, std::string_view pool, size_t track_len) {
+  std::string stem = std::string(ns) + "." + std::string(pool);
+  if (stem.size() + 1 + track_len <= kLabelNameMax) return stem;
+  const std::string hash = controllers::Sha256Hex(std::string(ns) + "/" + std::string(pool));
+  const size_t keep = kLabelNameMax - 1 - track_len - 11;
+  std::string cut = stem.substr(0, keep);
+  while (!cut.empty() && (cut.back() == '.' || cut.back() == '-' || cut.back() == '_'))
+    cut.pop_back();
+  return cut + "-" + hash.substr(0, 10);
+}
+
+}  // namespace
+
+std::string TrackName(int major) {
+  return "v" + std::to_string(major);
+}
+
+std::string DaemonSetName(std::string_view pool, std::string_view track) {
+  return std::string(pool) + "-gateway-" + std::string(track);
+}
+
+std::string ServiceName(std::string_view pool) {
+  return std::string(pool) + "-gateway";
+}
+
+std::string NodeTrackLabel(std::string_view ns, std::string_view pool, std::string_view track) {
+  return std::string(kNodeTrackLabelPrefix) + NodeLabelStem(ns, pool, track.size()) + "." +
+         std::string(track);
+}
+
+bool IsNodeTrackLabelOf(std::string_view key, std::string_view ns, std::string_view pool) {
+  const std::string prefix = std::string(kNodeTrackLabelPrefix);
+  if (key.substr(0, prefix.size()) != prefix) return false;
+  const size_t dot = key.rfind('.');
+  if (dot == std::string_view::npos || dot + 2 > key.size() || key[dot + 1] != 'v') return false;
+  const std::string_view track = key.substr(dot + 1);
+  return key == NodeTrackLabel(ns, pool, track);
+}
+
+TrackDecision DecideTrack(const crd::GatewayPoolSpec& spec,
+                          const compat::CompatibilityMatrix& matrix) {
+  TrackDecision d;
+  const compat::GatewayBuild* build = matrix.FindGatewayBuildForVersion(spec.gateway.version);
+  if (build == nullptr) {
+    d.reason = "UnknownGatewayBuild";
+    d.message = "gateway.version " + spec.gateway.version +
+                " names no build in the compatibility file, so the library major it links is "
+                "unknown; use a listed version or add the build to the compatibility data";
+    return d;
+  }
+  const compat::ServerLibrary* library = matrix.FindServerLibrary(spec.server_library.version);
+  if (library == nullptr) {
+    d.reason = "UnknownServerLibrary";
+    d.message = "serverLibrary.version " + spec.server_library.version +
+                " is not in the compatibility file; pin a listed version or add it";
+    return d;
+  }
+  if (Status s = matrix.CheckGatewayLibrary(build->name, library->version); !s.ok()) {
+    d.reason = "IncompatiblePair";
+    d.message = "gateway.version " + spec.gateway.version + ": " + std::string(s.message()) +
+                "; pin a " + build->name +
+                "-compatible library or use the gateway build for that major";
+    return d;
+  }
+  Track t;
+  t.major = library->major;
+  t.name = TrackName(t.major);
+  t.gateway_build = build->name;
+  t.gateway_version = spec.gateway.version;
+  t.gateway_image = spec.gateway.image;
+  t.library_version = library->version;
+  t.library_image = spec.server_library.image;
+  t.s3_port = spec.s3.port.value_or(7070 + t.major);
+  t.rdma_port = spec.rdma.port.value_or(19099 + t.major);
+  d.track = std::move(t);
+  d.reason = "Compatible";
+  d.message = "gateway build " + build->name + " links libcuobjserver " +
+              std::to_string(library->major) + ".x; " + library->version + " is listed";
+  return d;
+}
+
+}  // namespace rdmastack::gatewaypool

@@ -1,0 +1,59 @@
+#pragma once
+// A GatewayPool "track": one gateway build + one libcuobjserver major, with its own S3 and RDMA
+// ports, run by one DaemonSet and published by its own EndpointSlices. Pure: names, labels and
+// the compatibility decision that must pass before anything of a track is created.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "crds/types/types.h"
+#include "gateway/compat/compatibility.h"
+
+namespace rdmastack::gatewaypool {
+
+// Labels on everything a pool owns (DaemonSets, pods, Service, EndpointSlices).
+inline constexpr char kPoolLabel[] = "gatewaypool.rdmastack.io/name";
+inline constexpr char kTrackLabel[] = "gatewaypool.rdmastack.io/track";
+inline constexpr char kLibraryVersionLabel[] = "gatewaypool.rdmastack.io/library-version";
+inline constexpr char kComponentLabel[] = "app.kubernetes.io/component";
+inline constexpr char kGatewayComponent[] = "gateway";
+// Held on a pool until what the operator created for it is gone.
+inline constexpr char kFinalizer[] = "rdmastack.io/gatewaypool-cleanup";
+// Node labels `gwp.rdmastack.io/<namespace>.<pool>.<track>: "true"` say which tracks of which
+// pools run on the node; the gateway DaemonSets select on them.
+inline constexpr char kNodeTrackLabelPrefix[] = "gwp.rdmastack.io/";
+
+struct Track {
+  std::string name;  // "v1": the library major
+  int major = 0;
+  std::string gateway_build;  // compatibility-file build name (vgwrdma-v1.8.0)
+  std::string gateway_version;
+  std::string gateway_image;
+  std::string library_version;
+  std::string library_image;
+  int32_t s3_port = 0;
+  int32_t rdma_port = 0;
+  friend bool operator==(const Track&, const Track&) = default;
+};
+
+// The spec's track, or why not: a LibraryCompatible=False reason and message.
+struct TrackDecision {
+  std::optional<Track> track;
+  std::string reason;  // Compatible | UnknownGatewayBuild | UnknownServerLibrary | IncompatiblePair
+  std::string message;  // says what to change
+};
+TrackDecision DecideTrack(const crd::GatewayPoolSpec& spec,
+                          const compat::CompatibilityMatrix& matrix);
+
+std::string TrackName(int major);
+// "<pool>-gateway-v1".
+std::string DaemonSetName(std::string_view pool, std::string_view track);
+// The headless Service that owns the pool's EndpointSlices: "<pool>-gateway".
+std::string ServiceName(std::string_view pool);
+// Label names are at most 63 characters: a long namespace+pool is cut and suffixed with a hash
+// so that two pools never share a key.
+std::string NodeTrackLabel(std::string_view ns, std::string_view pool, std::string_view track);
+bool IsNodeTrackLabelOf(std::string_view key, std::string_view ns, std::string_view pool);
+
+}  // namespace rdmastack::gatewaypool

@@ -1,0 +1,229 @@
+// One GatewayPool over N kwok nodes (plain kwok pods, made Running and Ready by kwok's stages):
+// the API writes of the real rdmastack-operator from `kubectl apply` to Ready, counted from the
+// API server's audit log, and the operator's share of that time: from the apply to its last node
+// label / DaemonSet write (pods cannot be scheduled before), plus from the last gateway pod turning
+// Ready (kwok's write) to the pool's Ready status write. RDMASTACK_GWP_BENCH_NODES sets N
+// (default 1000). The nodes carry what the agents would have reported (an RdmaNode each, written
+// by the bench), and the operator runs with a long agent TTL so that it does not mark them Stale.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <atomic>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <thread>
+
+#include "crds/types/json.h"
+#include "operator/k8s/api_error.h"
+#include "operator/k8s/client.h"
+#include "operator/k8s/config.h"
+#include "tests/harness/audit_log.h"
+#include "tests/harness/cluster_env.h"
+#include "tests/harness/proc_stat.h"
+#include "tests/integration/operator/operator_process.h"
+
+namespace rdmastack::testing {
+namespace {
+
+using std::chrono::seconds;
+using WallClock = std::chrono::system_clock;
+
+void Parallel(int n, int threads, const std::function<void(int)>& fn) {
+  std::atomic<int> next{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&] {
+      for (int i = next++; i < n; i = next++) fn(i);
+    });
+  }
+  for (auto& t : pool) t.join();
+}
+
+int NodeCount() {
+  const char* n = std::getenv("RDMASTACK_GWP_BENCH_NODES");
+  return n != nullptr ? std::atoi(n) : 1000;
+}
+
+double Seconds(WallClock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+class GatewayPoolBench : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    env_ = GetClusterEnv();
+    if (env_ == nullptr) GTEST_SKIP() << "no cluster";
+    ASSERT_EQ(InstallCrds(*env_).exit_code, 0);
+    auto config = k8s::LoadKubeconfig(env_->kubeconfig);
+    ASSERT_TRUE(config.ok());
+    auto client = k8s::NewRestClient(*config);
+    ASSERT_TRUE(client.ok());
+    admin_ = std::move(*client);
+    ns_ = "gwp-bench-" + std::to_string(::getpid());
+    k8s::JsonObject ns;
+    ns.SetApiVersion("v1");
+    ns.SetKind("Namespace");
+    ns.SetName(ns_);
+    ASSERT_TRUE(admin_->Create(k8s::kinds::Namespace(), ns).ok());
+  }
+
+  void TearDown() override {
+    if (!admin_) return;
+    operator_.reset();
+    Parallel(nodes_, 8, [&](int i) {
+      (void)admin_->Delete(k8s::kinds::RdmaNode(), "", NodeName(i));
+      (void)admin_->Delete(k8s::kinds::Node(), "", NodeName(i));
+    });
+    (void)admin_->Delete(k8s::kinds::Namespace(), "", ns_);
+  }
+
+  std::string NodeName(int i) const { return ns_ + "-n" + std::to_string(i); }
+
+  // A kwok node that is gateway-capable, with the RdmaNode its agent would have produced.
+  void MakeNode(int i) {
+    const std::string name = NodeName(i);
+    const std::string ip = "10.200." + std::to_string(i / 250) + "." + std::to_string(i % 250 + 1);
+    auto node = k8s::JsonObject::Parse(R"({"apiVersion":"v1","kind":"Node","metadata":{
+      "annotations":{"kwok.x-k8s.io/node":"fake"},
+      "labels":{"type":"kwok","rdmastack.io/gateway-capable":"true"}},
+      "status":{"allocatable":{"cpu":"64","memory":"512Gi","pods":"110",
+        "rdma/hca_shared_devices_a":"1k"},"capacity":{"cpu":"64","memory":"512Gi","pods":"110",
+        "rdma/hca_shared_devices_a":"1k"}}})");
+    node->SetName(name);
+    node->SetLabel("bench.rdmastack.io/pool", ns_);
+    (void)node->Append({"status", "addresses"},
+                       *k8s::JsonObject::Parse(R"({"type":"InternalIP","address":")" + ip + "\"}"));
+    auto created = admin_->Create(k8s::kinds::Node(), *node);
+    ASSERT_TRUE(created.ok() || k8s::IsAlreadyExists(created.status()))
+        << created.status().ToString();
+    // kwok's node controller keeps the status, but the API server drops status on create.
+    (void)admin_->PatchStatus(k8s::kinds::Node(), "", name, k8s::PatchType::kMerge,
+                              R"({"status":)" + node->Get({"status"})->Serialize() + "}");
+
+    crd::RdmaNode rnode;
+    rnode.metadata.name = name;
+    rnode.spec.node_name = name;
+    auto body = k8s::JsonObject::Parse(crd::SerializeResource(rnode));
+    ASSERT_TRUE(admin_->Create(k8s::kinds::RdmaNode(), *body).ok());
+    crd::RdmaNodeStatus& s = rnode.status.emplace();
+    for (const char* type : {"Reporting", "GatewayCapable"}) {
+      crd::Condition c;
+      c.type = type;
+      c.status = crd::ConditionStatus::kTrue;
+      c.reason = type == std::string("Reporting") ? "Connected" : "Verified";
+      c.message = "bench";
+      c.last_transition_time = "2026-12-01T00:00:00Z";
+      s.conditions.push_back(c);
+    }
+    crd::Verdicts verdicts;
+    verdicts.gateway = crd::Verdict{crd::Capability::kYes, "Verified", std::nullopt};
+    s.verdicts = verdicts;
+    crd::NetDevFacts bond;
+    bond.name = "bond0";
+    bond.ipv4 = {"100.64." + std::to_string(i / 250) + "." + std::to_string(i % 250 + 1) + "/16"};
+    bond.rdma_device = "mlx5_0";
+    s.netdevs.push_back(bond);
+    auto status = k8s::JsonObject::Parse(crd::SerializeStatusPatch(rnode));
+    k8s::PatchOptions options;
+    options.field_manager = "bench";
+    auto written = admin_->ApplyStatus(k8s::kinds::RdmaNode(), *status, options);
+    ASSERT_TRUE(written.ok()) << written.status().ToString();
+  }
+
+  std::string Pool() const {
+    return R"(apiVersion: v1
+kind: Secret
+metadata: {name: bench-root}
+stringData: {accessKeyId: bench, secretAccessKey: bench-secret}
+---
+apiVersion: rdmastack.io/v1alpha1
+kind: GatewayPool
+metadata: {name: bench}
+spec:
+  nodeSelector: {bench.rdmastack.io/pool: )" +
+           ns_ + R"(}
+  tolerations: [{operator: Exists}]
+  gateway: {image: "registry.local/rdmastack/vgwrdma:1.8.0-cuobj1", version: 1.8.0}
+  serverLibrary: {version: 1.2.0.68, image: "registry.local/rdmastack/libcuobjserver:1.2.0.68"}
+  s3: {credentialsSecret: {name: bench-root}}
+  rdma: {interface: bond0}
+  backend: {posix: {hostPath: /lustre, pathTemplate: "/lustre/bench-{nodeName}"}}
+)";
+  }
+
+  const ClusterEnv* env_ = nullptr;
+  k8s::ClientPtr admin_;
+  std::string ns_;
+  int nodes_ = 0;
+  std::unique_ptr<OperatorProcess> operator_;
+};
+
+TEST_F(GatewayPoolBench, WritesAndOperatorShareFromApplyToReady) {
+  RDMASTACK_REQUIRE_CLUSTER(env);
+  const int n = NodeCount();
+  const auto setup = WallClock::now();
+  nodes_ = n;
+  Parallel(n, 8, [&](int i) { MakeNode(i); });
+  std::printf("setup: %d kwok nodes and RdmaNodes in %.1f s\n", n,
+              Seconds(WallClock::now() - setup));
+
+  operator_ = std::make_unique<OperatorProcess>(
+      "gwp-bench",
+      std::vector<std::string>{"--kubeconfig", env_->kubeconfig, "--metrics-bind-address=0",
+                               "--health-probe-bind-address=0", "--agent-namespace=" + ns_,
+                               "--agent-bind-address=127.0.0.1:0", "--agent-stale-ttl=2h",
+                               "--node-label-grace=2h"});
+  const std::string identity = operator_->Identity();
+  ASSERT_FALSE(identity.empty()) << operator_->Output();
+  // Caches synced, nothing of ours exists yet: the operator is idle.
+  std::this_thread::sleep_for(seconds(10));
+
+  const auto applied = WallClock::now();
+  CommandResult apply = env_->Kubectl({"apply", "-n", ns_, "-f", "-"}, Pool());
+  ASSERT_EQ(apply.exit_code, 0) << apply.err;
+  CommandResult wait =
+      env_->Kubectl({"wait", "--for=condition=Ready", "gwp/bench", "-n", ns_, "--timeout=900s"});
+  ASSERT_EQ(wait.exit_code, 0) << wait.err << operator_->Output().substr(0, 4000);
+  const auto ready_seen = WallClock::now();
+  const std::string counts =
+      env_->Kubectl({"get", "gwp", "bench", "-n", ns_, "-o", "jsonpath={.status.nodeCounts}"}).out;
+  const ProcStat stat = ReadProcStat(operator_->pid());
+  std::this_thread::sleep_for(seconds(5));  // the audit log is written asynchronously
+
+  const std::vector<AuditedWrite> all = ReadAuditedWrites();
+  std::map<std::string, int> by_resource;
+  int writes = 0;
+  WallClock::time_point last_setup_write = applied, ready_write{}, last_pod_ready = applied;
+  for (const AuditedWrite& w : all) {
+    if (w.received < applied) continue;
+    if (w.user_agent.find(identity) != std::string::npos) {
+      if (w.received > ready_seen) continue;
+      ++writes;
+      ++by_resource[w.verb + " " + w.resource];
+      if (w.resource == "nodes" || w.resource == "daemonsets")
+        last_setup_write = std::max(last_setup_write, w.received);
+      if (w.resource == "gatewaypools" && w.received > ready_write) ready_write = w.received;
+    } else if (w.resource == "pods" && w.namespace_ == ns_ && w.received <= ready_seen &&
+               w.user_agent.find("kwok") != std::string::npos) {
+      last_pod_ready = std::max(last_pod_ready, w.received);
+    }
+  }
+  std::string breakdown;
+  for (const auto& [k, v] : by_resource) breakdown += k + " " + std::to_string(v) + ", ";
+  const double share =
+      Seconds(last_setup_write - applied) + std::max(0.0, Seconds(ready_write - last_pod_ready));
+  std::printf(
+      "nodes %d: apply -> Ready %.1f s; operator writes %d (target <= %d): %s\n"
+      "operator share %.2f s (apply -> last label/DaemonSet write %.2f s, last pod Ready -> Ready "
+      "status %.2f s); nodeCounts %s; operator RSS %.1f MiB, CPU %.1f s\n",
+      n, Seconds(ready_seen - applied), writes, static_cast<int>(1.05 * n + 20), breakdown.c_str(),
+      share, Seconds(last_setup_write - applied),
+      std::max(0.0, Seconds(ready_write - last_pod_ready)), counts.c_str(), stat.rss_kib / 1024.0,
+      stat.cpu_s);
+  EXPECT_LE(writes, 1.05 * n + 20);
+  EXPECT_LE(share, 5.0);
+}
+
+}  // namespace
+}  // namespace rdmastack::testing

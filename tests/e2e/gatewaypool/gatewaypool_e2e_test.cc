@@ -1,0 +1,445 @@
+// End to end, through the real gateways: the rdmastack-operator process renders the seed
+// GatewayPool into a DaemonSet; on each simulated storage node the launcher checks the pins
+// against the fake libcuobjserver the init container copied in, resolves the RDMA address from the
+// node's fixture, and execs the vgwrdma stand-in, which runs the real versitygw on the node's
+// address. S3 requests go through the EndpointSlices the operator publishes.
+
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "gateway/s3/http.h"
+#include "gateway/s3/s3_client.h"
+#include "operator/base/clock.h"
+#include "tests/harness/audit_log.h"
+#include "tests/harness/cluster_env.h"
+#include "tests/integration/operator/operator_process.h"
+#include "tests/integration/sim/sim_cluster.h"
+
+namespace rdmastack::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+// The seed sample's keys (crds/samples/gatewaypool-kvcache.yaml).
+constexpr char kAccess[] = "kvcache-root";
+constexpr char kSecret[] = "change-me-please";
+
+struct Endpoint {
+  std::string node, ip, slice;
+  int port = 0;
+  bool ready = false, serving = false, terminating = false;
+};
+
+std::string RandomBytes(size_t n) {
+  std::mt19937 rng(std::random_device{}());
+  std::string out(n, '\0');
+  for (char& c : out) c = static_cast<char>(rng() & 0xff);
+  return out;
+}
+
+class GatewayPoolE2eTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    env_ = GetClusterEnv();
+    if (env_ == nullptr) GTEST_SKIP() << "no cluster (RDMASTACK_KUBECONFIG)";
+    nodes_ = SimulatedNodes();
+    if (nodes_.empty()) GTEST_SKIP() << "no simulated nodes (RDMASTACK_SIM_NODES)";
+    const char* gateway = std::getenv("RDMASTACK_SIM_GATEWAY");
+    ASSERT_NE(gateway, nullptr);
+    bridge_ = gateway;
+    ASSERT_EQ(InstallCrds(*env_).exit_code, 0);
+    for (const auto& [name, node] : nodes_) {
+      fixtures_[name] = Get({"get", "node", name, "-o",
+                             "jsonpath={.metadata.annotations.sim\\.rdmastack\\.io/fixture}"});
+    }
+  }
+
+  void TearDown() override {
+    if (env_ == nullptr || nodes_.empty()) return;
+    // The pool goes while the operator runs, so that its finalizer is honoured.
+    if (ns_ != nullptr && operator_ != nullptr) {
+      env_->Kubectl({"delete", "gatewaypools", "--all", "-n", ns_->name(), "--timeout=60s"});
+    }
+    operator_.reset();
+    for (const auto& [name, node] : nodes_) {
+      env_->Kubectl({"delete", "rdmanode", name, "--ignore-not-found", "--wait=false"});
+      env_->Kubectl({"label", "node", name, "rdmastack.io/gateway-capable-",
+                     "rdmastack.io/gpudirect-", "rdmastack.io/hostmem-", "rdmastack.io/link-layer-",
+                     selector_label_ + "-"});
+    }
+    ns_.reset();
+  }
+
+  std::string Get(const std::vector<std::string>& args) const {
+    CommandResult r = env_->Kubectl(args);
+    return r.exit_code == 0 ? r.out : "";
+  }
+  std::string PoolField(const std::string& pool, const std::string& jsonpath) const {
+    return Get({"get", "gwp", pool, "-n", ns_->name(), "-o", "jsonpath=" + jsonpath});
+  }
+  std::string PoolCondition(const std::string& pool, const std::string& type,
+                            const std::string& field = "status") const {
+    return PoolField(pool, "{.status.conditions[?(@.type==\"" + type + "\")]." + field + "}");
+  }
+  std::string FailingReason(const std::string& pool, const std::string& node) const {
+    return PoolField(pool, "{.status.failingNodes[?(@.node==\"" + node + "\")].reason}");
+  }
+
+  void StartOperator(const std::string& label) {
+    const std::string hub = bridge_ + ":" + std::to_string(hub_port_);
+    operator_ = std::make_unique<OperatorProcess>(
+        label, std::vector<std::string>{
+                   "--kubeconfig", env_->kubeconfig, "--metrics-bind-address=0",
+                   "--health-probe-bind-address=0", "--agent-namespace=" + ns_->name(),
+                   "--agent-bind-address=" + hub, "--agent-hub-address=" + hub,
+                   "--agent-pod-label=rdmastack.io/simulate=run",
+                   "--agent-arg=--ips-file=/host/etc/rdmastack-fixture/ips.txt",
+                   "--agent-arg=--probes-file=/host/etc/rdmastack-fixture/probes.txt",
+                   "--agent-arg=--probe-interval=1h",
+                   // Gateways run for real on the simulated nodes, addresses from the fixture.
+                   "--gateway-pod-label=rdmastack.io/simulate=run",
+                   "--gateway-env=RDMASTACK_GW_IPS_FILE=/host/etc/rdmastack-fixture/ips.txt",
+                   "--gateway-host-mount=/etc/rdmastack-fixture"});
+  }
+
+  // The chart's agent ServiceAccount and the pools (YAML; "SELECTOR" becomes this test's node
+  // label) in a fresh namespace, then the operator.
+  void Start(const std::string& prefix, std::string pools) {
+    ns_ = std::make_unique<TestNamespace>(*env_, prefix);
+    selector_label_ = "e2e.rdmastack.io/" + ns_->name();
+    const char* helm = std::getenv("RDMASTACK_HELM");
+    ASSERT_NE(helm, nullptr) << "RDMASTACK_HELM (scripts/cluster.sh env) names the helm binary";
+    CommandResult chart =
+        RunCommand({helm, "template", "rdmastack", SourcePath("charts/rdmastack"), "-n",
+                    ns_->name(), "--show-only", "templates/agent-serviceaccount.yaml"});
+    ASSERT_EQ(chart.exit_code, 0) << chart.err;
+    ns_->Apply(chart.out);
+    for (size_t at = pools.find("SELECTOR"); at != std::string::npos; at = pools.find("SELECTOR"))
+      pools.replace(at, 8, selector_label_);
+    ns_->Apply(pools);
+    hub_port_ = FreePortOn(bridge_);
+    StartOperator(prefix);
+  }
+
+  std::vector<Endpoint> Endpoints(const std::string& pool) const {
+    std::vector<Endpoint> out;
+    const std::string json = Get({"get", "endpointslices", "-n", ns_->name(), "-l",
+                                  "gatewaypool.rdmastack.io/name=" + pool, "-o", "json"});
+    rapidjson::Document doc;
+    if (json.empty() || doc.Parse(json.c_str()).HasParseError()) return out;
+    for (const auto& slice : doc["items"].GetArray()) {
+      int port = 0;
+      for (const auto& p : slice["ports"].GetArray()) {
+        if (std::string(p["name"].GetString()) == "s3") port = p["port"].GetInt();
+      }
+      if (!slice.HasMember("endpoints") || !slice["endpoints"].IsArray()) continue;
+      for (const auto& e : slice["endpoints"].GetArray()) {
+        Endpoint ep;
+        ep.slice = slice["metadata"]["name"].GetString();
+        ep.node = e["nodeName"].GetString();
+        ep.ip = e["addresses"][0].GetString();
+        ep.port = port;
+        ep.ready = e["conditions"]["ready"].GetBool();
+        ep.serving = e["conditions"]["serving"].GetBool();
+        ep.terminating = e["conditions"]["terminating"].GetBool();
+        out.push_back(ep);
+      }
+    }
+    return out;
+  }
+  std::set<std::string> ReadyEndpointNodes(const std::string& pool) const {
+    std::set<std::string> out;
+    for (const auto& e : Endpoints(pool)) {
+      if (e.ready) out.insert(e.node);
+    }
+    return out;
+  }
+
+  s3::S3Client Client(const Endpoint& e) {
+    return s3::S3Client(transport_, s3::Endpoint{"http", e.ip, static_cast<uint16_t>(e.port)},
+                        {kAccess, kSecret}, "us-east-1", RealClock::Instance(), 5s);
+  }
+  // A signed ListBuckets through the endpoint answers 200.
+  bool Serves(const Endpoint& e) {
+    auto r = Client(e).Send({.method = "GET", .path = "/"});
+    return r.ok() && r->status == 200;
+  }
+
+  // Re-probe: the agent on `node` re-reads its fixture on SIGHUP.
+  void HupAgent(const std::string& node) {
+    const std::string container =
+        Get({"get", "pods", "-n", ns_->name(), "-l", "app.kubernetes.io/name=rdmastack-agent",
+             "--field-selector", "spec.nodeName=" + node, "-o",
+             "jsonpath={.items[0].status.containerStatuses[0].containerID}"});
+    const pid_t pid = PidOfContainerId(container);
+    ASSERT_GT(pid, 0) << node;
+    ASSERT_EQ(kill(pid, SIGHUP), 0);
+  }
+
+  std::vector<AuditedWrite> OperatorWrites() const {
+    return WritesByAgent(ReadAuditedWrites(), operator_->Identity());
+  }
+
+  std::string NodesWithFixture(const std::string& fixture, size_t want,
+                               std::vector<std::string>* out) const {
+    for (const auto& [name, f] : fixtures_) {
+      if (f == fixture && out->size() < want) out->push_back(name);
+    }
+    return out->size() == want ? "" : "needs " + std::to_string(want) + " nodes of " + fixture;
+  }
+
+  std::string Diagnostics() const {
+    return operator_->Output() +
+           Get({"get", "gwp,ds,pods,endpointslices", "-n", ns_->name(), "-o", "wide"}) +
+           Get({"get", "gwp", "-n", ns_->name(), "-o", "yaml"});
+  }
+
+  const ClusterEnv* env_ = nullptr;
+  sim::NodeTable nodes_;
+  std::map<std::string, std::string> fixtures_;
+  std::string bridge_;
+  uint16_t hub_port_ = 0;
+  std::unique_ptr<TestNamespace> ns_;
+  std::string selector_label_;
+  std::unique_ptr<OperatorProcess> operator_;
+  s3::BeastHttpTransport transport_;
+};
+
+std::string Describe(const std::vector<AuditedWrite>& writes) {
+  std::string out;
+  for (const auto& w : writes) out += w.verb + " " + w.resource + " " + w.name + "\n";
+  return out;
+}
+
+std::string ReadSample(const std::string& file) {
+  std::ifstream in(SourcePath("crds/samples/" + file));
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST_F(GatewayPoolE2eTest, SeedPoolGoesReadyServesS3EverywhereAndCleansUp) {
+  std::vector<std::string> storage;
+  const std::string missing = NodesWithFixture("storage-cx6-ib-ipoib-bond0-el8-inbox", 4, &storage);
+  if (!missing.empty()) GTEST_SKIP() << missing << " (scripts/test.sh makes them)";
+  // The seed sample as a user applies it: Secret + GatewayPool, unchanged.
+  Start("gwp-seed", ReadSample("gatewaypool-kvcache.yaml"));
+  if (HasFatalFailure()) return;
+
+  CommandResult wait = env_->Kubectl(
+      {"wait", "--for=condition=Ready", "gwp/kvcache", "-n", ns_->name(), "--timeout=240s"});
+  ASSERT_EQ(wait.exit_code, 0) << wait.err << Diagnostics();
+  EXPECT_EQ(PoolCondition("kvcache", "LibraryCompatible"), "True");
+  EXPECT_EQ(PoolField("kvcache", "{.status.library}"), "1.2.0.68");
+
+  // Every bond0 storage node publishes a ready endpoint at its own address, port 7071.
+  std::vector<Endpoint> endpoints;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        endpoints = Endpoints("kvcache");
+        return ReadyEndpointNodes("kvcache").size() == storage.size();
+      },
+      30s))
+      << Diagnostics();
+  for (const Endpoint& e : endpoints) {
+    ASSERT_TRUE(nodes_.count(e.node)) << e.node;
+    EXPECT_EQ(e.ip, nodes_.at(e.node).address) << e.node;
+    EXPECT_EQ(e.port, 7071);
+    EXPECT_EQ(e.slice, "kvcache-gateway-v1-0");
+  }
+  // Nodes the seed cannot use are listed with their reasons and run no gateway.
+  for (const auto& [name, fixture] : fixtures_) {
+    if (fixture == "gateway-roce-v2-gid3-doca") {
+      EXPECT_EQ(FailingReason("kvcache", name), "InterfaceNotFound") << name;
+    }
+    if (fixture == "storage-cx6-ib-port-down") {
+      EXPECT_NE(FailingReason("kvcache", name), "") << name;
+    }
+  }
+  EXPECT_EQ(PoolCondition("kvcache", "NodesVerified"), "False");
+
+  // S3 PUT then GET through every published endpoint returns the same bytes, stored in that
+  // node's backend directory.
+  for (const Endpoint& e : endpoints) {
+    s3::S3Client client = Client(e);
+    const std::string bucket = "/e2e-" + e.node, body = RandomBytes(64 * 1024);
+    auto made = client.Send({.method = "PUT", .path = bucket});
+    ASSERT_TRUE(made.ok() && made->status == 200)
+        << e.node << ": " << (made.ok() ? made->body : made.status().ToString());
+    auto put = client.Send({.method = "PUT", .path = bucket + "/object", .body = body});
+    ASSERT_TRUE(put.ok() && put->status == 200) << e.node;
+    auto got = client.Send({.method = "GET", .path = bucket + "/object"});
+    ASSERT_TRUE(got.ok()) << e.node;
+    EXPECT_EQ(got->status, 200);
+    EXPECT_TRUE(got->body == body) << e.node << ": bytes differ";
+    EXPECT_TRUE(std::filesystem::exists(nodes_.at(e.node).host_root +
+                                        "/lustre/agent/vol0/kvcache-s3-" + e.node + bucket +
+                                        "/object"))
+        << e.node;
+  }
+
+  // A restarted operator finds everything as it left it and writes nothing.
+  operator_->Signal(SIGTERM);
+  ASSERT_EQ(operator_->WaitExit(40s), 0) << operator_->Output();
+  StartOperator("gwp-seed-restarted");
+  ASSERT_TRUE(Eventually(
+      [&] { return operator_->Output().find("accepted agent") != std::string::npos; }, 60s))
+      << operator_->Output();
+  std::this_thread::sleep_for(10s);
+  EXPECT_EQ(OperatorWrites().size(), 0u) << Describe(OperatorWrites()) << operator_->Output();
+  EXPECT_EQ(PoolCondition("kvcache", "Ready"), "True");
+
+  // Deleting the pool removes what the operator made; the backend directories stay.
+  CommandResult del =
+      env_->Kubectl({"delete", "gwp", "kvcache", "-n", ns_->name(), "--timeout=60s"});
+  ASSERT_EQ(del.exit_code, 0) << del.err << Diagnostics();
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return Get({"get", "ds,endpointslices,services", "-n", ns_->name(), "-l",
+                    "gatewaypool.rdmastack.io/name=kvcache", "-o", "name"})
+            .empty();
+      },
+      60s))
+      << Diagnostics();
+  for (const std::string& node : storage) {
+    EXPECT_EQ(Get({"get", "node", node, "-o",
+                   "jsonpath={.metadata.labels.gwp\\.rdmastack\\.io/" + ns_->name() +
+                       "\\.kvcache\\.v1}"}),
+              "")
+        << node;
+    EXPECT_TRUE(std::filesystem::exists(nodes_.at(node).host_root +
+                                        "/lustre/agent/vol0/kvcache-s3-" + node + "/e2e-" + node +
+                                        "/object"))
+        << node;
+  }
+}
+
+std::string EdgePool() {
+  return R"(apiVersion: v1
+kind: Secret
+metadata: {name: edge-root}
+stringData: {accessKeyId: kvcache-root, secretAccessKey: change-me-please}
+---
+apiVersion: rdmastack.io/v1alpha1
+kind: GatewayPool
+metadata: {name: edge}
+spec:
+  nodeSelector: {SELECTOR: "in"}
+  gateway: {image: "registry.local/rdmastack/vgwrdma:1.8.0-cuobj1", version: 1.8.0}
+  serverLibrary: {version: 1.2.0.68, image: "registry.local/rdmastack/libcuobjserver:1.2.0.68"}
+  s3: {port: 7075, credentialsSecret: {name: edge-root}}
+  rdma: {cidr: 10.10.0.0/24, port: 19105}
+  backend: {posix: {hostPath: /lustre/agent/vol0, pathTemplate: "/lustre/agent/vol0/edge-{nodeName}"}}
+)";
+}
+
+TEST_F(GatewayPoolE2eTest, NodesComeAndGoAndBadInputNeverStopsServing) {
+  std::vector<std::string> good, down;
+  std::string missing = NodesWithFixture("storage-cx6-ib-ipoib-bond0-el8-inbox", 2, &good);
+  if (missing.empty()) missing = NodesWithFixture("storage-cx6-ib-port-down", 1, &down);
+  if (!missing.empty()) GTEST_SKIP() << missing << " (scripts/test.sh makes them)";
+  Start("gwp-edge", EdgePool());
+  if (HasFatalFailure()) return;
+
+  // One good node and the node whose port is down.
+  for (const std::string& n : {good[0], down[0]}) {
+    ASSERT_EQ(env_->Kubectl({"label", "node", n, selector_label_ + "=in"}).exit_code, 0);
+  }
+  ASSERT_TRUE(Eventually([&] { return ReadyEndpointNodes("edge") == std::set{good[0]}; }, 180s))
+      << Diagnostics();
+  ASSERT_TRUE(Eventually([&] { return !FailingReason("edge", down[0]).empty(); }, 30s))
+      << Diagnostics();
+  EXPECT_NE(FailingReason("edge", down[0]), "GatewayNotReady");
+  EXPECT_EQ(Get({"get", "pods", "-n", ns_->name(), "-l", "gatewaypool.rdmastack.io/name=edge",
+                 "--field-selector", "spec.nodeName=" + down[0], "-o", "name"}),
+            "");
+  EXPECT_EQ(PoolField("edge", "{.status.nodeCounts.readyOfSelected}"), "1/2");
+
+  // Fixing the node (its port comes up) brings it in: gateway, endpoint, S3.
+  const std::string port = nodes_.at(down[0]).host_root + "/sys/class/infiniband/mlx5_0/ports/1/";
+  std::ofstream(port + "state", std::ios::trunc) << "4: ACTIVE\n";
+  std::ofstream(port + "phys_state", std::ios::trunc) << "5: LinkUp\n";
+  HupAgent(down[0]);
+  ASSERT_TRUE(Eventually(
+      [&] {
+        return ReadyEndpointNodes("edge") == std::set{good[0], down[0]};
+      },
+      120s))
+      << Diagnostics();
+  for (const Endpoint& e : Endpoints("edge")) EXPECT_TRUE(Serves(e)) << e.node;
+
+  // Labelling a node into the selector adds its gateway and endpoint; unlabelling removes them.
+  ASSERT_EQ(env_->Kubectl({"label", "node", good[1], selector_label_ + "=in"}).exit_code, 0);
+  ASSERT_TRUE(Eventually([&] { return ReadyEndpointNodes("edge").count(good[1]) == 1; }, 120s))
+      << Diagnostics();
+  ASSERT_EQ(env_->Kubectl({"label", "node", good[1], selector_label_ + "-"}).exit_code, 0);
+  ASSERT_TRUE(Eventually(
+      [&] {
+        for (const auto& e : Endpoints("edge"))
+          if (e.node == good[1]) return false;
+        return Get({"get", "pods", "-n", ns_->name(), "-l", "gatewaypool.rdmastack.io/name=edge",
+                    "--field-selector", "spec.nodeName=" + good[1], "-o", "name"})
+            .empty();
+      },
+      90s))
+      << Diagnostics();
+  std::vector<Endpoint> serving = Endpoints("edge");
+  ASSERT_EQ(serving.size(), 2u) << Diagnostics();
+
+  // An incompatible pair: refused with a condition and a Warning event; nothing new is created and
+  // the running gateways keep answering.
+  const std::string ds_generation = Get(
+      {"get", "ds", "edge-gateway-v1", "-n", ns_->name(), "-o", "jsonpath={.metadata.generation}"});
+  ASSERT_EQ(env_->Kubectl({"patch", "gwp", "edge", "-n", ns_->name(), "--type=merge", "-p",
+                           R"({"spec":{"serverLibrary":{"version":"2.0.0.109"}}})"})
+                .exit_code,
+            0);
+  ASSERT_TRUE(Eventually(
+      [&] { return PoolCondition("edge", "LibraryCompatible", "reason") == "IncompatiblePair"; },
+      30s))
+      << Diagnostics();
+  EXPECT_EQ(PoolCondition("edge", "LibraryCompatible"), "False");
+  EXPECT_NE(PoolCondition("edge", "LibraryCompatible", "message").find("2.0.0.109"),
+            std::string::npos);
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return Get({"get", "events", "-n", ns_->name(), "--field-selector",
+                    "reason=IncompatiblePair,type=Warning", "-o", "name"}) != "";
+      },
+      30s));
+  std::this_thread::sleep_for(3s);
+  EXPECT_EQ(Get({"get", "ds", "-n", ns_->name(), "-o", "name"}), "daemonset.apps/edge-gateway-v1\n")
+      << "no DaemonSet for the refused pair";
+  EXPECT_EQ(Get({"get", "ds", "edge-gateway-v1", "-n", ns_->name(), "-o",
+                 "jsonpath={.metadata.generation}"}),
+            ds_generation);
+  for (const Endpoint& e : serving) EXPECT_TRUE(Serves(e)) << e.node << " stopped serving";
+  ASSERT_EQ(env_->Kubectl({"patch", "gwp", "edge", "-n", ns_->name(), "--type=merge", "-p",
+                           R"({"spec":{"serverLibrary":{"version":"1.2.0.68"}}})"})
+                .exit_code,
+            0);
+  ASSERT_TRUE(
+      Eventually([&] { return PoolCondition("edge", "LibraryCompatible") == "True"; }, 30s));
+
+  // The root keys' Secret goes away: the gateways keep serving; a condition says why.
+  ASSERT_EQ(env_->Kubectl({"delete", "secret", "edge-root", "-n", ns_->name()}).exit_code, 0);
+  ASSERT_TRUE(Eventually(
+      [&] { return PoolCondition("edge", "Degraded", "reason") == "CredentialsSecretMissing"; },
+      30s))
+      << Diagnostics();
+  EXPECT_EQ(PoolCondition("edge", "Degraded"), "True");
+  for (const Endpoint& e : serving) EXPECT_TRUE(Serves(e)) << e.node << " stopped serving";
+  EXPECT_EQ(ReadyEndpointNodes("edge").size(), 2u);
+}
+
+}  // namespace
+}  // namespace rdmastack::testing
