@@ -12,7 +12,8 @@
 
 namespace rdmastack::gatewaypool {
 
-inline constexpr char kEndpointSliceManagedBy[] = "rdmastack.io/operator";
+// A label value: no "/" (kube-controller-manager uses endpointslice-controller.k8s.io).
+inline constexpr char kEndpointSliceManagedBy[] = "rdmastack-operator.rdmastack.io";
 // Kubernetes' own controller writes at most 100 endpoints per slice; so do we.
 inline constexpr size_t kMaxEndpointsPerSlice = 100;
 

@@ -167,12 +167,8 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
   } else {
     in.decision = DecideTrack(pool.spec, **matrix);
   }
-  std::optional<k8s::JsonObject> daemonset;
   if (in.decision.track) {
-    auto rendered = RenderGatewayDaemonSet(pool, *in.decision.track, render_);
-    if (rendered.ok()) {
-      daemonset = std::move(*rendered);
-    } else {
+    if (auto rendered = RenderGatewayDaemonSet(pool, *in.decision.track, render_); !rendered.ok()) {
       in.decision.track.reset();
       in.decision.reason = "InvalidSpec";
       in.decision.message = std::string(rendered.status().message());
@@ -236,7 +232,24 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
   std::sort(in.selected.begin(), in.selected.end(),
             [](const auto& a, const auto& b) { return a.name < b.name; });
 
-  // Workloads and endpoints.
+  // Workloads and endpoints. A failed write does not hold the status back: it is written with
+  // what is known, and the error is retried.
+  const Status synced = SyncWorkloads(pool, in.decision, may_start, owned, tracks_still_labelled);
+
+  const crd::GatewayPoolStatus status = ComputePoolStatus(in);
+  RecordTransitions(*object, pool, status);
+  RDMASTACK_RETURN_IF_ERROR(WriteStatus(*object, pool, status));
+  RDMASTACK_RETURN_IF_ERROR(synced);
+  return runtime::Result{};
+}
+
+Status GatewayPoolReconciler::SyncWorkloads(const crd::GatewayPool& pool,
+                                            const TrackDecision& decision, bool may_start,
+                                            const Owned& owned,
+                                            const std::set<std::string>& tracks_still_labelled) {
+  const std::string ns = pool.metadata.namespace_.value_or("");
+  const std::string& name = pool.metadata.name;
+  const std::optional<Track>& track = decision.track;
   auto existing_ds = [&](const std::string& ds_name) -> runtime::ObjectPtr {
     for (const auto& d : owned.daemonsets) {
       if (d->Name() == ds_name) return d;
@@ -244,8 +257,10 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
     return nullptr;
   };
   if (may_start) {
-    RDMASTACK_RETURN_IF_ERROR(ApplyIfChanged(k8s::kinds::DaemonSet(), *daemonset,
-                                             existing_ds(std::string(daemonset->Name()))));
+    RDMASTACK_ASSIGN_OR_RETURN(k8s::JsonObject daemonset,
+                               RenderGatewayDaemonSet(pool, *track, render_));
+    RDMASTACK_RETURN_IF_ERROR(ApplyIfChanged(k8s::kinds::DaemonSet(), daemonset,
+                                             existing_ds(std::string(daemonset.Name()))));
     RDMASTACK_RETURN_IF_ERROR(
         ApplyIfChanged(k8s::kinds::Service(), RenderService(pool, *track), owned.service));
   }
@@ -279,10 +294,7 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
     }
   }
 
-  const crd::GatewayPoolStatus status = ComputePoolStatus(in);
-  RecordTransitions(*object, pool, status);
-  RDMASTACK_RETURN_IF_ERROR(WriteStatus(*object, pool, status));
-  return runtime::Result{};
+  return OkStatus();
 }
 
 Status GatewayPoolReconciler::WriteStatus(const k8s::JsonObject& object,

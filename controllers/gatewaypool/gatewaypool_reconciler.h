@@ -6,6 +6,7 @@
 // backend directories).
 
 #include <map>
+#include <set>
 #include <string>
 
 #include "controllers/gatewaypool/compatibility_source.h"
@@ -42,6 +43,8 @@ class GatewayPoolReconciler final : public runtime::Reconciler {
  private:
   struct Owned;  // what the caches hold for one pool
   Owned Collect(const std::string& ns, const std::string& pool) const;
+  Status SyncWorkloads(const crd::GatewayPool& pool, const TrackDecision& decision, bool may_start,
+                       const Owned& owned, const std::set<std::string>& tracks_still_labelled);
   Status Cleanup(const k8s::JsonObject& object, const crd::GatewayPool& pool, const Owned& owned);
   Status ApplyIfChanged(const k8s::ResourceType& type, const k8s::JsonObject& desired,
                         const runtime::ObjectPtr& existing);

@@ -38,7 +38,7 @@ TEST(EndpointsTest, OneEndpointPerNodeWithItsConditions) {
   const k8s::JsonObject& s = slices[0];
   EXPECT_EQ(s.Name(), "kvcache-gateway-v1-0");
   EXPECT_EQ(s.Label("kubernetes.io/service-name"), "kvcache-gateway");
-  EXPECT_EQ(s.Label("endpointslice.kubernetes.io/managed-by"), "rdmastack.io/operator");
+  EXPECT_EQ(s.Label("endpointslice.kubernetes.io/managed-by"), "rdmastack-operator.rdmastack.io");
   EXPECT_EQ(s.Label(kLibraryVersionLabel), "1.2.0.68");
   EXPECT_EQ(s.GetInt({"ports", "0", "port"}), 7071);
   EXPECT_EQ(s.GetString({"ports", "1", "name"}), "rdma");

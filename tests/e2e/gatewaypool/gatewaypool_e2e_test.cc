@@ -271,7 +271,8 @@ TEST_F(GatewayPoolE2eTest, SeedPoolGoesReadyServesS3EverywhereAndCleansUp) {
   // node's backend directory.
   for (const Endpoint& e : endpoints) {
     s3::S3Client client = Client(e);
-    const std::string bucket = "/e2e-" + e.node, body = RandomBytes(64 * 1024);
+    // The backend outlives pools (it is the user's data): a bucket name of this run's own.
+    const std::string bucket = "/" + ns_->name() + "-" + e.node, body = RandomBytes(64 * 1024);
     auto made = client.Send({.method = "PUT", .path = bucket});
     ASSERT_TRUE(made.ok() && made->status == 200)
         << e.node << ": " << (made.ok() ? made->body : made.status().ToString());
@@ -317,8 +318,8 @@ TEST_F(GatewayPoolE2eTest, SeedPoolGoesReadyServesS3EverywhereAndCleansUp) {
               "")
         << node;
     EXPECT_TRUE(std::filesystem::exists(nodes_.at(node).host_root +
-                                        "/lustre/agent/vol0/kvcache-s3-" + node + "/e2e-" + node +
-                                        "/object"))
+                                        "/lustre/agent/vol0/kvcache-s3-" + node + "/" +
+                                        ns_->name() + "-" + node + "/object"))
         << node;
   }
 }
@@ -364,10 +365,31 @@ TEST_F(GatewayPoolE2eTest, NodesComeAndGoAndBadInputNeverStopsServing) {
             "");
   EXPECT_EQ(PoolField("edge", "{.status.nodeCounts.readyOfSelected}"), "1/2");
 
-  // Fixing the node (its port comes up) brings it in: gateway, endpoint, S3.
+  // Fixing the node brings it in (the cable is seated, the subnet manager gives the port a LID):
+  // gateway, endpoint, S3.
   const std::string port = nodes_.at(down[0]).host_root + "/sys/class/infiniband/mlx5_0/ports/1/";
-  std::ofstream(port + "state", std::ios::trunc) << "4: ACTIVE\n";
-  std::ofstream(port + "phys_state", std::ios::trunc) << "5: LinkUp\n";
+  // Other tests use this node as the fixture has it: put the broken port back at the end.
+  struct Restore {
+    std::string port;
+    std::map<std::string, std::string> saved;
+    ~Restore() {
+      for (const auto& [file, text] : saved) std::ofstream(port + file, std::ios::trunc) << text;
+    }
+  } restore{port, {}};
+  for (const char* file : {"state", "phys_state", "sm_lid", "lid", "rate"}) {
+    std::ifstream in(port + file);
+    std::stringstream text;
+    text << in.rdbuf();
+    restore.saved[file] = text.str();
+  }
+  for (const auto& [file, text] :
+       std::map<std::string, std::string>{{"state", "4: ACTIVE"},
+                                          {"phys_state", "5: LinkUp"},
+                                          {"sm_lid", "0x1"},
+                                          {"lid", "0x13"},
+                                          {"rate", "200 Gb/sec (4X HDR)"}}) {
+    std::ofstream(port + file, std::ios::trunc) << text << "\n";
+  }
   HupAgent(down[0]);
   ASSERT_TRUE(Eventually(
       [&] {
@@ -399,10 +421,12 @@ TEST_F(GatewayPoolE2eTest, NodesComeAndGoAndBadInputNeverStopsServing) {
   // the running gateways keep answering.
   const std::string ds_generation = Get(
       {"get", "ds", "edge-gateway-v1", "-n", ns_->name(), "-o", "jsonpath={.metadata.generation}"});
-  ASSERT_EQ(env_->Kubectl({"patch", "gwp", "edge", "-n", ns_->name(), "--type=merge", "-p",
-                           R"({"spec":{"serverLibrary":{"version":"2.0.0.109"}}})"})
-                .exit_code,
-            0);
+  // (A major move must move both explicit ports too: the schema insists.)
+  CommandResult refused_edit =
+      env_->Kubectl({"patch", "gwp", "edge", "-n", ns_->name(), "--type=merge", "-p",
+                     R"({"spec":{"serverLibrary":{"version":"2.0.0.109"},"s3":{"port":7076},)"
+                     R"("rdma":{"port":19106}}})"});
+  ASSERT_EQ(refused_edit.exit_code, 0) << refused_edit.err;
   ASSERT_TRUE(Eventually(
       [&] { return PoolCondition("edge", "LibraryCompatible", "reason") == "IncompatiblePair"; },
       30s))
@@ -417,16 +441,19 @@ TEST_F(GatewayPoolE2eTest, NodesComeAndGoAndBadInputNeverStopsServing) {
       },
       30s));
   std::this_thread::sleep_for(3s);
-  EXPECT_EQ(Get({"get", "ds", "-n", ns_->name(), "-o", "name"}), "daemonset.apps/edge-gateway-v1\n")
+  EXPECT_EQ(Get({"get", "ds", "-n", ns_->name(), "-l", "gatewaypool.rdmastack.io/name=edge", "-o",
+                 "name"}),
+            "daemonset.apps/edge-gateway-v1\n")
       << "no DaemonSet for the refused pair";
   EXPECT_EQ(Get({"get", "ds", "edge-gateway-v1", "-n", ns_->name(), "-o",
                  "jsonpath={.metadata.generation}"}),
             ds_generation);
   for (const Endpoint& e : serving) EXPECT_TRUE(Serves(e)) << e.node << " stopped serving";
-  ASSERT_EQ(env_->Kubectl({"patch", "gwp", "edge", "-n", ns_->name(), "--type=merge", "-p",
-                           R"({"spec":{"serverLibrary":{"version":"1.2.0.68"}}})"})
-                .exit_code,
-            0);
+  CommandResult reverted =
+      env_->Kubectl({"patch", "gwp", "edge", "-n", ns_->name(), "--type=merge", "-p",
+                     R"({"spec":{"serverLibrary":{"version":"1.2.0.68"},"s3":{"port":7075},)"
+                     R"("rdma":{"port":19105}}})"});
+  ASSERT_EQ(reverted.exit_code, 0) << reverted.err;
   ASSERT_TRUE(
       Eventually([&] { return PoolCondition("edge", "LibraryCompatible") == "True"; }, 30s));
 
