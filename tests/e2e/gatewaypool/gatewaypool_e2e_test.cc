@@ -61,6 +61,17 @@ class GatewayPoolE2eTest : public ::testing::Test {
       fixtures_[name] = Get({"get", "node", name, "-o",
                              "jsonpath={.metadata.annotations.sim\\.rdmastack\\.io/fixture}"});
     }
+    // The operator watches the whole cluster: what earlier tests left (namespaces still being
+    // deleted, their RdmaNodes) would be its work too and blur the write counts.
+    EXPECT_TRUE(Eventually(
+        [&] {
+          return Get({"get", "namespaces", "-o",
+                      R"(jsonpath={.items[?(@.status.phase=="Terminating")].metadata.name})"})
+              .empty();
+        },
+        120s))
+        << Get({"get", "namespaces"});
+    env_->Kubectl({"delete", "rdmanodes", "--all", "--wait=true", "--timeout=60s"});
   }
 
   void TearDown() override {
