@@ -35,14 +35,6 @@ runtime::Transform SecretKeysOnly() {
 }
 
 // The pool named by an owned object's labels, in the object's namespace.
-runtime::MapFunc ToPool() {
-  return [](const k8s::JsonObject& o) {
-    std::vector<runtime::Request> out;
-    if (auto pool = o.Label(kPoolLabel)) out.push_back({std::string(o.Namespace()), *pool});
-    return out;
-  };
-}
-
 runtime::MapFunc EveryPool(const runtime::Store& pools) {
   return [&pools](const k8s::JsonObject&) {
     std::vector<runtime::Request> out;
@@ -120,32 +112,58 @@ StatusOr<std::unique_ptr<GatewayPoolControllers>> GatewayPoolControllers::Create
       manager.client(), manager.events(), clock, stores, *parts.compatibility, options.render);
   runtime::Controller& controller = manager.NewController("gatewaypool", *parts.reconciler);
 
-  runtime::Predicate labels_changed;
-  labels_changed.update = [](const k8s::JsonObject& a, const k8s::JsonObject& b) {
-    return a.Labels() != b.Labels();
+  // Not for our own status writes: each would start another pass at once and, during a rollout,
+  // chain status writes at the API server's pace instead of the batch's.
+  runtime::Predicate not_status_only;
+  not_status_only.update = [](const k8s::JsonObject& a, const k8s::JsonObject& b) {
+    return a.Generation() != b.Generation() || a.DeletionTimestamp() != b.DeletionTimestamp() ||
+           a.Finalizers() != b.Finalizers() || a.Labels() != b.Labels() ||
+           a.Annotations() != b.Annotations();
   };
-  controller.Watch(pools, runtime::EnqueueSelf());
-  controller.Watch(nodes, EveryPool(pools.store()), labels_changed);
-  controller.Watch(rdmanodes, EveryPool(pools.store()));
+  controller.Watch(pools, runtime::EnqueueSelf(), not_status_only);
   controller.Watch(secrets, PoolsInNamespace(pools.store()));
-  controller.Watch(daemonsets, ToPool());
-  controller.Watch(services, ToPool());
-  controller.Watch(slices, ToPool());
   if (configmap_informer != nullptr)
     controller.Watch(*configmap_informer, EveryPool(pools.store()));
-  // Pod changes come in bursts during a rollout: gather them.
+  // What the pool owns changes in bursts during a rollout (pods turning Ready, the DaemonSet's
+  // status, our own EndpointSlice writes): gather those changes for a moment and reconcile once.
   const Clock::Duration batch = options.pod_batch;
   auto later = [&controller, batch](const runtime::ObjectPtr& o) {
     if (auto pool = o->Label(kPoolLabel))
       controller.queue().AddAfter(std::string(o->Namespace()) + "/" + *pool, batch);
   };
-  runtime::EventHandler handler;
-  handler.on_add = later;
-  handler.on_update = [later](const runtime::ObjectPtr&, const runtime::ObjectPtr& now) {
-    later(now);
+  // Node labels and agent verdicts change one node at a time, a thousand at once when the pool's
+  // own label writes come back: every pool, gathered the same way.
+  auto every_pool_later = [&controller, &pools, batch](const runtime::ObjectPtr&) {
+    for (const auto& key : pools.store().ListKeys()) controller.queue().AddAfter(key, batch);
   };
-  handler.on_delete = later;
-  pods.AddEventHandler(std::move(handler));
+  runtime::EventHandler node_handler;
+  node_handler.on_add = every_pool_later;
+  node_handler.on_update = [every_pool_later](const runtime::ObjectPtr& old,
+                                              const runtime::ObjectPtr& now) {
+    if (old->Labels() != now->Labels()) every_pool_later(now);
+  };
+  node_handler.on_delete = every_pool_later;
+  nodes.AddEventHandler(std::move(node_handler));
+  runtime::EventHandler rdmanode_handler;
+  rdmanode_handler.on_add = every_pool_later;
+  rdmanode_handler.on_update = [every_pool_later](const runtime::ObjectPtr&,
+                                                  const runtime::ObjectPtr& now) {
+    every_pool_later(now);
+  };
+  rdmanode_handler.on_delete = every_pool_later;
+  rdmanodes.AddEventHandler(std::move(rdmanode_handler));
+  for (runtime::Informer* owned : {&daemonsets, &pods, &services, &slices}) {
+    runtime::EventHandler handler;
+    handler.on_add = later;
+    handler.on_update = [later](const runtime::ObjectPtr&, const runtime::ObjectPtr& now) {
+      later(now);
+    };
+    handler.on_delete = [later, &parts](const runtime::ObjectPtr& o) {
+      parts.reconciler->ObjectDeleted(*o);
+      later(o);
+    };
+    owned->AddEventHandler(std::move(handler));
+  }
   return self;
 }
 

@@ -16,9 +16,11 @@ struct GatewayPoolControllerOptions {
   GatewayRenderOptions render;
   std::string compatibility_file;       // "" = the built-in copy
   std::string compatibility_configmap;  // "namespace/name"; wins over the file
-  // Pod changes are gathered for this long before a pool is reconciled, so that a rollout over
-  // many nodes writes its endpoints and status in batches rather than once per pod.
-  Clock::Duration pod_batch = std::chrono::seconds(1);
+  // Changes of what a pool owns (pods, its DaemonSets, Service, EndpointSlices) are gathered for
+  // this long before the pool is reconciled, so that a rollout over many nodes writes its
+  // endpoints and status in batches rather than once per pod. It is also the most that a pod's
+  // change waits to reach the EndpointSlices.
+  Clock::Duration pod_batch = std::chrono::seconds(2);
 };
 
 class GatewayPoolControllers {

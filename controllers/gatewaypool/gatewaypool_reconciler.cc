@@ -6,6 +6,7 @@
 #include <set>
 
 #include "controllers/common/conditions.h"
+#include "controllers/common/parallel.h"
 #include "controllers/common/render.h"
 #include "controllers/gatewaypool/endpoints.h"
 #include "crds/types/json.h"
@@ -98,6 +99,8 @@ Status GatewayPoolReconciler::ApplyIfChanged(const k8s::ResourceType& type,
   if (existing != nullptr) {
     if (existing->Annotation(controllers::kAppliedHashAnnotation) == hash) return OkStatus();
     if (written_.Pending(key, hash, existing->ResourceVersion())) return OkStatus();
+  } else if (written_.Pending(key, hash, "0")) {
+    return OkStatus();  // created by us, not in the cache yet (a deletion would have Forgotten it)
   }
   k8s::PatchOptions options;
   options.field_manager = controllers::kFieldManager;
@@ -107,6 +110,10 @@ Status GatewayPoolReconciler::ApplyIfChanged(const k8s::ResourceType& type,
   written_.Remember(key, hash, std::string(applied->ResourceVersion()));
   spdlog::info("gatewaypool: applied {} (hash {})", key, hash.substr(0, 12));
   return OkStatus();
+}
+
+void GatewayPoolReconciler::ObjectDeleted(const k8s::JsonObject& object) {
+  written_.Forget(ObjectKey(object));
 }
 
 Status GatewayPoolReconciler::DeleteOwned(const k8s::ResourceType& type,
@@ -185,6 +192,7 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
     if (track && p.track == track->name && p.ready && !p.terminating) ready_current.insert(p.node);
   }
   std::set<std::string> tracks_still_labelled;
+  std::vector<std::pair<std::string, std::string>> label_patches;  // node, merge patch
   for (const auto& node : stores_.nodes.List()) {
     const std::string node_name(node->Name());
     const crd::StringMap labels = node->Labels();
@@ -218,17 +226,12 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
       in.selected.push_back({node_name, std::move(verdict)});
     }
     for (const auto& [k, v] : want) tracks_still_labelled.insert(k.substr(k.rfind('.') + 1));
-    const std::string patch = controllers::LabelPatch(
+    std::string patch = controllers::LabelPatch(
         labels, want, [&](std::string_view key) { return IsNodeTrackLabelOf(key, ns, name); });
     if (patch.empty() || labels_.Pending(node_name, patch, node->ResourceVersion())) continue;
-    k8s::PatchOptions options;
-    options.field_manager = controllers::kFieldManager;
-    auto patched =
-        client_.Patch(k8s::kinds::Node(), "", node_name, k8s::PatchType::kMerge, patch, options);
-    if (!patched.ok()) return patched.status().WithContext("label Node " + node_name);
-    labels_.Remember(node_name, patch, std::string(patched->ResourceVersion()));
-    spdlog::info("gatewaypool {}: node {} labels {}", request.Key(), node_name, patch);
+    label_patches.push_back({node_name, std::move(patch)});
   }
+  RDMASTACK_RETURN_IF_ERROR(PatchNodeLabels(request.Key(), label_patches));
   std::sort(in.selected.begin(), in.selected.end(),
             [](const auto& a, const auto& b) { return a.name < b.name; });
 
@@ -294,6 +297,26 @@ Status GatewayPoolReconciler::SyncWorkloads(const crd::GatewayPool& pool,
     }
   }
 
+  return OkStatus();
+}
+
+Status GatewayPoolReconciler::PatchNodeLabels(
+    const std::string& pool_key, const std::vector<std::pair<std::string, std::string>>& patches) {
+  std::vector<Status> results(patches.size());
+  controllers::ParallelFor(patches.size(), kLabelWriters, [&](size_t i) {
+    const auto& [node, patch] = patches[i];
+    k8s::PatchOptions options;
+    options.field_manager = controllers::kFieldManager;
+    auto patched =
+        client_.Patch(k8s::kinds::Node(), "", node, k8s::PatchType::kMerge, patch, options);
+    if (!patched.ok()) {
+      results[i] = patched.status().WithContext("label Node " + node);
+      return;
+    }
+    labels_.Remember(node, patch, std::string(patched->ResourceVersion()));
+    spdlog::info("gatewaypool {}: node {} labels {}", pool_key, node, patch);
+  });
+  for (const Status& r : results) RDMASTACK_RETURN_IF_ERROR(r);
   return OkStatus();
 }
 

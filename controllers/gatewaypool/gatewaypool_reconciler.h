@@ -8,6 +8,8 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "controllers/gatewaypool/compatibility_source.h"
 #include "controllers/gatewaypool/gateway_daemonset.h"
@@ -39,10 +41,16 @@ class GatewayPoolReconciler final : public runtime::Reconciler {
                         GatewayPoolStores stores, const CompatibilitySource& compatibility,
                         GatewayRenderOptions render);
   StatusOr<runtime::Result> Reconcile(const runtime::Request& request) override;
+  // An owned object left the cache: the next reconcile writes it again if it is still wanted.
+  void ObjectDeleted(const k8s::JsonObject& object);
 
  private:
   struct Owned;  // what the caches hold for one pool
   Owned Collect(const std::string& ns, const std::string& pool) const;
+  // Node label patches, kLabelWriters at a time.
+  static constexpr size_t kLabelWriters = 16;
+  Status PatchNodeLabels(const std::string& pool_key,
+                         const std::vector<std::pair<std::string, std::string>>& patches);
   Status SyncWorkloads(const crd::GatewayPool& pool, const TrackDecision& decision, bool may_start,
                        const Owned& owned, const std::set<std::string>& tracks_still_labelled);
   Status Cleanup(const k8s::JsonObject& object, const crd::GatewayPool& pool, const Owned& owned);
