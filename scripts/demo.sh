@@ -103,7 +103,9 @@ ep_port=$(kubectl get endpointslices -n demo -l gatewaypool.rdmastack.io/name=kv
   -o jsonpath='{.items[0].ports[?(@.name=="s3")].port}')
 echo
 echo "S3 with SigV4 through the published endpoint $ep_ip:$ep_port (curl --aws-sigv4, the sample's root keys):"
-s3() { curl -sS --fail-with-body --aws-sigv4 "aws:amz:us-east-1:s3" --user kvcache-root:change-me-please "$@"; }
+# versitygw wants x-amz-content-sha256, which curl 7.88 does not add by itself.
+s3() { curl -sS --fail-with-body --aws-sigv4 "aws:amz:us-east-1:s3" --user kvcache-root:change-me-please \
+  -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" "$@"; }
 s3 -X PUT "http://$ep_ip:$ep_port/demo-bucket" >/dev/null && echo "PUT /demo-bucket: ok"
 echo "hello from the kvcache pool" >"$logs/object.txt"
 s3 -X PUT -T "$logs/object.txt" "http://$ep_ip:$ep_port/demo-bucket/hello.txt" >/dev/null && echo "PUT /demo-bucket/hello.txt: ok"
