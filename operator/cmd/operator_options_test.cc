@@ -151,6 +151,42 @@ TEST(OperatorOptionsTest, BadInputNamesTheFlag) {
   }
 }
 
+TEST(OperatorOptionsTest, GatewayFlagsAndControllers) {
+  auto o = ParseOperatorOptions(
+      {"--gateway-pod-label=rdmastack.io/simulate=run",
+       "--gateway-env=RDMASTACK_GW_IPS_FILE=/host/etc/rdmastack-fixture/ips.txt", "--gateway-env",
+       "A=b=c", "--gateway-host-mount=/etc/rdmastack-fixture", "--gateway-rdma-resource=none",
+       "--compatibility-configmap=rdmastack-system/compat", "--controllers=*,-gatewaypool"});
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  const auto g = GatewayPoolOptionsFrom(*o);
+  EXPECT_EQ(g.render.pod_labels.at("rdmastack.io/simulate"), "run");
+  ASSERT_EQ(g.render.extra_env.size(), 2u);
+  EXPECT_EQ(g.render.extra_env[0].second, "/host/etc/rdmastack-fixture/ips.txt");
+  EXPECT_EQ(g.render.extra_env[1], (std::pair<std::string, std::string>{"A", "b=c"}));
+  EXPECT_EQ(g.render.host_mounts, std::vector<std::string>{"/etc/rdmastack-fixture"});
+  EXPECT_EQ(g.render.rdma_resource, "");
+  EXPECT_EQ(g.compatibility_configmap, "rdmastack-system/compat");
+  EXPECT_FALSE(ControllerEnabled(*o, "gatewaypool"));
+
+  auto defaults = ParseOperatorOptions({});
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_TRUE(ControllerEnabled(*defaults, "gatewaypool"));
+  EXPECT_EQ(GatewayPoolOptionsFrom(*defaults).render.rdma_resource, "rdma/hca_shared_devices_a");
+  EXPECT_TRUE(
+      ControllerEnabled(*ParseOperatorOptions({"--controllers=gatewaypool"}), "gatewaypool"));
+
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{"--controllers=*,-nodes"},
+        std::vector<std::string>{"--compatibility-configmap=compat"},
+        std::vector<std::string>{"--gateway-host-mount=relative"},
+        std::vector<std::string>{"--gateway-env=NOEQUALS"}}) {
+    auto r = ParseOperatorOptions(bad);
+    ASSERT_FALSE(r.ok()) << bad[0];
+    EXPECT_NE(r.status().message().find(bad[0].substr(0, bad[0].find('='))), std::string::npos)
+        << r.status().message();
+  }
+}
+
 TEST(OperatorOptionsTest, HelpAndVersion) {
   EXPECT_TRUE(ParseOperatorOptions({"--help"})->show_help);
   EXPECT_TRUE(ParseOperatorOptions({"-h"})->show_help);
