@@ -58,6 +58,18 @@ TEST(TrackTest, RefusalsSayWhatToChange) {
   EXPECT_EQ(d.reason, "UnknownServerLibrary");
 }
 
+TEST(TrackTest, FieldsTheGatewayCannotTakeYetAreRefusedNotDropped) {
+  crd::GatewayPoolSpec spec = SamplePool().spec;
+  spec.s3.tls_secret = crd::LocalSecretRef{"kvcache-tls"};
+  TrackDecision d = DecideTrack(spec, ShippedMatrix());
+  EXPECT_FALSE(d.track);
+  EXPECT_EQ(d.reason, "UnsupportedSpec");
+  EXPECT_NE(d.message.find("s3.tlsSecret"), std::string::npos);
+  spec = SamplePool().spec;
+  spec.backend.posix.no_meta = true;
+  EXPECT_EQ(DecideTrack(spec, ShippedMatrix()).reason, "UnsupportedSpec");
+}
+
 TEST(TrackTest, NodeLabelsAreValidAndNeverShared) {
   EXPECT_EQ(NodeTrackLabel("storage", "kvcache", "v1"), "gwp.rdmastack.io/storage.kvcache.v1");
   EXPECT_TRUE(IsNodeTrackLabelOf("gwp.rdmastack.io/storage.kvcache.v2", "storage", "kvcache"));
