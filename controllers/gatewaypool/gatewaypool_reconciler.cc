@@ -174,8 +174,11 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
   } else {
     in.decision = DecideTrack(pool.spec, **matrix);
   }
+  std::optional<k8s::JsonObject> daemonset;
   if (in.decision.track) {
-    if (auto rendered = RenderGatewayDaemonSet(pool, *in.decision.track, render_); !rendered.ok()) {
+    if (auto rendered = RenderGatewayDaemonSet(pool, *in.decision.track, render_); rendered.ok()) {
+      daemonset = std::move(*rendered);
+    } else {
       in.decision.track.reset();
       in.decision.reason = "InvalidSpec";
       in.decision.message = std::string(rendered.status().message());
@@ -237,7 +240,8 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
 
   // Workloads and endpoints. A failed write does not hold the status back: it is written with
   // what is known, and the error is retried.
-  const Status synced = SyncWorkloads(pool, in.decision, may_start, owned, tracks_still_labelled);
+  const Status synced =
+      SyncWorkloads(pool, in.decision, daemonset, may_start, owned, tracks_still_labelled);
 
   const crd::GatewayPoolStatus status = ComputePoolStatus(in);
   RecordTransitions(*object, pool, status);
@@ -247,8 +251,9 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
 }
 
 Status GatewayPoolReconciler::SyncWorkloads(const crd::GatewayPool& pool,
-                                            const TrackDecision& decision, bool may_start,
-                                            const Owned& owned,
+                                            const TrackDecision& decision,
+                                            const std::optional<k8s::JsonObject>& daemonset,
+                                            bool may_start, const Owned& owned,
                                             const std::set<std::string>& tracks_still_labelled) {
   const std::string ns = pool.metadata.namespace_.value_or("");
   const std::string& name = pool.metadata.name;
@@ -260,10 +265,8 @@ Status GatewayPoolReconciler::SyncWorkloads(const crd::GatewayPool& pool,
     return nullptr;
   };
   if (may_start) {
-    RDMASTACK_ASSIGN_OR_RETURN(k8s::JsonObject daemonset,
-                               RenderGatewayDaemonSet(pool, *track, render_));
-    RDMASTACK_RETURN_IF_ERROR(ApplyIfChanged(k8s::kinds::DaemonSet(), daemonset,
-                                             existing_ds(std::string(daemonset.Name()))));
+    RDMASTACK_RETURN_IF_ERROR(ApplyIfChanged(k8s::kinds::DaemonSet(), *daemonset,
+                                             existing_ds(std::string(daemonset->Name()))));
     RDMASTACK_RETURN_IF_ERROR(
         ApplyIfChanged(k8s::kinds::Service(), RenderService(pool, *track), owned.service));
   }

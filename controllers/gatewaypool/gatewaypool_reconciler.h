@@ -6,6 +6,7 @@
 // backend directories).
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -51,7 +52,9 @@ class GatewayPoolReconciler final : public runtime::Reconciler {
   static constexpr size_t kLabelWriters = 16;
   Status PatchNodeLabels(const std::string& pool_key,
                          const std::vector<std::pair<std::string, std::string>>& patches);
-  Status SyncWorkloads(const crd::GatewayPool& pool, const TrackDecision& decision, bool may_start,
+  // `daemonset`: the current track's, rendered once per reconcile (set whenever the track is).
+  Status SyncWorkloads(const crd::GatewayPool& pool, const TrackDecision& decision,
+                       const std::optional<k8s::JsonObject>& daemonset, bool may_start,
                        const Owned& owned, const std::set<std::string>& tracks_still_labelled);
   Status Cleanup(const k8s::JsonObject& object, const crd::GatewayPool& pool, const Owned& owned);
   Status ApplyIfChanged(const k8s::ResourceType& type, const k8s::JsonObject& desired,

@@ -14,6 +14,7 @@
 #include <map>
 #include <thread>
 
+#include "controllers/common/parallel.h"
 #include "crds/types/json.h"
 #include "operator/k8s/api_error.h"
 #include "operator/k8s/client.h"
@@ -28,17 +29,6 @@ namespace {
 
 using std::chrono::seconds;
 using WallClock = std::chrono::system_clock;
-
-void Parallel(int n, int threads, const std::function<void(int)>& fn) {
-  std::atomic<int> next{0};
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) {
-    pool.emplace_back([&] {
-      for (int i = next++; i < n; i = next++) fn(i);
-    });
-  }
-  for (auto& t : pool) t.join();
-}
 
 int NodeCount() {
   const char* n = std::getenv("RDMASTACK_GWP_BENCH_NODES");
@@ -82,7 +72,7 @@ class GatewayPoolBench : public ::testing::Test {
           seconds(180));
     }
     operator_.reset();
-    Parallel(nodes_, 8, [&](int i) {
+    controllers::ParallelFor(nodes_, 8, [&](size_t i) {
       (void)admin_->Delete(k8s::kinds::RdmaNode(), "", NodeName(i));
       (void)admin_->Delete(k8s::kinds::Node(), "", NodeName(i));
     });
@@ -175,7 +165,7 @@ TEST_F(GatewayPoolBench, WritesAndOperatorShareFromApplyToReady) {
   const int n = NodeCount();
   const auto setup = WallClock::now();
   nodes_ = n;
-  Parallel(n, 8, [&](int i) { MakeNode(i); });
+  controllers::ParallelFor(n, 8, [&](size_t i) { MakeNode(static_cast<int>(i)); });
   std::printf("setup: %d kwok nodes and RdmaNodes in %.1f s\n", n,
               Seconds(WallClock::now() - setup));
 
