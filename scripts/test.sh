@@ -55,13 +55,16 @@ teardown() {
 trap teardown EXIT
 step "control plane up (cluster '$RDMASTACK_CLUSTER')"
 scripts/cluster.sh down >/dev/null 2>&1 || true
-# Ten simulated nodes, six fixtures (the e2e tests check each verdict): four IPoIB bond0 storage
-# nodes serve the seed pool, a RoCE one lacks bond0, one has its port down.
-scripts/cluster.sh up --storage-nodes 6 --gpu-nodes 4 \
+# Fourteen simulated nodes, six fixtures (the e2e tests check each verdict): eight IPoIB bond0
+# storage nodes serve the seed pool (the upgrade e2e test moves eight), a RoCE one lacks bond0,
+# one has its port down.
+scripts/cluster.sh up --storage-nodes 10 --gpu-nodes 4 \
   --node-fixture stg-node-1=storage-cx6-ib-ipoib-bond0-el8-inbox \
   --node-fixture stg-node-3=storage-cx6-ib-ipoib-bond0-el8-inbox \
   --node-fixture stg-node-4=gateway-roce-v2-gid3-doca \
-  --node-fixture stg-node-5=storage-cx6-ib-port-down
+  --node-fixture stg-node-5=storage-cx6-ib-port-down \
+  --node-fixture stg-node-7=storage-cx6-ib-ipoib-bond0-el8-inbox \
+  --node-fixture stg-node-9=storage-cx6-ib-ipoib-bond0-el8-inbox
 eval "$(scripts/cluster.sh env)"
 export RDMASTACK_REQUIRE_CLUSTER=1 RDMASTACK_REQUIRE_VERSITYGW=1
 

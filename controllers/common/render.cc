@@ -53,24 +53,31 @@ void StampAppliedHash(k8s::JsonObject* object) {
   object->SetAnnotation(kAppliedHashAnnotation, Sha256Hex(object->Serialize()));
 }
 
-std::string LabelPatch(const std::map<std::string, std::string>& current,
-                       const std::map<std::string, std::string>& desired,
-                       const std::function<bool(std::string_view)>& owned) {
-  k8s::JsonObject patch;
+bool AddMetadataMapPatch(std::string_view field, const std::map<std::string, std::string>& current,
+                         const std::map<std::string, std::string>& desired,
+                         const std::function<bool(std::string_view)>& owned,
+                         k8s::JsonObject* patch) {
   bool changed = false;
   for (const auto& [key, value] : desired) {
     if (!owned(key)) continue;
     auto have = current.find(key);
     if (have != current.end() && have->second == value) continue;
-    (void)patch.SetString({"metadata", "labels", key}, value);
+    (void)patch->SetString({"metadata", field, key}, value);
     changed = true;
   }
   for (const auto& [key, value] : current) {
     if (!owned(key) || desired.count(key) != 0) continue;
-    (void)patch.SetNull({"metadata", "labels", key});
+    (void)patch->SetNull({"metadata", field, key});
     changed = true;
   }
-  return changed ? patch.Serialize() : "";
+  return changed;
+}
+
+std::string LabelPatch(const std::map<std::string, std::string>& current,
+                       const std::map<std::string, std::string>& desired,
+                       const std::function<bool(std::string_view)>& owned) {
+  k8s::JsonObject patch;
+  return AddMetadataMapPatch("labels", current, desired, owned, &patch) ? patch.Serialize() : "";
 }
 
 }  // namespace rdmastack::controllers

@@ -38,5 +38,11 @@ void StampAppliedHash(k8s::JsonObject* object);
 std::string LabelPatch(const std::map<std::string, std::string>& current,
                        const std::map<std::string, std::string>& desired,
                        const std::function<bool(std::string_view)>& owned);
+// The same for metadata.<field> ("labels" or "annotations"), added to `patch`; true when
+// anything differs.
+bool AddMetadataMapPatch(std::string_view field, const std::map<std::string, std::string>& current,
+                         const std::map<std::string, std::string>& desired,
+                         const std::function<bool(std::string_view)>& owned,
+                         k8s::JsonObject* patch);
 
 }  // namespace rdmastack::controllers

@@ -82,11 +82,16 @@ SliceAssignment ReadSliceAssignment(const std::vector<const k8s::JsonObject*>& s
 
 std::vector<k8s::JsonObject> RenderEndpointSlices(const crd::GatewayPool& pool, const Track& track,
                                                   const std::vector<GatewayPod>& pods,
-                                                  const SliceAssignment& current) {
+                                                  const SliceAssignment& current,
+                                                  const RoleFunc& role) {
   // One pod per node: during a replacement the live one.
   std::map<std::string, const GatewayPod*> by_node;
+  std::map<std::string, bool> draining;
   for (const auto& p : pods) {
     if (p.track != track.name || p.ip.empty() || p.node.empty()) continue;
+    const EndpointRole r = role ? role(p.node) : EndpointRole::kActive;
+    if (r == EndpointRole::kAbsent) continue;
+    draining[p.node] = r == EndpointRole::kDraining;
     auto [it, inserted] = by_node.emplace(p.node, &p);
     if (!inserted && it->second->terminating && !p.terminating) it->second = &p;
   }
@@ -129,11 +134,12 @@ std::vector<k8s::JsonObject> RenderEndpointSlices(const crd::GatewayPool& pool, 
     (void)slice.Set({"endpoints"}, k8s::JsonObject::Array());
     for (const GatewayPod* pod : slots[n]) {
       const GatewayPod& p = *pod;
+      const bool terminating = p.terminating || draining[p.node];
       k8s::JsonObject e;
       (void)e.Append({"addresses"}, Str(p.ip));
-      (void)e.SetBool({"conditions", "ready"}, p.ready && !p.terminating);
+      (void)e.SetBool({"conditions", "ready"}, p.ready && !terminating);
       (void)e.SetBool({"conditions", "serving"}, p.ready);
-      (void)e.SetBool({"conditions", "terminating"}, p.terminating);
+      (void)e.SetBool({"conditions", "terminating"}, terminating);
       (void)e.SetString({"nodeName"}, p.node);
       (void)e.SetString({"targetRef", "kind"}, "Pod");
       (void)e.SetString({"targetRef", "namespace"}, pool.metadata.namespace_.value_or(""));

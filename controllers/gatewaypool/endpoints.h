@@ -3,9 +3,12 @@
 // managed by the operator (never by kube-controller-manager), one endpoint per node with a
 // gateway pod, at the address clients dial. Pure.
 
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "controllers/gatewaypool/gateway_pod.h"
+#include "controllers/gatewaypool/node_upgrade.h"
 #include "controllers/gatewaypool/track.h"
 #include "crds/types/types.h"
 #include "operator/k8s/json_object.h"
@@ -28,8 +31,14 @@ SliceAssignment ReadSliceAssignment(const std::vector<const k8s::JsonObject*>& s
 // slice, as kube-controller-manager does); new nodes fill the first slice with room, in name
 // order. Pods without an address (not yet started) are left out; trailing empty slices are
 // dropped (one empty slice remains when there is nothing). Each carries the applied-hash.
+//
+// `role` says how each node appears during an upgrade (node_upgrade.h): absent, active (ready as
+// its pod is) or draining (listed as terminating while it still serves); unset: every node with
+// a pod of the track is active.
+using RoleFunc = std::function<EndpointRole(const std::string& node)>;
 std::vector<k8s::JsonObject> RenderEndpointSlices(const crd::GatewayPool& pool, const Track& track,
                                                   const std::vector<GatewayPod>& pods,
-                                                  const SliceAssignment& current = {});
+                                                  const SliceAssignment& current = {},
+                                                  const RoleFunc& role = nullptr);
 
 }  // namespace rdmastack::gatewaypool

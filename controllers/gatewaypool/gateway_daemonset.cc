@@ -207,8 +207,10 @@ StatusOr<k8s::JsonObject> RenderGatewayDaemonSet(const crd::GatewayPool& pool, c
 
   (void)ds.SetString({"spec", "selector", "matchLabels", kPoolLabel}, pool.metadata.name);
   (void)ds.SetString({"spec", "selector", "matchLabels", kTrackLabel}, track.name);
-  (void)ds.SetString({"spec", "updateStrategy", "type"}, "RollingUpdate");
-  (void)ds.SetInt({"spec", "updateStrategy", "rollingUpdate", "maxUnavailable"}, 1);
+  // The operator replaces pods itself, node by node within the pool's upgrade budget (InPlace):
+  // the DaemonSet controller would restart every node's gateway at its own pace.
+  (void)ds.SetString({"spec", "updateStrategy", "type"}, "OnDelete");
+  ds.SetAnnotation(kTrackSpecAnnotation, SerializeTrack(track));
 
   k8s::JsonObject pod_labels = labels;
   for (const auto& [k, v] : options.pod_labels) (void)pod_labels.SetString({k}, v);
@@ -244,6 +246,10 @@ StatusOr<k8s::JsonObject> RenderGatewayDaemonSet(const crd::GatewayPool& pool, c
   (void)pod.Append({"volumes"},
                    HostPathVolume("dev-infiniband", "/dev/infiniband", "DirectoryOrCreate"));
   (void)ds.Set({"spec", "template", "spec"}, pod);
+  // Which template a pod was made from, so that outdated pods can be found and replaced.
+  const std::string template_hash =
+      controllers::Sha256Hex(ds.Get({"spec", "template"})->Serialize()).substr(0, 16);
+  (void)ds.SetString({"spec", "template", "metadata", "labels", kTemplateHashLabel}, template_hash);
   controllers::StampAppliedHash(&ds);
   return ds;
 }

@@ -26,6 +26,7 @@ GatewayPod ReadGatewayPod(const k8s::JsonObject& pod) {
   p.node = pod.GetString({"spec", "nodeName"}).value_or("");
   p.track = pod.Label(kTrackLabel).value_or("");
   p.library_version = pod.Label(kLibraryVersionLabel).value_or("");
+  p.template_hash = pod.Label(kTemplateHashLabel).value_or("");
   p.ip = pod.GetString({"status", "podIP"}).value_or("");
   p.terminating = pod.IsBeingDeleted();
   for (const auto& c : pod.GetArray({"status", "conditions"})) {

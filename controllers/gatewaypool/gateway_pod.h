@@ -14,6 +14,7 @@ struct GatewayPod {
   std::string node;
   std::string track;            // kTrackLabel
   std::string library_version;  // kLibraryVersionLabel
+  std::string template_hash;    // kTemplateHashLabel: the DaemonSet template it was made from
   std::string ip;               // status.podIP: the node's address (host network)
   bool ready = false;           // the Ready condition
   bool terminating = false;     // deletionTimestamp set

@@ -1,7 +1,9 @@
 #include "controllers/gatewaypool/gatewaypool_controllers.h"
 
+#include "controllers/common/node_transform.h"
 #include "controllers/common/render.h"
 #include "controllers/gatewaypool/compatibility_source.h"
+#include "controllers/gatewaypool/gateway_validator.h"
 #include "controllers/gatewaypool/gatewaypool_reconciler.h"
 #include "controllers/gatewaypool/track.h"
 
@@ -58,6 +60,7 @@ runtime::MapFunc PoolsInNamespace(const runtime::Store& pools) {
 
 struct GatewayPoolControllers::Parts {
   std::unique_ptr<CompatibilitySource> compatibility;
+  std::unique_ptr<GatewayValidator> validator;
   std::unique_ptr<GatewayPoolReconciler> reconciler;
 };
 
@@ -71,7 +74,7 @@ StatusOr<std::unique_ptr<GatewayPoolControllers>> GatewayPoolControllers::Create
   runtime::Informer& pools = InformerFor(manager, k8s::kinds::GatewayPool());
   // The node controllers ask for Nodes trimmed to their labels first; the same informer serves.
   runtime::Informer& nodes =
-      InformerFor(manager, k8s::kinds::Node(), "", runtime::TrimToFields({{"metadata", "labels"}}));
+      InformerFor(manager, k8s::kinds::Node(), "", controllers::NodeLabelsAndOperatorAnnotations());
   runtime::Informer& rdmanodes = InformerFor(manager, k8s::kinds::RdmaNode());
   runtime::Informer& secrets = InformerFor(manager, k8s::kinds::Secret(), "", SecretKeysOnly());
   runtime::Informer& daemonsets = InformerFor(manager, k8s::kinds::DaemonSet(), OwnedSelector());
@@ -106,10 +109,19 @@ StatusOr<std::unique_ptr<GatewayPoolControllers>> GatewayPoolControllers::Create
       parts.compatibility,
       CompatibilitySource::Create(options.compatibility_file, configmaps, configmap_key));
 
+  if (options.upgrade_validation == "s3") {
+    parts.validator = MakeS3Validator(std::chrono::seconds(3));
+  } else if (options.upgrade_validation == "pod-ready") {
+    parts.validator = MakePodReadyValidator();
+  } else {
+    return InvalidArgumentError("--upgrade-validation must be s3 or pod-ready, not '" +
+                                options.upgrade_validation + "'");
+  }
   GatewayPoolStores stores{pools.store(),      nodes.store(), rdmanodes.store(), secrets.store(),
                            daemonsets.store(), pods.store(),  services.store(),  slices.store()};
-  parts.reconciler = std::make_unique<GatewayPoolReconciler>(
-      manager.client(), manager.events(), clock, stores, *parts.compatibility, options.render);
+  parts.reconciler = std::make_unique<GatewayPoolReconciler>(manager.client(), manager.events(),
+                                                             clock, stores, *parts.compatibility,
+                                                             options.render, *parts.validator);
   runtime::Controller& controller = manager.NewController("gatewaypool", *parts.reconciler);
 
   // Not for our own status writes: each would start another pass at once and, during a rollout,
@@ -140,7 +152,8 @@ StatusOr<std::unique_ptr<GatewayPoolControllers>> GatewayPoolControllers::Create
   node_handler.on_add = every_pool_later;
   node_handler.on_update = [every_pool_later](const runtime::ObjectPtr& old,
                                               const runtime::ObjectPtr& now) {
-    if (old->Labels() != now->Labels()) every_pool_later(now);
+    if (old->Labels() != now->Labels() || old->Annotations() != now->Annotations())
+      every_pool_later(now);
   };
   node_handler.on_delete = every_pool_later;
   nodes.AddEventHandler(std::move(node_handler));

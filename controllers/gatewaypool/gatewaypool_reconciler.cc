@@ -10,7 +10,9 @@
 #include "controllers/common/render.h"
 #include "controllers/gatewaypool/endpoints.h"
 #include "crds/types/json.h"
+#include "operator/base/duration.h"
 #include "operator/k8s/api_error.h"
+#include "operator/k8s/config.h"
 
 namespace rdmastack::gatewaypool {
 namespace {
@@ -66,13 +68,15 @@ struct GatewayPoolReconciler::Owned {
 GatewayPoolReconciler::GatewayPoolReconciler(k8s::Client& client, runtime::EventRecorder& events,
                                              Clock& clock, GatewayPoolStores stores,
                                              const CompatibilitySource& compatibility,
-                                             GatewayRenderOptions render)
+                                             GatewayRenderOptions render,
+                                             GatewayValidator& validator)
     : client_(client),
       events_(events),
       clock_(clock),
       stores_(stores),
       compatibility_(compatibility),
-      render_(std::move(render)) {}
+      render_(std::move(render)),
+      validator_(validator) {}
 
 GatewayPoolReconciler::Owned GatewayPoolReconciler::Collect(const std::string& ns,
                                                             const std::string& pool) const {
@@ -189,72 +193,214 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
   const std::optional<Track>& track = in.decision.track;
   in.pods = owned.pods;
 
-  // Nodes: which the selector matches, which can run the gateway, which carry our labels.
-  std::set<std::string> ready_current;  // nodes where the current track's gateway is Ready
+  // Every track the pool still runs, by name: the spec's, and those its DaemonSets record.
+  std::map<std::string, Track> tracks;
+  for (const auto& d : owned.daemonsets) {
+    auto t = ParseTrack(d->Annotation(kTrackSpecAnnotation).value_or(""));
+    if (t.ok()) tracks[t->name] = *t;
+  }
+  UpgradeInputs up;
+  up.spec = pool.spec.upgrade;
+  up.now = std::chrono::duration_cast<std::chrono::seconds>(in.now.time_since_epoch()).count();
+  up.may_start = may_start;
+  if (auto timeout = ParseDuration(pool.spec.upgrade.validation_timeout); timeout.ok())
+    up.validation_timeout_s = std::max<int64_t>(1, timeout->count() / 1000);
+  if (track) {
+    up.target = track->name;
+    up.target_hash =
+        daemonset->GetString({"spec", "template", "metadata", "labels", kTemplateHashLabel})
+            .value_or("");
+    for (const auto& [name, other] : tracks) {
+      if (name == track->name) continue;
+      if (other.s3_port == track->s3_port || other.rdma_port == track->rdma_port ||
+          other.s3_port == track->rdma_port || other.rdma_port == track->s3_port)
+        up.port_conflict = "track " + track->name + " would use ports " +
+                           std::to_string(track->s3_port) + "/" + std::to_string(track->rdma_port) +
+                           " that track " + name + " still holds on its nodes; give the new " +
+                           "version its own s3.port and rdma.port (or leave them unset)";
+    }
+    tracks[track->name] = *track;
+  }
+  std::map<std::string, std::set<std::string>> published;  // node -> tracks it is ready on
+  for (const auto& slice : owned.slices) {
+    const std::string t = slice->Label(kTrackLabel).value_or("");
+    for (const auto& e : slice->GetArray({"endpoints"})) {
+      if (e.GetBool({"conditions", "ready"}).value_or(false))
+        published[e.GetString({"nodeName"}).value_or("")].insert(t);
+    }
+  }
+  std::map<std::string, std::map<std::string, GatewayPod>> pods_by_node;
   for (const auto& p : owned.pods) {
-    if (track && p.track == track->name && p.ready && !p.terminating) ready_current.insert(p.node);
+    if (p.node.empty()) continue;
+    auto [it, inserted] = pods_by_node[p.node].emplace(p.track, p);
+    if (!inserted && it->second.terminating && !p.terminating) it->second = p;
+  }
+
+  // Nodes: which the selector matches, which can run the gateway, which carry our labels.
+  const std::string state_key = NodeUpgradeAnnotation(ns, name);
+  auto is_mine = [&](std::string_view key) { return IsNodeTrackLabelOf(key, ns, name); };
+  struct NodeNow {
+    std::string name, resource_version;
+    crd::StringMap labels;
+    std::optional<std::string> state;
+  };
+  std::vector<NodeNow> planned;                                   // in up.nodes order
+  std::vector<std::pair<std::string, std::string>> node_patches;  // node, merge patch
+  auto patch_node = [&](const NodeNow& n, const std::set<std::string>& want_tracks,
+                        const std::optional<NodeUpgradeState>& want_state) {
+    std::map<std::string, std::string> want;
+    for (const auto& t : want_tracks) want[NodeTrackLabel(ns, name, t)] = "true";
+    k8s::JsonObject patch;
+    bool changed = controllers::AddMetadataMapPatch("labels", n.labels, want, is_mine, &patch);
+    const std::string state_json = want_state ? SerializeNodeUpgradeState(*want_state) : "";
+    if (state_json != n.state.value_or("")) {
+      if (want_state) {
+        (void)patch.SetString({"metadata", "annotations", state_key}, state_json);
+      } else {
+        (void)patch.SetNull({"metadata", "annotations", state_key});
+      }
+      changed = true;
+    }
+    if (!changed) return;
+    std::string body = patch.Serialize();
+    if (labels_.Pending(n.name, body, n.resource_version)) return;
+    node_patches.push_back({n.name, std::move(body)});
+  };
+  for (const auto& node : stores_.nodes.List()) {
+    NodeNow n{std::string(node->Name()), std::string(node->ResourceVersion()), node->Labels(),
+              node->Annotation(state_key)};
+    std::set<std::string> mine;
+    for (const auto& [k, v] : n.labels) {
+      if (is_mine(k)) mine.insert(k.substr(k.rfind('.') + 1));
+    }
+    const bool selected = SelectorMatches(pool.spec.node_selector, n.labels);
+    if (!selected) {
+      if (!mine.empty() || n.state) patch_node(n, {}, std::nullopt);  // left the pool
+      continue;
+    }
+    NodeInput input{n.name, n.labels, std::nullopt};
+    if (const runtime::ObjectPtr r = stores_.rdmanodes.Get(n.name); r != nullptr) {
+      auto rnode = crd::ParseResource<crd::RdmaNode>(r->value());
+      if (rnode.ok() && rnode->status) input.rdma = std::move(rnode->status);
+    }
+    NodeVerdict verdict = VerifyNode(pool.spec, input);
+    UpgradeNode u;
+    u.name = n.name;
+    // A silent agent does not take a running gateway away; a failed check does.
+    u.eligible = verdict.verified ||
+                 (track && mine.count(track->name) != 0 && verdict.reason == "AgentNotReporting");
+    u.tracks = mine;
+    if (n.state) {
+      auto parsed_state = ParseNodeUpgradeState(*n.state);
+      if (parsed_state.ok()) {
+        u.state = std::move(*parsed_state);
+      } else {
+        spdlog::warn("gatewaypool {}: node {}: {}; starting it over", request.Key(), n.name,
+                     parsed_state.status().message());
+      }
+    }
+    if (auto it = pods_by_node.find(n.name); it != pods_by_node.end()) u.pods = it->second;
+    if (auto it = published.find(n.name); it != published.end()) u.published = it->second;
+    in.selected.push_back({n.name, std::move(verdict)});
+    up.nodes.push_back(std::move(u));
+    planned.push_back(std::move(n));
+  }
+  if (track) ValidateNewGateways(pool, track->s3_port, up);
+  const UpgradePlan plan = PlanUpgrade(up);
+  for (size_t i = 0; i < plan.nodes.size(); ++i) {
+    const NodeDecision& d = plan.nodes[i];
+    patch_node(planned[i], d.tracks, d.state);
+    if (!d.transition.empty()) {
+      events_.Record(
+          *object, d.warning ? runtime::EventType::kWarning : runtime::EventType::kNormal,
+          "Upgrade" + std::string(d.state ? PhaseName(d.state->phase) : "Pending"), "Upgrade",
+          "node " + d.node + ": " + d.transition +
+              (d.state && !d.state->reason.empty() && d.warning
+                   ? " (" + d.state->reason + ": " + d.state->message + ")"
+                   : ""));
+    }
+  }
+  RDMASTACK_RETURN_IF_ERROR(PatchNodeLabels(request.Key(), node_patches));
+  for (const NodeDecision& d : plan.nodes) {
+    if (d.delete_pod.empty()) continue;
+    for (const auto& o : stores_.pods.List()) {
+      if (o->Name() == d.delete_pod && o->Namespace() == ns)
+        RDMASTACK_RETURN_IF_ERROR(DeleteOwned(k8s::kinds::Pod(), o));
+    }
   }
   std::set<std::string> tracks_still_labelled;
-  std::vector<std::pair<std::string, std::string>> label_patches;  // node, merge patch
-  for (const auto& node : stores_.nodes.List()) {
-    const std::string node_name(node->Name());
-    const crd::StringMap labels = node->Labels();
-    std::map<std::string, std::string> mine;
-    for (const auto& [k, v] : labels) {
-      if (IsNodeTrackLabelOf(k, ns, name)) mine[k] = v;
-    }
-    const bool selected = SelectorMatches(pool.spec.node_selector, labels);
-    if (!selected && mine.empty()) continue;
-    std::map<std::string, std::string> want;
-    if (selected) {
-      NodeInput input{node_name, labels, std::nullopt};
-      if (const runtime::ObjectPtr r = stores_.rdmanodes.Get(node_name); r != nullptr) {
-        auto rnode = crd::ParseResource<crd::RdmaNode>(r->value());
-        if (rnode.ok() && rnode->status) input.rdma = std::move(rnode->status);
-      }
-      NodeVerdict verdict = VerifyNode(pool.spec, input);
-      if (may_start) {
-        const std::string current = NodeTrackLabel(ns, name, track->name);
-        const bool labelled = mine.count(current) != 0;
-        // A silent agent does not take a running gateway away; a failed check does.
-        if (verdict.verified || (labelled && verdict.reason == "AgentNotReporting"))
-          want[current] = "true";
-        // Another track (the spec moved) stays until the current one serves on this node.
-        for (const auto& [k, v] : mine) {
-          if (k != current && !ready_current.count(node_name)) want[k] = v;
-        }
-      } else {
-        want = mine;  // refused spec or no Secret: nothing added, nothing taken away
-      }
-      in.selected.push_back({node_name, std::move(verdict)});
-    }
-    for (const auto& [k, v] : want) tracks_still_labelled.insert(k.substr(k.rfind('.') + 1));
-    std::string patch = controllers::LabelPatch(
-        labels, want, [&](std::string_view key) { return IsNodeTrackLabelOf(key, ns, name); });
-    if (patch.empty() || labels_.Pending(node_name, patch, node->ResourceVersion())) continue;
-    label_patches.push_back({node_name, std::move(patch)});
-  }
-  RDMASTACK_RETURN_IF_ERROR(PatchNodeLabels(request.Key(), label_patches));
+  for (const NodeDecision& d : plan.nodes)
+    tracks_still_labelled.insert(d.tracks.begin(), d.tracks.end());
   std::sort(in.selected.begin(), in.selected.end(),
             [](const auto& a, const auto& b) { return a.name < b.name; });
 
   // Workloads and endpoints. A failed write does not hold the status back: it is written with
   // what is known, and the error is retried.
-  const Status synced =
-      SyncWorkloads(pool, in.decision, daemonset, may_start, owned, tracks_still_labelled);
+  const Status synced = SyncWorkloads(pool, in.decision, daemonset, may_start, owned,
+                                      tracks_still_labelled, tracks, plan);
+  in.upgrade = &plan;
+  in.tracks = tracks;
 
   const crd::GatewayPoolStatus status = ComputePoolStatus(in);
   RecordTransitions(*object, pool, status);
   RDMASTACK_RETURN_IF_ERROR(WriteStatus(*object, pool, status));
   RDMASTACK_RETURN_IF_ERROR(synced);
-  return runtime::Result{};
+  runtime::Result result;
+  if (plan.wake_after_s > 0) result.requeue_after = std::chrono::seconds(plan.wake_after_s);
+  return result;
+}
+
+void GatewayPoolReconciler::ValidateNewGateways(const crd::GatewayPool& pool, int32_t s3_port,
+                                                UpgradeInputs& up) {
+  std::vector<size_t> wanted;
+  for (size_t i = 0; i < up.nodes.size(); ++i) {
+    if (NeedsValidation(up.nodes[i], up)) wanted.push_back(i);
+  }
+  if (wanted.empty()) return;
+  const std::string ns = pool.metadata.namespace_.value_or("");
+  const auto& ref = pool.spec.s3.credentials_secret;
+  ValidationTarget base;
+  base.region = pool.spec.s3.region;
+  base.port = s3_port;
+  std::string failure;
+  if (validator_.NeedsCredentials()) {
+    // Read when needed and not cached: the keys stay in the operator only for this check.
+    auto secret = client_.Get(k8s::kinds::Secret(), ns, ref.name);
+    if (!secret.ok()) {
+      failure = "cannot read Secret " + ns + "/" + ref.name + ": " + secret.status().message();
+    } else {
+      auto id = k8s::DecodeBase64(secret->GetString({"data", ref.access_key_id_key}).value_or(""));
+      auto key =
+          k8s::DecodeBase64(secret->GetString({"data", ref.secret_access_key_key}).value_or(""));
+      if (!id.ok() || !key.ok() || id->empty() || key->empty()) {
+        failure = "Secret " + ns + "/" + ref.name + " lacks usable " + ref.access_key_id_key + "/" +
+                  ref.secret_access_key_key;
+      } else {
+        base.access_key_id = std::move(*id);
+        base.secret_access_key = std::move(*key);
+      }
+    }
+  }
+  controllers::ParallelFor(wanted.size(), kLabelWriters, [&](size_t w) {
+    UpgradeNode& n = up.nodes[wanted[w]];
+    if (!failure.empty()) {
+      n.validation = Validation{false, "CredentialsUnavailable", failure};
+      return;
+    }
+    const GatewayPod& pod = n.pods.at(up.target);
+    ValidationTarget t = base;
+    t.ip = pod.ip;
+    n.validation = validator_.Validate(t);
+  });
 }
 
 Status GatewayPoolReconciler::SyncWorkloads(const crd::GatewayPool& pool,
                                             const TrackDecision& decision,
                                             const std::optional<k8s::JsonObject>& daemonset,
                                             bool may_start, const Owned& owned,
-                                            const std::set<std::string>& tracks_still_labelled) {
+                                            const std::set<std::string>& tracks_still_labelled,
+                                            const std::map<std::string, Track>& tracks,
+                                            const UpgradePlan& plan) {
   const std::string ns = pool.metadata.namespace_.value_or("");
   const std::string& name = pool.metadata.name;
   const std::optional<Track>& track = decision.track;
@@ -270,20 +416,31 @@ Status GatewayPoolReconciler::SyncWorkloads(const crd::GatewayPool& pool,
     RDMASTACK_RETURN_IF_ERROR(
         ApplyIfChanged(k8s::kinds::Service(), RenderService(pool, *track), owned.service));
   }
-  if (track && (may_start || existing_ds(DaemonSetName(name, track->name)) != nullptr)) {
+  // Each track's slices list the nodes the plan publishes there. A refused spec leaves the
+  // slices as they are (nothing serving changes).
+  std::map<std::string, const NodeDecision*> decisions;
+  for (const NodeDecision& d : plan.nodes) decisions[d.node] = &d;
+  const std::string target = track ? track->name : "";
+  for (const auto& [track_name, t] : tracks) {
+    const bool has_ds = existing_ds(DaemonSetName(name, track_name)) != nullptr;
+    if (!may_start || (!has_ds && track_name != target)) continue;
     std::vector<const k8s::JsonObject*> current;
     for (const auto& s : owned.slices) {
-      if (s->Label(kTrackLabel) == track->name) current.push_back(s.get());
+      if (s->Label(kTrackLabel) == track_name) current.push_back(s.get());
     }
+    auto role = [&, tn = track_name](const std::string& node) {
+      auto it = decisions.find(node);
+      return it == decisions.end() ? EndpointRole::kAbsent : NodeRole(*it->second, tn, target);
+    };
     std::set<std::string> desired_slices;
     for (const auto& slice :
-         RenderEndpointSlices(pool, *track, owned.pods, ReadSliceAssignment(current))) {
+         RenderEndpointSlices(pool, t, owned.pods, ReadSliceAssignment(current), role)) {
       desired_slices.insert(std::string(slice.Name()));
       runtime::ObjectPtr existing = stores_.slices.Get(ns + "/" + std::string(slice.Name()));
       RDMASTACK_RETURN_IF_ERROR(ApplyIfChanged(EndpointSliceType(), slice, existing));
     }
     for (const auto& s : owned.slices) {
-      if (s->Label(kTrackLabel) == track->name && !desired_slices.count(std::string(s->Name())))
+      if (s->Label(kTrackLabel) == track_name && !desired_slices.count(std::string(s->Name())))
         RDMASTACK_RETURN_IF_ERROR(DeleteOwned(EndpointSliceType(), s));
     }
   }
@@ -299,7 +456,6 @@ Status GatewayPoolReconciler::SyncWorkloads(const crd::GatewayPool& pool,
       }
     }
   }
-
   return OkStatus();
 }
 

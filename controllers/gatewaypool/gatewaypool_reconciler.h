@@ -14,7 +14,9 @@
 
 #include "controllers/gatewaypool/compatibility_source.h"
 #include "controllers/gatewaypool/gateway_daemonset.h"
+#include "controllers/gatewaypool/gateway_validator.h"
 #include "controllers/gatewaypool/pool_status.h"
+#include "controllers/gatewaypool/upgrade_plan.h"
 #include "controllers/rdmanode/write_memo.h"
 #include "operator/k8s/client.h"
 #include "operator/runtime/event_recorder.h"
@@ -40,7 +42,7 @@ class GatewayPoolReconciler final : public runtime::Reconciler {
  public:
   GatewayPoolReconciler(k8s::Client& client, runtime::EventRecorder& events, Clock& clock,
                         GatewayPoolStores stores, const CompatibilitySource& compatibility,
-                        GatewayRenderOptions render);
+                        GatewayRenderOptions render, GatewayValidator& validator);
   StatusOr<runtime::Result> Reconcile(const runtime::Request& request) override;
   // An owned object left the cache: the next reconcile writes it again if it is still wanted.
   void ObjectDeleted(const k8s::JsonObject& object);
@@ -55,7 +57,10 @@ class GatewayPoolReconciler final : public runtime::Reconciler {
   // `daemonset`: the current track's, rendered once per reconcile (set whenever the track is).
   Status SyncWorkloads(const crd::GatewayPool& pool, const TrackDecision& decision,
                        const std::optional<k8s::JsonObject>& daemonset, bool may_start,
-                       const Owned& owned, const std::set<std::string>& tracks_still_labelled);
+                       const Owned& owned, const std::set<std::string>& tracks_still_labelled,
+                       const std::map<std::string, Track>& tracks, const UpgradePlan& plan);
+  // Fills the validation of every node waiting for the operator's S3 check.
+  void ValidateNewGateways(const crd::GatewayPool& pool, int32_t s3_port, UpgradeInputs& up);
   Status Cleanup(const k8s::JsonObject& object, const crd::GatewayPool& pool, const Owned& owned);
   Status ApplyIfChanged(const k8s::ResourceType& type, const k8s::JsonObject& desired,
                         const runtime::ObjectPtr& existing);
@@ -71,6 +76,7 @@ class GatewayPoolReconciler final : public runtime::Reconciler {
   GatewayPoolStores stores_;
   const CompatibilitySource& compatibility_;
   const GatewayRenderOptions render_;
+  GatewayValidator& validator_;
   rdmanode::WriteMemo<std::string> written_;              // object key -> applied hash
   rdmanode::WriteMemo<crd::GatewayPoolStatus> statuses_;  // pool key -> status
   rdmanode::WriteMemo<std::string> labels_;               // node -> label patch

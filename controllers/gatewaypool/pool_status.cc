@@ -77,10 +77,22 @@ crd::GatewayPoolStatus ComputePoolStatus(const PoolStatusInputs& in) {
   std::vector<crd::NodeProblem> problems;
   size_t verified = 0, ready = 0, failing_gateways = 0, starting = 0;
   std::string unverified_names;
+  // Nodes an upgrade has not moved to the spec's track yet are served by another track.
+  std::set<std::string> served_elsewhere;
+  if (in.upgrade != nullptr && track) {
+    for (const NodeDecision& d : in.upgrade->nodes) {
+      if (NodeRole(d, track->name, track->name) != EndpointRole::kActive && !d.tracks.empty())
+        served_elsewhere.insert(d.node);
+    }
+  }
   for (const SelectedNode& n : in.selected) {
     auto g = gateways.find(n.name);
     const bool serving = g != gateways.end() && g->second.any_ready;
     if (serving) ++ready;
+    if (serving && served_elsewhere.count(n.name)) {
+      if (n.verdict.verified) ++verified;
+      continue;
+    }
     if (!n.verdict.verified) {
       if (!serving) {
         problems.push_back({n.name, n.verdict.reason, n.verdict.message, std::nullopt});
@@ -106,7 +118,17 @@ crd::GatewayPoolStatus ComputePoolStatus(const PoolStatusInputs& in) {
   counts.selected = static_cast<int32_t>(selected);
   counts.verified = static_cast<int32_t>(verified);
   counts.ready = static_cast<int32_t>(ready);
-  counts.failed = static_cast<int32_t>(failing_gateways);
+  const UpgradePlan* up = in.upgrade != nullptr && in.upgrade->active ? in.upgrade : nullptr;
+  counts.failed = static_cast<int32_t>(failing_gateways + (up ? up->failed.size() : 0));
+  if (up) counts.upgraded = up->phases.done;
+  if (up) {
+    for (const crd::NodeProblem& f : up->failed) {
+      problems.insert(problems.begin(), {f.node, f.reason,
+                                         "upgrade failed, the node still serves the old track: " +
+                                             f.message.value_or(""),
+                                         std::nullopt});
+    }
+  }
   counts.ready_of_selected = std::to_string(ready) + "/" + std::to_string(selected);
   s.node_counts = counts;
   if (problems.size() > kMaxFailingNodes) problems.resize(kMaxFailingNodes);
@@ -200,6 +222,11 @@ crd::GatewayPoolStatus ComputePoolStatus(const PoolStatusInputs& in) {
         std::to_string(current_ready) + " of " + Count(verified, "verified node") +
             " serve S3 on :" + std::to_string(track->s3_port) +
             (failing_gateways > 0 ? "; " + std::to_string(failing_gateways) + " failing" : "")));
+  } else if (up) {
+    s.conditions.push_back(set.Make(kReady, ConditionStatus::kTrue, "GatewaysReady",
+                                    "every verified node serves S3 (" + Count(ready, "node") +
+                                        "); upgrading to libcuobjserver " +
+                                        track->library_version));
   } else {
     s.conditions.push_back(set.Make(kReady, ConditionStatus::kTrue, "GatewaysReady",
                                     Count(current_ready, "node") +
@@ -217,9 +244,60 @@ crd::GatewayPoolStatus ComputePoolStatus(const PoolStatusInputs& in) {
   } else if (starting > 0) {
     s.conditions.push_back(set.Make(kProgressing, ConditionStatus::kTrue, "RollingOut",
                                     Count(starting, "gateway") + " starting"));
+  } else if (up && !up->paused && !up->halted && up->blocked.empty()) {
+    s.conditions.push_back(
+        set.Make(kProgressing, ConditionStatus::kTrue, "Upgrading",
+                 "nodes are moving to libcuobjserver " + track->library_version));
   } else {
     s.conditions.push_back(set.Make(kProgressing, ConditionStatus::kFalse, "RolloutComplete",
                                     "every verified node runs the current gateway"));
+  }
+
+  // Upgrading, and the upgrade in progress.
+  if (up) {
+    crd::CurrentUpgrade cu;
+    std::string from;
+    for (const auto& t : up->from) {
+      auto it = in.tracks.find(t);
+      from += (from.empty() ? "" : ",") + (it != in.tracks.end() ? it->second.library_version : t);
+    }
+    cu.from = from.empty() ? track->library_version : from;
+    cu.to = track->library_version;
+    cu.strategy = up->in_place ? "InPlace" : "SideBySide";
+    cu.phases = up->phases;
+    cu.progress = std::to_string(up->phases.done) + "/" + std::to_string(up->moving_total);
+    s.current_upgrade = cu;
+    s.library = cu.from + "->" + cu.to;
+    const std::string progress = cu.from + " -> " + cu.to + ": " + *cu.progress + " nodes done";
+    std::string failed_names;
+    for (const auto& f : up->failed) failed_names += (failed_names.empty() ? "" : ", ") + f.node;
+    if (!up->blocked.empty()) {
+      s.conditions.push_back(
+          set.Make(kUpgrading, ConditionStatus::kTrue, "PortsInUse", up->blocked));
+    } else if (up->halted) {
+      s.conditions.push_back(
+          set.Make(kUpgrading, ConditionStatus::kTrue, "RolloutHalted",
+                   progress + "; halted by autoRollback after " + failed_names +
+                       " failed (status.failingNodes says why); nodes in flight were rolled back"));
+    } else if (up->paused) {
+      s.conditions.push_back(set.Make(kUpgrading, ConditionStatus::kTrue, "Paused",
+                                      progress + "; paused: no node starts until "
+                                                 "spec.upgrade.paused is false"));
+    } else if (up->phases.pending + up->phases.start_new + up->phases.validate +
+                   up->phases.switch_ + up->phases.drain + up->phases.stop_old +
+                   up->phases.roll_back ==
+               0) {
+      s.conditions.push_back(
+          set.Make(kUpgrading, ConditionStatus::kTrue, "NodesFailed",
+                   progress + "; " + failed_names + " failed and serve the old track"));
+    } else {
+      s.conditions.push_back(set.Make(kUpgrading, ConditionStatus::kTrue, "RollingOut", progress));
+    }
+  } else {
+    s.conditions.push_back(set.Make(
+        kUpgrading, ConditionStatus::kFalse, track ? "UpToDate" : in.decision.reason,
+        track ? "every node runs the spec's gateway and libcuobjserver " + track->library_version
+              : "nothing is upgraded while the spec is refused"));
   }
 
   // Degraded: something the user should fix, even while serving.
@@ -230,6 +308,11 @@ crd::GatewayPoolStatus ComputePoolStatus(const PoolStatusInputs& in) {
     s.conditions.push_back(set.Make(
         kDegraded, ConditionStatus::kTrue, "CredentialsSecretMissing",
         in.secret_message + "; " + serving_text + ", but no gateway can start or restart"));
+  } else if (up && !up->failed.empty()) {
+    s.conditions.push_back(set.Make(kDegraded, ConditionStatus::kTrue, "UpgradeFailed",
+                                    Count(up->failed.size(), "node") +
+                                        " failed the upgrade and serve the old track; "
+                                        "status.failingNodes says why"));
   } else if (failing_gateways > 0) {
     s.conditions.push_back(
         set.Make(kDegraded, ConditionStatus::kTrue, "GatewaysFailing",

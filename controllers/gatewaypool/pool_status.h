@@ -1,8 +1,10 @@
 #pragma once
 // GatewayPool status from what the controller sees (pure): conditions Ready, Progressing,
-// Degraded, LibraryCompatible, NodesVerified; node counts; versions running; failing nodes.
+// Degraded, LibraryCompatible, NodesVerified, Upgrading; node counts; versions running; failing
+// nodes; the upgrade in progress.
 // Reasons and what to do about each: docs/troubleshooting.md "GatewayPool".
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,6 +12,7 @@
 #include "controllers/gatewaypool/gateway_pod.h"
 #include "controllers/gatewaypool/node_verdict.h"
 #include "controllers/gatewaypool/track.h"
+#include "controllers/gatewaypool/upgrade_plan.h"
 #include "crds/types/types.h"
 #include "operator/base/clock.h"
 
@@ -20,6 +23,7 @@ inline constexpr char kProgressing[] = "Progressing";
 inline constexpr char kDegraded[] = "Degraded";
 inline constexpr char kLibraryCompatible[] = "LibraryCompatible";
 inline constexpr char kNodesVerified[] = "NodesVerified";
+inline constexpr char kUpgrading[] = "Upgrading";
 inline constexpr size_t kMaxFailingNodes = 32;
 inline constexpr size_t kMaxStatusEndpoints = 1024;
 
@@ -38,6 +42,9 @@ struct PoolStatusInputs {
   std::vector<SelectedNode> selected;  // every node the selector matches, sorted by name
   std::vector<GatewayPod> pods;        // the pool's gateway pods, every track
   Clock::WallTime now{};
+  // The rollout plan of this pass (null: none computed) and the tracks it names.
+  const UpgradePlan* upgrade = nullptr;
+  std::map<std::string, Track> tracks;
 };
 
 crd::GatewayPoolStatus ComputePoolStatus(const PoolStatusInputs& in);

@@ -1,6 +1,7 @@
 #include "controllers/gatewaypool/track.h"
 
 #include "controllers/common/render.h"
+#include "operator/k8s/json_object.h"
 
 namespace rdmastack::gatewaypool {
 namespace {
@@ -20,6 +21,37 @@ std::string NodeLabelStem(std::string_view ns, std::string_view pool, size_t tra
 }
 
 }  // namespace
+
+std::string SerializeTrack(const Track& t) {
+  k8s::JsonObject o;
+  (void)o.SetString({"name"}, t.name);
+  (void)o.SetInt({"major"}, t.major);
+  (void)o.SetString({"gatewayBuild"}, t.gateway_build);
+  (void)o.SetString({"gatewayVersion"}, t.gateway_version);
+  (void)o.SetString({"gatewayImage"}, t.gateway_image);
+  (void)o.SetString({"libraryVersion"}, t.library_version);
+  (void)o.SetString({"libraryImage"}, t.library_image);
+  (void)o.SetInt({"s3Port"}, t.s3_port);
+  (void)o.SetInt({"rdmaPort"}, t.rdma_port);
+  return o.Serialize();
+}
+
+StatusOr<Track> ParseTrack(std::string_view json) {
+  auto o = k8s::JsonObject::Parse(json);
+  if (!o.ok() || !o->IsObject()) return InvalidArgumentError("track is not a JSON object");
+  Track t;
+  t.name = o->GetString({"name"}).value_or("");
+  t.major = static_cast<int>(o->GetInt({"major"}).value_or(0));
+  t.gateway_build = o->GetString({"gatewayBuild"}).value_or("");
+  t.gateway_version = o->GetString({"gatewayVersion"}).value_or("");
+  t.gateway_image = o->GetString({"gatewayImage"}).value_or("");
+  t.library_version = o->GetString({"libraryVersion"}).value_or("");
+  t.library_image = o->GetString({"libraryImage"}).value_or("");
+  t.s3_port = static_cast<int32_t>(o->GetInt({"s3Port"}).value_or(0));
+  t.rdma_port = static_cast<int32_t>(o->GetInt({"rdmaPort"}).value_or(0));
+  if (t.name.empty() || t.s3_port == 0) return InvalidArgumentError("track lacks name or s3Port");
+  return t;
+}
 
 std::string TrackName(int major) {
   return "v" + std::to_string(major);

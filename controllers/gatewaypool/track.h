@@ -9,6 +9,7 @@
 
 #include "crds/types/types.h"
 #include "gateway/compat/compatibility.h"
+#include "operator/base/status.h"
 
 namespace rdmastack::gatewaypool {
 
@@ -16,6 +17,11 @@ namespace rdmastack::gatewaypool {
 inline constexpr char kPoolLabel[] = "gatewaypool.rdmastack.io/name";
 inline constexpr char kTrackLabel[] = "gatewaypool.rdmastack.io/track";
 inline constexpr char kLibraryVersionLabel[] = "gatewaypool.rdmastack.io/library-version";
+// On gateway pods: the hash of the DaemonSet template they were made from.
+inline constexpr char kTemplateHashLabel[] = "gatewaypool.rdmastack.io/template-hash";
+// On a track's DaemonSet: the Track it runs (JSON), so that a track the spec has left can still be
+// published and reported while nodes move off it.
+inline constexpr char kTrackSpecAnnotation[] = "gatewaypool.rdmastack.io/track";
 inline constexpr char kComponentLabel[] = "app.kubernetes.io/component";
 inline constexpr char kGatewayComponent[] = "gateway";
 // Held on a pool until what the operator created for it is gone.
@@ -45,6 +51,9 @@ struct TrackDecision {
 };
 TrackDecision DecideTrack(const crd::GatewayPoolSpec& spec,
                           const compat::CompatibilityMatrix& matrix);
+
+std::string SerializeTrack(const Track& track);
+StatusOr<Track> ParseTrack(std::string_view json);
 
 std::string TrackName(int major);
 // "<pool>-gateway-v1".

@@ -1,5 +1,6 @@
 #include "controllers/rdmanode/node_controllers.h"
 
+#include "controllers/common/node_transform.h"
 #include "controllers/rdmanode/agent_daemonset_reconciler.h"
 #include "controllers/rdmanode/node_label_reconciler.h"
 #include "controllers/rdmanode/node_labels.h"
@@ -13,7 +14,7 @@ runtime::Informer& NodeInformer(runtime::Manager& manager) {
   runtime::InformerOptions o;
   o.type = k8s::kinds::Node();
   // Node status (conditions, images, heartbeats) is most of a Node's bytes; we need its labels.
-  o.transform = runtime::TrimToFields({{"metadata", "labels"}});
+  o.transform = controllers::NodeLabelsAndOperatorAnnotations();
   return manager.cache().Get(o);
 }
 

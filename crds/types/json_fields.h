@@ -191,8 +191,9 @@ constexpr auto JsonFields(const UpgradePhaseCounts*) {
 
 constexpr auto JsonFields(const CurrentUpgrade*) {
   using T = CurrentUpgrade;
-  return std::tuple{F("from", &T::from), F("to", &T::to), F("strategy", &T::strategy),
-                    F("startTime", &T::start_time), F("phases", &T::phases)};
+  return std::tuple{F("from", &T::from),         F("to", &T::to),
+                    F("strategy", &T::strategy), F("startTime", &T::start_time),
+                    F("phases", &T::phases),     F("progress", &T::progress)};
 }
 
 constexpr auto JsonFields(const GatewayPoolStatus*) {

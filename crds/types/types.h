@@ -353,6 +353,7 @@ struct CurrentUpgrade {
   std::string strategy;
   std::optional<std::string> start_time;
   UpgradePhaseCounts phases;
+  std::optional<std::string> progress;  // "3/8": nodes done of the nodes this upgrade moves
   friend bool operator==(const CurrentUpgrade&, const CurrentUpgrade&) = default;
 };
 

@@ -84,6 +84,9 @@ const char* const kOperatorUsage =
     "                                       gateway/compatibility.yaml)\n"
     "  --compatibility-configmap NS/NAME    compatibility data from this ConfigMap's key\n"
     "                                       compatibility.yaml (wins over the file)\n"
+    "  --upgrade-validation MODE            how a node's new gateway is checked before clients\n"
+    "                                       move to it: s3 (the operator's signed ListBuckets)\n"
+    "                                       or pod-ready (the pod's Ready condition; default s3)\n"
     "  --controllers LIST                   optional controllers to run: * for all, -NAME turns\n"
     "                                       one off (known: gatewaypool; default *)\n"
     "  --log-level LEVEL                    trace|debug|info|warn|error (default info)\n"
@@ -174,6 +177,13 @@ StatusOr<OperatorOptions> ParseOperatorOptions(const std::vector<std::string>& a
          return OkStatus();
        }},
       {"--gateway-rdma-resource", text(&o.gateway_rdma_resource)},
+      {"--upgrade-validation",
+       [&o](const std::string& flag, const std::string& value) {
+         if (value != "s3" && value != "pod-ready")
+           return InvalidArgumentError(flag + " must be s3 or pod-ready, got '" + value + "'");
+         o.upgrade_validation = value;
+         return OkStatus();
+       }},
       {"--controllers",
        [&o](const std::string& flag, const std::string& value) {
          o.controllers.clear();
@@ -311,6 +321,7 @@ gatewaypool::GatewayPoolControllerOptions GatewayPoolOptionsFrom(const OperatorO
       options.gateway_rdma_resource == "none" ? "" : options.gateway_rdma_resource;
   out.compatibility_file = options.compatibility_file;
   out.compatibility_configmap = options.compatibility_configmap;
+  out.upgrade_validation = options.upgrade_validation;
   return out;
 }
 

@@ -46,6 +46,7 @@ struct OperatorOptions {
   std::vector<std::string> gateway_host_mounts;
   std::string gateway_rdma_resource = "rdma/hca_shared_devices_a";  // "none": request nothing
   std::string compatibility_file;                                   // "" = built in
+  std::string upgrade_validation = "s3";                            // or "pod-ready"
   std::string compatibility_configmap;                              // NAMESPACE/NAME
   // Optional controllers: "*" (all), "-name" turns one off (kube-controller-manager's rule).
   // Known: gatewaypool.

@@ -5,243 +5,30 @@
 // address. S3 requests go through the EndpointSlices the operator publishes.
 
 #include <gtest/gtest.h>
-#include <rapidjson/document.h>
 #include <signal.h>
 
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <random>
 #include <set>
 #include <sstream>
 #include <thread>
 
-#include "gateway/s3/http.h"
-#include "gateway/s3/s3_client.h"
-#include "operator/base/clock.h"
-#include "tests/harness/audit_log.h"
-#include "tests/harness/cluster_env.h"
-#include "tests/integration/operator/operator_process.h"
-#include "tests/integration/sim/sim_cluster.h"
+#include "tests/e2e/common/pool_e2e_fixture.h"
 
 namespace rdmastack::testing {
 namespace {
 
 using namespace std::chrono_literals;
 
-// The seed sample's keys (crds/samples/gatewaypool-kvcache.yaml).
-constexpr char kAccess[] = "kvcache-root";
-constexpr char kSecret[] = "change-me-please";
-
-struct Endpoint {
-  std::string node, ip, slice;
-  int port = 0;
-  bool ready = false, serving = false, terminating = false;
-};
-
-std::string RandomBytes(size_t n) {
-  std::mt19937 rng(std::random_device{}());
-  std::string out(n, '\0');
-  for (char& c : out) c = static_cast<char>(rng() & 0xff);
-  return out;
-}
-
-class GatewayPoolE2eTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    env_ = GetClusterEnv();
-    if (env_ == nullptr) GTEST_SKIP() << "no cluster (RDMASTACK_KUBECONFIG)";
-    nodes_ = SimulatedNodes();
-    if (nodes_.empty()) GTEST_SKIP() << "no simulated nodes (RDMASTACK_SIM_NODES)";
-    const char* gateway = std::getenv("RDMASTACK_SIM_GATEWAY");
-    ASSERT_NE(gateway, nullptr);
-    bridge_ = gateway;
-    ASSERT_EQ(InstallCrds(*env_).exit_code, 0);
-    for (const auto& [name, node] : nodes_) {
-      fixtures_[name] = Get({"get", "node", name, "-o",
-                             "jsonpath={.metadata.annotations.sim\\.rdmastack\\.io/fixture}"});
-    }
-    // The operator watches the whole cluster: what earlier tests left (namespaces still being
-    // deleted, their RdmaNodes) would be its work too and blur the write counts.
-    EXPECT_TRUE(Eventually(
-        [&] {
-          return Get({"get", "namespaces", "-o",
-                      R"(jsonpath={.items[?(@.status.phase=="Terminating")].metadata.name})"})
-              .empty();
-        },
-        120s))
-        << Get({"get", "namespaces"});
-    env_->Kubectl({"delete", "rdmanodes", "--all", "--wait=true", "--timeout=60s"});
-  }
-
-  void TearDown() override {
-    if (env_ == nullptr || nodes_.empty()) return;
-    // The pool goes while the operator runs, so that its finalizer is honoured.
-    if (ns_ != nullptr && operator_ != nullptr) {
-      env_->Kubectl({"delete", "gatewaypools", "--all", "-n", ns_->name(), "--timeout=60s"});
-    }
-    operator_.reset();
-    for (const auto& [name, node] : nodes_) {
-      env_->Kubectl({"delete", "rdmanode", name, "--ignore-not-found", "--wait=false"});
-      env_->Kubectl({"label", "node", name, "rdmastack.io/gateway-capable-",
-                     "rdmastack.io/gpudirect-", "rdmastack.io/hostmem-", "rdmastack.io/link-layer-",
-                     selector_label_ + "-"});
-    }
-    ns_.reset();
-  }
-
-  std::string Get(const std::vector<std::string>& args) const {
-    CommandResult r = env_->Kubectl(args);
-    return r.exit_code == 0 ? r.out : "";
-  }
-  std::string PoolField(const std::string& pool, const std::string& jsonpath) const {
-    return Get({"get", "gwp", pool, "-n", ns_->name(), "-o", "jsonpath=" + jsonpath});
-  }
-  std::string PoolCondition(const std::string& pool, const std::string& type,
-                            const std::string& field = "status") const {
-    return PoolField(pool, "{.status.conditions[?(@.type==\"" + type + "\")]." + field + "}");
-  }
-  std::string FailingReason(const std::string& pool, const std::string& node) const {
-    return PoolField(pool, "{.status.failingNodes[?(@.node==\"" + node + "\")].reason}");
-  }
-
-  void StartOperator(const std::string& label) {
-    const std::string hub = bridge_ + ":" + std::to_string(hub_port_);
-    operator_ = std::make_unique<OperatorProcess>(
-        label, std::vector<std::string>{
-                   "--kubeconfig", env_->kubeconfig, "--metrics-bind-address=0",
-                   "--health-probe-bind-address=0", "--agent-namespace=" + ns_->name(),
-                   "--agent-bind-address=" + hub, "--agent-hub-address=" + hub,
-                   "--agent-pod-label=rdmastack.io/simulate=run",
-                   "--agent-arg=--ips-file=/host/etc/rdmastack-fixture/ips.txt",
-                   "--agent-arg=--probes-file=/host/etc/rdmastack-fixture/probes.txt",
-                   "--agent-arg=--probe-interval=1h",
-                   // Gateways run for real on the simulated nodes, addresses from the fixture.
-                   "--gateway-pod-label=rdmastack.io/simulate=run",
-                   "--gateway-env=RDMASTACK_GW_IPS_FILE=/host/etc/rdmastack-fixture/ips.txt",
-                   "--gateway-host-mount=/etc/rdmastack-fixture"});
-  }
-
-  // The chart's agent ServiceAccount and the pools (YAML; "SELECTOR" becomes this test's node
-  // label) in a fresh namespace, then the operator.
-  void Start(const std::string& prefix, std::string pools) {
-    ns_ = std::make_unique<TestNamespace>(*env_, prefix);
-    selector_label_ = "e2e.rdmastack.io/" + ns_->name();
-    const char* helm = std::getenv("RDMASTACK_HELM");
-    ASSERT_NE(helm, nullptr) << "RDMASTACK_HELM (scripts/cluster.sh env) names the helm binary";
-    CommandResult chart =
-        RunCommand({helm, "template", "rdmastack", SourcePath("charts/rdmastack"), "-n",
-                    ns_->name(), "--show-only", "templates/agent-serviceaccount.yaml"});
-    ASSERT_EQ(chart.exit_code, 0) << chart.err;
-    ns_->Apply(chart.out);
-    for (size_t at = pools.find("SELECTOR"); at != std::string::npos; at = pools.find("SELECTOR"))
-      pools.replace(at, 8, selector_label_);
-    ns_->Apply(pools);
-    hub_port_ = FreePortOn(bridge_);
-    StartOperator(prefix);
-  }
-
-  std::vector<Endpoint> Endpoints(const std::string& pool) const {
-    std::vector<Endpoint> out;
-    const std::string json = Get({"get", "endpointslices", "-n", ns_->name(), "-l",
-                                  "gatewaypool.rdmastack.io/name=" + pool, "-o", "json"});
-    rapidjson::Document doc;
-    if (json.empty() || doc.Parse(json.c_str()).HasParseError()) return out;
-    for (const auto& slice : doc["items"].GetArray()) {
-      int port = 0;
-      for (const auto& p : slice["ports"].GetArray()) {
-        if (std::string(p["name"].GetString()) == "s3") port = p["port"].GetInt();
-      }
-      if (!slice.HasMember("endpoints") || !slice["endpoints"].IsArray()) continue;
-      for (const auto& e : slice["endpoints"].GetArray()) {
-        Endpoint ep;
-        ep.slice = slice["metadata"]["name"].GetString();
-        ep.node = e["nodeName"].GetString();
-        ep.ip = e["addresses"][0].GetString();
-        ep.port = port;
-        ep.ready = e["conditions"]["ready"].GetBool();
-        ep.serving = e["conditions"]["serving"].GetBool();
-        ep.terminating = e["conditions"]["terminating"].GetBool();
-        out.push_back(ep);
-      }
-    }
-    return out;
-  }
-  std::set<std::string> ReadyEndpointNodes(const std::string& pool) const {
-    std::set<std::string> out;
-    for (const auto& e : Endpoints(pool)) {
-      if (e.ready) out.insert(e.node);
-    }
-    return out;
-  }
-
-  s3::S3Client Client(const Endpoint& e) {
-    return s3::S3Client(transport_, s3::Endpoint{"http", e.ip, static_cast<uint16_t>(e.port)},
-                        {kAccess, kSecret}, "us-east-1", RealClock::Instance(), 5s);
-  }
-  // A signed ListBuckets through the endpoint answers 200.
-  bool Serves(const Endpoint& e) {
-    auto r = Client(e).Send({.method = "GET", .path = "/"});
-    return r.ok() && r->status == 200;
-  }
-
-  // Re-probe: the agent on `node` re-reads its fixture on SIGHUP.
-  void HupAgent(const std::string& node) {
-    const std::string container =
-        Get({"get", "pods", "-n", ns_->name(), "-l", "app.kubernetes.io/name=rdmastack-agent",
-             "--field-selector", "spec.nodeName=" + node, "-o",
-             "jsonpath={.items[0].status.containerStatuses[0].containerID}"});
-    const pid_t pid = PidOfContainerId(container);
-    ASSERT_GT(pid, 0) << node;
-    ASSERT_EQ(kill(pid, SIGHUP), 0);
-  }
-
-  std::vector<AuditedWrite> OperatorWrites() const {
-    return WritesByAgent(ReadAuditedWrites(), operator_->Identity());
-  }
-
-  std::string NodesWithFixture(const std::string& fixture, size_t want,
-                               std::vector<std::string>* out) const {
-    for (const auto& [name, f] : fixtures_) {
-      if (f == fixture && out->size() < want) out->push_back(name);
-    }
-    return out->size() == want ? "" : "needs " + std::to_string(want) + " nodes of " + fixture;
-  }
-
-  std::string Diagnostics() const {
-    return operator_->Output() +
-           Get({"get", "gwp,ds,pods,endpointslices", "-n", ns_->name(), "-o", "wide"}) +
-           Get({"get", "gwp", "-n", ns_->name(), "-o", "yaml"});
-  }
-
-  const ClusterEnv* env_ = nullptr;
-  sim::NodeTable nodes_;
-  std::map<std::string, std::string> fixtures_;
-  std::string bridge_;
-  uint16_t hub_port_ = 0;
-  std::unique_ptr<TestNamespace> ns_;
-  std::string selector_label_;
-  std::unique_ptr<OperatorProcess> operator_;
-  s3::BeastHttpTransport transport_;
-};
-
-std::string Describe(const std::vector<AuditedWrite>& writes) {
-  std::string out;
-  for (const auto& w : writes) out += w.verb + " " + w.resource + " " + w.name + "\n";
-  return out;
-}
-
-std::string ReadSample(const std::string& file) {
-  std::ifstream in(SourcePath("crds/samples/" + file));
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+class GatewayPoolE2eTest : public PoolE2eTest {};
 
 TEST_F(GatewayPoolE2eTest, SeedPoolGoesReadyServesS3EverywhereAndCleansUp) {
   std::vector<std::string> storage;
-  const std::string missing = NodesWithFixture("storage-cx6-ib-ipoib-bond0-el8-inbox", 4, &storage);
-  if (!missing.empty()) GTEST_SKIP() << missing << " (scripts/test.sh makes them)";
+  const std::string missing = NodesWithFixture("storage-cx6-ib-ipoib-bond0-el8-inbox", 0, &storage);
+  if (!missing.empty() || storage.size() < 4)
+    GTEST_SKIP()
+        << "needs 4 nodes of storage-cx6-ib-ipoib-bond0-el8-inbox (scripts/test.sh makes them)";
   // The seed sample as a user applies it: Secret + GatewayPool, unchanged.
   Start("gwp-seed", ReadSample("gatewaypool-kvcache.yaml"));
   if (HasFatalFailure()) return;
@@ -253,7 +40,7 @@ TEST_F(GatewayPoolE2eTest, SeedPoolGoesReadyServesS3EverywhereAndCleansUp) {
   EXPECT_EQ(PoolField("kvcache", "{.status.library}"), "1.2.0.68");
 
   // Every bond0 storage node publishes a ready endpoint at its own address, port 7071.
-  std::vector<Endpoint> endpoints;
+  std::vector<SliceEndpoint> endpoints;
   ASSERT_TRUE(Eventually(
       [&] {
         endpoints = Endpoints("kvcache");
@@ -261,7 +48,7 @@ TEST_F(GatewayPoolE2eTest, SeedPoolGoesReadyServesS3EverywhereAndCleansUp) {
       },
       30s))
       << Diagnostics();
-  for (const Endpoint& e : endpoints) {
+  for (const SliceEndpoint& e : endpoints) {
     ASSERT_TRUE(nodes_.count(e.node)) << e.node;
     EXPECT_EQ(e.ip, nodes_.at(e.node).address) << e.node;
     EXPECT_EQ(e.port, 7071);
@@ -280,7 +67,7 @@ TEST_F(GatewayPoolE2eTest, SeedPoolGoesReadyServesS3EverywhereAndCleansUp) {
 
   // S3 PUT then GET through every published endpoint returns the same bytes, stored in that
   // node's backend directory.
-  for (const Endpoint& e : endpoints) {
+  for (const SliceEndpoint& e : endpoints) {
     s3::S3Client client = Client(e);
     // The backend outlives pools (it is the user's data): a bucket name of this run's own.
     const std::string bucket = "/" + ns_->name() + "-" + e.node, body = RandomBytes(64 * 1024);
@@ -408,7 +195,7 @@ TEST_F(GatewayPoolE2eTest, NodesComeAndGoAndBadInputNeverStopsServing) {
       },
       120s))
       << Diagnostics();
-  for (const Endpoint& e : Endpoints("edge")) EXPECT_TRUE(Serves(e)) << e.node;
+  for (const SliceEndpoint& e : Endpoints("edge")) EXPECT_TRUE(Serves(e)) << e.node;
 
   // Labelling a node into the selector adds its gateway and endpoint; unlabelling removes them.
   ASSERT_EQ(env_->Kubectl({"label", "node", good[1], selector_label_ + "=in"}).exit_code, 0);
@@ -425,7 +212,7 @@ TEST_F(GatewayPoolE2eTest, NodesComeAndGoAndBadInputNeverStopsServing) {
       },
       90s))
       << Diagnostics();
-  std::vector<Endpoint> serving = Endpoints("edge");
+  std::vector<SliceEndpoint> serving = Endpoints("edge");
   ASSERT_EQ(serving.size(), 2u) << Diagnostics();
 
   // An incompatible pair: refused with a condition and a Warning event; nothing new is created and
@@ -459,7 +246,7 @@ TEST_F(GatewayPoolE2eTest, NodesComeAndGoAndBadInputNeverStopsServing) {
   EXPECT_EQ(Get({"get", "ds", "edge-gateway-v1", "-n", ns_->name(), "-o",
                  "jsonpath={.metadata.generation}"}),
             ds_generation);
-  for (const Endpoint& e : serving) EXPECT_TRUE(Serves(e)) << e.node << " stopped serving";
+  for (const SliceEndpoint& e : serving) EXPECT_TRUE(Serves(e)) << e.node << " stopped serving";
   CommandResult reverted =
       env_->Kubectl({"patch", "gwp", "edge", "-n", ns_->name(), "--type=merge", "-p",
                      R"({"spec":{"serverLibrary":{"version":"1.2.0.68"},"s3":{"port":7075},)"
@@ -475,7 +262,7 @@ TEST_F(GatewayPoolE2eTest, NodesComeAndGoAndBadInputNeverStopsServing) {
       30s))
       << Diagnostics();
   EXPECT_EQ(PoolCondition("edge", "Degraded"), "True");
-  for (const Endpoint& e : serving) EXPECT_TRUE(Serves(e)) << e.node << " stopped serving";
+  for (const SliceEndpoint& e : serving) EXPECT_TRUE(Serves(e)) << e.node << " stopped serving";
   EXPECT_EQ(ReadyEndpointNodes("edge").size(), 2u);
 }
 

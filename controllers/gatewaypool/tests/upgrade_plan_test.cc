@@ -1,0 +1,371 @@
+#include "controllers/gatewaypool/upgrade_plan.h"
+
+#include <gtest/gtest.h>
+
+namespace rdmastack::gatewaypool {
+namespace {
+
+constexpr int64_t kNow = 1'800'000'000;
+
+GatewayPod Pod(const std::string& node, const std::string& track, bool ready,
+               const std::string& hash = "h2") {
+  GatewayPod p;
+  p.name = "gw-" + track + "-" + node;
+  p.node = node;
+  p.track = track;
+  p.ready = ready;
+  p.ip = "198.18.0.1";
+  p.template_hash = hash;
+  return p;
+}
+
+// A node serving v1 (its gateway Ready), not yet touched by the upgrade.
+UpgradeNode OnV1(const std::string& name) {
+  UpgradeNode n;
+  n.name = name;
+  n.eligible = true;
+  n.tracks = {"v1"};
+  n.pods["v1"] = Pod(name, "v1", true, "h1");
+  n.published = {"v1"};
+  return n;
+}
+
+NodeUpgradeState State(UpgradePhase phase, int64_t started = kNow - 10, int64_t since = kNow - 5) {
+  NodeUpgradeState s;
+  s.from = "v1";
+  s.to = "v2";
+  s.phase = phase;
+  s.started = started;
+  s.since = since;
+  return s;
+}
+
+UpgradeInputs Inputs(std::vector<UpgradeNode> nodes, int32_t max_parallel = 2) {
+  UpgradeInputs in;
+  in.target = "v2";
+  in.target_hash = "h2";
+  in.spec.max_parallel = max_parallel;
+  in.spec.drain_seconds = 30;
+  in.spec.auto_rollback = false;
+  in.validation_timeout_s = 600;
+  in.now = kNow;
+  in.may_start = true;
+  in.nodes = std::move(nodes);
+  return in;
+}
+
+const NodeDecision& For(const UpgradePlan& plan, const std::string& node) {
+  for (const auto& d : plan.nodes) {
+    if (d.node == node) return d;
+  }
+  ADD_FAILURE() << "no decision for " << node;
+  static NodeDecision none;
+  return none;
+}
+
+std::string PhaseOf(const UpgradePlan& plan, const std::string& node) {
+  const NodeDecision& d = For(plan, node);
+  return d.state ? std::string(PhaseName(d.state->phase)) : "none";
+}
+
+TEST(UpgradePlanTest, StartsAtMostMaxParallelNodesInNameOrder) {
+  const UpgradePlan plan = PlanUpgrade(Inputs({OnV1("a"), OnV1("b"), OnV1("c")}, 2));
+  EXPECT_EQ(PhaseOf(plan, "c"), "none");
+  int started = 0;
+  for (const auto& d : plan.nodes) {
+    if (d.state && d.state->phase == UpgradePhase::kStartNew) {
+      ++started;
+      EXPECT_EQ(d.tracks, (std::set<std::string>{"v1", "v2"}));
+      EXPECT_EQ(d.state->started, kNow);
+      EXPECT_EQ(d.transition, "Pending -> StartNew");
+    }
+  }
+  EXPECT_EQ(started, 2);
+  EXPECT_TRUE(plan.active);
+  EXPECT_EQ(plan.phases.pending, 1);
+  EXPECT_EQ(plan.phases.start_new, 2);
+  EXPECT_EQ(plan.moving_total, 3);
+  EXPECT_EQ(plan.from, (std::set<std::string>{"v1"}));
+}
+
+TEST(UpgradePlanTest, NodesInFlightUseTheBudget) {
+  UpgradeNode moving = OnV1("a");
+  moving.tracks = {"v1", "v2"};
+  moving.state = State(UpgradePhase::kDrain, kNow - 60, kNow);
+  const UpgradePlan plan = PlanUpgrade(Inputs({moving, OnV1("b"), OnV1("c")}, 2));
+  EXPECT_EQ(PhaseOf(plan, "a"), "Drain");
+  EXPECT_EQ(PhaseOf(plan, "b"), "StartNew");
+  EXPECT_EQ(PhaseOf(plan, "c"), "none");
+}
+
+TEST(UpgradePlanTest, PausedStartsNothingButFinishesMovesUnderWay) {
+  UpgradeNode draining = OnV1("a");
+  draining.tracks = {"v1", "v2"};
+  draining.state = State(UpgradePhase::kDrain, kNow - 100, kNow - 31);
+  UpgradeInputs in = Inputs({draining, OnV1("b")});
+  in.spec.paused = true;
+  const UpgradePlan plan = PlanUpgrade(in);
+  EXPECT_EQ(PhaseOf(plan, "a"), "StopOld");
+  EXPECT_EQ(For(plan, "a").tracks, std::set<std::string>{"v2"});
+  EXPECT_EQ(PhaseOf(plan, "b"), "none");
+  EXPECT_TRUE(plan.paused);
+  EXPECT_EQ(plan.phases.pending, 1);
+}
+
+TEST(UpgradePlanTest, SideBySideWalksEveryPhase) {
+  UpgradeNode n = OnV1("a");
+  n.tracks = {"v1", "v2"};
+  // StartNew -> Validate once the new pod is Ready.
+  n.state = State(UpgradePhase::kStartNew);
+  n.pods["v2"] = Pod("a", "v2", false);
+  EXPECT_EQ(PhaseOf(PlanUpgrade(Inputs({n})), "a"), "StartNew");
+  n.pods["v2"].ready = true;
+  EXPECT_EQ(PhaseOf(PlanUpgrade(Inputs({n})), "a"), "Validate");
+  // Validate -> Switch only after the operator's check passed.
+  n.state = State(UpgradePhase::kValidate);
+  UpgradeInputs in = Inputs({n});
+  EXPECT_TRUE(NeedsValidation(in.nodes[0], in));
+  EXPECT_EQ(PhaseOf(PlanUpgrade(in), "a"), "Validate");
+  EXPECT_EQ(PlanUpgrade(in).wake_after_s, 2);  // the check is retried
+  in.nodes[0].validation = Validation{false, "ValidationCredentialsRejected", "403"};
+  EXPECT_EQ(PhaseOf(PlanUpgrade(in), "a"), "Validate");
+  in.nodes[0].validation = Validation{true, "", ""};
+  EXPECT_EQ(PhaseOf(PlanUpgrade(in), "a"), "Switch");
+  // Switch -> Drain once the new track's slice lists the node as ready.
+  n.state = State(UpgradePhase::kSwitch);
+  EXPECT_EQ(PhaseOf(PlanUpgrade(Inputs({n})), "a"), "Switch");
+  n.published = {"v2"};
+  const UpgradePlan drained = PlanUpgrade(Inputs({n}));
+  EXPECT_EQ(PhaseOf(drained, "a"), "Drain");
+  EXPECT_EQ(For(drained, "a").state->since, kNow);
+  // Drain -> StopOld after drainSeconds; the old label goes.
+  n.state = State(UpgradePhase::kDrain, kNow - 100, kNow - 29);
+  const UpgradePlan still = PlanUpgrade(Inputs({n}));
+  EXPECT_EQ(PhaseOf(still, "a"), "Drain");
+  EXPECT_EQ(still.wake_after_s, 29 - 29 + 1);  // 30 s drain, 29 s gone: wake in 1 s
+  n.state = State(UpgradePhase::kDrain, kNow - 100, kNow - 30);
+  const UpgradePlan stop = PlanUpgrade(Inputs({n}));
+  EXPECT_EQ(PhaseOf(stop, "a"), "StopOld");
+  EXPECT_EQ(For(stop, "a").tracks, std::set<std::string>{"v2"});
+  // StopOld -> Done once the old pod is gone.
+  n.tracks = {"v2"};
+  n.state = State(UpgradePhase::kStopOld);
+  EXPECT_EQ(PhaseOf(PlanUpgrade(Inputs({n})), "a"), "StopOld");
+  n.pods.erase("v1");
+  const UpgradePlan done = PlanUpgrade(Inputs({n}));
+  EXPECT_EQ(PhaseOf(done, "a"), "Done");
+  EXPECT_FALSE(done.active);  // the only node is done: the rollout is over
+}
+
+TEST(UpgradePlanTest, EndpointRolesFollowThePhase) {
+  NodeDecision d;
+  d.tracks = {"v1", "v2"};
+  d.state = State(UpgradePhase::kValidate);
+  EXPECT_EQ(NodeRole(d, "v1", "v2"), EndpointRole::kActive);
+  EXPECT_EQ(NodeRole(d, "v2", "v2"), EndpointRole::kAbsent);
+  d.state->phase = UpgradePhase::kDrain;
+  EXPECT_EQ(NodeRole(d, "v1", "v2"), EndpointRole::kDraining);
+  EXPECT_EQ(NodeRole(d, "v2", "v2"), EndpointRole::kActive);
+  d.state->phase = UpgradePhase::kStopOld;
+  EXPECT_EQ(NodeRole(d, "v1", "v2"), EndpointRole::kAbsent);
+  d.state->phase = UpgradePhase::kRollBack;
+  EXPECT_EQ(NodeRole(d, "v1", "v2"), EndpointRole::kActive);
+  EXPECT_EQ(NodeRole(d, "v2", "v2"), EndpointRole::kAbsent);
+  // Without state: the track other than the target serves until the node is moved.
+  NodeDecision plain;
+  plain.tracks = {"v1", "v2"};
+  EXPECT_EQ(NodeRole(plain, "v1", "v2"), EndpointRole::kActive);
+  EXPECT_EQ(NodeRole(plain, "v2", "v2"), EndpointRole::kAbsent);
+  plain.tracks = {"v2"};
+  EXPECT_EQ(NodeRole(plain, "v2", "v2"), EndpointRole::kActive);
+}
+
+TEST(UpgradePlanTest, ValidationTimeoutRollsBackWithTheReasonThenFails) {
+  UpgradeNode n = OnV1("a");
+  n.tracks = {"v1", "v2"};
+  n.pods["v2"] = Pod("a", "v2", false);
+  n.pods["v2"].waiting_reason = "CrashLoopBackOff";
+  n.pods["v2"].message = "listen tcp :7072: bind: address already in use";
+  n.state = State(UpgradePhase::kStartNew, kNow - 600);
+  const UpgradePlan plan = PlanUpgrade(Inputs({n}));
+  const NodeDecision& d = For(plan, "a");
+  ASSERT_TRUE(d.state);
+  EXPECT_EQ(d.state->phase, UpgradePhase::kRollBack);
+  EXPECT_EQ(d.state->reason, "NewGatewayNotReady");
+  EXPECT_NE(d.state->message.find("address already in use"), std::string::npos);
+  EXPECT_TRUE(d.state->keep_failed);
+  EXPECT_TRUE(d.warning);
+  // The new label goes at once (the node was never published on v2); the old keeps serving.
+  EXPECT_EQ(d.tracks, std::set<std::string>{"v1"});
+  EXPECT_EQ(NodeRole(d, "v1", "v2"), EndpointRole::kActive);
+  // Once the new pod is gone: Failed, and it stays there.
+  n.state = d.state;
+  n.tracks = {"v1"};
+  n.pods.erase("v2");
+  const UpgradePlan failed = PlanUpgrade(Inputs({n, OnV1("b")}));
+  EXPECT_EQ(PhaseOf(failed, "a"), "Failed");
+  ASSERT_EQ(failed.failed.size(), 1u);
+  EXPECT_EQ(failed.failed[0].reason, "NewGatewayNotReady");
+  // autoRollback false: the other nodes go on.
+  EXPECT_EQ(PhaseOf(failed, "b"), "StartNew");
+  EXPECT_FALSE(failed.halted);
+}
+
+TEST(UpgradePlanTest, AutoRollbackHaltsAndRevertsNodesInFlight) {
+  UpgradeNode bad = OnV1("a");
+  bad.state = State(UpgradePhase::kFailed);
+  bad.state->reason = "NewGatewayNotReady";
+  UpgradeNode validating = OnV1("b");
+  validating.tracks = {"v1", "v2"};
+  validating.pods["v2"] = Pod("b", "v2", true);
+  validating.state = State(UpgradePhase::kValidate);
+  UpgradeNode draining = OnV1("c");
+  draining.tracks = {"v1", "v2"};
+  draining.pods["v2"] = Pod("c", "v2", true);
+  draining.published = {"v2"};
+  draining.state = State(UpgradePhase::kDrain);
+  UpgradeNode done = OnV1("d");
+  done.tracks = {"v2"};
+  done.pods = {{"v2", Pod("d", "v2", true)}};
+  done.state = State(UpgradePhase::kDone);
+  UpgradeInputs in = Inputs({bad, validating, draining, done, OnV1("e")});
+  in.spec.auto_rollback = true;
+  const UpgradePlan plan = PlanUpgrade(in);
+  EXPECT_TRUE(plan.halted);
+  EXPECT_EQ(PhaseOf(plan, "a"), "Failed");
+  EXPECT_EQ(PhaseOf(plan, "b"), "RollBack");
+  EXPECT_EQ(For(plan, "b").state->reason, "RolloutHalted");
+  EXPECT_FALSE(For(plan, "b").state->keep_failed);
+  EXPECT_EQ(For(plan, "b").tracks, std::set<std::string>{"v1"});
+  // Clients were already on c's new gateway: its label stays until the slices say otherwise.
+  EXPECT_EQ(PhaseOf(plan, "c"), "RollBack");
+  EXPECT_EQ(For(plan, "c").tracks, (std::set<std::string>{"v1", "v2"}));
+  EXPECT_EQ(NodeRole(For(plan, "c"), "v1", "v2"), EndpointRole::kActive);
+  EXPECT_EQ(NodeRole(For(plan, "c"), "v2", "v2"), EndpointRole::kAbsent);
+  EXPECT_EQ(PhaseOf(plan, "d"), "Done");  // finished nodes stay
+  EXPECT_EQ(PhaseOf(plan, "e"), "none");  // nothing new starts
+  // A halted rollback ends without Failed: the node is fine.
+  UpgradeNode back = validating;
+  back.state = For(plan, "b").state;
+  back.tracks = {"v1"};
+  back.pods.erase("v2");
+  in.nodes = {bad, back};
+  EXPECT_EQ(PhaseOf(PlanUpgrade(in), "b"), "none");
+}
+
+TEST(UpgradePlanTest, ANewTargetRollsBackMovesForTheOldOne) {
+  UpgradeNode validating = OnV1("a");
+  validating.tracks = {"v1", "v2"};
+  validating.pods["v2"] = Pod("a", "v2", true);
+  validating.state = State(UpgradePhase::kValidate);
+  UpgradeNode done = OnV1("b");
+  done.tracks = {"v2"};
+  done.pods = {{"v2", Pod("b", "v2", true)}};
+  done.state = State(UpgradePhase::kDone);
+  // The spec went back to 1.x during the rollout.
+  UpgradeInputs in = Inputs({validating, done});
+  in.target = "v1";
+  in.target_hash = "h1";
+  const UpgradePlan plan = PlanUpgrade(in);
+  EXPECT_EQ(PhaseOf(plan, "a"), "RollBack");
+  EXPECT_EQ(For(plan, "a").state->reason, "TargetChanged");
+  EXPECT_EQ(PhaseOf(plan, "b"), "none");  // done on v2: forgotten, then moved like any v2 node
+  EXPECT_EQ(For(plan, "b").tracks, std::set<std::string>{"v2"});
+  UpgradeInputs next = in;
+  next.nodes[1].state.reset();
+  EXPECT_EQ(PhaseOf(PlanUpgrade(next), "b"), "StartNew");
+  EXPECT_EQ(For(PlanUpgrade(next), "b").state->from, "v2");
+}
+
+TEST(UpgradePlanTest, ARefusedSpecChangesNothing) {
+  UpgradeNode n = OnV1("a");
+  n.tracks = {"v1", "v2"};
+  n.state = State(UpgradePhase::kDrain, kNow - 100, kNow - 100);
+  UpgradeInputs in = Inputs({n, OnV1("b")});
+  in.may_start = false;
+  const UpgradePlan plan = PlanUpgrade(in);
+  EXPECT_EQ(For(plan, "a").state, n.state);
+  EXPECT_EQ(For(plan, "a").tracks, n.tracks);
+  EXPECT_EQ(PhaseOf(plan, "b"), "none");
+  EXPECT_EQ(For(plan, "b").tracks, std::set<std::string>{"v1"});
+}
+
+TEST(UpgradePlanTest, PortsHeldByTheOldTrackBlockSideBySide) {
+  UpgradeInputs in = Inputs({OnV1("a")});
+  in.port_conflict = "track v2 would use ports 7071/19100 that track v1 still holds";
+  const UpgradePlan plan = PlanUpgrade(in);
+  EXPECT_EQ(PhaseOf(plan, "a"), "none");
+  EXPECT_EQ(plan.blocked, in.port_conflict);
+  EXPECT_TRUE(plan.active);
+}
+
+TEST(UpgradePlanTest, FreshNodesGetTheTargetWithoutAnUpgrade) {
+  UpgradeNode fresh;
+  fresh.name = "new";
+  fresh.eligible = true;
+  UpgradeNode unverified = fresh;
+  unverified.name = "bad";
+  unverified.eligible = false;
+  const UpgradePlan plan = PlanUpgrade(Inputs({fresh, unverified}));
+  EXPECT_EQ(For(plan, "new").tracks, std::set<std::string>{"v2"});
+  EXPECT_TRUE(For(plan, "bad").tracks.empty());
+  EXPECT_FALSE(plan.active);
+}
+
+TEST(UpgradePlanTest, InPlaceReplacesOutdatedPodsWithinMaxUnavailable) {
+  auto on_v2 = [](const std::string& name, const std::string& hash) {
+    UpgradeNode n;
+    n.name = name;
+    n.eligible = true;
+    n.tracks = {"v2"};
+    n.pods["v2"] = Pod(name, "v2", true, hash);
+    n.published = {"v2"};
+    return n;
+  };
+  UpgradeInputs in = Inputs({on_v2("a", "h1"), on_v2("b", "h1"), on_v2("c", "h2")}, 5);
+  in.spec.max_unavailable = crd::IntOrString::Int(1);
+  UpgradePlan plan = PlanUpgrade(in);
+  EXPECT_EQ(PhaseOf(plan, "a"), "Drain");
+  EXPECT_TRUE(For(plan, "a").state->in_place);
+  EXPECT_EQ(NodeRole(For(plan, "a"), "v2", "v2"), EndpointRole::kDraining);
+  EXPECT_EQ(PhaseOf(plan, "b"), "none");  // maxUnavailable 1
+  EXPECT_EQ(PhaseOf(plan, "c"), "none");  // up to date
+  EXPECT_EQ(plan.moving_total, 2);
+  // After the drain the outdated pod is deleted.
+  in.nodes[0].state = For(plan, "a").state;
+  in.now += 30;
+  plan = PlanUpgrade(in);
+  EXPECT_EQ(PhaseOf(plan, "a"), "StopOld");
+  EXPECT_EQ(For(plan, "a").delete_pod, "gw-v2-a");
+  EXPECT_EQ(NodeRole(For(plan, "a"), "v2", "v2"), EndpointRole::kAbsent);
+  EXPECT_EQ(PhaseOf(plan, "b"), "none");
+  // The replacement comes up with the new template: Validate, then Done after the check.
+  in.nodes[0].state = For(plan, "a").state;
+  in.nodes[0].pods["v2"] = Pod("a", "v2", true, "h2");
+  plan = PlanUpgrade(in);
+  EXPECT_EQ(PhaseOf(plan, "a"), "Validate");
+  in.nodes[0].state = For(plan, "a").state;
+  EXPECT_TRUE(NeedsValidation(in.nodes[0], in));
+  in.nodes[0].validation = Validation{true, "", ""};
+  plan = PlanUpgrade(in);
+  EXPECT_EQ(PhaseOf(plan, "a"), "Done");
+  EXPECT_EQ(PhaseOf(plan, "b"), "Drain");  // a is back: the next one goes
+}
+
+TEST(UpgradePlanTest, MaxUnavailablePercentRoundsDown) {
+  std::vector<UpgradeNode> nodes;
+  for (int i = 0; i < 10; ++i) {
+    UpgradeNode n = OnV1("n" + std::to_string(i));
+    nodes.push_back(n);
+  }
+  UpgradeInputs in = Inputs(nodes, 10);
+  in.spec.strategy = crd::UpgradeStrategy::kInPlace;
+  in.spec.max_unavailable = crd::IntOrString::Str("25%");
+  const UpgradePlan plan = PlanUpgrade(in);
+  EXPECT_EQ(plan.phases.drain, 2);
+  EXPECT_EQ(plan.phases.pending, 8);
+  EXPECT_TRUE(plan.in_place);
+}
+
+}  // namespace
+}  // namespace rdmastack::gatewaypool

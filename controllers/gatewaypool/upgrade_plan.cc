@@ -1,0 +1,436 @@
+#include "controllers/gatewaypool/upgrade_plan.h"
+
+#include <algorithm>
+
+namespace rdmastack::gatewaypool {
+namespace {
+
+const GatewayPod* PodOn(const UpgradeNode& n, const std::string& track) {
+  auto it = n.pods.find(track);
+  return it == n.pods.end() ? nullptr : &it->second;
+}
+
+bool Ready(const GatewayPod* p) {
+  return p != nullptr && p->ready && !p->terminating;
+}
+
+bool Outdated(const GatewayPod* p, const std::string& hash) {
+  return p != nullptr && !p->terminating && !hash.empty() && p->template_hash != hash;
+}
+
+// What the pod says about why it is not serving, for a rollback message.
+std::string PodProblem(const GatewayPod* p, const std::string& track) {
+  if (p == nullptr) return "no " + track + " gateway pod was scheduled on the node";
+  std::string out = "pod " + p->name + " is not Ready";
+  if (!p->waiting_reason.empty()) out += " (" + p->waiting_reason + ")";
+  if (!p->message.empty()) out += ": " + p->message;
+  if (p->restarts > 0) out += "; " + std::to_string(p->restarts) + " restarts";
+  return out;
+}
+
+// The state is for this rollout's target (a changed spec leaves states that are not).
+bool ForTarget(const NodeUpgradeState& s, const UpgradeInputs& in) {
+  if (s.to != in.target) return false;
+  return !(s.in_place && s.from == s.to && s.template_hash != in.target_hash);
+}
+
+// The track a stateless node serves on: its one labelled track; with more than one, a track other
+// than the target (the target has not been validated on it).
+std::string ServingTrack(const std::set<std::string>& tracks, const std::string& target) {
+  for (const auto& t : tracks) {
+    if (t != target) return t;
+  }
+  return tracks.empty() ? "" : *tracks.begin();
+}
+
+class Planner {
+ public:
+  explicit Planner(const UpgradeInputs& in) : in_(in) {}
+
+  UpgradePlan Run();
+
+ private:
+  NodeUpgradeState Enter(NodeUpgradeState s, UpgradePhase phase) const {
+    s.phase = phase;
+    s.since = in_.now;
+    return s;
+  }
+  NodeUpgradeState RollBack(NodeUpgradeState s, std::string reason, std::string message,
+                            bool keep_failed) const {
+    s = Enter(std::move(s), UpgradePhase::kRollBack);
+    s.reason = std::move(reason);
+    s.message = std::move(message);
+    s.keep_failed = keep_failed;
+    return s;
+  }
+  bool TimedOut(const NodeUpgradeState& s) const {
+    return in_.now - s.started >= in_.validation_timeout_s;
+  }
+  void WakeAt(int64_t at) {
+    const int64_t after = std::max<int64_t>(1, at - in_.now);
+    if (plan_.wake_after_s == 0 || after < plan_.wake_after_s) plan_.wake_after_s = after;
+  }
+  // One node's next step in a move already under way.
+  void Step(const UpgradeNode& n, NodeDecision& d);
+  void StepSideBySide(const UpgradeNode& n, NodeUpgradeState s, NodeDecision& d);
+  void StepInPlace(const UpgradeNode& n, NodeUpgradeState s, NodeDecision& d);
+  // A state left by another target (the spec changed during the rollout).
+  void Abandon(const UpgradeNode& n, NodeUpgradeState s, NodeDecision& d);
+  void Count(const NodeDecision& d);
+
+  const UpgradeInputs& in_;
+  UpgradePlan plan_;
+  bool halt_ = false;
+};
+
+void Planner::Abandon(const UpgradeNode& n, NodeUpgradeState s, NodeDecision& d) {
+  const bool side_by_side_moving =
+      !s.in_place && (s.phase == UpgradePhase::kStartNew || s.phase == UpgradePhase::kValidate ||
+                      s.phase == UpgradePhase::kSwitch || s.phase == UpgradePhase::kDrain);
+  if (side_by_side_moving) {
+    // Back to where the node came from; the new target gets its own move afterwards.
+    d.state = RollBack(std::move(s), "TargetChanged",
+                       "the spec moved to " + in_.target + " during the move", false);
+    d.tracks = n.tracks;
+    return;
+  }
+  if (s.phase == UpgradePhase::kRollBack) {
+    StepSideBySide(n, std::move(s), d);
+    return;
+  }
+  // StopOld, Done, Failed and InPlace steps: the node now runs what its labels say; forget it.
+  d.state.reset();
+  d.tracks = n.tracks;
+}
+
+void Planner::StepSideBySide(const UpgradeNode& n, NodeUpgradeState s, NodeDecision& d) {
+  const GatewayPod* next = PodOn(n, s.to);
+  switch (s.phase) {
+    case UpgradePhase::kStartNew:
+    case UpgradePhase::kValidate:
+      d.tracks = {s.from, s.to};
+      if (halt_) {
+        d.state = RollBack(std::move(s), "RolloutHalted",
+                           "another node failed and autoRollback is set", false);
+        return;
+      }
+      if (s.phase == UpgradePhase::kStartNew && Ready(next)) {
+        d.state = Enter(std::move(s), UpgradePhase::kValidate);
+        return;
+      }
+      if (s.phase == UpgradePhase::kValidate && Ready(next) && n.validation && n.validation->ok) {
+        d.state = Enter(std::move(s), UpgradePhase::kSwitch);
+        return;
+      }
+      if (TimedOut(s)) {
+        std::string reason = "NewGatewayNotReady", message = PodProblem(next, s.to);
+        if (Ready(next) && n.validation && !n.validation->ok) {
+          reason = n.validation->reason;
+          message = n.validation->message;
+        }
+        d.state = RollBack(
+            std::move(s), reason,
+            message + " within validationTimeout " + std::to_string(in_.validation_timeout_s) + "s",
+            true);
+        return;
+      }
+      // The S3 check is retried every few seconds while the pod is Ready.
+      WakeAt(std::min(s.started + in_.validation_timeout_s,
+                      s.phase == UpgradePhase::kValidate ? in_.now + 2 : INT64_MAX));
+      d.state = std::move(s);
+      return;
+    case UpgradePhase::kSwitch:
+      d.tracks = {s.from, s.to};
+      if (halt_) {
+        d.state = RollBack(std::move(s), "RolloutHalted",
+                           "another node failed and autoRollback is set", false);
+        return;
+      }
+      // Drain starts once clients can see the move.
+      d.state = n.published.count(s.to) ? Enter(std::move(s), UpgradePhase::kDrain) : std::move(s);
+      return;
+    case UpgradePhase::kDrain:
+      d.tracks = {s.from, s.to};
+      if (halt_) {
+        d.state = RollBack(std::move(s), "RolloutHalted",
+                           "another node failed and autoRollback is set", false);
+        return;
+      }
+      if (in_.now - s.since >= in_.spec.drain_seconds) {
+        d.tracks = {s.to};
+        d.state = Enter(std::move(s), UpgradePhase::kStopOld);
+        return;
+      }
+      WakeAt(s.since + in_.spec.drain_seconds);
+      d.state = std::move(s);
+      return;
+    case UpgradePhase::kStopOld:
+      d.tracks = {s.to};
+      d.state =
+          PodOn(n, s.from) == nullptr ? Enter(std::move(s), UpgradePhase::kDone) : std::move(s);
+      return;
+    case UpgradePhase::kDone:
+      d.tracks = {s.to};
+      d.state = std::move(s);
+      return;
+    case UpgradePhase::kRollBack:
+      // The new track's label goes once no client is pointed at it; then wait for its pod to go.
+      d.tracks = n.published.count(s.to) ? std::set<std::string>{s.from, s.to}
+                                         : std::set<std::string>{s.from};
+      if (d.tracks.size() == 1 && next == nullptr) {
+        if (s.keep_failed) {
+          d.state = Enter(std::move(s), UpgradePhase::kFailed);
+        } else {
+          d.state.reset();
+        }
+        return;
+      }
+      d.state = std::move(s);
+      return;
+    case UpgradePhase::kFailed:
+      d.tracks = {s.from};
+      d.state = std::move(s);
+      return;
+  }
+}
+
+void Planner::StepInPlace(const UpgradeNode& n, NodeUpgradeState s, NodeDecision& d) {
+  const GatewayPod* next = PodOn(n, s.to);
+  const bool same_track = s.from == s.to;
+  switch (s.phase) {
+    case UpgradePhase::kDrain:
+      d.tracks = {s.from};
+      if (in_.now - s.since < in_.spec.drain_seconds) {
+        WakeAt(s.since + in_.spec.drain_seconds);
+        d.state = std::move(s);
+        return;
+      }
+      d.tracks = {s.to};
+      if (same_track && next != nullptr) d.delete_pod = next->name;
+      d.state = Enter(std::move(s), UpgradePhase::kStopOld);
+      return;
+    case UpgradePhase::kStopOld:
+      d.tracks = {s.to};
+      if (same_track) {
+        if (Outdated(next, s.template_hash)) {
+          d.delete_pod = next->name;  // again, if the first delete was lost
+        } else if (next != nullptr && !next->terminating) {
+          d.state = Enter(std::move(s), UpgradePhase::kValidate);
+          return;
+        }
+      } else if (PodOn(n, s.from) == nullptr) {
+        d.state = Enter(std::move(s), UpgradePhase::kValidate);
+        return;
+      }
+      d.state = std::move(s);
+      return;
+    case UpgradePhase::kValidate:
+      d.tracks = {s.to};
+      if (Ready(next) && n.validation && n.validation->ok) {
+        d.state = Enter(std::move(s), UpgradePhase::kDone);
+        return;
+      }
+      if (TimedOut(s)) {
+        std::string reason = "NewGatewayNotReady", message = PodProblem(next, s.to);
+        if (Ready(next) && n.validation) {
+          reason = n.validation->reason;
+          message = n.validation->message;
+        }
+        s = Enter(std::move(s), UpgradePhase::kFailed);
+        s.reason = reason;
+        s.message =
+            message + " within validationTimeout " + std::to_string(in_.validation_timeout_s) + "s";
+        s.keep_failed = true;
+        d.state = std::move(s);
+        return;
+      }
+      WakeAt(std::min(s.started + in_.validation_timeout_s, Ready(next) ? in_.now + 2 : INT64_MAX));
+      d.state = std::move(s);
+      return;
+    default:  // Done, Failed
+      d.tracks = {s.to};
+      d.state = std::move(s);
+      return;
+  }
+}
+
+void Planner::Step(const UpgradeNode& n, NodeDecision& d) {
+  NodeUpgradeState s = *n.state;
+  if (!ForTarget(s, in_)) {
+    Abandon(n, std::move(s), d);
+    if (d.state && d.state->phase == UpgradePhase::kRollBack && !n.published.count(d.state->to))
+      d.tracks = {d.state->from};
+    return;
+  }
+  if (s.in_place) {
+    StepInPlace(n, std::move(s), d);
+  } else {
+    StepSideBySide(n, std::move(s), d);
+  }
+  // Rolling back: the new track's label goes at once unless clients still see the node there.
+  if (d.state && d.state->phase == UpgradePhase::kRollBack && !n.published.count(d.state->to))
+    d.tracks = {d.state->from};
+}
+
+void Planner::Count(const NodeDecision& d) {
+  if (!d.state) return;
+  crd::UpgradePhaseCounts& c = plan_.phases;
+  switch (d.state->phase) {
+    case UpgradePhase::kStartNew: ++c.start_new; break;
+    case UpgradePhase::kValidate: ++c.validate; break;
+    case UpgradePhase::kSwitch: ++c.switch_; break;
+    case UpgradePhase::kDrain: ++c.drain; break;
+    case UpgradePhase::kStopOld: ++c.stop_old; break;
+    case UpgradePhase::kDone: ++c.done; break;
+    case UpgradePhase::kRollBack: ++c.roll_back; break;
+    case UpgradePhase::kFailed: ++c.failed; break;
+  }
+}
+
+UpgradePlan Planner::Run() {
+  plan_.in_place = in_.spec.strategy == crd::UpgradeStrategy::kInPlace;
+  plan_.paused = in_.spec.paused;
+  plan_.nodes.resize(in_.nodes.size());
+  for (size_t i = 0; i < in_.nodes.size(); ++i) {
+    plan_.nodes[i].node = in_.nodes[i].name;
+    plan_.nodes[i].tracks = in_.nodes[i].tracks;
+    plan_.nodes[i].state = in_.nodes[i].state;
+  }
+  if (!in_.may_start || in_.target.empty()) return plan_;  // a refused spec changes nothing
+
+  // autoRollback: a failure of this rollout halts it (until the node's state is cleared or the
+  // spec changes).
+  for (const UpgradeNode& n : in_.nodes) {
+    if (!n.state || !ForTarget(*n.state, in_)) continue;
+    const bool failed = n.state->phase == UpgradePhase::kFailed ||
+                        (n.state->phase == UpgradePhase::kRollBack && n.state->keep_failed);
+    if (failed && in_.spec.auto_rollback) halt_ = true;
+  }
+  plan_.halted = halt_;
+
+  // Moves under way first, then starts within the budget.
+  std::vector<size_t> candidates;
+  int64_t in_flight = 0, unavailable = 0;
+  for (size_t i = 0; i < in_.nodes.size(); ++i) {
+    const UpgradeNode& n = in_.nodes[i];
+    NodeDecision& d = plan_.nodes[i];
+    // A node that finished an earlier move is like one that never moved.
+    const bool finished = n.state && n.state->phase == UpgradePhase::kDone &&
+                          ForTarget(*n.state, in_) && n.tracks == std::set{in_.target};
+    if (n.state && !(finished && Outdated(PodOn(n, in_.target), in_.target_hash))) {
+      Step(n, d);
+    } else if (n.tracks.empty()) {
+      if (n.eligible) d.tracks = {in_.target};  // a new node: nothing to keep serving
+      continue;
+    } else {
+      const std::string serving = ServingTrack(n.tracks, in_.target);
+      const bool moves = serving != in_.target || n.tracks.size() > 1 ||
+                         Outdated(PodOn(n, in_.target), in_.target_hash);
+      if (moves && n.eligible) candidates.push_back(i);
+      if (moves && !n.eligible) ++plan_.phases.pending;  // waits for its checks to pass
+      // A failed check takes the target's gateway away; a gateway of an older track stays.
+      if (!n.eligible) d.tracks.erase(in_.target);
+      if (!Ready(PodOn(n, serving))) ++unavailable;
+      continue;
+    }
+    if (d.state && InFlight(*d.state)) {
+      ++in_flight;
+      if (d.state->in_place && d.state->phase != UpgradePhase::kDone) ++unavailable;
+    }
+  }
+
+  const int64_t total = static_cast<int64_t>(in_.nodes.size());
+  int64_t budget = std::max<int32_t>(in_.spec.max_parallel, 1) - in_flight;
+  auto max_unavailable =
+      crd::ScaledValueFromIntOrPercent(in_.spec.max_unavailable, total, /*round_up=*/false);
+  const int64_t unavailable_budget =
+      std::max<int64_t>(max_unavailable.ok() ? *max_unavailable : 1, 1) - unavailable;
+  if (!in_.port_conflict.empty() && !plan_.in_place) plan_.blocked = in_.port_conflict;
+  const bool may_start_moves = !plan_.paused && !halt_;
+  int64_t in_place_started = 0;
+  for (size_t i : candidates) {
+    if (!may_start_moves || budget <= 0) break;
+    const UpgradeNode& n = in_.nodes[i];
+    NodeDecision& d = plan_.nodes[i];
+    const std::string from = ServingTrack(n.tracks, in_.target);
+    const bool in_place = plan_.in_place || from == in_.target;
+    if (!in_place && !plan_.blocked.empty()) continue;
+    if (in_place && in_place_started >= unavailable_budget) continue;
+    NodeUpgradeState s;
+    s.from = from;
+    s.to = in_.target;
+    s.in_place = in_place;
+    s.template_hash = in_place ? in_.target_hash : "";
+    s.started = s.since = in_.now;
+    if (in_place) {
+      s.phase = UpgradePhase::kDrain;
+      d.tracks = {from};
+      ++in_place_started;
+      WakeAt(in_.now + in_.spec.drain_seconds);
+    } else {
+      s.phase = UpgradePhase::kStartNew;
+      d.tracks = {from, in_.target};
+      WakeAt(in_.now + in_.validation_timeout_s);
+    }
+    d.state = std::move(s);
+    --budget;
+  }
+
+  // Transitions and the summary.
+  for (size_t i = 0; i < in_.nodes.size(); ++i) {
+    const UpgradeNode& n = in_.nodes[i];
+    NodeDecision& d = plan_.nodes[i];
+    const std::string before = n.state ? std::string(PhaseName(n.state->phase)) : "Pending";
+    const std::string after = d.state ? std::string(PhaseName(d.state->phase)) : "Pending";
+    if (before != after) {
+      d.transition = before + " -> " + after;
+      d.warning = after == "RollBack" || after == "Failed";
+    }
+    const bool candidate = std::find(candidates.begin(), candidates.end(), i) != candidates.end();
+    const bool started = candidate && d.state != n.state;
+    const bool pending = candidate && !started;
+    const bool on_target = !pending && d.state && ForTarget(*d.state, in_);
+    if (pending) ++plan_.phases.pending;
+    if (on_target) Count(d);
+    if (pending || on_target) {
+      ++plan_.moving_total;
+      if (d.state && !d.state->in_place) plan_.from.insert(d.state->from);
+      if (d.state && d.state->in_place) plan_.in_place = true;
+      if (pending) plan_.from.insert(ServingTrack(n.tracks, in_.target));
+    } else if (d.state) {
+      ++plan_.phases.roll_back;  // leaving a state of another target
+      ++plan_.moving_total;
+    }
+    if (d.state && d.state->phase == UpgradePhase::kFailed)
+      plan_.failed.push_back({d.node, d.state->reason, d.state->message, std::nullopt});
+  }
+  plan_.active = plan_.phases.pending + plan_.phases.start_new + plan_.phases.validate +
+                     plan_.phases.switch_ + plan_.phases.drain + plan_.phases.stop_old +
+                     plan_.phases.roll_back + plan_.phases.failed >
+                 0;
+  if (!plan_.active) plan_.moving_total = 0;
+  return plan_;
+}
+
+}  // namespace
+
+bool NeedsValidation(const UpgradeNode& node, const UpgradeInputs& in) {
+  if (!node.state || !ForTarget(*node.state, in)) return false;
+  if (node.state->phase != UpgradePhase::kValidate) return false;
+  auto it = node.pods.find(in.target);
+  return it != node.pods.end() && Ready(&it->second);
+}
+
+UpgradePlan PlanUpgrade(const UpgradeInputs& in) {
+  return Planner(in).Run();
+}
+
+EndpointRole NodeRole(const NodeDecision& decision, const std::string& track,
+                      const std::string& target) {
+  if (decision.state) return RoleOf(*decision.state, track);
+  if (!decision.tracks.count(track)) return EndpointRole::kAbsent;
+  return ServingTrack(decision.tracks, target) == track ? EndpointRole::kActive
+                                                        : EndpointRole::kAbsent;
+}
+
+}  // namespace rdmastack::gatewaypool

@@ -1,0 +1,95 @@
+#pragma once
+// The rolling-upgrade planner (pure): from each node's labels, persisted upgrade state, gateway
+// pods and the operator's own S3 check, decide every node's next track labels and state.
+// Runbook and phase meanings: docs/operations.md "Upgrading a pool".
+//
+// Invariants the planner keeps (tested in upgrade_plan_test.cc and under real traffic in the
+// upgrade e2e test):
+// - never more than maxParallel nodes in flight (and, for InPlace, never more than maxUnavailable
+//   nodes without a serving gateway);
+// - SideBySide: a node's endpoint moves to the new track only after the new gateway is Ready and
+//   answered the operator's signed request, and the old gateway stops only after drainSeconds
+//   with its endpoint marked terminating;
+// - paused: no node starts; nodes already moving finish their move;
+// - autoRollback: one failed node halts the rollout and rolls back the nodes in flight.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "controllers/gatewaypool/gateway_pod.h"
+#include "controllers/gatewaypool/node_upgrade.h"
+#include "crds/types/types.h"
+
+namespace rdmastack::gatewaypool {
+
+// The operator's read-only signed request against a node's new gateway.
+struct Validation {
+  bool ok = false;
+  std::string reason;   // when not ok: CamelCase, e.g. CredentialsRejected
+  std::string message;  // one line
+};
+
+struct UpgradeNode {
+  std::string name;
+  // May run the target track (selected and verified; or labelled, with a silent agent).
+  bool eligible = false;
+  std::set<std::string> tracks;  // this pool's track labels on the node
+  std::optional<NodeUpgradeState> state;
+  std::map<std::string, GatewayPod> pods;  // by track: the node's live gateway pod
+  // Tracks whose EndpointSlice lists the node as ready (not terminating) now.
+  std::set<std::string> published;
+  std::optional<Validation> validation;  // filled where NeedsValidation said so
+};
+
+struct UpgradeInputs {
+  std::string target;       // the spec's track ("v2")
+  std::string target_hash;  // pod template hash of the target track's DaemonSet as rendered now
+  crd::UpgradeSpec spec;
+  int64_t validation_timeout_s = 600;
+  int64_t now = 0;  // unix seconds
+  // The spec is accepted and its Secret exists. When false nothing changes on any node.
+  bool may_start = false;
+  // SideBySide needs the target's ports free on the node: a track still running holds them.
+  std::string port_conflict;       // "" or what collides, for the condition message
+  std::vector<UpgradeNode> nodes;  // sorted by name
+};
+
+struct NodeDecision {
+  std::string node;
+  std::set<std::string> tracks;           // labels wanted
+  std::optional<NodeUpgradeState> state;  // annotation wanted (nullopt: none)
+  std::string delete_pod;                 // InPlace: the outdated pod to delete now
+  // A phase change worth an Event: "Validate -> Switch"; "" when none.
+  std::string transition;
+  bool warning = false;  // RollBack / Failed
+};
+
+struct UpgradePlan {
+  std::vector<NodeDecision> nodes;  // one per input node, same order
+  // An upgrade is under way: a node is not on the target yet (pending, moving or failed).
+  bool active = false;
+  bool in_place = false;       // the strategy in use
+  std::set<std::string> from;  // tracks being left
+  crd::UpgradePhaseCounts phases;
+  int32_t moving_total = 0;  // nodes this rollout moves (pending + moving + done + failed)
+  bool paused = false;
+  bool halted = false;                   // autoRollback stopped the rollout after a failure
+  std::string blocked;                   // why nothing can start (port conflict), "" if not
+  std::vector<crd::NodeProblem> failed;  // failed nodes with reason and message
+  int64_t wake_after_s = 0;  // a timer (drain end, validation deadline, re-check); 0 = none
+};
+
+// Nodes whose target gateway is up and waits for the operator's S3 check.
+bool NeedsValidation(const UpgradeNode& node, const UpgradeInputs& in);
+
+UpgradePlan PlanUpgrade(const UpgradeInputs& in);
+
+// How the node appears in `track`'s EndpointSlice once `decision` is written.
+EndpointRole NodeRole(const NodeDecision& decision, const std::string& track,
+                      const std::string& target);
+
+}  // namespace rdmastack::gatewaypool

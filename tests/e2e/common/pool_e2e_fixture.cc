@@ -1,0 +1,207 @@
+#include "tests/e2e/common/pool_e2e_fixture.h"
+
+#include <rapidjson/document.h>
+#include <signal.h>
+
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "operator/base/clock.h"
+
+namespace rdmastack::testing {
+
+using namespace std::chrono_literals;
+
+std::string RandomBytes(size_t n) {
+  std::mt19937 rng(std::random_device{}());
+  std::string out(n, '\0');
+  for (char& c : out) c = static_cast<char>(rng() & 0xff);
+  return out;
+}
+
+std::string Describe(const std::vector<AuditedWrite>& writes) {
+  std::string out;
+  for (const auto& w : writes) out += w.verb + " " + w.resource + " " + w.name + "\n";
+  return out;
+}
+
+std::string ReadSample(const std::string& file) {
+  std::ifstream in(SourcePath("crds/samples/" + file));
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<SliceEndpoint> ReadEndpoints(const ClusterEnv& env, const std::string& ns,
+                                         const std::string& pool) {
+  std::vector<SliceEndpoint> out;
+  CommandResult r = env.Kubectl({"get", "endpointslices", "-n", ns, "-l",
+                                 "gatewaypool.rdmastack.io/name=" + pool, "-o", "json"});
+  rapidjson::Document doc;
+  if (r.exit_code != 0 || doc.Parse(r.out.c_str()).HasParseError() || !doc.HasMember("items"))
+    return out;
+  for (const auto& slice : doc["items"].GetArray()) {
+    int port = 0;
+    for (const auto& p : slice["ports"].GetArray()) {
+      if (std::string(p["name"].GetString()) == "s3") port = p["port"].GetInt();
+    }
+    if (!slice.HasMember("endpoints") || !slice["endpoints"].IsArray()) continue;
+    for (const auto& e : slice["endpoints"].GetArray()) {
+      SliceEndpoint ep;
+      ep.slice = slice["metadata"]["name"].GetString();
+      ep.node = e["nodeName"].GetString();
+      ep.ip = e["addresses"][0].GetString();
+      ep.port = port;
+      ep.ready = e["conditions"]["ready"].GetBool();
+      ep.serving = e["conditions"]["serving"].GetBool();
+      ep.terminating = e["conditions"]["terminating"].GetBool();
+      out.push_back(ep);
+    }
+  }
+  return out;
+}
+
+void PoolE2eTest::SetUp() {
+  env_ = GetClusterEnv();
+  if (env_ == nullptr) GTEST_SKIP() << "no cluster (RDMASTACK_KUBECONFIG)";
+  nodes_ = SimulatedNodes();
+  if (nodes_.empty()) GTEST_SKIP() << "no simulated nodes (RDMASTACK_SIM_NODES)";
+  const char* gateway = std::getenv("RDMASTACK_SIM_GATEWAY");
+  ASSERT_NE(gateway, nullptr);
+  bridge_ = gateway;
+  ASSERT_EQ(InstallCrds(*env_).exit_code, 0);
+  for (const auto& [name, node] : nodes_) {
+    fixtures_[name] = Get({"get", "node", name, "-o",
+                           "jsonpath={.metadata.annotations.sim\\.rdmastack\\.io/fixture}"});
+  }
+  // The operator watches the whole cluster: what earlier tests left (namespaces still being
+  // deleted, their RdmaNodes) would be its work too and blur the write counts.
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return Get({"get", "namespaces", "-o",
+                    R"(jsonpath={.items[?(@.status.phase=="Terminating")].metadata.name})"})
+            .empty();
+      },
+      120s))
+      << Get({"get", "namespaces"});
+  env_->Kubectl({"delete", "rdmanodes", "--all", "--wait=true", "--timeout=60s"});
+}
+
+void PoolE2eTest::TearDown() {
+  if (env_ == nullptr || nodes_.empty()) return;
+  // The pool goes while the operator runs, so that its finalizer is honoured.
+  if (ns_ != nullptr && operator_ != nullptr) {
+    env_->Kubectl({"delete", "gatewaypools", "--all", "-n", ns_->name(), "--timeout=60s"});
+  }
+  operator_.reset();
+  for (const auto& [name, node] : nodes_) {
+    env_->Kubectl({"delete", "rdmanode", name, "--ignore-not-found", "--wait=false"});
+    env_->Kubectl({"label", "node", name, "rdmastack.io/gateway-capable-",
+                   "rdmastack.io/gpudirect-", "rdmastack.io/hostmem-", "rdmastack.io/link-layer-",
+                   selector_label_ + "-"});
+  }
+  ns_.reset();
+}
+
+std::string PoolE2eTest::Get(const std::vector<std::string>& args) const {
+  CommandResult r = env_->Kubectl(args);
+  return r.exit_code == 0 ? r.out : "";
+}
+
+std::string PoolE2eTest::PoolField(const std::string& pool, const std::string& jsonpath) const {
+  return Get({"get", "gwp", pool, "-n", ns_->name(), "-o", "jsonpath=" + jsonpath});
+}
+
+std::string PoolE2eTest::PoolCondition(const std::string& pool, const std::string& type,
+                                       const std::string& field) const {
+  return PoolField(pool, "{.status.conditions[?(@.type==\"" + type + "\")]." + field + "}");
+}
+
+std::string PoolE2eTest::FailingReason(const std::string& pool, const std::string& node) const {
+  return PoolField(pool, "{.status.failingNodes[?(@.node==\"" + node + "\")].reason}");
+}
+
+std::unique_ptr<OperatorProcess> PoolE2eTest::LaunchOperator(const std::string& label,
+                                                             std::vector<std::string> extra) const {
+  const std::string hub = bridge_ + ":" + std::to_string(hub_port_);
+  std::vector<std::string> args{
+      "--kubeconfig", env_->kubeconfig, "--metrics-bind-address=0", "--health-probe-bind-address=0",
+      "--agent-namespace=" + ns_->name(), "--agent-bind-address=" + hub,
+      "--agent-hub-address=" + hub, "--agent-pod-label=rdmastack.io/simulate=run",
+      "--agent-arg=--ips-file=/host/etc/rdmastack-fixture/ips.txt",
+      "--agent-arg=--probes-file=/host/etc/rdmastack-fixture/probes.txt",
+      "--agent-arg=--probe-interval=1h",
+      // Gateways run for real on the simulated nodes, addresses from the fixture.
+      "--gateway-pod-label=rdmastack.io/simulate=run",
+      "--gateway-env=RDMASTACK_GW_IPS_FILE=/host/etc/rdmastack-fixture/ips.txt",
+      "--gateway-host-mount=/etc/rdmastack-fixture"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return std::make_unique<OperatorProcess>(label, std::move(args));
+}
+
+void PoolE2eTest::Start(const std::string& prefix, std::string pools) {
+  ns_ = std::make_unique<TestNamespace>(*env_, prefix);
+  selector_label_ = "e2e.rdmastack.io/" + ns_->name();
+  const char* helm = std::getenv("RDMASTACK_HELM");
+  ASSERT_NE(helm, nullptr) << "RDMASTACK_HELM (scripts/cluster.sh env) names the helm binary";
+  CommandResult chart =
+      RunCommand({helm, "template", "rdmastack", SourcePath("charts/rdmastack"), "-n", ns_->name(),
+                  "--show-only", "templates/agent-serviceaccount.yaml"});
+  ASSERT_EQ(chart.exit_code, 0) << chart.err;
+  ns_->Apply(chart.out);
+  for (size_t at = pools.find("SELECTOR"); at != std::string::npos; at = pools.find("SELECTOR"))
+    pools.replace(at, 8, selector_label_);
+  ns_->Apply(pools);
+  hub_port_ = FreePortOn(bridge_);
+  StartOperator(prefix);
+}
+
+std::set<std::string> PoolE2eTest::ReadyEndpointNodes(const std::string& pool) const {
+  std::set<std::string> out;
+  for (const auto& e : Endpoints(pool)) {
+    if (e.ready) out.insert(e.node);
+  }
+  return out;
+}
+
+s3::S3Client PoolE2eTest::Client(const SliceEndpoint& e) {
+  return s3::S3Client(transport_, s3::Endpoint{"http", e.ip, static_cast<uint16_t>(e.port)},
+                      {kSeedAccessKey, kSeedSecretKey}, "us-east-1", RealClock::Instance(), 5s);
+}
+
+bool PoolE2eTest::Serves(const SliceEndpoint& e) {
+  auto r = Client(e).Send({.method = "GET", .path = "/"});
+  return r.ok() && r->status == 200;
+}
+
+void PoolE2eTest::HupAgent(const std::string& node) {
+  const std::string container =
+      Get({"get", "pods", "-n", ns_->name(), "-l", "app.kubernetes.io/name=rdmastack-agent",
+           "--field-selector", "spec.nodeName=" + node, "-o",
+           "jsonpath={.items[0].status.containerStatuses[0].containerID}"});
+  const pid_t pid = PidOfContainerId(container);
+  ASSERT_GT(pid, 0) << node;
+  ASSERT_EQ(kill(pid, SIGHUP), 0);
+}
+
+std::vector<AuditedWrite> PoolE2eTest::OperatorWrites() const {
+  return WritesByAgent(ReadAuditedWrites(), operator_->Identity());
+}
+
+std::string PoolE2eTest::NodesWithFixture(const std::string& fixture, size_t want,
+                                          std::vector<std::string>* out) const {
+  for (const auto& [name, f] : fixtures_) {
+    if (f == fixture && (want == 0 || out->size() < want)) out->push_back(name);
+  }
+  if (want == 0) return out->empty() ? "needs nodes of " + fixture : "";
+  return out->size() == want ? "" : "needs " + std::to_string(want) + " nodes of " + fixture;
+}
+
+std::string PoolE2eTest::Diagnostics() const {
+  return operator_->Output() +
+         Get({"get", "gwp,ds,pods,endpointslices", "-n", ns_->name(), "-o", "wide"}) +
+         Get({"get", "gwp", "-n", ns_->name(), "-o", "yaml"});
+}
+
+}  // namespace rdmastack::testing

@@ -1,0 +1,88 @@
+#pragma once
+// The fixture of the end-to-end tests that run GatewayPools through the operator process and real
+// gateways on simulated nodes: a namespace per test with the chart's agent ServiceAccount, the
+// operator on the nodes' bridge, and readers for what clients see (EndpointSlices, S3).
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gateway/s3/http.h"
+#include "gateway/s3/s3_client.h"
+#include "tests/harness/audit_log.h"
+#include "tests/harness/cluster_env.h"
+#include "tests/integration/operator/operator_process.h"
+#include "tests/integration/sim/sim_cluster.h"
+
+namespace rdmastack::testing {
+
+// The seed sample's keys (crds/samples/gatewaypool-kvcache.yaml).
+inline constexpr char kSeedAccessKey[] = "kvcache-root";
+inline constexpr char kSeedSecretKey[] = "change-me-please";
+
+// One endpoint of a pool's EndpointSlices, as a client reads it.
+struct SliceEndpoint {
+  std::string node, ip, slice;
+  int port = 0;
+  bool ready = false, serving = false, terminating = false;
+};
+
+std::string RandomBytes(size_t n);
+std::string Describe(const std::vector<AuditedWrite>& writes);
+// crds/samples/<file>.
+std::string ReadSample(const std::string& file);
+// A pool's EndpointSlices in `ns`, read with kubectl as a client would.
+std::vector<SliceEndpoint> ReadEndpoints(const ClusterEnv& env, const std::string& ns,
+                                         const std::string& pool);
+
+class PoolE2eTest : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+
+  std::string Get(const std::vector<std::string>& args) const;
+  std::string PoolField(const std::string& pool, const std::string& jsonpath) const;
+  std::string PoolCondition(const std::string& pool, const std::string& type,
+                            const std::string& field = "status") const;
+  std::string FailingReason(const std::string& pool, const std::string& node) const;
+
+  // The operator process, wired to the simulated nodes (agents and gateways run for real there).
+  std::unique_ptr<OperatorProcess> LaunchOperator(const std::string& label,
+                                                  std::vector<std::string> extra = {}) const;
+  void StartOperator(const std::string& label) { operator_ = LaunchOperator(label); }
+  // The chart's agent ServiceAccount and the pools (YAML; "SELECTOR" becomes this test's node
+  // label) in a fresh namespace, then the operator.
+  void Start(const std::string& prefix, std::string pools);
+
+  std::vector<SliceEndpoint> Endpoints(const std::string& pool) const {
+    return ReadEndpoints(*env_, ns_->name(), pool);
+  }
+  std::set<std::string> ReadyEndpointNodes(const std::string& pool) const;
+
+  s3::S3Client Client(const SliceEndpoint& e);
+  // A signed ListBuckets through the endpoint answers 200.
+  bool Serves(const SliceEndpoint& e);
+  // Re-probe: the agent on `node` re-reads its fixture on SIGHUP.
+  void HupAgent(const std::string& node);
+  std::vector<AuditedWrite> OperatorWrites() const;
+  // Up to `want` nodes of `fixture` into `out` (every one with want 0); "" or what is missing.
+  std::string NodesWithFixture(const std::string& fixture, size_t want,
+                               std::vector<std::string>* out) const;
+  std::string Diagnostics() const;
+
+  const ClusterEnv* env_ = nullptr;
+  sim::NodeTable nodes_;
+  std::map<std::string, std::string> fixtures_;
+  std::string bridge_;
+  uint16_t hub_port_ = 0;
+  std::unique_ptr<TestNamespace> ns_;
+  std::string selector_label_;
+  std::unique_ptr<OperatorProcess> operator_;
+  s3::BeastHttpTransport transport_;
+};
+
+}  // namespace rdmastack::testing

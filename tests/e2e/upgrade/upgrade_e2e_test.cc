@@ -1,0 +1,527 @@
+// The rolling library upgrade end to end: the seed pool moves from libcuobjserver 1.2.0.68
+// (vgwrdma 1.8.0) to 2.0.0.109 (the 2.x-ported build) on simulated storage nodes that run the real
+// launcher and versitygw behind each track, while a client keeps doing signed PUTs and GETs through
+// whatever the EndpointSlices publish. A watcher samples what clients and the API server see:
+// every node keeps a ready endpoint, never more than maxParallel nodes move at once.
+
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+#include <signal.h>
+
+#include <atomic>
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "tests/e2e/common/pool_e2e_fixture.h"
+
+namespace rdmastack::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr char kFixture[] = "storage-cx6-ib-ipoib-bond0-el8-inbox";
+
+// The seed pool on this test's nodes, with the upgrade settings given.
+std::string SeedPool(const std::string& upgrade) {
+  std::string yaml = ReadSample("gatewaypool-kvcache.yaml");
+  auto replace = [&](const std::string& from, const std::string& to) {
+    const size_t at = yaml.find(from);
+    if (at != std::string::npos) yaml.replace(at, from.size(), to);
+  };
+  replace("    node-role.rdmastack.io/storage: \"\"", "    SELECTOR: \"in\"");
+  const size_t at = yaml.find("  upgrade:\n");
+  yaml = yaml.substr(0, at) + "  upgrade:\n" + upgrade;
+  return yaml;
+}
+
+// The 2.0 sample's gateway, library and ports as a merge patch.
+constexpr char kToV2[] =
+    R"({"spec":{"gateway":{"image":"registry.local/rdmastack/vgwrdma:1.8.0-cuobj2",)"
+    R"("version":"1.8.0-cuobj2"},"serverLibrary":{"version":"2.0.0.109",)"
+    R"("image":"registry.local/rdmastack/libcuobjserver:2.0.0.109"},)"
+    R"("s3":{"port":7072},"rdma":{"port":19101}}})";
+
+// A client that keeps writing and reading objects through the pool's ready endpoints, re-reading
+// the EndpointSlices every 250 ms, with no retries: every failed request is counted.
+class Traffic {
+ public:
+  Traffic(const ClusterEnv& env, std::string ns, std::string pool)
+      : env_(env), ns_(std::move(ns)), pool_(std::move(pool)) {}
+  ~Traffic() { Stop(); }
+
+  void Start() {
+    Refresh();
+    threads_.emplace_back([this] {
+      while (!stop_) {
+        Refresh();
+        std::this_thread::sleep_for(250ms);
+      }
+    });
+    threads_.emplace_back([this] { Run(); });
+  }
+  void Stop() {
+    stop_ = true;
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+  }
+  // node -> key -> body written through that node
+  std::map<std::string, std::map<std::string, std::string>> objects() const {
+    std::lock_guard lock(mu_);
+    return objects_;
+  }
+  std::vector<std::string> failures() const {
+    std::lock_guard lock(mu_);
+    return failures_;
+  }
+  int64_t requests() const { return requests_; }
+  std::set<int> ports_used() const {
+    std::lock_guard lock(mu_);
+    return ports_used_;
+  }
+
+ private:
+  void Refresh() {
+    std::vector<SliceEndpoint> ready;
+    for (const auto& e : ReadEndpoints(env_, ns_, pool_)) {
+      if (e.ready) ready.push_back(e);
+    }
+    if (ready.empty()) return;  // a failed read keeps the last answer, as a client's cache would
+    std::lock_guard lock(mu_);
+    endpoints_ = std::move(ready);
+  }
+  void Run() {
+    s3::BeastHttpTransport transport;
+    std::mt19937 rng(42);
+    for (int64_t n = 0; !stop_; ++n) {
+      SliceEndpoint e;
+      {
+        std::lock_guard lock(mu_);
+        if (endpoints_.empty()) continue;
+        e = endpoints_[n % endpoints_.size()];
+        ports_used_.insert(e.port);
+      }
+      s3::S3Client client(transport, s3::Endpoint{"http", e.ip, static_cast<uint16_t>(e.port)},
+                          {kSeedAccessKey, kSeedSecretKey}, "us-east-1", RealClock::Instance(), 5s);
+      const std::string bucket = "/" + ns_ + "-" + e.node;
+      const std::string key = bucket + "/object-" + std::to_string(n);
+      const std::string body = RandomBytes(4096 + rng() % 8192);
+      auto put = client.Send({.method = "PUT", .path = key, .body = body});
+      ++requests_;
+      if (!put.ok() || put->status != 200) {
+        Fail("PUT " + key + " via " + e.ip + ":" + std::to_string(e.port) + ": " +
+             (put.ok() ? std::to_string(put->status) + " " + put->body : put.status().ToString()));
+        continue;
+      }
+      auto got = client.Send({.method = "GET", .path = key});
+      ++requests_;
+      if (!got.ok() || got->status != 200 || got->body != body) {
+        Fail("GET " + key + " via " + e.ip + ":" + std::to_string(e.port) + ": " +
+             (got.ok() ? std::to_string(got->status) : got.status().ToString()));
+        continue;
+      }
+      std::lock_guard lock(mu_);
+      objects_[e.node][key] = body;
+    }
+  }
+  void Fail(std::string what) {
+    std::lock_guard lock(mu_);
+    failures_.push_back(std::move(what));
+  }
+
+  const ClusterEnv& env_;
+  const std::string ns_, pool_;
+  std::atomic<bool> stop_{false};
+  std::atomic<int64_t> requests_{0};
+  mutable std::mutex mu_;
+  std::vector<SliceEndpoint> endpoints_;
+  std::map<std::string, std::map<std::string, std::string>> objects_;
+  std::vector<std::string> failures_;
+  std::set<int> ports_used_;
+  std::vector<std::thread> threads_;
+};
+
+// Samples the EndpointSlices and the nodes' upgrade annotations twice a second.
+class InvariantWatcher {
+ public:
+  InvariantWatcher(const ClusterEnv& env, std::string ns, std::string pool,
+                   std::set<std::string> nodes, int max_parallel)
+      : env_(env),
+        ns_(std::move(ns)),
+        pool_(std::move(pool)),
+        nodes_(std::move(nodes)),
+        max_parallel_(max_parallel) {}
+  ~InvariantWatcher() { Stop(); }
+  void Start() {
+    thread_ = std::thread([this] {
+      while (!stop_) {
+        Sample();
+        std::this_thread::sleep_for(500ms);
+      }
+    });
+  }
+  void Stop() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+  std::vector<std::string> violations() const {
+    std::lock_guard lock(mu_);
+    return violations_;
+  }
+  int max_in_flight() const { return max_in_flight_; }
+  std::set<std::string> phases_seen() const {
+    std::lock_guard lock(mu_);
+    return phases_seen_;
+  }
+  // node -> distinct "started" stamps of its moves to `to`.
+  std::map<std::string, std::set<int64_t>> moves(const std::string& to) const {
+    std::lock_guard lock(mu_);
+    auto it = moves_.find(to);
+    return it == moves_.end() ? std::map<std::string, std::set<int64_t>>{} : it->second;
+  }
+
+ private:
+  void Sample() {
+    const std::vector<SliceEndpoint> endpoints = ReadEndpoints(env_, ns_, pool_);
+    CommandResult r = env_.Kubectl({"get", "nodes", "-o", "json"});
+    rapidjson::Document doc;
+    if (endpoints.empty() || r.exit_code != 0 || doc.Parse(r.out.c_str()).HasParseError())
+      return;  // the API server was busy: no sample
+    std::lock_guard lock(mu_);
+    for (const std::string& node : nodes_) {
+      int ready = 0;
+      for (const auto& e : endpoints) ready += e.node == node && e.ready;
+      if (ready == 0) violations_.push_back("no ready endpoint for " + node);
+    }
+    const std::string key = "upgrade.gwp.rdmastack.io/" + ns_ + "." + pool_;
+    int in_flight = 0;
+    for (const auto& node : doc["items"].GetArray()) {
+      const auto& meta = node["metadata"];
+      if (!meta.HasMember("annotations") || !meta["annotations"].HasMember(key.c_str())) continue;
+      rapidjson::Document state;
+      state.Parse(meta["annotations"][key.c_str()].GetString());
+      if (state.HasParseError() || !state.IsObject()) continue;
+      const std::string phase = state["phase"].GetString();
+      phases_seen_.insert(phase);
+      if (phase != "Done" && phase != "Failed") ++in_flight;
+      moves_[state["to"].GetString()][meta["name"].GetString()].insert(state["started"].GetInt64());
+    }
+    max_in_flight_ = std::max(max_in_flight_.load(), in_flight);
+    if (in_flight > max_parallel_)
+      violations_.push_back(std::to_string(in_flight) + " nodes in flight");
+  }
+
+  const ClusterEnv& env_;
+  const std::string ns_, pool_;
+  const std::set<std::string> nodes_;
+  const int max_parallel_;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> max_in_flight_{0};
+  mutable std::mutex mu_;
+  std::vector<std::string> violations_;
+  std::set<std::string> phases_seen_;
+  std::map<std::string, std::map<std::string, std::set<int64_t>>> moves_;
+  std::thread thread_;
+};
+
+class UpgradeE2eTest : public PoolE2eTest {
+ protected:
+  // `count` nodes of the bond0 fixture labelled into this test's pool, which goes Ready on them.
+  void StartPool(const std::string& prefix, size_t count, const std::string& upgrade) {
+    const std::string missing = NodesWithFixture(kFixture, count, &nodes_in_pool_);
+    if (!missing.empty()) GTEST_SKIP() << missing << " (scripts/test.sh makes them)";
+    Start(prefix, SeedPool(upgrade));
+    if (HasFatalFailure()) return;
+    for (const std::string& n : nodes_in_pool_) {
+      ASSERT_EQ(env_->Kubectl({"label", "node", n, selector_label_ + "=in"}).exit_code, 0);
+    }
+    ASSERT_TRUE(Eventually(
+        [&] { return ReadyEndpointNodes("kvcache").size() == nodes_in_pool_.size(); }, 240s))
+        << Diagnostics();
+    ASSERT_EQ(PoolCondition("kvcache", "Upgrading", "reason"), "UpToDate") << Diagnostics();
+    // A bucket per node: each node's backend directory is its own.
+    for (const SliceEndpoint& e : Endpoints("kvcache")) {
+      auto made = Client(e).Send({.method = "PUT", .path = "/" + ns_->name() + "-" + e.node});
+      ASSERT_TRUE(made.ok() && made->status == 200) << e.node;
+    }
+  }
+  void Patch(const std::string& patch) {
+    CommandResult r =
+        env_->Kubectl({"patch", "gwp", "kvcache", "-n", ns_->name(), "--type=merge", "-p", patch});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  std::string Phase(const std::string& node) const {
+    const std::string key = "upgrade\\.gwp\\.rdmastack\\.io/" + ns_->name() + "\\.kvcache";
+    const std::string json =
+        Get({"get", "node", node, "-o", "jsonpath={.metadata.annotations." + key + "}"});
+    rapidjson::Document d;
+    if (json.empty() || d.Parse(json.c_str()).HasParseError()) return "";
+    return d["phase"].GetString();
+  }
+  std::string NodeTracks(const std::string& node) const {
+    std::string out;
+    const std::string prefix = "gwp.rdmastack.io/" + ns_->name() + ".kvcache.";
+    const std::string json = Get({"get", "node", node, "-o", "json"});
+    rapidjson::Document d;
+    if (json.empty() || d.Parse(json.c_str()).HasParseError()) return "?";
+    for (const auto& m : d["metadata"]["labels"].GetObject()) {
+      const std::string k = m.name.GetString();
+      if (k.rfind(prefix, 0) == 0) out += (out.empty() ? "" : ",") + k.substr(prefix.size());
+    }
+    return out;
+  }
+  bool UpgradeDone() const {
+    return PoolCondition("kvcache", "Upgrading", "reason") == "UpToDate" &&
+           PoolField("kvcache", "{.status.library}") == "2.0.0.109" &&
+           Get({"get", "ds", "kvcache-gateway-v1", "-n", ns_->name(), "--ignore-not-found", "-o",
+                "name"})
+               .empty();
+  }
+  // Every object the traffic wrote reads back byte-identical through its node's endpoint now.
+  void ExpectObjectsReadBack(const Traffic& traffic) {
+    std::map<std::string, SliceEndpoint> by_node;
+    for (const SliceEndpoint& e : Endpoints("kvcache")) {
+      if (e.ready) by_node[e.node] = e;
+    }
+    size_t checked = 0;
+    for (const auto& [node, objects] : traffic.objects()) {
+      ASSERT_TRUE(by_node.count(node)) << node;
+      s3::S3Client client = Client(by_node[node]);
+      for (const auto& [key, body] : objects) {
+        auto got = client.Send({.method = "GET", .path = key});
+        ASSERT_TRUE(got.ok()) << key;
+        EXPECT_EQ(got->status, 200) << key;
+        EXPECT_TRUE(got->body == body) << key << ": bytes differ";
+        ++checked;
+      }
+    }
+    EXPECT_GT(checked, 0u);
+  }
+
+  std::vector<std::string> nodes_in_pool_;
+};
+
+std::string Join(const std::vector<std::string>& lines, size_t max = 20) {
+  std::string out;
+  for (size_t i = 0; i < lines.size() && i < max; ++i) out += lines[i] + "\n";
+  return out;
+}
+
+// 1.2.0.68 -> 2.0.0.109 on 8 nodes, two at a time, under traffic; the operator is SIGKILLed at
+// five random moments and, once, a standby takes over from a killed leader.
+TEST_F(UpgradeE2eTest, MajorUpgradeUnderTrafficLosesNoRequestThroughOperatorKills) {
+  StartPool("upgrade-traffic", 8,
+            "    strategy: SideBySide\n    maxParallel: 2\n    validationTimeout: 2m\n"
+            "    drainSeconds: 3\n    autoRollback: false\n");
+  if (HasFatalFailure() || IsSkipped()) return;
+  // Leader election from here on, so that a standby can take over.
+  const std::vector<std::string> elect = {
+      "--leader-elect", "--leader-election-namespace=" + ns_->name(),
+      "--leader-election-lease-duration=6s", "--leader-election-renew-deadline=4s",
+      "--leader-election-retry-period=1s"};
+  operator_->Signal(SIGTERM);
+  ASSERT_EQ(operator_->WaitExit(40s), 0) << operator_->Output();
+  operator_ = LaunchOperator("upgrade-leader-0", elect);
+
+  Traffic traffic(*env_, ns_->name(), "kvcache");
+  traffic.Start();
+  InvariantWatcher watcher(*env_, ns_->name(), "kvcache",
+                           {nodes_in_pool_.begin(), nodes_in_pool_.end()}, 2);
+  watcher.Start();
+  std::this_thread::sleep_for(3s);  // objects written before the upgrade
+  const int64_t before = traffic.requests();
+  Patch(kToV2);
+
+  std::mt19937 rng(std::random_device{}());
+  std::string killed;
+  for (int kill = 0; kill < 5; ++kill) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2000 + rng() % 6000));
+    if (UpgradeDone()) break;
+    operator_->Signal(SIGKILL);
+    (void)operator_->WaitExit(10s);
+    killed += "kill " + std::to_string(kill) + " at phases";
+    for (const auto& n : nodes_in_pool_) killed += " " + Phase(n);
+    killed += "\n";
+    operator_ = LaunchOperator("upgrade-leader-" + std::to_string(kill + 1), elect);
+  }
+  // A standby waits; the leader dies; the standby takes over.
+  std::unique_ptr<OperatorProcess> standby = LaunchOperator("upgrade-standby", elect);
+  std::this_thread::sleep_for(3s);
+  operator_->Signal(SIGKILL);
+  (void)operator_->WaitExit(10s);
+  operator_ = std::move(standby);
+
+  EXPECT_TRUE(Eventually([&] { return UpgradeDone(); }, 300s)) << killed << Diagnostics();
+  std::this_thread::sleep_for(2s);
+  traffic.Stop();
+  watcher.Stop();
+
+  std::printf(
+      "traffic: %lld requests (%lld before the upgrade), %zu failed; watcher: max %d in "
+      "flight, %zu violations\n%s",
+      static_cast<long long>(traffic.requests()), static_cast<long long>(before),
+      traffic.failures().size(), watcher.max_in_flight(), watcher.violations().size(),
+      killed.c_str());
+  EXPECT_EQ(traffic.failures().size(), 0u) << Join(traffic.failures()) << killed;
+  EXPECT_GT(traffic.requests(), before + 100) << "the traffic kept going through the upgrade";
+  EXPECT_EQ(traffic.ports_used(), (std::set<int>{7071, 7072}));
+  EXPECT_EQ(watcher.violations().size(), 0u) << Join(watcher.violations()) << killed;
+  EXPECT_LE(watcher.max_in_flight(), 2);
+  EXPECT_EQ(watcher.max_in_flight(), 2) << "two nodes moved at once at some point";
+  for (const char* phase : {"StartNew", "Validate", "Drain", "Done"})
+    EXPECT_TRUE(watcher.phases_seen().count(phase)) << phase;
+  // No node was moved twice: one start per node, whatever the kills interrupted.
+  const auto moves = watcher.moves("v2");
+  for (const std::string& node : nodes_in_pool_) {
+    ASSERT_TRUE(moves.count(node)) << node;
+    EXPECT_EQ(moves.at(node).size(), 1u) << node;
+    EXPECT_EQ(NodeTracks(node), "v2") << node;
+    EXPECT_EQ(Phase(node), "Done") << node;
+  }
+  ExpectObjectsReadBack(traffic);
+  for (const SliceEndpoint& e : Endpoints("kvcache")) {
+    EXPECT_EQ(e.port, 7072) << e.node;
+    EXPECT_EQ(e.slice, "kvcache-gateway-v2-0") << e.node;
+  }
+  EXPECT_EQ(Endpoints("kvcache").size(), nodes_in_pool_.size());
+  // Each step of each node was an Event on the pool.
+  EXPECT_NE(Get({"get", "events", "-n", ns_->name(), "--field-selector", "reason=UpgradeSwitch",
+                 "-o", "name"}),
+            "");
+}
+
+// One node's new gateway can never start (its port is taken on that node): with autoRollback the
+// rollout halts and the node moving beside it goes back; without it, the others finish and the
+// failed node keeps serving 1.x.
+TEST_F(UpgradeE2eTest, ANodeThatFailsValidationRollsBackAndKeepsServing) {
+  StartPool("upgrade-rollback", 3,
+            "    strategy: SideBySide\n    maxParallel: 2\n    validationTimeout: 25s\n"
+            "    drainSeconds: 60\n    autoRollback: true\n");
+  if (HasFatalFailure() || IsSkipped()) return;
+  std::sort(nodes_in_pool_.begin(), nodes_in_pool_.end());
+  const std::string bad = nodes_in_pool_[0], beside = nodes_in_pool_[1], last = nodes_in_pool_[2];
+  // Something else holds 7072 on the bad node, so the 2.x gateway cannot listen there.
+  const std::string holder =
+      "import socket,time\ns=socket.socket()\n"
+      "s.setsockopt(socket.SOL_SOCKET,socket.SO_REUSEADDR,1)\n"
+      "s.bind(('0.0.0.0',7072))\ns.listen(1)\ntime.sleep(600)\n";
+  const pid_t squatter = fork();
+  if (squatter == 0) {
+    execlp("ip", "ip", "netns", "exec", nodes_.at(bad).netns.c_str(), "python3", "-c",
+           holder.c_str(), nullptr);
+    _exit(127);
+  }
+  struct Reap {
+    pid_t pid;
+    ~Reap() {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+  } reap{squatter};
+  std::this_thread::sleep_for(1s);
+
+  Traffic traffic(*env_, ns_->name(), "kvcache");
+  traffic.Start();
+  Patch(kToV2);
+  // The node beside it validates and drains (60 s); the bad one times out first.
+  ASSERT_TRUE(Eventually([&] { return Phase(beside) == "Drain"; }, 90s)) << Diagnostics();
+  ASSERT_TRUE(Eventually([&] { return Phase(bad) == "Failed"; }, 90s)) << Diagnostics();
+  EXPECT_EQ(FailingReason("kvcache", bad), "NewGatewayNotReady") << Diagnostics();
+  ASSERT_TRUE(Eventually([&] { return Phase(beside) == ""; }, 60s))
+      << "the halted rollout rolls back the node in flight\n"
+      << Diagnostics();
+  EXPECT_EQ(PoolCondition("kvcache", "Upgrading", "reason"), "RolloutHalted");
+  EXPECT_EQ(PoolCondition("kvcache", "Degraded", "reason"), "UpgradeFailed");
+  EXPECT_EQ(Phase(last), "") << "nothing new starts while halted";
+  EXPECT_EQ(NodeTracks(beside), "v1");
+  EXPECT_EQ(NodeTracks(bad), "v1");
+  EXPECT_NE(Get({"get", "events", "-n", ns_->name(), "--field-selector",
+                 "reason=UpgradeRollBack,type=Warning", "-o", "name"}),
+            "");
+
+  // Without autoRollback the others proceed; the failed node stays on 1.x and serves.
+  Patch(R"({"spec":{"upgrade":{"autoRollback":false,"drainSeconds":2}}})");
+  ASSERT_TRUE(Eventually([&] { return Phase(beside) == "Done" && Phase(last) == "Done"; }, 180s))
+      << Diagnostics();
+  EXPECT_EQ(Phase(bad), "Failed");
+  EXPECT_EQ(PoolCondition("kvcache", "Upgrading", "reason"), "NodesFailed");
+  traffic.Stop();
+  EXPECT_EQ(traffic.failures().size(), 0u) << Join(traffic.failures());
+  std::map<std::string, int> port_of;
+  for (const SliceEndpoint& e : Endpoints("kvcache")) {
+    if (e.ready) port_of[e.node] = e.port;
+  }
+  EXPECT_EQ(port_of[bad], 7071);
+  EXPECT_EQ(port_of[beside], 7072);
+  EXPECT_EQ(port_of[last], 7072);
+  for (const SliceEndpoint& e : Endpoints("kvcache")) {
+    if (e.ready) {
+      EXPECT_TRUE(Serves(e)) << e.node << ":" << e.port;
+    }
+  }
+}
+
+// paused stops new starts without leaving a node half-way; unpausing resumes.
+TEST_F(UpgradeE2eTest, PausedStopsNewStartsAndResumes) {
+  StartPool("upgrade-paused", 3,
+            "    strategy: SideBySide\n    maxParallel: 1\n    validationTimeout: 2m\n"
+            "    drainSeconds: 4\n    autoRollback: true\n");
+  if (HasFatalFailure() || IsSkipped()) return;
+  std::sort(nodes_in_pool_.begin(), nodes_in_pool_.end());
+  Patch(kToV2);
+  ASSERT_TRUE(Eventually([&] { return Phase(nodes_in_pool_[0]) == "Drain"; }, 90s))
+      << Diagnostics();
+  Patch(R"({"spec":{"upgrade":{"paused":true}}})");
+  // The node under way finishes; the next does not start.
+  ASSERT_TRUE(Eventually([&] { return Phase(nodes_in_pool_[0]) == "Done"; }, 60s)) << Diagnostics();
+  ASSERT_TRUE(
+      Eventually([&] { return PoolCondition("kvcache", "Upgrading", "reason") == "Paused"; }, 30s))
+      << Diagnostics();
+  std::this_thread::sleep_for(8s);
+  EXPECT_EQ(Phase(nodes_in_pool_[1]), "");
+  EXPECT_EQ(Phase(nodes_in_pool_[2]), "");
+  EXPECT_EQ(PoolField("kvcache", "{.status.currentUpgrade.progress}"), "1/3");
+  Patch(R"({"spec":{"upgrade":{"paused":false}}})");
+  EXPECT_TRUE(Eventually([&] { return UpgradeDone(); }, 180s)) << Diagnostics();
+}
+
+// A patch-level change within the 2.x track (InPlace): pods are replaced one node at a time
+// within maxUnavailable, each drained first.
+TEST_F(UpgradeE2eTest, InPlaceUpdateReplacesPodsWithinMaxUnavailable) {
+  StartPool("upgrade-inplace", 3,
+            "    strategy: InPlace\n    maxParallel: 3\n    maxUnavailable: 1\n"
+            "    validationTimeout: 2m\n    drainSeconds: 2\n    autoRollback: true\n");
+  if (HasFatalFailure() || IsSkipped()) return;
+  InvariantWatcher watcher(*env_, ns_->name(), "kvcache", {}, 1);
+  watcher.Start();
+  // The gateway's template changes (bufferCount): every pod is outdated.
+  const std::string before =
+      Get({"get", "pods", "-n", ns_->name(), "-l", "gatewaypool.rdmastack.io/name=kvcache", "-o",
+           "jsonpath={.items[*].metadata.uid}"});
+  Patch(R"({"spec":{"rdma":{"bufferPool":{"bufferCount":2}}}})");
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return PoolCondition("kvcache", "Upgrading", "reason") == "UpToDate" &&
+               ReadyEndpointNodes("kvcache").size() == 3 &&
+               Get({"get", "pods", "-n", ns_->name(), "-l", "gatewaypool.rdmastack.io/name=kvcache",
+                    "-o", "jsonpath={.items[*].metadata.uid}"})
+                       .find(before.substr(0, 36)) == std::string::npos;
+      },
+      180s))
+      << Diagnostics();
+  watcher.Stop();
+  EXPECT_EQ(watcher.max_in_flight(), 1);
+  EXPECT_TRUE(watcher.phases_seen().count("Drain"));
+  const std::string after =
+      Get({"get", "pods", "-n", ns_->name(), "-l", "gatewaypool.rdmastack.io/name=kvcache", "-o",
+           "jsonpath={.items[*].metadata.uid}"});
+  for (size_t at = 0; at + 36 <= before.size(); at += 37)
+    EXPECT_EQ(after.find(before.substr(at, 36)), std::string::npos) << "pod not replaced";
+  for (const SliceEndpoint& e : Endpoints("kvcache")) EXPECT_TRUE(Serves(e)) << e.node;
+}
+
+}  // namespace
+}  // namespace rdmastack::testing
