@@ -255,6 +255,16 @@ write_kwok_stages() {
         print "      operator: NotIn"
         print "      values: [run]"}' "$f" >"$out"
       grep -q 'rdmastack.io/simulate' "$out" || die "kwok stage $f has no selector.matchExpressions to extend; update write_kwok_stages in scripts/cluster.sh"
+      # A pod labelled kwok.rdmastack.io/ready-delay=<duration> turns Ready that long after it
+      # was scheduled (benchmarks model a gateway's start time with it); others at once.
+      if [[ "$(basename "$f")" == pod-ready.yaml ]]; then
+        awk '{print} /^spec:$/ {
+          print "  delay:"
+          print "    durationMilliseconds: 0"
+          print "    durationFrom:"
+          print "      expressionFrom: '"'"'.metadata.labels[\"kwok.rdmastack.io/ready-delay\"]'"'"'"}' \
+          "$out" >"$out.tmp" && mv "$out.tmp" "$out"
+      fi
     else
       cp "$f" "$out"
     fi

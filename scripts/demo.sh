@@ -123,6 +123,21 @@ echo "agents accepted by the new leader: $(grep -c "accepted agent" "$standby_lo
 echo "RdmaNode and GatewayPool status writes by the new leader: $(grep -c "status written" "$standby_log" || true)"
 kubectl get rnode
 kubectl get gwp -n demo
+
+step "rolling upgrade 1.2.0.68 -> 2.0.0.109 (SideBySide): node by node, new gateway beside the old"
+# The 2.0 sample as it is, with a 5 s drain instead of 30 s to keep the demo short.
+sed 's/drainSeconds: 30/drainSeconds: 5/' crds/samples/gatewaypool-kvcache-2.0.yaml | kubectl apply -n demo -f -
+last=""
+for _ in $(seq 1 240); do
+  now=$(kubectl get gwp kvcache -n demo --no-headers 2>/dev/null)
+  [[ "$now" != "$last" ]] && { echo "$now"; last="$now"; }
+  [[ "$(kubectl get gwp kvcache -n demo -o jsonpath='{.status.conditions[?(@.type=="Upgrading")].reason}')" == UpToDate ]] && break
+  sleep 1
+done
+kubectl get events -n demo --field-selector reason=UpgradeSwitch -o custom-columns=TIME:.lastTimestamp,MESSAGE:.message
+kubectl get gwp -n demo -o wide
+kubectl get endpointslices -n demo -L gatewaypool.rdmastack.io/library-version
+echo "GET /demo-bucket/hello.txt (written through 1.x) from the same node's 2.x gateway $ep_ip:7072: $(s3 "http://$ep_ip:7072/demo-bucket/hello.txt")"
 kill -TERM $op_a $op_b 2>/dev/null || true
 wait 2>/dev/null || true
 trap - EXIT

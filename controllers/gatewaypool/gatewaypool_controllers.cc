@@ -138,15 +138,22 @@ StatusOr<std::unique_ptr<GatewayPoolControllers>> GatewayPoolControllers::Create
     controller.Watch(*configmap_informer, EveryPool(pools.store()));
   // What the pool owns changes in bursts during a rollout (pods turning Ready, the DaemonSet's
   // status, our own EndpointSlice writes): gather those changes for a moment and reconcile once.
-  const Clock::Duration batch = options.pod_batch;
-  auto later = [&controller, batch](const runtime::ObjectPtr& o) {
-    if (auto pool = o->Label(kPoolLabel))
-      controller.queue().AddAfter(std::string(o->Namespace()) + "/" + *pool, batch);
+  const Clock::Duration batch = options.pod_batch, upgrade_batch = options.upgrade_batch;
+  auto batch_for = [&pools, batch, upgrade_batch](const std::string& key) {
+    const runtime::ObjectPtr pool = pools.store().Get(key);
+    return pool != nullptr && pool->Has({"status", "currentUpgrade"}) ? upgrade_batch : batch;
+  };
+  auto later = [&controller, batch_for](const runtime::ObjectPtr& o) {
+    if (auto pool = o->Label(kPoolLabel)) {
+      const std::string key = std::string(o->Namespace()) + "/" + *pool;
+      controller.queue().AddAfter(key, batch_for(key));
+    }
   };
   // Node labels and agent verdicts change one node at a time, a thousand at once when the pool's
   // own label writes come back: every pool, gathered the same way.
-  auto every_pool_later = [&controller, &pools, batch](const runtime::ObjectPtr&) {
-    for (const auto& key : pools.store().ListKeys()) controller.queue().AddAfter(key, batch);
+  auto every_pool_later = [&controller, &pools, batch_for](const runtime::ObjectPtr&) {
+    for (const auto& key : pools.store().ListKeys())
+      controller.queue().AddAfter(key, batch_for(key));
   };
   runtime::EventHandler node_handler;
   node_handler.on_add = every_pool_later;

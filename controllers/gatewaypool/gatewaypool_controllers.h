@@ -21,6 +21,9 @@ struct GatewayPoolControllerOptions {
   // endpoints and status in batches rather than once per pod. It is also the most that a pod's
   // change waits to reach the EndpointSlices.
   Clock::Duration pod_batch = std::chrono::seconds(2);
+  // The same while the pool is upgrading: each node's move takes several passes (new pod Ready,
+  // endpoint published, old pod gone), and the batch would add to every one of them.
+  Clock::Duration upgrade_batch = std::chrono::milliseconds(250);
   // How a node's new gateway is checked before clients move to it during an upgrade: "s3" (the
   // operator's signed ListBuckets against the node) or "pod-ready" (the pod's Ready condition).
   std::string upgrade_validation = "s3";

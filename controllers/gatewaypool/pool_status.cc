@@ -5,6 +5,7 @@
 #include <set>
 
 #include "controllers/common/conditions.h"
+#include "operator/base/rfc3339.h"
 
 namespace rdmastack::gatewaypool {
 namespace {
@@ -265,6 +266,9 @@ crd::GatewayPoolStatus ComputePoolStatus(const PoolStatusInputs& in) {
     cu.to = track->library_version;
     cu.strategy = up->in_place ? "InPlace" : "SideBySide";
     cu.phases = up->phases;
+    if (up->started > 0)
+      cu.start_time = FormatRfc3339(std::chrono::system_clock::time_point(
+          std::chrono::seconds(up->started)));
     cu.progress = std::to_string(up->phases.done) + "/" + std::to_string(up->moving_total);
     s.current_upgrade = cu;
     s.library = cu.from + "->" + cu.to;

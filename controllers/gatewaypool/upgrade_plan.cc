@@ -114,11 +114,13 @@ void Planner::StepSideBySide(const UpgradeNode& n, NodeUpgradeState s, NodeDecis
                            "another node failed and autoRollback is set", false);
         return;
       }
-      if (s.phase == UpgradePhase::kStartNew && Ready(next)) {
+      // A pod found Ready and checked in the same pass goes straight to Switch.
+      if (s.phase == UpgradePhase::kStartNew && Ready(next) &&
+          !(n.validation && n.validation->ok)) {
         d.state = Enter(std::move(s), UpgradePhase::kValidate);
         return;
       }
-      if (s.phase == UpgradePhase::kValidate && Ready(next) && n.validation && n.validation->ok) {
+      if (Ready(next) && n.validation && n.validation->ok) {
         d.state = Enter(std::move(s), UpgradePhase::kSwitch);
         return;
       }
@@ -146,8 +148,18 @@ void Planner::StepSideBySide(const UpgradeNode& n, NodeUpgradeState s, NodeDecis
                            "another node failed and autoRollback is set", false);
         return;
       }
-      // Drain starts once clients can see the move.
-      d.state = n.published.count(s.to) ? Enter(std::move(s), UpgradePhase::kDrain) : std::move(s);
+      // Drain starts once clients can see the move; without a drain time the old one stops now.
+      if (!n.published.count(s.to)) {
+        d.state = std::move(s);
+        return;
+      }
+      if (in_.spec.drain_seconds <= 0) {
+        d.tracks = {s.to};
+        d.state = Enter(std::move(s), UpgradePhase::kStopOld);
+        return;
+      }
+      WakeAt(in_.now + in_.spec.drain_seconds);
+      d.state = Enter(std::move(s), UpgradePhase::kDrain);
       return;
     case UpgradePhase::kDrain:
       d.tracks = {s.from, s.to};
@@ -392,6 +404,8 @@ UpgradePlan Planner::Run() {
     const bool on_target = !pending && d.state && ForTarget(*d.state, in_);
     if (pending) ++plan_.phases.pending;
     if (on_target) Count(d);
+    if (on_target && (plan_.started == 0 || d.state->started < plan_.started))
+      plan_.started = d.state->started;
     if (pending || on_target) {
       ++plan_.moving_total;
       if (d.state && !d.state->in_place) plan_.from.insert(d.state->from);
@@ -416,7 +430,10 @@ UpgradePlan Planner::Run() {
 
 bool NeedsValidation(const UpgradeNode& node, const UpgradeInputs& in) {
   if (!node.state || !ForTarget(*node.state, in)) return false;
-  if (node.state->phase != UpgradePhase::kValidate) return false;
+  const UpgradePhase phase = node.state->phase;
+  const bool waits = phase == UpgradePhase::kValidate ||
+                     (phase == UpgradePhase::kStartNew && !node.state->in_place);
+  if (!waits) return false;
   auto it = node.pods.find(in.target);
   return it != node.pods.end() && Ready(&it->second);
 }

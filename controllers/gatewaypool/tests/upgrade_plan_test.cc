@@ -121,6 +121,13 @@ TEST(UpgradePlanTest, SideBySideWalksEveryPhase) {
   EXPECT_EQ(PhaseOf(PlanUpgrade(Inputs({n})), "a"), "StartNew");
   n.pods["v2"].ready = true;
   EXPECT_EQ(PhaseOf(PlanUpgrade(Inputs({n})), "a"), "Validate");
+  // Found Ready and checked in the same pass: straight to Switch.
+  {
+    UpgradeInputs at_once = Inputs({n});
+    ASSERT_TRUE(NeedsValidation(at_once.nodes[0], at_once));
+    at_once.nodes[0].validation = Validation{true, "", ""};
+    EXPECT_EQ(PhaseOf(PlanUpgrade(at_once), "a"), "Switch");
+  }
   // Validate -> Switch only after the operator's check passed.
   n.state = State(UpgradePhase::kValidate);
   UpgradeInputs in = Inputs({n});
@@ -138,6 +145,15 @@ TEST(UpgradePlanTest, SideBySideWalksEveryPhase) {
   const UpgradePlan drained = PlanUpgrade(Inputs({n}));
   EXPECT_EQ(PhaseOf(drained, "a"), "Drain");
   EXPECT_EQ(For(drained, "a").state->since, kNow);
+  EXPECT_EQ(drained.wake_after_s, 30);
+  // drainSeconds 0: the old gateway stops as soon as clients see the move.
+  {
+    UpgradeInputs no_drain = Inputs({n});
+    no_drain.spec.drain_seconds = 0;
+    const UpgradePlan stopped = PlanUpgrade(no_drain);
+    EXPECT_EQ(PhaseOf(stopped, "a"), "StopOld");
+    EXPECT_EQ(For(stopped, "a").tracks, std::set<std::string>{"v2"});
+  }
   // Drain -> StopOld after drainSeconds; the old label goes.
   n.state = State(UpgradePhase::kDrain, kNow - 100, kNow - 29);
   const UpgradePlan still = PlanUpgrade(Inputs({n}));
@@ -350,6 +366,27 @@ TEST(UpgradePlanTest, InPlaceReplacesOutdatedPodsWithinMaxUnavailable) {
   plan = PlanUpgrade(in);
   EXPECT_EQ(PhaseOf(plan, "a"), "Done");
   EXPECT_EQ(PhaseOf(plan, "b"), "Drain");  // a is back: the next one goes
+}
+
+TEST(UpgradePlanTest, ANodeDoneWithAnOutdatedPodIsUpdatedInPlace) {
+  // The track's template changed after the node finished its move (a patch release of 2.x).
+  UpgradeNode done;
+  done.name = "a";
+  done.eligible = true;
+  done.tracks = {"v2"};
+  done.pods["v2"] = Pod("a", "v2", true, "h-old");
+  done.published = {"v2"};
+  done.state = State(UpgradePhase::kDone);
+  const UpgradePlan plan = PlanUpgrade(Inputs({done}));
+  ASSERT_TRUE(For(plan, "a").state);
+  EXPECT_EQ(PhaseOf(plan, "a"), "Drain");
+  EXPECT_TRUE(For(plan, "a").state->in_place);
+  EXPECT_EQ(For(plan, "a").state->template_hash, "h2");
+  // Up to date: stays Done, no rollout.
+  done.pods["v2"].template_hash = "h2";
+  const UpgradePlan still = PlanUpgrade(Inputs({done}));
+  EXPECT_EQ(PhaseOf(still, "a"), "Done");
+  EXPECT_FALSE(still.active);
 }
 
 TEST(UpgradePlanTest, MaxUnavailablePercentRoundsDown) {

@@ -11,10 +11,7 @@
 #include <fstream>
 #include <map>
 
-#include "tests/harness/audit_log.h"
-#include "tests/harness/cluster_env.h"
-#include "tests/integration/operator/operator_process.h"
-#include "tests/integration/sim/sim_cluster.h"
+#include "tests/e2e/common/pool_e2e_fixture.h"
 
 namespace rdmastack::testing {
 namespace {
@@ -69,39 +66,8 @@ spec:
 )";
 }
 
-class OperatorAgentsE2eTest : public ::testing::Test {
+class OperatorAgentsE2eTest : public SimE2eTest {
  protected:
-  void SetUp() override {
-    env_ = GetClusterEnv();
-    if (env_ == nullptr) GTEST_SKIP() << "no cluster (RDMASTACK_KUBECONFIG)";
-    nodes_ = SimulatedNodes();
-    if (nodes_.empty()) GTEST_SKIP() << "no simulated nodes (RDMASTACK_SIM_NODES)";
-    const char* gateway = std::getenv("RDMASTACK_SIM_GATEWAY");
-    ASSERT_NE(gateway, nullptr);
-    gateway_ = gateway;
-    ASSERT_EQ(InstallCrds(*env_).exit_code, 0);
-    for (const auto& [name, node] : nodes_) {
-      fixtures_[name] = Get({"get", "node", name, "-o",
-                             "jsonpath={.metadata.annotations.sim\\.rdmastack\\.io/fixture}"});
-    }
-  }
-
-  void TearDown() override {
-    if (env_ == nullptr || nodes_.empty()) return;
-    operator_.reset();
-    // Other tests use these nodes: no RdmaNode or rdmastack.io/ label of ours stays behind.
-    for (const auto& [name, node] : nodes_) {
-      env_->Kubectl({"delete", "rdmanode", name, "--ignore-not-found", "--wait=false"});
-      env_->Kubectl({"label", "node", name, "rdmastack.io/gateway-capable-",
-                     "rdmastack.io/gpudirect-", "rdmastack.io/hostmem-",
-                     "rdmastack.io/link-layer-"});
-    }
-  }
-
-  std::string Get(const std::vector<std::string>& args) const {
-    CommandResult r = env_->Kubectl(args);
-    return r.exit_code == 0 ? r.out : "";
-  }
   std::string Condition(const std::string& node, const std::string& type,
                         const std::string& field) const {
     return Get({"get", "rdmanode", node, "--ignore-not-found", "-o",
@@ -116,16 +82,9 @@ class OperatorAgentsE2eTest : public ::testing::Test {
 
   void StartOperator(const std::string& ns, const std::string& label,
                      const std::vector<std::string>& extra_flags = {}) {
-    const std::string hub = gateway_ + ":" + std::to_string(hub_port_);
-    std::vector<std::string> args = {
-        "--kubeconfig", env_->kubeconfig, "--metrics-bind-address=0",
-        "--health-probe-bind-address=0", "--agent-namespace=" + ns, "--agent-bind-address=" + hub,
-        "--agent-hub-address=" + hub, "--agent-pod-label=rdmastack.io/simulate=run",
-        "--agent-arg=--ips-file=/host/etc/rdmastack-fixture/ips.txt",
-        "--agent-arg=--probes-file=/host/etc/rdmastack-fixture/probes.txt",
-        "--agent-arg=--probe-interval=1h",
-        // The node side alone: gateways would add their own (pool-level) writes to the counts.
-        "--controllers=*,-gatewaypool"};
+    std::vector<std::string> args = OperatorArgs(ns);
+    // The node side alone: gateways would add their own (pool-level) writes to the counts.
+    args.push_back("--controllers=*,-gatewaypool");
     args.insert(args.end(), extra_flags.begin(), extra_flags.end());
     operator_ = std::make_unique<OperatorProcess>(label, args);
   }
@@ -134,15 +93,10 @@ class OperatorAgentsE2eTest : public ::testing::Test {
   // operator, with every simulated node's agent accepted and reporting.
   void StartWithAgents(const TestNamespace& ns, const std::string& label,
                        const std::vector<std::string>& extra_flags = {}) {
-    const char* helm = std::getenv("RDMASTACK_HELM");
-    ASSERT_NE(helm, nullptr) << "RDMASTACK_HELM (scripts/cluster.sh env) names the helm binary";
-    CommandResult chart =
-        RunCommand({helm, "template", "rdmastack", SourcePath("charts/rdmastack"), "-n", ns.name(),
-                    "--show-only", "templates/agent-serviceaccount.yaml"});
-    ASSERT_EQ(chart.exit_code, 0) << chart.err;
-    ns.Apply(chart.out);
+    ApplyAgentServiceAccount(ns);
+    if (HasFatalFailure()) return;
     ns.Apply(PoolAndProfile());
-    hub_port_ = FreePortOn(gateway_);
+    hub_port_ = FreePortOn(bridge_);
     StartOperator(ns.name(), label, extra_flags);
     ASSERT_TRUE(Eventually([&] { return AllReporting(); }, 120s))
         << operator_->Output() << Get({"get", "rdmanode,pods", "-A", "-o", "wide"});
@@ -163,25 +117,7 @@ class OperatorAgentsE2eTest : public ::testing::Test {
     for (size_t at = out.find(line); at != std::string::npos; at = out.find(line, at + 1)) ++n;
     return n;
   }
-
-  // Writes of the running operator (its identity is in its user agent), all resources.
-  std::vector<AuditedWrite> OperatorWrites() const {
-    return WritesByAgent(ReadAuditedWrites(), operator_->Identity());
-  }
-
-  const ClusterEnv* env_ = nullptr;
-  sim::NodeTable nodes_;
-  std::map<std::string, std::string> fixtures_;
-  std::string gateway_;
-  uint16_t hub_port_ = 0;
-  std::unique_ptr<OperatorProcess> operator_;
 };
-
-std::string Describe(const std::vector<AuditedWrite>& writes) {
-  std::string out;
-  for (const auto& w : writes) out += w.verb + " " + w.resource + " " + w.name + "\n";
-  return out;
-}
 
 TEST_F(OperatorAgentsE2eTest, AgentsReportThroughTheHubRestartsWriteNothingChangesWriteOnce) {
   TestNamespace ns(*env_, "agents-e2e");
@@ -198,9 +134,9 @@ TEST_F(OperatorAgentsE2eTest, AgentsReportThroughTheHubRestartsWriteNothingChang
     EXPECT_EQ(Condition(name, "GatewayCapable", "reason"), want->second.gateway) << name;
     EXPECT_EQ(Condition(name, "GPUDirectCapable", "reason"), want->second.gpudirect) << name;
     EXPECT_EQ(Condition(name, "HostMemoryCapable", "reason"), want->second.hostmem) << name;
-    const std::string gateway_label = Get(
+    const std::string bridge_label = Get(
         {"get", "node", name, "-o", "jsonpath={.metadata.labels.rdmastack\\.io/gateway-capable}"});
-    EXPECT_EQ(gateway_label, want->second.gateway == "Verified" ? "true" : "") << name;
+    EXPECT_EQ(bridge_label, want->second.gateway == "Verified" ? "true" : "") << name;
   }
   // The first report waits for the node's requirements: each RdmaNode is written once (create)
   // plus its status, not once per report. The first (status) write may race a node label patch.

@@ -62,7 +62,7 @@ std::vector<SliceEndpoint> ReadEndpoints(const ClusterEnv& env, const std::strin
   return out;
 }
 
-void PoolE2eTest::SetUp() {
+void SimE2eTest::SetUp() {
   env_ = GetClusterEnv();
   if (env_ == nullptr) GTEST_SKIP() << "no cluster (RDMASTACK_KUBECONFIG)";
   nodes_ = SimulatedNodes();
@@ -88,25 +88,75 @@ void PoolE2eTest::SetUp() {
   env_->Kubectl({"delete", "rdmanodes", "--all", "--wait=true", "--timeout=60s"});
 }
 
+void SimE2eTest::TearDown() {
+  if (env_ == nullptr || nodes_.empty()) return;
+  operator_.reset();
+  // Other tests use these nodes: no RdmaNode or rdmastack.io/ label of ours stays behind.
+  for (const auto& [name, node] : nodes_) {
+    env_->Kubectl({"delete", "rdmanode", name, "--ignore-not-found", "--wait=false"});
+    std::vector<std::string> unlabel = {"label",
+                                        "node",
+                                        name,
+                                        "rdmastack.io/gateway-capable-",
+                                        "rdmastack.io/gpudirect-",
+                                        "rdmastack.io/hostmem-",
+                                        "rdmastack.io/link-layer-"};
+    if (!selector_label_.empty()) unlabel.push_back(selector_label_ + "-");
+    env_->Kubectl(unlabel);
+  }
+}
+
+std::string SimE2eTest::Get(const std::vector<std::string>& args) const {
+  CommandResult r = env_->Kubectl(args);
+  return r.exit_code == 0 ? r.out : "";
+}
+
+void SimE2eTest::ApplyAgentServiceAccount(const TestNamespace& ns) const {
+  const char* helm = std::getenv("RDMASTACK_HELM");
+  ASSERT_NE(helm, nullptr) << "RDMASTACK_HELM (scripts/cluster.sh env) names the helm binary";
+  CommandResult chart =
+      RunCommand({helm, "template", "rdmastack", SourcePath("charts/rdmastack"), "-n", ns.name(),
+                  "--show-only", "templates/agent-serviceaccount.yaml"});
+  ASSERT_EQ(chart.exit_code, 0) << chart.err;
+  ns.Apply(chart.out);
+}
+
+std::vector<std::string> SimE2eTest::OperatorArgs(const std::string& ns) const {
+  const std::string hub = bridge_ + ":" + std::to_string(hub_port_);
+  return {"--kubeconfig",
+          env_->kubeconfig,
+          "--metrics-bind-address=0",
+          "--health-probe-bind-address=0",
+          "--agent-namespace=" + ns,
+          "--agent-bind-address=" + hub,
+          "--agent-hub-address=" + hub,
+          "--agent-pod-label=rdmastack.io/simulate=run",
+          "--agent-arg=--ips-file=/host/etc/rdmastack-fixture/ips.txt",
+          "--agent-arg=--probes-file=/host/etc/rdmastack-fixture/probes.txt",
+          "--agent-arg=--probe-interval=1h"};
+}
+
+std::vector<AuditedWrite> SimE2eTest::OperatorWrites() const {
+  return WritesByAgent(ReadAuditedWrites(), operator_->Identity());
+}
+
+std::string SimE2eTest::NodesWithFixture(const std::string& fixture, size_t want,
+                                         std::vector<std::string>* out) const {
+  for (const auto& [name, f] : fixtures_) {
+    if (f == fixture && (want == 0 || out->size() < want)) out->push_back(name);
+  }
+  if (want == 0) return out->empty() ? "needs nodes of " + fixture : "";
+  return out->size() == want ? "" : "needs " + std::to_string(want) + " nodes of " + fixture;
+}
+
 void PoolE2eTest::TearDown() {
   if (env_ == nullptr || nodes_.empty()) return;
   // The pool goes while the operator runs, so that its finalizer is honoured.
   if (ns_ != nullptr && operator_ != nullptr) {
     env_->Kubectl({"delete", "gatewaypools", "--all", "-n", ns_->name(), "--timeout=60s"});
   }
-  operator_.reset();
-  for (const auto& [name, node] : nodes_) {
-    env_->Kubectl({"delete", "rdmanode", name, "--ignore-not-found", "--wait=false"});
-    env_->Kubectl({"label", "node", name, "rdmastack.io/gateway-capable-",
-                   "rdmastack.io/gpudirect-", "rdmastack.io/hostmem-", "rdmastack.io/link-layer-",
-                   selector_label_ + "-"});
-  }
+  SimE2eTest::TearDown();
   ns_.reset();
-}
-
-std::string PoolE2eTest::Get(const std::vector<std::string>& args) const {
-  CommandResult r = env_->Kubectl(args);
-  return r.exit_code == 0 ? r.out : "";
 }
 
 std::string PoolE2eTest::PoolField(const std::string& pool, const std::string& jsonpath) const {
@@ -124,18 +174,13 @@ std::string PoolE2eTest::FailingReason(const std::string& pool, const std::strin
 
 std::unique_ptr<OperatorProcess> PoolE2eTest::LaunchOperator(const std::string& label,
                                                              std::vector<std::string> extra) const {
-  const std::string hub = bridge_ + ":" + std::to_string(hub_port_);
-  std::vector<std::string> args{
-      "--kubeconfig", env_->kubeconfig, "--metrics-bind-address=0", "--health-probe-bind-address=0",
-      "--agent-namespace=" + ns_->name(), "--agent-bind-address=" + hub,
-      "--agent-hub-address=" + hub, "--agent-pod-label=rdmastack.io/simulate=run",
-      "--agent-arg=--ips-file=/host/etc/rdmastack-fixture/ips.txt",
-      "--agent-arg=--probes-file=/host/etc/rdmastack-fixture/probes.txt",
-      "--agent-arg=--probe-interval=1h",
-      // Gateways run for real on the simulated nodes, addresses from the fixture.
-      "--gateway-pod-label=rdmastack.io/simulate=run",
-      "--gateway-env=RDMASTACK_GW_IPS_FILE=/host/etc/rdmastack-fixture/ips.txt",
-      "--gateway-host-mount=/etc/rdmastack-fixture"};
+  std::vector<std::string> args = OperatorArgs(ns_->name());
+  // Gateways run for real on the simulated nodes, addresses from the fixture.
+  for (const char* flag :
+       {"--gateway-pod-label=rdmastack.io/simulate=run",
+        "--gateway-env=RDMASTACK_GW_IPS_FILE=/host/etc/rdmastack-fixture/ips.txt",
+        "--gateway-host-mount=/etc/rdmastack-fixture"})
+    args.push_back(flag);
   args.insert(args.end(), extra.begin(), extra.end());
   return std::make_unique<OperatorProcess>(label, std::move(args));
 }
@@ -143,13 +188,8 @@ std::unique_ptr<OperatorProcess> PoolE2eTest::LaunchOperator(const std::string& 
 void PoolE2eTest::Start(const std::string& prefix, std::string pools) {
   ns_ = std::make_unique<TestNamespace>(*env_, prefix);
   selector_label_ = "e2e.rdmastack.io/" + ns_->name();
-  const char* helm = std::getenv("RDMASTACK_HELM");
-  ASSERT_NE(helm, nullptr) << "RDMASTACK_HELM (scripts/cluster.sh env) names the helm binary";
-  CommandResult chart =
-      RunCommand({helm, "template", "rdmastack", SourcePath("charts/rdmastack"), "-n", ns_->name(),
-                  "--show-only", "templates/agent-serviceaccount.yaml"});
-  ASSERT_EQ(chart.exit_code, 0) << chart.err;
-  ns_->Apply(chart.out);
+  ApplyAgentServiceAccount(*ns_);
+  if (HasFatalFailure()) return;
   for (size_t at = pools.find("SELECTOR"); at != std::string::npos; at = pools.find("SELECTOR"))
     pools.replace(at, 8, selector_label_);
   ns_->Apply(pools);
@@ -183,19 +223,6 @@ void PoolE2eTest::HupAgent(const std::string& node) {
   const pid_t pid = PidOfContainerId(container);
   ASSERT_GT(pid, 0) << node;
   ASSERT_EQ(kill(pid, SIGHUP), 0);
-}
-
-std::vector<AuditedWrite> PoolE2eTest::OperatorWrites() const {
-  return WritesByAgent(ReadAuditedWrites(), operator_->Identity());
-}
-
-std::string PoolE2eTest::NodesWithFixture(const std::string& fixture, size_t want,
-                                          std::vector<std::string>* out) const {
-  for (const auto& [name, f] : fixtures_) {
-    if (f == fixture && (want == 0 || out->size() < want)) out->push_back(name);
-  }
-  if (want == 0) return out->empty() ? "needs nodes of " + fixture : "";
-  return out->size() == want ? "" : "needs " + std::to_string(want) + " nodes of " + fixture;
 }
 
 std::string PoolE2eTest::Diagnostics() const {

@@ -1,7 +1,6 @@
 #pragma once
-// The fixture of the end-to-end tests that run GatewayPools through the operator process and real
-// gateways on simulated nodes: a namespace per test with the chart's agent ServiceAccount, the
-// operator on the nodes' bridge, and readers for what clients see (EndpointSlices, S3).
+// The fixtures of the end-to-end tests on simulated nodes: the node agents (SimE2eTest), and
+// GatewayPools through the operator process and real gateways (PoolE2eTest).
 
 #include <gtest/gtest.h>
 
@@ -39,12 +38,39 @@ std::string ReadSample(const std::string& file);
 std::vector<SliceEndpoint> ReadEndpoints(const ClusterEnv& env, const std::string& ns,
                                          const std::string& pool);
 
-class PoolE2eTest : public ::testing::Test {
+// What every end-to-end test on the simulated nodes shares: the cluster, its nodes and their
+// fixtures, the CRDs, an operator wired to the nodes' bridge, and cleanup of what the node side
+// leaves on shared nodes (RdmaNodes, rdmastack.io/ labels).
+class SimE2eTest : public ::testing::Test {
  protected:
   void SetUp() override;
   void TearDown() override;
 
   std::string Get(const std::vector<std::string>& args) const;
+  // The chart's agent ServiceAccount, applied into `ns`.
+  void ApplyAgentServiceAccount(const TestNamespace& ns) const;
+  // The operator's flags for agents in `ns` on the simulated nodes, the hub on the bridge.
+  std::vector<std::string> OperatorArgs(const std::string& ns) const;
+  std::vector<AuditedWrite> OperatorWrites() const;
+  // Up to `want` nodes of `fixture` into `out` (every one with want 0); "" or what is missing.
+  std::string NodesWithFixture(const std::string& fixture, size_t want,
+                               std::vector<std::string>* out) const;
+
+  const ClusterEnv* env_ = nullptr;
+  sim::NodeTable nodes_;
+  std::map<std::string, std::string> fixtures_;
+  std::string bridge_;
+  uint16_t hub_port_ = 0;
+  std::string selector_label_;  // a node label a test sets; removed at the end
+  std::unique_ptr<OperatorProcess> operator_;
+};
+
+// GatewayPools with real gateways: a namespace per test, the pool's nodes chosen by a label of
+// the test's own, and readers for what clients see (EndpointSlices, S3).
+class PoolE2eTest : public SimE2eTest {
+ protected:
+  void TearDown() override;
+
   std::string PoolField(const std::string& pool, const std::string& jsonpath) const;
   std::string PoolCondition(const std::string& pool, const std::string& type,
                             const std::string& field = "status") const;
@@ -68,20 +94,9 @@ class PoolE2eTest : public ::testing::Test {
   bool Serves(const SliceEndpoint& e);
   // Re-probe: the agent on `node` re-reads its fixture on SIGHUP.
   void HupAgent(const std::string& node);
-  std::vector<AuditedWrite> OperatorWrites() const;
-  // Up to `want` nodes of `fixture` into `out` (every one with want 0); "" or what is missing.
-  std::string NodesWithFixture(const std::string& fixture, size_t want,
-                               std::vector<std::string>* out) const;
   std::string Diagnostics() const;
 
-  const ClusterEnv* env_ = nullptr;
-  sim::NodeTable nodes_;
-  std::map<std::string, std::string> fixtures_;
-  std::string bridge_;
-  uint16_t hub_port_ = 0;
   std::unique_ptr<TestNamespace> ns_;
-  std::string selector_label_;
-  std::unique_ptr<OperatorProcess> operator_;
   s3::BeastHttpTransport transport_;
 };
 
