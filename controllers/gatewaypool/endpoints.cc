@@ -59,6 +59,15 @@ k8s::JsonObject RenderService(const crd::GatewayPool& pool, const Track& track) 
   return svc;
 }
 
+std::set<std::string> ReadyNodes(const k8s::JsonObject& slice) {
+  std::set<std::string> out;
+  for (const auto& e : slice.GetArray({"endpoints"})) {
+    if (e.GetBool({"conditions", "ready"}).value_or(false))
+      out.insert(e.GetString({"nodeName"}).value_or(""));
+  }
+  return out;
+}
+
 SliceAssignment ReadSliceAssignment(const std::vector<const k8s::JsonObject*>& slices) {
   SliceAssignment out;
   for (const k8s::JsonObject* slice : slices) {

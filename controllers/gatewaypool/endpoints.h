@@ -4,6 +4,7 @@
 // gateway pod, at the address clients dial. Pure.
 
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,9 @@ inline constexpr char kEndpointSliceManagedBy[] = "rdmastack-operator.rdmastack.
 inline constexpr size_t kMaxEndpointsPerSlice = 100;
 
 k8s::JsonObject RenderService(const crd::GatewayPool& pool, const Track& track);
+
+// The nodes a slice lists as ready.
+std::set<std::string> ReadyNodes(const k8s::JsonObject& slice);
 
 // Which nodes each existing slice of a track lists, by slice index (the "-<n>" of its name).
 using SliceAssignment = std::vector<std::vector<std::string>>;

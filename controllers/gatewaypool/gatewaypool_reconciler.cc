@@ -224,10 +224,7 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
   std::map<std::string, std::set<std::string>> published;  // node -> tracks it is ready on
   for (const auto& slice : owned.slices) {
     const std::string t = slice->Label(kTrackLabel).value_or("");
-    for (const auto& e : slice->GetArray({"endpoints"})) {
-      if (e.GetBool({"conditions", "ready"}).value_or(false))
-        published[e.GetString({"nodeName"}).value_or("")].insert(t);
-    }
+    for (const auto& node : ReadyNodes(*slice)) published[node].insert(t);
   }
   std::map<std::string, std::map<std::string, GatewayPod>> pods_by_node;
   for (const auto& p : owned.pods) {
@@ -421,6 +418,14 @@ Status GatewayPoolReconciler::SyncWorkloads(const crd::GatewayPool& pool,
   std::map<std::string, const NodeDecision*> decisions;
   for (const NodeDecision& d : plan.nodes) decisions[d.node] = &d;
   const std::string target = track ? track->name : "";
+  // Slices that gain ready endpoints are written before those that lose some, so that a node
+  // whose endpoint moves between tracks is never without a ready one in between.
+  struct SliceWrite {
+    k8s::JsonObject desired;
+    runtime::ObjectPtr existing;
+  };
+  std::vector<SliceWrite> gaining, rest;
+  std::vector<runtime::ObjectPtr> unwanted;
   for (const auto& [track_name, t] : tracks) {
     const bool has_ds = existing_ds(DaemonSetName(name, track_name)) != nullptr;
     if (!may_start || (!has_ds && track_name != target)) continue;
@@ -433,17 +438,26 @@ Status GatewayPoolReconciler::SyncWorkloads(const crd::GatewayPool& pool,
       return it == decisions.end() ? EndpointRole::kAbsent : NodeRole(*it->second, tn, target);
     };
     std::set<std::string> desired_slices;
-    for (const auto& slice :
+    for (auto& slice :
          RenderEndpointSlices(pool, t, owned.pods, ReadSliceAssignment(current), role)) {
       desired_slices.insert(std::string(slice.Name()));
       runtime::ObjectPtr existing = stores_.slices.Get(ns + "/" + std::string(slice.Name()));
-      RDMASTACK_RETURN_IF_ERROR(ApplyIfChanged(EndpointSliceType(), slice, existing));
+      const std::set<std::string> before =
+          existing ? ReadyNodes(*existing) : std::set<std::string>{};
+      bool gains = false;
+      for (const auto& node : ReadyNodes(slice)) gains = gains || !before.count(node);
+      (gains ? gaining : rest).push_back({std::move(slice), std::move(existing)});
     }
     for (const auto& s : owned.slices) {
       if (s->Label(kTrackLabel) == track_name && !desired_slices.count(std::string(s->Name())))
-        RDMASTACK_RETURN_IF_ERROR(DeleteOwned(EndpointSliceType(), s));
+        unwanted.push_back(s);
     }
   }
+  for (auto* writes : {&gaining, &rest}) {
+    for (const SliceWrite& w : *writes)
+      RDMASTACK_RETURN_IF_ERROR(ApplyIfChanged(EndpointSliceType(), w.desired, w.existing));
+  }
+  for (const auto& s : unwanted) RDMASTACK_RETURN_IF_ERROR(DeleteOwned(EndpointSliceType(), s));
   if (may_start) {
     // Tracks the spec left, once no node runs them any more.
     for (const auto& d : owned.daemonsets) {

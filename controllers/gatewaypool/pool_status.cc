@@ -267,8 +267,8 @@ crd::GatewayPoolStatus ComputePoolStatus(const PoolStatusInputs& in) {
     cu.strategy = up->in_place ? "InPlace" : "SideBySide";
     cu.phases = up->phases;
     if (up->started > 0)
-      cu.start_time = FormatRfc3339(std::chrono::system_clock::time_point(
-          std::chrono::seconds(up->started)));
+      cu.start_time =
+          FormatRfc3339(std::chrono::system_clock::time_point(std::chrono::seconds(up->started)));
     cu.progress = std::to_string(up->phases.done) + "/" + std::to_string(up->moving_total);
     s.current_upgrade = cu;
     s.library = cu.from + "->" + cu.to;

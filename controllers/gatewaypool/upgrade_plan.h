@@ -80,7 +80,7 @@ struct UpgradePlan {
   bool halted = false;                   // autoRollback stopped the rollout after a failure
   std::string blocked;                   // why nothing can start (port conflict), "" if not
   std::vector<crd::NodeProblem> failed;  // failed nodes with reason and message
-  int64_t started = 0;  // unix seconds: the earliest start of a node's move in this rollout
+  int64_t started = 0;       // unix seconds: the earliest start of a node's move in this rollout
   int64_t wake_after_s = 0;  // a timer (drain end, validation deadline, re-check); 0 = none
 };
 
