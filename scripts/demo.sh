@@ -22,7 +22,9 @@ cmake --preset dev >/dev/null
 cmake --build --preset dev -j "$(nproc)"
 
 step "local control plane"
-# Four storage nodes: two IPoIB nodes with bond0 (the seed's), two RoCE nodes without it.
+# Four storage nodes: two IPoIB nodes with bond0 (the seed's), two RoCE nodes without it. A fresh
+# cluster each run (the parts are cached: seconds), so that the story starts from nothing.
+scripts/cluster.sh down >/dev/null 2>&1 || true
 scripts/cluster.sh up --storage-nodes "${RDMASTACK_DEMO_STORAGE_NODES:-4}" --gpu-nodes "${RDMASTACK_DEMO_GPU_NODES:-4}"
 eval "$(scripts/cluster.sh env)"
 kubectl() { scripts/cluster.sh kubectl "$@"; }
@@ -128,13 +130,14 @@ step "rolling upgrade 1.2.0.68 -> 2.0.0.109 (SideBySide): node by node, new gate
 # The 2.0 sample as it is, with a 5 s drain instead of 30 s to keep the demo short.
 sed 's/drainSeconds: 30/drainSeconds: 5/' crds/samples/gatewaypool-kvcache-2.0.yaml | kubectl apply -n demo -f -
 last=""
+cols='LIBRARY:.status.library,UPGRADED:.status.currentUpgrade.progress,PHASES:.status.currentUpgrade.phases,UPGRADING:.status.conditions[?(@.type=="Upgrading")].reason'
 for _ in $(seq 1 240); do
-  now=$(kubectl get gwp kvcache -n demo --no-headers 2>/dev/null)
+  now=$(kubectl get gwp kvcache -n demo --no-headers -o custom-columns="$cols" 2>/dev/null)
   [[ "$now" != "$last" ]] && { echo "$now"; last="$now"; }
   [[ "$(kubectl get gwp kvcache -n demo -o jsonpath='{.status.conditions[?(@.type=="Upgrading")].reason}')" == UpToDate ]] && break
   sleep 1
 done
-kubectl get events -n demo --field-selector reason=UpgradeSwitch -o custom-columns=TIME:.lastTimestamp,MESSAGE:.message
+kubectl get events -n demo --field-selector reason=UpgradeSwitch -o custom-columns=NODE:.related.name,MESSAGE:.message
 kubectl get gwp -n demo -o wide
 kubectl get endpointslices -n demo -L gatewaypool.rdmastack.io/library-version
 echo "GET /demo-bucket/hello.txt (written through 1.x) from the same node's 2.x gateway $ep_ip:7072: $(s3 "http://$ep_ip:7072/demo-bucket/hello.txt")"

@@ -307,9 +307,11 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
   for (size_t i = 0; i < plan.nodes.size(); ++i) {
     const NodeDecision& d = plan.nodes[i];
     patch_node(planned[i], d.tracks, d.state);
-    if (!d.transition.empty()) {
-      events_.Record(
-          *object, d.warning ? runtime::EventType::kWarning : runtime::EventType::kNormal,
+    const runtime::ObjectPtr node = stores_.nodes.Get(d.node);
+    if (!d.transition.empty() && node != nullptr) {
+      // Related to the node: each node's transitions are a series of their own.
+      events_.RecordRelated(
+          *object, *node, d.warning ? runtime::EventType::kWarning : runtime::EventType::kNormal,
           "Upgrade" + std::string(d.state ? PhaseName(d.state->phase) : "Pending"), "Upgrade",
           "node " + d.node + ": " + d.transition +
               (d.state && !d.state->reason.empty() && d.warning

@@ -92,12 +92,19 @@ ApiEventRecorder::~ApiEventRecorder() {
 void ApiEventRecorder::Record(const k8s::JsonObject& regarding, EventType type,
                               const std::string& reason, const std::string& action,
                               const std::string& note) {
-  EventSpec spec{ObjectRefFor(regarding),
-                 std::nullopt,
-                 type == EventType::kWarning ? "Warning" : "Normal",
-                 reason,
-                 action,
-                 note};
+  Observe({ObjectRefFor(regarding), std::nullopt,
+           type == EventType::kWarning ? "Warning" : "Normal", reason, action, note});
+}
+
+void ApiEventRecorder::RecordRelated(const k8s::JsonObject& regarding,
+                                     const k8s::JsonObject& related, EventType type,
+                                     const std::string& reason, const std::string& action,
+                                     const std::string& note) {
+  Observe({ObjectRefFor(regarding), ObjectRefFor(related),
+           type == EventType::kWarning ? "Warning" : "Normal", reason, action, note});
+}
+
+void ApiEventRecorder::Observe(EventSpec spec) {
   std::lock_guard<std::mutex> l(mu_);
   if (stopped_) return;
   auto decision = cache_.Observe(spec, clock_.WallNow());

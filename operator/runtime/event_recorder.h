@@ -27,6 +27,14 @@ class EventRecorder {
   // reason and action: short CamelCase; note: what a human should know (truncated to 1 kB).
   virtual void Record(const k8s::JsonObject& regarding, EventType type, const std::string& reason,
                       const std::string& action, const std::string& note) = 0;
+  // The same, about `regarding` in relation to `related` (a pool's event about one of its nodes):
+  // each related object gets a series of its own. Recorders that keep no relation ignore it.
+  virtual void RecordRelated(const k8s::JsonObject& regarding, const k8s::JsonObject& related,
+                             EventType type, const std::string& reason, const std::string& action,
+                             const std::string& note) {
+    (void)related;
+    Record(regarding, type, reason, action, note);
+  }
 };
 
 struct EventRecorderOptions {
@@ -52,6 +60,9 @@ class ApiEventRecorder final : public EventRecorder {
 
   void Record(const k8s::JsonObject& regarding, EventType type, const std::string& reason,
               const std::string& action, const std::string& note) override;
+  void RecordRelated(const k8s::JsonObject& regarding, const k8s::JsonObject& related,
+                     EventType type, const std::string& reason, const std::string& action,
+                     const std::string& note) override;
   // Starts the writer thread; Stop() ends it after the write in progress.
   void Start();
   void Stop();
@@ -59,6 +70,7 @@ class ApiEventRecorder final : public EventRecorder {
   void Flush();
 
  private:
+  void Observe(EventSpec spec);
   void WriterLoop();
   // Queues a write unless max_queued are already waiting (then counts a drop).
   void EnqueueLocked(EventDecision decision);

@@ -94,6 +94,28 @@ TEST_F(ApiEventRecorderTest, CreatesThenPatchesTheSeries) {
   recorder.Stop();
 }
 
+TEST_F(ApiEventRecorderTest, EventsRelatedToDifferentObjectsAreSeparate) {
+  std::vector<std::string> related;
+  EXPECT_CALL(client_, Create(_, _, _))
+      .Times(2)
+      .WillRepeatedly(Invoke([&](const auto&, const k8s::JsonObject& o, const auto&) {
+        related.push_back(o.GetString({"related", "name"}).value_or(""));
+        EXPECT_EQ(o.GetString({"regarding", "name"}), "pool-a");
+        return o;
+      }));
+  ApiEventRecorder recorder(client_, clock_, Options());
+  recorder.Start();
+  k8s::JsonObject node_a = testing::MakeObject("", "node-a", "1"), node_b = node_a;
+  node_a.SetKind("Node");
+  node_b.SetKind("Node");
+  node_b.SetName("node-b");
+  recorder.RecordRelated(Pool(), node_a, EventType::kNormal, "UpgradeSwitch", "Upgrade", "a");
+  recorder.RecordRelated(Pool(), node_b, EventType::kNormal, "UpgradeSwitch", "Upgrade", "b");
+  recorder.Flush();
+  recorder.Stop();
+  EXPECT_EQ(related, (std::vector<std::string>{"node-a", "node-b"}));
+}
+
 TEST_F(ApiEventRecorderTest, PatchOfAVanishedEventCreatesItWithItsSeries) {
   ::testing::InSequence seq;
   EXPECT_CALL(client_, Create(_, _, _))
