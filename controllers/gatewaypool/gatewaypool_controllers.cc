@@ -25,7 +25,8 @@ runtime::Informer& InformerFor(runtime::Manager& manager, const k8s::ResourceTyp
   return manager.cache().Get(o);
 }
 
-// Secrets as the set of their data keys: the operator never holds the pool's root keys.
+// Secrets as the set of their data keys: the cache never holds the pool's root keys (the upgrade
+// check reads them with a GET for the moment of the check only).
 runtime::Transform SecretKeysOnly() {
   runtime::Transform trim = runtime::TrimToFields({{"type"}});
   return [trim](k8s::JsonObject object) {
