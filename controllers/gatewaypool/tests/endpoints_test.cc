@@ -54,6 +54,26 @@ TEST(EndpointsTest, OneEndpointPerNodeWithItsConditions) {
   EXPECT_EQ(endpoints[2].GetBool({"conditions", "terminating"}), true);
 }
 
+TEST(EndpointsTest, UpgradeRolesLeaveOutOrDrainNodes) {
+  const std::vector<GatewayPod> pods = {Pod("a", true), Pod("b", true), Pod("c", true)};
+  auto role = [](const std::string& node) {
+    if (node == "a") return EndpointRole::kDraining;
+    if (node == "b") return EndpointRole::kAbsent;
+    return EndpointRole::kActive;
+  };
+  const auto slices = RenderEndpointSlices(SamplePool(), V1(), pods, {}, role);
+  ASSERT_EQ(slices.size(), 1u);
+  const auto endpoints = slices[0].GetArray({"endpoints"});
+  ASSERT_EQ(endpoints.size(), 2u);  // b is absent
+  EXPECT_EQ(endpoints[0].GetString({"nodeName"}), "a");
+  EXPECT_EQ(endpoints[0].GetBool({"conditions", "ready"}), false);
+  EXPECT_EQ(endpoints[0].GetBool({"conditions", "serving"}), true);
+  EXPECT_EQ(endpoints[0].GetBool({"conditions", "terminating"}), true);
+  EXPECT_EQ(endpoints[1].GetString({"nodeName"}), "c");
+  EXPECT_EQ(endpoints[1].GetBool({"conditions", "ready"}), true);
+  EXPECT_EQ(ReadyNodes(slices[0]), std::set<std::string>{"c"});
+}
+
 TEST(EndpointsTest, ReplacementPodKeepsTheLiveOne) {
   GatewayPod old = Pod("a", true);
   old.terminating = true;
