@@ -102,7 +102,7 @@ std::vector<k8s::JsonObject> RenderEndpointSlices(const crd::GatewayPool& pool, 
     if (r == EndpointRole::kAbsent) continue;
     draining[p.node] = r == EndpointRole::kDraining;
     auto [it, inserted] = by_node.emplace(p.node, &p);
-    if (!inserted && it->second->terminating && !p.terminating) it->second = &p;
+    if (!inserted && Supersedes(p, *it->second)) it->second = &p;
   }
   std::vector<std::vector<const GatewayPod*>> slots(std::max<size_t>(current.size(), 1));
   std::set<std::string> placed;

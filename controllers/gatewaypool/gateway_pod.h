@@ -28,6 +28,11 @@ struct GatewayPod {
 
 GatewayPod ReadGatewayPod(const k8s::JsonObject& pod);
 
+// Which of two pods of one track on one node to go by (a replacement in progress): the live one.
+inline bool Supersedes(const GatewayPod& candidate, const GatewayPod& kept) {
+  return kept.terminating && !candidate.terminating;
+}
+
 // Reasons that will not clear by waiting: the node's gateway is failing, not starting.
 bool IsFailing(const GatewayPod& pod);
 

@@ -1,8 +1,9 @@
 #pragma once
 // The operator's own check of a node's new gateway before clients are moved to it: an
 // authenticated, read-only request (the gateway's health path, then a SigV4 ListBuckets with the
-// pool's keys). Nothing is ever written to the backend. An interface so that the reconciler's
-// unit tests and the kwok benchmark (whose pods have no process behind them) can stand in.
+// pool's keys). Nothing is ever written to the backend. An interface so that clusters where the
+// operator cannot reach the gateways, and the kwok benchmark (whose pods have no process behind
+// them), can use the pod's Ready condition instead.
 
 #include <chrono>
 #include <memory>

@@ -230,13 +230,14 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
   for (const auto& p : owned.pods) {
     if (p.node.empty()) continue;
     auto [it, inserted] = pods_by_node[p.node].emplace(p.track, p);
-    if (!inserted && it->second.terminating && !p.terminating) it->second = p;
+    if (!inserted && Supersedes(p, it->second)) it->second = p;
   }
 
   // Nodes: which the selector matches, which can run the gateway, which carry our labels.
   const std::string state_key = NodeUpgradeAnnotation(ns, name);
   auto is_mine = [&](std::string_view key) { return IsNodeTrackLabelOf(key, ns, name); };
   struct NodeNow {
+    runtime::ObjectPtr object;
     std::string name, resource_version;
     crd::StringMap labels;
     std::optional<std::string> state;
@@ -264,7 +265,7 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
     node_patches.push_back({n.name, std::move(body)});
   };
   for (const auto& node : stores_.nodes.List()) {
-    NodeNow n{std::string(node->Name()), std::string(node->ResourceVersion()), node->Labels(),
+    NodeNow n{node, std::string(node->Name()), std::string(node->ResourceVersion()), node->Labels(),
               node->Annotation(state_key)};
     std::set<std::string> mine;
     for (const auto& [k, v] : n.labels) {
@@ -307,11 +308,11 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
   for (size_t i = 0; i < plan.nodes.size(); ++i) {
     const NodeDecision& d = plan.nodes[i];
     patch_node(planned[i], d.tracks, d.state);
-    const runtime::ObjectPtr node = stores_.nodes.Get(d.node);
-    if (!d.transition.empty() && node != nullptr) {
+    if (!d.transition.empty()) {
       // Related to the node: each node's transitions are a series of their own.
       events_.RecordRelated(
-          *object, *node, d.warning ? runtime::EventType::kWarning : runtime::EventType::kNormal,
+          *object, *planned[i].object,
+          d.warning ? runtime::EventType::kWarning : runtime::EventType::kNormal,
           "Upgrade" + std::string(d.state ? PhaseName(d.state->phase) : "Pending"), "Upgrade",
           "node " + d.node + ": " + d.transition +
               (d.state && !d.state->reason.empty() && d.warning
@@ -322,21 +323,15 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
   RDMASTACK_RETURN_IF_ERROR(PatchNodeLabels(request.Key(), node_patches));
   for (const NodeDecision& d : plan.nodes) {
     if (d.delete_pod.empty()) continue;
-    for (const auto& o : stores_.pods.List()) {
-      if (o->Name() == d.delete_pod && o->Namespace() == ns)
-        RDMASTACK_RETURN_IF_ERROR(DeleteOwned(k8s::kinds::Pod(), o));
-    }
+    RDMASTACK_RETURN_IF_ERROR(
+        DeleteOwned(k8s::kinds::Pod(), stores_.pods.Get(ns + "/" + d.delete_pod)));
   }
-  std::set<std::string> tracks_still_labelled;
-  for (const NodeDecision& d : plan.nodes)
-    tracks_still_labelled.insert(d.tracks.begin(), d.tracks.end());
   std::sort(in.selected.begin(), in.selected.end(),
             [](const auto& a, const auto& b) { return a.name < b.name; });
 
   // Workloads and endpoints. A failed write does not hold the status back: it is written with
   // what is known, and the error is retried.
-  const Status synced = SyncWorkloads(pool, in.decision, daemonset, may_start, owned,
-                                      tracks_still_labelled, tracks, plan);
+  const Status synced = SyncWorkloads(pool, in.decision, daemonset, may_start, owned, tracks, plan);
   in.upgrade = &plan;
   in.tracks = tracks;
 
@@ -397,7 +392,6 @@ Status GatewayPoolReconciler::SyncWorkloads(const crd::GatewayPool& pool,
                                             const TrackDecision& decision,
                                             const std::optional<k8s::JsonObject>& daemonset,
                                             bool may_start, const Owned& owned,
-                                            const std::set<std::string>& tracks_still_labelled,
                                             const std::map<std::string, Track>& tracks,
                                             const UpgradePlan& plan) {
   const std::string ns = pool.metadata.namespace_.value_or("");
@@ -462,6 +456,9 @@ Status GatewayPoolReconciler::SyncWorkloads(const crd::GatewayPool& pool,
   for (const auto& s : unwanted) RDMASTACK_RETURN_IF_ERROR(DeleteOwned(EndpointSliceType(), s));
   if (may_start) {
     // Tracks the spec left, once no node runs them any more.
+    std::set<std::string> tracks_still_labelled;
+    for (const NodeDecision& d : plan.nodes)
+      tracks_still_labelled.insert(d.tracks.begin(), d.tracks.end());
     for (const auto& d : owned.daemonsets) {
       const std::string t = d->Label(kTrackLabel).value_or("");
       if (t == track->name || tracks_still_labelled.count(t)) continue;

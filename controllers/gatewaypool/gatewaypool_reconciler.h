@@ -57,8 +57,8 @@ class GatewayPoolReconciler final : public runtime::Reconciler {
   // `daemonset`: the current track's, rendered once per reconcile (set whenever the track is).
   Status SyncWorkloads(const crd::GatewayPool& pool, const TrackDecision& decision,
                        const std::optional<k8s::JsonObject>& daemonset, bool may_start,
-                       const Owned& owned, const std::set<std::string>& tracks_still_labelled,
-                       const std::map<std::string, Track>& tracks, const UpgradePlan& plan);
+                       const Owned& owned, const std::map<std::string, Track>& tracks,
+                       const UpgradePlan& plan);
   // Fills the validation of every node waiting for the operator's S3 check.
   void ValidateNewGateways(const crd::GatewayPool& pool, int32_t s3_port, UpgradeInputs& up);
   Status Cleanup(const k8s::JsonObject& object, const crd::GatewayPool& pool, const Owned& owned);

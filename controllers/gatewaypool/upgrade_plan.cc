@@ -1,6 +1,8 @@
 #include "controllers/gatewaypool/upgrade_plan.h"
 
 #include <algorithm>
+#include <tuple>
+#include <utility>
 
 namespace rdmastack::gatewaypool {
 namespace {
@@ -26,6 +28,12 @@ std::string PodProblem(const GatewayPod* p, const std::string& track) {
   if (!p->message.empty()) out += ": " + p->message;
   if (p->restarts > 0) out += "; " + std::to_string(p->restarts) + " restarts";
   return out;
+}
+
+// Both gateways run and the node may be published on either: a roll back keeps it serving.
+bool MovingSideBySide(const NodeUpgradeState& s) {
+  return !s.in_place && (s.phase == UpgradePhase::kStartNew || s.phase == UpgradePhase::kValidate ||
+                         s.phase == UpgradePhase::kSwitch || s.phase == UpgradePhase::kDrain);
 }
 
 // The state is for this rollout's target (a changed spec leaves states that are not).
@@ -66,6 +74,16 @@ class Planner {
   bool TimedOut(const NodeUpgradeState& s) const {
     return in_.now - s.started >= in_.validation_timeout_s;
   }
+  // Why a node's new gateway did not pass in time: the operator's check when the pod was Ready,
+  // else the pod's own state.
+  std::pair<std::string, std::string> TimeoutWhy(const UpgradeNode& n, const GatewayPod* next,
+                                                 const std::string& track) const {
+    const std::string within =
+        " within validationTimeout " + std::to_string(in_.validation_timeout_s) + "s";
+    if (Ready(next) && n.validation && !n.validation->ok)
+      return {n.validation->reason, n.validation->message + within};
+    return {"NewGatewayNotReady", PodProblem(next, track) + within};
+  }
   void WakeAt(int64_t at) {
     const int64_t after = std::max<int64_t>(1, at - in_.now);
     if (plan_.wake_after_s == 0 || after < plan_.wake_after_s) plan_.wake_after_s = after;
@@ -84,10 +102,7 @@ class Planner {
 };
 
 void Planner::Abandon(const UpgradeNode& n, NodeUpgradeState s, NodeDecision& d) {
-  const bool side_by_side_moving =
-      !s.in_place && (s.phase == UpgradePhase::kStartNew || s.phase == UpgradePhase::kValidate ||
-                      s.phase == UpgradePhase::kSwitch || s.phase == UpgradePhase::kDrain);
-  if (side_by_side_moving) {
+  if (MovingSideBySide(s)) {
     // Back to where the node came from; the new target gets its own move afterwards.
     d.state = RollBack(std::move(s), "TargetChanged",
                        "the spec moved to " + in_.target + " during the move", false);
@@ -105,15 +120,16 @@ void Planner::Abandon(const UpgradeNode& n, NodeUpgradeState s, NodeDecision& d)
 
 void Planner::StepSideBySide(const UpgradeNode& n, NodeUpgradeState s, NodeDecision& d) {
   const GatewayPod* next = PodOn(n, s.to);
+  if (halt_ && MovingSideBySide(s)) {
+    d.tracks = {s.from, s.to};
+    d.state = RollBack(std::move(s), "RolloutHalted", "another node failed and autoRollback is set",
+                       false);
+    return;
+  }
   switch (s.phase) {
     case UpgradePhase::kStartNew:
     case UpgradePhase::kValidate:
       d.tracks = {s.from, s.to};
-      if (halt_) {
-        d.state = RollBack(std::move(s), "RolloutHalted",
-                           "another node failed and autoRollback is set", false);
-        return;
-      }
       // A pod found Ready and checked in the same pass goes straight to Switch.
       if (s.phase == UpgradePhase::kStartNew && Ready(next) &&
           !(n.validation && n.validation->ok)) {
@@ -125,15 +141,8 @@ void Planner::StepSideBySide(const UpgradeNode& n, NodeUpgradeState s, NodeDecis
         return;
       }
       if (TimedOut(s)) {
-        std::string reason = "NewGatewayNotReady", message = PodProblem(next, s.to);
-        if (Ready(next) && n.validation && !n.validation->ok) {
-          reason = n.validation->reason;
-          message = n.validation->message;
-        }
-        d.state = RollBack(
-            std::move(s), reason,
-            message + " within validationTimeout " + std::to_string(in_.validation_timeout_s) + "s",
-            true);
+        auto [reason, message] = TimeoutWhy(n, next, s.to);
+        d.state = RollBack(std::move(s), std::move(reason), std::move(message), true);
         return;
       }
       // The S3 check is retried every few seconds while the pod is Ready.
@@ -143,11 +152,6 @@ void Planner::StepSideBySide(const UpgradeNode& n, NodeUpgradeState s, NodeDecis
       return;
     case UpgradePhase::kSwitch:
       d.tracks = {s.from, s.to};
-      if (halt_) {
-        d.state = RollBack(std::move(s), "RolloutHalted",
-                           "another node failed and autoRollback is set", false);
-        return;
-      }
       // Drain starts once clients can see the move; without a drain time the old one stops now.
       if (!n.published.count(s.to)) {
         d.state = std::move(s);
@@ -163,11 +167,6 @@ void Planner::StepSideBySide(const UpgradeNode& n, NodeUpgradeState s, NodeDecis
       return;
     case UpgradePhase::kDrain:
       d.tracks = {s.from, s.to};
-      if (halt_) {
-        d.state = RollBack(std::move(s), "RolloutHalted",
-                           "another node failed and autoRollback is set", false);
-        return;
-      }
       if (in_.now - s.since >= in_.spec.drain_seconds) {
         d.tracks = {s.to};
         d.state = Enter(std::move(s), UpgradePhase::kStopOld);
@@ -243,15 +242,8 @@ void Planner::StepInPlace(const UpgradeNode& n, NodeUpgradeState s, NodeDecision
         return;
       }
       if (TimedOut(s)) {
-        std::string reason = "NewGatewayNotReady", message = PodProblem(next, s.to);
-        if (Ready(next) && n.validation) {
-          reason = n.validation->reason;
-          message = n.validation->message;
-        }
         s = Enter(std::move(s), UpgradePhase::kFailed);
-        s.reason = reason;
-        s.message =
-            message + " within validationTimeout " + std::to_string(in_.validation_timeout_s) + "s";
+        std::tie(s.reason, s.message) = TimeoutWhy(n, next, s.to);
         s.keep_failed = true;
         d.state = std::move(s);
         return;
@@ -270,11 +262,7 @@ void Planner::Step(const UpgradeNode& n, NodeDecision& d) {
   NodeUpgradeState s = *n.state;
   if (!ForTarget(s, in_)) {
     Abandon(n, std::move(s), d);
-    if (d.state && d.state->phase == UpgradePhase::kRollBack && !n.published.count(d.state->to))
-      d.tracks = {d.state->from};
-    return;
-  }
-  if (s.in_place) {
+  } else if (s.in_place) {
     StepInPlace(n, std::move(s), d);
   } else {
     StepSideBySide(n, std::move(s), d);

@@ -8,6 +8,7 @@
 #include <rapidjson/document.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <map>
@@ -233,6 +234,7 @@ class UpgradeE2eTest : public PoolE2eTest {
   void StartPool(const std::string& prefix, size_t count, const std::string& upgrade) {
     const std::string missing = NodesWithFixture(kFixture, count, &nodes_in_pool_);
     if (!missing.empty()) GTEST_SKIP() << missing << " (scripts/test.sh makes them)";
+    std::sort(nodes_in_pool_.begin(), nodes_in_pool_.end());  // the order nodes start in
     Start(prefix, SeedPool(upgrade));
     if (HasFatalFailure()) return;
     for (const std::string& n : nodes_in_pool_) {
@@ -301,7 +303,12 @@ class UpgradeE2eTest : public PoolE2eTest {
     EXPECT_GT(checked, 0u);
   }
 
-  std::vector<std::string> nodes_in_pool_;
+  std::string GatewayPodUids() const {
+    return Get({"get", "pods", "-n", ns_->name(), "-l", "gatewaypool.rdmastack.io/name=kvcache",
+                "-o", "jsonpath={.items[*].metadata.uid}"});
+  }
+
+  std::vector<std::string> nodes_in_pool_;  // sorted by name
 };
 
 std::string Join(const std::vector<std::string>& lines, size_t max = 20) {
@@ -402,7 +409,6 @@ TEST_F(UpgradeE2eTest, ANodeThatFailsValidationRollsBackAndKeepsServing) {
             "    strategy: SideBySide\n    maxParallel: 2\n    validationTimeout: 25s\n"
             "    drainSeconds: 60\n    autoRollback: true\n");
   if (HasFatalFailure() || IsSkipped()) return;
-  std::sort(nodes_in_pool_.begin(), nodes_in_pool_.end());
   const std::string bad = nodes_in_pool_[0], beside = nodes_in_pool_[1], last = nodes_in_pool_[2];
   // Something else holds 7072 on the bad node, so the 2.x gateway cannot listen there.
   const std::string holder =
@@ -471,7 +477,6 @@ TEST_F(UpgradeE2eTest, PausedStopsNewStartsAndResumes) {
             "    strategy: SideBySide\n    maxParallel: 1\n    validationTimeout: 2m\n"
             "    drainSeconds: 4\n    autoRollback: true\n");
   if (HasFatalFailure() || IsSkipped()) return;
-  std::sort(nodes_in_pool_.begin(), nodes_in_pool_.end());
   Patch(kToV2);
   ASSERT_TRUE(Eventually([&] { return Phase(nodes_in_pool_[0]) == "Drain"; }, 90s))
       << Diagnostics();
@@ -499,26 +504,20 @@ TEST_F(UpgradeE2eTest, InPlaceUpdateReplacesPodsWithinMaxUnavailable) {
   InvariantWatcher watcher(*env_, ns_->name(), "kvcache", {}, 1);
   watcher.Start();
   // The gateway's template changes (bufferCount): every pod is outdated.
-  const std::string before =
-      Get({"get", "pods", "-n", ns_->name(), "-l", "gatewaypool.rdmastack.io/name=kvcache", "-o",
-           "jsonpath={.items[*].metadata.uid}"});
+  const std::string before = GatewayPodUids();
   Patch(R"({"spec":{"rdma":{"bufferPool":{"bufferCount":2}}}})");
   EXPECT_TRUE(Eventually(
       [&] {
         return PoolCondition("kvcache", "Upgrading", "reason") == "UpToDate" &&
                ReadyEndpointNodes("kvcache").size() == 3 &&
-               Get({"get", "pods", "-n", ns_->name(), "-l", "gatewaypool.rdmastack.io/name=kvcache",
-                    "-o", "jsonpath={.items[*].metadata.uid}"})
-                       .find(before.substr(0, 36)) == std::string::npos;
+               GatewayPodUids().find(before.substr(0, 36)) == std::string::npos;
       },
       180s))
       << Diagnostics();
   watcher.Stop();
   EXPECT_EQ(watcher.max_in_flight(), 1);
   EXPECT_TRUE(watcher.phases_seen().count("Drain"));
-  const std::string after =
-      Get({"get", "pods", "-n", ns_->name(), "-l", "gatewaypool.rdmastack.io/name=kvcache", "-o",
-           "jsonpath={.items[*].metadata.uid}"});
+  const std::string after = GatewayPodUids();
   for (size_t at = 0; at + 36 <= before.size(); at += 37)
     EXPECT_EQ(after.find(before.substr(at, 36)), std::string::npos) << "pod not replaced";
   for (const SliceEndpoint& e : Endpoints("kvcache")) EXPECT_TRUE(Serves(e)) << e.node;
