@@ -23,6 +23,8 @@
 # RDMASTACK_CLUSTER (default "default") names the cluster; RDMASTACK_PORT_OFFSET shifts every port
 # (and picks the nodes' subnet) so that a private cluster can run beside the shared one.
 # RDMASTACK_BUILD_DIR (default build/) holds rdmastack-node-runtime and the binaries pods run.
+# RDMASTACK_SIM_VOLUME_RESYNC (default 30s) is how often the node runtime refreshes ConfigMap and
+# Secret volumes (the kubelet's sync period; a real kubelet takes up to about a minute).
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -430,7 +432,7 @@ start_node_runtime() {
     --nodes "$SIM_NODE_TABLE" --images "$ROOT_DIR/tests/harness/node-runtime/images.yaml" \
     --state-dir "$SIM_DIR" --log-dir "$LOGS/pods" \
     --var "BUILD_DIR=$BUILD_DIR" --var "SOURCE_DIR=$ROOT_DIR" --var "VERSITYGW=$(versitygw_bin)" \
-    "${forward[@]}"
+    --volume-resync "${RDMASTACK_SIM_VOLUME_RESYNC:-30s}" "${forward[@]}"
   wait_for node-runtime 60 "$LOGS/node-runtime.log" grep -q "serving $n simulated node" "$LOGS/node-runtime.log"
 }
 

@@ -5,11 +5,13 @@
 # fixture host root and reports to the leader's agent hub, and the nodes' verdicts appear as
 # RdmaNodes and node labels. The seed GatewayPool goes Ready: its gateways run on the storage
 # nodes whose agents verified them, published as EndpointSlices, and S3 answers through one of
-# them. A hand-over to the standby follows; the agents reconnect to it. Then what the agent says
-# about the field report's RTX A6000 node. Leaves the cluster running; stop it with
+# them. Both seed ClientProfiles go Ready on the GPU nodes that qualify: the operator decides each
+# node's transport from its agent's report, the real client data plane runs there and writes the
+# node's cuFile/cuObject configuration, and nodes that cannot are listed with the reason. A
+# hand-over to the standby follows; the agents reconnect to it. The pool's library is upgraded to
+# 2.0.0.109 node by node, and the clients' configuration follows. Then what the agent says about
+# the field report's RTX A6000 node. Leaves the cluster running; stop it with
 # scripts/cluster.sh down.
-#
-# Not yet here: the ClientProfile controller; the profiles' status columns stay empty.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -40,7 +42,7 @@ kubectl get namespace demo >/dev/null 2>&1 || kubectl create namespace demo >/de
 kubectl apply -n demo -f crds/samples/gatewaypool-kvcache.yaml -f crds/samples/clientprofile-gpudirect.yaml \
   -f crds/samples/clientprofile-hostmem.yaml
 kubectl get gwp,cprof -n demo
-echo "(no operator yet: the status columns are empty; the ClientProfile controller is not built yet)"
+echo "(no operator yet: the status columns are empty)"
 echo
 echo "A bad change is refused at apply time, with the field and the reason (library 1.2.0.68 -> 3.0.0.1):"
 sed 's/version: 1.2.0.68/version: 3.0.0.1/' crds/samples/gatewaypool-kvcache.yaml |
@@ -61,7 +63,10 @@ op_args=(--kubeconfig "$(scripts/cluster.sh kubeconfig)" --leader-elect --metric
   --agent-arg=--probes-file=/host/etc/rdmastack-fixture/probes.txt
   --gateway-pod-label rdmastack.io/simulate=run
   --gateway-env=RDMASTACK_GW_IPS_FILE=/host/etc/rdmastack-fixture/ips.txt
-  --gateway-host-mount=/etc/rdmastack-fixture)
+  --gateway-host-mount=/etc/rdmastack-fixture
+  --client-pod-label rdmastack.io/simulate=run
+  --client-arg=--ips-file=/host/etc/rdmastack-fixture/ips.txt
+  --client-arg=--probes-file=/host/etc/rdmastack-fixture/probes.txt)
 build/bin/rdmastack-operator "${op_args[@]}" --health-probe-bind-address=127.0.0.1:18081 >"$logs/a.log" 2>&1 &
 op_a=$!
 build/bin/rdmastack-operator "${op_args[@]}" --health-probe-bind-address=127.0.0.1:18082 >"$logs/b.log" 2>&1 &
@@ -87,9 +92,6 @@ kubectl wait --for=condition=Reporting rnode --all --timeout=60s >/dev/null
 kubectl get pods -n rdmastack-system -o wide
 kubectl get rnode
 kubectl get nodes -L rdmastack.io/gateway-capable,rdmastack.io/gpudirect,rdmastack.io/hostmem,rdmastack.io/link-layer
-echo
-echo "why gpu-node-1 is not GPU-direct capable (its GPU supports dma-buf; the profile asks for PeerMem):"
-kubectl get rnode gpu-node-1 -o jsonpath='{range .status.conditions[?(@.type=="GPUDirectCapable")]}{.reason}: {.message}{"\n"}{end}'
 
 step "the seed GatewayPool: gateways on the verified storage nodes, published as EndpointSlices"
 kubectl wait --for=condition=Ready gwp/kvcache -n demo --timeout=240s >/dev/null
@@ -112,6 +114,27 @@ s3 -X PUT "http://$ep_ip:$ep_port/demo-bucket" >/dev/null && echo "PUT /demo-buc
 echo "hello from the kvcache pool" >"$logs/object.txt"
 s3 -X PUT -T "$logs/object.txt" "http://$ep_ip:$ep_port/demo-bucket/hello.txt" >/dev/null && echo "PUT /demo-bucket/hello.txt: ok"
 echo "GET /demo-bucket/hello.txt: $(s3 "http://$ep_ip:$ep_port/demo-bucket/hello.txt")"
+
+step "the client profiles: each GPU node's transport decided from its agent's report, clients Ready"
+kubectl wait --for=condition=Ready cprof/kvcache-gpudirect cprof/kvcache-hostmem -n demo --timeout=300s >/dev/null
+kubectl get cprof -n demo -o wide
+for p in kvcache-gpudirect kvcache-hostmem; do
+  echo
+  echo "$p: per node"
+  kubectl get cprof "$p" -n demo -o jsonpath='{range .status.eligibleNodes[*]}  {.node}: {.transport} {.memoryRegistration} ready={.ready}: {.message}{"\n"}{end}{range .status.ineligibleNodes[*]}  {.node}: {.reason}: {.message}{"\n"}{end}'
+done
+echo
+kubectl get nodes -l node-role.rdmastack.io/gpu -L rdmastack.io/client.demo.kvcache-gpudirect,rdmastack.io/client.demo.kvcache-hostmem
+# A simulated node's host root (RDMASTACK_SIM_NODES: NAME NETNS ADDRESS HOST_ROOT per line).
+gpu_root() { awk -v n="$1" '$1==n {print $4}' "$RDMASTACK_SIM_NODES"; }
+dir=/var/lib/rdmastack/client/demo.kvcache-gpudirect
+echo
+echo "what the client wrote on gpu-node-1 (open kernel module: dma-buf) under $dir:"
+root1=$(gpu_root gpu-node-1)
+ls "$root1$dir" "$root1$dir/lib"
+echo "cuobj.json:    $(cat "$root1$dir/cuobj.json")"
+echo "endpoints.json: $(cat "$root1$dir/endpoints.json")"
+echo "and on gpu-node-0 (the seed's A6000, proprietary module + MOFED): $(cat "$(gpu_root gpu-node-0)$dir/cuobj.json")"
 
 step "SIGTERM to the leader: the standby takes the lease and the hub; the agents reconnect to it"
 kill -TERM "$leader"; wait "$leader" || true
@@ -141,6 +164,11 @@ kubectl get events -n demo --field-selector reason=UpgradeSwitch -o custom-colum
 kubectl get gwp -n demo -o wide
 kubectl get endpointslices -n demo -L gatewaypool.rdmastack.io/library-version
 echo "GET /demo-bucket/hello.txt (written through 1.x) from the same node's 2.x gateway $ep_ip:7072: $(s3 "http://$ep_ip:7072/demo-bucket/hello.txt")"
+echo
+echo "the clients follow: gpu-node-1's endpoints.json once the kubelet refreshed its ConfigMap volume:"
+for _ in $(seq 1 90); do grep -q 7071 "$root1$dir/endpoints.json" || break; sleep 1; done
+cat "$root1$dir/endpoints.json"; echo
+kubectl get cprof -n demo
 kill -TERM $op_a $op_b 2>/dev/null || true
 wait 2>/dev/null || true
 trap - EXIT

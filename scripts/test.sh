@@ -43,6 +43,9 @@ build_all_components
 
 export RDMASTACK_CLUSTER="${RDMASTACK_TEST_CLUSTER:-test}"
 export RDMASTACK_PORT_OFFSET="${RDMASTACK_TEST_PORT_OFFSET:-50}"
+# ConfigMap volumes refreshed every 5 s, not 30: the client e2e tests follow a pool upgrade through
+# the endpoints ConfigMap with a short drain.
+export RDMASTACK_SIM_VOLUME_RESYNC="${RDMASTACK_SIM_VOLUME_RESYNC:-5s}"
 teardown() {
   local rc=$?
   if ((KEEP)); then

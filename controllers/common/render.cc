@@ -80,4 +80,57 @@ std::string LabelPatch(const std::map<std::string, std::string>& current,
   return AddMetadataMapPatch("labels", current, desired, owned, &patch) ? patch.Serialize() : "";
 }
 
+k8s::JsonObject ControllerOwner(std::string_view kind, const crd::ObjectMeta& meta) {
+  k8s::JsonObject owner = Obj(R"({"controller":true,"blockOwnerDeletion":true})");
+  (void)owner.SetString({"apiVersion"}, crd::kApiVersion);
+  (void)owner.SetString({"kind"}, kind);
+  (void)owner.SetString({"name"}, meta.name);
+  (void)owner.SetString({"uid"}, meta.uid.value_or(""));
+  return owner;
+}
+
+k8s::JsonObject EnvValue(std::string_view name, std::string_view value) {
+  k8s::JsonObject e;
+  (void)e.SetString({"name"}, name);
+  (void)e.SetString({"value"}, value);
+  return e;
+}
+
+k8s::JsonObject EnvSecret(std::string_view name, std::string_view secret, std::string_view key) {
+  k8s::JsonObject e;
+  (void)e.SetString({"name"}, name);
+  (void)e.SetString({"valueFrom", "secretKeyRef", "name"}, secret);
+  (void)e.SetString({"valueFrom", "secretKeyRef", "key"}, key);
+  return e;
+}
+
+k8s::JsonObject Mount(std::string_view name, std::string_view path, bool read_only) {
+  k8s::JsonObject m;
+  (void)m.SetString({"name"}, name);
+  (void)m.SetString({"mountPath"}, path);
+  if (read_only) (void)m.SetBool({"readOnly"}, true);
+  return m;
+}
+
+k8s::JsonObject HostPathVolume(std::string_view name, std::string_view path,
+                               std::string_view type) {
+  k8s::JsonObject v;
+  (void)v.SetString({"name"}, name);
+  (void)v.SetString({"hostPath", "path"}, path);
+  (void)v.SetString({"hostPath", "type"}, type);
+  return v;
+}
+
+std::string LabelNameStem(std::string_view ns, std::string_view name, size_t reserved) {
+  constexpr size_t kLabelNameMax = 63;
+  std::string stem = std::string(ns) + "." + std::string(name);
+  if (stem.size() + reserved <= kLabelNameMax) return stem;
+  const std::string hash = Sha256Hex(std::string(ns) + "/" + std::string(name));
+  const size_t keep = kLabelNameMax - reserved - 11;
+  std::string cut = stem.substr(0, keep);
+  while (!cut.empty() && (cut.back() == '.' || cut.back() == '-' || cut.back() == '_'))
+    cut.pop_back();
+  return cut + "-" + hash.substr(0, 10);
+}
+
 }  // namespace rdmastack::controllers

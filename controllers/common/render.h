@@ -27,6 +27,22 @@ k8s::JsonObject Str(std::string_view s);
 std::string Sha256Hex(std::string_view bytes);
 
 k8s::JsonObject TolerationJson(const crd::Toleration& t);
+
+// The ownerReference that makes the custom resource `kind` (rdmastack.io/v1alpha1) with `meta` the
+// controller of an object, so that deleting it deletes the object.
+k8s::JsonObject ControllerOwner(std::string_view kind, const crd::ObjectMeta& meta);
+
+// Pod spec pieces: {"name","value"} and {"name","valueFrom":{"secretKeyRef"}} env entries, a
+// volumeMount, and a hostPath volume.
+k8s::JsonObject EnvValue(std::string_view name, std::string_view value);
+k8s::JsonObject EnvSecret(std::string_view name, std::string_view secret, std::string_view key);
+k8s::JsonObject Mount(std::string_view name, std::string_view path, bool read_only);
+k8s::JsonObject HostPathVolume(std::string_view name, std::string_view path, std::string_view type);
+
+// "<ns>.<name>" as the name part of a node label key that has `reserved` more characters of its
+// own (a prefix or suffix): cut and suffixed with a hash of ns/name when the whole would pass
+// the 63-character limit, so that two objects never share a key.
+std::string LabelNameStem(std::string_view ns, std::string_view name, size_t reserved);
 // A nodeSelectorTerm (or part of one): each pair as `key In [value]`.
 void AppendSelectorExpressions(const crd::StringMap& selector, k8s::JsonObject* term);
 

@@ -12,21 +12,13 @@ namespace {
 using controllers::Obj;
 using controllers::Str;
 
-k8s::JsonObject Owner(const crd::GatewayPool& pool) {
-  k8s::JsonObject owner = Obj(R"({"controller":true,"blockOwnerDeletion":true})");
-  (void)owner.SetString({"apiVersion"}, crd::kApiVersion);
-  (void)owner.SetString({"kind"}, "GatewayPool");
-  (void)owner.SetString({"name"}, pool.metadata.name);
-  (void)owner.SetString({"uid"}, pool.metadata.uid.value_or(""));
-  return owner;
-}
-
 void CommonMetadata(const crd::GatewayPool& pool, k8s::JsonObject* o) {
   o->SetNamespace(pool.metadata.namespace_.value_or(""));
   o->SetLabel(kPoolLabel, pool.metadata.name);
   o->SetLabel(kComponentLabel, kGatewayComponent);
   o->SetLabel(controllers::kManagedByLabel, controllers::kManagedByValue);
-  (void)o->Append({"metadata", "ownerReferences"}, Owner(pool));
+  (void)o->Append({"metadata", "ownerReferences"},
+                  controllers::ControllerOwner("GatewayPool", pool.metadata));
 }
 
 // The RDMA port is not a TCP listener (clients never dial it: the library negotiates it), but

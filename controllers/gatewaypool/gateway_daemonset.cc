@@ -7,40 +7,12 @@
 namespace rdmastack::gatewaypool {
 namespace {
 
+using controllers::EnvSecret;
+using controllers::EnvValue;
+using controllers::HostPathVolume;
+using controllers::Mount;
 using controllers::Obj;
 using controllers::Str;
-
-k8s::JsonObject EnvValue(std::string_view name, std::string_view value) {
-  k8s::JsonObject e;
-  (void)e.SetString({"name"}, name);
-  (void)e.SetString({"value"}, value);
-  return e;
-}
-
-k8s::JsonObject EnvSecret(std::string_view name, std::string_view secret, std::string_view key) {
-  k8s::JsonObject e;
-  (void)e.SetString({"name"}, name);
-  (void)e.SetString({"valueFrom", "secretKeyRef", "name"}, secret);
-  (void)e.SetString({"valueFrom", "secretKeyRef", "key"}, key);
-  return e;
-}
-
-k8s::JsonObject Mount(std::string_view name, std::string_view path, bool read_only) {
-  k8s::JsonObject m;
-  (void)m.SetString({"name"}, name);
-  (void)m.SetString({"mountPath"}, path);
-  if (read_only) (void)m.SetBool({"readOnly"}, true);
-  return m;
-}
-
-k8s::JsonObject HostPathVolume(std::string_view name, std::string_view path,
-                               std::string_view type) {
-  k8s::JsonObject v;
-  (void)v.SetString({"name"}, name);
-  (void)v.SetString({"hostPath", "path"}, path);
-  (void)v.SetString({"hostPath", "type"}, type);
-  return v;
-}
 
 k8s::JsonObject Labels(const crd::GatewayPool& pool, const Track& track) {
   k8s::JsonObject l;
@@ -198,12 +170,8 @@ StatusOr<k8s::JsonObject> RenderGatewayDaemonSet(const crd::GatewayPool& pool, c
   ds.SetName(DaemonSetName(pool.metadata.name, track.name));
   ds.SetNamespace(pool.metadata.namespace_.value_or(""));
   (void)ds.Set({"metadata", "labels"}, labels);
-  k8s::JsonObject owner = Obj(R"({"controller":true,"blockOwnerDeletion":true})");
-  (void)owner.SetString({"apiVersion"}, crd::kApiVersion);
-  (void)owner.SetString({"kind"}, "GatewayPool");
-  (void)owner.SetString({"name"}, pool.metadata.name);
-  (void)owner.SetString({"uid"}, pool.metadata.uid.value_or(""));
-  (void)ds.Append({"metadata", "ownerReferences"}, owner);
+  (void)ds.Append({"metadata", "ownerReferences"},
+                  controllers::ControllerOwner("GatewayPool", pool.metadata));
 
   (void)ds.SetString({"spec", "selector", "matchLabels", kPoolLabel}, pool.metadata.name);
   (void)ds.SetString({"spec", "selector", "matchLabels", kTrackLabel}, track.name);

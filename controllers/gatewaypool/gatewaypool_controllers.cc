@@ -1,6 +1,6 @@
 #include "controllers/gatewaypool/gatewaypool_controllers.h"
 
-#include "controllers/common/node_transform.h"
+#include "controllers/common/cache_transforms.h"
 #include "controllers/common/render.h"
 #include "controllers/gatewaypool/compatibility_source.h"
 #include "controllers/gatewaypool/gateway_validator.h"
@@ -8,34 +8,13 @@
 #include "controllers/gatewaypool/track.h"
 
 namespace rdmastack::gatewaypool {
-namespace {
 
 std::string OwnedSelector() {
   return std::string(kComponentLabel) + "=" + kGatewayComponent + "," +
          controllers::kManagedByLabel + "=" + controllers::kManagedByValue + "," + kPoolLabel;
 }
 
-runtime::Informer& InformerFor(runtime::Manager& manager, const k8s::ResourceType& type,
-                               std::string label_selector = "",
-                               runtime::Transform transform = runtime::StripManagedFields()) {
-  runtime::InformerOptions o;
-  o.type = type;
-  o.label_selector = std::move(label_selector);
-  o.transform = std::move(transform);
-  return manager.cache().Get(o);
-}
-
-// Secrets as the set of their data keys: the cache never holds the pool's root keys (the upgrade
-// check reads them with a GET for the moment of the check only).
-runtime::Transform SecretKeysOnly() {
-  runtime::Transform trim = runtime::TrimToFields({{"type"}});
-  return [trim](k8s::JsonObject object) {
-    std::vector<std::string> keys = object.Keys({"data"});
-    k8s::JsonObject out = trim(std::move(object));
-    for (const auto& k : keys) (void)out.SetString({"data", k}, "");
-    return out;
-  };
-}
+namespace {
 
 // The pool named by an owned object's labels, in the object's namespace.
 runtime::MapFunc EveryPool(const runtime::Store& pools) {
@@ -72,23 +51,27 @@ StatusOr<std::unique_ptr<GatewayPoolControllers>> GatewayPoolControllers::Create
     runtime::Manager& manager, Clock& clock, GatewayPoolControllerOptions options) {
   std::unique_ptr<GatewayPoolControllers> self(new GatewayPoolControllers());
   Parts& parts = *self->parts_;
-  runtime::Informer& pools = InformerFor(manager, k8s::kinds::GatewayPool());
+  runtime::Informer& pools = controllers::CachedInformer(manager, k8s::kinds::GatewayPool());
   // The node controllers ask for Nodes trimmed to their labels first; the same informer serves.
-  runtime::Informer& nodes =
-      InformerFor(manager, k8s::kinds::Node(), "", controllers::NodeLabelsAndOperatorAnnotations());
-  runtime::Informer& rdmanodes = InformerFor(manager, k8s::kinds::RdmaNode());
-  runtime::Informer& secrets = InformerFor(manager, k8s::kinds::Secret(), "", SecretKeysOnly());
-  runtime::Informer& daemonsets = InformerFor(manager, k8s::kinds::DaemonSet(), OwnedSelector());
+  runtime::Informer& nodes = controllers::CachedInformer(
+      manager, k8s::kinds::Node(), "", controllers::NodeLabelsAndOperatorAnnotations());
+  runtime::Informer& rdmanodes = controllers::CachedInformer(manager, k8s::kinds::RdmaNode());
+  runtime::Informer& secrets =
+      controllers::CachedInformer(manager, k8s::kinds::Secret(), "", controllers::SecretKeysOnly());
+  runtime::Informer& daemonsets =
+      controllers::CachedInformer(manager, k8s::kinds::DaemonSet(), OwnedSelector());
   runtime::Informer& pods =
-      InformerFor(manager, k8s::kinds::Pod(), OwnedSelector(),
-                  runtime::TrimToFields({{"metadata", "labels"},
-                                         {"spec", "nodeName"},
-                                         {"status", "podIP"},
-                                         {"status", "conditions"},
-                                         {"status", "containerStatuses"},
-                                         {"status", "initContainerStatuses"}}));
-  runtime::Informer& services = InformerFor(manager, k8s::kinds::Service(), OwnedSelector());
-  runtime::Informer& slices = InformerFor(manager, EndpointSliceType(), OwnedSelector());
+      controllers::CachedInformer(manager, k8s::kinds::Pod(), OwnedSelector(),
+                                  runtime::TrimToFields({{"metadata", "labels"},
+                                                         {"spec", "nodeName"},
+                                                         {"status", "podIP"},
+                                                         {"status", "conditions"},
+                                                         {"status", "containerStatuses"},
+                                                         {"status", "initContainerStatuses"}}));
+  runtime::Informer& services =
+      controllers::CachedInformer(manager, k8s::kinds::Service(), OwnedSelector());
+  runtime::Informer& slices =
+      controllers::CachedInformer(manager, EndpointSliceType(), OwnedSelector());
 
   const runtime::Store* configmaps = nullptr;
   std::string configmap_key;

@@ -29,6 +29,10 @@ struct GatewayPoolControllerOptions {
   std::string upgrade_validation = "s3";
 };
 
+// The label selector of every object a pool owns (DaemonSets, pods, Service, EndpointSlices); the
+// ClientProfile controller watches the pools' EndpointSlices through the same informer.
+std::string OwnedSelector();
+
 class GatewayPoolControllers {
  public:
   static StatusOr<std::unique_ptr<GatewayPoolControllers>> Create(

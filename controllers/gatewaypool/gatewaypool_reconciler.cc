@@ -21,15 +21,6 @@ bool OwnedBy(const k8s::JsonObject& o, const std::string& ns, const std::string&
   return o.Namespace() == ns && o.Label(kPoolLabel) == pool;
 }
 
-std::string ObjectKey(const k8s::JsonObject& o) {
-  return std::string(o.Kind()) + ":" + std::string(o.Namespace()) + "/" + std::string(o.Name());
-}
-
-std::string Quote(std::string_view s) {
-  k8s::JsonObject o = controllers::Str(s);
-  return o.Serialize();
-}
-
 // A secret's data keys (values are dropped by the informer's transform).
 std::pair<SecretState, std::string> CheckSecret(const runtime::Store& secrets,
                                                 const crd::GatewayPool& pool) {
@@ -76,7 +67,8 @@ GatewayPoolReconciler::GatewayPoolReconciler(k8s::Client& client, runtime::Event
       stores_(stores),
       compatibility_(compatibility),
       render_(std::move(render)),
-      validator_(validator) {}
+      validator_(validator),
+      writer_(client, "gatewaypool") {}
 
 GatewayPoolReconciler::Owned GatewayPoolReconciler::Collect(const std::string& ns,
                                                             const std::string& pool) const {
@@ -95,43 +87,8 @@ GatewayPoolReconciler::Owned GatewayPoolReconciler::Collect(const std::string& n
   return owned;
 }
 
-Status GatewayPoolReconciler::ApplyIfChanged(const k8s::ResourceType& type,
-                                             const k8s::JsonObject& desired,
-                                             const runtime::ObjectPtr& existing) {
-  const std::string hash = desired.Annotation(controllers::kAppliedHashAnnotation).value_or("");
-  const std::string key = ObjectKey(desired);
-  if (existing != nullptr) {
-    if (existing->Annotation(controllers::kAppliedHashAnnotation) == hash) return OkStatus();
-    if (written_.Pending(key, hash, existing->ResourceVersion())) return OkStatus();
-  } else if (written_.Pending(key, hash, "0")) {
-    return OkStatus();  // created by us, not in the cache yet (a deletion would have Forgotten it)
-  }
-  k8s::PatchOptions options;
-  options.field_manager = controllers::kFieldManager;
-  options.force = true;
-  auto applied = client_.Apply(type, desired, options);
-  if (!applied.ok()) return applied.status().WithContext("apply " + key);
-  written_.Remember(key, hash, std::string(applied->ResourceVersion()));
-  spdlog::info("gatewaypool: applied {} (hash {})", key, hash.substr(0, 12));
-  return OkStatus();
-}
-
 void GatewayPoolReconciler::ObjectDeleted(const k8s::JsonObject& object) {
-  written_.Forget(ObjectKey(object));
-}
-
-Status GatewayPoolReconciler::DeleteOwned(const k8s::ResourceType& type,
-                                          const runtime::ObjectPtr& object) {
-  if (object == nullptr || object->IsBeingDeleted()) return OkStatus();
-  k8s::DeleteOptions options;
-  options.precondition_uid = std::string(object->Uid());
-  options.propagation_policy = k8s::PropagationPolicy::kBackground;
-  auto deleted = client_.Delete(type, object->Namespace(), object->Name(), options);
-  if (!deleted.ok() && !k8s::IsNotFound(deleted.status()))
-    return deleted.status().WithContext("delete " + ObjectKey(*object));
-  written_.Forget(ObjectKey(*object));
-  spdlog::info("gatewaypool: deleted {}", ObjectKey(*object));
-  return OkStatus();
+  writer_.Forget(object);
 }
 
 StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Request& request) {
@@ -146,27 +103,14 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
   const std::string& ns = request.ns;
   const std::string& name = request.name;
   const Owned owned = Collect(ns, name);
-  const std::vector<std::string> finalizers = object->Finalizers();
-  const bool has_finalizer =
-      std::find(finalizers.begin(), finalizers.end(), kFinalizer) != finalizers.end();
-
   if (object->IsBeingDeleted()) {
-    if (!has_finalizer) return runtime::Result{};
-    RDMASTACK_RETURN_IF_ERROR(Cleanup(*object, pool, owned));
+    const std::vector<std::string> finalizers = object->Finalizers();
+    if (std::find(finalizers.begin(), finalizers.end(), kFinalizer) != finalizers.end())
+      RDMASTACK_RETURN_IF_ERROR(Cleanup(*object, pool, owned));
     return runtime::Result{};
   }
-  if (!has_finalizer) {
-    std::string list = "[";
-    for (const auto& f : finalizers) list += Quote(f) + ",";
-    list += Quote(kFinalizer) + "]";
-    const std::string patch = R"({"metadata":{"resourceVersion":)" +
-                              Quote(object->ResourceVersion()) + R"(,"finalizers":)" + list + "}}";
-    k8s::PatchOptions options;
-    options.field_manager = controllers::kFieldManager;
-    auto patched =
-        client_.Patch(k8s::kinds::GatewayPool(), ns, name, k8s::PatchType::kMerge, patch, options);
-    if (!patched.ok()) return patched.status().WithContext("add the finalizer to " + request.Key());
-  }
+  RDMASTACK_RETURN_IF_ERROR(
+      writer_.EnsureFinalizer(k8s::kinds::GatewayPool(), *object, kFinalizer));
 
   // Decide: compatibility first, then the Secret; nothing new starts unless both pass.
   PoolStatusInputs in;
@@ -261,7 +205,7 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
     }
     if (!changed) return;
     std::string body = patch.Serialize();
-    if (labels_.Pending(n.name, body, n.resource_version)) return;
+    if (writer_.NodePatchPending(n.name, body, n.resource_version)) return;
     node_patches.push_back({n.name, std::move(body)});
   };
   for (const auto& node : stores_.nodes.List()) {
@@ -320,11 +264,11 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
                    : ""));
     }
   }
-  RDMASTACK_RETURN_IF_ERROR(PatchNodeLabels(request.Key(), node_patches));
+  RDMASTACK_RETURN_IF_ERROR(writer_.PatchNodes(node_patches, kLabelWriters));
   for (const NodeDecision& d : plan.nodes) {
     if (d.delete_pod.empty()) continue;
     RDMASTACK_RETURN_IF_ERROR(
-        DeleteOwned(k8s::kinds::Pod(), stores_.pods.Get(ns + "/" + d.delete_pod)));
+        writer_.Delete(k8s::kinds::Pod(), stores_.pods.Get(ns + "/" + d.delete_pod)));
   }
   std::sort(in.selected.begin(), in.selected.end(),
             [](const auto& a, const auto& b) { return a.name < b.name; });
@@ -404,10 +348,10 @@ Status GatewayPoolReconciler::SyncWorkloads(const crd::GatewayPool& pool,
     return nullptr;
   };
   if (may_start) {
-    RDMASTACK_RETURN_IF_ERROR(ApplyIfChanged(k8s::kinds::DaemonSet(), *daemonset,
-                                             existing_ds(std::string(daemonset->Name()))));
+    RDMASTACK_RETURN_IF_ERROR(writer_.ApplyIfChanged(k8s::kinds::DaemonSet(), *daemonset,
+                                                     existing_ds(std::string(daemonset->Name()))));
     RDMASTACK_RETURN_IF_ERROR(
-        ApplyIfChanged(k8s::kinds::Service(), RenderService(pool, *track), owned.service));
+        writer_.ApplyIfChanged(k8s::kinds::Service(), RenderService(pool, *track), owned.service));
   }
   // Each track's slices list the nodes the plan publishes there. A refused spec leaves the
   // slices as they are (nothing serving changes).
@@ -451,9 +395,9 @@ Status GatewayPoolReconciler::SyncWorkloads(const crd::GatewayPool& pool,
   }
   for (auto* writes : {&gaining, &rest}) {
     for (const SliceWrite& w : *writes)
-      RDMASTACK_RETURN_IF_ERROR(ApplyIfChanged(EndpointSliceType(), w.desired, w.existing));
+      RDMASTACK_RETURN_IF_ERROR(writer_.ApplyIfChanged(EndpointSliceType(), w.desired, w.existing));
   }
-  for (const auto& s : unwanted) RDMASTACK_RETURN_IF_ERROR(DeleteOwned(EndpointSliceType(), s));
+  for (const auto& s : unwanted) RDMASTACK_RETURN_IF_ERROR(writer_.Delete(EndpointSliceType(), s));
   if (may_start) {
     // Tracks the spec left, once no node runs them any more.
     std::set<std::string> tracks_still_labelled;
@@ -462,33 +406,13 @@ Status GatewayPoolReconciler::SyncWorkloads(const crd::GatewayPool& pool,
     for (const auto& d : owned.daemonsets) {
       const std::string t = d->Label(kTrackLabel).value_or("");
       if (t == track->name || tracks_still_labelled.count(t)) continue;
-      RDMASTACK_RETURN_IF_ERROR(DeleteOwned(k8s::kinds::DaemonSet(), d));
+      RDMASTACK_RETURN_IF_ERROR(writer_.Delete(k8s::kinds::DaemonSet(), d));
       for (const auto& s : owned.slices) {
         if (s->Label(kTrackLabel) == t)
-          RDMASTACK_RETURN_IF_ERROR(DeleteOwned(EndpointSliceType(), s));
+          RDMASTACK_RETURN_IF_ERROR(writer_.Delete(EndpointSliceType(), s));
       }
     }
   }
-  return OkStatus();
-}
-
-Status GatewayPoolReconciler::PatchNodeLabels(
-    const std::string& pool_key, const std::vector<std::pair<std::string, std::string>>& patches) {
-  std::vector<Status> results(patches.size());
-  controllers::ParallelFor(patches.size(), kLabelWriters, [&](size_t i) {
-    const auto& [node, patch] = patches[i];
-    k8s::PatchOptions options;
-    options.field_manager = controllers::kFieldManager;
-    auto patched =
-        client_.Patch(k8s::kinds::Node(), "", node, k8s::PatchType::kMerge, patch, options);
-    if (!patched.ok()) {
-      results[i] = patched.status().WithContext("label Node " + node);
-      return;
-    }
-    labels_.Remember(node, patch, std::string(patched->ResourceVersion()));
-    spdlog::info("gatewaypool {}: node {} labels {}", pool_key, node, patch);
-  });
-  for (const Status& r : results) RDMASTACK_RETURN_IF_ERROR(r);
   return OkStatus();
 }
 
@@ -547,34 +471,20 @@ Status GatewayPoolReconciler::Cleanup(const k8s::JsonObject& object, const crd::
   const std::string& name = pool.metadata.name;
   // Clients first (the endpoints go), then the gateways: deleting the DaemonSets lets each pod
   // end within its grace period. The backend directories are never touched.
-  for (const auto& s : owned.slices) RDMASTACK_RETURN_IF_ERROR(DeleteOwned(EndpointSliceType(), s));
-  RDMASTACK_RETURN_IF_ERROR(DeleteOwned(k8s::kinds::Service(), owned.service));
+  for (const auto& s : owned.slices)
+    RDMASTACK_RETURN_IF_ERROR(writer_.Delete(EndpointSliceType(), s));
+  RDMASTACK_RETURN_IF_ERROR(writer_.Delete(k8s::kinds::Service(), owned.service));
   for (const auto& d : owned.daemonsets)
-    RDMASTACK_RETURN_IF_ERROR(DeleteOwned(k8s::kinds::DaemonSet(), d));
+    RDMASTACK_RETURN_IF_ERROR(writer_.Delete(k8s::kinds::DaemonSet(), d));
+  std::vector<std::pair<std::string, std::string>> unlabel;
   for (const auto& node : stores_.nodes.List()) {
-    const std::string patch = controllers::LabelPatch(
-        node->Labels(), {},
-        [&](std::string_view key) { return IsNodeTrackLabelOf(key, ns, name); });
-    if (patch.empty()) continue;
-    k8s::PatchOptions options;
-    options.field_manager = controllers::kFieldManager;
-    auto patched =
-        client_.Patch(k8s::kinds::Node(), "", node->Name(), k8s::PatchType::kMerge, patch, options);
-    if (!patched.ok() && !k8s::IsNotFound(patched.status()))
-      return patched.status().WithContext("unlabel Node " + std::string(node->Name()));
+    std::string patch = controllers::LabelPatch(node->Labels(), {}, [&](std::string_view key) {
+      return IsNodeTrackLabelOf(key, ns, name);
+    });
+    if (!patch.empty()) unlabel.emplace_back(std::string(node->Name()), std::move(patch));
   }
-  const std::vector<std::string> finalizers = object.Finalizers();
-  const auto it = std::find(finalizers.begin(), finalizers.end(), kFinalizer);
-  const std::string index = std::to_string(it - finalizers.begin());
-  const std::string patch = R"([{"op":"test","path":"/metadata/finalizers/)" + index +
-                            R"(","value":)" + Quote(kFinalizer) +
-                            R"(},{"op":"remove","path":"/metadata/finalizers/)" + index + R"("}])";
-  k8s::PatchOptions options;
-  options.field_manager = controllers::kFieldManager;
-  auto patched = client_.Patch(k8s::kinds::GatewayPool(), ns, name, k8s::PatchType::kJsonPatch,
-                               patch, options);
-  if (!patched.ok() && !k8s::IsNotFound(patched.status()))
-    return patched.status().WithContext("remove the finalizer of " + ns + "/" + name);
+  RDMASTACK_RETURN_IF_ERROR(writer_.PatchNodes(unlabel, kLabelWriters));
+  RDMASTACK_RETURN_IF_ERROR(writer_.RemoveFinalizer(k8s::kinds::GatewayPool(), object, kFinalizer));
   statuses_.Forget(object.Key());
   spdlog::info("gatewaypool {}/{}: deleted its gateways, endpoints and node labels", ns, name);
   return OkStatus();

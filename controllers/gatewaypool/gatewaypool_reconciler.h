@@ -12,12 +12,13 @@
 #include <utility>
 #include <vector>
 
+#include "controllers/common/object_writer.h"
+#include "controllers/common/write_memo.h"
 #include "controllers/gatewaypool/compatibility_source.h"
 #include "controllers/gatewaypool/gateway_daemonset.h"
 #include "controllers/gatewaypool/gateway_validator.h"
 #include "controllers/gatewaypool/pool_status.h"
 #include "controllers/gatewaypool/upgrade_plan.h"
-#include "controllers/rdmanode/write_memo.h"
 #include "operator/k8s/client.h"
 #include "operator/runtime/event_recorder.h"
 #include "operator/runtime/reconciler.h"
@@ -52,8 +53,6 @@ class GatewayPoolReconciler final : public runtime::Reconciler {
   Owned Collect(const std::string& ns, const std::string& pool) const;
   // Node label patches, kLabelWriters at a time.
   static constexpr size_t kLabelWriters = 16;
-  Status PatchNodeLabels(const std::string& pool_key,
-                         const std::vector<std::pair<std::string, std::string>>& patches);
   // `daemonset`: the current track's, rendered once per reconcile (set whenever the track is).
   Status SyncWorkloads(const crd::GatewayPool& pool, const TrackDecision& decision,
                        const std::optional<k8s::JsonObject>& daemonset, bool may_start,
@@ -62,9 +61,6 @@ class GatewayPoolReconciler final : public runtime::Reconciler {
   // Fills the validation of every node waiting for the operator's S3 check.
   void ValidateNewGateways(const crd::GatewayPool& pool, int32_t s3_port, UpgradeInputs& up);
   Status Cleanup(const k8s::JsonObject& object, const crd::GatewayPool& pool, const Owned& owned);
-  Status ApplyIfChanged(const k8s::ResourceType& type, const k8s::JsonObject& desired,
-                        const runtime::ObjectPtr& existing);
-  Status DeleteOwned(const k8s::ResourceType& type, const runtime::ObjectPtr& object);
   Status WriteStatus(const k8s::JsonObject& object, const crd::GatewayPool& pool,
                      const crd::GatewayPoolStatus& status);
   void RecordTransitions(const k8s::JsonObject& object, const crd::GatewayPool& pool,
@@ -77,9 +73,8 @@ class GatewayPoolReconciler final : public runtime::Reconciler {
   const CompatibilitySource& compatibility_;
   const GatewayRenderOptions render_;
   GatewayValidator& validator_;
-  rdmanode::WriteMemo<std::string> written_;              // object key -> applied hash
-  rdmanode::WriteMemo<crd::GatewayPoolStatus> statuses_;  // pool key -> status
-  rdmanode::WriteMemo<std::string> labels_;               // node -> label patch
+  controllers::ObjectWriter writer_;
+  controllers::WriteMemo<crd::GatewayPoolStatus> statuses_;  // pool key -> status
 };
 
 }  // namespace rdmastack::gatewaypool

@@ -4,23 +4,6 @@
 #include "operator/k8s/json_object.h"
 
 namespace rdmastack::gatewaypool {
-namespace {
-
-constexpr size_t kLabelNameMax = 63;
-
-// What comes before ".<track>" in the node label name.
-std::string NodeLabelStem(std::string_view ns, std::string_view pool, size_t track_len) {
-  std::string stem = std::string(ns) + "." + std::string(pool);
-  if (stem.size() + 1 + track_len <= kLabelNameMax) return stem;
-  const std::string hash = controllers::Sha256Hex(std::string(ns) + "/" + std::string(pool));
-  const size_t keep = kLabelNameMax - 1 - track_len - 11;
-  std::string cut = stem.substr(0, keep);
-  while (!cut.empty() && (cut.back() == '.' || cut.back() == '-' || cut.back() == '_'))
-    cut.pop_back();
-  return cut + "-" + hash.substr(0, 10);
-}
-
-}  // namespace
 
 std::string SerializeTrack(const Track& t) {
   k8s::JsonObject o;
@@ -66,8 +49,8 @@ std::string ServiceName(std::string_view pool) {
 }
 
 std::string NodeTrackLabel(std::string_view ns, std::string_view pool, std::string_view track) {
-  return std::string(kNodeTrackLabelPrefix) + NodeLabelStem(ns, pool, track.size()) + "." +
-         std::string(track);
+  return std::string(kNodeTrackLabelPrefix) +
+         controllers::LabelNameStem(ns, pool, track.size() + 1) + "." + std::string(track);
 }
 
 bool IsNodeTrackLabelOf(std::string_view key, std::string_view ns, std::string_view pool) {

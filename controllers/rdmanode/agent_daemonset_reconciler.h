@@ -4,7 +4,7 @@
 // the cached DaemonSet carries, deletes it when nothing selects any node.
 
 #include "controllers/rdmanode/agent_daemonset.h"
-#include "controllers/rdmanode/write_memo.h"
+#include "controllers/common/write_memo.h"
 #include "operator/k8s/client.h"
 #include "operator/runtime/reconciler.h"
 #include "operator/runtime/store.h"
@@ -27,7 +27,7 @@ class AgentDaemonSetReconciler final : public runtime::Reconciler {
   const runtime::Store& pools_;
   const runtime::Store& profiles_;
   const runtime::Store& daemonsets_;
-  WriteMemo<std::string> written_;  // the last applied hash
+  controllers::WriteMemo<std::string> written_;  // the last applied hash
 };
 
 }  // namespace rdmastack::rdmanode

@@ -1,6 +1,6 @@
 #include "controllers/rdmanode/node_controllers.h"
 
-#include "controllers/common/node_transform.h"
+#include "controllers/common/cache_transforms.h"
 #include "controllers/rdmanode/agent_daemonset_reconciler.h"
 #include "controllers/rdmanode/node_label_reconciler.h"
 #include "controllers/rdmanode/node_labels.h"

@@ -2,7 +2,7 @@
 // Keeps the rdmastack.io/ capability labels of each Node in step with its RdmaNode status
 // (node_labels.h). Patches only the labels that differ, and only when some do.
 
-#include "controllers/rdmanode/write_memo.h"
+#include "controllers/common/write_memo.h"
 #include "operator/base/clock.h"
 #include "operator/k8s/client.h"
 #include "operator/runtime/reconciler.h"
@@ -22,7 +22,7 @@ class NodeLabelReconciler final : public runtime::Reconciler {
   const runtime::Store& rdmanodes_;
   Clock& clock_;
   const Clock::Duration grace_;
-  WriteMemo<std::string> written_;  // the last patch body per node
+  controllers::WriteMemo<std::string> written_;  // the last patch body per node
 };
 
 }  // namespace rdmastack::rdmanode

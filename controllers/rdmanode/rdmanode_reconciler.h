@@ -7,7 +7,7 @@
 
 #include "controllers/common/render.h"
 #include "controllers/rdmanode/agent_state_store.h"
-#include "controllers/rdmanode/write_memo.h"
+#include "controllers/common/write_memo.h"
 #include "crds/types/types.h"
 #include "operator/k8s/client.h"
 #include "operator/runtime/reconciler.h"
@@ -32,7 +32,7 @@ class RdmaNodeReconciler final : public runtime::Reconciler {
   const runtime::Store& rdmanodes_;
   AgentStateStore& agents_;
   Clock& clock_;
-  WriteMemo<crd::RdmaNodeStatus> written_;
+  controllers::WriteMemo<crd::RdmaNodeStatus> written_;
 };
 
 }  // namespace rdmastack::rdmanode

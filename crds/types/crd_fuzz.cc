@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "crds/types/json.h"
-#include "crds/types/quantity.h"
+#include "operator/base/quantity.h"
 #include "crds/types/validate.h"
 
 namespace {
@@ -25,7 +25,7 @@ void Exercise(std::string_view input) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view input(reinterpret_cast<const char*>(data), size);
-  (void)rdmastack::crd::ParseQuantity(input);
+  (void)rdmastack::ParseQuantity(input);
   Exercise<rdmastack::crd::GatewayPool>(input);
   Exercise<rdmastack::crd::ClientProfile>(input);
   Exercise<rdmastack::crd::RdmaNode>(input);

@@ -3,7 +3,7 @@
 #include <charconv>
 #include <limits>
 
-#include "crds/types/quantity.h"
+#include "operator/base/quantity.h"
 
 namespace rdmastack::crd {
 

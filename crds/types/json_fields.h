@@ -230,13 +230,15 @@ constexpr auto JsonFields(const ClientProfileSpec*) {
                     F("maxGpuNicDistance", &T::max_gpu_nic_distance),
                     F("gidIndex", &T::gid_index),
                     F("clientLibrary", &T::client_library),
-                    F("loadPeerMem", &T::load_peer_mem)};
+                    F("loadPeerMem", &T::load_peer_mem),
+                    F("credentialsSecret", &T::credentials_secret)};
 }
 
 constexpr auto JsonFields(const ClientProfileNodeCounts*) {
   using T = ClientProfileNodeCounts;
   return std::tuple{F("matched", &T::matched), F("eligible", &T::eligible), F("ready", &T::ready),
-                    F("eligibleOfMatched", &T::eligible_of_matched)};
+                    F("eligibleOfMatched", &T::eligible_of_matched),
+                    F("readyOfEligible", &T::ready_of_eligible)};
 }
 
 constexpr auto JsonFields(const TransportCount*) {
@@ -250,13 +252,26 @@ constexpr auto JsonFields(const IneligibleNode*) {
   return std::tuple{F("node", &T::node), F("reason", &T::reason), F("message", &T::message)};
 }
 
+constexpr auto JsonFields(const EligibleNode*) {
+  using T = EligibleNode;
+  return std::tuple{F("node", &T::node),
+                    F("transport", &T::transport),
+                    F("memoryRegistration", &T::memory_registration),
+                    F("gidIndex", &T::gid_index),
+                    F("ready", &T::ready),
+                    F("message", &T::message)};
+}
+
 constexpr auto JsonFields(const ClientProfileStatus*) {
   using T = ClientProfileStatus;
   return std::tuple{F("observedGeneration", &T::observed_generation),
                     F("conditions", &T::conditions),
                     F("transport", &T::transport),
                     F("nodeCounts", &T::node_counts),
+                    F("readyNodeLabel", &T::ready_node_label),
+                    F("endpoints", &T::endpoints),
                     F("transports", &T::transports),
+                    F("eligibleNodes", &T::eligible_nodes),
                     F("ineligibleNodes", &T::ineligible_nodes)};
 }
 

@@ -107,7 +107,7 @@ TEST(JsonTest, ClientProfileSamples) {
       YamlToJson(LoadSourceYaml("crds/samples/clientprofile-gpudirect.yaml").at(0)));
   ASSERT_TRUE(gpu.ok()) << gpu.status().ToString();
   EXPECT_EQ(gpu->spec.transport, Transport::kGPUDirect);
-  EXPECT_EQ(gpu->spec.memory_registration, MemoryRegistration::kPeerMem);
+  EXPECT_EQ(gpu->spec.memory_registration, MemoryRegistration::kAuto);
   EXPECT_EQ(*BytesFromIntOrQuantity(gpu->spec.max_transfer_size), 192LL << 20);
   EXPECT_EQ(gpu->spec.gid_index, IntOrString::Str("Auto"));
   auto host = ParseResource<ClientProfile>(

@@ -394,6 +394,9 @@ struct ClientProfileSpec {
   IntOrString gid_index = IntOrString::Str("Auto");
   LibraryRef client_library;
   bool load_peer_mem = false;
+  // S3 keys the client data plane checks the pool with (never the pool's root keys); without it
+  // the client checks the gateways' health endpoint.
+  std::optional<CredentialsSecretRef> credentials_secret;
   friend bool operator==(const ClientProfileSpec&, const ClientProfileSpec&) = default;
 };
 
@@ -402,6 +405,7 @@ struct ClientProfileNodeCounts {
   int32_t eligible = 0;
   int32_t ready = 0;
   std::string eligible_of_matched;
+  std::string ready_of_eligible;
   friend bool operator==(const ClientProfileNodeCounts&, const ClientProfileNodeCounts&) = default;
 };
 
@@ -419,12 +423,25 @@ struct IneligibleNode {
   friend bool operator==(const IneligibleNode&, const IneligibleNode&) = default;
 };
 
+struct EligibleNode {
+  std::string node;
+  std::string transport;
+  std::optional<std::string> memory_registration;
+  std::optional<int32_t> gid_index;
+  bool ready = false;
+  std::optional<std::string> message;
+  friend bool operator==(const EligibleNode&, const EligibleNode&) = default;
+};
+
 struct ClientProfileStatus {
   std::optional<int64_t> observed_generation;
   std::vector<Condition> conditions;
   std::optional<std::string> transport;
   std::optional<ClientProfileNodeCounts> node_counts;
+  std::optional<std::string> ready_node_label;
+  std::optional<int32_t> endpoints;
   std::vector<TransportCount> transports;
+  std::vector<EligibleNode> eligible_nodes;
   std::vector<IneligibleNode> ineligible_nodes;
   friend bool operator==(const ClientProfileStatus&, const ClientProfileStatus&) = default;
 };

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "crds/types/path_template.h"
-#include "crds/types/quantity.h"
+#include "operator/base/quantity.h"
 
 namespace rdmastack::crd {
 namespace {

@@ -20,7 +20,4 @@ Status ValidateCufileLogLevel(const std::string& level);
 // {"logging":{"dir":...,"level":...},"properties":{"rdma_dev_addr_list":["<ip>"]}}
 std::string RenderCufileJson(const CufileConfig& config);
 
-// Writes `content` to `path` through a temporary file and rename, so a reader never sees half.
-Status WriteFileAtomically(const std::string& path, const std::string& content);
-
 }  // namespace rdmastack::gateway

@@ -12,6 +12,7 @@
 #include "gateway/launcher/gwroot.h"
 #include "gateway/launcher/library_pin.h"
 #include "gateway/launcher/rdma_address.h"
+#include "operator/base/atomic_file.h"
 
 namespace rdmastack::gateway {
 namespace {
@@ -133,6 +134,10 @@ PrepareResult PrepareLaunch(const LaunchConfig& config, const Environment& env,
     if (Status s = PrepareConfigDir(config); !s.ok()) return Refuse(RefusalClass::kFilesystem, s);
     std::string json = RenderCufileJson({rdma_ip, config.cufile_log_dir, config.cufile_log_level});
     if (Status s = WriteFileAtomically(plan.cufile_json_path, json); !s.ok()) {
+      if (s.code() == StatusCode::kPermissionDenied) {
+        s = Status(s.code(),
+                   s.message() + "; mount a writable directory (emptyDir) at --config-dir");
+      }
       return Refuse(RefusalClass::kFilesystem, s);
     }
   }

@@ -127,6 +127,11 @@ int Run(const OperatorOptions& options) {
     }
     gateway_pools = std::move(*created);
   }
+  std::unique_ptr<clientprofile::ClientProfileControllers> client_profiles;
+  if (ControllerEnabled(options, "clientprofile")) {
+    client_profiles = std::make_unique<clientprofile::ClientProfileControllers>(
+        manager, RealClock::Instance(), ClientProfileOptionsFrom(options));
+  }
   // Only the leader serves agents: it writes the certificates, and agent state lives in its
   // memory. Agents of a standby's Service endpoint retry until they reach the leader.
   manager.AddLeaderRunnable({"agent hub", [&hub] { return hub.Start(); }, [&hub] { hub.Stop(); }});

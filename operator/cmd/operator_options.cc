@@ -87,8 +87,14 @@ const char* const kOperatorUsage =
     "  --upgrade-validation MODE            how a node's new gateway is checked before clients\n"
     "                                       move to it: s3 (the operator's signed ListBuckets)\n"
     "                                       or pod-ready (the pod's Ready condition; default s3)\n"
+    "  --client-image IMAGE                 client data-plane image of ClientProfiles (default\n"
+    "                                       ghcr.io/rdmastack/client:<version>)\n"
+    "  --client-pod-label KEY=VALUE         extra label on client data-plane pods (repeatable)\n"
+    "  --client-arg ARG                     extra argument to `rdmastack-client run` "
+    "(repeatable)\n"
     "  --controllers LIST                   optional controllers to run: * for all, -NAME turns\n"
-    "                                       one off (known: gatewaypool; default *)\n"
+    "                                       one off (known: gatewaypool, clientprofile; default "
+    "*)\n"
     "  --log-level LEVEL                    trace|debug|info|warn|error (default info)\n"
     "  --log-format FORMAT                  text|json (default text)\n"
     "  --version                            print the version and exit\n"
@@ -161,6 +167,9 @@ StatusOr<OperatorOptions> ParseOperatorOptions(const std::vector<std::string>& a
       {"--agent-pod-label", key_value(&o.agent_pod_labels)},
       {"--agent-arg", list(&o.agent_args)},
       {"--gateway-pod-label", key_value(&o.gateway_pod_labels)},
+      {"--client-image", text(&o.client_image)},
+      {"--client-pod-label", key_value(&o.client_pod_labels)},
+      {"--client-arg", list(&o.client_args)},
       {"--gateway-env",
        [&o, key_value](const std::string& flag, const std::string& value) {
          std::map<std::string, std::string> one;
@@ -192,10 +201,10 @@ StatusOr<OperatorOptions> ParseOperatorOptions(const std::vector<std::string>& a
            const size_t comma = std::min(value.find(',', start), value.size());
            std::string item = value.substr(start, comma - start);
            const std::string name = item.rfind('-', 0) == 0 ? item.substr(1) : item;
-           if (item != "*" && name != "gatewaypool")
+           if (item != "*" && name != "gatewaypool" && name != "clientprofile")
              return InvalidArgumentError(
                  flag + ": unknown controller '" + item +
-                 "' (known: gatewaypool; * for all, -NAME to turn one off)");
+                 "' (known: gatewaypool, clientprofile; * for all, -NAME to turn one off)");
            o.controllers.push_back(item);
            start = comma + 1;
          }
@@ -322,6 +331,18 @@ gatewaypool::GatewayPoolControllerOptions GatewayPoolOptionsFrom(const OperatorO
   out.compatibility_file = options.compatibility_file;
   out.compatibility_configmap = options.compatibility_configmap;
   out.upgrade_validation = options.upgrade_validation;
+  return out;
+}
+
+clientprofile::ClientProfileControllerOptions ClientProfileOptionsFrom(
+    const OperatorOptions& options) {
+  clientprofile::ClientProfileControllerOptions out;
+  // The client runs the agent's checks: same release, same tag.
+  out.render.image = options.client_image.empty()
+                         ? std::string("ghcr.io/rdmastack/client:") + kVersion
+                         : options.client_image;
+  out.render.pod_labels = options.client_pod_labels;
+  out.render.extra_args = options.client_args;
   return out;
 }
 

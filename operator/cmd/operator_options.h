@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "controllers/agenthub/agent_hub.h"
+#include "controllers/clientprofile/clientprofile_controllers.h"
 #include "controllers/gatewaypool/gatewaypool_controllers.h"
 #include "controllers/rdmanode/node_controllers.h"
 #include "operator/base/logging.h"
@@ -48,8 +49,12 @@ struct OperatorOptions {
   std::string compatibility_file;                                   // "" = built in
   std::string upgrade_validation = "s3";                            // or "pod-ready"
   std::string compatibility_configmap;                              // NAMESPACE/NAME
+  // The client data-plane DaemonSets of ClientProfiles (docs/operator.md, "GPU clients").
+  std::string client_image;  // "" = ghcr.io/rdmastack/client:<operator version>
+  std::map<std::string, std::string> client_pod_labels;
+  std::vector<std::string> client_args;
   // Optional controllers: "*" (all), "-name" turns one off (kube-controller-manager's rule).
-  // Known: gatewaypool.
+  // Known: gatewaypool, clientprofile.
   std::vector<std::string> controllers = {"*"};
   std::string log_level = "info";
   LogFormat log_format = LogFormat::kText;
@@ -73,6 +78,10 @@ bool ControllerEnabled(const OperatorOptions& options, std::string_view name);
 
 // The GatewayPool controller's settings from the flags.
 gatewaypool::GatewayPoolControllerOptions GatewayPoolOptionsFrom(const OperatorOptions& options);
+
+// The ClientProfile controller's settings from the flags.
+clientprofile::ClientProfileControllerOptions ClientProfileOptionsFrom(
+    const OperatorOptions& options);
 
 }  // namespace rdmastack::operator_cmd
 

@@ -188,31 +188,44 @@ CheckResult CheckUmad(const NodeFacts& facts) {
               "tools need it.");
 }
 
-CheckResult CheckClientGid(const NodeFacts& facts, int gid_index) {
-  const char* id = "rdma.gid";
-  std::vector<std::string> found;
-  bool roce_port = false;
+std::vector<ClientGid> FindClientGids(const NodeFacts& facts, int gid_index) {
+  std::vector<ClientGid> out;
   for (const RdmaDevice* d : UsableDevices(facts)) {
     for (const auto& p : d->ports) {
       if (!PortUsable(p)) continue;
       if (p.IsInfiniBand()) {
         for (const auto& g : p.gids) {
           if ((gid_index < 0 && g.index == 0) || g.index == gid_index) {
-            found.push_back(PortName(*d, p) + " GID " + std::to_string(g.index) + " (InfiniBand)");
+            out.push_back({d->name, p.number, g.index, p.link_layer, "", ""});
           }
         }
         continue;
       }
-      roce_port = true;
       for (const auto& n : facts.netdevs) {
         if (n.rdma_device != d->name || n.rdma_port != p.number) continue;
         for (const auto& b : n.ipv4) {
           if (b.gid_index < 0 || (gid_index >= 0 && b.gid_index != gid_index)) continue;
-          found.push_back(PortName(*d, p) + " GID " + std::to_string(b.gid_index) + " for " +
-                          b.address + " on " + n.name + " (RoCE v2)");
+          out.push_back({d->name, p.number, b.gid_index, p.link_layer, n.name, b.address});
         }
       }
     }
+  }
+  return out;
+}
+
+CheckResult CheckClientGid(const NodeFacts& facts, int gid_index) {
+  const char* id = "rdma.gid";
+  std::vector<std::string> found;
+  for (const ClientGid& g : FindClientGids(facts, gid_index)) {
+    const std::string port = g.device + "/" + std::to_string(g.port);
+    found.push_back(g.netdev.empty()
+                        ? port + " GID " + std::to_string(g.gid_index) + " (InfiniBand)"
+                        : port + " GID " + std::to_string(g.gid_index) + " for " + g.ipv4 + " on " +
+                              g.netdev + " (RoCE v2)");
+  }
+  bool roce_port = false;
+  for (const RdmaDevice* d : UsableDevices(facts)) {
+    for (const auto& p : d->ports) roce_port = roce_port || (PortUsable(p) && !p.IsInfiniBand());
   }
   if (!found.empty()) return Pass(id, JoinList(found));
   std::string want = gid_index >= 0 ? "GID index " + std::to_string(gid_index) : "a usable GID";

@@ -2,6 +2,7 @@
 
 #include "agents/node-agent/cli/flag_reader.h"
 #include "agents/node-agent/probe/parsers.h"
+#include "operator/base/quantity.h"
 
 namespace rdmastack::agent {
 

@@ -5,6 +5,7 @@
 #include "agents/node-agent/probe/device_prober.h"
 #include "agents/node-agent/probe/ip_source.h"
 #include "agents/node-agent/probe/parsers.h"
+#include "operator/base/quantity.h"
 
 namespace rdmastack::agent {
 

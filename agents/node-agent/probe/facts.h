@@ -112,6 +112,9 @@ struct DriverFacts {
   std::string ofed_version;     // 23.10-1.1.9 when known
   std::vector<std::string> ib_core_flavor_signals;  // why we decided
   bool peer_memory_api = false;  // ib_register_peer_memory_client in kallsyms or memory_peers
+  // nvidia_peermem loaded, or listed in lib/modules/<release>/modules.dep (so `modprobe` can load
+  // it); kUnknown when that file is not readable. Not in the JSON report (schema 1).
+  Tristate nvidia_peermem_installed = Tristate::kUnknown;
   std::string nvidia_driver_version;
   std::string nvidia_module_flavor;         // Open | Proprietary | ""
   std::string rdma_netns_mode;              // shared | exclusive | ""

@@ -45,6 +45,8 @@ NodeFacts ProbeNode(const ProbeOptions& options) {
   facts.root = root.root();
   facts.kernel = ProbeKernel(root, &facts.issues);
   facts.drivers = ProbeDrivers(root, &facts.issues);
+  facts.drivers.nvidia_peermem_installed =
+      ProbeModuleInstalled(root, facts.kernel, facts.drivers, "nvidia_peermem", &facts.issues);
   facts.rdma_devices = ProbeRdmaDevices(root, &facts.issues);
   facts.gpus = ProbeGpus(root, &facts.issues);
   std::unique_ptr<DeviceProber> none;

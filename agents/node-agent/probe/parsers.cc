@@ -354,33 +354,6 @@ StatusOr<NvidiaDriverInfo> ParseNvidiaVersionFile(std::string_view text) {
   return InvalidArgumentError("no driver version in: " + Quote(line));
 }
 
-StatusOr<int64_t> ParseByteQuantity(std::string_view text) {
-  std::string_view t = Trim(text);
-  size_t digits = 0;
-  while (digits < t.size() && t[digits] >= '0' && t[digits] <= '9') ++digits;
-  if (digits == 0 || digits > 18)
-    return InvalidArgumentError("not a byte quantity: " + Quote(text));
-  int64_t n = 0;
-  std::from_chars(t.data(), t.data() + digits, n);
-  std::string_view suffix = t.substr(digits);
-  struct Unit {
-    std::string_view name;
-    int64_t mult;
-  };
-  static constexpr Unit kUnits[] = {
-      {"", 1},     {"Ki", 1LL << 10}, {"Mi", 1LL << 20}, {"Gi", 1LL << 30}, {"Ti", 1LL << 40},
-      {"k", 1000}, {"K", 1000},       {"M", 1000000},    {"G", 1000000000}, {"T", 1000000000000LL}};
-  for (const Unit& u : kUnits) {
-    if (suffix != u.name) continue;
-    if (n > std::numeric_limits<int64_t>::max() / u.mult) {
-      return InvalidArgumentError("byte quantity too large: " + Quote(text));
-    }
-    return n * u.mult;
-  }
-  return InvalidArgumentError("unknown unit in byte quantity: " + Quote(text) +
-                              " (use Ki, Mi, Gi, Ti, k, M, G, T)");
-}
-
 std::string FormatBytes(int64_t bytes) {
   static constexpr std::pair<int64_t, const char*> kUnits[] = {
       {1LL << 40, "Ti"}, {1LL << 30, "Gi"}, {1LL << 20, "Mi"}, {1LL << 10, "Ki"}};

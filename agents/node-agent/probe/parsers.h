@@ -106,8 +106,6 @@ StatusOr<NvidiaDriverInfo> ParseNvidiaVersionFile(std::string_view text);
 // groups longer than 3, no missing octets).
 StatusOr<uint32_t> ParseIpv4(std::string_view text);
 
-// Kubernetes-style quantities for byte sizes: "192Mi", "1Gi", "256M", "1048576".
-StatusOr<int64_t> ParseByteQuantity(std::string_view text);
 std::string FormatBytes(int64_t bytes);  // "192Mi", "256Mi", "128Gi", "1000" (exact binary units)
 
 // The non-empty pieces of `text` between `sep`s ("a//b/" -> {"a", "b"}), as views into `text`.

@@ -161,7 +161,49 @@ void ReadDevInfiniband(const HostRoot& root, DriverFacts* d, std::vector<ProbeIs
   d->dev_infiniband = *names;
 }
 
+// "kernel/drivers/video/nvidia-peermem.ko.zst: kernel/..." -> "nvidia_peermem".
+std::string ModuleNameOfDepLine(std::string_view line) {
+  const size_t colon = line.find(':');
+  if (colon == std::string_view::npos) return "";
+  std::string_view path = line.substr(0, colon);
+  if (const size_t slash = path.rfind('/'); slash != std::string_view::npos) {
+    path.remove_prefix(slash + 1);
+  }
+  const size_t ko = path.find(".ko");
+  if (ko == std::string_view::npos) return "";
+  std::string name(path.substr(0, ko));
+  for (char& c : name) {
+    if (c == '-') c = '_';
+  }
+  return name;
+}
+
 }  // namespace
+
+Tristate ProbeModuleInstalled(const HostRoot& root, const KernelFacts& kernel,
+                              const DriverFacts& drivers, std::string_view module,
+                              std::vector<ProbeIssue>* issues) {
+  if (drivers.Loaded(module)) return Tristate::kYes;
+  if (kernel.release.empty() || kernel.release.find('/') != std::string::npos) {
+    return Tristate::kUnknown;
+  }
+  constexpr size_t kModulesDepLimit = 64 << 20;
+  for (const char* base : {"lib/modules/", "usr/lib/modules/"}) {
+    const std::string file = base + kernel.release + "/modules.dep";
+    if (!root.Exists(file)) continue;
+    bool found = false;
+    Status st = root.ScanLines(file, kModulesDepLimit, [&](std::string_view line) {
+      found = ModuleNameOfDepLine(line) == module;
+      return !found;
+    });
+    if (!st.ok()) {
+      issues->push_back({"modules", root.Path(file), st.message()});
+      return Tristate::kUnknown;
+    }
+    return found ? Tristate::kYes : Tristate::kNo;
+  }
+  return Tristate::kUnknown;
+}
 
 const std::vector<std::string>& WatchedModules() {
   static const std::vector<std::string> kModules = {

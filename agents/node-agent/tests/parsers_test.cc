@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "operator/base/quantity.h"
+
 namespace rdmastack::agent {
 namespace {
 
@@ -159,6 +161,10 @@ TEST(QuantityTest, ByteQuantities) {
   EXPECT_FALSE(ParseByteQuantity("12Qi").ok());
   EXPECT_FALSE(ParseByteQuantity("Mi").ok());
   EXPECT_FALSE(ParseByteQuantity("99999999999999999Ti").ok());
+  // The project's one quantity parser: Kubernetes has no K suffix, and sizes are not negative.
+  EXPECT_FALSE(ParseByteQuantity("256K").ok());
+  EXPECT_EQ(*ParseByteQuantity("256k"), 256000);
+  EXPECT_FALSE(ParseByteQuantity("-1Mi").ok());
   EXPECT_EQ(FormatBytes(224LL << 20), "224Mi");
   EXPECT_EQ(FormatBytes(128LL << 30), "128Gi");
   EXPECT_EQ(FormatBytes(1000), "1000");

@@ -1,8 +1,8 @@
-#include "controllers/rdmanode/write_memo.h"
+#include "controllers/common/write_memo.h"
 
 #include <gtest/gtest.h>
 
-namespace rdmastack::rdmanode {
+namespace rdmastack::controllers {
 namespace {
 
 TEST(WriteMemoTest, OlderOnlyForPlainNumbers) {
@@ -31,4 +31,4 @@ TEST(WriteMemoTest, PendingOnlyForTheSameContentWhileTheCacheLags) {
 }
 
 }  // namespace
-}  // namespace rdmastack::rdmanode
+}  // namespace rdmastack::controllers

@@ -83,8 +83,8 @@ class OperatorAgentsE2eTest : public SimE2eTest {
   void StartOperator(const std::string& ns, const std::string& label,
                      const std::vector<std::string>& extra_flags = {}) {
     std::vector<std::string> args = OperatorArgs(ns);
-    // The node side alone: gateways would add their own (pool-level) writes to the counts.
-    args.push_back("--controllers=*,-gatewaypool");
+    // The node side alone: gateways and clients would add their own writes to the counts.
+    args.push_back("--controllers=*,-gatewaypool,-clientprofile");
     args.insert(args.end(), extra_flags.begin(), extra_flags.end());
     operator_ = std::make_unique<OperatorProcess>(label, args);
   }

@@ -33,6 +33,24 @@ std::string ReadSample(const std::string& file) {
   return s.str();
 }
 
+std::string SeedPool(const std::string& upgrade) {
+  std::string yaml = ReadSample("gatewaypool-kvcache.yaml");
+  auto replace = [&](const std::string& from, const std::string& to) {
+    const size_t at = yaml.find(from);
+    if (at != std::string::npos) yaml.replace(at, from.size(), to);
+  };
+  replace("    node-role.rdmastack.io/storage: \"\"", "    SELECTOR: \"in\"");
+  const size_t at = yaml.find("  upgrade:\n");
+  yaml = yaml.substr(0, at) + "  upgrade:\n" + upgrade;
+  return yaml;
+}
+
+const char kToV2[] =
+    R"({"spec":{"gateway":{"image":"registry.local/rdmastack/vgwrdma:1.8.0-cuobj2",)"
+    R"("version":"1.8.0-cuobj2"},"serverLibrary":{"version":"2.0.0.109",)"
+    R"("image":"registry.local/rdmastack/libcuobjserver:2.0.0.109"},)"
+    R"("s3":{"port":7072},"rdma":{"port":19101}}})";
+
 std::vector<SliceEndpoint> ReadEndpoints(const ClusterEnv& env, const std::string& ns,
                                          const std::string& pool) {
   std::vector<SliceEndpoint> out;
@@ -181,6 +199,7 @@ std::unique_ptr<OperatorProcess> PoolE2eTest::LaunchOperator(const std::string& 
         "--gateway-env=RDMASTACK_GW_IPS_FILE=/host/etc/rdmastack-fixture/ips.txt",
         "--gateway-host-mount=/etc/rdmastack-fixture"})
     args.push_back(flag);
+  args.insert(args.end(), extra_operator_args_.begin(), extra_operator_args_.end());
   args.insert(args.end(), extra.begin(), extra.end());
   return std::make_unique<OperatorProcess>(label, std::move(args));
 }

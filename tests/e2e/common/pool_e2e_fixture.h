@@ -23,6 +23,12 @@ namespace rdmastack::testing {
 inline constexpr char kSeedAccessKey[] = "kvcache-root";
 inline constexpr char kSeedSecretKey[] = "change-me-please";
 
+// The seed pool (crds/samples/gatewaypool-kvcache.yaml) on the nodes labelled SELECTOR=in, with
+// the upgrade settings given (YAML lines under `upgrade:`).
+std::string SeedPool(const std::string& upgrade);
+// The 2.0 sample's gateway, library and ports as a merge patch of the seed pool.
+extern const char kToV2[];
+
 // One endpoint of a pool's EndpointSlices, as a client reads it.
 struct SliceEndpoint {
   std::string node, ip, slice;
@@ -98,6 +104,8 @@ class PoolE2eTest : public SimE2eTest {
 
   std::unique_ptr<TestNamespace> ns_;
   s3::BeastHttpTransport transport_;
+  // More operator flags, for the tests of one part (clients).
+  std::vector<std::string> extra_operator_args_;
 };
 
 }  // namespace rdmastack::testing

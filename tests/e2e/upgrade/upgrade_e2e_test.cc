@@ -26,26 +26,6 @@ using namespace std::chrono_literals;
 
 constexpr char kFixture[] = "storage-cx6-ib-ipoib-bond0-el8-inbox";
 
-// The seed pool on this test's nodes, with the upgrade settings given.
-std::string SeedPool(const std::string& upgrade) {
-  std::string yaml = ReadSample("gatewaypool-kvcache.yaml");
-  auto replace = [&](const std::string& from, const std::string& to) {
-    const size_t at = yaml.find(from);
-    if (at != std::string::npos) yaml.replace(at, from.size(), to);
-  };
-  replace("    node-role.rdmastack.io/storage: \"\"", "    SELECTOR: \"in\"");
-  const size_t at = yaml.find("  upgrade:\n");
-  yaml = yaml.substr(0, at) + "  upgrade:\n" + upgrade;
-  return yaml;
-}
-
-// The 2.0 sample's gateway, library and ports as a merge patch.
-constexpr char kToV2[] =
-    R"({"spec":{"gateway":{"image":"registry.local/rdmastack/vgwrdma:1.8.0-cuobj2",)"
-    R"("version":"1.8.0-cuobj2"},"serverLibrary":{"version":"2.0.0.109",)"
-    R"("image":"registry.local/rdmastack/libcuobjserver:2.0.0.109"},)"
-    R"("s3":{"port":7072},"rdma":{"port":19101}}})";
-
 // A client that keeps writing and reading objects through the pool's ready endpoints, re-reading
 // the EndpointSlices every 250 ms, with no retries: every failed request is counted.
 class Traffic {

@@ -7,7 +7,7 @@
 
 #include "operator/base/status.h"
 
-namespace rdmastack::crd {
+namespace rdmastack {
 
 // Parses a quantity and returns its value rounded up away from zero to a whole number, as
 // resource.Quantity.Value() does ("1.5" -> 2, "100m" -> 1). Accepts an optional sign, a decimal
@@ -15,4 +15,9 @@ namespace rdmastack::crd {
 // e<int>/E<int>. Errors (InvalidArgument / OutOfRange) name the input and what is wrong.
 StatusOr<int64_t> ParseQuantity(std::string_view text);
 
-}  // namespace rdmastack::crd
+// A size in bytes (maxTransferSize, --max-transfer-size): a quantity by the rules above that is
+// not negative. "192Mi" is 192 * 2^20, "256M" 256 * 10^6; "256K" is refused (Kubernetes has no
+// K suffix: k is 1000, Ki 1024).
+StatusOr<int64_t> ParseByteQuantity(std::string_view text);
+
+}  // namespace rdmastack

@@ -1,8 +1,8 @@
-#include "crds/types/quantity.h"
+#include "operator/base/quantity.h"
 
 #include <gtest/gtest.h>
 
-namespace rdmastack::crd {
+namespace rdmastack {
 namespace {
 
 struct QuantityCase {
@@ -70,4 +70,4 @@ TEST(QuantityTest, UnknownSuffixMessageListsTheValidOnes) {
 }
 
 }  // namespace
-}  // namespace rdmastack::crd
+}  // namespace rdmastack

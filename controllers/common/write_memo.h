@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace rdmastack::rdmanode {
+namespace rdmastack::controllers {
 
 // True when `cached` is an older resourceVersion than `written`. resourceVersions are opaque to
 // clients, so this is only a hint: when either is not a plain number the answer is false (the
@@ -53,4 +53,4 @@ class WriteMemo {
   std::map<std::string, Entry> entries_;
 };
 
-}  // namespace rdmastack::rdmanode
+}  // namespace rdmastack::controllers

@@ -1,11 +1,11 @@
-#include "crds/types/quantity.h"
+#include "operator/base/quantity.h"
 
 #include <array>
 #include <charconv>
 #include <limits>
 #include <string>
 
-namespace rdmastack::crd {
+namespace rdmastack {
 namespace {
 
 using U128 = unsigned __int128;
@@ -158,4 +158,12 @@ StatusOr<int64_t> ParseQuantity(std::string_view text) {
   return negative ? -value : value;
 }
 
-}  // namespace rdmastack::crd
+StatusOr<int64_t> ParseByteQuantity(std::string_view text) {
+  RDMASTACK_ASSIGN_OR_RETURN(int64_t bytes, ParseQuantity(text));
+  if (bytes < 0)
+    return InvalidArgumentError("a size in bytes must not be negative, got \"" + std::string(text) +
+                                "\"");
+  return bytes;
+}
+
+}  // namespace rdmastack

@@ -1,0 +1,128 @@
+#include "agents/client/commands.h"
+
+#include <signal.h>
+#include <spdlog/spdlog.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+
+#include "agents/client/client_plane.h"
+#include "agents/client/options.h"
+#include "agents/client/state.h"
+#include "agents/node-agent/cli/check_command.h"
+#include "agents/node-agent/probe/host_root.h"
+#include "operator/base/logging.h"
+
+namespace rdmastack::client {
+namespace {
+
+bool WantsHelp(const std::vector<std::string>& args) {
+  return !args.empty() && (args[0] == "--help" || args[0] == "-h");
+}
+
+// Waits up to `d` for SIGTERM/SIGINT (blocked in every thread); true when one arrived.
+bool WaitForStopSignal(const sigset_t& set, std::chrono::milliseconds d) {
+  const auto deadline = std::chrono::steady_clock::now() + d;
+  while (true) {
+    auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() < 0) left = std::chrono::nanoseconds(0);
+    timespec ts{static_cast<time_t>(left.count() / 1'000'000'000),
+                static_cast<long>(left.count() % 1'000'000'000)};
+    const int sig = ::sigtimedwait(&set, nullptr, &ts);
+    if (sig == SIGTERM || sig == SIGINT) {
+      spdlog::info("received {}; uninstalling", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+      return true;
+    }
+    if (sig < 0 && errno == EAGAIN) return false;  // the interval passed
+  }
+}
+
+}  // namespace
+
+int RunCommand(const std::vector<std::string>& args) {
+  if (WantsHelp(args)) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  const char* node_env = std::getenv("NODE_NAME");
+  StatusOr<RunOptions> options = ParseRunOptions(args, node_env != nullptr ? node_env : "");
+  if (!options.ok()) {
+    std::fprintf(stderr, "error: %s\n%s", options.status().message().c_str(), kUsage);
+    return 2;
+  }
+  if (Status st = InitLogging("info"); !st.ok()) {
+    std::fprintf(stderr, "error: %s\n", st.message().c_str());
+    return 2;
+  }
+  // NVML through this binary in a child (`nvml-bar1`), asked again at most every 5 minutes, as
+  // the agent does: BAR1 free only changes as GPU memory gets registered.
+  agent::LiveProberOptions live;
+  live.nvml_helper = "/proc/self/exe";
+  live.nvml_cache = std::make_shared<agent::NvmlSampleCache>();
+  live.nvml_max_age = std::chrono::minutes(5);
+  const RunOptions& o = *options;
+  auto make_prober = [&o, live] {
+    return agent::MakeProber(o.root, o.probes_file, o.live_probes, live);
+  };
+  if (auto prober = make_prober(); !prober.ok()) {  // fail fast on a bad --probes-file
+    std::fprintf(stderr, "error: %s\n", prober.status().message().c_str());
+    return 2;
+  }
+
+  // Blocked before any thread starts, so every thread inherits the mask and only sigtimedwait
+  // below takes the signals: a pass is never interrupted half way through a write.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+
+  s3::BeastHttpTransport http;
+  ClientPlane plane(o, PlaneDeps{make_prober, &http, &RealClock::Instance(), RunWithPathLookup});
+  spdlog::info("rdmastack-client: profile {} on node {}, installing into {} (host {}), every {} ms",
+               o.profile, o.node, o.install_dir, o.host_install_dir, o.interval.count());
+  while (true) {
+    const auto start = std::chrono::steady_clock::now();
+    plane.RunPass();
+    const auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - start);
+    if (WaitForStopSignal(set, std::max(o.interval - spent, std::chrono::milliseconds(0)))) break;
+  }
+  plane.Uninstall();
+  return 0;
+}
+
+int ReadyCommand(const std::vector<std::string>& args) {
+  if (WantsHelp(args)) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  StatusOr<ReadyOptions> options = ParseReadyOptions(args);
+  if (!options.ok()) {
+    std::fprintf(stderr, "error: %s\n%s", options.status().message().c_str(), kUsage);
+    return 2;
+  }
+  const std::string path = options->state_dir + "/state.json";
+  StatusOr<std::string> text = agent::ReadLocalFile(path, 1 << 20);
+  if (!text.ok()) {
+    std::printf("not ready: %s (has `rdmastack-client run` finished a pass?)\n",
+                text.status().message().c_str());
+    return 1;
+  }
+  StatusOr<ClientState> state = ParseStateJson(*text);
+  if (!state.ok()) {
+    std::printf("not ready: %s: %s\n", path.c_str(), state.status().message().c_str());
+    return 1;
+  }
+  const ReadyVerdict verdict =
+      JudgeReady(*state, std::chrono::system_clock::now(), options->max_age);
+  if (!verdict.ready) {
+    std::printf("%s\n", verdict.why.c_str());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace rdmastack::client

@@ -1,0 +1,93 @@
+#include "agents/client/endpoints.h"
+
+#include <rapidjson/document.h>
+#include <rapidjson/error/en.h>
+
+#include "agents/node-agent/probe/host_root.h"
+
+namespace rdmastack::client {
+namespace {
+
+constexpr size_t kEndpointsFileLimit = 4 << 20;  // ~40k endpoints; a ConfigMap holds 1 MiB
+
+StatusOr<std::string> OptionalString(const rapidjson::Value& obj, const char* key,
+                                     const std::string& where, std::string fallback) {
+  auto it = obj.FindMember(key);
+  if (it == obj.MemberEnd() || it->value.IsNull()) return fallback;
+  if (!it->value.IsString()) return InvalidArgumentError(where + key + " must be a string");
+  return std::string(it->value.GetString(), it->value.GetStringLength());
+}
+
+StatusOr<PoolEndpoint> ParseEndpoint(const rapidjson::Value& v, const std::string& where) {
+  if (!v.IsObject()) return InvalidArgumentError(where + " must be an object");
+  PoolEndpoint ep;
+  const std::string prefix = where + ".";
+  RDMASTACK_ASSIGN_OR_RETURN(ep.node, OptionalString(v, "node", prefix, ""));
+  RDMASTACK_ASSIGN_OR_RETURN(ep.address, OptionalString(v, "address", prefix, ""));
+  RDMASTACK_ASSIGN_OR_RETURN(ep.library_version, OptionalString(v, "libraryVersion", prefix, ""));
+  // The address goes into URLs and client.env: nothing that would change the URL's meaning.
+  if (ep.address.empty() || ep.address.find_first_of(" \t\r\n/?#@[]") != std::string::npos) {
+    return InvalidArgumentError(prefix + "address must be an IP address or host name, got '" +
+                                ep.address + "'");
+  }
+  auto port = v.FindMember("s3Port");
+  if (port == v.MemberEnd() || !port->value.IsInt() || port->value.GetInt() < 1 ||
+      port->value.GetInt() > 65535) {
+    return InvalidArgumentError(prefix + "s3Port must be an integer 1..65535");
+  }
+  ep.s3_port = port->value.GetInt();
+  return ep;
+}
+
+}  // namespace
+
+std::vector<std::string> PoolEndpoints::Urls() const {
+  std::vector<std::string> out;
+  for (const auto& ep : endpoints) {
+    const bool v6 = ep.address.find(':') != std::string::npos;
+    out.push_back(scheme + "://" + (v6 ? "[" + ep.address + "]" : ep.address) + ":" +
+                  std::to_string(ep.s3_port));
+  }
+  return out;
+}
+
+StatusOr<PoolEndpoints> ParseEndpointsJson(std::string_view text) {
+  rapidjson::Document doc;
+  doc.Parse(text.data(), text.size());
+  if (doc.HasParseError()) {
+    return InvalidArgumentError(
+        "not JSON: " + std::string(rapidjson::GetParseError_En(doc.GetParseError())) +
+        " at offset " + std::to_string(doc.GetErrorOffset()));
+  }
+  if (!doc.IsObject()) return InvalidArgumentError("the top level must be an object");
+  PoolEndpoints out;
+  RDMASTACK_ASSIGN_OR_RETURN(out.pool, OptionalString(doc, "pool", "", ""));
+  RDMASTACK_ASSIGN_OR_RETURN(out.region, OptionalString(doc, "region", "", "us-east-1"));
+  RDMASTACK_ASSIGN_OR_RETURN(out.scheme, OptionalString(doc, "scheme", "", "http"));
+  if (out.region.empty() || out.region.find_first_of(" \t\r\n") != std::string::npos) {
+    return InvalidArgumentError("region must be a non-empty word, got '" + out.region + "'");
+  }
+  if (out.scheme != "http" && out.scheme != "https") {
+    return InvalidArgumentError("scheme must be http or https, got '" + out.scheme + "'");
+  }
+  auto list = doc.FindMember("endpoints");
+  if (list == doc.MemberEnd() || !list->value.IsArray()) {
+    return InvalidArgumentError("endpoints must be an array");
+  }
+  for (rapidjson::SizeType i = 0; i < list->value.Size(); ++i) {
+    RDMASTACK_ASSIGN_OR_RETURN(
+        PoolEndpoint ep, ParseEndpoint(list->value[i], "endpoints[" + std::to_string(i) + "]"));
+    out.endpoints.push_back(std::move(ep));
+  }
+  return out;
+}
+
+StatusOr<PoolEndpoints> ReadEndpointsFile(const std::string& path) {
+  StatusOr<std::string> text = agent::ReadLocalFile(path, kEndpointsFileLimit);
+  if (!text.ok()) return text.status();
+  StatusOr<PoolEndpoints> parsed = ParseEndpointsJson(*text);
+  if (!parsed.ok()) return parsed.status().WithContext(path);
+  return parsed;
+}
+
+}  // namespace rdmastack::client

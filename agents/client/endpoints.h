@@ -1,0 +1,41 @@
+#pragma once
+// The pool's S3 endpoints as the operator publishes them to the client data plane: a JSON file in
+// a ConfigMap, which the kubelet replaces through an atomic `..data` symlink swap, so every read
+// sees one whole version.
+//
+//   {"pool":"ns/name","region":"us-east-1","scheme":"http",
+//    "endpoints":[{"node":"stg-node-0","address":"198.18.0.10","s3Port":7071,
+//                  "libraryVersion":"1.2.0.68"}]}
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "operator/base/status.h"
+
+namespace rdmastack::client {
+
+struct PoolEndpoint {
+  std::string node;
+  std::string address;
+  int s3_port = 0;
+  std::string library_version;
+};
+
+struct PoolEndpoints {
+  std::string pool;  // ns/name
+  std::string region = "us-east-1";
+  std::string scheme = "http";  // http | https
+  std::vector<PoolEndpoint> endpoints;
+
+  // "http://198.18.0.10:7071", in file order (IPv6 addresses in brackets).
+  std::vector<std::string> Urls() const;
+};
+
+// InvalidArgument naming the first field that is wrong. Unknown keys are ignored, so the operator
+// can add some without breaking older clients.
+StatusOr<PoolEndpoints> ParseEndpointsJson(std::string_view text);
+// NotFound when the file is missing; otherwise as ParseEndpointsJson, prefixed with the path.
+StatusOr<PoolEndpoints> ReadEndpointsFile(const std::string& path);
+
+}  // namespace rdmastack::client

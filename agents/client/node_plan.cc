@@ -1,0 +1,115 @@
+#include "agents/client/node_plan.h"
+
+#include <algorithm>
+
+#include "agents/node-agent/checks/checks.h"
+#include "agents/node-agent/checks/rdma_checks.h"
+
+namespace rdmastack::client {
+namespace {
+
+const agent::Verdict* FindVerdict(const agent::Evaluation& ev, std::string_view capability) {
+  for (const auto& v : ev.verdicts) {
+    if (v.capability == capability) return &v;
+  }
+  return nullptr;
+}
+
+const agent::CheckResult* FindCheck(const agent::Evaluation& ev, std::string_view id) {
+  for (const auto& c : ev.checks) {
+    if (c.id == id) return &c;
+  }
+  return nullptr;
+}
+
+// The verdict that explains a node without a transport: the one asked for; for Auto HostMemory,
+// whose checks are a subset of GPU-direct's, so its failure is the more basic one.
+const agent::Verdict* DecidingVerdict(const agent::Evaluation& ev) {
+  const agent::Verdict* v = nullptr;
+  if (ev.requirements.transport == agent::Transport::kGpuDirect) v = FindVerdict(ev, "GPUDirect");
+  if (v == nullptr) v = FindVerdict(ev, "HostMemory");
+  return v;
+}
+
+}  // namespace
+
+NodePlan PlanNode(const agent::NodeFacts& facts, const agent::Requirements& requirements) {
+  NodePlan plan;
+  plan.evaluation = agent::Evaluate(facts, requirements);
+  const agent::Evaluation& ev = plan.evaluation;
+  if (!ev.ready) {
+    const agent::Verdict* v = DecidingVerdict(ev);
+    plan.reason = v != nullptr ? v->reason : "NotCapable";
+    plan.message = v != nullptr ? v->capability + ": " + v->reason + ": " + v->message
+                                : "the node agent's checks found no transport";
+    return plan;
+  }
+  const std::vector<agent::checks::ClientGid> gids =
+      agent::checks::FindClientGids(facts, requirements.gid_index);
+  if (gids.empty()) {  // Evaluate() gates on the same GIDs; kept so a change there cannot crash
+    plan.reason = "NoUsableGid";
+    plan.message = "no usable GID on an up RDMA port";
+    return plan;
+  }
+  plan.capable = true;
+  plan.transport = ev.selected_transport;
+  if (plan.transport == "GPUDirect") {
+    const agent::Verdict* gd = FindVerdict(ev, "GPUDirect");
+    plan.registration = gd != nullptr ? gd->via : "";
+  }
+  // The GPU's nearest NIC carries GPU-direct traffic best; otherwise the first usable device.
+  const agent::checks::ClientGid* chosen = &gids.front();
+  if (plan.transport == "GPUDirect" && !facts.gpus.empty()) {
+    for (const auto& g : gids) {
+      if (g.device == facts.gpus.front().nearest_nic) {
+        chosen = &g;
+        break;
+      }
+    }
+  }
+  plan.gid_index = chosen->gid_index;
+  plan.rdma_devices.push_back(chosen->device);
+  for (const auto& g : gids) {
+    if (g.gid_index != plan.gid_index) continue;  // one VGWRDMA_GID_INDEX serves every device
+    if (std::find(plan.rdma_devices.begin(), plan.rdma_devices.end(), g.device) ==
+        plan.rdma_devices.end()) {
+      plan.rdma_devices.push_back(g.device);
+    }
+  }
+  plan.rdma_device = plan.rdma_devices.front();
+  return plan;
+}
+
+bool WouldUsePeerMem(const agent::NodeFacts& facts, const agent::Evaluation& ev) {
+  const agent::Requirements& req = ev.requirements;
+  if (req.transport == agent::Transport::kHostMemory || facts.gpus.empty()) return false;
+  switch (req.registration) {
+    case agent::Registration::kPeerMem: return true;
+    case agent::Registration::kDmaBuf: return false;
+    case agent::Registration::kAuto: break;
+  }
+  const agent::CheckResult* dmabuf = FindCheck(ev, "gpu.dmabuf");
+  return dmabuf == nullptr || dmabuf->status != agent::CheckStatus::kPass;
+}
+
+PeerMemLoad DecidePeerMemLoad(const agent::NodeFacts& facts, const agent::Evaluation& ev,
+                              bool allowed) {
+  if (facts.drivers.Loaded("nvidia_peermem")) return {false, "nvidia_peermem is loaded"};
+  if (!WouldUsePeerMem(facts, ev)) return {false, "GPU-direct does not use nvidia_peermem here"};
+  if (!allowed) {
+    return {false, "nvidia_peermem is not loaded and --load-peermem is off (loadPeerMem)"};
+  }
+  switch (facts.drivers.nvidia_peermem_installed) {
+    case agent::Tristate::kYes: break;
+    case agent::Tristate::kNo:
+      return {false, "nvidia_peermem is not installed for kernel " + facts.kernel.release +
+                         " (not in lib/modules/" + facts.kernel.release + "/modules.dep)"};
+    case agent::Tristate::kUnknown:
+      return {false, "cannot tell whether nvidia_peermem is installed for kernel " +
+                         facts.kernel.release + " (lib/modules/" + facts.kernel.release +
+                         "/modules.dep not readable under the host root)"};
+  }
+  return {true, "GPU-direct needs nvidia_peermem, which is installed but not loaded"};
+}
+
+}  // namespace rdmastack::client

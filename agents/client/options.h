@@ -1,0 +1,64 @@
+#pragma once
+// Command-line options of `rdmastack-client run` and `rdmastack-client ready` (pure parsing,
+// unit-tested). The operator renders these flags into the ClientProfile's DaemonSet; the node
+// requirement flags mean what they mean to `rdmastack-agent check` and are parsed by its helpers.
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "agents/node-agent/checks/check.h"
+#include "operator/base/status.h"
+
+namespace rdmastack::client {
+
+struct RunOptions {
+  std::string profile;  // NS/NAME of the ClientProfile
+  std::string node;
+  std::string root = "/";
+  std::string ips_file;
+  std::string probes_file;
+  bool live_probes = false;
+  agent::Requirements requirements;  // role client
+  bool load_peermem = false;
+  std::vector<std::string> modprobe_command;  // argv; default chroot <root> modprobe nvidia_peermem
+  std::string endpoints_file = "/etc/rdmastack-client/endpoints/endpoints.json";
+  std::string credentials_dir;   // files accessKeyId and secretAccessKey; "" = health path only
+  std::string install_dir;       // as this process sees it
+  std::string host_install_dir;  // as the host (and so the applications) see it
+  std::string library_dir = "/opt/rdmastack/cuobjclient";
+  std::string state_dir = "/run/rdmastack-client";
+  std::chrono::milliseconds interval{2000};
+};
+
+struct ReadyOptions {
+  std::string state_dir = "/run/rdmastack-client";
+  std::chrono::milliseconds max_age{30'000};
+};
+
+// args exclude the program name and the command word. NODE_NAME from the environment is the
+// default node (`node_env`, so tests need not touch the environment).
+StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args,
+                                     const std::string& node_env);
+StatusOr<ReadyOptions> ParseReadyOptions(const std::vector<std::string>& args);
+
+inline constexpr const char* kUsage =
+    "usage: rdmastack-client run --profile NS/NAME --install-dir DIR [--node NAME]\n"
+    "         [--root /host] [--ips-file F] [--probes-file F] [--live-probes]\n"
+    "         [--transport Auto|GPUDirect|HostMemory] [--memory-registration Auto|DMABuf|PeerMem]\n"
+    "         [--max-transfer-size 192Mi] [--max-gpu-nic-distance PIX|PXB|PHB|SYS]\n"
+    "         [--gid-index Auto|N] [--load-peermem] [--modprobe-command \"chroot /host modprobe "
+    "nvidia_peermem\"]\n"
+    "         [--endpoints-file /etc/rdmastack-client/endpoints/endpoints.json]\n"
+    "         [--credentials-dir DIR] [--host-install-dir DIR]\n"
+    "         [--library-dir /opt/rdmastack/cuobjclient] [--state-dir /run/rdmastack-client]\n"
+    "         [--interval 2s]\n"
+    "       rdmastack-client ready [--state-dir /run/rdmastack-client] [--max-age 30s]\n"
+    "       rdmastack-client --version | --help\n"
+    "  run: every --interval, decides what the node can do (the node agent's checks), writes\n"
+    "  cufile.json, cuobj.json, endpoints.json, client.env and lib/ into --install-dir and\n"
+    "  <state-dir>/state.json; on SIGTERM removes what it installed.\n"
+    "  ready: exit 0 iff state.json says ready and is at most --max-age old.\n"
+    "  NODE_NAME from the environment is the default --node.\n";
+
+}  // namespace rdmastack::client

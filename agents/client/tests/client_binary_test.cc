@@ -1,0 +1,204 @@
+// Runs the built rdmastack-client against a fixture host and a loopback gateway: state.json turns
+// ready and the files appear; the gateway stops and readiness follows; SIGTERM empties the
+// install directory.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <functional>
+
+#include "agents/client/state.h"
+#include "agents/client/tests/test_util.h"
+
+extern char** environ;
+
+namespace rdmastack::client {
+namespace {
+
+using testing::EndpointsJson;
+using testing::FakeClientLibrary;
+using testing::HealthServer;
+using testing::NodeFixture;
+using testing::ReadFile;
+using testing::TempDir;
+using testing::WriteFile;
+namespace fs = std::filesystem;
+
+std::string ClientBinary() {
+  return ::rdmastack::testing::BinaryDir() + "/bin/rdmastack-client";
+}
+
+// Polls until `done` holds, at most `limit`.
+bool Within(std::chrono::seconds limit, const std::function<bool()>& done) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return done();
+}
+
+class Process {
+ public:
+  Process(const std::vector<std::string>& argv, const std::string& log) {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
+                                     O_WRONLY | O_CREAT | O_APPEND, 0644);
+    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    if (posix_spawn(&pid_, argv[0].c_str(), &actions, nullptr, args.data(), environ) != 0) pid_ = 0;
+    posix_spawn_file_actions_destroy(&actions);
+  }
+  ~Process() {
+    if (pid_ > 0 && !exited_) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+  bool started() const { return pid_ > 0; }
+  // Exit status after `sig`, or -1 when it did not exit within the limit.
+  int Signal(int sig, std::chrono::seconds limit) {
+    ::kill(pid_, sig);
+    int status = 0;
+    const bool done = Within(limit, [&] { return ::waitpid(pid_, &status, WNOHANG) == pid_; });
+    if (!done) return -1;
+    exited_ = true;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+
+ private:
+  pid_t pid_ = 0;
+  bool exited_ = false;
+};
+
+TEST(ClientBinary, ReadyThenUnreachableThenUninstalledOnSigterm) {
+  ASSERT_TRUE(fs::exists(ClientBinary())) << "build rdmastack-client first";
+  TempDir tmp;
+  HealthServer gateway;
+  WriteFile(tmp / "endpoints/endpoints.json", EndpointsJson(gateway.port()));
+  fs::create_directories(tmp / "cuobjclient");
+  fs::copy_file(FakeClientLibrary(), tmp / "cuobjclient/libcuobjclient.so.1.2.0.68");
+  const std::string fixture = NodeFixture("gpu-client-h100-dmabuf-open-inbox");
+  const std::string install = tmp / "host/var/lib/rdmastack/ml.gpudirect";
+  const std::string state_dir = tmp / "state";
+  const std::string log = tmp / "client.log";
+  Process client({ClientBinary(),
+                  "run",
+                  "--profile",
+                  "ml/gpudirect",
+                  "--node",
+                  "gpu-node-0",
+                  "--root",
+                  fixture + "/root",
+                  "--ips-file",
+                  fixture + "/ips.txt",
+                  "--probes-file",
+                  fixture + "/probes.txt",
+                  "--transport",
+                  "Auto",
+                  "--memory-registration",
+                  "Auto",
+                  "--max-transfer-size",
+                  "192Mi",
+                  "--max-gpu-nic-distance",
+                  "PXB",
+                  "--gid-index",
+                  "Auto",
+                  "--endpoints-file",
+                  tmp / "endpoints/endpoints.json",
+                  "--install-dir",
+                  install,
+                  "--host-install-dir",
+                  "/var/lib/rdmastack/ml.gpudirect",
+                  "--library-dir",
+                  tmp / "cuobjclient",
+                  "--state-dir",
+                  state_dir,
+                  "--interval",
+                  "200ms"},
+                 log);
+  ASSERT_TRUE(client.started());
+  auto state = [&]() -> ClientState {
+    auto s = ParseStateJson(ReadFile(state_dir + "/state.json"));
+    return s.ok() ? *s : ClientState{};
+  };
+  auto ready_probe = [&](const std::string& max_age) {
+    return ::rdmastack::testing::RunCommand(
+        {ClientBinary(), "ready", "--state-dir", state_dir, "--max-age", max_age});
+  };
+
+  ASSERT_TRUE(Within(std::chrono::seconds(20), [&] { return state().ready; }))
+      << ReadFile(state_dir + "/state.json") << "\n"
+      << ReadFile(log);
+  const ClientState ready = state();
+  EXPECT_EQ(ready.reason, "Ready");
+  EXPECT_EQ(ready.transport, "GPUDirect");
+  EXPECT_EQ(ready.memory_registration, "DMABuf");
+  EXPECT_EQ(ready.rdma_device, "ibp25s0");
+  EXPECT_EQ(ready.reachable, 1);
+  EXPECT_GT(gateway.health_requests(), 0);
+  EXPECT_NE(
+      ReadFile(install + "/cufile.json").find("\"dir\": \"/var/lib/rdmastack/ml.gpudirect/log\""),
+      std::string::npos);
+  EXPECT_EQ(ReadFile(install + "/cuobj.json"), ReadFile(install + "/cufile.json"));
+  EXPECT_NE(ReadFile(install + "/client.env")
+                .find("AWS_ENDPOINT_URL=http://127.0.0.1:" + std::to_string(gateway.port()) + "\n"),
+            std::string::npos);
+  EXPECT_NE(ReadFile(install + "/endpoints.json").find("ml/kvcache"), std::string::npos);
+  EXPECT_EQ(fs::read_symlink(install + "/lib/libcuobjclient.so.1"), "libcuobjclient.so.1.2.0.68");
+  const auto ok = ready_probe("30s");
+  EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+
+  // The gateway goes away: readiness follows within a few passes, the files stay.
+  const std::string env_before = ReadFile(install + "/client.env");
+  gateway.Stop();
+  ASSERT_TRUE(Within(std::chrono::seconds(20),
+                     [&] {
+                       const ClientState s = state();
+                       return !s.ready && s.reason == "EndpointsUnreachable";
+                     }))
+      << ReadFile(state_dir + "/state.json") << "\n"
+      << ReadFile(log);
+  EXPECT_EQ(state().reachable, 0);
+  EXPECT_EQ(ReadFile(install + "/client.env"), env_before);
+  const auto down = ready_probe("30s");
+  EXPECT_EQ(down.exit_code, 1);
+  EXPECT_EQ(down.out.rfind("not ready: EndpointsUnreachable: ", 0), 0u) << down.out;
+
+  EXPECT_EQ(client.Signal(SIGTERM, std::chrono::seconds(20)), 0) << ReadFile(log);
+  EXPECT_FALSE(fs::exists(install)) << ReadFile(log);
+  EXPECT_TRUE(fs::exists(tmp / "host/var/lib/rdmastack"));  // only what it installed went
+  const std::string logged = ReadFile(log);
+  EXPECT_NE(logged.find("readiness: ready (Ready)"), std::string::npos) << logged;
+  EXPECT_NE(logged.find("readiness: not ready (EndpointsUnreachable)"), std::string::npos);
+  EXPECT_NE(logged.find("uninstall: removed " + install + "/client.env"), std::string::npos);
+
+  // Nobody writes state.json any more: the readiness probe calls it stale.
+  std::this_thread::sleep_for(std::chrono::milliseconds(2100));
+  const auto stale = ready_probe("1s");
+  EXPECT_EQ(stale.exit_code, 1);
+  EXPECT_NE(stale.out.find("stale"), std::string::npos) << stale.out;
+}
+
+TEST(ClientBinary, VersionUsageAndReadyWithoutState) {
+  const auto version = ::rdmastack::testing::RunCommand({ClientBinary(), "--version"});
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_EQ(version.out.rfind("rdmastack-client ", 0), 0u) << version.out;
+  const auto usage = ::rdmastack::testing::RunCommand({ClientBinary(), "run", "--profile", "x"});
+  EXPECT_EQ(usage.exit_code, 2);
+  EXPECT_NE(usage.err.find("NAMESPACE/NAME"), std::string::npos) << usage.err;
+  TempDir tmp;
+  const auto none =
+      ::rdmastack::testing::RunCommand({ClientBinary(), "ready", "--state-dir", tmp / "none"});
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_EQ(none.out.rfind("not ready: ", 0), 0u) << none.out;
+}
+
+}  // namespace
+}  // namespace rdmastack::client

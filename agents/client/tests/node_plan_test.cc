@@ -1,0 +1,169 @@
+// The node decision over the node agent's fixture trees (tests/fixtures/nodes), probed the way
+// `rdmastack-agent check --root P/root --ips-file P/ips.txt --probes-file P/probes.txt` does.
+#include "agents/client/node_plan.h"
+
+#include <gtest/gtest.h>
+
+#include "agents/node-agent/checks/checks.h"
+#include "agents/node-agent/tests/fixture_util.h"
+
+namespace rdmastack::client {
+namespace {
+
+using agent::testing::ProbeFixture;
+
+agent::Requirements Client(agent::Transport t = agent::Transport::kAuto,
+                           agent::Registration r = agent::Registration::kAuto,
+                           int64_t max_transfer = 192LL << 20, int gid_index = -1) {
+  agent::Requirements req;
+  req.role = agent::Role::kClient;
+  req.transport = t;
+  req.registration = r;
+  req.max_transfer_bytes = max_transfer;
+  req.gid_index = gid_index;
+  return req;
+}
+
+TEST(NodePlan, OpenModuleOnNewKernelUsesDmaBuf) {
+  const NodePlan plan = PlanNode(ProbeFixture("gpu-client-h100-dmabuf-open-inbox"), Client());
+  ASSERT_TRUE(plan.capable) << plan.message;
+  EXPECT_EQ(plan.transport, "GPUDirect");
+  EXPECT_EQ(plan.registration, "DMABuf");
+  EXPECT_EQ(plan.rdma_device, "ibp25s0");
+  EXPECT_EQ(plan.rdma_devices, std::vector<std::string>{"ibp25s0"});
+  EXPECT_EQ(plan.gid_index, 0);  // native InfiniBand
+  EXPECT_TRUE(plan.reason.empty());
+}
+
+TEST(NodePlan, ProprietaryModuleWithPeerMemLoadedUsesPeerMemAt192Mi) {
+  const NodePlan plan = PlanNode(ProbeFixture("gpu-client-rtxa6000-bar1-256m-peermem-mofed"),
+                                 Client(agent::Transport::kGpuDirect));
+  ASSERT_TRUE(plan.capable) << plan.message;
+  EXPECT_EQ(plan.transport, "GPUDirect");
+  EXPECT_EQ(plan.registration, "PeerMem");
+  EXPECT_EQ(plan.rdma_device, "mlx5_0");
+  EXPECT_EQ(plan.gid_index, 0);
+}
+
+TEST(NodePlan, TransfersThatDoNotFitBar1MakeTheNodeNotCapable) {
+  // The field report: on the A6000's 256 MiB BAR1, 224 MiB transfers failed.
+  const NodePlan plan =
+      PlanNode(ProbeFixture("gpu-client-rtxa6000-bar1-256m-peermem-mofed"),
+               Client(agent::Transport::kGpuDirect, agent::Registration::kAuto, 224LL << 20));
+  EXPECT_FALSE(plan.capable);
+  EXPECT_EQ(plan.reason, "Bar1TooSmall");
+  EXPECT_EQ(plan.transport, "");
+  EXPECT_EQ(plan.message.rfind("GPUDirect: Bar1TooSmall: gpu.bar1: ", 0), 0u) << plan.message;
+  EXPECT_NE(plan.message.find("224Mi"), std::string::npos) << plan.message;
+}
+
+TEST(NodePlan, AutoFallsBackToHostMemoryWhenGpuDirectCannot) {
+  const NodePlan plan =
+      PlanNode(ProbeFixture("gpu-client-rtxa6000-bar1-256m-peermem-mofed"),
+               Client(agent::Transport::kAuto, agent::Registration::kAuto, 224LL << 20));
+  ASSERT_TRUE(plan.capable) << plan.message;
+  EXPECT_EQ(plan.transport, "HostMemory");
+  EXPECT_EQ(plan.registration, "");
+}
+
+TEST(NodePlan, NodeWithoutRdmaIsNotCapable) {
+  for (auto t :
+       {agent::Transport::kAuto, agent::Transport::kHostMemory, agent::Transport::kGpuDirect}) {
+    const NodePlan plan = PlanNode(ProbeFixture("node-without-rdma"), Client(t));
+    EXPECT_FALSE(plan.capable);
+    EXPECT_EQ(plan.reason, "NoRdmaDevice");
+    EXPECT_NE(plan.message.find("rdma.devices: no RDMA device"), std::string::npos) << plan.message;
+    EXPECT_TRUE(plan.rdma_devices.empty());
+    EXPECT_EQ(plan.gid_index, -1);
+  }
+}
+
+TEST(NodePlan, RoceUsesTheRoceV2GidOfAnIpv4) {
+  // mlx5_0/1 has RoCE v2 GID 3 for 192.168.50.21 (ens1f0np0) and GID 7 for the VLAN's address.
+  const NodePlan plan = PlanNode(ProbeFixture("gateway-roce-v2-gid3-doca"), Client());
+  ASSERT_TRUE(plan.capable) << plan.message;
+  EXPECT_EQ(plan.transport, "HostMemory");  // no GPU
+  EXPECT_EQ(plan.rdma_device, "mlx5_0");
+  EXPECT_EQ(plan.gid_index, 3);
+
+  const NodePlan vlan =
+      PlanNode(ProbeFixture("gateway-roce-v2-gid3-doca"),
+               Client(agent::Transport::kAuto, agent::Registration::kAuto, 192LL << 20, 7));
+  ASSERT_TRUE(vlan.capable) << vlan.message;
+  EXPECT_EQ(vlan.gid_index, 7);
+
+  const NodePlan none =
+      PlanNode(ProbeFixture("gateway-roce-v2-gid3-doca"),
+               Client(agent::Transport::kAuto, agent::Registration::kAuto, 192LL << 20, 5));
+  EXPECT_FALSE(none.capable);
+  EXPECT_EQ(none.reason, "NoUsableGid");
+}
+
+TEST(NodePlan, AskingForPeerMemWhereItIsNotLoadedNamesTheReason) {
+  const NodePlan plan =
+      PlanNode(ProbeFixture("gpu-client-h100-dmabuf-open-inbox"),
+               Client(agent::Transport::kGpuDirect, agent::Registration::kPeerMem));
+  EXPECT_FALSE(plan.capable);
+  EXPECT_EQ(plan.reason, "PeerMemNotLoaded");
+  EXPECT_EQ(plan.message.rfind("GPUDirect: PeerMemNotLoaded: gpu.peermem: ", 0), 0u)
+      << plan.message;
+}
+
+// The A6000 node with nvidia_peermem unloaded, as facts: what the client decides about loading.
+agent::NodeFacts A6000WithoutPeerMem(agent::Tristate installed) {
+  agent::NodeFacts facts = ProbeFixture("gpu-client-rtxa6000-bar1-256m-peermem-mofed");
+  for (auto& m : facts.drivers.modules) {
+    if (m.name == "nvidia_peermem") m.loaded = false;
+  }
+  facts.drivers.nvidia_peermem_installed = installed;
+  return facts;
+}
+
+TEST(PeerMemLoad, LoadsOnlyWhenAllowedNeededNotLoadedAndInstalled) {
+  const agent::Requirements req = Client(agent::Transport::kGpuDirect);
+  {
+    const agent::NodeFacts f = A6000WithoutPeerMem(agent::Tristate::kYes);
+    const PeerMemLoad d = DecidePeerMemLoad(f, agent::Evaluate(f, req), true);
+    EXPECT_TRUE(d.load) << d.why;
+    EXPECT_FALSE(DecidePeerMemLoad(f, agent::Evaluate(f, req), false).load);
+  }
+  {
+    const agent::NodeFacts f = A6000WithoutPeerMem(agent::Tristate::kNo);
+    const PeerMemLoad d = DecidePeerMemLoad(f, agent::Evaluate(f, req), true);
+    EXPECT_FALSE(d.load);
+    EXPECT_NE(d.why.find("not installed for kernel 5.15.0-105-generic"), std::string::npos)
+        << d.why;
+  }
+  EXPECT_FALSE(
+      DecidePeerMemLoad(A6000WithoutPeerMem(agent::Tristate::kUnknown),
+                        agent::Evaluate(A6000WithoutPeerMem(agent::Tristate::kUnknown), req), true)
+          .load);
+  {  // Loaded already: nothing to do.
+    const agent::NodeFacts f = ProbeFixture("gpu-client-rtxa6000-bar1-256m-peermem-mofed");
+    EXPECT_FALSE(DecidePeerMemLoad(f, agent::Evaluate(f, req), true).load);
+  }
+  {  // HostMemory never needs it.
+    const agent::NodeFacts f = A6000WithoutPeerMem(agent::Tristate::kYes);
+    EXPECT_FALSE(
+        DecidePeerMemLoad(f, agent::Evaluate(f, Client(agent::Transport::kHostMemory)), true).load);
+  }
+}
+
+TEST(PeerMemLoad, AutoOnlyWantsPeerMemWhereDmaBufDoesNotWork) {
+  agent::NodeFacts dmabuf = ProbeFixture("gpu-client-h100-dmabuf-open-inbox");
+  dmabuf.drivers.nvidia_peermem_installed = agent::Tristate::kYes;
+  const agent::Evaluation auto_ev = agent::Evaluate(dmabuf, Client());
+  EXPECT_FALSE(WouldUsePeerMem(dmabuf, auto_ev));
+  EXPECT_FALSE(DecidePeerMemLoad(dmabuf, auto_ev, true).load);
+  // Asked for explicitly, the same node would load it.
+  const agent::Evaluation peermem_ev =
+      agent::Evaluate(dmabuf, Client(agent::Transport::kGpuDirect, agent::Registration::kPeerMem));
+  EXPECT_TRUE(WouldUsePeerMem(dmabuf, peermem_ev));
+  EXPECT_TRUE(DecidePeerMemLoad(dmabuf, peermem_ev, true).load);
+  // The A6000 (proprietary module: no dma-buf) on Auto.
+  const agent::NodeFacts a6000 = A6000WithoutPeerMem(agent::Tristate::kYes);
+  EXPECT_TRUE(DecidePeerMemLoad(a6000, agent::Evaluate(a6000, Client()), true).load);
+}
+
+}  // namespace
+}  // namespace rdmastack::client

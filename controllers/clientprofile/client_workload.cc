@@ -1,0 +1,278 @@
+#include "controllers/clientprofile/client_workload.h"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+#include "controllers/common/render.h"
+#include "controllers/gatewaypool/track.h"
+#include "crds/types/int_or_string.h"
+
+namespace rdmastack::clientprofile {
+namespace {
+
+using controllers::HostPathVolume;
+using controllers::Mount;
+using controllers::Obj;
+using controllers::Str;
+
+constexpr char kLabelPrefix[] = "rdmastack.io/client.";
+constexpr char kLibraryDir[] = "/opt/rdmastack/cuobjclient";
+constexpr char kEndpointsDir[] = "/etc/rdmastack-client/endpoints";
+constexpr char kCredentialsDir[] = "/etc/rdmastack-client/credentials";
+constexpr char kStateDir[] = "/run/rdmastack-client";
+
+void CommonMetadata(const crd::ClientProfile& profile, k8s::JsonObject* o) {
+  o->SetNamespace(profile.metadata.namespace_.value_or(""));
+  o->SetLabel("app.kubernetes.io/name", "rdmastack-client");
+  o->SetLabel("app.kubernetes.io/instance", profile.metadata.name);
+  o->SetLabel(gatewaypool::kComponentLabel, kClientComponent);
+  o->SetLabel(controllers::kManagedByLabel, controllers::kManagedByValue);
+  o->SetLabel(kProfileLabel, profile.metadata.name);
+  (void)o->Append({"metadata", "ownerReferences"},
+                  controllers::ControllerOwner("ClientProfile", profile.metadata));
+}
+
+// Copies the pinned libcuobjclient and makes its SONAME link, as the gateway's init container does
+// for the server library; the client then installs these files on the host.
+k8s::JsonObject LibraryInitContainer(const crd::ClientProfile& profile) {
+  const crd::LibraryRef& lib = profile.spec.client_library;
+  const std::string file = "libcuobjclient.so." + lib.version;
+  const std::string soname =
+      "libcuobjclient.so." + std::to_string(crd::LibraryMajor(lib.version).value_or(1));
+  k8s::JsonObject c;
+  (void)c.SetString({"name"}, "install-client-library");
+  (void)c.SetString({"image"}, lib.image);
+  for (const char* a : {"/bin/sh", "-c"}) (void)c.Append({"command"}, Str(a));
+  (void)c.Append({"command"},
+                 Str("set -e; cp -f " + std::string(kLibraryDir) + "/" + file + " /staging/" +
+                     file + "; ln -sfn " + file + " /staging/" + soname));
+  (void)c.Append({"volumeMounts"}, Mount("client-library", "/staging", false));
+  (void)c.Set({"securityContext"}, Obj(R"({"allowPrivilegeEscalation":false})"));
+  (void)c.Set({"resources"}, Obj(R"({"requests":{"cpu":"10m","memory":"16Mi"}})"));
+  return c;
+}
+
+StatusOr<std::vector<std::string>> ClientArgs(const crd::ClientProfile& profile,
+                                              const ClientRenderOptions& options) {
+  const crd::ClientProfileSpec& spec = profile.spec;
+  const std::string ns = profile.metadata.namespace_.value_or("");
+  RDMASTACK_ASSIGN_OR_RETURN(int64_t max_transfer,
+                             crd::BytesFromIntOrQuantity(spec.max_transfer_size));
+  std::vector<std::string> args = {
+      "run",
+      "--profile",
+      ns + "/" + profile.metadata.name,
+      "--root",
+      "/host",
+      "--transport",
+      std::string(crd::ToString(spec.transport)),
+      "--memory-registration",
+      std::string(crd::ToString(spec.memory_registration)),
+      "--max-transfer-size",
+      std::to_string(max_transfer),
+      "--max-gpu-nic-distance",
+      std::string(crd::ToString(spec.max_gpu_nic_distance)),
+      "--gid-index",
+      spec.gid_index.is_int() ? std::to_string(spec.gid_index.int_value()) : "Auto",
+      "--endpoints-file",
+      std::string(kEndpointsDir) + "/" + kEndpointsKey,
+      "--install-dir",
+      InstallDir(ns, profile.metadata.name),
+      "--library-dir",
+      kLibraryDir,
+      "--state-dir",
+      kStateDir};
+  if (spec.load_peer_mem) args.push_back("--load-peermem");
+  if (spec.credentials_secret) {
+    args.push_back("--credentials-dir");
+    args.push_back(kCredentialsDir);
+  }
+  args.insert(args.end(), options.extra_args.begin(), options.extra_args.end());
+  return args;
+}
+
+StatusOr<k8s::JsonObject> ClientContainer(const crd::ClientProfile& profile,
+                                          const ClientRenderOptions& options) {
+  RDMASTACK_ASSIGN_OR_RETURN(std::vector<std::string> args, ClientArgs(profile, options));
+  k8s::JsonObject c;
+  (void)c.SetString({"name"}, "client");
+  (void)c.SetString({"image"}, options.image);
+  for (const auto& a : args) (void)c.Append({"args"}, Str(a));
+  (void)c.Append(
+      {"env"},
+      Obj(R"({"name":"NODE_NAME","valueFrom":{"fieldRef":{"fieldPath":"spec.nodeName"}}})"));
+  // Ready = the node can do the selected transport and a pool endpoint answers; the node's
+  // profile label follows this.
+  k8s::JsonObject ready = Obj(R"({"periodSeconds":3,"timeoutSeconds":2,"failureThreshold":1})");
+  for (const char* a : {"rdmastack-client", "ready", "--state-dir", kStateDir})
+    (void)ready.Append({"exec", "command"}, Str(a));
+  (void)c.Set({"readinessProbe"}, ready);
+  // Loading nvidia_peermem takes CAP_SYS_MODULE in the host's namespaces.
+  (void)c.Set({"securityContext"},
+              profile.spec.load_peer_mem
+                  ? Obj(R"({"privileged":true})")
+                  : Obj(R"({"allowPrivilegeEscalation":false,"readOnlyRootFilesystem":true})"));
+  (void)c.Set({"resources"},
+              Obj(R"({"requests":{"cpu":"10m","memory":"32Mi"},"limits":{"memory":"128Mi"}})"));
+  (void)c.Append({"volumeMounts"}, Mount("host", "/host", true));
+  (void)c.Append({"volumeMounts"}, Mount("dev-infiniband", "/dev/infiniband", true));
+  (void)c.Append({"volumeMounts"}, Mount("client-install", kHostInstallRoot, false));
+  (void)c.Append({"volumeMounts"}, Mount("endpoints", kEndpointsDir, true));
+  if (profile.spec.credentials_secret)
+    (void)c.Append({"volumeMounts"}, Mount("credentials", kCredentialsDir, true));
+  (void)c.Append({"volumeMounts"}, Mount("client-library", kLibraryDir, true));
+  (void)c.Append({"volumeMounts"}, Mount("state", kStateDir, false));
+  return c;
+}
+
+void AddVolumes(const crd::ClientProfile& profile, k8s::JsonObject* pod) {
+  (void)pod->Append({"volumes"}, HostPathVolume("host", "/", "Directory"));
+  (void)pod->Append({"volumes"},
+                    HostPathVolume("dev-infiniband", "/dev/infiniband", "DirectoryOrCreate"));
+  (void)pod->Append({"volumes"},
+                    HostPathVolume("client-install", kHostInstallRoot, "DirectoryOrCreate"));
+  k8s::JsonObject endpoints = Obj(R"({"name":"endpoints","configMap":{}})");
+  (void)endpoints.SetString({"configMap", "name"}, EndpointsConfigMapName(profile.metadata.name));
+  (void)pod->Append({"volumes"}, endpoints);
+  if (const auto& creds = profile.spec.credentials_secret) {
+    k8s::JsonObject secret = Obj(R"({"name":"credentials","secret":{}})");
+    (void)secret.SetString({"secret", "secretName"}, creds->name);
+    // The files the client reads, whatever the keys are called in the Secret.
+    k8s::JsonObject id;
+    (void)id.SetString({"key"}, creds->access_key_id_key);
+    (void)id.SetString({"path"}, "accessKeyId");
+    k8s::JsonObject key;
+    (void)key.SetString({"key"}, creds->secret_access_key_key);
+    (void)key.SetString({"path"}, "secretAccessKey");
+    (void)secret.Append({"secret", "items"}, id);
+    (void)secret.Append({"secret", "items"}, key);
+    (void)pod->Append({"volumes"}, secret);
+  }
+  (void)pod->Append({"volumes"}, Obj(R"({"name":"client-library","emptyDir":{}})"));
+  (void)pod->Append({"volumes"}, Obj(R"({"name":"state","emptyDir":{"medium":"Memory"}})"));
+}
+
+}  // namespace
+
+std::string ClientNodeLabel(std::string_view ns, std::string_view profile) {
+  constexpr size_t kNamePrefix = sizeof("client.") - 1;
+  return std::string(kLabelPrefix) + controllers::LabelNameStem(ns, profile, kNamePrefix);
+}
+
+bool IsClientNodeLabel(std::string_view key) {
+  return key.substr(0, sizeof(kLabelPrefix) - 1) == kLabelPrefix;
+}
+
+std::string DaemonSetName(std::string_view profile) {
+  return std::string(profile) + "-client";
+}
+
+std::string EndpointsConfigMapName(std::string_view profile) {
+  return std::string(profile) + "-client-endpoints";
+}
+
+std::string InstallDir(std::string_view ns, std::string_view profile) {
+  return std::string(kHostInstallRoot) + "/" + std::string(ns) + "." + std::string(profile);
+}
+
+std::vector<PoolEndpoint> ReadyEndpoints(const std::vector<const k8s::JsonObject*>& slices) {
+  std::vector<PoolEndpoint> out;
+  std::set<std::pair<std::string, int32_t>> seen;
+  for (const k8s::JsonObject* slice : slices) {
+    int32_t port = 0;
+    for (const auto& p : slice->GetArray({"ports"})) {
+      if (p.GetString({"name"}) == "s3")
+        port = static_cast<int32_t>(p.GetInt({"port"}).value_or(0));
+    }
+    if (port == 0) continue;
+    const std::string version = slice->Label(gatewaypool::kLibraryVersionLabel).value_or("");
+    for (const auto& e : slice->GetArray({"endpoints"})) {
+      if (!e.GetBool({"conditions", "ready"}).value_or(false) ||
+          e.GetBool({"conditions", "terminating"}).value_or(false))
+        continue;
+      const rapidjson::Value* addresses = e.Find({"addresses"});
+      if (addresses == nullptr || !addresses->IsArray() || addresses->Empty() ||
+          !(*addresses)[0].IsString())
+        continue;
+      const std::string address((*addresses)[0].GetString());
+      if (!seen.insert({address, port}).second) continue;
+      out.push_back({e.GetString({"nodeName"}).value_or(""), address, port, version});
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const PoolEndpoint& a, const PoolEndpoint& b) {
+    return std::tie(a.node, a.address, a.s3_port) < std::tie(b.node, b.address, b.s3_port);
+  });
+  return out;
+}
+
+k8s::JsonObject RenderEndpointsConfigMap(const crd::ClientProfile& profile,
+                                         const crd::GatewayPool& pool,
+                                         const std::vector<PoolEndpoint>& endpoints) {
+  k8s::JsonObject data;
+  (void)data.SetString({"pool"}, pool.metadata.namespace_.value_or("") + "/" + pool.metadata.name);
+  (void)data.SetString({"region"}, pool.spec.s3.region);
+  (void)data.SetString({"scheme"}, "http");
+  (void)data.Set({"endpoints"}, k8s::JsonObject::Array());
+  for (const auto& e : endpoints) {
+    k8s::JsonObject o;
+    (void)o.SetString({"node"}, e.node);
+    (void)o.SetString({"address"}, e.address);
+    (void)o.SetInt({"s3Port"}, e.s3_port);
+    (void)o.SetString({"libraryVersion"}, e.library_version);
+    (void)data.Append({"endpoints"}, o);
+  }
+  k8s::JsonObject cm;
+  cm.SetApiVersion("v1");
+  cm.SetKind("ConfigMap");
+  cm.SetName(EndpointsConfigMapName(profile.metadata.name));
+  CommonMetadata(profile, &cm);
+  (void)cm.SetString({"data", kEndpointsKey}, data.Serialize());
+  controllers::StampAppliedHash(&cm);
+  return cm;
+}
+
+StatusOr<k8s::JsonObject> RenderClientDaemonSet(const crd::ClientProfile& profile,
+                                                const ClientRenderOptions& options) {
+  const crd::ClientProfileSpec& spec = profile.spec;
+  const std::string ns = profile.metadata.namespace_.value_or("");
+  RDMASTACK_ASSIGN_OR_RETURN(k8s::JsonObject container, ClientContainer(profile, options));
+  k8s::JsonObject ds;
+  ds.SetApiVersion("apps/v1");
+  ds.SetKind("DaemonSet");
+  ds.SetName(DaemonSetName(profile.metadata.name));
+  CommonMetadata(profile, &ds);
+  (void)ds.SetString({"spec", "selector", "matchLabels", kProfileLabel}, profile.metadata.name);
+  (void)ds.SetString({"spec", "selector", "matchLabels", gatewaypool::kComponentLabel},
+                     kClientComponent);
+  // One node at a time: a client pod's restart removes and rewrites its node's configuration.
+  (void)ds.Set({"spec", "updateStrategy"},
+               Obj(R"({"type":"RollingUpdate","rollingUpdate":{"maxUnavailable":1}})"));
+  k8s::JsonObject pod_labels = *ds.Get({"metadata", "labels"});
+  for (const auto& [k, v] : options.pod_labels) (void)pod_labels.SetString({k}, v);
+  (void)ds.Set({"spec", "template", "metadata", "labels"}, pod_labels);
+  k8s::JsonObject pod;
+  (void)pod.SetBool({"automountServiceAccountToken"}, false);
+  (void)pod.SetBool({"hostNetwork"}, true);
+  (void)pod.SetString({"dnsPolicy"}, "ClusterFirstWithHostNet");
+  (void)pod.SetInt({"terminationGracePeriodSeconds"}, 30);
+  k8s::JsonObject expression = Obj(R"({"operator":"In"})");
+  (void)expression.SetString({"key"}, ClientNodeLabel(ns, profile.metadata.name));
+  (void)expression.Append({"values"}, Str(kEligibleValue));
+  (void)expression.Append({"values"}, Str(kReadyValue));
+  k8s::JsonObject term;
+  (void)term.Append({"matchExpressions"}, expression);
+  (void)pod.Append({"affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
+                    "nodeSelectorTerms"},
+                   term);
+  for (const auto& t : spec.tolerations)
+    (void)pod.Append({"tolerations"}, controllers::TolerationJson(t));
+  (void)pod.Append({"initContainers"}, LibraryInitContainer(profile));
+  (void)pod.Append({"containers"}, container);
+  AddVolumes(profile, &pod);
+  (void)ds.Set({"spec", "template", "spec"}, pod);
+  controllers::StampAppliedHash(&ds);
+  return ds;
+}
+
+}  // namespace rdmastack::clientprofile

@@ -1,0 +1,62 @@
+#pragma once
+// What a ClientProfile runs on its nodes (pure): the client data-plane DaemonSet, scheduled onto
+// the nodes the operator labels eligible, and the ConfigMap with the pool's ready S3 endpoints
+// that every client pod mounts and follows (docs/operator.md "GPU clients").
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "crds/types/types.h"
+#include "operator/base/status.h"
+#include "operator/k8s/json_object.h"
+
+namespace rdmastack::clientprofile {
+
+inline constexpr char kProfileLabel[] = "clientprofile.rdmastack.io/name";
+inline constexpr char kClientComponent[] = "client";
+inline constexpr char kFinalizer[] = "rdmastack.io/clientprofile-cleanup";
+// Values of a node's profile label: the client runs there (eligible), and is Ready (ready).
+inline constexpr char kEligibleValue[] = "eligible";
+inline constexpr char kReadyValue[] = "ready";
+// Where the client writes its configuration and library on the host, one directory per profile.
+inline constexpr char kHostInstallRoot[] = "/var/lib/rdmastack/client";
+inline constexpr char kEndpointsKey[] = "endpoints.json";
+
+struct ClientRenderOptions {
+  std::string image;                              // the rdmastack-client program
+  std::map<std::string, std::string> pod_labels;  // e.g. rdmastack.io/simulate=run
+  std::vector<std::string> extra_args;            // appended to `rdmastack-client run`
+};
+
+// "rdmastack.io/client.<ns>.<profile>" (cut and hashed past 63 characters): the node label that
+// schedules the profile's client (eligible) and that workloads select on (ready).
+std::string ClientNodeLabel(std::string_view ns, std::string_view profile);
+bool IsClientNodeLabel(std::string_view key);
+std::string DaemonSetName(std::string_view profile);
+std::string EndpointsConfigMapName(std::string_view profile);
+std::string InstallDir(std::string_view ns, std::string_view profile);
+
+// One endpoint a client may send S3 requests to.
+struct PoolEndpoint {
+  std::string node, address;
+  int32_t s3_port = 0;
+  std::string library_version;
+  friend bool operator==(const PoolEndpoint&, const PoolEndpoint&) = default;
+};
+// The ready (and not terminating) endpoints of the pool's EndpointSlices, sorted, one per
+// address and port. During a rolling upgrade a node moves from its old port to its new one when
+// the operator switches it.
+std::vector<PoolEndpoint> ReadyEndpoints(const std::vector<const k8s::JsonObject*>& slices);
+
+k8s::JsonObject RenderEndpointsConfigMap(const crd::ClientProfile& profile,
+                                         const crd::GatewayPool& pool,
+                                         const std::vector<PoolEndpoint>& endpoints);
+
+// The client DaemonSet, carrying the applied-hash annotation. Fails only on a spec the schema
+// should have refused (a maxTransferSize that is no quantity).
+StatusOr<k8s::JsonObject> RenderClientDaemonSet(const crd::ClientProfile& profile,
+                                                const ClientRenderOptions& options);
+
+}  // namespace rdmastack::clientprofile

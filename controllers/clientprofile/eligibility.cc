@@ -1,0 +1,292 @@
+#include "controllers/clientprofile/eligibility.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string_view>
+#include <vector>
+
+#include "agents/node-agent/checks/checks.h"
+#include "agents/node-agent/probe/parsers.h"
+#include "agents/node-agent/probe/pci_topology.h"
+#include "crds/types/int_or_string.h"
+
+namespace rdmastack::clientprofile {
+namespace {
+
+// The agent's checks that do not depend on a profile's settings: whatever the profile, a node
+// that fails one of them cannot move data over RDMA.
+constexpr std::string_view kNodeChecks[] = {"rdma.devices", "rdma.nic-generation",
+                                            "rdma.port-state", "rdma.modules", "rdma.device-files"};
+
+Eligibility Ineligible(std::string reason, std::string message) {
+  Eligibility e;
+  e.reason = std::move(reason);
+  e.message = std::move(message);
+  return e;
+}
+
+const crd::CheckResult* FindCheck(const crd::RdmaNodeStatus& node, std::string_view id) {
+  for (const auto& c : node.checks) {
+    if (c.id == id) return &c;
+  }
+  return nullptr;
+}
+
+std::string Describe(const crd::CheckResult& c) {
+  std::string out = c.id + ": " + c.message.value_or("failed");
+  if (c.remedy) out += " (" + *c.remedy + ")";
+  return out;
+}
+
+// "0000:0000:0000:0000:0000:ffff:c0a8:3215" -> "192.168.50.21"; "" when not IPv4-mapped.
+std::string Ipv4OfMappedGid(std::string_view gid) {
+  constexpr std::string_view kPrefix = "0000:0000:0000:0000:0000:ffff:";
+  if (gid.size() != kPrefix.size() + 9 || gid.substr(0, kPrefix.size()) != kPrefix) return "";
+  unsigned a = 0, b = 0;
+  const std::string tail(gid.substr(kPrefix.size()));
+  if (std::sscanf(tail.c_str(), "%4x:%4x", &a, &b) != 2) return "";
+  return std::to_string(a >> 8) + "." + std::to_string(a & 0xff) + "." + std::to_string(b >> 8) +
+         "." + std::to_string(b & 0xff);
+}
+
+bool NetdevHasIpv4(const crd::RdmaNodeStatus& node, std::string_view netdev, std::string_view ip) {
+  for (const auto& n : node.netdevs) {
+    if (n.name != netdev) continue;
+    for (const auto& cidr : n.ipv4) {
+      if (std::string_view(cidr).substr(0, cidr.find('/')) == ip) return true;
+    }
+  }
+  return false;
+}
+
+struct GidChoice {
+  std::optional<int32_t> index;
+  std::string problem;
+};
+
+// Native InfiniBand has one GID, index 0 (fe80:: link-local). RoCE needs the RoCE v2 GID of an
+// IPv4 address its netdev owns (the kernel adds one per address).
+GidChoice ChooseGid(const crd::IntOrString& wanted, const crd::RdmaNodeStatus& node) {
+  // -1: Auto.
+  const int32_t fixed = wanted.is_int() ? static_cast<int32_t>(wanted.int_value()) : -1;
+  bool infiniband = false, roce = false;
+  for (const auto& d : node.devices) {
+    for (const auto& p : d.ports) {
+      if (p.state.value_or("") != "ACTIVE") continue;
+      if (p.link_layer.value_or("") == "InfiniBand") {
+        infiniband = true;
+        if (fixed <= 0) return {0, ""};
+        continue;
+      }
+      roce = true;
+      for (const auto& g : p.gids) {
+        if (fixed >= 0) {
+          if (g.index == fixed) return {g.index, ""};
+          continue;
+        }
+        const std::string ip = Ipv4OfMappedGid(g.gid.value_or(""));
+        if (g.type.value_or("") == "RoCE v2" && !ip.empty() &&
+            NetdevHasIpv4(node, g.netdev.value_or(""), ip))
+          return {g.index, ""};
+      }
+    }
+  }
+  const std::string want = fixed >= 0 ? "GID index " + std::to_string(fixed) : "a usable GID";
+  if (infiniband && !roce)
+    return {std::nullopt, "no up InfiniBand port has " + want +
+                              "; native InfiniBand has only GID index 0 (fe80:: link-local): set "
+                              "gidIndex to 0 or Auto"};
+  if (roce)
+    return {std::nullopt, "no up RoCE port has " + want +
+                              " for an IPv4 address of its netdev; assign the IPv4 address to the "
+                              "RoCE netdev so the kernel adds a RoCE v2 GID, and leave gidIndex "
+                              "Auto unless the index is known"};
+  return {std::nullopt, "no RDMA port is up"};
+}
+
+bool ModuleLoaded(const crd::HostFacts& host, std::string_view name) {
+  return std::any_of(host.modules.begin(), host.modules.end(), [&](const crd::KernelModule& m) {
+    return m.name == name && m.loaded.value_or(false);
+  });
+}
+
+// Kernel release "5.15.0-105-generic" at or above 5.12 (dma-buf memory regions).
+bool KernelHasDmaBufMr(std::string_view release) {
+  int major = 0, minor = 0;
+  if (std::sscanf(std::string(release).c_str(), "%d.%d", &major, &minor) != 2) return false;
+  return major > 5 || (major == 5 && minor >= 12);
+}
+
+struct GpuDirectPath {
+  std::string registration;  // "" when GPU-direct is not possible
+  bool loads_peer_mem = false;
+  std::string reason, message;  // why not, or (possible) why this registration
+};
+
+GpuDirectPath Refused(std::string reason, std::string message) {
+  return {"", false, std::move(reason), std::move(message)};
+}
+
+// "" when dma-buf works here, else why not.
+std::string DmaBufProblem(const crd::RdmaNodeStatus& node) {
+  const crd::HostFacts& host = *node.host;
+  const auto flavor = host.nvidia_module_flavor.value_or(crd::NvidiaModuleFlavor::kNone);
+  if (flavor == crd::NvidiaModuleFlavor::kProprietary)
+    return "the proprietary NVIDIA kernel module cannot export dma-buf (switch to the open kernel "
+           "module)";
+  if (flavor != crd::NvidiaModuleFlavor::kOpen) return "the NVIDIA kernel module type is unknown";
+  const std::string kernel = host.kernel_release.value_or("");
+  if (!KernelHasDmaBufMr(kernel))
+    return "kernel " + (kernel.empty() ? std::string("(unknown)") : kernel) +
+           " predates dma-buf memory regions (5.12)";
+  for (const auto& g : node.gpus) {
+    if (!g.dma_buf_supported.value_or(false))
+      return g.model.value_or("GPU") + " " + g.pci_address +
+             " does not support dma-buf (Turing or newer and CUDA >= 11.7 needed)";
+  }
+  return "";
+}
+
+// "" when nvidia_peermem is loaded or the client may load it, else why not.
+std::string PeerMemProblem(const crd::ClientProfileSpec& spec, const crd::HostFacts& host,
+                           bool* loads) {
+  *loads = false;
+  if (ModuleLoaded(host, "nvidia_peermem")) return "";
+  if (host.ib_core_flavor != crd::IbCoreFlavor::kMOFED)
+    return "nvidia_peermem is not loaded and the inbox ib_core lacks the PeerDirect API; install "
+           "MOFED/DOCA-OFED and load nvidia-peermem, or use DMABuf (open kernel module, kernel >= "
+           "5.12)";
+  if (!spec.load_peer_mem)
+    return "nvidia_peermem is not loaded (it has no autoload); set loadPeerMem: true to let the "
+           "client load it, or modprobe nvidia-peermem on the node";
+  *loads = true;
+  return "";
+}
+
+GpuDirectPath ChooseRegistration(const crd::ClientProfileSpec& spec,
+                                 const crd::RdmaNodeStatus& node) {
+  if (node.gpus.empty())
+    return Refused("NoGpu",
+                   "the agent reports no NVIDIA GPU; use transport HostMemory on nodes without "
+                   "GPUs, or select GPU nodes only");
+  if (!node.host || node.host->nvidia_driver_version.value_or("").empty())
+    return Refused("NvidiaDriverNotLoaded",
+                   "the nvidia kernel module is not loaded; install the NVIDIA driver");
+  const std::string dmabuf = DmaBufProblem(node);
+  bool loads = false;
+  const std::string peermem = PeerMemProblem(spec, *node.host, &loads);
+  const std::string via_dmabuf = "GPU-direct through dma-buf";
+  const std::string via_peermem =
+      std::string("GPU-direct through nvidia_peermem") +
+      (loads ? " (not loaded yet: the client loads it, loadPeerMem)" : " (loaded)");
+  switch (spec.memory_registration) {
+    case crd::MemoryRegistration::kDMABuf:
+      if (!dmabuf.empty())
+        return Refused("DmaBufUnsupported", "memoryRegistration DMABuf: " + dmabuf);
+      return {"DMABuf", false, "", via_dmabuf};
+    case crd::MemoryRegistration::kPeerMem:
+      if (!peermem.empty()) return Refused("PeerMemNotLoaded", peermem);
+      return {"PeerMem", loads, "", via_peermem};
+    case crd::MemoryRegistration::kAuto: break;
+  }
+  if (dmabuf.empty()) return {"DMABuf", false, "", via_dmabuf};
+  if (peermem.empty()) return {"PeerMem", loads, "", via_peermem + "; dma-buf: " + dmabuf};
+  // Neither: name the one closer to working, as the agent does.
+  const bool peermem_closer =
+      node.host->ib_core_flavor == crd::IbCoreFlavor::kMOFED ||
+      node.host->nvidia_module_flavor == crd::NvidiaModuleFlavor::kProprietary;
+  return peermem_closer ? Refused("PeerMemNotLoaded", peermem + "; dma-buf: " + dmabuf)
+                        : Refused("DmaBufUnsupported", "dma-buf: " + dmabuf + "; " + peermem);
+}
+
+// BAR1 must hold a transfer plus headroom on every GPU; the GPU and NIC must be close enough.
+std::optional<GpuDirectPath> GpuLimits(const crd::ClientProfileSpec& spec,
+                                       const crd::RdmaNodeStatus& node) {
+  const int64_t transfer = crd::BytesFromIntOrQuantity(spec.max_transfer_size).value_or(0);
+  for (const auto& g : node.gpus) {
+    const std::string name = g.model.value_or("GPU") + " " + g.pci_address;
+    int64_t free = -1;
+    if (g.bar1_free_bytes && *g.bar1_free_bytes >= 0) {
+      free = *g.bar1_free_bytes;
+    } else if (g.bar1_total_bytes) {
+      free = *g.bar1_total_bytes - agent::kBar1DriverBytes;
+    }
+    if (free < 0)
+      return Refused("Bar1Unknown", name +
+                                        ": BAR1 size unknown; run the agent with NVML or "
+                                        "mount the host's /sys so it can read the BAR");
+    if (transfer + agent::kBar1ReserveBytes > free) {
+      const int64_t fits = std::max<int64_t>(0, free - agent::kBar1ReserveBytes);
+      std::string text = name + ": a " + agent::FormatBytes(transfer) + " transfer plus " +
+                         agent::FormatBytes(agent::kBar1ReserveBytes) +
+                         " headroom does not fit BAR1 free " + agent::FormatBytes(free);
+      if (g.bar1_total_bytes) text += " (total " + agent::FormatBytes(*g.bar1_total_bytes) + ")";
+      return Refused("Bar1TooSmall", text + "; lower maxTransferSize to at most " +
+                                         agent::FormatBytes(fits) +
+                                         ", use transport HostMemory, or enable a larger BAR1");
+    }
+  }
+  agent::PathType max = agent::PathType::kPxb;
+  agent::ParsePathType(crd::ToString(spec.max_gpu_nic_distance), &max);
+  for (const auto& g : node.gpus) {
+    agent::PathType path = agent::PathType::kSys;
+    if (!g.path_type || !agent::ParsePathType(*g.path_type, &path))
+      return Refused("TopologyUnknown", "no PCIe path from GPU " + g.pci_address +
+                                            " to an RDMA NIC could be computed");
+    if (static_cast<int>(path) > static_cast<int>(max))
+      return Refused("GpuNicTooFar",
+                     g.pci_address + " -> " + g.nearest_nic.value_or("NIC") + " " + *g.path_type +
+                         " is farther than maxGpuNicDistance " + agent::PathTypeName(max) +
+                         "; use a NIC under the same PCIe switch as the GPU, or raise "
+                         "maxGpuNicDistance knowingly");
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Eligibility DecideEligibility(const crd::ClientProfileSpec& spec, const crd::RdmaNodeStatus* node) {
+  if (node == nullptr || !node->agent || node->agent->state != crd::AgentState::kConnected)
+    return Ineligible("AgentNotReporting",
+                      "the node's agent is not reporting (no RdmaNode, or Stale); check the "
+                      "rdmastack-agent pod on the node");
+  for (std::string_view id : kNodeChecks) {
+    const crd::CheckResult* c = FindCheck(*node, id);
+    if (c == nullptr) continue;
+    if (c->status == crd::CheckStatus::kFail || c->status == crd::CheckStatus::kUnknown)
+      return Ineligible(c->reason.value_or("CheckFailed"), Describe(*c));
+  }
+  if (node->devices.empty())
+    return Ineligible("NoRdmaDevice", "the agent reports no RDMA device on the node");
+  const GidChoice gid = ChooseGid(spec.gid_index, *node);
+  if (!gid.index) return Ineligible("NoUsableGid", gid.problem);
+
+  Eligibility e;
+  e.eligible = true;
+  e.reason = "Eligible";
+  e.gid_index = gid.index;
+  const std::string gid_text = "; GID index " + std::to_string(*gid.index);
+  if (spec.transport == crd::Transport::kHostMemory) {
+    e.transport = "HostMemory";
+    e.message = "host memory, as the profile asks" + gid_text;
+    return e;
+  }
+  GpuDirectPath path = ChooseRegistration(spec, *node);
+  if (!path.registration.empty()) {
+    if (auto limit = GpuLimits(spec, *node)) path = std::move(*limit);
+  }
+  if (path.registration.empty()) {
+    if (spec.transport == crd::Transport::kGPUDirect) return Ineligible(path.reason, path.message);
+    e.transport = "HostMemory";
+    e.message = "host memory: GPU-direct is not possible here (" + path.reason + ": " +
+                path.message + ")" + gid_text;
+    return e;
+  }
+  e.transport = "GPUDirect";
+  e.memory_registration = path.registration;
+  e.loads_peer_mem = path.loads_peer_mem;
+  e.message = path.message + gid_text;
+  return e;
+}
+
+}  // namespace rdmastack::clientprofile

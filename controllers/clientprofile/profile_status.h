@@ -1,0 +1,42 @@
+#pragma once
+// A ClientProfile's status from what the reconciler found (pure). The condition reasons are listed
+// in docs/troubleshooting.md.
+
+#include <string>
+#include <vector>
+
+#include "controllers/clientprofile/eligibility.h"
+#include "crds/types/types.h"
+#include "operator/base/clock.h"
+
+namespace rdmastack::clientprofile {
+
+inline constexpr char kReady[] = "Ready";
+inline constexpr char kProgressing[] = "Progressing";
+inline constexpr char kDegraded[] = "Degraded";
+inline constexpr char kNodesEligible[] = "NodesEligible";
+
+// Bounds of the per-node lists in status.
+inline constexpr size_t kMaxListedNodes = 32;
+
+struct NodeOutcome {
+  std::string name;
+  Eligibility eligibility;
+  bool ready = false;  // the node's client pod is Ready
+};
+
+struct ProfileStatusInputs {
+  const crd::ClientProfile* profile = nullptr;
+  Clock::WallTime now{};
+  bool pool_found = false;
+  // A reason that nothing new is deployed (RootCredentialsRefused, InvalidSpec), with a message.
+  std::string refused_reason, refused_message;
+  std::string secret_message;      // "" when the credentials Secret is fine or none is named
+  int32_t endpoints = 0;           // the pool's ready endpoints given to the clients
+  std::vector<NodeOutcome> nodes;  // every matched node, sorted by name
+  std::string ready_node_label;    // key=value
+};
+
+crd::ClientProfileStatus ComputeProfileStatus(const ProfileStatusInputs& in);
+
+}  // namespace rdmastack::clientprofile

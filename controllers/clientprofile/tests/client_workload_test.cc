@@ -1,0 +1,191 @@
+// The client DaemonSet, the endpoints ConfigMap and the node label as the reconciler writes them.
+#include "controllers/clientprofile/client_workload.h"
+
+#include <gtest/gtest.h>
+
+#include "controllers/common/render.h"
+#include "crds/types/json.h"
+#include "crds/types/test_support.h"
+
+namespace rdmastack::clientprofile {
+namespace {
+
+template <typename T>
+T Load(const std::string& file, const char* kind) {
+  auto parsed = crd::ParseResource<T>(crd::testing::YamlToJson(
+      crd::testing::FindKind(crd::testing::LoadSourceYaml("crds/samples/" + file), kind)));
+  EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
+  T out = parsed.ok() ? *parsed : T{};
+  out.metadata.namespace_ = "ml";
+  out.metadata.uid = "uid-1";
+  return out;
+}
+
+crd::ClientProfile Sample(const char* file = "clientprofile-gpudirect.yaml") {
+  return Load<crd::ClientProfile>(file, "ClientProfile");
+}
+
+ClientRenderOptions Options() {
+  ClientRenderOptions o;
+  o.image = "ghcr.io/rdmastack/client:0.1.0";
+  o.pod_labels = {{"rdmastack.io/simulate", "run"}};
+  o.extra_args = {"--probes-file=/host/etc/rdmastack-fixture/probes.txt"};
+  return o;
+}
+
+std::vector<std::string> Args(const k8s::JsonObject& ds) {
+  std::vector<std::string> out;
+  for (const auto& a : ds.GetArray({"spec", "template", "spec", "containers", "0", "args"}))
+    out.push_back(std::string(a.value().GetString()));
+  return out;
+}
+
+std::string ArgAfter(const std::vector<std::string>& args, const std::string& flag) {
+  for (size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] == flag) return args[i + 1];
+  }
+  return "<absent>";
+}
+
+TEST(ClientNodeLabelTest, NamespacedAndWithinTheLabelLimits) {
+  EXPECT_EQ(ClientNodeLabel("ml", "kvcache-gpudirect"), "rdmastack.io/client.ml.kvcache-gpudirect");
+  EXPECT_NE(ClientNodeLabel("a", "b-c"), ClientNodeLabel("a-b", "c"));
+  const std::string long_name(200, 'p');
+  const std::string a = ClientNodeLabel("team-a", long_name);
+  const std::string b = ClientNodeLabel("team-b", long_name);
+  EXPECT_NE(a, b);
+  EXPECT_LE(a.size() - sizeof("rdmastack.io/") + 1, 63u) << a;
+  EXPECT_TRUE(IsClientNodeLabel(a));
+  EXPECT_FALSE(IsClientNodeLabel("rdmastack.io/gpudirect"));
+}
+
+TEST(ReadyEndpointsTest, ReadyAndNotTerminatingOnly) {
+  auto v1 = k8s::JsonObject::Parse(R"({
+    "metadata":{"name":"kvcache-gateway-v1-0","labels":{"gatewaypool.rdmastack.io/library-version":"1.2.0.68"}},
+    "ports":[{"name":"rdma","port":19100},{"name":"s3","port":7071}],
+    "endpoints":[
+      {"addresses":["198.18.0.12"],"nodeName":"stg-node-2","conditions":{"ready":true,"serving":true,"terminating":false}},
+      {"addresses":["198.18.0.10"],"nodeName":"stg-node-0","conditions":{"ready":false,"serving":true,"terminating":true}},
+      {"addresses":["198.18.0.11"],"nodeName":"stg-node-1","conditions":{"ready":false}}]})");
+  auto v2 = k8s::JsonObject::Parse(R"({
+    "metadata":{"name":"kvcache-gateway-v2-0","labels":{"gatewaypool.rdmastack.io/library-version":"2.0.0.109"}},
+    "ports":[{"name":"s3","port":7072}],
+    "endpoints":[
+      {"addresses":["198.18.0.10"],"nodeName":"stg-node-0","conditions":{"ready":true}},
+      {"addresses":["198.18.0.10"],"nodeName":"stg-node-0","conditions":{"ready":true}}]})");
+  ASSERT_TRUE(v1.ok() && v2.ok());
+  const std::vector<PoolEndpoint> got = ReadyEndpoints({&*v1, &*v2});
+  const std::vector<PoolEndpoint> want = {{"stg-node-0", "198.18.0.10", 7072, "2.0.0.109"},
+                                          {"stg-node-2", "198.18.0.12", 7071, "1.2.0.68"}};
+  EXPECT_EQ(got, want);
+}
+
+TEST(EndpointsConfigMapTest, PoolRegionAndEndpoints) {
+  const auto pool =
+      std::optional(Load<crd::GatewayPool>("gatewaypool-kvcache.yaml", "GatewayPool"));
+  const k8s::JsonObject cm =
+      RenderEndpointsConfigMap(Sample(), *pool, {{"stg-node-0", "198.18.0.10", 7071, "1.2.0.68"}});
+  EXPECT_EQ(cm.Name(), "kvcache-gpudirect-client-endpoints");
+  EXPECT_EQ(cm.Namespace(), "ml");
+  EXPECT_EQ(cm.GetString({"metadata", "ownerReferences", "0", "kind"}), "ClientProfile");
+  EXPECT_TRUE(cm.Annotation(controllers::kAppliedHashAnnotation).has_value());
+  auto data = k8s::JsonObject::Parse(cm.GetString({"data", kEndpointsKey}).value_or(""));
+  ASSERT_TRUE(data.ok());
+  EXPECT_EQ(data->GetString({"pool"}), "ml/kvcache");
+  EXPECT_EQ(data->GetString({"region"}), pool->spec.s3.region);
+  EXPECT_EQ(data->GetString({"endpoints", "0", "address"}), "198.18.0.10");
+  EXPECT_EQ(data->GetInt({"endpoints", "0", "s3Port"}), 7071);
+  // No endpoints is an empty list, not a missing one: the client tells the two apart.
+  const k8s::JsonObject empty = RenderEndpointsConfigMap(Sample(), *pool, {});
+  auto none = k8s::JsonObject::Parse(empty.GetString({"data", kEndpointsKey}).value_or(""));
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->Find({"endpoints"})->IsArray());
+}
+
+TEST(ClientDaemonSetTest, RunsTheClientWithTheProfileSettings) {
+  auto ds = RenderClientDaemonSet(Sample(), Options());
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  EXPECT_EQ(ds->Name(), "kvcache-gpudirect-client");
+  const std::vector<std::string> args = Args(*ds);
+  ASSERT_FALSE(args.empty());
+  EXPECT_EQ(args[0], "run");
+  EXPECT_EQ(ArgAfter(args, "--profile"), "ml/kvcache-gpudirect");
+  EXPECT_EQ(ArgAfter(args, "--transport"), "GPUDirect");
+  EXPECT_EQ(ArgAfter(args, "--memory-registration"), "Auto");
+  EXPECT_EQ(ArgAfter(args, "--max-transfer-size"), std::to_string(192LL << 20));
+  EXPECT_EQ(ArgAfter(args, "--gid-index"), "Auto");
+  EXPECT_EQ(ArgAfter(args, "--install-dir"), "/var/lib/rdmastack/client/ml.kvcache-gpudirect");
+  EXPECT_EQ(ArgAfter(args, "--credentials-dir"), "<absent>");
+  EXPECT_NE(std::find(args.begin(), args.end(), "--load-peermem"), args.end());
+  EXPECT_EQ(args.back(), "--probes-file=/host/etc/rdmastack-fixture/probes.txt");
+  // Loading a module needs the host's privileges; nothing else gets them.
+  EXPECT_EQ(
+      ds->GetBool({"spec", "template", "spec", "containers", "0", "securityContext", "privileged"}),
+      true);
+  // Scheduled onto the nodes the operator labels, eligible or ready.
+  const auto expr = ds->Get({"spec", "template", "spec", "affinity", "nodeAffinity",
+                             "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms",
+                             "0", "matchExpressions", "0"});
+  ASSERT_TRUE(expr.has_value());
+  EXPECT_EQ(expr->GetString({"key"}), "rdmastack.io/client.ml.kvcache-gpudirect");
+  EXPECT_EQ(expr->GetString({"values", "0"}), "eligible");
+  EXPECT_EQ(expr->GetString({"values", "1"}), "ready");
+  EXPECT_EQ(ds->GetString({"spec", "template", "metadata", "labels", "rdmastack.io/simulate"}),
+            "run");
+  // The pinned library and its SONAME link.
+  const std::string init =
+      ds->GetString({"spec", "template", "spec", "initContainers", "0", "command", "2"})
+          .value_or("");
+  EXPECT_NE(init.find("libcuobjclient.so.1.2.0.68"), std::string::npos) << init;
+  EXPECT_NE(init.find("ln -sfn libcuobjclient.so.1.2.0.68 /staging/libcuobjclient.so.1"),
+            std::string::npos)
+      << init;
+  // GPU nodes get no API access.
+  EXPECT_EQ(ds->GetBool({"spec", "template", "spec", "automountServiceAccountToken"}), false);
+}
+
+TEST(ClientDaemonSetTest, HostMemoryProfileWithCredentials) {
+  crd::ClientProfile profile = Sample("clientprofile-hostmem.yaml");
+  profile.spec.credentials_secret = crd::CredentialsSecretRef{"client-keys", "id", "key"};
+  auto ds = RenderClientDaemonSet(profile, Options());
+  ASSERT_TRUE(ds.ok());
+  const std::vector<std::string> args = Args(*ds);
+  EXPECT_EQ(ArgAfter(args, "--gid-index"), "0");
+  EXPECT_EQ(ArgAfter(args, "--credentials-dir"), "/etc/rdmastack-client/credentials");
+  EXPECT_EQ(std::find(args.begin(), args.end(), "--load-peermem"), args.end());
+  EXPECT_FALSE(
+      ds->Has({"spec", "template", "spec", "containers", "0", "securityContext", "privileged"}));
+  bool found = false;
+  for (const auto& v : ds->GetArray({"spec", "template", "spec", "volumes"})) {
+    if (v.GetString({"name"}) != "credentials") continue;
+    found = true;
+    EXPECT_EQ(v.GetString({"secret", "secretName"}), "client-keys");
+    EXPECT_EQ(v.GetString({"secret", "items", "0", "key"}), "id");
+    EXPECT_EQ(v.GetString({"secret", "items", "0", "path"}), "accessKeyId");
+    EXPECT_EQ(v.GetString({"secret", "items", "1", "key"}), "key");
+    EXPECT_EQ(v.GetString({"secret", "items", "1", "path"}), "secretAccessKey");
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(ClientDaemonSetTest, HashFollowsTheSpec) {
+  crd::ClientProfile profile = Sample();
+  auto a = RenderClientDaemonSet(profile, Options());
+  profile.spec.max_transfer_size = crd::IntOrString::Str("128Mi");
+  auto b = RenderClientDaemonSet(profile, Options());
+  auto c = RenderClientDaemonSet(Sample(), Options());
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  EXPECT_NE(a->Annotation(controllers::kAppliedHashAnnotation),
+            b->Annotation(controllers::kAppliedHashAnnotation));
+  EXPECT_EQ(a->Annotation(controllers::kAppliedHashAnnotation),
+            c->Annotation(controllers::kAppliedHashAnnotation));
+}
+
+TEST(ClientDaemonSetTest, UnreadableTransferSizeIsAnError) {
+  crd::ClientProfile profile = Sample();
+  profile.spec.max_transfer_size = crd::IntOrString::Str("192MB");
+  EXPECT_FALSE(RenderClientDaemonSet(profile, Options()).ok());
+}
+
+}  // namespace
+}  // namespace rdmastack::clientprofile

@@ -1,0 +1,38 @@
+#include "controllers/common/cache_transforms.h"
+
+#include "operator/runtime/informer.h"
+
+namespace rdmastack::controllers {
+
+runtime::Transform NodeLabelsAndOperatorAnnotations() {
+  runtime::Transform trim = runtime::TrimToFields({{"metadata", "labels"}});
+  return [trim](k8s::JsonObject node) {
+    const std::map<std::string, std::string> annotations = node.Annotations();
+    k8s::JsonObject out = trim(std::move(node));
+    for (const auto& [key, value] : annotations) {
+      if (key.find(kOperatorAnnotationDomain) != std::string::npos) out.SetAnnotation(key, value);
+    }
+    return out;
+  };
+}
+
+runtime::Transform SecretKeysOnly() {
+  runtime::Transform trim = runtime::TrimToFields({{"type"}});
+  return [trim](k8s::JsonObject object) {
+    std::vector<std::string> keys = object.Keys({"data"});
+    k8s::JsonObject out = trim(std::move(object));
+    for (const auto& k : keys) (void)out.SetString({"data", k}, "");
+    return out;
+  };
+}
+
+runtime::Informer& CachedInformer(runtime::Manager& manager, const k8s::ResourceType& type,
+                                  std::string label_selector, runtime::Transform transform) {
+  runtime::InformerOptions o;
+  o.type = type;
+  o.label_selector = std::move(label_selector);
+  o.transform = std::move(transform);
+  return manager.cache().Get(o);
+}
+
+}  // namespace rdmastack::controllers

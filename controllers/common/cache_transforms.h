@@ -1,0 +1,29 @@
+#pragma once
+// How the controllers cache the types they share (the informer for a type is shared and the first
+// caller's transform wins, so there is one transform per type).
+//
+// Nodes: labels, plus the operator's own annotations (upgrade state), nothing else. Node status
+// (conditions, images, heartbeats) and other tools' annotations are most of a Node's bytes and no
+// controller reads them. One transform, because the informer for a type is shared and the first
+// caller's transform wins.
+
+#include "operator/runtime/manager.h"
+#include "operator/runtime/reflector.h"
+
+namespace rdmastack::controllers {
+
+// Annotation keys the operator writes on Nodes contain this (upgrade.gwp.rdmastack.io/...).
+inline constexpr char kOperatorAnnotationDomain[] = "rdmastack.io/";
+
+runtime::Transform NodeLabelsAndOperatorAnnotations();
+
+// Secrets as the set of their data keys: the cache never holds S3 keys (a check that needs them
+// reads them with a GET for that moment only).
+runtime::Transform SecretKeysOnly();
+
+// The manager's shared informer for `type` (all namespaces) with this selector and transform.
+runtime::Informer& CachedInformer(runtime::Manager& manager, const k8s::ResourceType& type,
+                                  std::string label_selector = "",
+                                  runtime::Transform transform = runtime::StripManagedFields());
+
+}  // namespace rdmastack::controllers

@@ -1,0 +1,59 @@
+#pragma once
+// The writes a reconciler of a custom resource makes for the objects it owns: server-side apply
+// only when the rendered content changed, deletion with a UID precondition, its finalizer, and
+// merge patches of Node metadata. Each write is remembered, so that a reconcile which runs before
+// the informer has delivered the write does not make it again.
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "controllers/common/write_memo.h"
+#include "operator/k8s/client.h"
+#include "operator/runtime/store.h"
+
+namespace rdmastack::controllers {
+
+class ObjectWriter {
+ public:
+  // `log_name` starts each log line ("gatewaypool", "clientprofile").
+  ObjectWriter(k8s::Client& client, std::string log_name)
+      : client_(client), log_name_(std::move(log_name)) {}
+
+  // Applies `desired` (which carries the applied-hash annotation) unless `existing` has the same
+  // hash or this process applied it and the cache has not caught up.
+  Status ApplyIfChanged(const k8s::ResourceType& type, const k8s::JsonObject& desired,
+                        const runtime::ObjectPtr& existing);
+  // Deletes `object` (its UID as precondition, dependents in the background); nothing when it is
+  // null or already being deleted.
+  Status Delete(const k8s::ResourceType& type, const runtime::ObjectPtr& object);
+  // An owned object left the cache: the next ApplyIfChanged writes it again if still wanted.
+  void Forget(const k8s::JsonObject& object);
+
+  // Adds `finalizer` (resourceVersion as precondition) when the object lacks it.
+  Status EnsureFinalizer(const k8s::ResourceType& type, const k8s::JsonObject& object,
+                         std::string_view finalizer);
+  // Removes `finalizer` (a JSON patch that tests its position first); gone objects are fine.
+  Status RemoveFinalizer(const k8s::ResourceType& type, const k8s::JsonObject& object,
+                         std::string_view finalizer);
+
+  // Whether the merge patch `body` for `node` is what this process last sent and the cached
+  // Node (at `cached_rv`) predates it.
+  bool NodePatchPending(const std::string& node, const std::string& body,
+                        std::string_view cached_rv) const {
+    return node_patches_.Pending(node, body, cached_rv);
+  }
+  // Sends merge patches (node, body) to Nodes, `parallel` at a time; the first error is returned
+  // after all were tried.
+  Status PatchNodes(const std::vector<std::pair<std::string, std::string>>& patches,
+                    size_t parallel);
+
+ private:
+  k8s::Client& client_;
+  const std::string log_name_;
+  WriteMemo<std::string> applied_;       // object key -> applied hash
+  WriteMemo<std::string> node_patches_;  // node -> last merge patch
+};
+
+}  // namespace rdmastack::controllers
