@@ -16,7 +16,6 @@ using controllers::Mount;
 using controllers::Obj;
 using controllers::Str;
 
-constexpr char kLabelPrefix[] = "rdmastack.io/client.";
 constexpr char kLibraryDir[] = "/opt/rdmastack/cuobjclient";
 constexpr char kEndpointsDir[] = "/etc/rdmastack-client/endpoints";
 constexpr char kCredentialsDir[] = "/etc/rdmastack-client/credentials";
@@ -157,11 +156,7 @@ void AddVolumes(const crd::ClientProfile& profile, k8s::JsonObject* pod) {
 
 std::string ClientNodeLabel(std::string_view ns, std::string_view profile) {
   constexpr size_t kNamePrefix = sizeof("client.") - 1;
-  return std::string(kLabelPrefix) + controllers::LabelNameStem(ns, profile, kNamePrefix);
-}
-
-bool IsClientNodeLabel(std::string_view key) {
-  return key.substr(0, sizeof(kLabelPrefix) - 1) == kLabelPrefix;
+  return std::string("rdmastack.io/client.") + controllers::LabelNameStem(ns, profile, kNamePrefix);
 }
 
 std::string DaemonSetName(std::string_view profile) {

@@ -33,7 +33,6 @@ struct ClientRenderOptions {
 // "rdmastack.io/client.<ns>.<profile>" (cut and hashed past 63 characters): the node label that
 // schedules the profile's client (eligible) and that workloads select on (ready).
 std::string ClientNodeLabel(std::string_view ns, std::string_view profile);
-bool IsClientNodeLabel(std::string_view key);
 std::string DaemonSetName(std::string_view profile);
 std::string EndpointsConfigMapName(std::string_view profile);
 std::string InstallDir(std::string_view ns, std::string_view profile);

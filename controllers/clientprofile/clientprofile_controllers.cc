@@ -50,13 +50,7 @@ ClientProfileControllers::ClientProfileControllers(runtime::Manager& manager, Cl
   runtime::Informer& daemonsets = CachedInformer(manager, k8s::kinds::DaemonSet(), OwnedSelector());
   runtime::Informer& configmaps = CachedInformer(manager, k8s::kinds::ConfigMap(), OwnedSelector());
   runtime::Informer& pods =
-      CachedInformer(manager, k8s::kinds::Pod(), OwnedSelector(),
-                     runtime::TrimToFields({{"metadata", "labels"},
-                                            {"spec", "nodeName"},
-                                            {"status", "podIP"},
-                                            {"status", "conditions"},
-                                            {"status", "containerStatuses"},
-                                            {"status", "initContainerStatuses"}}));
+      CachedInformer(manager, k8s::kinds::Pod(), OwnedSelector(), controllers::PodReadiness());
   ClientProfileStores stores{profiles.store(),   pools.store(),      nodes.store(),
                              rdmanodes.store(),  secrets.store(),    slices.store(),
                              daemonsets.store(), configmaps.store(), pods.store()};

@@ -7,6 +7,7 @@
 
 #include "controllers/common/conditions.h"
 #include "controllers/common/render.h"
+#include "controllers/common/status_writer.h"
 #include "controllers/gatewaypool/gateway_pod.h"
 #include "controllers/gatewaypool/track.h"
 #include "controllers/rdmanode/requirements.h"
@@ -199,24 +200,12 @@ StatusOr<runtime::Result> ClientProfileReconciler::Reconcile(const runtime::Requ
 Status ClientProfileReconciler::WriteStatus(const k8s::JsonObject& object,
                                             const crd::ClientProfile& profile,
                                             const crd::ClientProfileStatus& status) {
-  const std::string key = object.Key();
-  if (profile.status && *profile.status == status) return OkStatus();
-  if (statuses_.Pending(key, status, object.ResourceVersion())) return OkStatus();
-  crd::ClientProfile desired;
-  desired.metadata.name = profile.metadata.name;
-  desired.metadata.namespace_ = profile.metadata.namespace_;
-  desired.spec = profile.spec;
-  desired.status = status;
-  auto body = k8s::JsonObject::Parse(crd::SerializeStatusPatch(desired));
-  if (!body.ok()) return body.status();
-  k8s::PatchOptions options;
-  options.field_manager = controllers::kFieldManager;
-  options.force = true;
-  auto applied = client_.ApplyStatus(k8s::kinds::ClientProfile(), *body, options);
-  if (!applied.ok()) return applied.status().WithContext("apply ClientProfile " + key + " status");
-  statuses_.Remember(key, status, std::string(applied->ResourceVersion()));
+  RDMASTACK_ASSIGN_OR_RETURN(
+      bool written, controllers::ApplyStatusIfChanged(client_, k8s::kinds::ClientProfile(), object,
+                                                      profile, status, statuses_));
+  if (!written) return OkStatus();
   const crd::Condition* ready = controllers::FindCondition(status.conditions, kReady);
-  spdlog::info("clientprofile {}: status written (Ready={} {}, clients {})", key,
+  spdlog::info("clientprofile {}: status written (Ready={} {}, clients {})", object.Key(),
                ready ? crd::ToString(ready->status) : "", ready ? ready->reason : "",
                status.node_counts ? status.node_counts->ready_of_eligible : "");
   return OkStatus();
@@ -227,12 +216,8 @@ void ClientProfileReconciler::RecordTransitions(const k8s::JsonObject& object,
                                                 const crd::ClientProfileStatus& status) {
   static const std::vector<crd::Condition> kNone;
   const std::vector<crd::Condition>& before = profile.status ? profile.status->conditions : kNone;
-  auto changed = [&](const char* type) -> const crd::Condition* {
-    const crd::Condition* now = controllers::FindCondition(status.conditions, type);
-    const crd::Condition* was = controllers::FindCondition(before, type);
-    if (now == nullptr) return nullptr;
-    if (was != nullptr && was->status == now->status && was->reason == now->reason) return nullptr;
-    return now;
+  auto changed = [&](const char* type) {
+    return controllers::ChangedCondition(before, status.conditions, type);
   };
   if (const auto* c = changed(kDegraded); c && c->status == crd::ConditionStatus::kTrue)
     events_.Record(object, runtime::EventType::kWarning, c->reason, "Degrade", c->message);

@@ -26,6 +26,15 @@ runtime::Transform SecretKeysOnly() {
   };
 }
 
+runtime::Transform PodReadiness() {
+  return runtime::TrimToFields({{"metadata", "labels"},
+                                {"spec", "nodeName"},
+                                {"status", "podIP"},
+                                {"status", "conditions"},
+                                {"status", "containerStatuses"},
+                                {"status", "initContainerStatuses"}});
+}
+
 runtime::Informer& CachedInformer(runtime::Manager& manager, const k8s::ResourceType& type,
                                   std::string label_selector, runtime::Transform transform) {
   runtime::InformerOptions o;

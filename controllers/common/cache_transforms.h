@@ -21,6 +21,10 @@ runtime::Transform NodeLabelsAndOperatorAnnotations();
 // reads them with a GET for that moment only).
 runtime::Transform SecretKeysOnly();
 
+// Pods the operator runs (gateways, clients): labels, node, address, and the status fields that
+// say whether and why not they are Ready.
+runtime::Transform PodReadiness();
+
 // The manager's shared informer for `type` (all namespaces) with this selector and transform.
 runtime::Informer& CachedInformer(runtime::Manager& manager, const k8s::ResourceType& type,
                                   std::string label_selector = "",

@@ -12,6 +12,17 @@ const crd::Condition* FindCondition(const std::vector<crd::Condition>& condition
   return nullptr;
 }
 
+const crd::Condition* ChangedCondition(const std::vector<crd::Condition>& before,
+                                       const std::vector<crd::Condition>& now,
+                                       std::string_view type) {
+  const crd::Condition* current = FindCondition(now, type);
+  const crd::Condition* was = FindCondition(before, type);
+  if (current == nullptr) return nullptr;
+  if (was != nullptr && was->status == current->status && was->reason == current->reason)
+    return nullptr;
+  return current;
+}
+
 ConditionSetter::ConditionSetter(const std::vector<crd::Condition>* previous, Clock::WallTime now,
                                  int64_t generation)
     : previous_(previous), now_(FormatRfc3339(now)), generation_(generation) {}

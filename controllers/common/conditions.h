@@ -15,6 +15,12 @@ namespace rdmastack::controllers {
 const crd::Condition* FindCondition(const std::vector<crd::Condition>& conditions,
                                     std::string_view type);
 
+// The condition `type` of `now` when its status or reason differs from `before` (or it is new);
+// null otherwise. What an event is recorded for.
+const crd::Condition* ChangedCondition(const std::vector<crd::Condition>& before,
+                                       const std::vector<crd::Condition>& now,
+                                       std::string_view type);
+
 class ConditionSetter {
  public:
   // `previous`: the conditions currently in status (may be null).

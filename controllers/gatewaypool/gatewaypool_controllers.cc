@@ -60,14 +60,8 @@ StatusOr<std::unique_ptr<GatewayPoolControllers>> GatewayPoolControllers::Create
       controllers::CachedInformer(manager, k8s::kinds::Secret(), "", controllers::SecretKeysOnly());
   runtime::Informer& daemonsets =
       controllers::CachedInformer(manager, k8s::kinds::DaemonSet(), OwnedSelector());
-  runtime::Informer& pods =
-      controllers::CachedInformer(manager, k8s::kinds::Pod(), OwnedSelector(),
-                                  runtime::TrimToFields({{"metadata", "labels"},
-                                                         {"spec", "nodeName"},
-                                                         {"status", "podIP"},
-                                                         {"status", "conditions"},
-                                                         {"status", "containerStatuses"},
-                                                         {"status", "initContainerStatuses"}}));
+  runtime::Informer& pods = controllers::CachedInformer(manager, k8s::kinds::Pod(), OwnedSelector(),
+                                                        controllers::PodReadiness());
   runtime::Informer& services =
       controllers::CachedInformer(manager, k8s::kinds::Service(), OwnedSelector());
   runtime::Informer& slices =

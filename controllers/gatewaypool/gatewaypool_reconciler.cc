@@ -8,6 +8,7 @@
 #include "controllers/common/conditions.h"
 #include "controllers/common/parallel.h"
 #include "controllers/common/render.h"
+#include "controllers/common/status_writer.h"
 #include "controllers/gatewaypool/endpoints.h"
 #include "crds/types/json.h"
 #include "operator/base/duration.h"
@@ -419,24 +420,12 @@ Status GatewayPoolReconciler::SyncWorkloads(const crd::GatewayPool& pool,
 Status GatewayPoolReconciler::WriteStatus(const k8s::JsonObject& object,
                                           const crd::GatewayPool& pool,
                                           const crd::GatewayPoolStatus& status) {
-  const std::string key = object.Key();
-  if (pool.status && *pool.status == status) return OkStatus();
-  if (statuses_.Pending(key, status, object.ResourceVersion())) return OkStatus();
-  crd::GatewayPool desired;
-  desired.metadata.name = pool.metadata.name;
-  desired.metadata.namespace_ = pool.metadata.namespace_;
-  desired.spec = pool.spec;
-  desired.status = status;
-  auto body = k8s::JsonObject::Parse(crd::SerializeStatusPatch(desired));
-  if (!body.ok()) return body.status();
-  k8s::PatchOptions options;
-  options.field_manager = controllers::kFieldManager;
-  options.force = true;
-  auto applied = client_.ApplyStatus(k8s::kinds::GatewayPool(), *body, options);
-  if (!applied.ok()) return applied.status().WithContext("apply GatewayPool " + key + " status");
-  statuses_.Remember(key, status, std::string(applied->ResourceVersion()));
+  RDMASTACK_ASSIGN_OR_RETURN(
+      bool written, controllers::ApplyStatusIfChanged(client_, k8s::kinds::GatewayPool(), object,
+                                                      pool, status, statuses_));
+  if (!written) return OkStatus();
   const crd::Condition* ready = controllers::FindCondition(status.conditions, kReady);
-  spdlog::info("gatewaypool {}: status written (Ready={} {}, nodes {})", key,
+  spdlog::info("gatewaypool {}: status written (Ready={} {}, nodes {})", object.Key(),
                ready ? crd::ToString(ready->status) : "", ready ? ready->reason : "",
                status.node_counts ? status.node_counts->ready_of_selected : "");
   return OkStatus();
@@ -447,12 +436,8 @@ void GatewayPoolReconciler::RecordTransitions(const k8s::JsonObject& object,
                                               const crd::GatewayPoolStatus& status) {
   static const std::vector<crd::Condition> kNone;
   const std::vector<crd::Condition>& before = pool.status ? pool.status->conditions : kNone;
-  auto changed = [&](const char* type) -> const crd::Condition* {
-    const crd::Condition* now = controllers::FindCondition(status.conditions, type);
-    const crd::Condition* was = controllers::FindCondition(before, type);
-    if (now == nullptr) return nullptr;
-    if (was != nullptr && was->status == now->status && was->reason == now->reason) return nullptr;
-    return now;
+  auto changed = [&](const char* type) {
+    return controllers::ChangedCondition(before, status.conditions, type);
   };
   if (const auto* c = changed(kLibraryCompatible); c && c->status == crd::ConditionStatus::kFalse)
     events_.Record(object, runtime::EventType::kWarning, c->reason, "Refuse", c->message);

@@ -264,6 +264,7 @@ INSTANTIATE_TEST_SUITE_P(Table, InvalidObjectTest,
                                         InvalidCase{"HostMemoryWithPeerMem", kGpu, "ClientProfile",
                                                     [](YAML::Node& o) {
                                                       o["spec"]["transport"] = "HostMemory";
+                                                      o["spec"]["memoryRegistration"] = "PeerMem";
                                                     },
                                                     "memoryRegistration PeerMem registers GPU "
                                                     "memory, but transport HostMemory"},
