@@ -145,9 +145,9 @@ done
 echo "lease now held by: $(holder)"
 grep -E "acquired lease|agenthub: listening" "$standby_log" | tail -2
 echo "agents accepted by the new leader: $(grep -c "accepted agent" "$standby_log") of $nodes"
-echo "RdmaNode and GatewayPool status writes by the new leader: $(grep -c "status written" "$standby_log" || true)"
+echo "status writes (RdmaNodes, pools, profiles) by the new leader: $(grep -c "status written" "$standby_log" || true)"
 kubectl get rnode
-kubectl get gwp -n demo
+kubectl get gwp,cprof -n demo
 
 step "rolling upgrade 1.2.0.68 -> 2.0.0.109 (SideBySide): node by node, new gateway beside the old"
 # The 2.0 sample as it is, with a 5 s drain instead of 30 s to keep the demo short.
