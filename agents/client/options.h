@@ -28,7 +28,7 @@ struct RunOptions {
   std::string host_install_dir;  // as the host (and so the applications) see it
   std::string library_dir = "/opt/rdmastack/cuobjclient";
   std::string state_dir = "/run/rdmastack-client";
-  std::chrono::milliseconds interval{2000};
+  std::chrono::milliseconds interval{10'000};
 };
 
 struct ReadyOptions {
@@ -52,7 +52,7 @@ inline constexpr const char* kUsage =
     "         [--endpoints-file /etc/rdmastack-client/endpoints/endpoints.json]\n"
     "         [--credentials-dir DIR] [--host-install-dir DIR]\n"
     "         [--library-dir /opt/rdmastack/cuobjclient] [--state-dir /run/rdmastack-client]\n"
-    "         [--interval 2s]\n"
+    "         [--interval 10s]\n"
     "       rdmastack-client ready [--state-dir /run/rdmastack-client] [--max-age 30s]\n"
     "       rdmastack-client --version | --help\n"
     "  run: every --interval, decides what the node can do (the node agent's checks), writes\n"

@@ -92,7 +92,7 @@ TEST(ClientOptions, Defaults) {
   EXPECT_EQ(o->endpoints_file, "/etc/rdmastack-client/endpoints/endpoints.json");
   EXPECT_EQ(o->library_dir, "/opt/rdmastack/cuobjclient");
   EXPECT_EQ(o->state_dir, "/run/rdmastack-client");
-  EXPECT_EQ(o->interval, std::chrono::seconds(2));
+  EXPECT_EQ(o->interval, std::chrono::seconds(10));
   EXPECT_TRUE(o->credentials_dir.empty());
 }
 
