@@ -48,6 +48,7 @@ std::string SerializeNodeUpgradeState(const NodeUpgradeState& s) {
   if (!s.reason.empty()) (void)o.SetString({"reason"}, s.reason);
   if (!s.message.empty()) (void)o.SetString({"message"}, s.message);
   if (s.keep_failed) (void)o.SetBool({"keepFailed"}, true);
+  if (s.drain_new) (void)o.SetBool({"drainNew"}, true);
   return o.Serialize();
 }
 
@@ -70,6 +71,7 @@ StatusOr<NodeUpgradeState> ParseNodeUpgradeState(std::string_view json) {
   s.reason = o->GetString({"reason"}).value_or("");
   s.message = o->GetString({"message"}).value_or("");
   s.keep_failed = o->GetBool({"keepFailed"}).value_or(false);
+  s.drain_new = o->GetBool({"drainNew"}).value_or(false);
   return s;
 }
 
@@ -101,7 +103,10 @@ EndpointRole RoleOf(const NodeUpgradeState& s, std::string_view track) {
     case UpgradePhase::kDrain: return is_to ? EndpointRole::kActive : EndpointRole::kDraining;
     case UpgradePhase::kStopOld:
     case UpgradePhase::kDone: return is_to ? EndpointRole::kActive : EndpointRole::kAbsent;
-    default:  // StartNew, Validate, RollBack, Failed: the old gateway serves
+    case UpgradePhase::kRollBack:
+      if (is_to) return s.drain_new ? EndpointRole::kDraining : EndpointRole::kAbsent;
+      return EndpointRole::kActive;
+    default:  // StartNew, Validate, Failed: the old gateway serves
       return is_from ? EndpointRole::kActive : EndpointRole::kAbsent;
   }
 }

@@ -46,6 +46,10 @@ struct NodeUpgradeState {
   // Roll back to Failed (this node's own failure) or to no state at all (the rollout halted or
   // the target changed: the node itself is fine and may try again).
   bool keep_failed = false;
+  // RollBack of a node whose new gateway clients were already sent to (Switch, Drain): it serves
+  // on, listed as draining, for drainSeconds, so that a client with a slightly old view of the
+  // endpoints finishes there instead of failing.
+  bool drain_new = false;
   friend bool operator==(const NodeUpgradeState&, const NodeUpgradeState&) = default;
 };
 

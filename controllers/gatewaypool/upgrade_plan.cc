@@ -65,11 +65,18 @@ class Planner {
   }
   NodeUpgradeState RollBack(NodeUpgradeState s, std::string reason, std::string message,
                             bool keep_failed) const {
+    s.drain_new = s.phase == UpgradePhase::kSwitch || s.phase == UpgradePhase::kDrain;
     s = Enter(std::move(s), UpgradePhase::kRollBack);
     s.reason = std::move(reason);
     s.message = std::move(message);
     s.keep_failed = keep_failed;
     return s;
+  }
+  // Rolling back: the new track's label stays while clients still see the node there, and
+  // through the drain of a new gateway clients were sent to.
+  bool KeepsNewTrack(const UpgradeNode& n, const NodeUpgradeState& s) const {
+    return n.published.count(s.to) != 0 ||
+           (s.drain_new && in_.now - s.since < in_.spec.drain_seconds);
   }
   bool TimedOut(const NodeUpgradeState& s) const {
     return in_.now - s.started >= in_.validation_timeout_s;
@@ -186,8 +193,9 @@ void Planner::StepSideBySide(const UpgradeNode& n, NodeUpgradeState s, NodeDecis
       return;
     case UpgradePhase::kRollBack:
       // The new track's label goes once no client is pointed at it; then wait for its pod to go.
-      d.tracks = n.published.count(s.to) ? std::set<std::string>{s.from, s.to}
-                                         : std::set<std::string>{s.from};
+      d.tracks =
+          KeepsNewTrack(n, s) ? std::set<std::string>{s.from, s.to} : std::set<std::string>{s.from};
+      if (s.drain_new && d.tracks.size() == 2) WakeAt(s.since + in_.spec.drain_seconds);
       if (d.tracks.size() == 1 && next == nullptr) {
         if (s.keep_failed) {
           d.state = Enter(std::move(s), UpgradePhase::kFailed);
@@ -268,7 +276,7 @@ void Planner::Step(const UpgradeNode& n, NodeDecision& d) {
     StepSideBySide(n, std::move(s), d);
   }
   // Rolling back: the new track's label goes at once unless clients still see the node there.
-  if (d.state && d.state->phase == UpgradePhase::kRollBack && !n.published.count(d.state->to))
+  if (d.state && d.state->phase == UpgradePhase::kRollBack && !KeepsNewTrack(n, *d.state))
     d.tracks = {d.state->from};
 }
 

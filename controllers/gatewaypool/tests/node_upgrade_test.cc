@@ -17,6 +17,7 @@ TEST(NodeUpgradeTest, StateRoundTripsThroughTheAnnotation) {
   s.reason = "NewGatewayNotReady";
   s.message = "pod gw is not Ready (CrashLoopBackOff): \"bind\" failed";
   s.keep_failed = true;
+  s.drain_new = true;
   auto back = ParseNodeUpgradeState(SerializeNodeUpgradeState(s));
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(*back, s);

@@ -253,11 +253,26 @@ TEST(UpgradePlanTest, AutoRollbackHaltsAndRevertsNodesInFlight) {
   EXPECT_EQ(For(plan, "b").state->reason, "RolloutHalted");
   EXPECT_FALSE(For(plan, "b").state->keep_failed);
   EXPECT_EQ(For(plan, "b").tracks, std::set<std::string>{"v1"});
-  // Clients were already on c's new gateway: its label stays until the slices say otherwise.
+  // Clients were already on c's new gateway: it serves on, listed as draining, while clients
+  // move back to the old one.
   EXPECT_EQ(PhaseOf(plan, "c"), "RollBack");
+  EXPECT_TRUE(For(plan, "c").state->drain_new);
+  EXPECT_FALSE(For(plan, "b").state->drain_new);
   EXPECT_EQ(For(plan, "c").tracks, (std::set<std::string>{"v1", "v2"}));
   EXPECT_EQ(NodeRole(For(plan, "c"), "v1", "v2"), EndpointRole::kActive);
-  EXPECT_EQ(NodeRole(For(plan, "c"), "v2", "v2"), EndpointRole::kAbsent);
+  EXPECT_EQ(NodeRole(For(plan, "c"), "v2", "v2"), EndpointRole::kDraining);
+  // Once the slices no longer list it ready, its label stays for the drain, then goes.
+  UpgradeNode rolling = draining;
+  rolling.state = For(plan, "c").state;
+  rolling.published = {"v1"};
+  UpgradeInputs later = in;
+  later.nodes = {bad, rolling};
+  later.now = kNow + 29;
+  const UpgradePlan during = PlanUpgrade(later);
+  EXPECT_EQ(For(during, "c").tracks, (std::set<std::string>{"v1", "v2"}));
+  EXPECT_EQ(during.wake_after_s, 1);
+  later.now = kNow + 30;
+  EXPECT_EQ(For(PlanUpgrade(later), "c").tracks, std::set<std::string>{"v1"});
   EXPECT_EQ(PhaseOf(plan, "d"), "Done");  // finished nodes stay
   EXPECT_EQ(PhaseOf(plan, "e"), "none");  // nothing new starts
   // A halted rollback ends without Failed: the node is fine.
