@@ -6,6 +6,7 @@
 #include <map>
 
 #include "controllers/common/conditions.h"
+#include "controllers/common/credentials_secret.h"
 #include "controllers/common/render.h"
 #include "controllers/common/status_writer.h"
 #include "controllers/gatewaypool/gateway_pod.h"
@@ -20,19 +21,11 @@ bool OwnedBy(const k8s::JsonObject& o, const std::string& ns, const std::string&
   return o.Namespace() == ns && o.Label(kProfileLabel) == profile;
 }
 
-// "" when the Secret the profile names exists with both keys (values are not cached).
-std::string CheckSecret(const runtime::Store& secrets, const std::string& ns,
-                        const crd::CredentialsSecretRef& ref) {
-  const runtime::ObjectPtr secret = secrets.Get(ns + "/" + ref.name);
-  if (secret == nullptr)
-    return "Secret " + ns + "/" + ref.name + " (credentialsSecret) does not exist; create it " +
-           "with the keys " + ref.access_key_id_key + " and " + ref.secret_access_key_key;
-  for (const std::string& key : {ref.access_key_id_key, ref.secret_access_key_key}) {
-    if (!secret->Has({"data", key}))
-      return "Secret " + ns + "/" + ref.name + " has no key " + key +
-             " (credentialsSecret); add it";
-  }
-  return "";
+// The cached object `name` of `profile`'s namespace when the profile owns it, else null.
+runtime::ObjectPtr OwnedObject(const runtime::Store& store, const std::string& ns,
+                               const std::string& profile, const std::string& name) {
+  runtime::ObjectPtr o = store.Get(ns + "/" + name);
+  return o != nullptr && OwnedBy(*o, ns, profile) ? o : nullptr;
 }
 
 }  // namespace
@@ -101,7 +94,9 @@ StatusOr<runtime::Result> ClientProfileReconciler::Reconcile(const runtime::Requ
                            "user for the clients and name its Secret, or remove credentialsSecret "
                            "(the clients then check the gateways' health endpoint)";
     } else {
-      in.secret_message = CheckSecret(stores_.secrets, ns, *creds);
+      in.secret_message =
+          controllers::CheckCredentialsSecret(stores_.secrets, ns, *creds, "credentialsSecret")
+              .message;
     }
   }
   std::optional<k8s::JsonObject> daemonset;
@@ -176,17 +171,13 @@ StatusOr<runtime::Result> ClientProfileReconciler::Reconcile(const runtime::Requ
   if (pool && daemonset) {
     const std::string cm_name = EndpointsConfigMapName(name);
     const std::string ds_name = DaemonSetName(name);
-    auto existing = [&](const runtime::Store& store, const std::string& n) {
-      runtime::ObjectPtr o = store.Get(ns + "/" + n);
-      return o != nullptr && OwnedBy(*o, ns, name) ? o : nullptr;
-    };
     // The endpoints first: a client pod cannot start without them.
     synced = writer_.ApplyIfChanged(k8s::kinds::ConfigMap(),
                                     RenderEndpointsConfigMap(profile, *pool, endpoints),
-                                    existing(stores_.configmaps, cm_name));
+                                    OwnedObject(stores_.configmaps, ns, name, cm_name));
     if (synced.ok())
       synced = writer_.ApplyIfChanged(k8s::kinds::DaemonSet(), *daemonset,
-                                      existing(stores_.daemonsets, ds_name));
+                                      OwnedObject(stores_.daemonsets, ns, name, ds_name));
     if (synced.ok()) synced = writer_.PatchNodes(patches, kLabelWriters);
   }
 
@@ -232,14 +223,11 @@ Status ClientProfileReconciler::Cleanup(const k8s::JsonObject& object,
   const std::string ns = profile.metadata.namespace_.value_or("");
   const std::string& name = profile.metadata.name;
   // The clients first: each pod's SIGTERM removes what it installed on its node.
-  auto owned = [&](const runtime::Store& store, const std::string& n) {
-    runtime::ObjectPtr o = store.Get(ns + "/" + n);
-    return o != nullptr && OwnedBy(*o, ns, name) ? o : nullptr;
-  };
-  RDMASTACK_RETURN_IF_ERROR(
-      writer_.Delete(k8s::kinds::DaemonSet(), owned(stores_.daemonsets, DaemonSetName(name))));
   RDMASTACK_RETURN_IF_ERROR(writer_.Delete(
-      k8s::kinds::ConfigMap(), owned(stores_.configmaps, EndpointsConfigMapName(name))));
+      k8s::kinds::DaemonSet(), OwnedObject(stores_.daemonsets, ns, name, DaemonSetName(name))));
+  RDMASTACK_RETURN_IF_ERROR(
+      writer_.Delete(k8s::kinds::ConfigMap(),
+                     OwnedObject(stores_.configmaps, ns, name, EndpointsConfigMapName(name))));
   const std::string label = ClientNodeLabel(ns, name);
   std::vector<std::pair<std::string, std::string>> unlabel;
   for (const auto& node : stores_.nodes.List()) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "agents/node-agent/checks/checks.h"
+#include "agents/node-agent/checks/gpu_checks.h"
 #include "agents/node-agent/probe/parsers.h"
 #include "agents/node-agent/probe/pci_topology.h"
 #include "crds/types/int_or_string.h"
@@ -110,13 +111,6 @@ bool ModuleLoaded(const crd::HostFacts& host, std::string_view name) {
   });
 }
 
-// Kernel release "5.15.0-105-generic" at or above 5.12 (dma-buf memory regions).
-bool KernelHasDmaBufMr(std::string_view release) {
-  int major = 0, minor = 0;
-  if (std::sscanf(std::string(release).c_str(), "%d.%d", &major, &minor) != 2) return false;
-  return major > 5 || (major == 5 && minor >= 12);
-}
-
 struct GpuDirectPath {
   std::string registration;  // "" when GPU-direct is not possible
   bool loads_peer_mem = false;
@@ -136,7 +130,8 @@ std::string DmaBufProblem(const crd::RdmaNodeStatus& node) {
            "module)";
   if (flavor != crd::NvidiaModuleFlavor::kOpen) return "the NVIDIA kernel module type is unknown";
   const std::string kernel = host.kernel_release.value_or("");
-  if (!KernelHasDmaBufMr(kernel))
+  const auto version = agent::ParseKernelRelease(kernel);
+  if (!version.ok() || !agent::checks::KernelHasDmaBufMr(version->major, version->minor))
     return "kernel " + (kernel.empty() ? std::string("(unknown)") : kernel) +
            " predates dma-buf memory regions (5.12)";
   for (const auto& g : node.gpus) {

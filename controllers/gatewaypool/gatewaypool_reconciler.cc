@@ -22,26 +22,6 @@ bool OwnedBy(const k8s::JsonObject& o, const std::string& ns, const std::string&
   return o.Namespace() == ns && o.Label(kPoolLabel) == pool;
 }
 
-// A secret's data keys (values are dropped by the informer's transform).
-std::pair<SecretState, std::string> CheckSecret(const runtime::Store& secrets,
-                                                const crd::GatewayPool& pool) {
-  const auto& ref = pool.spec.s3.credentials_secret;
-  const std::string ns = pool.metadata.namespace_.value_or("");
-  const runtime::ObjectPtr secret = secrets.Get(ns + "/" + ref.name);
-  if (secret == nullptr) {
-    return {SecretState::kMissing,
-            "Secret " + ns + "/" + ref.name + " (s3.credentialsSecret) does not exist; create it " +
-                "with the keys " + ref.access_key_id_key + " and " + ref.secret_access_key_key};
-  }
-  for (const std::string& key : {ref.access_key_id_key, ref.secret_access_key_key}) {
-    if (!secret->Has({"data", key})) {
-      return {SecretState::kKeyMissing, "Secret " + ns + "/" + ref.name + " has no key " + key +
-                                            " (s3.credentialsSecret); add it"};
-    }
-  }
-  return {SecretState::kPresent, ""};
-}
-
 }  // namespace
 
 const k8s::ResourceType& EndpointSliceType() {
@@ -133,7 +113,11 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
       in.decision.message = std::string(rendered.status().message());
     }
   }
-  std::tie(in.secret, in.secret_message) = CheckSecret(stores_.secrets, pool);
+  const controllers::SecretCheck secret =
+      controllers::CheckCredentialsSecret(stores_.secrets, pool.metadata.namespace_.value_or(""),
+                                          pool.spec.s3.credentials_secret, "s3.credentialsSecret");
+  in.secret = secret.state;
+  in.secret_message = secret.message;
   const bool may_start = in.decision.track.has_value() && in.secret == SecretState::kPresent;
   const std::optional<Track>& track = in.decision.track;
   in.pods = owned.pods;

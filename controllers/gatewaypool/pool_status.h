@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "controllers/common/credentials_secret.h"
 #include "controllers/gatewaypool/gateway_pod.h"
 #include "controllers/gatewaypool/node_verdict.h"
 #include "controllers/gatewaypool/track.h"
@@ -27,7 +28,7 @@ inline constexpr char kUpgrading[] = "Upgrading";
 inline constexpr size_t kMaxFailingNodes = 32;
 inline constexpr size_t kMaxStatusEndpoints = 1024;
 
-enum class SecretState { kPresent, kMissing, kKeyMissing };
+using controllers::SecretState;
 
 struct SelectedNode {
   std::string name;

@@ -6,10 +6,6 @@
 namespace rdmastack::agent::checks {
 namespace {
 
-bool KernelHasDmaBufMr(const KernelFacts& k) {
-  return k.major > 5 || (k.major == 5 && k.minor >= 12);
-}
-
 // The NIC-side dma-buf answer over all usable devices: yes if any says yes.
 Tristate NicDmaBuf(const NodeFacts& facts, std::string* detail) {
   Tristate out = Tristate::kUnknown;
@@ -30,6 +26,10 @@ Tristate NicDmaBuf(const NodeFacts& facts, std::string* detail) {
 }
 
 }  // namespace
+
+bool KernelHasDmaBufMr(int major, int minor) {
+  return major > 5 || (major == 5 && minor >= 12);
+}
 
 CheckResult CheckGpuPresent(const NodeFacts& facts) {
   const char* id = "gpu.present";
@@ -102,7 +102,8 @@ CheckResult CheckDmaBuf(const NodeFacts& facts) {
                    "NVIDIA kernel module type unknown (open vs proprietary)",
                    "Mount the host's /proc (proc/driver/nvidia/version).");
   }
-  if (facts.kernel.major > 0 && !KernelHasDmaBufMr(facts.kernel) && nic != Tristate::kYes) {
+  if (facts.kernel.major > 0 && !KernelHasDmaBufMr(facts.kernel.major, facts.kernel.minor) &&
+      nic != Tristate::kYes) {
     return Fail(id, "DmaBufUnsupported",
                 "kernel " + facts.kernel.release + " predates dma-buf memory regions (5.12)",
                 "Use a kernel >= 5.12 (or a distro kernel with the RDMA dma-buf backport), or use "

@@ -6,6 +6,9 @@
 
 namespace rdmastack::agent::checks {
 
+// dma-buf memory regions came with kernel 5.12.
+bool KernelHasDmaBufMr(int major, int minor);
+
 CheckResult CheckGpuPresent(const NodeFacts& facts);
 CheckResult CheckNvidiaDriver(const NodeFacts& facts);
 // nvidia_peermem: needs the PeerDirect API of a MOFED/DOCA ib_core (or a kernel that ships it).

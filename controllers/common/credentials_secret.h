@@ -1,0 +1,24 @@
+#pragma once
+// Whether the Secret an object names for S3 keys is there with both keys, read from the Secrets
+// cache, which holds the keys' names only (SecretKeysOnly), never their values.
+
+#include <string>
+#include <string_view>
+
+#include "crds/types/types.h"
+#include "operator/runtime/store.h"
+
+namespace rdmastack::controllers {
+
+enum class SecretState { kPresent, kMissing, kKeyMissing };
+
+struct SecretCheck {
+  SecretState state = SecretState::kPresent;
+  std::string message;  // what is missing and what to do; "" when present
+};
+
+// `field` names the spec field in messages ("s3.credentialsSecret").
+SecretCheck CheckCredentialsSecret(const runtime::Store& secrets, const std::string& ns,
+                                   const crd::CredentialsSecretRef& ref, std::string_view field);
+
+}  // namespace rdmastack::controllers
