@@ -19,6 +19,9 @@
 #   cluster.sh restart COMPONENT  restart one component (watch-resilience tests)
 #   cluster.sh compact            compact etcd to its current revision (forces 410 Gone on old watches)
 #   cluster.sh build              build/fetch every component without starting anything
+#   cluster.sh start-process NAME CMD...   run CMD beside the cluster (log: logs/extra-NAME.log); `down`
+#                                 stops it first (the demo's operator replicas)
+#   cluster.sh stop-process NAME  SIGTERM to it (SIGKILL after 10 s)
 #
 # RDMASTACK_CLUSTER (default "default") names the cluster; RDMASTACK_PORT_OFFSET shifts every port
 # (and picks the nodes' subnet) so that a private cluster can run beside the shared one.
@@ -199,6 +202,10 @@ apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: [RequestReceived]
 rules:
+# Every request of the chart's operator ServiceAccount, reads too: tests/e2e/chart compares what it
+# used with what the chart's RBAC grants, and finds its 403s.
+- level: Metadata
+  users: ["system:serviceaccount:rdmastack-system:rdmastack-operator"]
 - level: Metadata
   verbs: [create, update, patch, delete, deletecollection]
 - level: None
@@ -515,8 +522,24 @@ stop_component() {
   rm -f "$(pid_file "$c")"
 }
 
+# Processes started beside the cluster (cmd_start_process): pid files extra-NAME.pid.
+cmd_start_process() {
+  local name="${1:?usage: cluster.sh start-process NAME CMD...}"; shift
+  (($#)) || die "usage: cluster.sh start-process NAME CMD..."
+  mkdir -p "$RUN" "$LOGS"
+  stop_component "extra-$name"
+  start_bg "extra-$name" "$@"
+  log "started $name (pid $(pid_of "extra-$name"), log $LOGS/extra-$name.log)"
+}
+
 cmd_down() {
-  local any=0 i c
+  local any=0 i c f
+  for f in "$RUN"/extra-*.pid; do
+    [[ -f "$f" ]] || continue
+    any=1
+    c="$(basename "$f" .pid)"
+    stop_component "$c"
+  done
   for ((i = ${#COMPONENTS[@]} - 1; i >= 0; i--)); do
     c="${COMPONENTS[$i]}"
     [[ -f "$(pid_file "$c")" ]] && any=1
@@ -651,7 +674,9 @@ main() {
     logs) cmd_logs "$@" ;;
     restart) cmd_restart "$@" ;;
     compact) cmd_compact ;;
-    ""|-h|--help|help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//' ;;
+    start-process) cmd_start_process "$@" ;;
+    stop-process) stop_component "extra-${1:?usage: cluster.sh stop-process NAME}" ;;
+    ""|-h|--help|help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//' ;;
     *) die "unknown command '$cmd'; run 'scripts/cluster.sh help'" ;;
   esac
 }

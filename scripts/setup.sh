@@ -9,6 +9,7 @@ PACKAGES=(
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc libnghttp2-dev libmbedtls-dev
   libboost1.81-dev libssl-dev rapidjson-dev libyaml-cpp-dev libspdlog-dev libfmt-dev prometheus-cpp-dev
   libibverbs-dev rdma-core ibverbs-providers
+  buildah mmdebstrap
   libgtest-dev libgmock-dev googletest
   clang-14 libclang-rt-14-dev clang-format-14 clang-tidy-14
   iproute2 procps psmisc
@@ -34,3 +35,9 @@ for tool in go npm; do
   command -v "$tool" >/dev/null 2>&1 || { echo "error: $tool is not installed; the harness builds the control plane with it" >&2; exit 1; }
 done
 echo "setup: go $(go env GOVERSION), npm $(npm --version) present"
+
+# The kubectl plugin: kubectl finds kubectl-rdmastack on PATH (`kubectl rdmastack status`). The link
+# points into the build tree; it works once the build (demo.sh or test.sh) has made the binary.
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ln -sfn "$ROOT/build/bin/kubectl-rdmastack" /usr/local/bin/kubectl-rdmastack
+echo "setup: /usr/local/bin/kubectl-rdmastack -> $ROOT/build/bin/kubectl-rdmastack (made by the build)"

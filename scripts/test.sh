@@ -38,6 +38,10 @@ cmake --build --preset dev -j "$JOBS"
 step "unit tests"
 ctest --preset unit -j "$JOBS" "${FILTER[@]}"
 
+step "container images (scripts/images.sh; Debian bases cached under $RDMASTACK_CACHE/images)"
+scripts/images.sh
+RDMASTACK_REQUIRE_IMAGES=1 ctest --test-dir build -L images --output-on-failure "${FILTER[@]}"
+
 step "real parts: control plane and versitygw (cached under $RDMASTACK_CACHE)"
 build_all_components
 
@@ -72,12 +76,18 @@ eval "$(scripts/cluster.sh env)"
 export RDMASTACK_REQUIRE_CLUSTER=1 RDMASTACK_REQUIRE_VERSITYGW=1
 
 step "helm lint charts/rdmastack"
-"$RDMASTACK_HELM" lint charts/rdmastack
+"$RDMASTACK_HELM" lint --strict charts/rdmastack
+"$RDMASTACK_HELM" template rdmastack charts/rdmastack -n rdmastack-system >/dev/null
+
+# A step that finds no test fails: an empty e2e step is a broken build, not a pass. With -R the
+# filter may rightly leave a step empty.
+NO_TESTS=--no-tests=error
+((${#FILTER[@]})) && NO_TESTS=--no-tests=ignore
 
 step "integration tests"
-ctest --test-dir build -L integration --output-on-failure "${FILTER[@]}"
+ctest --test-dir build -L integration --output-on-failure "$NO_TESTS" "${FILTER[@]}"
 step "e2e tests"
-ctest --test-dir build -L e2e --output-on-failure --no-tests=ignore "${FILTER[@]}"
+ctest --test-dir build -L e2e --output-on-failure "$NO_TESTS" "${FILTER[@]}"
 
 if ((!SKIP_ASAN)); then
   step "unit tests under ASan+UBSan (asan preset)"

@@ -1,15 +1,21 @@
-// Docs are part of the product: every reason the node agent can report has a row in
-// docs/troubleshooting.md. Reasons are read from the check sources, so a new reason without docs
-// fails here.
+// Docs are part of the product: every reason the node agent can report, and every condition,
+// per-node and Event reason the operator's controllers can write, has a row in
+// docs/troubleshooting.md. Reasons are read from the sources, so a new reason without docs fails
+// here.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cstddef>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace rdmastack {
 namespace {
@@ -42,8 +48,9 @@ void AddQuotedNames(std::string_view arg, std::set<std::string>* out) {
   }
 }
 
-TEST(DocsTest, EveryAgentReasonIsDocumented) {
-  // The reason is the second argument of Fail(id, reason, ...), Warn(...) and Unknown(...).
+// The agent's check reasons: the second argument of Fail(id, reason, ...), Warn(...) and
+// Unknown(...) in agents/node-agent/checks.
+std::set<std::string> AgentCheckReasons() {
   std::set<std::string> reasons;
   for (const auto& entry :
        std::filesystem::directory_iterator(SourceDir() + "/agents/node-agent/checks")) {
@@ -64,6 +71,11 @@ TEST(DocsTest, EveryAgentReasonIsDocumented) {
       }
     }
   }
+  return reasons;
+}
+
+TEST(DocsTest, EveryAgentReasonIsDocumented) {
+  const std::set<std::string> reasons = AgentCheckReasons();
   ASSERT_GT(reasons.size(), 20u)
       << "the reason scanner found too few reasons; did the check API change?";
   const std::string docs = Slurp(SourceDir() + "/docs/troubleshooting.md");
@@ -103,6 +115,584 @@ TEST(DocsTest, EveryClientProfileReasonIsDocumented) {
     EXPECT_NE(docs.find("`" + reason + "`"), std::string::npos)
         << "ClientProfile reason " << reason << " is not in docs/troubleshooting.md";
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The operator's reasons.
+//
+// A controller's reason reaches people in three ways: a status condition
+// (ConditionSetter::Make(type, status, reason, message)), a per-node entry (GatewayPool
+// failingNodes, ClientProfile ineligibleNodes) and an Event (EventRecorder::Record(object, type,
+// reason, action, note), RecordRelated(object, related, type, reason, action, note)). The sources
+// are read as C++ text with comments blanked out and literals skipped when brackets are matched,
+// and reasons are taken only from argument positions and assignments:
+//
+// - sinks: the reason argument of every `.Make(`, `.Record(` and `.RecordRelated(` call in the
+//   non-test sources of the controllers. It must be understood: a literal, a ternary or `+` of
+//   understood parts, or a variable or call listed in ReasonVariables() together with the code that
+//   gives it its values. Anything else fails the test, so a new way of passing a reason is caught
+//   rather than skipped.
+// - per-node producers (PerNodeReasons()): the functions and fields that carry a reason into
+//   failingNodes and ineligibleNodes. Each must still yield a reason, or the test says the code
+//   moved.
+//
+// Each reason must be documented in a section of docs/troubleshooting.md whose "## " heading
+// starts with its controller's name (GatewayPool, RdmaNode, ClientProfile, Agent hub; an agent
+// check reason under "Node checks").
+
+constexpr size_t kNpos = std::string_view::npos;
+
+struct Reason {
+  std::string name;
+  std::string area;    // how the heading of its troubleshooting.md section starts ("" = any)
+  std::string origin;  // file:line
+};
+using Reasons = std::vector<Reason>;
+
+bool IsIdentChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+bool IsReasonName(std::string_view name) {
+  return !name.empty() && std::isupper(static_cast<unsigned char>(name[0])) &&
+         std::all_of(name.begin(), name.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)); });
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+// When a string, raw string or character literal starts at `i`: the index just past it. Else `i`.
+size_t SkipLiteral(std::string_view text, size_t i) {
+  if (text[i] == 'R' && i + 1 < text.size() && text[i + 1] == '"' &&
+      (i == 0 || !IsIdentChar(text[i - 1]))) {
+    const size_t paren = text.find('(', i + 2);
+    if (paren == kNpos) return text.size();
+    const std::string close = ")" + std::string(text.substr(i + 2, paren - i - 2)) + "\"";
+    const size_t end = text.find(close, paren + 1);
+    return end == kNpos ? text.size() : end + close.size();
+  }
+  const bool char_literal =
+      text[i] == '\'' && (i == 0 || !std::isalnum(static_cast<unsigned char>(text[i - 1])));
+  if (text[i] != '"' && !char_literal) return i;
+  for (size_t j = i + 1; j < text.size(); ++j) {
+    if (text[j] == '\\') {
+      ++j;
+    } else if (text[j] == text[i]) {
+      return j + 1;
+    }
+  }
+  return text.size();
+}
+
+// `text` with comments blanked out; offsets and line numbers stay.
+std::string StripComments(std::string_view text) {
+  std::string out(text);
+  for (size_t i = 0; i < text.size();) {
+    if (const size_t end = SkipLiteral(text, i); end != i) {
+      i = end;
+    } else if (text.substr(i, 2) == "//" || text.substr(i, 2) == "/*") {
+      const bool line = text[i + 1] == '/';
+      size_t end = text.find(line ? "\n" : "*/", i + 2);
+      end = end == kNpos ? text.size() : end + (line ? 0 : 2);
+      for (size_t j = i; j < end; ++j) {
+        if (out[j] != '\n') out[j] = ' ';
+      }
+      i = end;
+    } else {
+      ++i;
+    }
+  }
+  return out;
+}
+
+// The first index of `text` outside literals and brackets for which `pick` says yes.
+template <typename Pick>
+size_t FindTopLevel(std::string_view text, Pick pick) {
+  int depth = 0;
+  for (size_t i = 0; i < text.size();) {
+    if (const size_t end = SkipLiteral(text, i); end != i) {
+      i = end;
+      continue;
+    }
+    const char c = text[i];
+    if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ')' || c == ']' || c == '}') {
+      --depth;
+    } else if (depth == 0 && pick(i)) {
+      return i;
+    }
+    ++i;
+  }
+  return kNpos;
+}
+
+// The bracket closing the one at `open`.
+size_t MatchingClose(std::string_view text, size_t open) {
+  int depth = 0;
+  for (size_t i = open; i < text.size();) {
+    if (const size_t end = SkipLiteral(text, i); end != i) {
+      i = end;
+      continue;
+    }
+    const char c = text[i];
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if ((c == ')' || c == ']' || c == '}') && --depth == 0) return i;
+    ++i;
+  }
+  return kNpos;
+}
+
+// `text` cut at every top-level `sep` (for '+', not at ++ or +=).
+std::vector<std::string_view> SplitTopLevel(std::string_view text, char sep) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  FindTopLevel(text, [&](size_t i) {
+    if (text[i] != sep) return false;
+    if (sep == '+' && ((i + 1 < text.size() && (text[i + 1] == '+' || text[i + 1] == '=')) ||
+                       (i > 0 && text[i - 1] == '+'))) {
+      return false;
+    }
+    parts.push_back(text.substr(start, i - start));
+    start = i + 1;
+    return false;
+  });
+  parts.push_back(text.substr(start));
+  return parts;
+}
+
+// `cond ? a : b` -> a and b; false when `text` is no ternary at its top level.
+bool SplitTernary(std::string_view text, std::string_view* then_part, std::string_view* else_part) {
+  const size_t question = FindTopLevel(text, [&](size_t i) { return text[i] == '?'; });
+  if (question == kNpos) return false;
+  int nested = 0;
+  const size_t colon = FindTopLevel(text, [&](size_t i) {
+    if (i <= question) return false;
+    if (text[i] == '?') ++nested;
+    if (text[i] != ':' || text[i - 1] == ':' || (i + 1 < text.size() && text[i + 1] == ':'))
+      return false;
+    return nested-- == 0;
+  });
+  if (colon == kNpos) return false;
+  *then_part = text.substr(question + 1, colon - question - 1);
+  *else_part = text.substr(colon + 1);
+  return true;
+}
+
+// Without surrounding blanks, parentheses, std::string(...) and std::move(...).
+std::string_view Unwrap(std::string_view s) {
+  for (bool changed = true; changed;) {
+    s = Trim(s);
+    changed = false;
+    for (std::string_view wrapper : {"(", "std::string(", "std::string_view(", "std::move("}) {
+      if (s.starts_with(wrapper) && MatchingClose(s, wrapper.size() - 1) == s.size() - 1) {
+        s = s.substr(wrapper.size(), s.size() - wrapper.size() - 1);
+        changed = true;
+        break;
+      }
+    }
+  }
+  return s;
+}
+
+bool IsStringLiteral(std::string_view s) {
+  return s.size() >= 2 && s.front() == '"' && SkipLiteral(s, 0) == s.size();
+}
+
+// The CamelCase string literals of `expr` that are values rather than operands of == or !=: in
+// `waiting == "CrashLoopBackOff" ? "GatewayCrashLooping" : "GatewayFailing"` the last two.
+std::vector<std::string> ValueLiterals(std::string_view expr) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < expr.size();) {
+    const size_t end = SkipLiteral(expr, i);
+    if (end == i) {
+      ++i;
+      continue;
+    }
+    if (expr[i] == '"' && end - i >= 2) {
+      const std::string_view before = Trim(expr.substr(0, i));
+      const std::string_view after = Trim(expr.substr(end));
+      const bool compared = before.ends_with("==") || before.ends_with("!=") ||
+                            after.starts_with("==") || after.starts_with("!=");
+      const std::string_view name = expr.substr(i + 1, end - i - 2);
+      if (!compared && IsReasonName(name)) out.emplace_back(name);
+    }
+    i = end;
+  }
+  return out;
+}
+
+struct SourceFile {
+  std::string path;  // relative to the source directory
+  std::string text;  // comments blanked out
+
+  std::string Where(std::string_view part) const {
+    const std::ptrdiff_t offset = part.data() - text.data();
+    return path + ":" + std::to_string(1 + std::count(text.begin(), text.begin() + offset, '\n'));
+  }
+};
+
+const SourceFile& Source(const std::string& path) {
+  static std::map<std::string, SourceFile> cache;
+  auto it = cache.find(path);
+  if (it == cache.end()) {
+    it =
+        cache.emplace(path, SourceFile{path, StripComments(Slurp(SourceDir() + "/" + path))}).first;
+  }
+  return it->second;
+}
+
+// The arguments of every `head` in `text`: head is a name and an opening bracket, "Fail(",
+// "Validation{" or "return {". `member`: only `.name(` and `->name(` calls count.
+std::vector<std::vector<std::string_view>> Calls(const std::string& text, std::string_view head,
+                                                 bool member) {
+  std::vector<std::vector<std::string_view>> calls;
+  for (size_t at = text.find(head); at != kNpos; at = text.find(head, at + 1)) {
+    if (at > 0 && IsIdentChar(text[at - 1])) continue;
+    const bool is_member =
+        (at >= 1 && text[at - 1] == '.') || (at >= 2 && text.compare(at - 2, 2, "->") == 0);
+    if (member && !is_member) continue;
+    const size_t open = at + head.size() - 1;
+    const size_t close = MatchingClose(text, open);
+    if (close == kNpos) continue;
+    calls.push_back(SplitTopLevel(std::string_view(text).substr(open + 1, close - open - 1), ','));
+  }
+  return calls;
+}
+
+// The right-hand sides of `lhs = ...;` (`lhs` exactly: "d.reason" does not match "x.d.reason").
+std::vector<std::string_view> Assignments(const std::string& text, std::string_view lhs) {
+  std::vector<std::string_view> out;
+  for (size_t at = text.find(lhs); at != kNpos; at = text.find(lhs, at + 1)) {
+    if (at > 0 && (IsIdentChar(text[at - 1]) || text[at - 1] == '.' || text[at - 1] == '>'))
+      continue;
+    size_t eq = at + lhs.size();
+    while (eq < text.size() && text[eq] == ' ') ++eq;
+    if (eq + 1 >= text.size() || text[eq] != '=' || text[eq + 1] == '=') continue;
+    const std::string_view rest = std::string_view(text).substr(eq + 1);
+    const size_t semicolon = FindTopLevel(rest, [&](size_t i) { return rest[i] == ';'; });
+    out.push_back(rest.substr(0, semicolon));
+  }
+  return out;
+}
+
+// The expressions `function` returns (from its definition's body).
+std::vector<std::string_view> Returns(const std::string& text, std::string_view function) {
+  std::vector<std::string_view> out;
+  for (const auto& args : Calls(text, std::string(function) + "(", false)) {
+    if (args.empty()) continue;
+    const size_t close = static_cast<size_t>(args.back().data() - text.data()) + args.back().size();
+    const size_t body = text.find_first_not_of(" \n", close + 1);
+    if (body == kNpos || text[body] != '{') continue;  // a call, not the definition
+    const std::string_view block =
+        std::string_view(text).substr(body, MatchingClose(text, body) - body);
+    for (size_t at = block.find("return "); at != kNpos; at = block.find("return ", at + 1)) {
+      const std::string_view rest = block.substr(at + 7);
+      out.push_back(rest.substr(0, FindTopLevel(rest, [&](size_t i) { return rest[i] == ';'; })));
+    }
+  }
+  return out;
+}
+
+// Reasons from the value literals of `exprs` (lenient: the rest of an expression is ignored).
+Reasons FromLiterals(const SourceFile& file, const std::vector<std::string_view>& exprs,
+                     const std::string& area) {
+  Reasons out;
+  for (std::string_view e : exprs) {
+    for (auto& name : ValueLiterals(e)) out.push_back({std::move(name), area, file.Where(e)});
+  }
+  return out;
+}
+
+// Producer kinds: the literals assigned to `lhs`, passed as argument `arg` of `head`, returned by
+// `function`, or initialising the constants whose names start with `prefix`.
+Reasons Assigned(const std::string& path, std::string_view lhs, const std::string& area) {
+  const SourceFile& f = Source(path);
+  return FromLiterals(f, Assignments(f.text, lhs), area);
+}
+
+Reasons Argument(const std::string& path, std::string_view head, size_t arg,
+                 const std::string& area) {
+  const SourceFile& f = Source(path);
+  std::vector<std::string_view> exprs;
+  for (const auto& args : Calls(f.text, head, false)) {
+    if (arg < args.size()) exprs.push_back(args[arg]);
+  }
+  return FromLiterals(f, exprs, area);
+}
+
+Reasons Returned(const std::string& path, std::string_view function, const std::string& area) {
+  const SourceFile& f = Source(path);
+  return FromLiterals(f, Returns(f.text, function), area);
+}
+
+Reasons Constants(const std::string& path, std::string_view prefix, const std::string& area) {
+  const SourceFile& f = Source(path);
+  std::set<std::string> names;
+  for (size_t at = f.text.find(prefix); at != kNpos; at = f.text.find(prefix, at + 1)) {
+    if (at > 0 && IsIdentChar(f.text[at - 1])) continue;
+    size_t end = at;
+    while (end < f.text.size() && IsIdentChar(f.text[end])) ++end;
+    names.insert(f.text.substr(at, end - at));
+  }
+  std::vector<std::string_view> exprs;
+  for (const auto& name : names) {
+    for (std::string_view rhs : Assignments(f.text, name)) exprs.push_back(rhs);
+  }
+  return FromLiterals(f, exprs, area);
+}
+
+// The literals inside the braces that follow `name` (a table such as kPhases).
+Reasons TableEntries(const std::string& path, std::string_view name, const std::string& area) {
+  const SourceFile& f = Source(path);
+  const size_t at = f.text.find(name);
+  const size_t open = at == kNpos ? kNpos : f.text.find('{', at);
+  if (open == kNpos) return {};
+  const size_t close = MatchingClose(f.text, open);
+  return FromLiterals(f, {std::string_view(f.text).substr(open, close - open)}, area);
+}
+
+Reasons& Append(Reasons& to, Reasons more) {
+  to.insert(to.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+  return to;
+}
+
+// Where the reason variables that sinks pass on get their values. Keys are the expressions as
+// written in the sinks; a call is keyed by its function name and "()".
+using Variables = std::map<std::string, Reasons>;
+
+Variables ReasonVariables() {
+  const std::string gwp = "controllers/gatewaypool/", cprof = "controllers/clientprofile/";
+  Variables v;
+  // GatewayPool: the compatibility decision (LibraryCompatible, and Ready, Progressing and
+  // Upgrading while the spec is refused).
+  Append(v["in.decision.reason"], Assigned(gwp + "track.cc", "d.reason", "GatewayPool"));
+  Append(v["in.decision.reason"],
+         Assigned(gwp + "gatewaypool_reconciler.cc", "in.decision.reason", "GatewayPool"));
+  // The upgrade event of a node's phase: "Upgrade" + PhaseName(...).
+  Append(v["PhaseName()"], TableEntries(gwp + "node_upgrade.cc", "kPhases", "GatewayPool"));
+  // RdmaNode verdict conditions: the operator's fallbacks, the agent's verdict reasons and, when
+  // not capable, the blocking check's reason (documented with the node checks).
+  Append(v["outcome->reason"],
+         Assigned("controllers/rdmanode/rdmanode_status.cc", "out.reason", "RdmaNode"));
+  Append(v["outcome->reason"],
+         Assigned("agents/node-agent/checks/evaluate.cc", "v.reason", "RdmaNode"));
+  for (const auto& name : AgentCheckReasons())
+    v["outcome->reason"].push_back({name, "Node checks", "agents/node-agent/checks"});
+  // ClientProfile: what blocks the whole profile (Ready and Degraded).
+  Append(v["bad_reason"], Assigned(cprof + "profile_status.cc", "bad_reason", "ClientProfile"));
+  Append(v["bad_reason"],
+         Assigned(cprof + "clientprofile_reconciler.cc", "in.refused_reason", "ClientProfile"));
+  // Agent hub refusals: the admission decision's and the stream's (Warning events on the Node).
+  Append(v["decision.reason"],
+         Constants("controllers/agenthub/admission.h", "kReason", "Agent hub"));
+  Append(v["decision.reason"],
+         Argument("controllers/agenthub/agent_stream.cc", "Refuse(", 0, "Agent hub"));
+  return v;
+}
+
+// Reasons that reach per-node lists without passing a sink. Each producer must yield something.
+Reasons PerNodeReasons(std::vector<std::string>* problems) {
+  const std::string gwp = "controllers/gatewaypool/", cprof = "controllers/clientprofile/";
+  const std::vector<std::pair<std::string, Reasons>> producers = {
+      // GatewayPool failingNodes: why a node is not verified ...
+      {"Fail( in node_verdict.cc", Argument(gwp + "node_verdict.cc", "Fail(", 0, "GatewayPool")},
+      // ... why its gateway does not serve ...
+      {"p.reason in pool_status.cc", Assigned(gwp + "pool_status.cc", "p.reason", "GatewayPool")},
+      // ... and why its upgrade was rolled back or failed.
+      {"RollBack( in upgrade_plan.cc",
+       Argument(gwp + "upgrade_plan.cc", "RollBack(", 1, "GatewayPool")},
+      {"return { in upgrade_plan.cc",
+       Argument(gwp + "upgrade_plan.cc", "return {", 0, "GatewayPool")},
+      {"ReasonOf in gateway_validator.cc",
+       Returned(gwp + "gateway_validator.cc", "ReasonOf", "GatewayPool")},
+      {"Validation{ in gatewaypool_reconciler.cc",
+       Argument(gwp + "gatewaypool_reconciler.cc", "Validation{", 1, "GatewayPool")},
+      // ClientProfile ineligibleNodes.
+      {"Ineligible( in eligibility.cc",
+       Argument(cprof + "eligibility.cc", "Ineligible(", 0, "ClientProfile")},
+      {"Refused( in eligibility.cc",
+       Argument(cprof + "eligibility.cc", "Refused(", 0, "ClientProfile")},
+  };
+  Reasons out;
+  for (const auto& [what, found] : producers) {
+    if (found.empty()) {
+      problems->push_back("no reason found through " + what +
+                          "; the code moved: update PerNodeReasons() in tests/docs_test.cc");
+    }
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  return out;
+}
+
+// The reasons `expr` (a sink's reason argument in `file`) can evaluate to. Literals belong to
+// `area`; variables bring their own. What cannot be followed goes to `problems`.
+Reasons Resolve(const SourceFile& file, std::string_view expr, const std::string& area,
+                const Variables& vars, std::vector<std::string>* problems) {
+  expr = Unwrap(expr);
+  std::string_view then_part, else_part;
+  if (SplitTernary(expr, &then_part, &else_part)) {
+    Reasons out = Resolve(file, then_part, area, vars, problems);
+    return Append(out, Resolve(file, else_part, area, vars, problems));
+  }
+  if (const auto parts = SplitTopLevel(expr, '+'); parts.size() > 1) {
+    Reasons product = {{"", area, file.Where(expr)}};
+    for (std::string_view part : parts) {
+      Reasons next;
+      for (const Reason& left : product) {
+        for (const Reason& right : Resolve(file, part, area, vars, problems))
+          next.push_back({left.name + right.name, area, file.Where(expr)});
+      }
+      product = std::move(next);
+    }
+    return product;
+  }
+  if (IsStringLiteral(expr))
+    return {{std::string(expr.substr(1, expr.size() - 2)), area, file.Where(expr)}};
+  std::string key(expr);
+  if (const size_t paren = expr.find('(');
+      paren != kNpos && MatchingClose(expr, paren) == expr.size() - 1) {
+    key = std::string(Trim(expr.substr(0, paren))) + "()";
+  }
+  if (auto it = vars.find(key); it != vars.end()) return it->second;
+  problems->push_back(file.Where(expr) + ": cannot tell which reasons `" + std::string(expr) +
+                      "` can be; add it to ReasonVariables() in tests/docs_test.cc with the code "
+                      "that sets it");
+  return {};
+}
+
+struct OperatorReasons {
+  Reasons conditions;  // status conditions and per-node entries
+  Reasons events;
+  std::vector<std::string> problems;
+};
+
+OperatorReasons CollectOperatorReasons() {
+  struct Controller {
+    const char* dir;
+    const char* area;  // "" = any section
+  };
+  static constexpr Controller kControllers[] = {{"controllers/gatewaypool", "GatewayPool"},
+                                                {"controllers/rdmanode", "RdmaNode"},
+                                                {"controllers/clientprofile", "ClientProfile"},
+                                                {"controllers/agenthub", "Agent hub"},
+                                                {"controllers/common", ""}};
+  OperatorReasons out;
+  Variables vars = ReasonVariables();
+  for (const Controller& c : kControllers) {
+    std::vector<std::string> files;
+    for (const auto& entry :
+         std::filesystem::recursive_directory_iterator(SourceDir() + "/" + c.dir)) {
+      const std::string name = entry.path().filename().string();
+      const std::string path = entry.path().string().substr(SourceDir().size() + 1);
+      const bool source = entry.path().extension() == ".cc" || entry.path().extension() == ".h";
+      if (!source || name.ends_with("_test.cc") || path.find("/tests/") != kNpos ||
+          path.find("/testing/") != kNpos) {
+        continue;
+      }
+      files.push_back(path);
+    }
+    if (files.empty()) out.problems.push_back(std::string("no sources under ") + c.dir);
+    auto sink = [&](const std::string& path, std::string_view head, size_t arg, Reasons* into) {
+      const SourceFile& f = Source(path);
+      for (const auto& args : Calls(f.text, head, true)) {
+        if (arg >= args.size()) {
+          out.problems.push_back(f.Where(args.front()) + ": " + std::string(head) +
+                                 " with fewer arguments than expected");
+          continue;
+        }
+        for (Reason& r : Resolve(f, args[arg], c.area, vars, &out.problems)) {
+          if (!IsReasonName(r.name)) {
+            out.problems.push_back(r.origin + ": reason '" + r.name + "' is not CamelCase");
+          } else {
+            into->push_back(std::move(r));
+          }
+        }
+      }
+    };
+    // Conditions first: an event about a condition change passes its reason (c->reason) on.
+    Reasons conditions;
+    for (const auto& path : files) sink(path, "Make(", 2, &conditions);
+    vars["c->reason"] = conditions;
+    for (const auto& path : files) {
+      sink(path, "Record(", 2, &out.events);
+      sink(path, "RecordRelated(", 3, &out.events);
+    }
+    Append(out.conditions, std::move(conditions));
+  }
+  Append(out.conditions, PerNodeReasons(&out.problems));
+  return out;
+}
+
+// The "## " sections of a Markdown text: heading line -> text (heading included).
+std::vector<std::pair<std::string, std::string>> Sections(const std::string& docs) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::istringstream in(docs);
+  for (std::string line; std::getline(in, line);) {
+    if (line.starts_with("## ") || out.empty()) out.emplace_back(line, "");
+    out.back().second += line + "\n";
+  }
+  return out;
+}
+
+// Expects every reason in `found` in backquotes in its section of docs/troubleshooting.md; on a
+// miss, lists the reasons found per section and where each comes from.
+void ExpectDocumented(const Reasons& found, const char* what) {
+  const auto sections = Sections(Slurp(SourceDir() + "/docs/troubleshooting.md"));
+  ASSERT_FALSE(sections.empty());
+  std::map<std::pair<std::string, std::string>, std::set<std::string>> by_area;  // -> origins
+  for (const Reason& r : found) by_area[{r.area, r.name}].insert(r.origin);
+  std::string missing;
+  for (const auto& [key, origins] : by_area) {
+    const auto& [area, name] = key;
+    const bool documented = std::any_of(
+        sections.begin(), sections.end(), [&, &area = area, &name = name](const auto& s) {
+          return s.first.starts_with("## " + area) &&
+                 s.second.find("`" + name + "`") != std::string::npos;
+        });
+    if (documented) continue;
+    missing += "  " + name + " (section \"" + (area.empty() ? "any" : area) + "\"), from";
+    for (const auto& o : origins) missing += " " + o;
+    missing += "\n";
+  }
+  if (missing.empty()) return;
+  std::string listing;
+  std::string area = "\x01";
+  for (const auto& [key, origins] : by_area) {
+    if (key.first != area) {
+      area = key.first;
+      listing += std::string(listing.empty() ? "" : "\n") + "  [" + area + "]";
+    }
+    listing += " " + key.second;
+  }
+  ADD_FAILURE() << "not documented in their section of docs/troubleshooting.md (as `Reason`), "
+                << what << ":\n"
+                << missing << "all " << what << " found, by section:\n"
+                << listing << "\n";
+}
+
+TEST(DocsTest, EveryOperatorConditionReasonIsDocumented) {
+  const OperatorReasons found = CollectOperatorReasons();
+  for (const auto& p : found.problems) ADD_FAILURE() << p;
+  std::set<std::string> names;
+  for (const Reason& r : found.conditions) names.insert(r.name);
+  EXPECT_GT(names.size(), 60u) << "the scanner found too few reasons; did the sources change?";
+  ExpectDocumented(found.conditions, "condition and per-node reasons");
+}
+
+TEST(DocsTest, EveryOperatorEventReasonIsDocumented) {
+  const OperatorReasons found = CollectOperatorReasons();
+  for (const auto& p : found.problems) ADD_FAILURE() << p;
+  std::set<std::string> names;
+  for (const Reason& r : found.events) names.insert(r.name);
+  EXPECT_GT(names.size(), 30u) << "the scanner found too few event reasons";
+  for (const char* expected : {"UpgradeRollBack", "NodeMismatch", "GatewaysReady"})
+    EXPECT_EQ(names.count(expected), 1u) << expected << " should be an event reason";
+  ExpectDocumented(found.events, "Event reasons");
 }
 
 }  // namespace

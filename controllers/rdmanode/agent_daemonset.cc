@@ -54,7 +54,9 @@ k8s::JsonObject AgentContainer(const AgentDaemonSetOptions& o) {
   (void)c.Set({"securityContext"},
               Obj(R"({"readOnlyRootFilesystem":true,"allowPrivilegeEscalation":false})"));
   (void)c.Set({"resources"},
-              Obj(R"({"requests":{"cpu":"10m","memory":"16Mi"},"limits":{"memory":"64Mi"}})"));
+              Obj(o.resources_json.empty()
+                      ? R"({"requests":{"cpu":"10m","memory":"16Mi"},"limits":{"memory":"64Mi"}})"
+                      : o.resources_json));
   return c;
 }
 
@@ -129,6 +131,10 @@ std::optional<k8s::JsonObject> RenderAgentDaemonSet(
   (void)spec.Append({"containers"}, AgentContainer(o));
   AddVolumes(o, &spec);
   for (const auto& t : tolerations) (void)spec.Append({"tolerations"}, TolerationJson(t));
+  if (!o.extra_tolerations_json.empty()) {
+    for (const auto& t : Obj(o.extra_tolerations_json).GetArray({}))
+      (void)spec.Append({"tolerations"}, t);
+  }
   const bool every_node = std::any_of(selectors.begin(), selectors.end(),
                                       [](const crd::StringMap& s) { return s.empty(); });
   if (!every_node) {

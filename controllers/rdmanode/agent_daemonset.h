@@ -26,6 +26,10 @@ struct AgentDaemonSetOptions {
   std::map<std::string, std::string> pod_labels;  // extra pod labels (rdmastack.io/simulate=run)
   std::vector<std::string> extra_args;            // appended to `rdmastack-agent run`
   int64_t token_expiration_seconds = 3600;
+  // From the chart (--agent-tolerations, --agent-resources), checked as JSON when parsed: extra
+  // tolerations (an array) and the container's resources (an object; "" = built-in defaults).
+  std::string extra_tolerations_json;
+  std::string resources_json;
 };
 
 // Nullopt when no pool or profile exists (then no agent runs anywhere). The node affinity ORs one

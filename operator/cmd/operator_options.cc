@@ -7,6 +7,7 @@
 
 #include "operator/base/duration.h"
 #include "operator/base/version.h"
+#include "operator/k8s/json_object.h"
 #include "operator/runtime/http_server.h"
 
 namespace rdmastack::operator_cmd {
@@ -67,6 +68,8 @@ const char* const kOperatorUsage =
     "  --agent-pod-label KEY=VALUE          extra label on agent pods (repeatable)\n"
     "  --agent-arg ARG                      extra argument to `rdmastack-agent run` "
     "(repeatable)\n"
+    "  --agent-tolerations JSON             extra tolerations of agent pods (a JSON array)\n"
+    "  --agent-resources JSON               resources of the agent container (a JSON object)\n"
     "  --agent-stale-ttl D                  an agent silent this long is Stale (default 60s)\n"
     "  --node-label-grace D                 a Stale node keeps its labels this long (default "
     "5m)\n"
@@ -149,6 +152,20 @@ StatusOr<OperatorOptions> ParseOperatorOptions(const std::vector<std::string>& a
       return OkStatus();
     };
   };
+  // A JSON value of the given type, kept as text (the renderer embeds it).
+  auto json = [](std::string* field, bool want_array) -> Setter {
+    return [field, want_array](const std::string& flag, const std::string& value) {
+      auto parsed = k8s::JsonObject::Parse(value);
+      const char* want = want_array ? "a JSON array" : "a JSON object";
+      if (!parsed.ok())
+        return InvalidArgumentError(flag + " must be " + want + ": " +
+                                    std::string(parsed.status().message()));
+      if ((want_array ? parsed->IsArray() : parsed->IsObject()) == false)
+        return InvalidArgumentError(flag + " must be " + want + ", got '" + value + "'");
+      *field = value;
+      return OkStatus();
+    };
+  };
   const std::map<std::string, Setter> value_flags = {
       {"--kubeconfig", text(&o.kubeconfig)},
       {"--leader-election-namespace", text(&o.leader_election_namespace)},
@@ -166,6 +183,8 @@ StatusOr<OperatorOptions> ParseOperatorOptions(const std::vector<std::string>& a
       {"--agent-hub-address", text(&o.agent_hub_address)},
       {"--agent-pod-label", key_value(&o.agent_pod_labels)},
       {"--agent-arg", list(&o.agent_args)},
+      {"--agent-tolerations", json(&o.agent_tolerations, true)},
+      {"--agent-resources", json(&o.agent_resources, false)},
       {"--gateway-pod-label", key_value(&o.gateway_pod_labels)},
       {"--client-image", text(&o.client_image)},
       {"--client-pod-label", key_value(&o.client_pod_labels)},
@@ -309,6 +328,8 @@ rdmanode::NodeControllerOptions NodeControllerOptionsFrom(const OperatorOptions&
   }
   agent.pod_labels = options.agent_pod_labels;
   agent.extra_args = options.agent_args;
+  agent.extra_tolerations_json = options.agent_tolerations;
+  agent.resources_json = options.agent_resources;
   return out;
 }
 

@@ -37,6 +37,11 @@ struct OperatorOptions {
   std::string agent_hub_address;  // "" = rdmastack-agenthub.<agent namespace>.svc:<hub port>
   std::map<std::string, std::string> agent_pod_labels;
   std::vector<std::string> agent_args;
+  // JSON the chart renders with toJson: extra tolerations of the agent pods (an array of
+  // Tolerations, added to those of the pools and profiles) and the agent container's resources
+  // (a ResourceRequirements object; "" keeps the built-in requests and limits).
+  std::string agent_tolerations;
+  std::string agent_resources;
   std::chrono::milliseconds agent_stale_ttl{60'000};
   std::chrono::milliseconds node_label_grace{300'000};
   // Validity of the serving certificate the hub generates (renewed after 2/3 of it).

@@ -187,6 +187,25 @@ TEST(OperatorOptionsTest, GatewayFlagsAndControllers) {
   }
 }
 
+TEST(OperatorOptionsTest, AgentTolerationsAndResourcesAreJson) {
+  auto o = ParseOperatorOptions({R"(--agent-tolerations=[{"operator":"Exists"}])",
+                                 R"(--agent-resources={"limits":{"memory":"1Gi"}})"});
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  auto node = NodeControllerOptionsFrom(*o, "ns");
+  EXPECT_EQ(node.agent.extra_tolerations_json, R"([{"operator":"Exists"}])");
+  EXPECT_EQ(node.agent.resources_json, R"({"limits":{"memory":"1Gi"}})");
+  auto not_array = ParseOperatorOptions({R"(--agent-tolerations={"operator":"Exists"})"});
+  ASSERT_FALSE(not_array.ok());
+  EXPECT_NE(not_array.status().message().find("--agent-tolerations must be a JSON array"),
+            std::string::npos)
+      << not_array.status().message();
+  auto not_json = ParseOperatorOptions({"--agent-resources=cpu: 1"});
+  ASSERT_FALSE(not_json.ok());
+  EXPECT_NE(not_json.status().message().find("--agent-resources must be a JSON object"),
+            std::string::npos)
+      << not_json.status().message();
+}
+
 TEST(OperatorOptionsTest, HelpAndVersion) {
   EXPECT_TRUE(ParseOperatorOptions({"--help"})->show_help);
   EXPECT_TRUE(ParseOperatorOptions({"-h"})->show_help);

@@ -38,12 +38,16 @@ LeaseRecord LeaseRecordFrom(const k8s::JsonObject& lease) {
 namespace {
 
 k8s::JsonObject LeaseObject(const LeaderElectionConfig& c, const LeaseRecord& r,
-                            const std::string& resource_version) {
+                            const std::string& resource_version,
+                            const std::map<std::string, std::string>& labels = {},
+                            const std::map<std::string, std::string>& annotations = {}) {
   k8s::JsonObject o;
   o.SetApiVersion("coordination.k8s.io/v1");
   o.SetKind("Lease");
   o.SetNamespace(c.lease_namespace);
   o.SetName(c.lease_name);
+  if (!labels.empty()) (void)o.SetStringMap({"metadata", "labels"}, labels);
+  if (!annotations.empty()) (void)o.SetStringMap({"metadata", "annotations"}, annotations);
   if (!resource_version.empty()) o.SetResourceVersion(resource_version);
   (void)o.SetString({"spec", "holderIdentity"}, r.holder);
   (void)o.SetInt({"spec", "leaseDurationSeconds"}, r.lease_duration_seconds);
@@ -105,6 +109,8 @@ bool LeaderElector::TryAcquireOrRenew(std::optional<Clock::TimePoint> deadline) 
       observed_time_ = clock_.Now();
     }
     observed_resource_version_ = resource_version;
+    observed_labels_ = current->GetStringMap({"metadata", "labels"});
+    observed_annotations_ = current->GetStringMap({"metadata", "annotations"});
     const Clock::Duration held_for =
         std::chrono::seconds(old.lease_duration_seconds > 0 ? old.lease_duration_seconds : 0);
     if (!old.holder.empty() && old.holder != config_.identity &&
@@ -118,7 +124,14 @@ bool LeaderElector::TryAcquireOrRenew(std::optional<Clock::TimePoint> deadline) 
   } else {
     desired.lease_transitions = old.lease_transitions + 1;
   }
-  auto updated = client_.Update(type, LeaseObject(config_, desired, resource_version));
+  std::map<std::string, std::string> labels, annotations;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    labels = observed_labels_;
+    annotations = observed_annotations_;
+  }
+  auto updated =
+      client_.Update(type, LeaseObject(config_, desired, resource_version, labels, annotations));
   if (!updated.ok()) {
     // A failed write (conflict, unreachable server) decides nothing; the renew deadline does.
     spdlog::info("leader election: update lease: {}", updated.status().ToString());
@@ -139,11 +152,14 @@ bool LeaderElector::TryAcquireOrRenew(std::optional<Clock::TimePoint> deadline) 
 Status LeaderElector::Release() {
   LeaseRecord record;
   std::string resource_version;
+  std::map<std::string, std::string> labels, annotations;
   {
     std::lock_guard<std::mutex> l(mu_);
     if (!leader_ || !observed_) return OkStatus();
     record = *observed_;
     resource_version = observed_resource_version_;
+    labels = observed_labels_;
+    annotations = observed_annotations_;
   }
   k8s::CallScope scope(ToSteady(clock_.Now() + config_.renew_deadline));
   const std::string now_text = FormatMicroTime(clock_.WallNow());
@@ -151,8 +167,8 @@ Status LeaderElector::Release() {
   record.lease_duration_seconds = 1;
   record.acquire_time = now_text;
   record.renew_time = now_text;
-  auto updated =
-      client_.Update(k8s::kinds::Lease(), LeaseObject(config_, record, resource_version));
+  auto updated = client_.Update(
+      k8s::kinds::Lease(), LeaseObject(config_, record, resource_version, labels, annotations));
   std::lock_guard<std::mutex> l(mu_);
   leader_ = false;
   if (!updated.ok()) return updated.status().WithContext("release lease");

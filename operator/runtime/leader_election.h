@@ -13,6 +13,7 @@
 
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -92,6 +93,9 @@ class LeaderElector {
   bool stopped_ = false;
   std::optional<LeaseRecord> observed_;
   std::string observed_resource_version_;
+  // The Lease's labels and annotations as read: an update keeps them (a Lease made by a Helm
+  // chart keeps the release's ownership metadata, so `helm uninstall` still removes it).
+  std::map<std::string, std::string> observed_labels_, observed_annotations_;
   Clock::TimePoint observed_time_{};
   bool leader_ = false;
   Clock::TimePoint valid_until_{};

@@ -102,6 +102,27 @@ TEST_F(LeaderElectionTest, HolderThatKeepsRenewingIsNeverDisplaced) {
   EXPECT_EQ(e.ObservedLeader(), "other");
 }
 
+// A Lease someone else made (a Helm chart, with its release's labels and annotations) is taken,
+// renewed and released with its metadata intact.
+TEST_F(LeaderElectionTest, EmptyLeaseMadeByAChartKeepsItsMetadata) {
+  k8s::JsonObject made;
+  made.SetNamespace("ns");
+  made.SetName("lock");
+  made.SetLabel("app.kubernetes.io/managed-by", "Helm");
+  (void)made.SetString({"metadata", "annotations", "meta.helm.sh/release-name"}, "rdmastack");
+  made.SetResourceVersion("7");
+  server_.lease = made;
+  server_.rv = 7;
+  LeaderElector a(client_, clock_, Config("a"));
+  ASSERT_TRUE(a.TryAcquireOrRenew());
+  ASSERT_TRUE(a.TryAcquireOrRenew());
+  ASSERT_TRUE(a.Release().ok());
+  EXPECT_EQ(server_.updates, 3);
+  EXPECT_EQ(server_.lease->Label("app.kubernetes.io/managed-by").value_or(""), "Helm");
+  EXPECT_EQ(server_.lease->GetString({"metadata", "annotations", "meta.helm.sh/release-name"}),
+            "rdmastack");
+}
+
 TEST_F(LeaderElectionTest, ReleasedLeaseIsTakenAtOnce) {
   LeaderElector a(client_, clock_, Config("a"));
   LeaderElector b(client_, clock_, Config("b"));

@@ -22,7 +22,12 @@ std::chrono::system_clock::time_point ParseMicroTime(const std::string& text) {
   return std::chrono::system_clock::from_time_t(timegm(&tm)) + std::chrono::microseconds(micros);
 }
 
-void ReadFile(const std::string& path, std::vector<AuditedWrite>& out) {
+bool IsWrite(const std::string& verb) {
+  return verb == "create" || verb == "update" || verb == "patch" || verb == "delete" ||
+         verb == "deletecollection";
+}
+
+void ReadFile(const std::string& path, bool writes_only, std::vector<AuditedWrite>& out) {
   std::ifstream in(path);
   std::string line;
   while (std::getline(in, line)) {
@@ -30,10 +35,14 @@ void ReadFile(const std::string& path, std::vector<AuditedWrite>& out) {
     if (!event.ok() || event->GetString({"stage"}).value_or("") != "ResponseComplete") continue;
     AuditedWrite w;
     w.verb = event->GetString({"verb"}).value_or("");
+    if (writes_only && !IsWrite(w.verb)) continue;
     w.resource = event->GetString({"objectRef", "resource"}).value_or("");
     w.namespace_ = event->GetString({"objectRef", "namespace"}).value_or("");
     w.name = event->GetString({"objectRef", "name"}).value_or("");
     w.user_agent = event->GetString({"userAgent"}).value_or("");
+    w.user = event->GetString({"user", "username"}).value_or("");
+    w.api_group = event->GetString({"objectRef", "apiGroup"}).value_or("");
+    w.subresource = event->GetString({"objectRef", "subresource"}).value_or("");
     w.code = static_cast<int>(event->GetInt({"responseStatus", "code"}).value_or(0));
     w.received = ParseMicroTime(event->GetString({"requestReceivedTimestamp"}).value_or(""));
     out.push_back(std::move(w));
@@ -42,12 +51,21 @@ void ReadFile(const std::string& path, std::vector<AuditedWrite>& out) {
 
 }  // namespace
 
-std::vector<AuditedWrite> ReadAuditedWrites() {
+namespace {
+std::vector<AuditedWrite> ReadLog(bool writes_only) {
   std::vector<AuditedWrite> out;
   const char* path = std::getenv("RDMASTACK_AUDIT_LOG");
   if (path == nullptr || *path == '\0') return out;
-  ReadFile(path, out);
+  ReadFile(path, writes_only, out);
   return out;
+}
+}  // namespace
+
+std::vector<AuditedWrite> ReadAuditedWrites() {
+  return ReadLog(true);
+}
+std::vector<AuditedWrite> ReadAuditedRequests() {
+  return ReadLog(false);
 }
 
 std::vector<AuditedWrite> WritesByAgent(const std::vector<AuditedWrite>& all,

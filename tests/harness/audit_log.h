@@ -14,12 +14,18 @@ struct AuditedWrite {
   std::string namespace_;  // may be empty
   std::string name;
   std::string user_agent;
-  int code = 0;  // response status
+  std::string user;         // the authenticated user name
+  std::string api_group;    // "" for the core group
+  std::string subresource;  // "status", ...
+  int code = 0;             // response status
   std::chrono::system_clock::time_point received;
 };
 
 // Every completed write in the log at RDMASTACK_AUDIT_LOG (empty when it is not set).
 std::vector<AuditedWrite> ReadAuditedWrites();
+// Every completed request in that log, reads too (the policy logs reads of the chart's operator
+// ServiceAccount only).
+std::vector<AuditedWrite> ReadAuditedRequests();
 
 // How many `verb` requests on `resource` came with exactly this user agent.
 int CountAudited(const std::vector<AuditedWrite>& all, const std::string& verb,

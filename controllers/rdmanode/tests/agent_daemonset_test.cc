@@ -59,6 +59,30 @@ TEST(AgentDaemonSetTest, MatchesGolden) {
                                ds->SerializePretty() + "\n");
 }
 
+// The chart's agent settings: its tolerations come after the pools' and its resources replace the
+// built-in ones.
+TEST(AgentDaemonSetTest, ChartTolerationsAndResources) {
+  auto pool = Pool({{"role", "storage"}});
+  crd::Toleration t;
+  t.key = "rdmastack.io/storage";
+  t.op = crd::TolerationOperator::kExists;
+  pool.spec.tolerations = {t};
+  auto options = Options();
+  options.extra_tolerations_json = R"([{"key":"nvidia.com/gpu","operator":"Exists"}])";
+  options.resources_json = R"({"requests":{"cpu":"50m"}})";
+  auto ds = RenderAgentDaemonSet(options, {pool}, {});
+  ASSERT_TRUE(ds);
+  std::string tolerations;
+  for (const auto& v : ds->GetArray({"spec", "template", "spec", "tolerations"}))
+    tolerations += v.Serialize() + "\n";
+  EXPECT_EQ(tolerations, R"({"key":"rdmastack.io/storage","operator":"Exists"}
+{"key":"nvidia.com/gpu","operator":"Exists"}
+)");
+  auto containers = ds->GetArray({"spec", "template", "spec", "containers"});
+  ASSERT_EQ(containers.size(), 1u);
+  EXPECT_EQ(containers[0].Get({"resources"})->Serialize(), R"({"requests":{"cpu":"50m"}})");
+}
+
 TEST(AgentDaemonSetTest, NothingSelectsNoDaemonSet) {
   EXPECT_FALSE(RenderAgentDaemonSet(Options(), {}, {}));
   auto deleted = Pool({{"a", "b"}});

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "tests/e2e/common/pool_e2e_fixture.h"
+#include "tests/e2e/common/pool_traffic.h"
 
 namespace rdmastack::testing {
 namespace {
@@ -25,105 +26,6 @@ namespace {
 using namespace std::chrono_literals;
 
 constexpr char kFixture[] = "storage-cx6-ib-ipoib-bond0-el8-inbox";
-
-// A client that keeps writing and reading objects through the pool's ready endpoints, re-reading
-// the EndpointSlices every 250 ms, with no retries: every failed request is counted.
-class Traffic {
- public:
-  Traffic(const ClusterEnv& env, std::string ns, std::string pool)
-      : env_(env), ns_(std::move(ns)), pool_(std::move(pool)) {}
-  ~Traffic() { Stop(); }
-
-  void Start() {
-    Refresh();
-    threads_.emplace_back([this] {
-      while (!stop_) {
-        Refresh();
-        std::this_thread::sleep_for(250ms);
-      }
-    });
-    threads_.emplace_back([this] { Run(); });
-  }
-  void Stop() {
-    stop_ = true;
-    for (auto& t : threads_) t.join();
-    threads_.clear();
-  }
-  // node -> key -> body written through that node
-  std::map<std::string, std::map<std::string, std::string>> objects() const {
-    std::lock_guard lock(mu_);
-    return objects_;
-  }
-  std::vector<std::string> failures() const {
-    std::lock_guard lock(mu_);
-    return failures_;
-  }
-  int64_t requests() const { return requests_; }
-  std::set<int> ports_used() const {
-    std::lock_guard lock(mu_);
-    return ports_used_;
-  }
-
- private:
-  void Refresh() {
-    std::vector<SliceEndpoint> ready;
-    for (const auto& e : ReadEndpoints(env_, ns_, pool_)) {
-      if (e.ready) ready.push_back(e);
-    }
-    if (ready.empty()) return;  // a failed read keeps the last answer, as a client's cache would
-    std::lock_guard lock(mu_);
-    endpoints_ = std::move(ready);
-  }
-  void Run() {
-    s3::BeastHttpTransport transport;
-    std::mt19937 rng(42);
-    for (int64_t n = 0; !stop_; ++n) {
-      SliceEndpoint e;
-      {
-        std::lock_guard lock(mu_);
-        if (endpoints_.empty()) continue;
-        e = endpoints_[n % endpoints_.size()];
-        ports_used_.insert(e.port);
-      }
-      s3::S3Client client(transport, s3::Endpoint{"http", e.ip, static_cast<uint16_t>(e.port)},
-                          {kSeedAccessKey, kSeedSecretKey}, "us-east-1", RealClock::Instance(), 5s);
-      const std::string bucket = "/" + ns_ + "-" + e.node;
-      const std::string key = bucket + "/object-" + std::to_string(n);
-      const std::string body = RandomBytes(4096 + rng() % 8192);
-      auto put = client.Send({.method = "PUT", .path = key, .body = body});
-      ++requests_;
-      if (!put.ok() || put->status != 200) {
-        Fail("PUT " + key + " via " + e.ip + ":" + std::to_string(e.port) + ": " +
-             (put.ok() ? std::to_string(put->status) + " " + put->body : put.status().ToString()));
-        continue;
-      }
-      auto got = client.Send({.method = "GET", .path = key});
-      ++requests_;
-      if (!got.ok() || got->status != 200 || got->body != body) {
-        Fail("GET " + key + " via " + e.ip + ":" + std::to_string(e.port) + ": " +
-             (got.ok() ? std::to_string(got->status) : got.status().ToString()));
-        continue;
-      }
-      std::lock_guard lock(mu_);
-      objects_[e.node][key] = body;
-    }
-  }
-  void Fail(std::string what) {
-    std::lock_guard lock(mu_);
-    failures_.push_back(std::move(what));
-  }
-
-  const ClusterEnv& env_;
-  const std::string ns_, pool_;
-  std::atomic<bool> stop_{false};
-  std::atomic<int64_t> requests_{0};
-  mutable std::mutex mu_;
-  std::vector<SliceEndpoint> endpoints_;
-  std::map<std::string, std::map<std::string, std::string>> objects_;
-  std::vector<std::string> failures_;
-  std::set<int> ports_used_;
-  std::vector<std::thread> threads_;
-};
 
 // Samples the EndpointSlices and the nodes' upgrade annotations twice a second.
 class InvariantWatcher {

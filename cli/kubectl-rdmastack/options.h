@@ -1,0 +1,52 @@
+#pragma once
+// Command line of `kubectl rdmastack` (pure parsing, unit-tested). kubectl hands a plugin every
+// word after its name, so global flags may come before or after the command, in kubectl's forms:
+// `--flag value`, `--flag=value`, and `-n value`, `-nvalue`, `-o json`, `-ojson`.
+
+#include <string>
+#include <vector>
+
+#include "operator/base/status.h"
+
+namespace rdmastack::plugin {
+
+enum class Command { kStatus, kWhy, kUpgrade, kVersion, kHelp };
+enum class OutputFormat { kTable, kJson };
+
+struct Options {
+  Command command = Command::kHelp;
+  std::string argument;    // NODE for why, POOL for upgrade
+  std::string kubeconfig;  // --kubeconfig; "" = $KUBECONFIG, ~/.kube/config, in-cluster
+  std::string context;     // --context; "" = current-context
+  std::string namespace_;  // -n; "" = all namespaces (status, why) or the context's (upgrade)
+  OutputFormat output = OutputFormat::kTable;
+};
+
+// `args` excludes the program name. Errors are usage errors (exit code 2).
+StatusOr<Options> ParseOptions(const std::vector<std::string>& args);
+
+inline constexpr const char* kUsage =
+    "kubectl rdmastack: read-only views of rdmastack (GatewayPools, ClientProfiles, RdmaNodes).\n"
+    "\n"
+    "Usage:\n"
+    "  kubectl rdmastack status [-n NS]         pools, profiles and nodes in one screen\n"
+    "  kubectl rdmastack why NODE [-n NS]       why a node fails: checks with remedies, and the\n"
+    "                                           pools and profiles that leave it out\n"
+    "  kubectl rdmastack upgrade POOL [-n NS]   a pool's library upgrade, node by node\n"
+    "  kubectl rdmastack version\n"
+    "  kubectl rdmastack help\n"
+    "\n"
+    "Flags:\n"
+    "  --kubeconfig FILE      kubeconfig to use (default: $KUBECONFIG, then ~/.kube/config)\n"
+    "  --context NAME         kubeconfig context (default: current-context)\n"
+    "  -n, --namespace NS     status/why: only pools and profiles in NS (default: all);\n"
+    "                         upgrade: the pool's namespace (default: the context's, else\n"
+    "                         \"default\")\n"
+    "  -A, --all-namespaces   status/why: every namespace (the default)\n"
+    "  -o, --output FORMAT    table (default) or json\n"
+    "  -h, --help             this text\n"
+    "\n"
+    "Exit codes: 0 ok; 1 an API error, or `why` found something failing (docs/plugin.md);\n"
+    "2 a usage error.\n";
+
+}  // namespace rdmastack::plugin

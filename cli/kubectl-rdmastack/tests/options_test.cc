@@ -1,0 +1,88 @@
+#include "cli/kubectl-rdmastack/options.h"
+
+#include <gtest/gtest.h>
+
+namespace rdmastack::plugin {
+namespace {
+
+StatusOr<Options> Parse(std::vector<std::string> args) {
+  return ParseOptions(args);
+}
+
+TEST(OptionsTest, CommandsAndArguments) {
+  auto status = Parse({"status"});
+  ASSERT_TRUE(status.ok());
+  EXPECT_EQ(status->command, Command::kStatus);
+  EXPECT_EQ(status->output, OutputFormat::kTable);
+  EXPECT_EQ(status->namespace_, "");
+
+  auto why = Parse({"why", "gpu-node-3"});
+  ASSERT_TRUE(why.ok());
+  EXPECT_EQ(why->command, Command::kWhy);
+  EXPECT_EQ(why->argument, "gpu-node-3");
+
+  auto upgrade = Parse({"upgrade", "archive", "-n", "ml"});
+  ASSERT_TRUE(upgrade.ok());
+  EXPECT_EQ(upgrade->command, Command::kUpgrade);
+  EXPECT_EQ(upgrade->argument, "archive");
+  EXPECT_EQ(upgrade->namespace_, "ml");
+
+  EXPECT_EQ(Parse({"version"})->command, Command::kVersion);
+  EXPECT_EQ(Parse({"--version"})->command, Command::kVersion);
+  EXPECT_EQ(Parse({})->command, Command::kHelp);
+  EXPECT_EQ(Parse({"help"})->command, Command::kHelp);
+  EXPECT_EQ(Parse({"help", "why"})->command, Command::kHelp);
+  EXPECT_EQ(Parse({"why", "--help"})->command, Command::kHelp);
+  EXPECT_EQ(Parse({"-h"})->command, Command::kHelp);
+}
+
+TEST(OptionsTest, KubectlFlagForms) {
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"-n", "ml", "-o", "json", "--kubeconfig", "/k", "--context", "c", "status"},
+           {"status", "-nml", "-ojson", "--kubeconfig=/k", "--context=c"},
+           {"--namespace=ml", "status", "--output", "json", "--kubeconfig", "/k", "--context", "c"},
+           {"--namespace", "ml", "--output=json", "status", "--context", "c", "--kubeconfig=/k"}}) {
+    auto o = Parse(args);
+    ASSERT_TRUE(o.ok()) << o.status().ToString();
+    EXPECT_EQ(o->command, Command::kStatus);
+    EXPECT_EQ(o->namespace_, "ml");
+    EXPECT_EQ(o->output, OutputFormat::kJson);
+    EXPECT_EQ(o->kubeconfig, "/k");
+    EXPECT_EQ(o->context, "c");
+  }
+  EXPECT_EQ(Parse({"status", "-o", "table"})->output, OutputFormat::kTable);
+  EXPECT_EQ(Parse({"status", "-n", "ml", "-A"})->namespace_, "");
+  EXPECT_EQ(Parse({"why", "--all-namespaces", "gpu-node-0"})->argument, "gpu-node-0");
+  // "--" ends the flags: a node name may start with a dash.
+  EXPECT_EQ(Parse({"why", "--", "-odd"})->argument, "-odd");
+}
+
+TEST(OptionsTest, UsageErrorsSayWhat) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const Case cases[] = {
+      {{"stauts"}, "unknown command \"stauts\""},
+      {{"status", "--watch"}, "unknown flag --watch"},
+      {{"status", "-w"}, "unknown flag -w"},
+      {{"upgrade", "archive", "-A"},
+       "upgrade looks at one pool: give its namespace with -n, not -A"},
+      {{"status", "-o", "yaml"}, "--output must be table or json, not \"yaml\""},
+      {{"status", "-n"}, "flag -n needs a value"},
+      {{"status", "--namespace="}, "flag --namespace= needs a value"},
+      {{"why"}, "why needs a node name: kubectl rdmastack why NODE"},
+      {{"upgrade"}, "upgrade needs a pool name: kubectl rdmastack upgrade POOL"},
+      {{"why", "a", "b"}, "unexpected argument \"b\" after why"},
+      {{"status", "extra"}, "unexpected argument \"extra\" after status"},
+  };
+  for (const Case& c : cases) {
+    auto o = Parse(c.args);
+    ASSERT_FALSE(o.ok()) << c.args.front();
+    EXPECT_EQ(o.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(o.status().message(), c.message);
+  }
+}
+
+}  // namespace
+}  // namespace rdmastack::plugin

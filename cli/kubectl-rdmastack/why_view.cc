@@ -1,0 +1,105 @@
+#include "cli/kubectl-rdmastack/why_view.h"
+
+#include <algorithm>
+#include <set>
+
+#include "cli/kubectl-rdmastack/text.h"
+
+namespace rdmastack::plugin {
+namespace {
+
+// Status lists of nodes are capped by the CRDs (maxItems 32); the counts carry the totals.
+constexpr size_t kNodeListCap = 32;
+
+void AddPoolMemberships(const crd::GatewayPool& pool, const std::string& node, WhyView& v) {
+  if (!pool.status) return;
+  const crd::GatewayPoolStatus& s = *pool.status;
+  Membership m{"GatewayPool", pool.metadata.namespace_.value_or(""), pool.metadata.name};
+  for (const crd::NodeProblem& p : s.failing_nodes) {
+    if (p.node != node) continue;
+    m.state = "failing";
+    m.problem = true;
+    m.reason = p.reason;
+    m.message = p.message.value_or("");
+    m.since = p.since.value_or("");
+    v.memberships.push_back(std::move(m));
+    return;
+  }
+  for (const crd::Endpoint& e : s.endpoints) {
+    if (e.node != node) continue;
+    m.state = "serving";
+    m.message = "endpoint " + e.ip + ":" + std::to_string(e.s3_port) +
+                (e.library_version ? ", libcuobjserver " + *e.library_version : "");
+    v.memberships.push_back(std::move(m));
+    return;
+  }
+  if (s.failing_nodes.size() >= kNodeListCap) {
+    v.notes.push_back("GatewayPool " + QualifiedName(pool.metadata) + " lists " +
+                      std::to_string(s.failing_nodes.size()) +
+                      " failing nodes, the most its status holds; " + node +
+                      " may be one of those left out");
+  }
+}
+
+void AddProfileMemberships(const crd::ClientProfile& profile, const std::string& node, WhyView& v) {
+  if (!profile.status) return;
+  const crd::ClientProfileStatus& s = *profile.status;
+  Membership m{"ClientProfile", profile.metadata.namespace_.value_or(""), profile.metadata.name};
+  for (const crd::IneligibleNode& n : s.ineligible_nodes) {
+    if (n.node != node) continue;
+    m.state = "ineligible";
+    m.problem = true;
+    m.reason = n.reason;
+    m.message = n.message.value_or("");
+    v.memberships.push_back(std::move(m));
+    return;
+  }
+  for (const crd::EligibleNode& n : s.eligible_nodes) {
+    if (n.node != node) continue;
+    m.state = n.ready ? "client-ready" : "client-not-ready";
+    m.problem = !n.ready;
+    m.reason = n.transport + (n.memory_registration ? "/" + *n.memory_registration : "");
+    m.message = n.message.value_or("");
+    v.memberships.push_back(std::move(m));
+    return;
+  }
+  if (s.ineligible_nodes.size() >= kNodeListCap || s.eligible_nodes.size() >= kNodeListCap) {
+    v.notes.push_back("ClientProfile " + QualifiedName(profile.metadata) +
+                      " lists as many nodes as its status holds; " + node +
+                      " may be one of those left out");
+  }
+}
+
+}  // namespace
+
+WhyView BuildWhyView(const Snapshot& snapshot, const std::string& node, NodeExistence existence,
+                     const std::vector<std::string>& node_names, int64_t now) {
+  WhyView v;
+  v.node = node;
+  for (const crd::GatewayPool& pool : snapshot.pools) AddPoolMemberships(pool, node, v);
+  for (const crd::ClientProfile& profile : snapshot.profiles)
+    AddProfileMemberships(profile, node, v);
+  std::stable_sort(v.memberships.begin(), v.memberships.end(),
+                   [](const Membership& a, const Membership& b) { return a.problem > b.problem; });
+
+  auto it = std::find_if(snapshot.nodes.begin(), snapshot.nodes.end(),
+                         [&node](const crd::RdmaNode& n) { return n.metadata.name == node; });
+  if (it == snapshot.nodes.end()) {
+    v.existence = existence;
+    std::set<std::string> unique(node_names.begin(), node_names.end());
+    for (const crd::RdmaNode& n : snapshot.nodes) unique.insert(n.metadata.name);
+    unique.erase(node);
+    const std::vector<std::string> names(unique.begin(), unique.end());
+    v.close_names = CloseNames(node, names);
+    v.failing = true;
+    return v;
+  }
+  v.found = true;
+  v.assessment = AssessNode(*it, now);
+  const bool member_problem = std::any_of(v.memberships.begin(), v.memberships.end(),
+                                          [](const Membership& m) { return m.problem; });
+  v.failing = !v.assessment.ready || v.assessment.failing > 0 || member_problem;
+  return v;
+}
+
+}  // namespace rdmastack::plugin

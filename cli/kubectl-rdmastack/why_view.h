@@ -1,0 +1,52 @@
+#pragma once
+// `kubectl rdmastack why NODE`: everything rdmastack publishes about one node in one place: its
+// RdmaNode's verdicts and the checks that did not pass (reason, message, remedy), and what each
+// GatewayPool and ClientProfile says about it. Pure.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cli/kubectl-rdmastack/node_assessment.h"
+#include "cli/kubectl-rdmastack/snapshot.h"
+
+namespace rdmastack::plugin {
+
+// Whether the core Node exists; only asked when there is no RdmaNode.
+enum class NodeExistence { kExists, kMissing, kUnknown };
+
+// What one pool or profile says about the node.
+struct Membership {
+  std::string kind;  // "GatewayPool" or "ClientProfile"
+  std::string namespace_;
+  std::string name;
+  // failing (pool's failingNodes), serving (pool's endpoints), ineligible, client-not-ready,
+  // client-ready (profile's ineligibleNodes / eligibleNodes).
+  std::string state;
+  bool problem = false;  // failing, ineligible or client-not-ready
+  std::string reason;
+  std::string message;
+  std::string since;
+};
+
+struct WhyView {
+  std::string node;
+  bool found = false;  // the node has an RdmaNode
+  NodeAssessment assessment;
+  std::vector<Membership> memberships;  // problems first, then by kind, namespace, name
+  std::vector<std::string> notes;       // what the view cannot see (capped lists)
+  // No RdmaNode: whether the Node exists, and RdmaNode or Node names that look like a typo of
+  // `node`.
+  NodeExistence existence = NodeExistence::kUnknown;
+  std::vector<std::string> close_names;
+  // Something fails: a Fail check, a verdict not True, a silent agent, a pool or profile that
+  // reports the node, or no RdmaNode at all. The command's exit code is 1 then.
+  bool failing = false;
+};
+
+// `node_names`: the cluster's Node names when the shell listed them (a node without an RdmaNode),
+// for close names; may be empty.
+WhyView BuildWhyView(const Snapshot& snapshot, const std::string& node, NodeExistence existence,
+                     const std::vector<std::string>& node_names, int64_t now);
+
+}  // namespace rdmastack::plugin

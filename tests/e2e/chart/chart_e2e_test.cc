@@ -1,0 +1,358 @@
+// The install path end to end: charts/rdmastack installed with helm into the real control plane,
+// then the operator run as a local process with the flags of the chart's Deployment and a token of
+// the chart's ServiceAccount, so that every request it makes goes through the API server's RBAC
+// authorizer. The whole story runs under that identity (agents report, the seed pool and the
+// GPU-direct profile go Ready, S3 answers, the library is upgraded under traffic without a failed
+// request, metrics are scraped, everything is deleted again); then the audit log shows no 403 for
+// the operator, and every permission `kubectl auth can-i --list` shows for it was used. Helm
+// upgrade changes what the operator renders; helm uninstall leaves only what NOTES.txt says.
+
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "tests/e2e/common/pool_e2e_fixture.h"
+#include "tests/e2e/common/pool_traffic.h"
+
+namespace rdmastack::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr char kReleaseNamespace[] = "rdmastack-system";
+constexpr char kRelease[] = "rdmastack";
+constexpr char kOperatorUser[] = "system:serviceaccount:rdmastack-system:rdmastack-operator";
+constexpr char kBond0[] = "storage-cx6-ib-ipoib-bond0-el8-inbox";
+
+// One RBAC permission, as the audit log and `kubectl auth can-i --list` name it.
+struct Permission {
+  std::string group, resource, subresource, verb;
+  auto operator<=>(const Permission&) const = default;
+  std::string Name() const {
+    return verb + " " + resource + (subresource.empty() ? "" : "/" + subresource) +
+           (group.empty() ? "" : "." + group);
+  }
+};
+
+// "daemonsets.apps", "gatewaypools.rdmastack.io/status" or "gatewaypools/status.rdmastack.io".
+Permission ParseResource(std::string text) {
+  Permission p;
+  if (const size_t slash = text.find('/'); slash != std::string::npos) {
+    size_t end = text.find('.', slash);
+    p.subresource = text.substr(slash + 1, end == std::string::npos ? end : end - slash - 1);
+    text.erase(slash, end == std::string::npos ? std::string::npos : end - slash);
+  }
+  const size_t dot = text.find('.');
+  p.resource = text.substr(0, dot);
+  if (dot != std::string::npos) p.group = text.substr(dot + 1);
+  return p;
+}
+
+// The resource permissions of `kubectl auth can-i --list` output, less what every authenticated
+// user has (system:basic-user's self reviews) and non-resource URLs.
+std::set<Permission> ParseCanIList(const std::string& text) {
+  static const std::regex line(R"(^(\S+)\s+\[(.*)\]\s+\[(.*)\]\s+\[(.*)\]\s*$)");
+  std::set<Permission> out;
+  std::istringstream in(text);
+  std::string l;
+  while (std::getline(in, l)) {
+    std::smatch m;
+    if (!std::regex_match(l, m, line)) continue;  // the header, non-resource URLs
+    Permission base = ParseResource(m[1]);
+    if (base.resource.rfind("selfsubject", 0) == 0) continue;
+    std::istringstream verbs(m[4].str());
+    for (std::string v; verbs >> v;) {
+      Permission p = base;
+      p.verb = v;
+      out.insert(p);
+    }
+  }
+  return out;
+}
+
+class ChartE2eTest : public PoolE2eTest {
+ protected:
+  void TearDown() override {
+    if (env_ != nullptr && ns_ != nullptr && operator_ != nullptr)
+      env_->Kubectl({"delete", "clientprofiles", "--all", "-n", ns_->name(), "--timeout=60s"});
+    PoolE2eTest::TearDown();
+    if (env_ != nullptr && installed_) Uninstall();
+  }
+
+  CommandResult Helm(std::vector<std::string> args) const {
+    const char* helm = std::getenv("RDMASTACK_HELM");
+    if (helm == nullptr) return {1, "", "RDMASTACK_HELM is not set (scripts/cluster.sh env)"};
+    args.insert(args.begin(), helm);
+    args.insert(args.end(), {"--kubeconfig", env_->kubeconfig, "-n", kReleaseNamespace});
+    return RunCommand(args);
+  }
+
+  // The chart into rdmastack-system, with no operator replica: this test runs the operator itself.
+  void Install() {
+    Uninstall();  // what an interrupted run left
+    CommandResult r =
+        Helm({"install", kRelease, SourcePath("charts/rdmastack"), "--create-namespace", "--set",
+              "operator.replicas=0", "--wait", "--timeout=60s"});
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    installed_ = true;
+    notes_ = r.out;
+  }
+  void Uninstall() {
+    Helm({"uninstall", kRelease, "--wait", "--timeout=60s", "--ignore-not-found"});
+    env_->Kubectl({"delete", "namespace", kReleaseNamespace, "--ignore-not-found", "--wait=true",
+                   "--timeout=60s"});
+    installed_ = false;
+  }
+
+  // The operator container's args in the chart's Deployment, as helm rendered them.
+  std::vector<std::string> ChartArgs() const {
+    const std::string json =
+        Get({"get", "deployment", "rdmastack-operator", "-n", kReleaseNamespace, "-o",
+             "jsonpath={.spec.template.spec.containers[0].args}"});
+    rapidjson::Document d;
+    std::vector<std::string> out;
+    if (json.empty() || d.Parse(json.c_str()).HasParseError() || !d.IsArray()) return out;
+    for (const auto& a : d.GetArray()) out.push_back(a.GetString());
+    return out;
+  }
+
+  // The chart's flags, then what places the operator on this host: the ServiceAccount's
+  // kubeconfig, the hub on the nodes' bridge, metrics on loopback.
+  std::unique_ptr<OperatorProcess> LaunchChartOperator(const std::string& label) {
+    std::vector<std::string> args = ChartArgs();
+    EXPECT_FALSE(args.empty()) << "no operator args in the chart's Deployment";
+    const std::string hub = bridge_ + ":" + std::to_string(hub_port_);
+    metrics_port_ = FreePortOn("127.0.0.1");
+    for (const std::string& a :
+         {"--kubeconfig=" + sa_kubeconfig_, "--agent-bind-address=" + hub,
+          "--agent-hub-address=" + hub,
+          "--metrics-bind-address=127.0.0.1:" + std::to_string(metrics_port_),
+          std::string("--health-probe-bind-address=0"), std::string("--log-format=text")})
+      args.push_back(a);
+    return LaunchOperator(label, args);
+  }
+
+  std::string DaemonSetField(const std::string& ns, const std::string& name,
+                             const std::string& jsonpath) const {
+    return Get({"get", "ds", name, "-n", ns, "--ignore-not-found", "-o", "jsonpath=" + jsonpath});
+  }
+
+  bool installed_ = false;
+  std::string notes_;
+  std::string sa_kubeconfig_;
+  uint16_t metrics_port_ = 0;
+};
+
+TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
+  RDMASTACK_REQUIRE_CLUSTER(env);
+  std::vector<std::string> storage;
+  if (const std::string missing = NodesWithFixture(kBond0, 2, &storage); !missing.empty())
+    GTEST_SKIP() << missing << " (scripts/test.sh makes them)";
+  std::vector<std::string> h100;
+  if (const std::string missing = NodesWithFixture("gpu-client-h100-dmabuf-open-inbox", 1, &h100);
+      !missing.empty())
+    GTEST_SKIP() << missing << " (scripts/test.sh makes them)";
+  const auto started = std::chrono::system_clock::now();
+
+  // helm install: CRDs are there already (helm leaves existing ones alone), the rest is new.
+  Install();
+  if (HasFatalFailure()) return;
+  EXPECT_NE(notes_.find("kubectl rdmastack status"), std::string::npos) << notes_;
+  sa_kubeconfig_ = ::testing::TempDir() + "/rdmastack-operator.kubeconfig";
+  CommandResult kc = RunCommand({env_->cluster_script, "sa-kubeconfig", kReleaseNamespace,
+                                 "rdmastack-operator", sa_kubeconfig_});
+  ASSERT_EQ(kc.exit_code, 0) << kc.err;
+
+  // The pool's and profile's namespace is the user's; agents live in the chart's namespace.
+  ns_ = std::make_unique<TestNamespace>(*env_, "chart");
+  selector_label_ = "e2e.rdmastack.io/" + ns_->name();
+  extra_operator_args_ = {"--client-pod-label=rdmastack.io/simulate=run",
+                          "--client-arg=--ips-file=/host/etc/rdmastack-fixture/ips.txt",
+                          "--client-arg=--probes-file=/host/etc/rdmastack-fixture/probes.txt",
+                          "--client-arg=--interval=1s"};
+  hub_port_ = FreePortOn(bridge_);
+  operator_ = LaunchChartOperator("chart-operator");
+  ASSERT_TRUE(operator_->WaitForOutput("acquired lease rdmastack-system/rdmastack-operator", 60s))
+      << operator_->Output();
+
+  std::string pool = SeedPool("    drainSeconds: 3\n    maxParallel: 1\n");
+  pool.replace(pool.find("SELECTOR"), 8, selector_label_);
+  ns_->Apply(pool);
+  std::string profile = ReadSample("clientprofile-gpudirect.yaml");
+  ns_->Apply(profile);
+  for (const std::string& n : storage)
+    ASSERT_EQ(env_->Kubectl({"label", "node", n, selector_label_ + "=in"}).exit_code, 0);
+  for (const char* object : {"gwp/kvcache", "cprof/kvcache-gpudirect"}) {
+    CommandResult wait = env_->Kubectl(
+        {"wait", "--for=condition=Ready", object, "-n", ns_->name(), "--timeout=300s"});
+    ASSERT_EQ(wait.exit_code, 0) << object << ": " << wait.err << Diagnostics()
+                                 << operator_->Output();
+  }
+  // The agents run in the chart's namespace, with the chart's agent settings.
+  EXPECT_EQ(DaemonSetField(kReleaseNamespace, "rdmastack-agent",
+                           "{.spec.template.spec.containers[0].resources.limits.memory}"),
+            "64Mi");
+
+  // S3 through every ready endpoint, under traffic through the upgrade to 2.0.0.109.
+  for (const SliceEndpoint& e : Endpoints("kvcache")) {
+    auto made = Client(e).Send({.method = "PUT", .path = "/" + ns_->name() + "-" + e.node});
+    ASSERT_TRUE(made.ok() && made->status == 200) << e.node;
+  }
+  Traffic traffic(*env_, ns_->name(), "kvcache");
+  traffic.Start();
+  std::this_thread::sleep_for(2s);
+  ASSERT_EQ(
+      env_->Kubectl({"patch", "gwp", "kvcache", "-n", ns_->name(), "--type=merge", "-p", kToV2})
+          .exit_code,
+      0);
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return PoolCondition("kvcache", "Upgrading", "reason") == "UpToDate" &&
+               PoolField("kvcache", "{.status.library}") == "2.0.0.109";
+      },
+      300s))
+      << Diagnostics();
+  std::this_thread::sleep_for(2s);
+  traffic.Stop();
+  EXPECT_EQ(traffic.failures().size(), 0u)
+      << traffic.failures().size() << " failed, first: " << traffic.failures().front();
+  EXPECT_GT(traffic.requests(), 50);
+  EXPECT_EQ(traffic.ports_used(), (std::set<int>{7071, 7072}));
+
+  // An in-place change of the gateway (its template): pods are replaced one at a time.
+  const auto pod_uids = [&] {
+    return Get({"get", "pods", "-n", ns_->name(), "-l", "gatewaypool.rdmastack.io/name=kvcache",
+                "-o", "jsonpath={.items[*].metadata.uid}"});
+  };
+  const std::string before = pod_uids();
+  ASSERT_EQ(env_->Kubectl({"patch", "gwp", "kvcache", "-n", ns_->name(), "--type=merge", "-p",
+                           R"({"spec":{"rdma":{"bufferPool":{"bufferCount":2}}}})"})
+                .exit_code,
+            0);
+  EXPECT_TRUE(Eventually(
+      [&] {
+        const std::string now = pod_uids();
+        return PoolCondition("kvcache", "Upgrading", "reason") == "UpToDate" &&
+               ReadyEndpointNodes("kvcache").size() == storage.size() && !before.empty() &&
+               now.find(before.substr(0, 36)) == std::string::npos &&
+               now.find(before.substr(before.size() - 36)) == std::string::npos;
+      },
+      180s))
+      << Diagnostics();
+
+  // Metrics: a scraper bound to the chart's metrics-reader ClusterRole gets them (the operator
+  // checks its token with a TokenReview and a SubjectAccessReview); one without is refused.
+  ns_->Apply(
+      "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: scraper}\n---\n"
+      "apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {name: "
+      "scraper}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "
+      "rdmastack-metrics-reader}\nsubjects: [{kind: ServiceAccount, name: scraper, namespace: " +
+      ns_->name() + "}]\n");
+  // A RoleBinding grants nothing for a non-resource URL: bind cluster-wide, as Prometheus is.
+  env_->Kubectl({"create", "clusterrolebinding", "scraper-" + ns_->name(),
+                 "--clusterrole=rdmastack-metrics-reader",
+                 "--serviceaccount=" + ns_->name() + ":scraper"});
+  const std::string token = RunCommand({env_->cluster_script, "token", ns_->name(), "scraper"}).out;
+  const std::string url = "https://127.0.0.1:" + std::to_string(metrics_port_) + "/metrics";
+  auto scrape = [&](const std::string& bearer) {
+    return RunCommand({"curl", "-sk", "-o", "/dev/null", "-w", "%{http_code}", "-H",
+                       "Authorization: Bearer " + bearer, url})
+        .out;
+  };
+  const std::string bearer = token.substr(0, token.find_last_not_of("\n") + 1);
+  EXPECT_EQ(scrape(bearer), "200");
+  EXPECT_EQ(scrape("not-a-token"), "401");
+  env_->Kubectl({"delete", "clusterrolebinding", "scraper-" + ns_->name()});
+
+  // helm upgrade: a value the operator passes on to the agents it renders.
+  CommandResult up =
+      Helm({"upgrade", kRelease, SourcePath("charts/rdmastack"), "--reuse-values", "--set",
+            "agent.resources.limits.memory=96Mi", "--wait", "--timeout=60s"});
+  ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
+  operator_->Signal(SIGTERM);
+  ASSERT_EQ(operator_->WaitExit(40s), 0) << operator_->Output();
+  operator_ = LaunchChartOperator("chart-operator-upgraded");
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return DaemonSetField(kReleaseNamespace, "rdmastack-agent",
+                              "{.spec.template.spec.containers[0].resources.limits.memory}") ==
+               "96Mi";
+      },
+      60s));
+
+  // Everything goes while the operator runs: clients leave the GPU nodes, gateways drain.
+  for (const char* kind : {"clientprofiles", "gatewaypools"}) {
+    CommandResult del =
+        env_->Kubectl({"delete", kind, "--all", "-n", ns_->name(), "--timeout=120s"});
+    EXPECT_EQ(del.exit_code, 0) << kind << ": " << del.err << operator_->Output();
+  }
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return DaemonSetField(kReleaseNamespace, "rdmastack-agent", "{.metadata.name}") == "";
+      },
+      60s))
+      << "the agent DaemonSet stays with no pool or profile";
+  operator_->Signal(SIGTERM);
+  ASSERT_EQ(operator_->WaitExit(40s), 0) << operator_->Output();
+
+  // The audit log: no request of the operator was refused, and every permission the chart gives
+  // it was used.
+  std::set<Permission> used;
+  std::vector<std::string> refused;
+  for (const AuditedWrite& r : ReadAuditedRequests()) {
+    if (r.user != kOperatorUser || r.received < started || r.resource.empty()) continue;
+    Permission p{r.api_group, r.resource, r.subresource, r.verb};
+    if (r.code == 403) {
+      refused.push_back(p.Name() + " " + r.namespace_ + "/" + r.name);
+      continue;
+    }
+    used.insert(p);
+    // A server-side apply that made the object (201) was authorised as create too.
+    if (r.verb == "patch" && r.code == 201)
+      used.insert({p.group, p.resource, p.subresource, "create"});
+  }
+  EXPECT_TRUE(refused.empty()) << refused.size() << " refused, first: " << refused.front();
+  ASSERT_FALSE(used.empty()) << "no request of " << kOperatorUser << " in the audit log";
+  std::set<Permission> granted;
+  for (const std::string& ns : {ns_->name(), std::string(kReleaseNamespace)}) {
+    CommandResult can =
+        env_->Kubectl({"auth", "can-i", "--list", "--as=" + std::string(kOperatorUser), "-n", ns});
+    ASSERT_EQ(can.exit_code, 0) << can.err;
+    for (const Permission& p : ParseCanIList(can.out)) granted.insert(p);
+  }
+  ASSERT_FALSE(granted.empty());
+  std::string unused;
+  for (const Permission& p : granted) {
+    // The informers list only when a server refuses watch-list; this one does not.
+    const bool list_of_watched = p.verb == "list" && used.count({p.group, p.resource, "", "watch"});
+    if (!used.count(p) && !list_of_watched) unused += "  " + p.Name() + "\n";
+  }
+  EXPECT_EQ(unused, "") << "granted by the chart, never used by the operator";
+  std::string used_list;
+  for (const Permission& p : used) used_list += "  " + p.Name() + "\n";
+  std::printf("the operator used:\n%s", used_list.c_str());
+
+  // helm uninstall: the chart's objects and the operator's state in its namespace go.
+  CommandResult un = Helm({"uninstall", kRelease, "--wait", "--timeout=60s"});
+  ASSERT_EQ(un.exit_code, 0) << un.err;
+  installed_ = false;
+  EXPECT_EQ(Get({"get", "deploy,ds,svc,sa,role,rolebinding,lease,secret,configmap", "-n",
+                 kReleaseNamespace, "-o", "name"}),
+            "serviceaccount/default\nconfigmap/kube-root-ca.crt\n");
+  EXPECT_EQ(Get({"get", "clusterrole,clusterrolebinding", "-l",
+                 "app.kubernetes.io/instance=rdmastack", "-o", "name"}),
+            "");
+  EXPECT_EQ(Get({"get", "crd", "gatewaypools.rdmastack.io", "-o", "name"}),
+            "customresourcedefinition.apiextensions.k8s.io/gatewaypools.rdmastack.io\n");
+  env_->Kubectl({"delete", "namespace", kReleaseNamespace, "--wait=false"});
+}
+
+}  // namespace
+}  // namespace rdmastack::testing
