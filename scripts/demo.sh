@@ -139,12 +139,19 @@ for ip in $(kubectl get endpointslices -n demo -l gatewaypool.rdmastack.io/name=
   -o jsonpath='{.items[*].endpoints[*].addresses[0]}'); do
   s3 -X PUT "http://$ip:$ep_port/traffic" >/dev/null 2>&1 || true
 done
+# "PORT IP" of one ready endpoint of the pool, picked at random, as a client's balancer would.
+ready_endpoint() {
+  kubectl get endpointslices -n demo -l gatewaypool.rdmastack.io/name=kvcache -o json | python3 -c '
+import json, random, sys
+ready = [(p["port"], e["addresses"][0]) for s in json.load(sys.stdin)["items"]
+         for p in s.get("ports") or [] if p.get("name") == "s3"
+         for e in s.get("endpoints") or [] if (e.get("conditions") or {}).get("ready")]
+if ready: print(*random.choice(ready))'
+}
 traffic() {
-  local n=0 ok=0 fail=0 line port ips ip
+  local n=0 ok=0 fail=0 port ip
   while [[ ! -f "$logs/stop-traffic" ]]; do
-    line=$(kubectl get endpointslices -n demo -l gatewaypool.rdmastack.io/name=kvcache -o jsonpath='{range .items[*]}{.ports[?(@.name=="s3")].port}{range .endpoints[?(@.conditions.ready==true)]} {.addresses[0]}{end}{"\n"}{end}' | awk 'NF>1' | shuf -n1)
-    [[ -n "$line" ]] || continue
-    port=${line%% *}; ips=(${line#* }); ip=${ips[$((n % ${#ips[@]}))]}
+    read -r port ip < <(ready_endpoint) || continue
     head -c 8192 /dev/urandom >"$logs/body"
     if s3 -X PUT -T "$logs/body" "http://$ip:$port/traffic/o-$n" >/dev/null 2>>"$logs/traffic.err" &&
       s3 "http://$ip:$port/traffic/o-$n" 2>>"$logs/traffic.err" | cmp -s - "$logs/body"; then
@@ -161,14 +168,21 @@ traffic_pid=$!
 sleep 3
 # The 2.0 sample as it is, with a 5 s drain instead of 30 s to keep the demo short.
 sed 's/drainSeconds: 30/drainSeconds: 5/' crds/samples/gatewaypool-kvcache-2.0.yaml | kubectl apply -n demo -f -
+echo '$ kubectl rdmastack upgrade kvcache -n demo'
+rdmastack upgrade kvcache -n demo | sed -n '1,/^$/p'
+echo "progress (each change of a node's phase):"
 last=""
 for _ in $(seq 1 300); do
-  now=$(rdmastack upgrade kvcache -n demo 2>&1 || true)
-  [[ "$now" != "$last" ]] && { printf '%s\n---\n' "$now"; last="$now"; }
+  # The node rows and the progress line, without the ages that change every second.
+  now=$(rdmastack upgrade kvcache -n demo 2>/dev/null | grep -E '^(Progress|stg-node)' |
+    sed -E 's/ +[0-9]+[smh]( +)/\1/' || true)
+  [[ "$now" != "$last" ]] && { echo "$now" | sed 's/^/  /'; echo "  --"; last="$now"; }
   [[ "$(kubectl get gwp kvcache -n demo -o jsonpath='{.status.conditions[?(@.type=="Upgrading")].reason}')" == UpToDate &&
      "$(kubectl get gwp kvcache -n demo -o jsonpath='{.status.library}')" == 2.0.0.109 ]] && break
   sleep 1
 done
+echo '$ kubectl rdmastack upgrade kvcache -n demo'
+rdmastack upgrade kvcache -n demo
 sleep 2
 touch "$logs/stop-traffic"; wait "$traffic_pid" || true
 read -r ok fail <"$logs/traffic"

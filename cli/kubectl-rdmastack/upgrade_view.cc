@@ -40,7 +40,8 @@ std::string TrackVersion(const std::string& track, const std::vector<std::string
   for (const std::string& v : versions) {
     if (v.substr(0, v.find('.')) == major) return v;
   }
-  return track;
+  // A track the pool no longer names (a finished upgrade's old one): its library major.
+  return major + ".x";
 }
 
 std::string SpecTrack(const crd::GatewayPool& pool) {

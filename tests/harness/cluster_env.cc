@@ -1,5 +1,7 @@
 #include "tests/harness/cluster_env.h"
 
+#include <cstdio>
+
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
@@ -136,7 +138,11 @@ bool Eventually(const std::function<bool()>& condition, std::chrono::seconds tim
 
 std::string UniqueName(const std::string& prefix) {
   static std::atomic<int> counter{0};
-  return prefix + "-" + std::to_string(getpid()) + "-" + std::to_string(counter++);
+  // Fixed width (pid_max is at most 4194304), so that output that names it lines up the same way
+  // in every run (golden files).
+  char suffix[32];
+  std::snprintf(suffix, sizeof suffix, "-%07d-%02d", static_cast<int>(getpid()), counter++);
+  return prefix + suffix;
 }
 
 std::string BinaryDir() {

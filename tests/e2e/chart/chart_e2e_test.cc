@@ -20,6 +20,7 @@
 
 #include "tests/e2e/common/pool_e2e_fixture.h"
 #include "tests/e2e/common/pool_traffic.h"
+#include "tests/harness/golden.h"
 
 namespace rdmastack::testing {
 namespace {
@@ -75,6 +76,16 @@ std::set<Permission> ParseCanIList(const std::string& text) {
     }
   }
   return out;
+}
+
+// What a run changes in the plugin's output: the test's namespace, times and ages, and column
+// widths that follow them.
+std::string MaskRun(std::string text, const std::string& ns) {
+  for (size_t at = text.find(ns); at != std::string::npos; at = text.find(ns, at))
+    text.replace(at, ns.size(), "NS");
+  text = std::regex_replace(text, std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"), "TIME");
+  text = std::regex_replace(text, std::regex(R"(\b\d+(ms|s|m|h|d)\b)"), "AGE");
+  return std::regex_replace(text, std::regex(" {2,}"), "  ");
 }
 
 class ChartE2eTest : public PoolE2eTest {
@@ -139,6 +150,14 @@ class ChartE2eTest : public PoolE2eTest {
     return LaunchOperator(label, args);
   }
 
+  // kubectl-rdmastack ARGS as the cluster admin; its output masked for a golden file.
+  std::string Plugin(std::vector<std::string> args) const {
+    args.insert(args.begin(), {BinaryDir() + "/bin/kubectl-rdmastack", "--kubeconfig",
+                               env_->kubeconfig});
+    CommandResult r = RunCommand(args);
+    return "exit " + std::to_string(r.exit_code) + "\n" + MaskRun(r.out + r.err, ns_->name());
+  }
+
   std::string DaemonSetField(const std::string& ns, const std::string& name,
                              const std::string& jsonpath) const {
     return Get({"get", "ds", name, "-n", ns, "--ignore-not-found", "-o", "jsonpath=" + jsonpath});
@@ -155,8 +174,8 @@ TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
   std::vector<std::string> storage;
   if (const std::string missing = NodesWithFixture(kBond0, 2, &storage); !missing.empty())
     GTEST_SKIP() << missing << " (scripts/test.sh makes them)";
-  std::vector<std::string> h100;
-  if (const std::string missing = NodesWithFixture("gpu-client-h100-dmabuf-open-inbox", 1, &h100);
+  std::vector<std::string> far;
+  if (const std::string missing = NodesWithFixture("gpu-client-cross-socket-sys", 1, &far);
       !missing.empty())
     GTEST_SKIP() << missing << " (scripts/test.sh makes them)";
   const auto started = std::chrono::system_clock::now();
@@ -195,6 +214,10 @@ TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
     ASSERT_EQ(wait.exit_code, 0) << object << ": " << wait.err << Diagnostics()
                                  << operator_->Output();
   }
+  // The plugin, on one screen each: status, and why the cross-socket GPU node is not used.
+  ExpectMatchesGolden("tests/e2e/chart/golden/status.txt", Plugin({"status", "-n", ns_->name()}));
+  ExpectMatchesGolden("tests/e2e/chart/golden/why.txt", Plugin({"why", far[0]}));
+
   // The agents run in the chart's namespace, with the chart's agent settings.
   EXPECT_EQ(DaemonSetField(kReleaseNamespace, "rdmastack-agent",
                            "{.spec.template.spec.containers[0].resources.limits.memory}"),
@@ -225,6 +248,8 @@ TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
       << traffic.failures().size() << " failed, first: " << traffic.failures().front();
   EXPECT_GT(traffic.requests(), 50);
   EXPECT_EQ(traffic.ports_used(), (std::set<int>{7071, 7072}));
+  ExpectMatchesGolden("tests/e2e/chart/golden/upgrade.txt",
+                      Plugin({"upgrade", "kvcache", "-n", ns_->name()}));
 
   // An in-place change of the gateway (its template): pods are replaced one at a time.
   const auto pod_uids = [&] {
