@@ -445,17 +445,25 @@ Status GatewayPoolReconciler::Cleanup(const k8s::JsonObject& object, const crd::
   RDMASTACK_RETURN_IF_ERROR(writer_.Delete(k8s::kinds::Service(), owned.service));
   for (const auto& d : owned.daemonsets)
     RDMASTACK_RETURN_IF_ERROR(writer_.Delete(k8s::kinds::DaemonSet(), d));
+  // The pool's track labels and its upgrade state annotation leave every node.
   std::vector<std::pair<std::string, std::string>> unlabel;
+  const std::string state_key = NodeUpgradeAnnotation(ns, name);
   for (const auto& node : stores_.nodes.List()) {
-    std::string patch = controllers::LabelPatch(node->Labels(), {}, [&](std::string_view key) {
-      return IsNodeTrackLabelOf(key, ns, name);
-    });
-    if (!patch.empty()) unlabel.emplace_back(std::string(node->Name()), std::move(patch));
+    k8s::JsonObject patch;
+    bool changed = controllers::AddMetadataMapPatch(
+        "labels", node->Labels(), {},
+        [&](std::string_view key) { return IsNodeTrackLabelOf(key, ns, name); }, &patch);
+    if (node->Annotation(state_key)) {
+      (void)patch.SetNull({"metadata", "annotations", state_key});
+      changed = true;
+    }
+    if (changed) unlabel.emplace_back(std::string(node->Name()), patch.Serialize());
   }
   RDMASTACK_RETURN_IF_ERROR(writer_.PatchNodes(unlabel, kLabelWriters));
   RDMASTACK_RETURN_IF_ERROR(writer_.RemoveFinalizer(k8s::kinds::GatewayPool(), object, kFinalizer));
   statuses_.Forget(object.Key());
-  spdlog::info("gatewaypool {}/{}: deleted its gateways, endpoints and node labels", ns, name);
+  spdlog::info("gatewaypool {}/{}: deleted its gateways, endpoints, node labels and upgrade state",
+               ns, name);
   return OkStatus();
 }
 

@@ -324,6 +324,10 @@ TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
       },
       60s))
       << "the agent DaemonSet stays with no pool or profile";
+  // Nothing of the pool or the profile stays on the nodes: track and client labels, upgrade state.
+  const std::string node_json = Get({"get", "nodes", "-o", "json"});
+  EXPECT_EQ(node_json.find("gwp.rdmastack.io/" + ns_->name()), std::string::npos);
+  EXPECT_EQ(node_json.find("rdmastack.io/client." + ns_->name()), std::string::npos);
   operator_->Signal(SIGTERM);
   ASSERT_EQ(operator_->WaitExit(40s), 0) << operator_->Output();
 
