@@ -5,30 +5,17 @@
 
 #include <vector>
 
+#include "operator/base/json_fields.h"
+
 namespace rdmastack::plugin {
 namespace {
 
 using Writer = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
 
-void Str(Writer& w, const char* key, const std::string& value) {
-  w.Key(key);
-  w.String(value.c_str(), static_cast<rapidjson::SizeType>(value.size()));
-}
-void Int(Writer& w, const char* key, int64_t value) {
-  w.Key(key);
-  w.Int64(value);
-}
-void Bool(Writer& w, const char* key, bool value) {
-  w.Key(key);
-  w.Bool(value);
-}
-void Strings(Writer& w, const char* key, const std::vector<std::string>& values) {
-  w.Key(key);
-  w.StartArray();
-  for (const std::string& v : values)
-    w.String(v.c_str(), static_cast<rapidjson::SizeType>(v.size()));
-  w.EndArray();
-}
+using json::Bool;
+using json::Int;
+using json::Str;
+using json::Strings;
 
 void Header(Writer& w, const char* kind) {
   Str(w, "kind", kind);

@@ -192,10 +192,7 @@ TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
   // The pool's and profile's namespace is the user's; agents live in the chart's namespace.
   ns_ = std::make_unique<TestNamespace>(*env_, "chart");
   selector_label_ = "e2e.rdmastack.io/" + ns_->name();
-  extra_operator_args_ = {"--client-pod-label=rdmastack.io/simulate=run",
-                          "--client-arg=--ips-file=/host/etc/rdmastack-fixture/ips.txt",
-                          "--client-arg=--probes-file=/host/etc/rdmastack-fixture/probes.txt",
-                          "--client-arg=--interval=1s"};
+  extra_operator_args_ = SimulatedClientArgs();
   hub_port_ = FreePortOn(bridge_);
   operator_ = LaunchChartOperator("chart-operator");
   ASSERT_TRUE(operator_->WaitForOutput("acquired lease rdmastack-system/rdmastack-operator", 60s))

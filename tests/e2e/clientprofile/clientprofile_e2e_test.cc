@@ -97,10 +97,7 @@ class ClientProfileE2eTest : public PoolE2eTest {
     selector_label_ = "e2e.rdmastack.io/" + ns_->name();
     ApplyAgentServiceAccount(*ns_);
     if (HasFatalFailure()) return;
-    extra_operator_args_ = {"--client-pod-label=rdmastack.io/simulate=run",
-                            "--client-arg=--ips-file=/host/etc/rdmastack-fixture/ips.txt",
-                            "--client-arg=--probes-file=/host/etc/rdmastack-fixture/probes.txt",
-                            "--client-arg=--interval=1s"};
+    extra_operator_args_ = SimulatedClientArgs();
     hub_port_ = FreePortOn(bridge_);
     StartOperator(prefix);
     ns_->Apply(ReadSample("clientprofile-gpudirect.yaml"));

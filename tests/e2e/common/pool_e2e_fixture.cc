@@ -216,6 +216,13 @@ void PoolE2eTest::Start(const std::string& prefix, std::string pools) {
   StartOperator(prefix);
 }
 
+std::vector<std::string> PoolE2eTest::SimulatedClientArgs() {
+  return {"--client-pod-label=rdmastack.io/simulate=run",
+          "--client-arg=--ips-file=/host/etc/rdmastack-fixture/ips.txt",
+          "--client-arg=--probes-file=/host/etc/rdmastack-fixture/probes.txt",
+          "--client-arg=--interval=1s"};
+}
+
 std::set<std::string> PoolE2eTest::ReadyEndpointNodes(const std::string& pool) const {
   std::set<std::string> out;
   for (const auto& e : Endpoints(pool)) {

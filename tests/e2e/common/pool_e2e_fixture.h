@@ -106,6 +106,9 @@ class PoolE2eTest : public SimE2eTest {
   s3::BeastHttpTransport transport_;
   // More operator flags, for the tests of one part (clients).
   std::vector<std::string> extra_operator_args_;
+  // The flags that run ClientProfiles' clients for real on the simulated nodes, checking every
+  // second.
+  static std::vector<std::string> SimulatedClientArgs();
 };
 
 }  // namespace rdmastack::testing

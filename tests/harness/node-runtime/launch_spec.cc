@@ -4,6 +4,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "operator/base/json_fields.h"
+
 // RapidJSON directly rather than k8s::JsonObject: the shim links nothing of the Kubernetes client,
 // so one shim per container stays small.
 namespace rdmastack::sim {
@@ -11,18 +13,7 @@ namespace {
 
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
-void Field(Writer& w, const char* key, const std::string& value) {
-  w.Key(key);
-  w.String(value.c_str(), static_cast<rapidjson::SizeType>(value.size()));
-}
-
-void Strings(Writer& w, const char* key, const std::vector<std::string>& values) {
-  w.Key(key);
-  w.StartArray();
-  for (const std::string& v : values)
-    w.String(v.c_str(), static_cast<rapidjson::SizeType>(v.size()));
-  w.EndArray();
-}
+using json::Strings;
 
 std::string GetString(const rapidjson::Value& o, const char* key, std::string fallback = "") {
   auto it = o.FindMember(key);
@@ -55,17 +46,17 @@ std::string LaunchSpecToJson(const LaunchSpec& spec) {
   rapidjson::StringBuffer buffer;
   Writer w(buffer);
   w.StartObject();
-  Field(w, "netnsPath", spec.netns_path);
-  Field(w, "hostname", spec.hostname);
+  json::Str(w, "netnsPath", spec.netns_path);
+  json::Str(w, "hostname", spec.hostname);
   w.Key("hostPID");
   w.Bool(spec.host_pid);
-  Field(w, "scratchDir", spec.scratch_dir);
+  json::Str(w, "scratchDir", spec.scratch_dir);
   w.Key("mounts");
   w.StartArray();
   for (const BindMount& m : spec.mounts) {
     w.StartObject();
-    Field(w, "source", m.source);
-    Field(w, "target", m.target);
+    json::Str(w, "source", m.source);
+    json::Str(w, "target", m.target);
     w.Key("readOnly");
     w.Bool(m.read_only);
     w.EndObject();
@@ -73,10 +64,10 @@ std::string LaunchSpecToJson(const LaunchSpec& spec) {
   w.EndArray();
   Strings(w, "argv", spec.argv);
   Strings(w, "env", spec.env);
-  Field(w, "workingDir", spec.working_dir);
-  Field(w, "logFile", spec.log_file);
-  Field(w, "pidFile", spec.pid_file);
-  Field(w, "errorFile", spec.error_file);
+  json::Str(w, "workingDir", spec.working_dir);
+  json::Str(w, "logFile", spec.log_file);
+  json::Str(w, "pidFile", spec.pid_file);
+  json::Str(w, "errorFile", spec.error_file);
   w.EndObject();
   return std::string(buffer.GetString(), buffer.GetSize());
 }
