@@ -152,8 +152,8 @@ class ChartE2eTest : public PoolE2eTest {
 
   // kubectl-rdmastack ARGS as the cluster admin; its output masked for a golden file.
   std::string Plugin(std::vector<std::string> args) const {
-    args.insert(args.begin(), {BinaryDir() + "/bin/kubectl-rdmastack", "--kubeconfig",
-                               env_->kubeconfig});
+    args.insert(args.begin(),
+                {BinaryDir() + "/bin/kubectl-rdmastack", "--kubeconfig", env_->kubeconfig});
     CommandResult r = RunCommand(args);
     return "exit " + std::to_string(r.exit_code) + "\n" + MaskRun(r.out + r.err, ns_->name());
   }
@@ -270,26 +270,26 @@ TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
       << Diagnostics();
 
   // Metrics: a scraper bound to the chart's metrics-reader ClusterRole gets them (the operator
-  // checks its token with a TokenReview and a SubjectAccessReview); one without is refused.
+  // checks its token with a TokenReview and a SubjectAccessReview); an identity without the
+  // binding is refused, and so is a token the API server does not know.
   ns_->Apply(
       "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: scraper}\n---\n"
-      "apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {name: "
-      "scraper}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "
-      "rdmastack-metrics-reader}\nsubjects: [{kind: ServiceAccount, name: scraper, namespace: " +
-      ns_->name() + "}]\n");
-  // A RoleBinding grants nothing for a non-resource URL: bind cluster-wide, as Prometheus is.
+      "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: stranger}\n");
   env_->Kubectl({"create", "clusterrolebinding", "scraper-" + ns_->name(),
                  "--clusterrole=rdmastack-metrics-reader",
                  "--serviceaccount=" + ns_->name() + ":scraper"});
-  const std::string token = RunCommand({env_->cluster_script, "token", ns_->name(), "scraper"}).out;
+  const auto token = [&](const std::string& sa) {
+    std::string t = RunCommand({env_->cluster_script, "token", ns_->name(), sa}).out;
+    return t.substr(0, t.find_last_not_of("\n") + 1);
+  };
   const std::string url = "https://127.0.0.1:" + std::to_string(metrics_port_) + "/metrics";
   auto scrape = [&](const std::string& bearer) {
     return RunCommand({"curl", "-sk", "-o", "/dev/null", "-w", "%{http_code}", "-H",
                        "Authorization: Bearer " + bearer, url})
         .out;
   };
-  const std::string bearer = token.substr(0, token.find_last_not_of("\n") + 1);
-  EXPECT_EQ(scrape(bearer), "200");
+  EXPECT_EQ(scrape(token("scraper")), "200");
+  EXPECT_EQ(scrape(token("stranger")), "403");
   EXPECT_EQ(scrape("not-a-token"), "401");
   env_->Kubectl({"delete", "clusterrolebinding", "scraper-" + ns_->name()});
 
