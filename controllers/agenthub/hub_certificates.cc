@@ -15,15 +15,6 @@
 namespace rdmastack::agenthub {
 namespace {
 
-std::string EncodeBase64(const std::string& bytes) {
-  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(bytes.data()),
-                                static_cast<int>(bytes.size()));
-  out.resize(static_cast<size_t>(n));
-  return out;
-}
-
 // data[key] of a Secret, decoded; "" when absent or not base64.
 std::string SecretValue(const k8s::JsonObject& secret, const char* key) {
   auto encoded = secret.GetString({"data", key});
@@ -34,7 +25,7 @@ std::string SecretValue(const k8s::JsonObject& secret, const char* key) {
 
 Status SetSecretData(k8s::JsonObject& secret, const std::map<std::string, std::string>& data) {
   std::map<std::string, std::string> encoded;
-  for (const auto& [k, v] : data) encoded[k] = EncodeBase64(v);
+  for (const auto& [k, v] : data) encoded[k] = k8s::EncodeBase64(v);
   secret.Remove({"data"});
   return secret.SetStringMap({"data"}, encoded);
 }
@@ -99,7 +90,8 @@ StatusOr<HubCertificates::Material> HubCertificates::FromGeneratedSecret() {
     m.serving.key_pem = SecretValue(*secret, "tls.key");
     auto ca_facts = InspectCertificate(ca.cert_pem);
     ca_usable = ca_facts.ok() && CheckKeyAndCertificate(ca).ok() && ca_facts->not_after > now;
-    if (!ca_usable) spdlog::warn("agenthub: {} holds no usable CA; making a new one", ref);
+    if (!ca_usable)
+      spdlog::warn("{}: {} holds no usable CA; making a new one", options_.log_name, ref);
   }
   bool renew = !ca_usable;
   if (ca_usable) {
@@ -114,7 +106,7 @@ StatusOr<HubCertificates::Material> HubCertificates::FromGeneratedSecret() {
   }
   if (!ca_usable) {
     RDMASTACK_ASSIGN_OR_RETURN(
-        ca, MakeCertificateAuthority("rdmastack-agenthub-ca", now, options_.ca_validity));
+        ca, MakeCertificateAuthority(options_.ca_common_name, now, options_.ca_validity));
   }
   RDMASTACK_ASSIGN_OR_RETURN(
       m.serving, IssueServingCertificate(ca, options_.hosts, now, options_.serving_validity));
@@ -144,12 +136,13 @@ StatusOr<HubCertificates::Material> HubCertificates::FromGeneratedSecret() {
   }
   std::string names;
   for (const auto& h : options_.hosts) names += (names.empty() ? "" : ", ") + h;
-  spdlog::info("agenthub: {} serving certificate for [{}] in {}",
+  spdlog::info("{}: {} serving certificate for [{}] in {}", options_.log_name,
                ca_usable ? "renewed the" : "made a CA and a", names, ref);
   return m;
 }
 
 Status HubCertificates::PublishCa(const std::string& ca_pem) {
+  if (options_.publish_ca) return options_.publish_ca(ca_pem);
   auto cm = reader_.Get(k8s::kinds::ConfigMap(), options_.namespace_, options_.ca_config_map);
   if (!cm.ok() && !k8s::IsNotFound(cm.status())) return cm.status();
   if (cm.ok() && cm->GetString({"data", "ca.crt"}) == ca_pem) return OkStatus();
@@ -222,9 +215,10 @@ Status HubCertificates::Reconcile() {
     }
   }
   RDMASTACK_RETURN_IF_ERROR(WriteIdentity(material));
+  if (options_.on_identity_change) options_.on_identity_change(material.serving);
   std::lock_guard<std::mutex> l(mu_);
   if (current_.source != material.source) {
-    spdlog::info("agenthub: serving with the certificate of {}", material.source);
+    spdlog::info("{}: serving with the certificate of {}", options_.log_name, material.source);
   }
   current_ = std::move(material);
   return OkStatus();
@@ -232,10 +226,14 @@ Status HubCertificates::Reconcile() {
 
 Status HubCertificates::Start() {
   RDMASTACK_RETURN_IF_ERROR(Reconcile());
+  StartChecking();
+  return OkStatus();
+}
+
+void HubCertificates::StartChecking() {
   std::lock_guard<std::mutex> l(mu_);
   stopping_ = false;
   thread_ = std::thread([this] { Loop(); });
-  return OkStatus();
 }
 
 void HubCertificates::Loop() {
@@ -245,8 +243,8 @@ void HubCertificates::Loop() {
     if (stopping_) return;
     l.unlock();
     if (Status s = Reconcile(); !s.ok()) {
-      spdlog::warn("agenthub: certificate check failed (still serving the current one): {}",
-                   s.ToString());
+      spdlog::warn("{}: certificate check failed (still serving the current one): {}",
+                   options_.log_name, s.ToString());
     }
     l.lock();
   }

@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -41,6 +42,14 @@ struct HubCertificateOptions {
   // Directory for the key+certificate file; "" = a fresh private directory under $TMPDIR.
   std::string identity_dir;
   std::string field_manager = "rdmastack-operator";
+  // The same machinery serves the pod admission webhook (controllers/workload): its own Secrets,
+  // a CA named for it, and the CA bundle published somewhere other than a ConfigMap.
+  std::string ca_common_name = "rdmastack-agenthub-ca";
+  std::string log_name = "agenthub";
+  // When set, called instead of writing ca_config_map; should write nothing when nothing changed.
+  std::function<Status(const std::string& ca_pem)> publish_ca;
+  // When set, called after the serving key and certificate changed (and on the first pass).
+  std::function<void(const KeyAndCertificate&)> on_identity_change;
 };
 
 class HubCertificates {
@@ -57,6 +66,8 @@ class HubCertificates {
   // Reconcile once (an error means there is nothing to serve with), then again every
   // check_interval on a thread until Stop(). Later failures are logged and retried.
   Status Start();
+  // Only the periodic checks, for a caller that made its first Reconcile itself.
+  void StartChecking();
   void Stop();
 
   // Private key then certificate chain, PEM, in one file (mode 0600): gRPC's file watcher reads a

@@ -219,6 +219,25 @@ constexpr auto JsonFields(const PoolRef*) {
   return std::tuple{F("name", &PoolRef::name)};
 }
 
+constexpr auto JsonFields(const SharedDevicePluginMode*) {
+  return std::tuple{F("resourceName", &SharedDevicePluginMode::resource_name)};
+}
+
+constexpr auto JsonFields(const SriovMode*) {
+  return std::tuple{F("resourceName", &SriovMode::resource_name),
+                    F("networkAttachment", &SriovMode::network_attachment)};
+}
+
+constexpr auto JsonFields(const HostDeviceMode*) {
+  return std::tuple{};
+}
+
+constexpr auto JsonFields(const WorkloadSpec*) {
+  using T = WorkloadSpec;
+  return std::tuple{F("sharedDevicePlugin", &T::shared_device_plugin), F("sriov", &T::sriov),
+                    F("hostDevice", &T::host_device), F("configMountPath", &T::config_mount_path)};
+}
+
 constexpr auto JsonFields(const ClientProfileSpec*) {
   using T = ClientProfileSpec;
   return std::tuple{F("nodeSelector", &T::node_selector),
@@ -231,7 +250,8 @@ constexpr auto JsonFields(const ClientProfileSpec*) {
                     F("gidIndex", &T::gid_index),
                     F("clientLibrary", &T::client_library),
                     F("loadPeerMem", &T::load_peer_mem),
-                    F("credentialsSecret", &T::credentials_secret)};
+                    F("credentialsSecret", &T::credentials_secret),
+                    F("workload", &T::workload)};
 }
 
 constexpr auto JsonFields(const ClientProfileNodeCounts*) {

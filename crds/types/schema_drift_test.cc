@@ -29,13 +29,17 @@ void CollectCpp(const std::string& path, PathMap& out) {
       out[path] = {};
     }
   } else if constexpr (fields::Described<T>) {
-    std::apply(
-        [&](const auto&... f) {
-          (CollectCpp<std::remove_cvref_t<decltype(std::declval<T>().*(f.member))>>(
-               codec::Join(path, f.name), out),
-           ...);
-        },
-        fields::FieldsOf<T>());
+    if constexpr (std::tuple_size_v<decltype(fields::FieldsOf<T>())> == 0) {
+      out[path] = {};  // an object without fields (a mode marker such as hostDevice: {})
+    } else {
+      std::apply(
+          [&](const auto&... f) {
+            (CollectCpp<std::remove_cvref_t<decltype(std::declval<T>().*(f.member))>>(
+                 codec::Join(path, f.name), out),
+             ...);
+          },
+          fields::FieldsOf<T>());
+    }
   } else if constexpr (NamedEnum<T>) {
     std::vector<std::string> names;
     for (const auto& e : EnumNames(T{})) names.emplace_back(e.name);

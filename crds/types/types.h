@@ -383,6 +383,31 @@ struct PoolRef {
   friend bool operator==(const PoolRef&, const PoolRef&) = default;
 };
 
+// How application pods that name a ClientProfile reach the RDMA device (exactly one mode is set;
+// the CRD's CEL rule enforces it) and where they see their node's client configuration.
+struct SharedDevicePluginMode {
+  std::string resource_name = "rdma/hca_shared_devices_a";
+  friend bool operator==(const SharedDevicePluginMode&, const SharedDevicePluginMode&) = default;
+};
+
+struct SriovMode {
+  std::string resource_name;
+  std::string network_attachment;  // NAME or NAMESPACE/NAME
+  friend bool operator==(const SriovMode&, const SriovMode&) = default;
+};
+
+struct HostDeviceMode {
+  friend bool operator==(const HostDeviceMode&, const HostDeviceMode&) = default;
+};
+
+struct WorkloadSpec {
+  std::optional<SharedDevicePluginMode> shared_device_plugin;
+  std::optional<SriovMode> sriov;
+  std::optional<HostDeviceMode> host_device;
+  std::string config_mount_path = "/etc/rdmastack/client";
+  friend bool operator==(const WorkloadSpec&, const WorkloadSpec&) = default;
+};
+
 struct ClientProfileSpec {
   StringMap node_selector;
   std::vector<Toleration> tolerations;
@@ -397,6 +422,8 @@ struct ClientProfileSpec {
   // S3 keys the client data plane checks the pool with (never the pool's root keys); without it
   // the client checks the gateways' health endpoint.
   std::optional<CredentialsSecretRef> credentials_secret;
+  // Admission of application pods (docs/api.md "Workloads"); without it they are refused.
+  std::optional<WorkloadSpec> workload;
   friend bool operator==(const ClientProfileSpec&, const ClientProfileSpec&) = default;
 };
 

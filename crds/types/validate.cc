@@ -408,6 +408,31 @@ FieldProblems Validate(const GatewayPool& pool) {
   return out;
 }
 
+namespace {
+
+void CheckWorkload(const WorkloadSpec& w, const Problems& p) {
+  const int modes = (w.shared_device_plugin ? 1 : 0) + (w.sriov ? 1 : 0) + (w.host_device ? 1 : 0);
+  if (modes != 1) {
+    p.Add(
+        "must name exactly one way pods reach the RDMA device: sharedDevicePlugin, sriov or "
+        "hostDevice");
+  }
+  if (w.shared_device_plugin &&
+      w.shared_device_plugin->resource_name.find('/') == std::string::npos)
+    p.At("sharedDevicePlugin").At("resourceName").Add("must be an extended resource, DOMAIN/NAME");
+  if (w.sriov) {
+    if (w.sriov->resource_name.find('/') == std::string::npos)
+      p.At("sriov").At("resourceName").Add("must be an extended resource, DOMAIN/NAME");
+    if (w.sriov->network_attachment.empty())
+      p.At("sriov").At("networkAttachment").Add("is required: the NetworkAttachmentDefinition");
+  }
+  if (w.config_mount_path.empty() || w.config_mount_path.front() != '/' ||
+      w.config_mount_path == "/")
+    p.At("configMountPath").Add("must be an absolute directory path other than /");
+}
+
+}  // namespace
+
 FieldProblems Validate(const ClientProfile& profile) {
   FieldProblems out;
   const Problems root(&out);
@@ -434,6 +459,7 @@ FieldProblems Validate(const ClientProfile& profile) {
   }
   CheckLibraryVersion(spec.client_library.version, p.At("clientLibrary").At("version"));
   CheckPinnedImage(spec.client_library.image, p.At("clientLibrary").At("image"));
+  if (spec.workload) CheckWorkload(*spec.workload, p.At("workload"));
   return out;
 }
 

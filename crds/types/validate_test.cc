@@ -263,6 +263,22 @@ TEST(ValidateClientProfileTest, TransferSizeBounds) {
   EXPECT_TRUE(HasProblem(Validate(p), "spec.gidIndex", "Auto"));
 }
 
+TEST(ValidateClientProfileTest, WorkloadNamesExactlyOneDeviceMode) {
+  ClientProfile p = Sample<ClientProfile>("clientprofile-gpudirect.yaml");
+  ASSERT_TRUE(p.spec.workload && p.spec.workload->shared_device_plugin);
+  EXPECT_EQ(FormatProblems(Validate(p)), "");
+  p.spec.workload->host_device = HostDeviceMode{};
+  EXPECT_TRUE(HasProblem(Validate(p), "spec.workload", "exactly one way"));
+  p.spec.workload->shared_device_plugin.reset();
+  EXPECT_EQ(FormatProblems(Validate(p)), "");
+  p.spec.workload->host_device.reset();
+  EXPECT_TRUE(HasProblem(Validate(p), "spec.workload", "exactly one way"));
+  p.spec.workload->sriov = SriovMode{"nvidia.com/cx6_vf", ""};
+  EXPECT_TRUE(HasProblem(Validate(p), "spec.workload.sriov.networkAttachment", "required"));
+  p.spec.workload->config_mount_path = "relative";
+  EXPECT_TRUE(HasProblem(Validate(p), "spec.workload.configMountPath", "absolute"));
+}
+
 TEST(ValidateRdmaNodeTest, ReportConsistency) {
   RdmaNode node = Sample<RdmaNode>("rdmanode-gpu-node-0.yaml");
   node.spec.node_name = "other";

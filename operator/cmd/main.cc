@@ -11,6 +11,7 @@
 #include <random>
 
 #include "controllers/agenthub/agent_hub.h"
+#include "controllers/common/cache_transforms.h"
 #include "controllers/rdmanode/agent_state_store.h"
 #include "controllers/rdmanode/node_controllers.h"
 #include "operator/base/version.h"
@@ -135,6 +136,16 @@ int Run(const OperatorOptions& options) {
   // Only the leader serves agents: it writes the certificates, and agent state lives in its
   // memory. Agents of a standby's Service endpoint retry until they reach the leader.
   manager.AddLeaderRunnable({"agent hub", [&hub] { return hub.Start(); }, [&hub] { hub.Stop(); }});
+  // Every replica serves the pod webhook: the API server calls whichever pod its Service picks.
+  // Its certificate Secret and caBundle are written through the fenced client (by the leader).
+  std::unique_ptr<workload::WebhookServer> webhook;
+  if (options.webhook_bind_address != "0") {
+    webhook = std::make_unique<workload::WebhookServer>(
+        **client, manager.client(), RealClock::Instance(),
+        controllers::CachedInformer(manager, k8s::kinds::ClientProfile()), manager.metrics(),
+        WebhookOptionsFrom(options, node_options.agent.namespace_));
+    webhook->Start();
+  }
   // Declared after the manager so that its thread is joined before the manager goes away.
   runtime::ShutdownSignals signals;
   signals.Watch([&manager](int signo) {
@@ -142,6 +153,7 @@ int Run(const OperatorOptions& options) {
     manager.RequestStop();
   });
   const Status result = manager.Run();
+  if (webhook) webhook->Stop();
   if (result.ok()) {
     spdlog::info("stopped");
     return 0;

@@ -75,6 +75,15 @@ const char* const kOperatorUsage =
     "5m)\n"
     "  --agent-hub-cert-validity D          validity of the hub's generated serving certificate,\n"
     "                                       renewed after 2/3 of it (default 2160h)\n"
+    "  --webhook-bind-address ADDR          pod admission webhook (HTTPS); 0 disables (default\n"
+    "                                       :9444)\n"
+    "  --webhook-configuration NAME         MutatingWebhookConfiguration whose caBundle the\n"
+    "                                       operator keeps (default "
+    "rdmastack-clientprofile-injector)\n"
+    "  --webhook-host NAME                  extra DNS name or IP in the webhook's generated\n"
+    "                                       certificate (repeatable)\n"
+    "  --webhook-cert-validity D            validity of the webhook's generated serving\n"
+    "                                       certificate, renewed after 2/3 of it (default 2160h)\n"
     "  --gateway-pod-label KEY=VALUE        extra label on gateway pods (repeatable)\n"
     "  --gateway-env NAME=VALUE             extra environment of the gateway container "
     "(repeatable)\n"
@@ -242,6 +251,10 @@ StatusOr<OperatorOptions> ParseOperatorOptions(const std::vector<std::string>& a
       {"--agent-stale-ttl", duration(&o.agent_stale_ttl)},
       {"--node-label-grace", duration(&o.node_label_grace)},
       {"--agent-hub-cert-validity", duration(&o.agent_hub_cert_validity)},
+      {"--webhook-bind-address", address(&o.webhook_bind_address, true)},
+      {"--webhook-configuration", text(&o.webhook_configuration)},
+      {"--webhook-host", list(&o.webhook_hosts)},
+      {"--webhook-cert-validity", duration(&o.webhook_cert_validity)},
       {"--log-level",
        [&o](const std::string& flag, const std::string& value) {
          static const char* const kLevels[] = {"trace", "debug", "info", "warn", "error"};
@@ -399,6 +412,27 @@ agenthub::AgentHubOptions AgentHubOptionsFrom(const OperatorOptions& options,
   for (const std::string& name : {service, service + "." + ns, service + "." + ns + ".svc",
                                   service + "." + ns + ".svc.cluster.local"}) {
     if (std::find(hosts.begin(), hosts.end(), name) == hosts.end()) hosts.push_back(name);
+  }
+  return out;
+}
+
+workload::WebhookServerOptions WebhookOptionsFrom(const OperatorOptions& options,
+                                                  const std::string& ns) {
+  workload::WebhookServerOptions out;
+  out.bind_address = options.webhook_bind_address;
+  out.namespace_ = ns;
+  out.configuration_name = options.webhook_configuration;
+  out.cert_validity =
+      std::chrono::duration_cast<std::chrono::seconds>(options.webhook_cert_validity);
+  // As for the hub: a short-lived certificate is looked at every sixth of its life.
+  out.check_interval = std::min<Clock::Duration>(
+      std::chrono::minutes(1),
+      std::chrono::duration_cast<Clock::Duration>(options.webhook_cert_validity / 6));
+  const std::string service = "rdmastack-webhook";
+  out.hosts = {service + "." + ns + ".svc", service + "." + ns + ".svc.cluster.local", service,
+               service + "." + ns};
+  for (const auto& h : options.webhook_hosts) {
+    if (std::find(out.hosts.begin(), out.hosts.end(), h) == out.hosts.end()) out.hosts.push_back(h);
   }
   return out;
 }

@@ -12,6 +12,7 @@
 #include "controllers/clientprofile/clientprofile_controllers.h"
 #include "controllers/gatewaypool/gatewaypool_controllers.h"
 #include "controllers/rdmanode/node_controllers.h"
+#include "controllers/workload/webhook_server.h"
 #include "operator/base/logging.h"
 #include "operator/base/status.h"
 
@@ -46,6 +47,13 @@ struct OperatorOptions {
   std::chrono::milliseconds node_label_grace{300'000};
   // Validity of the serving certificate the hub generates (renewed after 2/3 of it).
   std::chrono::milliseconds agent_hub_cert_validity{std::chrono::hours(24 * 90)};
+  // The pod admission webhook (docs/operations.md "Workload injection"): "0" disables it.
+  std::string webhook_bind_address = ":9444";
+  std::string webhook_configuration = "rdmastack-clientprofile-injector";
+  // Extra names in its generated serving certificate (besides the rdmastack-webhook Service's),
+  // e.g. 127.0.0.1 when the API server calls an operator outside the cluster.
+  std::vector<std::string> webhook_hosts;
+  std::chrono::milliseconds webhook_cert_validity{std::chrono::hours(24 * 90)};
   // The gateway DaemonSets of GatewayPools (docs/operator.md, "Gateways").
   std::map<std::string, std::string> gateway_pod_labels;
   std::vector<std::pair<std::string, std::string>> gateway_env;
@@ -96,6 +104,11 @@ namespace rdmastack::operator_cmd {
 // ServiceAccount of the agent namespace, keeps its certificates and the CA ConfigMap the agent
 // pods mount in that namespace, and its serving certificate names the host agents dial plus the
 // hub Service's DNS names.
+// The webhook's settings; `ns` holds its certificate Secrets and Service, like the agent hub's
+// (the agent namespace: the chart's release namespace).
+workload::WebhookServerOptions WebhookOptionsFrom(const OperatorOptions& options,
+                                                  const std::string& ns);
+
 agenthub::AgentHubOptions AgentHubOptionsFrom(const OperatorOptions& options,
                                               const rdmanode::NodeControllerOptions& nodes);
 

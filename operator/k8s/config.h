@@ -109,5 +109,7 @@ StatusOr<Config> LoadDefaultConfig(const std::string& kubeconfig_path = "");
 StatusOr<std::string> ReadFileToString(const std::string& path);
 // Standard base64 (kubeconfig *-data fields); whitespace is ignored, bad input is an error.
 StatusOr<std::string> DecodeBase64(std::string_view text);
+// Standard base64 with padding, no line breaks (Secret data, caBundle, JSON patches).
+std::string EncodeBase64(std::string_view bytes);
 
 }  // namespace rdmastack::k8s

@@ -48,6 +48,8 @@ RDMASTACK_KIND(Event, "", "v1", "Event", "events", true)
 RDMASTACK_KIND(DaemonSet, "apps", "v1", "DaemonSet", "daemonsets", true)
 RDMASTACK_KIND(Deployment, "apps", "v1", "Deployment", "deployments", true)
 RDMASTACK_KIND(Lease, "coordination.k8s.io", "v1", "Lease", "leases", true)
+RDMASTACK_KIND(MutatingWebhookConfiguration, "admissionregistration.k8s.io", "v1",
+               "MutatingWebhookConfiguration", "mutatingwebhookconfigurations", false)
 RDMASTACK_KIND(EventsV1, "events.k8s.io", "v1", "Event", "events", true)
 RDMASTACK_KIND(TokenReview, "authentication.k8s.io", "v1", "TokenReview", "tokenreviews", false)
 RDMASTACK_KIND(SubjectAccessReview, "authorization.k8s.io", "v1", "SubjectAccessReview",
@@ -73,6 +75,7 @@ const std::vector<ResourceType>& KnownResources() {
       kinds::DaemonSet(),
       kinds::Deployment(),
       kinds::Lease(),
+      kinds::MutatingWebhookConfiguration(),
       kinds::EventsV1(),
       kinds::TokenReview(),
       kinds::SubjectAccessReview(),

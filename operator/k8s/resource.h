@@ -41,6 +41,7 @@ const ResourceType& Event();
 const ResourceType& DaemonSet();
 const ResourceType& Deployment();
 const ResourceType& Lease();
+const ResourceType& MutatingWebhookConfiguration();
 const ResourceType& EventsV1();
 const ResourceType& TokenReview();
 const ResourceType& SubjectAccessReview();

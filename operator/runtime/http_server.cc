@@ -1,13 +1,17 @@
 #include "operator/runtime/http_server.h"
 
+#include <algorithm>
+#include <array>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #include <charconv>
 #include <chrono>
+#include <mutex>
 #include <optional>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace rdmastack::runtime {
@@ -44,8 +48,8 @@ namespace {
 constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
 constexpr auto kIdleTimeout = std::chrono::seconds(30);
 constexpr auto kWriteTimeout = std::chrono::seconds(30);
-// Only GETs are served: a request body is never needed.
-constexpr uint64_t kMaxRequestBody = 4096;
+// How long a closing connection waits for the peer to close its side (see Session::Close).
+constexpr auto kLingerTimeout = std::chrono::seconds(5);
 
 using TlsStream = beast::ssl_stream<beast::tcp_stream>;
 
@@ -56,10 +60,16 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   static constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
 
  public:
-  Session(tcp::socket socket, const HttpServer& server) requires(!kTls)
-      : stream_(std::move(socket)), server_(server) {}
-  Session(tcp::socket socket, ssl::context& tls, const HttpServer& server) requires(kTls)
-      : stream_(std::move(socket), tls), server_(server) {}
+  Session(tcp::socket socket, const HttpServer& server, uint64_t body_limit) requires(!kTls)
+      : stream_(std::move(socket)), server_(server), body_limit_(body_limit) {}
+  // Shares ownership of `tls`: UpdateTls may replace the server's context while this connection
+  // still uses the old one.
+  Session(tcp::socket socket, std::shared_ptr<ssl::context> tls, const HttpServer& server,
+          uint64_t body_limit) requires(kTls)
+      : tls_(std::move(tls)),
+        stream_(std::move(socket), *tls_),
+        server_(server),
+        body_limit_(body_limit) {}
 
   void Start() {
     if constexpr (kTls) {
@@ -76,28 +86,46 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
  private:
   void Read() {
     parser_.emplace();
-    parser_->body_limit(kMaxRequestBody);
+    parser_->body_limit(body_limit_);
     beast::get_lowest_layer(stream_).expires_after(kIdleTimeout);
     http::async_read(stream_, buffer_, *parser_,
                      [self = this->shared_from_this()](beast::error_code ec, size_t) {
-                       if (!ec) self->Respond();
+                       if (!ec) {
+                         self->Respond();
+                       } else if (ec == http::error::body_limit) {
+                         // The header is complete (the limit is checked against it, or against
+                         // the chunks after it), so the client can be told why.
+                         self->RefuseBody();
+                       }
                      });
   }
 
   void Respond() {
-    const auto& request = parser_->get();
+    auto& request = parser_->get();
     HttpRequest in;
     in.method = std::string(request.method_string());
     in.target = std::string(request.target());
     in.path = in.target.substr(0, in.target.find('?'));
     in.authorization = std::string(request[http::field::authorization]);
-    const HttpResponse r = server_.Dispatch(in);
+    in.content_type = std::string(request[http::field::content_type]);
+    in.body = std::move(request.body());
+    Write(server_.Dispatch(in), request.version(), request.keep_alive());
+  }
+
+  // The rest of the body is still on the wire: the connection cannot be reused.
+  void RefuseBody() {
+    Write({413, "text/plain; charset=utf-8",
+           "request body larger than " + std::to_string(body_limit_) + " bytes\n"},
+          parser_->get().version(), /*keep_alive=*/false);
+  }
+
+  void Write(HttpResponse r, unsigned version, bool keep_alive) {
     response_ = {};
-    response_.version(request.version());
+    response_.version(version);
     response_.result(static_cast<http::status>(r.status));
     response_.set(http::field::content_type, r.content_type);
-    response_.keep_alive(request.keep_alive());
-    response_.body() = r.body;
+    response_.keep_alive(keep_alive);
+    response_.body() = std::move(r.body);
     response_.prepare_payload();
     beast::get_lowest_layer(stream_).expires_after(kWriteTimeout);
     http::async_write(stream_, response_,
@@ -111,25 +139,40 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
                       });
   }
 
+  // Closing a socket that has unread input (a refused body) makes the kernel send a reset, which
+  // can destroy the response before the client has read it. So close our side, then read and
+  // discard until the client closes its side too, for at most kLingerTimeout.
   void Close() {
+    beast::get_lowest_layer(stream_).expires_after(kLingerTimeout);
     if constexpr (kTls) {
-      beast::get_lowest_layer(stream_).expires_after(kHandshakeTimeout);
+      // Waits for the client's close_notify; OpenSSL discards the records before it.
       stream_.async_shutdown([self = this->shared_from_this()](beast::error_code) {});
     } else {
       beast::error_code ignored;
       stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+      Drain();
     }
   }
 
+  void Drain() {
+    stream_.async_read_some(asio::buffer(drain_),
+                            [self = this->shared_from_this()](beast::error_code ec, size_t) {
+                              if (!ec) self->Drain();
+                            });
+  }
+
+  std::shared_ptr<ssl::context> tls_;  // before stream_, which uses it
   Stream stream_;
   const HttpServer& server_;
+  const uint64_t body_limit_;
+  std::array<char, 4096> drain_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   http::response<http::string_body> response_;
 };
 
-StatusOr<std::unique_ptr<ssl::context>> ServerTlsContext(const TlsServingCredentials& creds) {
-  auto tls = std::make_unique<ssl::context>(ssl::context::tls_server);
+StatusOr<std::shared_ptr<ssl::context>> ServerTlsContext(const TlsServingCredentials& creds) {
+  auto tls = std::make_shared<ssl::context>(ssl::context::tls_server);
   if (SSL_CTX_set_min_proto_version(tls->native_handle(), TLS1_2_VERSION) != 1) {
     return InternalError("cannot require TLS 1.2 on the serving context");
   }
@@ -148,25 +191,38 @@ StatusOr<std::unique_ptr<ssl::context>> ServerTlsContext(const TlsServingCredent
 }  // namespace
 
 struct HttpServer::Impl {
-  std::unique_ptr<ssl::context> tls;  // before io: sessions on io refer to it
+  // The context new TLS sessions start with; null for plain HTTP. UpdateTls replaces it while
+  // accepts read it, hence the mutex. Each session holds its own reference, so a replaced context
+  // lives until its last connection ends.
+  std::mutex tls_mu;
+  std::shared_ptr<ssl::context> tls;
+  uint64_t max_request_body = 0;
   asio::io_context io;
   tcp::acceptor acceptor{io};
   std::vector<std::thread> threads;
   uint16_t port = 0;
 
+  std::shared_ptr<ssl::context> CurrentTls() {
+    std::lock_guard<std::mutex> lock(tls_mu);
+    return tls;
+  }
+
   void Accept(const HttpServer& server) {
-    acceptor.async_accept(
-        asio::make_strand(io), [this, &server](beast::error_code ec, tcp::socket socket) {
-          if (ec == asio::error::operation_aborted) return;  // closed by Stop
-          if (!ec) {
-            if (tls) {
-              std::make_shared<Session<TlsStream>>(std::move(socket), *tls, server)->Start();
-            } else {
-              std::make_shared<Session<beast::tcp_stream>>(std::move(socket), server)->Start();
-            }
-          }
-          Accept(server);
-        });
+    acceptor.async_accept(asio::make_strand(io), [this, &server](beast::error_code ec,
+                                                                 tcp::socket socket) {
+      if (ec == asio::error::operation_aborted) return;  // closed by Stop
+      if (!ec) {
+        if (auto context = CurrentTls()) {
+          std::make_shared<Session<TlsStream>>(std::move(socket), std::move(context), server,
+                                               max_request_body)
+              ->Start();
+        } else {
+          std::make_shared<Session<beast::tcp_stream>>(std::move(socket), server, max_request_body)
+              ->Start();
+        }
+      }
+      Accept(server);
+    });
   }
 };
 
@@ -176,22 +232,28 @@ HttpServer::~HttpServer() {
 }
 
 void HttpServer::Handle(const std::string& path, HttpHandler handler) {
-  handlers_[path] = std::move(handler);
+  routes_[path] = Route{{"GET", "HEAD"}, std::move(handler)};
+}
+
+void HttpServer::HandlePost(const std::string& path, HttpHandler handler) {
+  routes_[path] = Route{{"POST"}, std::move(handler)};
 }
 
 HttpResponse HttpServer::Dispatch(const HttpRequest& request) const {
-  auto it = handlers_.find(request.path);
-  if (it == handlers_.end()) return {404, "text/plain; charset=utf-8", "not found\n"};
-  if (request.method != "GET" && request.method != "HEAD") {
+  auto it = routes_.find(request.path);
+  if (it == routes_.end()) return {404, "text/plain; charset=utf-8", "not found\n"};
+  const std::vector<std::string>& methods = it->second.methods;
+  if (std::find(methods.begin(), methods.end(), request.method) == methods.end()) {
     return {405, "text/plain; charset=utf-8", "method not allowed\n"};
   }
-  return it->second(request);
+  return it->second.handler(request);
 }
 
 Status HttpServer::Start(const std::string& bind_address, HttpServerOptions options) {
   if (impl_) return FailedPreconditionError("HTTP server already started");
   RDMASTACK_ASSIGN_OR_RETURN(BindAddress bind, ParseBindAddress(bind_address));
   auto impl = std::make_unique<Impl>();
+  impl->max_request_body = options.max_request_body;
   if (options.tls) {
     RDMASTACK_ASSIGN_OR_RETURN(impl->tls, ServerTlsContext(*options.tls));
   }
@@ -211,6 +273,20 @@ Status HttpServer::Start(const std::string& bind_address, HttpServerOptions opti
     impl->threads.emplace_back([raw] { raw->io.run(); });
   }
   impl_ = std::move(impl);
+  return OkStatus();
+}
+
+Status HttpServer::UpdateTls(const TlsServingCredentials& creds) {
+  // Whether the server speaks TLS is fixed at Start: tls is never set to or from null after it.
+  if (!impl_ || !impl_->CurrentTls()) {
+    return FailedPreconditionError("HTTP server is not serving TLS: nothing to update");
+  }
+  RDMASTACK_ASSIGN_OR_RETURN(std::shared_ptr<ssl::context> context, ServerTlsContext(creds));
+  {
+    std::lock_guard<std::mutex> lock(impl_->tls_mu);
+    impl_->tls.swap(context);
+  }
+  // `context` is now the old one: freed here, outside the lock, or by its last session.
   return OkStatus();
 }
 

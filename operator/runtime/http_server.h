@@ -1,6 +1,7 @@
 #pragma once
-// The manager's HTTP endpoints (Boost.Beast): the health probes over plain HTTP, and /metrics over
-// HTTPS (TLS 1.2+) when serving credentials are given. GET only.
+// The manager's HTTP endpoints (Boost.Beast): the health probes over plain HTTP, /metrics over
+// HTTPS (TLS 1.2+) when serving credentials are given, and admission webhooks (POST, HTTPS, with
+// a certificate that is rotated while serving: UpdateTls).
 //
 // Handlers run on the server's threads. A handler that blocks (the metrics filter makes API calls
 // on a cache miss) holds one thread; give such a server more than one (HttpServerOptions::threads)
@@ -12,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "operator/base/status.h"
 
@@ -22,6 +24,8 @@ struct HttpRequest {
   std::string target;         // "/metrics?x=y"
   std::string path;           // "/metrics"
   std::string authorization;  // the Authorization header; "" when absent
+  std::string content_type;   // the Content-Type header; "" when absent
+  std::string body;           // at most HttpServerOptions::max_request_body bytes
 };
 
 struct HttpResponse {
@@ -48,6 +52,11 @@ struct HttpServerOptions {
   // HTTPS with these credentials; plain HTTP when unset.
   std::optional<TlsServingCredentials> tls;
   int threads = 1;
+  // The largest request body accepted. A request declaring or sending more is answered 413 and its
+  // connection closed, without calling a handler: the rest of the body is not parsed, so the
+  // connection cannot carry another request. GET-only servers need no body; an admission webhook
+  // server passes a few MiB (the API server sends whole objects).
+  uint64_t max_request_body = 4096;
 };
 
 class HttpServer {
@@ -57,11 +66,20 @@ class HttpServer {
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
 
-  // Register before Start(). Unknown paths get 404, other methods 405.
+  // Register before Start(). Handle serves GET and HEAD, HandlePost serves POST; a registered path
+  // answers 405 to any other method, an unknown path 404. Registering a path again replaces its
+  // handler and its methods.
   void Handle(const std::string& path, HttpHandler handler);
+  void HandlePost(const std::string& path, HttpHandler handler);
   // Binds and starts serving on background threads. Fails on a bad address, a port in use, or
   // credentials that are not PEM or do not belong together.
   Status Start(const std::string& bind_address, HttpServerOptions options = {});
+  // Serves new TLS handshakes with these credentials (a renewed certificate); connections already
+  // established keep the certificate they were opened with. Checks the credentials as Start does
+  // and, when they are bad, keeps serving the current ones. FailedPrecondition when the server was
+  // not started with TLS. Safe to call while connections are being accepted, not concurrently
+  // with Start or Stop.
+  Status UpdateTls(const TlsServingCredentials& creds);
   // The bound port (useful with port 0); 0 before Start.
   uint16_t port() const;
   // Stops accepting, closes connections and joins the threads. Idempotent.
@@ -71,9 +89,13 @@ class HttpServer {
   HttpResponse Dispatch(const HttpRequest& request) const;
 
  private:
+  struct Route {
+    std::vector<std::string> methods;  // those served; any other gets 405
+    HttpHandler handler;
+  };
   struct Impl;
   std::unique_ptr<Impl> impl_;
-  std::map<std::string, HttpHandler> handlers_;
+  std::map<std::string, Route> routes_;
 };
 
 }  // namespace rdmastack::runtime

@@ -44,6 +44,7 @@ void ReadFile(const std::string& path, bool writes_only, std::vector<AuditedWrit
     w.api_group = event->GetString({"objectRef", "apiGroup"}).value_or("");
     w.subresource = event->GetString({"objectRef", "subresource"}).value_or("");
     w.code = static_cast<int>(event->GetInt({"responseStatus", "code"}).value_or(0));
+    w.annotations = event->GetStringMap({"annotations"});
     w.received = ParseMicroTime(event->GetString({"requestReceivedTimestamp"}).value_or(""));
     out.push_back(std::move(w));
   }

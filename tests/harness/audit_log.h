@@ -3,6 +3,7 @@
 // level, JSON lines) so tests can say who wrote what and when, from the server's own record.
 
 #include <chrono>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ struct AuditedWrite {
   std::string api_group;    // "" for the core group
   std::string subresource;  // "status", ...
   int code = 0;             // response status
+  // Audit annotations, e.g. mutation.webhook.admission.k8s.io/round_0_index_0 for each mutating
+  // webhook the API server called for this request.
+  std::map<std::string, std::string> annotations;
   std::chrono::system_clock::time_point received;
 };
 

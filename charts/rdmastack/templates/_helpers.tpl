@@ -27,3 +27,8 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- $component := index . 1 -}}
 {{- printf "%s/%s:%s" $root.Values.image.registry $component (default $root.Chart.AppVersion $root.Values.image.tag) -}}
 {{- end -}}
+
+{{/* The MutatingWebhookConfiguration of the pod webhook (cluster-scoped, so named per release). */}}
+{{- define "rdmastack.webhookConfigurationName" -}}
+{{ include "rdmastack.name" . }}-clientprofile-injector
+{{- end -}}

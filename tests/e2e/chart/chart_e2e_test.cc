@@ -142,9 +142,13 @@ class ChartE2eTest : public PoolE2eTest {
   // The chart into rdmastack-system, with no operator replica: this test runs the operator itself.
   void Install() {
     Uninstall();  // what an interrupted run left
+    // The API server calls the webhook of the local operator process on loopback.
+    webhook_port_ = FreePortOn("127.0.0.1");
     CommandResult r =
         Helm({"install", kRelease, SourcePath("charts/rdmastack"), "--create-namespace", "--set",
-              "operator.replicas=0", "--wait", "--timeout=60s"});
+              "operator.replicas=0", "--set",
+              "webhook.url=https://127.0.0.1:" + std::to_string(webhook_port_) + "/mutate-pods",
+              "--wait", "--timeout=60s"});
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     installed_ = true;
     notes_ = r.out;
@@ -179,7 +183,9 @@ class ChartE2eTest : public PoolE2eTest {
          {"--kubeconfig=" + sa_kubeconfig_, "--agent-bind-address=" + hub,
           "--agent-hub-address=" + hub,
           "--metrics-bind-address=127.0.0.1:" + std::to_string(metrics_port_),
-          std::string("--health-probe-bind-address=0"), std::string("--log-format=text")})
+          "--webhook-bind-address=127.0.0.1:" + std::to_string(webhook_port_),
+          std::string("--webhook-host=127.0.0.1"), std::string("--health-probe-bind-address=0"),
+          std::string("--log-format=text")})
       args.push_back(a);
     return LaunchOperator(label, args);
   }
@@ -201,6 +207,7 @@ class ChartE2eTest : public PoolE2eTest {
   std::string notes_;
   std::string sa_kubeconfig_;
   uint16_t metrics_port_ = 0;
+  uint16_t webhook_port_ = 0;
 };
 
 TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
@@ -245,6 +252,23 @@ TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
     ASSERT_EQ(wait.exit_code, 0) << object << ": " << wait.err << Diagnostics()
                                  << operator_->Output();
   }
+  // The webhook (its certificate Secret and caBundle kept by the operator under the chart's RBAC)
+  // admits a pod that names the profile, with the profile injected.
+  const std::string pod =
+      "apiVersion: v1\nkind: Pod\nmetadata:\n  name: trainer\n  labels: "
+      "{rdmastack.io/client-profile: kvcache-gpudirect}\nspec:\n  containers: [{name: app, image: "
+      "rdmastack.invalid/host}]\n";
+  std::string injected;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        CommandResult r = env_->Kubectl({"create", "--dry-run=server", "-n", ns_->name(), "-o",
+                                         "jsonpath={.metadata.annotations}", "-f", "-"},
+                                        pod);
+        injected = r.out + r.err;
+        return injected.find("kvcache-gpudirect: sharedDevicePlugin") != std::string::npos;
+      },
+      60s))
+      << injected << operator_->Output();
   // The plugin, on one screen each: status, and why the cross-socket GPU node is not used.
   ExpectMatchesGolden("tests/e2e/chart/golden/status.txt", Plugin({"status", "-n", ns_->name()}));
   ExpectMatchesGolden("tests/e2e/chart/golden/why.txt", Plugin({"why", far[0]}));

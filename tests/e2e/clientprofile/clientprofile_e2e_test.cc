@@ -15,7 +15,9 @@
 #include <sstream>
 #include <thread>
 
+#include "operator/k8s/json_object.h"
 #include "tests/e2e/common/pool_e2e_fixture.h"
+#include "tests/harness/golden.h"
 
 namespace rdmastack::testing {
 namespace {
@@ -339,6 +341,319 @@ TEST_F(ClientProfileE2eTest, ClientConfigFollowsAPoolUpgrade) {
   }
   EXPECT_TRUE(Eventually([&] { return Condition(kHostMem, "Ready") == "True"; }, 60s))
       << ClientDiagnostics();
+}
+
+// ---- Workload injection: the operator's mutating admission webhook, called by the real API server
+// on 127.0.0.1, for pods labelled rdmastack.io/client-profile.
+
+constexpr char kWebhook[] = "inject-clientprofile.rdmastack.io";
+constexpr char kMutationAudit[] = "mutation.webhook.admission.k8s.io/round_0_index_0";
+
+class WorkloadE2eTest : public ClientProfileE2eTest {
+ protected:
+  void TearDown() override {
+    if (env_ != nullptr && !configuration_.empty())
+      env_->Kubectl(
+          {"delete", "mutatingwebhookconfiguration", configuration_, "--ignore-not-found"});
+    ClientProfileE2eTest::TearDown();
+  }
+
+  // The operator flags of the webhook; the certificate lives 30 s, so it is renewed every 20 s.
+  void UseWebhook() {
+    webhook_port_ = FreePortOn("127.0.0.1");
+    configuration_ = UniqueName("rdmastack-injector");
+    extra_webhook_args_ = {"--webhook-bind-address=127.0.0.1:" + std::to_string(webhook_port_),
+                           "--webhook-configuration=" + configuration_, "--webhook-host=127.0.0.1",
+                           "--webhook-cert-validity=30s"};
+  }
+
+  // The configuration the chart installs (charts/rdmastack/templates/webhook.yaml), pointed at
+  // 127.0.0.1 and limited to this test's namespace; the operator fills in the caBundle.
+  void ApplyConfiguration() {
+    std::ostringstream y;
+    y << "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\n"
+      << "metadata: {name: " << configuration_ << "}\nwebhooks:\n- name: " << kWebhook << "\n"
+      << "  admissionReviewVersions: [v1]\n  sideEffects: None\n  failurePolicy: Fail\n"
+      << "  reinvocationPolicy: IfNeeded\n  timeoutSeconds: 10\n"
+      << "  objectSelector: {matchExpressions: [{key: rdmastack.io/client-profile, operator: "
+         "Exists}]}\n"
+      << "  namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: " << ns_->name()
+      << "}}\n"
+      << "  rules: [{operations: [CREATE], apiGroups: [''], apiVersions: [v1], resources: [pods], "
+         "scope: Namespaced}]\n"
+      << "  clientConfig: {url: 'https://127.0.0.1:" << webhook_port_ << "/mutate-pods'}\n";
+    CommandResult r = env_->Kubectl({"apply", "-f", "-"}, y.str());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+
+  std::string CaBundle() const {
+    return Get({"get", "mutatingwebhookconfiguration", configuration_, "-o",
+                "jsonpath={.webhooks[0].clientConfig.caBundle}"});
+  }
+
+  // A pod of the host image: prints its node's transport from the injected config, then writes
+  // and reads an object through the first endpoint of its node's endpoints.json.
+  std::string AppPod(const std::string& name, const std::string& profile, const std::string& node,
+                     bool run) const {
+    std::ostringstream y;
+    y << "apiVersion: v1\nkind: Pod\nmetadata:\n  name: " << name << "\n  labels:\n";
+    if (!profile.empty()) y << "    rdmastack.io/client-profile: " << profile << "\n";
+    if (run) y << "    rdmastack.io/simulate: run\n";
+    y << "spec:\n  restartPolicy: Never\n";
+    if (!node.empty()) y << "  nodeSelector: {kubernetes.io/hostname: " << node << "}\n";
+    y << "  containers:\n  - name: app\n    image: rdmastack.invalid/host\n"
+      << "    env:\n    - {name: AWS_ACCESS_KEY_ID, value: " << kSeedAccessKey << "}\n"
+      << "    - {name: AWS_SECRET_ACCESS_KEY, value: " << kSeedSecretKey << "}\n"
+      << "    command:\n    - /bin/sh\n    - -c\n    - |\n"
+      << "      set -e\n"
+      << "      echo \"config=$RDMASTACK_CLIENT_CONFIG_DIR\"\n"
+      << "      echo \"peer=$(sed -n 's/.*\"rdma_peer_type\": *\"\\([a-z_]*\\)\".*/\\1/p' "
+         "\"$CUOBJ_ENV_PATH_JSON\")\"\n"
+      << "      ep=$(grep -o 'http://[0-9.]*:[0-9]*' "
+         "\"$RDMASTACK_CLIENT_CONFIG_DIR/endpoints.json\" "
+         "| head -1)\n"
+      << "      s3() { curl -sS --fail-with-body --max-time 10 --aws-sigv4 aws:amz:us-east-1:s3 "
+         "--user "
+         "\"$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY\" -H 'x-amz-content-sha256: "
+         "UNSIGNED-PAYLOAD' "
+         "\"$@\"; }\n"
+      << "      s3 -X PUT \"$ep/app-bucket\" >/dev/null 2>&1 || true\n"
+      << "      echo \"hello from $(hostname)\" > /tmp/body\n"
+      << "      s3 -X PUT -T /tmp/body \"$ep/app-bucket/" << name << "\"\n"
+      << "      s3 \"$ep/app-bucket/" << name << "\" | cmp -s - /tmp/body\n"
+      << "      echo \"s3 round trip ok via $ep\"\n";
+    return y.str();
+  }
+
+  CommandResult DryRun(const std::string& pod) const {
+    return env_->Kubectl({"create", "--dry-run=server", "-n", ns_->name(), "-o", "json", "-f", "-"},
+                         pod);
+  }
+
+  // What the webhook decides, from a pod as the API server returns it (namespace masked, the
+  // service-account token volume left out: its name is random).
+  std::string Injected(const std::string& pod_json) const {
+    auto pod = k8s::JsonObject::Parse(pod_json);
+    if (!pod.ok()) return "<not JSON: " + pod_json + ">";
+    std::ostringstream out;
+    for (const char* a : {"clientprofile.rdmastack.io/injected",
+                          "clientprofile.rdmastack.io/conflicts", "k8s.v1.cni.cncf.io/networks"})
+      out << a << ": " << pod->Annotation(a).value_or("-") << "\n";
+    out << "affinity: " << pod->Get({"spec", "affinity"}).value_or(k8s::JsonObject()).Serialize()
+        << "\n";
+    for (const auto& v : pod->GetArray({"spec", "volumes"}))
+      if (v.GetString({"name"}).value_or("").rfind("kube-api-access-", 0) != 0)
+        out << "volume: " << v.Serialize() << "\n";
+    for (const auto& c : pod->GetArray({"spec", "containers"})) {
+      out << "container " << c.GetString({"name"}).value_or("?") << ":\n";
+      for (const char* f : {"resources", "securityContext"})
+        out << "  " << f << ": " << c.Get({f}).value_or(k8s::JsonObject()).Serialize() << "\n";
+      for (const auto& e : c.GetArray({"env"})) out << "  env: " << e.Serialize() << "\n";
+      for (const auto& m : c.GetArray({"volumeMounts"}))
+        if (m.GetString({"name"}).value_or("").rfind("kube-api-access-", 0) != 0)
+          out << "  mount: " << m.Serialize() << "\n";
+    }
+    std::string text = out.str();
+    for (size_t at = text.find(ns_->name()); at != std::string::npos; at = text.find(ns_->name()))
+      text.replace(at, ns_->name().size(), "NS");
+    return text;
+  }
+
+  std::string LiveInjected(const std::string& pod) const {
+    return Injected(Get({"get", "pod", pod, "-n", ns_->name(), "-o", "json"}));
+  }
+
+  std::vector<AuditedWrite> PodCreates(const std::string& pod) const {
+    std::vector<AuditedWrite> out;
+    for (const AuditedWrite& w : ReadAuditedWrites()) {
+      if (w.verb == "create" && w.resource == "pods" && w.namespace_ == ns_->name() &&
+          w.name == pod && w.subresource.empty())
+        out.push_back(w);
+    }
+    return out;
+  }
+
+  uint16_t webhook_port_ = 0;
+  std::string configuration_;
+  std::vector<std::string> extra_webhook_args_;
+};
+
+TEST_F(WorkloadE2eTest, LabelledPodsGetTheirNodesRdmaConfigAndReachThePool) {
+  if (const std::string missing = FindNodes(); !missing.empty())
+    GTEST_SKIP() << missing << " (scripts/test.sh makes them)";
+  UseWebhook();
+  ns_ = std::make_unique<TestNamespace>(*env_, "cprof-wl");
+  selector_label_ = "e2e.rdmastack.io/" + ns_->name();
+  ApplyAgentServiceAccount(*ns_);
+  ApplyConfiguration();
+  if (HasFatalFailure()) return;
+  extra_operator_args_ = SimulatedClientArgs();
+  extra_operator_args_.insert(extra_operator_args_.end(), extra_webhook_args_.begin(),
+                              extra_webhook_args_.end());
+  hub_port_ = FreePortOn(bridge_);
+  StartOperator("cprof-wl");
+  ns_->Apply(ReadSample("clientprofile-gpudirect.yaml"));
+  ns_->Apply(ReadSample("clientprofile-hostmem.yaml"));
+  ASSERT_TRUE(Eventually([&] { return !CaBundle().empty(); }, 60s))
+      << "the operator never set the caBundle\n"
+      << operator_->Output();
+
+  // Refusals, each saying what to do: no such profile; a profile without a workload section; a
+  // profile with no Ready node yet (no pool).
+  ASSERT_TRUE(
+      Eventually([&] { return Condition(kGpuDirect, "Ready", "reason") == "PoolNotFound"; }, 60s))
+      << ClientDiagnostics();
+  CommandResult missing = DryRun(AppPod("app-x", "nope", "", false));
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_NE(missing.err.find(std::string("admission webhook \"") + kWebhook +
+                             "\" denied the request: ClientProfile \"nope\" not found in "
+                             "namespace \"" +
+                             ns_->name() + "\""),
+            std::string::npos)
+      << missing.err;
+  CommandResult no_workload = DryRun(AppPod("app-x", kHostMem, "", false));
+  EXPECT_NE(no_workload.err.find("has no spec.workload"), std::string::npos) << no_workload.err;
+  CommandResult no_ready = DryRun(AppPod("app-x", kGpuDirect, "", false));
+  EXPECT_NE(no_ready.err.find("ClientProfile " + ns_->name() + "/" + kGpuDirect +
+                              " has no node whose client data plane is Ready"),
+            std::string::npos)
+      << no_ready.err;
+
+  StartPool();
+  if (HasFatalFailure()) return;
+  CommandResult wait =
+      env_->Kubectl({"wait", "--for=condition=Ready", std::string("cprof/") + kGpuDirect, "-n",
+                     ns_->name(), "--timeout=300s"});
+  ASSERT_EQ(wait.exit_code, 0) << wait.err << ClientDiagnostics();
+
+  // An unlabelled pod is never sent to the webhook (the API server's audit record of its create
+  // has no mutation annotation); a labelled one is, and is mutated.
+  ns_->Apply(AppPod("plain", "", h100_, false));
+  ns_->Apply(AppPod("app-dmabuf", kGpuDirect, h100_, true));
+  ns_->Apply(AppPod("app-peermem", kGpuDirect, a6000_, true));
+  ns_->Apply(AppPod("app-far", kGpuDirect, far_, false));
+  EXPECT_EQ(
+      ns_->PodField("plain", "{.metadata.annotations.clientprofile\\.rdmastack\\.io/injected}"),
+      "");
+  EXPECT_EQ(ns_->PodField("plain", "{.spec.containers[0].securityContext}"), "");
+  ASSERT_TRUE(Eventually([&] { return !PodCreates("app-dmabuf").empty(); }, 20s));
+  ASSERT_EQ(PodCreates("plain").size(), 1u);
+  EXPECT_EQ(PodCreates("plain")[0].annotations.count(kMutationAudit), 0u);
+  const auto labelled = PodCreates("app-dmabuf");
+  ASSERT_EQ(labelled.size(), 1u);
+  ASSERT_EQ(labelled[0].annotations.count(kMutationAudit), 1u);
+  EXPECT_NE(labelled[0].annotations.at(kMutationAudit).find("\"mutated\":true"), std::string::npos)
+      << labelled[0].annotations.at(kMutationAudit);
+
+  // The mutated spec, as the API server stored it (and as the unit goldens render it).
+  const std::string injected = LiveInjected("app-dmabuf");
+  ExpectMatchesGolden("tests/e2e/clientprofile/golden/injected-shared.txt", injected);
+  // Applying the same manifest again changes nothing; the same manifest under another name gets
+  // the same injection.
+  const std::string version = ns_->PodField("app-dmabuf", "{.metadata.resourceVersion}");
+  CommandResult again = env_->Kubectl({"apply", "-n", ns_->name(), "-f", "-"},
+                                      AppPod("app-dmabuf", kGpuDirect, h100_, true));
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(ns_->PodField("app-dmabuf", "{.metadata.resourceVersion}"), version);
+  EXPECT_EQ(LiveInjected("app-dmabuf"), injected);
+  CommandResult copy = DryRun(AppPod("app-dmabuf-copy", kGpuDirect, h100_, true));
+  ASSERT_EQ(copy.exit_code, 0) << copy.err;
+  EXPECT_EQ(Injected(copy.out), injected);
+
+  // Only ready nodes: the cross-socket node is not eligible for GPU-direct, so a pod bound to it
+  // cannot be scheduled.
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return ns_->PodField("app-far",
+                             "{.status.conditions[?(@.type==\"PodScheduled\")].reason}") ==
+               "Unschedulable";
+      },
+      30s))
+      << Get({"get", "pod", "app-far", "-n", ns_->name(), "-o", "yaml"});
+
+  // The application pods run on their nodes, see that node's transport, and reach the pool.
+  for (const auto& [pod, peer] : std::vector<std::pair<std::string, std::string>>{
+           {"app-dmabuf", "dmabuf"}, {"app-peermem", "nvidia_peermem"}}) {
+    ASSERT_TRUE(Eventually(
+        [&] { return ns_->Logs(pod).out.find("s3 round trip ok") != std::string::npos; }, 90s))
+        << pod << ": " << ns_->Logs(pod).out << ns_->Logs(pod).err
+        << Get({"get", "pod", pod, "-n", ns_->name(), "-o", "yaml"});
+    const std::string log = ns_->Logs(pod).out;
+    EXPECT_NE(log.find("config=/etc/rdmastack/client\n"), std::string::npos) << log;
+    EXPECT_NE(log.find("peer=" + peer + "\n"), std::string::npos) << log;
+  }
+
+  // The other device modes, as the API server returns them (server-side dry run), after the
+  // profile changes; the webhook reads the profile from the operator's cache.
+  for (
+      const auto& [mode, patch] : std::vector<std::pair<std::string, std::string>>{
+          {"sriov",
+           R"({"spec":{"workload":{"sharedDevicePlugin":null,"sriov":{"resourceName":"nvidia.com/cx6_vf","networkAttachment":"sriov-rdma"}}}})"},
+          {"host", R"({"spec":{"workload":{"sriov":null,"hostDevice":{}}}})"},
+          {"shared",
+           R"({"spec":{"workload":{"hostDevice":null,"sharedDevicePlugin":{"resourceName":"rdma/hca_shared_devices_a"}}}})"}}) {
+    CommandResult p = env_->Kubectl(
+        {"patch", "cprof", kGpuDirect, "-n", ns_->name(), "--type=merge", "-p", patch});
+    ASSERT_EQ(p.exit_code, 0) << mode << ": " << p.err;
+    std::string got;
+    ASSERT_TRUE(Eventually(
+        [&] {
+          CommandResult r = DryRun(AppPod("app-" + mode, kGpuDirect, "", false));
+          got = r.exit_code == 0 ? Injected(r.out) : r.err;
+          return got.find(mode == "host"    ? "hostDevice"
+                          : mode == "sriov" ? "sriov "
+                                            : "shared") != std::string::npos;
+        },
+        20s))
+        << mode << ": " << got;
+    ExpectMatchesGolden("tests/e2e/clientprofile/golden/injected-" + mode + ".txt", got);
+  }
+
+  // Certificate rotation (30 s certificates, renewed after 20 s): labelled pods keep being
+  // admitted while the serving certificate changes under them.
+  const auto served = [&] {
+    return RunCommand({"sh", "-c",
+                       "openssl s_client -connect 127.0.0.1:" + std::to_string(webhook_port_) +
+                           " </dev/null 2>/dev/null | openssl x509 -noout -fingerprint"})
+        .out;
+  };
+  const std::string first = served();
+  ASSERT_NE(first, "");
+  int admitted = 0;
+  std::string refused;
+  const auto rotation_deadline = std::chrono::steady_clock::now() + 45s;
+  while (std::chrono::steady_clock::now() < rotation_deadline && served() == first) {
+    CommandResult r = DryRun(AppPod("app-rotation", kGpuDirect, "", false));
+    if (r.exit_code == 0) {
+      ++admitted;
+    } else {
+      refused += r.err;
+    }
+  }
+  EXPECT_NE(served(), first) << "the webhook never served a renewed certificate";
+  for (int i = 0; i < 5; ++i) {
+    CommandResult r = DryRun(AppPod("app-rotation", kGpuDirect, "", false));
+    if (r.exit_code == 0) {
+      ++admitted;
+    } else {
+      refused += r.err;
+    }
+  }
+  EXPECT_EQ(refused, "");
+  EXPECT_GT(admitted, 5);
+
+  // The operator stops: labelled pods are refused with a message naming the webhook; other pods
+  // are created as usual.
+  operator_.reset();
+  CommandResult down = DryRun(AppPod("app-down", kGpuDirect, "", false));
+  EXPECT_NE(down.exit_code, 0);
+  EXPECT_NE(down.err.find(std::string("failed calling webhook \"") + kWebhook + "\""),
+            std::string::npos)
+      << down.err;
+  CommandResult plain = DryRun(AppPod("plain-down", "", "", false));
+  EXPECT_EQ(plain.exit_code, 0) << plain.err;
+  // Back, so that the profiles' finalizers run at teardown.
+  StartOperator("cprof-wl-2");
 }
 
 }  // namespace

@@ -292,6 +292,45 @@ INSTANTIATE_TEST_SUITE_P(Table, InvalidObjectTest,
                                                     },
                                                     "maxTransferSize must be a whole number of "
                                                     "bytes greater than 0 and at most 4Gi"},
+                                        InvalidCase{"WorkloadTwoDeviceModes", kGpu,
+                                                    "ClientProfile",
+                                                    [](YAML::Node& o) {
+                                                      o["spec"]["workload"]["hostDevice"] =
+                                                          YAML::Node(YAML::NodeType::Map);
+                                                    },
+                                                    "workload must name exactly one way pods "
+                                                    "reach the RDMA device"},
+                                        InvalidCase{"WorkloadNoDeviceMode", kGpu, "ClientProfile",
+                                                    [](YAML::Node& o) {
+                                                      o["spec"]["workload"].remove(
+                                                          "sharedDevicePlugin");
+                                                    },
+                                                    "workload must name exactly one way pods "
+                                                    "reach the RDMA device"},
+                                        InvalidCase{"SriovWithoutNetworkAttachment", kGpu,
+                                                    "ClientProfile",
+                                                    [](YAML::Node& o) {
+                                                      o["spec"]["workload"].remove(
+                                                          "sharedDevicePlugin");
+                                                      o["spec"]["workload"]["sriov"]
+                                                       ["resourceName"] = "nvidia.com/cx6_vf";
+                                                    },
+                                                    "networkAttachment: Required value"},
+                                        InvalidCase{"WorkloadResourceInKubernetesDomain", kGpu,
+                                                    "ClientProfile",
+                                                    [](YAML::Node& o) {
+                                                      o["spec"]["workload"]["sharedDevicePlugin"]
+                                                       ["resourceName"] = "kubernetes.io/rdma";
+                                                    },
+                                                    "resourceName must be an extended resource "
+                                                    "outside the kubernetes.io domain"},
+                                        InvalidCase{"ConfigMountHidesEtc", kGpu, "ClientProfile",
+                                                    [](YAML::Node& o) {
+                                                      o["spec"]["workload"]["configMountPath"] =
+                                                          "/etc";
+                                                    },
+                                                    "configMountPath must not hide a system "
+                                                    "directory"},
                                         InvalidCase{"NoGatewayPoolRef", kGpu, "ClientProfile",
                                                     [](YAML::Node& o) {
                                                       o["spec"].remove("gatewayPoolRef");

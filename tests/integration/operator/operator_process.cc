@@ -20,6 +20,9 @@ std::string OperatorBinary() {
 
 OperatorProcess::OperatorProcess(const std::string& name, std::vector<std::string> args)
     : output_path_(::testing::TempDir() + UniqueName(name) + ".log") {
+  // The pod webhook listens on a fixed port by default; tests that want it pass their own
+  // --webhook-bind-address (the last one wins), the others must not collide on that port.
+  args.insert(args.begin(), "--webhook-bind-address=0");
   args.insert(args.begin(), OperatorBinary());
   std::ofstream(output_path_, std::ios::trunc).close();
   pid_ = fork();
