@@ -6,7 +6,9 @@
 # every selected node, gateways serve S3 on the verified storage nodes, the client data plane
 # configures each eligible GPU node for its transport. Then `kubectl rdmastack` answers status and
 # why, the leader hands over, and the pool's library moves 1.2.0.68 -> 2.0.0.109 node by node under
-# S3 traffic, with its progress and the count of failed requests printed. It leaves everything
+# S3 traffic, with its progress and the count of failed requests printed. Last, an application pod
+# that names the GPU-direct profile is admitted through the operator's webhook, runs on an eligible
+# node, reads that node's injected config and does an S3 PUT/GET through the pool. It leaves everything
 # running; scripts/cluster.sh down stops it all (the operator replicas too).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -36,7 +38,8 @@ step "helm install rdmastack charts/rdmastack (CRDs, ServiceAccounts, least-priv
 # operator.replicas=0: a simulated node cannot run the operator (it must reach the API server on
 # loopback), so the two replicas below run as local processes with the Deployment's own flags.
 "$RDMASTACK_HELM" --kubeconfig "$(scripts/cluster.sh kubeconfig)" install rdmastack charts/rdmastack \
-  -n rdmastack-system --create-namespace --set operator.replicas=0 --wait
+  -n rdmastack-system --create-namespace --set operator.replicas=0 \
+  --set webhook.url=https://127.0.0.1:19444/mutate-pods --wait
 kubectl get crd -l '!nothing' -o name | grep rdmastack.io
 kubectl get sa,role,lease,secret,configmap,svc -n rdmastack-system -l app.kubernetes.io/instance=rdmastack
 kubectl wait --for=condition=Established crd/gatewaypools.rdmastack.io crd/clientprofiles.rdmastack.io \
@@ -70,10 +73,18 @@ op_args=("${chart_args[@]}" --kubeconfig="$sa_kubeconfig" --log-format=text --me
   --gateway-host-mount=/etc/rdmastack-fixture
   --client-pod-label=rdmastack.io/simulate=run
   --client-arg=--ips-file=/host/etc/rdmastack-fixture/ips.txt
-  --client-arg=--probes-file=/host/etc/rdmastack-fixture/probes.txt)
+  --client-arg=--probes-file=/host/etc/rdmastack-fixture/probes.txt --webhook-host=127.0.0.1)
+# Each replica serves the pod webhook on its own loopback port; the API server calls a's (the
+# chart's webhook.url above; in a cluster the rdmastack-webhook Service reaches every replica).
+replica_args() {
+  local n=1; [[ $1 == b ]] && n=2
+  echo "--health-probe-bind-address=127.0.0.1:1808$n --webhook-bind-address=127.0.0.1:1944$((n + 3))"
+}
 oplog() { echo "$(dirname "$RDMASTACK_AUDIT_LOG")/extra-operator-$1.log"; }
-scripts/cluster.sh start-process operator-a build/bin/rdmastack-operator "${op_args[@]}" --health-probe-bind-address=127.0.0.1:18081
-scripts/cluster.sh start-process operator-b build/bin/rdmastack-operator "${op_args[@]}" --health-probe-bind-address=127.0.0.1:18082
+# shellcheck disable=SC2046
+scripts/cluster.sh start-process operator-a build/bin/rdmastack-operator "${op_args[@]}" $(replica_args a)
+# shellcheck disable=SC2046
+scripts/cluster.sh start-process operator-b build/bin/rdmastack-operator "${op_args[@]}" $(replica_args b)
 holder() { kubectl get lease -n rdmastack-system rdmastack-operator -o jsonpath='{.spec.holderIdentity}' 2>/dev/null || true; }
 for _ in $(seq 1 60); do [[ -n "$(holder)" ]] && break; sleep 0.5; done
 echo "lease rdmastack-system/rdmastack-operator is held by: $(holder)"
@@ -128,8 +139,9 @@ done
 echo "lease now held by: $(holder)"
 echo "agents accepted by the new leader: $(grep -c "accepted agent" "$(oplog "$standby")") of $nodes"
 echo "status writes (RdmaNodes, pools, profiles) by the new leader: $(grep -c "status written" "$(oplog "$standby")" || true)"
+# shellcheck disable=SC2046
 scripts/cluster.sh start-process "operator-$leader" build/bin/rdmastack-operator "${op_args[@]}" \
-  --health-probe-bind-address=127.0.0.1:1808$([[ $leader == a ]] && echo 1 || echo 2) >/dev/null 2>&1
+  $(replica_args "$leader") >/dev/null 2>&1
 echo "operator-$leader restarted as the standby"
 
 step "rolling upgrade 1.2.0.68 -> 2.0.0.109 under S3 traffic, node by node"
@@ -194,6 +206,32 @@ echo
 echo "the clients follow: gpu-node-1's endpoints.json once the kubelet refreshed its ConfigMap volume:"
 for _ in $(seq 1 90); do grep -q 7071 "$root1$dir/endpoints.json" || break; sleep 1; done
 cat "$root1$dir/endpoints.json"; echo
+
+step "an application pod names the GPU-direct profile; the webhook gives it RDMA and its node's config"
+# crds/samples/workload-pod-gpudirect.yaml: only the label rdmastack.io/client-profile, no device,
+# no capability, no mount; here also rdmastack.io/simulate=run, so that the simulated node runs it.
+for _ in $(seq 1 60); do
+  [[ -n "$(kubectl get mutatingwebhookconfiguration rdmastack-clientprofile-injector \
+    -o jsonpath='{.webhooks[0].clientConfig.caBundle}')" ]] && break
+  sleep 0.5
+done
+kubectl label --local -f crds/samples/workload-pod-gpudirect.yaml rdmastack.io/simulate=run -o yaml |
+  kubectl apply -n demo -f -
+kubectl get pod s3-smoke -n demo -o go-template='injected: {{index .metadata.annotations "clientprofile.rdmastack.io/injected"}}
+node affinity: {{range (index .spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms 0).matchExpressions}}{{.key}} {{.operator}} {{.values}}{{end}}
+{{with index .spec.containers 0}}limits: {{.resources.limits}}
+capabilities: {{.securityContext.capabilities.add}}
+mounts: {{range .volumeMounts}}{{.mountPath}}{{if .readOnly}} (read-only){{end}} {{end}}
+env: {{range .env}}{{if .value}}{{.name}}={{.value}} {{end}}{{end}}{{end}}
+'
+kubectl wait --for=jsonpath='{.status.phase}'=Succeeded pod/s3-smoke -n demo --timeout=120s >/dev/null ||
+  kubectl get pod s3-smoke -n demo -o wide
+echo "$ scripts/cluster.sh logs -n demo s3-smoke"
+scripts/cluster.sh logs -n demo s3-smoke
+echo
+echo "A pod naming a profile without spec.workload is refused at admission, saying why:"
+sed 's/client-profile: kvcache-gpudirect/client-profile: kvcache-hostmem/' crds/samples/workload-pod-gpudirect.yaml |
+  kubectl create -n demo --dry-run=server -f - 2>&1 || true
 
 step "final status"
 echo '$ kubectl rdmastack status'
