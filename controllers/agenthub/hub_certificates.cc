@@ -90,8 +90,12 @@ StatusOr<HubCertificates::Material> HubCertificates::FromGeneratedSecret() {
     m.serving.key_pem = SecretValue(*secret, "tls.key");
     auto ca_facts = InspectCertificate(ca.cert_pem);
     ca_usable = ca_facts.ok() && CheckKeyAndCertificate(ca).ok() && ca_facts->not_after > now;
-    if (!ca_usable)
+    // The chart makes the Secret empty: that is a first start, not a problem.
+    if (!ca_usable && ca.cert_pem.empty()) {
+      spdlog::info("{}: {} is empty; making a CA", options_.log_name, ref);
+    } else if (!ca_usable) {
       spdlog::warn("{}: {} holds no usable CA; making a new one", options_.log_name, ref);
+    }
   }
   bool renew = !ca_usable;
   if (ca_usable) {

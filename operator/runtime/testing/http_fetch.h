@@ -1,5 +1,6 @@
 #pragma once
-// A one-shot HTTP(S) GET against 127.0.0.1 for tests of the probe and metrics servers.
+// A one-shot HTTP(S) request (GET unless told) against 127.0.0.1 for tests of the probe, metrics
+// and webhook servers.
 
 #include <openssl/ssl.h>
 
@@ -21,6 +22,8 @@ struct FetchOptions {
   // verification (curl -k).
   std::string ca_pem;
   int max_tls_version = 0;  // e.g. TLS1_1_VERSION; 0 = the library's newest
+  std::string method = "GET";
+  std::string body;  // sent with Content-Type application/json when not empty
 };
 
 struct FetchReply {
@@ -36,8 +39,13 @@ inline StatusOr<FetchReply> HttpFetch(uint16_t port, const std::string& target,
   namespace http = beast::http;
   asio::io_context io;
   beast::error_code ec;
-  http::request<http::empty_body> request(http::verb::get, target, 11);
+  http::request<http::string_body> request(http::string_to_verb(options.method), target, 11);
   request.set(http::field::host, "localhost");
+  if (!options.body.empty()) {
+    request.set(http::field::content_type, "application/json");
+    request.body() = options.body;
+    request.prepare_payload();
+  }
   if (!options.bearer_token.empty()) {
     request.set(http::field::authorization, "Bearer " + options.bearer_token);
   }
@@ -71,7 +79,7 @@ inline StatusOr<FetchReply> HttpFetch(uint16_t port, const std::string& target,
     if (!ec) http::write(stream, request, ec);
     if (!ec) http::read(stream, buffer, response, ec);
   }
-  if (ec) return UnavailableError("GET " + target + ": " + ec.message());
+  if (ec) return UnavailableError(options.method + " " + target + ": " + ec.message());
   return FetchReply{static_cast<int>(response.result_int()),
                     std::string(response[http::field::content_type]), response.body()};
 }
