@@ -45,13 +45,6 @@ bool Contains(const std::vector<std::string>& items, std::string_view item) {
   return std::find(items.begin(), items.end(), item) != items.end();
 }
 
-// Replaces the array at `path` with `items`.
-void SetArray(k8s::JsonObject* o, const k8s::JsonPath& path,
-              const std::vector<k8s::JsonObject>& items) {
-  (void)o->Set(path, k8s::JsonObject::Array());
-  for (const auto& item : items) (void)o->Append(path, item);
-}
-
 void InjectEnv(k8s::JsonObject* c, const std::string& container, std::string_view name,
                const std::string& value, Conflicts* conflicts) {
   for (const auto& e : c->GetArray({"env"})) {
@@ -189,7 +182,7 @@ void InjectNodeAffinity(k8s::JsonObject* pod, const std::string& label) {
     if (std::find(expressions.begin(), expressions.end(), requirement) == expressions.end())
       (void)term.Append({"matchExpressions"}, requirement);
   }
-  SetArray(pod, terms_path, terms);
+  (void)pod->SetArray(terms_path, terms);
 }
 
 std::string DeviceSummary(const crd::WorkloadSpec& w) {
@@ -269,7 +262,7 @@ k8s::JsonObject InjectClientProfile(const k8s::JsonObject& pod, const crd::Clien
     InjectEnv(&c, name, "LD_LIBRARY_PATH", mount + "/lib", &conflicts);
     InjectEnv(&c, name, "RDMASTACK_CLIENT_CONFIG_DIR", mount, &conflicts);
   }
-  SetArray(&out, {"spec", "containers"}, containers);
+  (void)out.SetArray({"spec", "containers"}, containers);
 
   out.SetAnnotation(kInjectedAnnotation,
                     profile.metadata.name + ": " + DeviceSummary(w) + ", config at " + mount);

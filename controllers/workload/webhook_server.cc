@@ -49,8 +49,7 @@ Status PublishWebhookCaBundle(k8s::Client& reader, k8s::Client& writer,
                           kWebhookName + "; its caBundle is left alone"
                     : "";
   if (!changed) return OkStatus();
-  (void)object->Set({"webhooks"}, k8s::JsonObject::Array());
-  for (const auto& w : webhooks) (void)object->Append({"webhooks"}, w);
+  (void)object->SetArray({"webhooks"}, webhooks);
   object->StripManagedFields();
   k8s::WriteOptions write;
   write.field_manager = "rdmastack-operator";

@@ -431,6 +431,16 @@ Status JsonObject::SetStringMap(const JsonPath& path,
   return OkStatus();
 }
 
+Status JsonObject::SetArray(const JsonPath& path, const std::vector<JsonObject>& items) {
+  Allocator& alloc = doc_.GetAllocator();
+  Value array(rapidjson::kArrayType);
+  array.Reserve(static_cast<rapidjson::SizeType>(items.size()), alloc);
+  for (const JsonObject& item : items) array.PushBack(DeepCopy(item.doc_, alloc), alloc);
+  RDMASTACK_ASSIGN_OR_RETURN(Value * slot, SlotFor(doc_, path));
+  slot->Swap(array);
+  return OkStatus();
+}
+
 Status JsonObject::Append(const JsonPath& path, const JsonObject& value) {
   Value copy = DeepCopy(value.doc_, doc_.GetAllocator());
   RDMASTACK_ASSIGN_OR_RETURN(Value * slot, SlotFor(doc_, path));

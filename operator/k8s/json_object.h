@@ -95,6 +95,8 @@ class JsonObject {
   Status SetNull(const JsonPath& path);
   Status Set(const JsonPath& path, const JsonObject& value);
   Status SetStringMap(const JsonPath& path, const std::map<std::string, std::string>& values);
+  // Replaces whatever is at `path` with an array of `items` (the inverse of GetArray).
+  Status SetArray(const JsonPath& path, const std::vector<JsonObject>& items);
   // Appends to the array at `path`, creating it when absent.
   Status Append(const JsonPath& path, const JsonObject& value);
   // Returns true when something was removed.

@@ -134,6 +134,21 @@ TEST(JsonObjectTest, ArraysAppendIndexAndRemove) {
   EXPECT_EQ(o.Append({"items", "0"}, item).code(), StatusCode::kFailedPrecondition);
 }
 
+TEST(JsonObjectTest, SetArrayIsTheInverseOfGetArray) {
+  auto o = JsonObject::Parse(R"({"spec":{"items":[{"a":1},{"b":[2,3]}],"other":"x"}})");
+  ASSERT_TRUE(o.ok());
+  std::vector<JsonObject> items = o->GetArray({"spec", "items"});
+  ASSERT_TRUE(items[0].SetInt({"a"}, 5).ok());
+  items.push_back(items[1]);
+  ASSERT_TRUE(o->SetArray({"spec", "items"}, items).ok());
+  EXPECT_EQ(o->Serialize(), R"({"spec":{"items":[{"a":5},{"b":[2,3]},{"b":[2,3]}],"other":"x"}})");
+  ASSERT_TRUE(o->SetArray({"spec", "items"}, {}).ok());
+  EXPECT_EQ(o->Serialize(), R"({"spec":{"items":[],"other":"x"}})");
+  ASSERT_TRUE(o->SetArray({"new", "list"}, items).ok());
+  EXPECT_EQ(o->GetArray({"new", "list"}).size(), 3u);
+  EXPECT_EQ(o->SetArray({"spec", "other", "x"}, items).code(), StatusCode::kFailedPrecondition);
+}
+
 TEST(JsonObjectTest, MergePatchFollowsRfc7386) {
   struct Case {
     std::string name, target, patch, want;
