@@ -17,6 +17,8 @@
 #   cluster.sh kubectl ARGS...    kubectl with the admin kubeconfig
 #   cluster.sh env                shell exports for tests (RDMASTACK_KUBECONFIG, RDMASTACK_AUDIT_LOG, ...)
 #   cluster.sh restart COMPONENT  restart one component (watch-resilience tests)
+#   cluster.sh stop COMPONENT     stop one component until `restart` starts it again (the scale
+#                                 benchmark stops kwok to measure informers without its churn)
 #   cluster.sh compact            compact etcd to its current revision (forces 410 Gone on old watches)
 #   cluster.sh build              build/fetch every component without starting anything
 #   cluster.sh start-process NAME CMD...   run CMD beside the cluster (log: logs/extra-NAME.log); `down`
@@ -28,6 +30,9 @@
 # RDMASTACK_BUILD_DIR (default build/) holds rdmastack-node-runtime and the binaries pods run.
 # RDMASTACK_SIM_VOLUME_RESYNC (default 30s) is how often the node runtime refreshes ConfigMap and
 # Secret volumes (the kubelet's sync period; a real kubelet takes up to about a minute).
+# RDMASTACK_KWOK_NODE_LEASE_SECONDS (default 40, the kubelet's) is kwok's node lease duration; it
+# renews each lease at a quarter of it, so thousands of nodes need a longer one on two cores, with
+# RDMASTACK_NODE_MONITOR_GRACE_PERIOD (kube-controller-manager's --node-monitor-grace-period) above it.
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -206,6 +211,9 @@ rules:
 # used with what the chart's RBAC grants, and finds its 403s.
 - level: Metadata
   users: ["system:serviceaccount:rdmastack-system:rdmastack-operator"]
+# Every request of the scale benchmark's operators (tests/bench/scale): idle request rates.
+- level: Metadata
+  userGroups: ["system:serviceaccounts:rdmastack-bench"]
 - level: Metadata
   verbs: [create, update, patch, delete, deletecollection]
 - level: None
@@ -237,7 +245,8 @@ start_kcm() {
     --leader-elect=false --controllers='*' --use-service-account-credentials=true \
     --service-account-private-key-file="$PKI/sa.key" --root-ca-file="$PKI/ca.crt" \
     --cluster-signing-cert-file="$PKI/ca.crt" --cluster-signing-key-file="$PKI/ca.key" \
-    --authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics --v=1
+    --authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics --v=1 \
+    ${RDMASTACK_NODE_MONITOR_GRACE_PERIOD:+--node-monitor-grace-period="$RDMASTACK_NODE_MONITOR_GRACE_PERIOD"}
   wait_for kube-controller-manager 60 "$LOGS/kube-controller-manager.log" curl -skf "https://127.0.0.1:$PORT_KCM/healthz"
 }
 
@@ -287,7 +296,7 @@ start_kwok() {
   start_bg kwok "$(kwok_bin)" --kubeconfig="$STATE/kwok.kubeconfig" "${stages[@]}" \
     --manage-all-nodes=false --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
     --node-ip=127.0.0.1 --node-name=localhost --node-port="$PORT_KWOK" \
-    --server-address="127.0.0.1:$PORT_KWOK" --cidr=10.244.0.0/16 --node-lease-duration-seconds=40
+    --server-address="127.0.0.1:$PORT_KWOK" --cidr=10.244.0.0/16 --node-lease-duration-seconds="${RDMASTACK_KWOK_NODE_LEASE_SECONDS:-40}"
   wait_for kwok 60 "$LOGS/kwok.log" curl -sf "http://127.0.0.1:$PORT_KWOK/healthz"
 }
 
@@ -673,10 +682,14 @@ main() {
     env) cmd_env ;;
     logs) cmd_logs "$@" ;;
     restart) cmd_restart "$@" ;;
+    stop) case "${1:-}" in
+        kwok|kube-controller-manager|kube-scheduler|node-runtime) stop_component "$1" ;;
+        *) die "cannot stop '${1:-}'; choose kube-controller-manager, kube-scheduler, kwok or node-runtime" ;;
+      esac ;;
     compact) cmd_compact ;;
     start-process) cmd_start_process "$@" ;;
     stop-process) stop_component "extra-${1:?usage: cluster.sh stop-process NAME}" ;;
-    ""|-h|--help|help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//' ;;
+    ""|-h|--help|help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' ;;
     *) die "unknown command '$cmd'; run 'scripts/cluster.sh help'" ;;
   esac
 }

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <set>
 
 #include "operator/k8s/json_object.h"
 
@@ -27,12 +28,18 @@ bool IsWrite(const std::string& verb) {
          verb == "deletecollection";
 }
 
-void ReadFile(const std::string& path, bool writes_only, std::vector<AuditedWrite>& out) {
+// `started`: also requests still running (a watch logs ResponseStarted when it opens), each once.
+void ReadFile(const std::string& path, bool writes_only, bool started,
+              std::vector<AuditedWrite>& out) {
   std::ifstream in(path);
   std::string line;
+  std::set<std::string> seen;
   while (std::getline(in, line)) {
     auto event = k8s::JsonObject::Parse(line);
-    if (!event.ok() || event->GetString({"stage"}).value_or("") != "ResponseComplete") continue;
+    if (!event.ok()) continue;
+    const std::string stage = event->GetString({"stage"}).value_or("");
+    if (stage != "ResponseComplete" && !(started && stage == "ResponseStarted")) continue;
+    if (started && !seen.insert(event->GetString({"auditID"}).value_or("")).second) continue;
     AuditedWrite w;
     w.verb = event->GetString({"verb"}).value_or("");
     if (writes_only && !IsWrite(w.verb)) continue;
@@ -53,11 +60,11 @@ void ReadFile(const std::string& path, bool writes_only, std::vector<AuditedWrit
 }  // namespace
 
 namespace {
-std::vector<AuditedWrite> ReadLog(bool writes_only) {
+std::vector<AuditedWrite> ReadLog(bool writes_only, bool started = false) {
   std::vector<AuditedWrite> out;
   const char* path = std::getenv("RDMASTACK_AUDIT_LOG");
   if (path == nullptr || *path == '\0') return out;
-  ReadFile(path, writes_only, out);
+  ReadFile(path, writes_only, started, out);
   return out;
 }
 }  // namespace
@@ -67,6 +74,9 @@ std::vector<AuditedWrite> ReadAuditedWrites() {
 }
 std::vector<AuditedWrite> ReadAuditedRequests() {
   return ReadLog(false);
+}
+std::vector<AuditedWrite> ReadAuditedRequestsReceived() {
+  return ReadLog(false, true);
 }
 
 std::vector<AuditedWrite> WritesByAgent(const std::vector<AuditedWrite>& all,

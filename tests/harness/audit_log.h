@@ -30,6 +30,8 @@ std::vector<AuditedWrite> ReadAuditedWrites();
 // Every completed request in that log, reads too (the policy logs reads of the chart's operator
 // ServiceAccount only).
 std::vector<AuditedWrite> ReadAuditedRequests();
+// Every request the server received, once each, including those still running (an open watch).
+std::vector<AuditedWrite> ReadAuditedRequestsReceived();
 
 // How many `verb` requests on `resource` came with exactly this user agent.
 int CountAudited(const std::vector<AuditedWrite>& all, const std::string& verb,

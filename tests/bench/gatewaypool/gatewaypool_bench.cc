@@ -17,12 +17,12 @@
 #include <thread>
 
 #include "controllers/common/parallel.h"
-#include "crds/types/json.h"
 #include "operator/k8s/api_error.h"
 #include "operator/k8s/client.h"
 #include "operator/k8s/config.h"
 #include "tests/harness/audit_log.h"
 #include "tests/harness/cluster_env.h"
+#include "tests/bench/scale/kwok_nodes.h"
 #include "tests/harness/proc_stat.h"
 #include "tests/integration/operator/operator_process.h"
 
@@ -87,51 +87,12 @@ class GatewayPoolBench : public ::testing::Test {
   void MakeNode(int i) {
     const std::string name = NodeName(i);
     const std::string ip = "10.200." + std::to_string(i / 250) + "." + std::to_string(i % 250 + 1);
-    auto node = k8s::JsonObject::Parse(R"({"apiVersion":"v1","kind":"Node","metadata":{
-      "annotations":{"kwok.x-k8s.io/node":"fake"},
-      "labels":{"type":"kwok","rdmastack.io/gateway-capable":"true"}},
-      "status":{"allocatable":{"cpu":"64","memory":"512Gi","pods":"110",
-        "rdma/hca_shared_devices_a":"1k"},"capacity":{"cpu":"64","memory":"512Gi","pods":"110",
-        "rdma/hca_shared_devices_a":"1k"}}})");
-    node->SetName(name);
-    node->SetLabel("bench.rdmastack.io/pool", ns_);
-    (void)node->Append({"status", "addresses"},
-                       *k8s::JsonObject::Parse(R"({"type":"InternalIP","address":")" + ip + "\"}"));
-    auto created = admin_->Create(k8s::kinds::Node(), *node);
-    ASSERT_TRUE(created.ok() || k8s::IsAlreadyExists(created.status()))
-        << created.status().ToString();
-    // kwok's node controller keeps the status, but the API server drops status on create.
-    (void)admin_->PatchStatus(k8s::kinds::Node(), "", name, k8s::PatchType::kMerge,
-                              R"({"status":)" + node->Get({"status"})->Serialize() + "}");
-
-    crd::RdmaNode rnode;
-    rnode.metadata.name = name;
-    rnode.spec.node_name = name;
-    auto body = k8s::JsonObject::Parse(crd::SerializeResource(rnode));
-    ASSERT_TRUE(admin_->Create(k8s::kinds::RdmaNode(), *body).ok());
-    crd::RdmaNodeStatus& s = rnode.status.emplace();
-    for (const char* type : {"Reporting", "GatewayCapable"}) {
-      crd::Condition c;
-      c.type = type;
-      c.status = crd::ConditionStatus::kTrue;
-      c.reason = type == std::string("Reporting") ? "Connected" : "Verified";
-      c.message = "bench";
-      c.last_transition_time = "2026-12-01T00:00:00Z";
-      s.conditions.push_back(c);
-    }
-    crd::Verdicts verdicts;
-    verdicts.gateway = crd::Verdict{crd::Capability::kYes, "Verified", std::nullopt};
-    s.verdicts = verdicts;
-    crd::NetDevFacts bond;
-    bond.name = "bond0";
-    bond.ipv4 = {"100.64." + std::to_string(i / 250) + "." + std::to_string(i % 250 + 1) + "/16"};
-    bond.rdma_device = "mlx5_0";
-    s.netdevs.push_back(bond);
-    auto status = k8s::JsonObject::Parse(crd::SerializeStatusPatch(rnode));
-    k8s::PatchOptions options;
-    options.field_manager = "bench";
-    auto written = admin_->ApplyStatus(k8s::kinds::RdmaNode(), *status, options);
-    ASSERT_TRUE(written.ok()) << written.status().ToString();
+    const Status node = bench::CreateKwokNode(
+        *admin_, name, {{"rdmastack.io/gateway-capable", "true"}, {"bench.rdmastack.io/pool", ns_}},
+        ip);
+    ASSERT_TRUE(node.ok()) << node.ToString();
+    const Status rnode = bench::CreateRdmaNode(*admin_, name, bench::GatewayNodeStatus(i));
+    ASSERT_TRUE(rnode.ok()) << rnode.ToString();
   }
 
   // The real operator, with `extra` flags; returns once it has been idle for 10 s (caches

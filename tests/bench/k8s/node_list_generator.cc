@@ -157,4 +157,23 @@ std::string GenerateNodeList(int nodes) {
   return {buffer.GetString(), buffer.GetSize()};
 }
 
+std::string GenerateNodeWatchList(int nodes) {
+  rapidjson::StringBuffer buffer;
+  for (int i = 0; i < nodes; ++i) {
+    Writer w(buffer);
+    w.StartObject();
+    Str(w, "type", "ADDED");
+    w.Key("object");
+    Node(w, i);
+    w.EndObject();
+    buffer.Put('\n');
+  }
+  std::string out(buffer.GetString(), buffer.GetSize());
+  out +=
+      R"({"type":"BOOKMARK","object":{"kind":"Node","apiVersion":"v1","metadata":{)"
+      R"("resourceVersion":"2000000","annotations":{"k8s.io/initial-events-end":"true"}}}})"
+      "\n";
+  return out;
+}
+
 }  // namespace rdmastack::k8s::bench

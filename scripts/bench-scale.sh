@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The scale benchmarks beside client-go and controller-runtime (issue 18; docs/bench-scale.md), each
+# on a fresh private cluster (RDMASTACK_CLUSTER=scale, port offset 400) that it takes down after.
+#
+#   scripts/bench-scale.sh [informers|operator|all]     (default all)
+#
+# informers: our Node + Pod informers and client-go's, three forms each, at RDMASTACK_SCALE_NODES
+#   (default 1000,5000,10000) kwok nodes with one Pod each (tests/bench/scale/bench_informers.py);
+#   results in build-release/bench/scale/, plots in docs/img/bench-scale-{memory,sync}.png.
+# operator: the real operator over RDMASTACK_SCALE_BENCH_NODES (default 5000) kwok nodes with 5
+#   GatewayPools and 5 ClientProfiles, then RDMASTACK_SCALE_BENCH_IDLE_S (default 600) idle seconds
+#   beside the controller-runtime peer (operator_scale_bench); output in
+#   build-release/bench/scale/operator-scale.txt.
+#
+# Builds what it needs: the release preset's targets, the Go peers (tests/bench/scale/gopeers,
+# cached under ~/.cache/rdmastack) and a matplotlib venv.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/lib/components.sh
+what="${1:-all}"
+case "$what" in informers|operator|all) ;; *) die "usage: scripts/bench-scale.sh [informers|operator|all]" ;; esac
+
+export RDMASTACK_CLUSTER=scale RDMASTACK_PORT_OFFSET=400
+# Thousands of kwok nodes on two cores: leases renewed every 5 minutes instead of every 10 s, and a
+# node-monitor grace period that tolerates it (and kwok being stopped during the informer runs).
+export RDMASTACK_KWOK_NODE_LEASE_SECONDS=1200 RDMASTACK_NODE_MONITOR_GRACE_PERIOD=3600s
+out="$PWD/build-release/bench/scale"
+mkdir -p "$out"
+
+cmake --preset release >/dev/null
+cmake --build build-release -j2 --target informer-scale-peer rdmastack-operator operator_scale_bench
+gobin="$(tests/bench/scale/gopeers/build.sh)"
+venv="$RDMASTACK_CACHE/plot-venv"
+[[ -x "$venv/bin/python" ]] || { python3 -m venv "$venv" && "$venv/bin/pip" install -q matplotlib; }
+
+fresh_cluster() {
+  scripts/cluster.sh down >/dev/null 2>&1 || true
+  scripts/cluster.sh up --nodes 0
+  eval "$(scripts/cluster.sh env)"
+}
+trap 'scripts/cluster.sh down >/dev/null 2>&1 || true' EXIT
+
+if [[ "$what" != operator ]]; then
+  fresh_cluster
+  "$venv/bin/python" tests/bench/scale/bench_informers.py --ours build-release/bin/informer-scale-peer \
+    --goinformer "$gobin/goinformer" --cluster-script scripts/cluster.sh --out "$out" \
+    --nodes "${RDMASTACK_SCALE_NODES:-1000,5000,10000}"
+  "$venv/bin/python" tests/bench/scale/plot_scale.py "$out/results.json" \
+    docs/img/bench-scale-memory.png docs/img/bench-scale-sync.png
+  echo "plots: docs/img/bench-scale-memory.png docs/img/bench-scale-sync.png"
+fi
+if [[ "$what" != informers ]]; then
+  fresh_cluster
+  RDMASTACK_BENCH_OUT="$out" RDMASTACK_SCALE_BENCH_GOOPERATOR="$gobin/gooperator" \
+    RDMASTACK_BINARY_DIR="$PWD/build-release" build-release/tests/operator_scale_bench 2>&1 |
+    tee "$out/operator-scale.txt"
+fi
+echo "commit $(git rev-parse --short HEAD), $(nproc) cores, $(date -u +%FT%TZ)"

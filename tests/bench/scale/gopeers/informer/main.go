@@ -1,0 +1,231 @@
+// The client-go side of the informer scale benchmark (tests/bench/scale, docs/bench-scale.md): a
+// Node informer and a Pod informer (all namespaces) in one process, in one of three forms, with the
+// same output as our C++ peer (informer-scale-peer) so that scripts/bench-scale.sh reads both alike.
+//
+//	goinformer --kubeconfig FILE --form shipped|transform|metadata [--settle 5s]
+//
+//   - shipped: informers.NewSharedInformerFactory as a client-go program gets it (typed objects,
+//     managedFields and all).
+//   - transform: the same informers with SetTransform keeping exactly the fields our operator's
+//     cache keeps (controllers/common/cache_transforms.cc): Nodes their identity, labels and the
+//     annotations in the rdmastack.io domain; Pods their identity, labels, node, IP, conditions
+//     and container statuses.
+//   - metadata: metadatainformer (PartialObjectMetadata), as shipped.
+//
+// Line 1 (after both caches synced and a settle): sync wall and CPU time, RSS before start, after
+// sync and the peak (VmHWM). Then it waits for a relist (every cached object delivered again with
+// an unchanged resourceVersion, which is what a relist does) and prints line 2 with the RSS after
+// it. It runs until SIGTERM.
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/metadata/metadatainformer"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+func procStatusKB(field string) int64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return -1
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		if line := s.Text(); strings.HasPrefix(line, field+":") {
+			v, _ := strconv.ParseInt(strings.Fields(line[len(field)+1:])[0], 10, 64)
+			return v
+		}
+	}
+	return -1
+}
+
+func cpuMillis() float64 {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e6
+}
+
+func identity(m metav1.ObjectMeta) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID,
+		ResourceVersion: m.ResourceVersion, Generation: m.Generation,
+		DeletionTimestamp: m.DeletionTimestamp, OwnerReferences: m.OwnerReferences}
+}
+
+// trimNode and trimPod keep what controllers/common/cache_transforms.cc keeps.
+func trimNode(obj interface{}) (interface{}, error) {
+	n, ok := obj.(*corev1.Node)
+	if !ok {
+		return obj, nil
+	}
+	out := &corev1.Node{ObjectMeta: identity(n.ObjectMeta)}
+	out.Labels = n.Labels
+	for k, v := range n.Annotations {
+		if strings.Contains(k, "rdmastack.io/") {
+			if out.Annotations == nil {
+				out.Annotations = map[string]string{}
+			}
+			out.Annotations[k] = v
+		}
+	}
+	return out, nil
+}
+
+func trimPod(obj interface{}) (interface{}, error) {
+	p, ok := obj.(*corev1.Pod)
+	if !ok {
+		return obj, nil
+	}
+	out := &corev1.Pod{ObjectMeta: identity(p.ObjectMeta)}
+	out.Labels = p.Labels
+	out.Spec.NodeName = p.Spec.NodeName
+	out.Status.PodIP = p.Status.PodIP
+	out.Status.Conditions = p.Status.Conditions
+	out.Status.ContainerStatuses = p.Status.ContainerStatuses
+	out.Status.InitContainerStatuses = p.Status.InitContainerStatuses
+	return out, nil
+}
+
+func emit(v map[string]interface{}) {
+	b, _ := json.Marshal(v)
+	fmt.Println(string(b))
+}
+
+func main() {
+	start := time.Now()
+	kubeconfig := flag.String("kubeconfig", "", "kubeconfig file")
+	form := flag.String("form", "shipped", "shipped, transform or metadata")
+	settle := flag.Duration("settle", 5*time.Second, "wait this long after a sync before reading memory")
+	flag.Parse()
+	fail := func(format string, a ...interface{}) {
+		fmt.Fprintf(os.Stderr, "goinformer: "+format+"\n", a...)
+		os.Exit(2)
+	}
+	config, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
+	if err != nil {
+		fail("%v", err)
+	}
+	// Enough client-side rate that the informers, not the limiter, set the pace (our C++ client
+	// has no limiter).
+	config.QPS, config.Burst = 1000, 1000
+
+	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer cancel()
+
+	var stores []cache.Store
+	var relisted atomic.Int64
+	handler := cache.ResourceEventHandlerFuncs{UpdateFunc: func(oldObj, newObj interface{}) {
+		o, err1 := meta.Accessor(oldObj)
+		n, err2 := meta.Accessor(newObj)
+		if err1 == nil && err2 == nil && o.GetResourceVersion() == n.GetResourceVersion() {
+			relisted.Add(1)
+		}
+	}}
+	var startInformers func()
+	rssStart := procStatusKB("VmRSS")
+	cpuStart := cpuMillis()
+	switch *form {
+	case "shipped", "transform":
+		cs, err := kubernetes.NewForConfig(config)
+		if err != nil {
+			fail("%v", err)
+		}
+		factory := informers.NewSharedInformerFactory(cs, 0)
+		nodes := factory.Core().V1().Nodes().Informer()
+		pods := factory.Core().V1().Pods().Informer()
+		if *form == "transform" {
+			if err := nodes.SetTransform(trimNode); err != nil {
+				fail("%v", err)
+			}
+			if err := pods.SetTransform(trimPod); err != nil {
+				fail("%v", err)
+			}
+		}
+		for _, inf := range []cache.SharedIndexInformer{nodes, pods} {
+			if _, err := inf.AddEventHandler(handler); err != nil {
+				fail("%v", err)
+			}
+			stores = append(stores, inf.GetStore())
+		}
+		startInformers = func() {
+			factory.Start(ctx.Done())
+			for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
+				if !ok {
+					fail("%v did not sync", typ)
+				}
+			}
+		}
+	case "metadata":
+		mc, err := metadata.NewForConfig(config)
+		if err != nil {
+			fail("%v", err)
+		}
+		factory := metadatainformer.NewSharedInformerFactory(mc, 0)
+		for _, gvr := range []schema.GroupVersionResource{{Version: "v1", Resource: "nodes"},
+			{Version: "v1", Resource: "pods"}} {
+			inf := factory.ForResource(gvr).Informer()
+			if _, err := inf.AddEventHandler(handler); err != nil {
+				fail("%v", err)
+			}
+			stores = append(stores, inf.GetStore())
+		}
+		startInformers = func() {
+			factory.Start(ctx.Done())
+			for gvr, ok := range factory.WaitForCacheSync(ctx.Done()) {
+				if !ok {
+					fail("%v did not sync", gvr)
+				}
+			}
+		}
+	default:
+		fail("--form must be shipped, transform or metadata, not %q", *form)
+	}
+
+	syncStart := time.Now()
+	startInformers()
+	syncMs := float64(time.Since(syncStart).Microseconds()) / 1000
+	cpuMs := cpuMillis() - cpuStart
+	objects := 0
+	for _, s := range stores {
+		objects += len(s.ListKeys())
+	}
+	time.Sleep(*settle)
+	emit(map[string]interface{}{"impl": "client-go", "form": *form, "event": "synced",
+		"objects": objects, "sync_ms": syncMs, "cpu_ms": cpuMs, "rss_start_kb": rssStart,
+		"rss_synced_kb": procStatusKB("VmRSS"), "hwm_kb": procStatusKB("VmHWM"),
+		"process_ms": time.Since(start).Milliseconds()})
+
+	// A relist delivers every cached object again; kwok-free objects keep their resourceVersion.
+	for relisted.Load() < int64(objects) {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	cpuRelist := cpuMillis()
+	time.Sleep(*settle)
+	emit(map[string]interface{}{"impl": "client-go", "form": *form, "event": "relisted",
+		"rss_kb": procStatusKB("VmRSS"), "hwm_kb": procStatusKB("VmHWM"), "cpu_ms": cpuRelist - cpuStart})
+	<-ctx.Done()
+}

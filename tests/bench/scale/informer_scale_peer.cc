@@ -1,0 +1,190 @@
+// informer-scale-peer: the C++ side of the informer scale benchmark (docs/bench-scale.md). A Node
+// informer and a Pod informer (all namespaces) in one process, in one of three forms, printing the
+// same JSON lines as the client-go peer (gopeers/informer) so that scripts/bench-scale.sh reads
+// both alike:
+//
+//   informer-scale-peer --kubeconfig FILE --form shipped|transform|metadata [--settle-ms 5000]
+//   informer-scale-peer --kubeconfig FILE --populate N [--namespace NS]
+//
+//   - shipped: runtime::Informer with its default transform (drops managedFields only).
+//   - transform: the transforms the operator's cache uses for these two types
+//     (controllers/common/cache_transforms.h).
+//   - metadata: identity metadata plus labels and annotations.
+//
+// Line 1 after both informers synced and a settle: sync wall and CPU time, RSS before start, after
+// sync, and the peak (VmHWM). Then it waits for both reflectors to fetch their collection again
+// (a relist, e.g. after the API server restarts) and prints line 2 with the RSS after it. It runs
+// until SIGTERM.
+//
+// --populate makes N kwok-managed padded Nodes (tests/bench/runtime/fake_nodes.h) and one Pod per
+// node (fake_pods.h) in NS (default scale-bench), keeping what exists, and exits.
+
+#include <signal.h>
+#include <sys/resource.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "controllers/common/cache_transforms.h"
+#include "controllers/common/parallel.h"
+#include "operator/base/clock.h"
+#include "operator/k8s/api_error.h"
+#include "operator/k8s/client.h"
+#include "operator/k8s/config.h"
+#include "operator/runtime/informer.h"
+#include "tests/bench/runtime/fake_nodes.h"
+#include "tests/bench/scale/fake_pods.h"
+
+namespace {
+
+using namespace rdmastack;
+
+long ProcStatusKb(const char* field) {
+  std::ifstream in("/proc/self/status");
+  const std::string prefix = std::string(field) + ":";
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(prefix, 0) == 0) return std::stol(line.substr(prefix.size()));
+  }
+  return -1;
+}
+
+double CpuMs() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  auto ms = [](const timeval& t) { return t.tv_sec * 1e3 + t.tv_usec / 1e3; };
+  return ms(ru.ru_utime) + ms(ru.ru_stime);
+}
+
+int Fail(const std::string& why) {
+  std::fprintf(stderr, "informer-scale-peer: %s\n", why.c_str());
+  return 2;
+}
+
+std::atomic<bool> stop{false};
+
+Status Populate(k8s::Client& client, int count, const std::string& ns) {
+  k8s::JsonObject namespace_object;
+  namespace_object.SetApiVersion("v1");
+  namespace_object.SetKind("Namespace");
+  namespace_object.SetName(ns);
+  auto made = client.Create(k8s::kinds::Namespace(), namespace_object);
+  if (!made.ok() && !k8s::IsAlreadyExists(made.status())) return made.status();
+  // Pods are refused until the controller-manager has made the namespace's default ServiceAccount.
+  for (int i = 0; !client.Get(k8s::kinds::ServiceAccount(), ns, "default").ok(); ++i) {
+    if (i == 300) return DeadlineExceededError("no default ServiceAccount in " + ns + " after 60 s");
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  std::mutex mu;
+  Status first_error;
+  auto keep = [&](const Status& s) {
+    if (s.ok() || k8s::IsAlreadyExists(s)) return;
+    std::lock_guard<std::mutex> l(mu);
+    if (first_error.ok()) first_error = s;
+  };
+  controllers::ParallelFor(static_cast<size_t>(count), 8, [&](size_t i) {
+    k8s::JsonObject node = bench::FakeNode(static_cast<int>(i));
+    node.SetAnnotation("kwok.x-k8s.io/node", "fake");
+    node.SetLabel("type", "kwok");
+    keep(client.Create(k8s::kinds::Node(), node).status());
+    keep(client.Create(k8s::kinds::Pod(), bench::FakePod(static_cast<int>(i), ns, std::string(node.Name())))
+             .status());
+  });
+  return first_error;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string kubeconfig, form = "shipped", ns = "scale-bench";
+  int populate = 0;
+  int settle_ms = 5000;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--kubeconfig" && i + 1 < argc) {
+      kubeconfig = argv[++i];
+    } else if (arg == "--form" && i + 1 < argc) {
+      form = argv[++i];
+    } else if (arg == "--populate" && i + 1 < argc) {
+      populate = std::atoi(argv[++i]);
+    } else if (arg == "--namespace" && i + 1 < argc) {
+      ns = argv[++i];
+    } else if (arg == "--settle-ms" && i + 1 < argc) {
+      settle_ms = std::atoi(argv[++i]);
+    } else {
+      return Fail("unknown argument " + arg +
+                  "; usage: informer-scale-peer --kubeconfig FILE (--form "
+                  "shipped|transform|metadata [--settle-ms MS] | --populate N [--namespace NS])");
+    }
+  }
+  if (kubeconfig.empty()) return Fail("--kubeconfig is required");
+  auto config = k8s::LoadKubeconfig(kubeconfig);
+  if (!config.ok()) return Fail(config.status().ToString());
+  auto client = k8s::NewRestClient(*config);
+  if (!client.ok()) return Fail(client.status().ToString());
+  if (populate > 0) {
+    const Status s = Populate(**client, populate, ns);
+    return s.ok() ? 0 : Fail(s.ToString());
+  }
+
+  runtime::InformerOptions nodes, pods;
+  nodes.type = k8s::kinds::Node();
+  pods.type = k8s::kinds::Pod();
+  if (form == "transform") {
+    nodes.transform = controllers::NodeLabelsAndOperatorAnnotations();
+    pods.transform = controllers::PodReadiness();
+  } else if (form == "metadata") {
+    nodes.transform = pods.transform =
+        runtime::TrimToFields({{"metadata", "labels"}, {"metadata", "annotations"}});
+  } else if (form != "shipped") {
+    return Fail("--form must be shipped, transform or metadata, not " + form);
+  }
+  signal(SIGTERM, [](int) { stop = true; });
+  signal(SIGINT, [](int) { stop = true; });
+
+  const long rss_start = ProcStatusKb("VmRSS");
+  const double cpu_start = CpuMs();
+  const auto start = std::chrono::steady_clock::now();
+  runtime::Informer node_informer(**client, RealClock::Instance(), nodes);
+  runtime::Informer pod_informer(**client, RealClock::Instance(), pods);
+  node_informer.Start();
+  pod_informer.Start();
+  const auto deadline = RealClock::Instance().Now() + std::chrono::minutes(10);
+  if (!node_informer.WaitForSync(deadline) || !pod_informer.WaitForSync(deadline)) {
+    return Fail("informers did not sync within 10 minutes");
+  }
+  const double sync_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const double cpu_ms = CpuMs() - cpu_start;
+  const size_t objects = node_informer.store().Size() + pod_informer.store().Size();
+  std::this_thread::sleep_for(std::chrono::milliseconds(settle_ms));
+  std::printf(
+      "{\"impl\":\"ours\",\"form\":\"%s\",\"event\":\"synced\",\"objects\":%zu,\"sync_ms\":%.1f,"
+      "\"cpu_ms\":%.1f,\"rss_start_kb\":%ld,\"rss_synced_kb\":%ld,\"hwm_kb\":%ld}\n",
+      form.c_str(), objects, sync_ms, cpu_ms, rss_start, ProcStatusKb("VmRSS"),
+      ProcStatusKb("VmHWM"));
+  std::fflush(stdout);
+
+  // The list count goes up just before the collection is handed to the store; the settle covers
+  // the hand-over.
+  while (!stop && (node_informer.reflector().list_count() < 2 ||
+                   pod_informer.reflector().list_count() < 2)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  if (stop) return 0;
+  const double cpu_relist = CpuMs() - cpu_start;
+  std::this_thread::sleep_for(std::chrono::milliseconds(settle_ms));
+  std::printf(
+      "{\"impl\":\"ours\",\"form\":\"%s\",\"event\":\"relisted\",\"rss_kb\":%ld,\"hwm_kb\":%ld,"
+      "\"cpu_ms\":%.1f}\n",
+      form.c_str(), ProcStatusKb("VmRSS"), ProcStatusKb("VmHWM"), cpu_relist);
+  std::fflush(stdout);
+  while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  node_informer.Stop();
+  pod_informer.Stop();
+  return 0;
+}

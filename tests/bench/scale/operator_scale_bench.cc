@@ -1,0 +1,379 @@
+// The operator at scale on kwok (docs/bench-scale.md): N kwok nodes (default 5,000; one in five a
+// gateway-capable storage node, the others GPU client nodes), 5 GatewayPools and 5 ClientProfiles
+// (plain kwok pods, made Ready by kwok's stages), the real rdmastack-operator as a ServiceAccount
+// whose every request the audit log records. Reported: API writes per node from `kubectl apply` to
+// every pool and profile Ready, reconcile latency percentiles (its own histogram), then over an
+// idle window (default 10 minutes) its API requests per second and RSS, beside a minimal
+// controller-runtime operator doing the equivalent watch set (gopeers/operator) when
+// RDMASTACK_SCALE_BENCH_GOOPERATOR names its binary.
+//
+// RDMASTACK_SCALE_BENCH_NODES, RDMASTACK_SCALE_BENCH_IDLE_S and RDMASTACK_BENCH_OUT (a directory
+// for operator-scale.json) tune it. Needs a private cluster whose kwok renews leases slowly
+// (scripts/bench-scale.sh starts one); skips without a cluster.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include "controllers/common/parallel.h"
+#include "operator/k8s/client.h"
+#include "operator/k8s/config.h"
+#include "operator/k8s/json_object.h"
+#include "tests/bench/scale/kwok_nodes.h"
+#include "tests/harness/audit_log.h"
+#include "tests/harness/cluster_env.h"
+#include "tests/harness/proc_stat.h"
+#include "tests/integration/operator/operator_process.h"
+
+namespace rdmastack::testing {
+namespace {
+
+using std::chrono::seconds;
+using WallClock = std::chrono::system_clock;
+
+constexpr int kGroups = 5;  // pools, and profiles (profile k uses pool k)
+constexpr char kBenchNamespace[] = "rdmastack-bench";  // its ServiceAccounts are audited in full
+constexpr char kNamespace[] = "scale-ops";
+constexpr char kClientFixture[] = "gpu-client-h100-dmabuf-open-inbox";
+constexpr int kMetricsPort = 18481;
+
+int EnvInt(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? std::atoi(v) : fallback;
+}
+std::string EnvString(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? v : "";
+}
+double Seconds(WallClock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+// A controller-runtime peer: its own process, stdout to a file.
+class GoOperator {
+ public:
+  GoOperator(const std::string& binary, const std::string& kubeconfig) {
+    output_ = "/tmp/scale-bench-gooperator-" + std::to_string(::getpid()) + ".log";
+    pid_ = fork();
+    if (pid_ == 0) {
+      FILE* out = std::freopen(output_.c_str(), "w", stdout);
+      (void)out;
+      dup2(fileno(stdout), 2);
+      execl(binary.c_str(), binary.c_str(), "--kubeconfig", kubeconfig.c_str(),
+            "--leader-election-namespace", kBenchNamespace, static_cast<char*>(nullptr));
+      _exit(127);
+    }
+  }
+  ~GoOperator() {
+    kill(pid_, SIGTERM);
+    waitpid(pid_, nullptr, 0);
+  }
+  bool WaitSynced(seconds timeout) const {
+    return Eventually(
+        [&] {
+          std::ifstream in(output_);
+          std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+          return text.find("\"event\":\"synced\"") != std::string::npos;
+        },
+        timeout);
+  }
+  pid_t pid() const { return pid_; }
+
+ private:
+  std::string output_;
+  pid_t pid_ = -1;
+};
+
+// Quantile q of a Prometheus histogram (cumulative buckets by upper bound), interpolated linearly
+// within the bucket as histogram_quantile() does.
+double HistogramQuantile(const std::map<double, double>& buckets, double q) {
+  if (buckets.empty()) return NAN;
+  const double total = buckets.rbegin()->second;
+  if (total == 0) return NAN;
+  const double rank = q * total;
+  double lower = 0, below = 0;
+  for (const auto& [upper, count] : buckets) {
+    if (count >= rank) {
+      if (std::isinf(upper)) return lower;
+      return lower + (upper - lower) * (rank - below) / std::max(count - below, 1e-9);
+    }
+    lower = upper;
+    below = count;
+  }
+  return lower;
+}
+
+// controller -> (le -> cumulative count) of controller_runtime_reconcile_time_seconds.
+std::map<std::string, std::map<double, double>> ReconcileHistograms(const std::string& metrics) {
+  std::map<std::string, std::map<double, double>> out;
+  std::istringstream in(metrics);
+  std::string line;
+  const std::string name = "controller_runtime_reconcile_time_seconds_bucket{";
+  while (std::getline(in, line)) {
+    if (line.rfind(name, 0) != 0) continue;
+    auto label = [&](const std::string& key) {
+      const size_t at = line.find(key + "=\"");
+      if (at == std::string::npos) return std::string();
+      const size_t from = at + key.size() + 2;
+      return line.substr(from, line.find('"', from) - from);
+    };
+    const std::string le = label("le");
+    const double upper = le == "+Inf" ? INFINITY : std::stod(le);
+    out[label("controller")][upper] = std::stod(line.substr(line.rfind(' ') + 1));
+  }
+  return out;
+}
+
+class OperatorScaleBench : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    env_ = GetClusterEnv();
+    if (env_ == nullptr) GTEST_SKIP() << "no cluster";
+    ASSERT_EQ(InstallCrds(*env_).exit_code, 0);
+    auto config = k8s::LoadKubeconfig(env_->kubeconfig);
+    ASSERT_TRUE(config.ok());
+    auto client = k8s::NewRestClient(*config);
+    ASSERT_TRUE(client.ok());
+    admin_ = std::move(*client);
+    for (const char* ns : {kBenchNamespace, kNamespace})
+      env_->Kubectl({"create", "namespace", ns});
+  }
+
+  // A ServiceAccount in kBenchNamespace bound to cluster-admin (permissions are tested elsewhere;
+  // here only its requests count), and a kubeconfig for it.
+  std::string ServiceAccountKubeconfig(const std::string& sa) const {
+    env_->Kubectl({"create", "serviceaccount", sa, "-n", kBenchNamespace});
+    env_->Kubectl({"create", "clusterrolebinding", "scale-bench-" + sa, "--clusterrole=cluster-admin",
+                   "--serviceaccount=" + std::string(kBenchNamespace) + ":" + sa});
+    const std::string path = "/tmp/scale-bench-" + sa + "-" + std::to_string(::getpid()) + ".kubeconfig";
+    CommandResult r = RunCommand({env_->cluster_script, "sa-kubeconfig", kBenchNamespace, sa, path});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return path;
+  }
+
+  static std::string User(const std::string& sa) {
+    return "system:serviceaccount:" + std::string(kBenchNamespace) + ":" + sa;
+  }
+
+  // Ready kwok nodes: storage node i (i % 5 == 0) in pool p<(i/5)%5>, the others GPU nodes of
+  // profile c<(i/5)%5>, each with its agent's RdmaNode.
+  void MakeNodes(int n) {
+    std::vector<crd::RdmaNodeStatus> client_status;
+    for (int k = 0; k < kGroups; ++k)
+      client_status.push_back(bench::ClientNodeStatus(
+          kClientFixture, std::string(kNamespace) + "/c" + std::to_string(k), "node-0"));
+    controllers::ParallelFor(n, 8, [&](size_t index) {
+      const int i = static_cast<int>(index);
+      const std::string name = "scale-node-" + std::to_string(i);
+      const std::string group = std::to_string((i / 5) % kGroups);
+      const bool storage = i % 5 == 0;
+      const std::string ip = "10.210." + std::to_string(i / 250) + "." + std::to_string(i % 250 + 1);
+      std::map<std::string, std::string> labels;
+      if (storage) {
+        labels = {{"rdmastack.io/gateway-capable", "true"}, {"bench.rdmastack.io/pool", "p" + group}};
+      } else {
+        labels = {{"node-role.rdmastack.io/gpu", ""}, {"bench.rdmastack.io/profile", "c" + group}};
+      }
+      Status s = bench::CreateKwokNode(*admin_, name, labels, ip);
+      if (s.ok()) {
+        s = bench::CreateRdmaNode(*admin_, name,
+                                  storage ? bench::GatewayNodeStatus(i)
+                                          : client_status[static_cast<size_t>((i / 5) % kGroups)]);
+      }
+      ASSERT_TRUE(s.ok()) << name << ": " << s.ToString();
+    });
+  }
+
+  static std::string Manifests() {
+    std::string out = R"(apiVersion: v1
+kind: Secret
+metadata: {name: bench-root}
+stringData: {accessKeyId: bench, secretAccessKey: bench-secret}
+)";
+    for (int k = 0; k < kGroups; ++k) {
+      const std::string p = "p" + std::to_string(k), c = "c" + std::to_string(k);
+      out += R"(---
+apiVersion: rdmastack.io/v1alpha1
+kind: GatewayPool
+metadata: {name: )" + p + R"(}
+spec:
+  nodeSelector: {bench.rdmastack.io/pool: )" + p + R"(}
+  gateway: {image: "registry.local/rdmastack/vgwrdma:1.8.0-cuobj1", version: 1.8.0}
+  serverLibrary: {version: 1.2.0.68, image: "registry.local/rdmastack/libcuobjserver:1.2.0.68"}
+  s3: {credentialsSecret: {name: bench-root}}
+  rdma: {interface: bond0}
+  backend: {posix: {hostPath: /lustre, pathTemplate: "/lustre/bench-{nodeName}"}}
+---
+apiVersion: rdmastack.io/v1alpha1
+kind: ClientProfile
+metadata: {name: )" + c + R"(}
+spec:
+  nodeSelector: {bench.rdmastack.io/profile: )" + c + R"(}
+  gatewayPoolRef: {name: )" + p + R"(}
+  transport: Auto
+  memoryRegistration: Auto
+  maxTransferSize: 192Mi
+  clientLibrary: {version: 1.2.0.68, image: "registry.local/rdmastack/libcuobjclient:1.2.0.68"}
+)";
+    }
+    return out;
+  }
+
+  int RequestsOf(const std::string& user) const {
+    int n = 0;
+    for (const AuditedWrite& w : ReadAuditedRequestsReceived()) n += w.user == user;
+    return n;
+  }
+
+  const ClusterEnv* env_ = nullptr;
+  k8s::ClientPtr admin_;
+};
+
+struct IdleRequests {
+  int total = 0, leases = 0, watches = 0;
+  std::map<std::string, int> by_kind;
+};
+
+IdleRequests CountIdle(const std::vector<AuditedWrite>& all, const std::string& user,
+                       WallClock::time_point from, WallClock::time_point to) {
+  IdleRequests r;
+  for (const AuditedWrite& w : all) {
+    if (w.user != user || w.received < from || w.received >= to) continue;
+    ++r.total;
+    r.leases += w.resource == "leases";
+    r.watches += w.verb == "watch";
+    ++r.by_kind[w.verb + " " + w.resource];
+  }
+  return r;
+}
+
+std::string Breakdown(const std::map<std::string, int>& by_kind) {
+  std::string out;
+  for (const auto& [k, v] : by_kind) out += (out.empty() ? "" : ", ") + k + " " + std::to_string(v);
+  return out;
+}
+
+TEST_F(OperatorScaleBench, FiveThousandNodesApplyToReadyThenIdle) {
+  RDMASTACK_REQUIRE_CLUSTER(env);
+  const int n = EnvInt("RDMASTACK_SCALE_BENCH_NODES", 5000);
+  const int idle_s = EnvInt("RDMASTACK_SCALE_BENCH_IDLE_S", 600);
+  const std::string gooperator = EnvString("RDMASTACK_SCALE_BENCH_GOOPERATOR");
+
+  auto t = WallClock::now();
+  MakeNodes(n);
+  if (HasFatalFailure()) return;
+  std::printf("setup: %d kwok nodes and RdmaNodes in %.0f s\n", n, Seconds(WallClock::now() - t));
+
+  const std::string ours_user = User("ours");
+  OperatorProcess ours("scale-bench",
+                       {"--kubeconfig", ServiceAccountKubeconfig("ours"), "--leader-elect",
+                        "--leader-election-namespace", kBenchNamespace,
+                        "--metrics-bind-address=127.0.0.1:" + std::to_string(kMetricsPort),
+                        "--health-probe-bind-address=0", "--agent-namespace=" + std::string(kBenchNamespace),
+                        "--agent-bind-address=127.0.0.1:0", "--agent-stale-ttl=2h",
+                        "--node-label-grace=2h"});
+  ASSERT_FALSE(ours.Identity().empty()) << ours.Output();
+  // Idle before the apply: what it does at start (writing the hand-made RdmaNodes in its own form
+  // once) is not the pools' work.
+  for (int last = -1, now = RequestsOf(ours_user); now != last; now = RequestsOf(ours_user)) {
+    last = now;
+    std::this_thread::sleep_for(seconds(15));
+  }
+  const ProcStat before_apply = ReadProcStat(ours.pid());
+
+  const auto applied = WallClock::now();
+  CommandResult apply = env_->Kubectl({"apply", "-n", kNamespace, "-f", "-"}, Manifests());
+  ASSERT_EQ(apply.exit_code, 0) << apply.err;
+  for (const char* kind : {"gwp", "cprof"}) {
+    CommandResult wait = env_->Kubectl(
+        {"wait", "--for=condition=Ready", kind, "--all", "-n", kNamespace, "--timeout=1800s"});
+    ASSERT_EQ(wait.exit_code, 0) << wait.err << ours.Output().substr(0, 4000);
+  }
+  const auto ready = WallClock::now();
+  const ProcStat at_ready = ReadProcStat(ours.pid());
+  std::this_thread::sleep_for(seconds(5));  // the audit log is written asynchronously
+
+  std::map<std::string, int> writes_by_kind;
+  int writes = 0;
+  for (const AuditedWrite& w : ReadAuditedWrites()) {
+    if (w.user != ours_user || w.received < applied || w.received > ready) continue;
+    ++writes;
+    ++writes_by_kind[w.verb + " " + w.resource + (w.subresource.empty() ? "" : "/" + w.subresource)];
+  }
+  CommandResult metrics = RunCommand(
+      {"curl", "-sf", "http://127.0.0.1:" + std::to_string(kMetricsPort) + "/metrics"});
+  ASSERT_EQ(metrics.exit_code, 0);
+  std::string latency;
+  for (const auto& [controller, buckets] : ReconcileHistograms(metrics.out)) {
+    char line[256];
+    std::snprintf(line, sizeof line, "%s%s: %.0f reconciles, p50 %.1f ms, p90 %.1f ms, p99 %.1f ms",
+                  latency.empty() ? "" : "; ", controller.c_str(), buckets.rbegin()->second,
+                  1e3 * HistogramQuantile(buckets, 0.5), 1e3 * HistogramQuantile(buckets, 0.9),
+                  1e3 * HistogramQuantile(buckets, 0.99));
+    latency += line;
+  }
+  std::printf(
+      "apply -> every pool and profile Ready: %.1f s; operator writes %d (%.2f per node): %s\n"
+      "reconcile latency since start: %s\noperator RSS %.1f MiB before the apply, %.1f MiB at "
+      "Ready; CPU %.1f s\n",
+      Seconds(ready - applied), writes, static_cast<double>(writes) / n,
+      Breakdown(writes_by_kind).c_str(), latency.c_str(), before_apply.rss_kib / 1024.0,
+      at_ready.rss_kib / 1024.0, at_ready.cpu_s);
+
+  std::unique_ptr<GoOperator> peer;
+  const std::string peer_user = User("controller-runtime");
+  if (!gooperator.empty()) {
+    peer = std::make_unique<GoOperator>(gooperator, ServiceAccountKubeconfig("controller-runtime"));
+    ASSERT_TRUE(peer->WaitSynced(seconds(600))) << "controller-runtime peer did not sync";
+  }
+  std::this_thread::sleep_for(seconds(30));
+  const auto idle_from = WallClock::now();
+  std::this_thread::sleep_for(seconds(idle_s));
+  const auto idle_to = WallClock::now();
+  const ProcStat ours_idle = ReadProcStat(ours.pid());
+  const ProcStat peer_idle = peer ? ReadProcStat(peer->pid()) : ProcStat{};
+  std::this_thread::sleep_for(seconds(5));
+  const std::vector<AuditedWrite> all = ReadAuditedRequestsReceived();
+  const IdleRequests ours_req = CountIdle(all, ours_user, idle_from, idle_to);
+  const IdleRequests peer_req = CountIdle(all, peer_user, idle_from, idle_to);
+  const double window = Seconds(idle_to - idle_from);
+  std::printf(
+      "idle %.0f s: ours %d requests (%.3f/s; leases %d, watches %d, others %d -> %.3f/s without "
+      "the lease): %s; RSS %.1f MiB, CPU %.1f s in all\n",
+      window, ours_req.total, ours_req.total / window, ours_req.leases, ours_req.watches,
+      ours_req.total - ours_req.leases - ours_req.watches,
+      (ours_req.total - ours_req.leases) / window, Breakdown(ours_req.by_kind).c_str(),
+      ours_idle.rss_kib / 1024.0, ours_idle.cpu_s);
+  if (peer) {
+    std::printf(
+        "idle %.0f s: controller-runtime %d requests (%.3f/s; leases %d, watches %d -> %.3f/s "
+        "without the lease): %s; RSS %.1f MiB, CPU %.1f s in all\n",
+        window, peer_req.total, peer_req.total / window, peer_req.leases, peer_req.watches,
+        (peer_req.total - peer_req.leases) / window, Breakdown(peer_req.by_kind).c_str(),
+        peer_idle.rss_kib / 1024.0, peer_idle.cpu_s);
+  }
+  const std::string out_dir = EnvString("RDMASTACK_BENCH_OUT");
+  if (!out_dir.empty()) {
+    std::ofstream out(out_dir + "/operator-scale.json");
+    out << "{\"nodes\":" << n << ",\"apply_to_ready_s\":" << Seconds(ready - applied)
+        << ",\"writes\":" << writes << ",\"idle_s\":" << window
+        << ",\"ours\":{\"requests\":" << ours_req.total << ",\"leases\":" << ours_req.leases
+        << ",\"rss_kib\":" << ours_idle.rss_kib << "},\"controller_runtime\":{\"requests\":"
+        << peer_req.total << ",\"leases\":" << peer_req.leases << ",\"rss_kib\":"
+        << peer_idle.rss_kib << "}}\n";
+  }
+  // The leader's lease renewal (every 2 s, client-go's default) is the same for any operator;
+  // what scales with the cluster must stay under 0.1 requests/s.
+  EXPECT_LE((ours_req.total - ours_req.leases) / window, 0.1);
+  env_->Kubectl({"delete", "gwp,cprof", "--all", "-n", kNamespace, "--timeout=600s"});
+}
+
+}  // namespace
+}  // namespace rdmastack::testing
