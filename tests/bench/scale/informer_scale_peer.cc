@@ -20,12 +20,11 @@
 // node (fake_pods.h) in NS (default scale-bench), keeping what exists, and exits.
 
 #include <signal.h>
-#include <sys/resource.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <string>
 #include <thread>
 
@@ -38,26 +37,17 @@
 #include "operator/runtime/informer.h"
 #include "tests/bench/runtime/fake_nodes.h"
 #include "tests/bench/scale/fake_pods.h"
+#include "tests/harness/proc_stat.h"
 
 namespace {
 
 using namespace rdmastack;
+using rdmastack::testing::ProcStat;
+using rdmastack::testing::ReadProcStat;
 
-long ProcStatusKb(const char* field) {
-  std::ifstream in("/proc/self/status");
-  const std::string prefix = std::string(field) + ":";
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(prefix, 0) == 0) return std::stol(line.substr(prefix.size()));
-  }
-  return -1;
-}
-
-double CpuMs() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  auto ms = [](const timeval& t) { return t.tv_sec * 1e3 + t.tv_usec / 1e3; };
-  return ms(ru.ru_utime) + ms(ru.ru_stime);
+// Resident memory and CPU time of this process, as the other benchmarks read them.
+ProcStat Self() {
+  return ReadProcStat(getpid());
 }
 
 int Fail(const std::string& why) {
@@ -146,8 +136,7 @@ int main(int argc, char** argv) {
   signal(SIGTERM, [](int) { stop = true; });
   signal(SIGINT, [](int) { stop = true; });
 
-  const long rss_start = ProcStatusKb("VmRSS");
-  const double cpu_start = CpuMs();
+  const ProcStat at_start = Self();
   const auto start = std::chrono::steady_clock::now();
   runtime::Informer node_informer(**client, RealClock::Instance(), nodes);
   runtime::Informer pod_informer(**client, RealClock::Instance(), pods);
@@ -159,14 +148,13 @@ int main(int argc, char** argv) {
   }
   const double sync_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  const double cpu_ms = CpuMs() - cpu_start;
+  const double cpu_ms = (Self().cpu_s - at_start.cpu_s) * 1e3;
   const size_t objects = node_informer.store().Size() + pod_informer.store().Size();
   std::this_thread::sleep_for(std::chrono::milliseconds(settle_ms));
   std::printf(
       "{\"impl\":\"ours\",\"form\":\"%s\",\"event\":\"synced\",\"objects\":%zu,\"sync_ms\":%.1f,"
       "\"cpu_ms\":%.1f,\"rss_start_kb\":%ld,\"rss_synced_kb\":%ld,\"hwm_kb\":%ld}\n",
-      form.c_str(), objects, sync_ms, cpu_ms, rss_start, ProcStatusKb("VmRSS"),
-      ProcStatusKb("VmHWM"));
+      form.c_str(), objects, sync_ms, cpu_ms, at_start.rss_kib, Self().rss_kib, Self().hwm_kib);
   std::fflush(stdout);
 
   // The list count goes up just before the collection is handed to the store; the settle covers
@@ -176,12 +164,12 @@ int main(int argc, char** argv) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   if (stop) return 0;
-  const double cpu_relist = CpuMs() - cpu_start;
+  const double cpu_relist = (Self().cpu_s - at_start.cpu_s) * 1e3;
   std::this_thread::sleep_for(std::chrono::milliseconds(settle_ms));
   std::printf(
       "{\"impl\":\"ours\",\"form\":\"%s\",\"event\":\"relisted\",\"rss_kb\":%ld,\"hwm_kb\":%ld,"
       "\"cpu_ms\":%.1f}\n",
-      form.c_str(), ProcStatusKb("VmRSS"), ProcStatusKb("VmHWM"), cpu_relist);
+      form.c_str(), Self().rss_kib, Self().hwm_kib, cpu_relist);
   std::fflush(stdout);
   while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(200));
   node_informer.Stop();
