@@ -24,6 +24,7 @@ export RDMASTACK_CLUSTER=scale RDMASTACK_PORT_OFFSET=400
 # Thousands of kwok nodes on two cores: leases renewed every 5 minutes instead of every 10 s, and a
 # node-monitor grace period that tolerates it (and kwok being stopped during the informer runs).
 export RDMASTACK_KWOK_NODE_LEASE_SECONDS=1200 RDMASTACK_NODE_MONITOR_GRACE_PERIOD=3600s
+export RDMASTACK_AUDIT_LOG_MAXBACKUP=20
 out="$PWD/build-release/bench/scale"
 mkdir -p "$out"
 

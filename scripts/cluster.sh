@@ -33,6 +33,8 @@
 # RDMASTACK_KWOK_NODE_LEASE_SECONDS (default 40, the kubelet's) is kwok's node lease duration; it
 # renews each lease at a quarter of it, so thousands of nodes need a longer one on two cores, with
 # RDMASTACK_NODE_MONITOR_GRACE_PERIOD (kube-controller-manager's --node-monitor-grace-period) above it.
+# RDMASTACK_AUDIT_LOG_MAXBACKUP (default 1) keeps that many rotated 200 MB audit logs; the test
+# harness reads them all, so a run that counts writes across rotations raises it.
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -234,7 +236,7 @@ start_apiserver() {
     --authorization-mode=Node,RBAC --service-cluster-ip-range=10.96.0.0/16 --allow-privileged=true \
     --enable-priority-and-fairness=false --v=1 \
     --audit-policy-file="$STATE/audit-policy.yaml" --audit-log-path="$LOGS/audit.log" \
-    --audit-log-format=json --audit-log-maxsize=200 --audit-log-maxbackup=1
+    --audit-log-format=json --audit-log-maxsize=200 --audit-log-maxbackup="${RDMASTACK_AUDIT_LOG_MAXBACKUP:-1}"
   wait_for kube-apiserver 120 "$LOGS/kube-apiserver.log" curl_admin "https://127.0.0.1:$PORT_APISERVER/readyz"
 }
 

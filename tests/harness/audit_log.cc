@@ -1,7 +1,9 @@
 #include "tests/harness/audit_log.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <set>
 
@@ -29,11 +31,10 @@ bool IsWrite(const std::string& verb) {
 }
 
 // `started`: also requests still running (a watch logs ResponseStarted when it opens), each once.
-void ReadFile(const std::string& path, bool writes_only, bool started,
+void ReadFile(const std::string& path, bool writes_only, bool started, std::set<std::string>& seen,
               std::vector<AuditedWrite>& out) {
   std::ifstream in(path);
   std::string line;
-  std::set<std::string> seen;
   while (std::getline(in, line)) {
     auto event = k8s::JsonObject::Parse(line);
     if (!event.ok()) continue;
@@ -57,16 +58,32 @@ void ReadFile(const std::string& path, bool writes_only, bool started,
   }
 }
 
-}  // namespace
+// The API server rotates audit.log into audit-<timestamp>.log beside it (a 5,000-node run fills
+// one in minutes); the rotated files sort oldest first by name and all precede the live one.
+std::vector<std::filesystem::path> AuditLogFiles(const std::filesystem::path& live) {
+  std::vector<std::filesystem::path> files;
+  const std::string prefix = live.stem().string() + "-";
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(live.parent_path(), ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with(prefix) && entry.path().extension() == live.extension()) {
+      files.push_back(entry.path());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  files.push_back(live);
+  return files;
+}
 
-namespace {
 std::vector<AuditedWrite> ReadLog(bool writes_only, bool started = false) {
   std::vector<AuditedWrite> out;
   const char* path = std::getenv("RDMASTACK_AUDIT_LOG");
   if (path == nullptr || *path == '\0') return out;
-  ReadFile(path, writes_only, started, out);
+  std::set<std::string> seen;
+  for (const auto& file : AuditLogFiles(path)) ReadFile(file, writes_only, started, seen, out);
   return out;
 }
+
 }  // namespace
 
 std::vector<AuditedWrite> ReadAuditedWrites() {

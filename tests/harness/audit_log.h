@@ -25,7 +25,8 @@ struct AuditedWrite {
   std::chrono::system_clock::time_point received;
 };
 
-// Every completed write in the log at RDMASTACK_AUDIT_LOG (empty when it is not set).
+// Every completed write in the log at RDMASTACK_AUDIT_LOG and its rotated files beside it (empty
+// when it is not set).
 std::vector<AuditedWrite> ReadAuditedWrites();
 // Every completed request in that log, reads too (the policy logs reads of the chart's operator
 // ServiceAccount only).
