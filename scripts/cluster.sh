@@ -19,7 +19,8 @@
 #   cluster.sh restart COMPONENT  restart one component (watch-resilience tests)
 #   cluster.sh stop COMPONENT     stop one component until `restart` starts it again (the scale
 #                                 benchmark stops kwok to measure informers without its churn)
-#   cluster.sh compact            compact etcd to its current revision (forces 410 Gone on old watches)
+#   cluster.sh compact            compact etcd past every revision clients have seen (410 Gone for
+#                                 their watches once kube-apiserver restarts)
 #   cluster.sh build              build/fetch every component without starting anything
 #   cluster.sh start-process NAME CMD...   run CMD beside the cluster (log: logs/extra-NAME.log); `down`
 #                                 stops it first (the demo's operator replicas)
@@ -607,12 +608,14 @@ cmd_restart() {
   esac
 }
 
-# etcd's v3 JSON gateway: read the current revision, then compact to it.
+# etcd's v3 JSON gateway: write a key outside /registry (no watcher sees it, so the new revision is
+# past every resourceVersion a client holds), then compact to that revision.
 cmd_compact() {
   local rev
-  rev="$(curl -sf -X POST "http://127.0.0.1:$PORT_ETCD/v3/kv/range" -d '{"key":"AA=="}' |
+  rev="$(curl -sf -X POST "http://127.0.0.1:$PORT_ETCD/v3/kv/put" \
+    -d "{\"key\":\"$(printf /rdmastack/compact-marker | base64)\",\"value\":\"$(date +%s | base64)\"}" |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["header"]["revision"])')" ||
-    die "cannot read etcd revision at 127.0.0.1:$PORT_ETCD; is the cluster up?"
+    die "cannot write to etcd at 127.0.0.1:$PORT_ETCD; is the cluster up?"
   curl -sf -X POST "http://127.0.0.1:$PORT_ETCD/v3/kv/compaction" -d "{\"revision\":\"$rev\",\"physical\":true}" >/dev/null ||
     die "etcd compaction to revision $rev failed"
   echo "$rev"

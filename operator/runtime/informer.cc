@@ -97,7 +97,7 @@ std::shared_ptr<const Informer::HandlerList> Informer::ApplyThenListHandlers(Cha
   return handlers_;
 }
 
-ObjectPtr Informer::Prepare(const k8s::JsonObject& object) const {
+ObjectPtr Informer::Prepare(k8s::JsonObject object) {
   return CompactCopy(object);
 }
 
@@ -115,14 +115,10 @@ void Informer::Deliver(const HandlerList& handlers, const StoreChange& change) {
   }
 }
 
-void Informer::Replace(std::vector<k8s::JsonObject> objects, const std::string&) {
-  std::vector<ObjectPtr> prepared;
-  prepared.reserve(objects.size());
-  for (auto& object : objects) prepared.push_back(Prepare(object));
-  objects.clear();
+void Informer::Replace(std::vector<ObjectPtr> objects, const std::string&) {
   std::vector<StoreChange> changes;
   const auto handlers =
-      ApplyThenListHandlers([&] { changes = store_.Replace(std::move(prepared)); });
+      ApplyThenListHandlers([&] { changes = store_.Replace(std::move(objects)); });
   for (const StoreChange& c : changes) Deliver(*handlers, c);
   changes.clear();
   if (options_.release_memory_after_list) ReleaseFreeMemory();
@@ -131,16 +127,14 @@ void Informer::Replace(std::vector<k8s::JsonObject> objects, const std::string&)
   synced_cv_.notify_all();
 }
 
-void Informer::Upsert(k8s::JsonObject object) {
-  ObjectPtr current = Prepare(object);
+void Informer::Upsert(ObjectPtr current) {
   ObjectPtr old;
   const auto handlers = ApplyThenListHandlers([&] { old = store_.Upsert(current); });
   Deliver(*handlers, {old, current});
 }
 
-void Informer::Remove(k8s::JsonObject object) {
+void Informer::Remove(ObjectPtr last) {
   // The DELETED event carries the final state; it is delivered even for an uncached object.
-  ObjectPtr last = Prepare(object);
   const auto handlers = ApplyThenListHandlers([&] { store_.Delete(last->Key()); });
   Deliver(*handlers, {last, nullptr});
 }

@@ -71,10 +71,10 @@ class Informer final : private ReflectorSink {
   const Reflector& reflector() const { return *reflector_; }
 
  private:
-  void Replace(std::vector<k8s::JsonObject> objects, const std::string& resource_version) override;
-  void Upsert(k8s::JsonObject object) override;
-  void Remove(k8s::JsonObject object) override;
-  ObjectPtr Prepare(const k8s::JsonObject& object) const;
+  ObjectPtr Prepare(k8s::JsonObject object) override;
+  void Replace(std::vector<ObjectPtr> objects, const std::string& resource_version) override;
+  void Upsert(ObjectPtr object) override;
+  void Remove(ObjectPtr object) override;
 
   Clock& clock_;
   const InformerOptions options_;

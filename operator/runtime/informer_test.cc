@@ -131,8 +131,8 @@ TEST_F(InformerTest, RelistSynthesizesDeletesForVanishedObjects) {
   informer.AddEventHandler(Logger("h"));
   informer.Start();
   WaitForLog(2);
-  feed_.Fail(UnavailableError("connection reset"));
-  // The relist happens after the 800 ms backoff.
+  // The server no longer has the watch's version; the relist happens after the 800 ms backoff.
+  feed_.Fail(testing::ApiStatus(410, "Expired", "too old resource version"));
   std::thread advancer([&] {
     while (informer.reflector().list_count() < 2) {
       clock_.Advance(std::chrono::milliseconds(100));

@@ -72,11 +72,18 @@ k8s::SteadyTime LeaderElector::ToSteady(Clock::TimePoint t) const {
 
 bool LeaderElector::TryAcquireOrRenew(std::optional<Clock::TimePoint> deadline) {
   const Clock::TimePoint started = clock_.Now();
-  k8s::CallScope scope(ToSteady(deadline.value_or(started + config_.renew_deadline)),
-                       cancellation_);
+  const Clock::TimePoint until = deadline.value_or(started + config_.renew_deadline);
+  k8s::CallScope scope(ToSteady(until), cancellation_);
   const std::string now_text = FormatMicroTime(clock_.WallNow());
   LeaseRecord desired{config_.identity, Seconds(config_.lease_duration), now_text, now_text, 0};
   const auto& type = k8s::kinds::Lease();
+  const Status renewed = RenewObserved(desired, started);
+  if (renewed.ok()) return true;
+  // A renewal that ran out of time (a hung server) or was stopped sends nothing more.
+  if (renewed.code() == StatusCode::kDeadlineExceeded || renewed.code() == StatusCode::kCancelled ||
+      clock_.Now() >= until) {
+    return false;
+  }
 
   auto current = client_.Get(type, config_.lease_namespace, config_.lease_name);
   if (!current.ok()) {
@@ -147,6 +154,37 @@ bool LeaderElector::TryAcquireOrRenew(std::optional<Clock::TimePoint> deadline) 
   observed_time_ = clock_.Now();
   valid_until_ = started + config_.renew_deadline;
   return leader_ = true;
+}
+
+Status LeaderElector::RenewObserved(LeaseRecord desired, Clock::TimePoint started) {
+  std::string resource_version;
+  std::map<std::string, std::string> labels, annotations;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (!leader_ || !observed_ || observed_->holder != config_.identity ||
+        observed_resource_version_.empty()) {
+      return FailedPreconditionError("not the leader");
+    }
+    desired.acquire_time = observed_->acquire_time;
+    desired.lease_transitions = observed_->lease_transitions;
+    resource_version = observed_resource_version_;
+    labels = observed_labels_;
+    annotations = observed_annotations_;
+  }
+  auto updated = client_.Update(
+      k8s::kinds::Lease(), LeaseObject(config_, desired, resource_version, labels, annotations));
+  if (!updated.ok()) {
+    spdlog::debug("leader election: renewing from the lease as last written: {}",
+                  updated.status().ToString());
+    return updated.status();
+  }
+  std::lock_guard<std::mutex> l(mu_);
+  observed_ = desired;
+  observed_resource_version_ = std::string(updated->ResourceVersion());
+  observed_time_ = clock_.Now();
+  valid_until_ = started + config_.renew_deadline;
+  leader_ = true;
+  return OkStatus();
 }
 
 Status LeaderElector::Release() {

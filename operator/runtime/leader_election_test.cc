@@ -137,17 +137,41 @@ TEST_F(LeaderElectionTest, ReleasedLeaseIsTakenAtOnce) {
 }
 
 TEST_F(LeaderElectionTest, ConflictingWriteLosesTheRace) {
+  server_.SetHolder("", 15, "released");
   LeaderElector a(client_, clock_, Config("a"));
-  // Another writer changes the lease between our read and our write.
-  EXPECT_CALL(client_, Get(_, _, _, _))
-      .WillOnce(Invoke([&](auto&&...) { return server_.Get(); }))
-      .WillOnce(Invoke([&](auto&&...) {
-        auto current = server_.Get();
-        server_.SetHolder("", 15, "x");
-        return current;
-      }));
-  ASSERT_TRUE(a.TryAcquireOrRenew());   // creates
+  // Another candidate takes the lease between our read and our write.
+  EXPECT_CALL(client_, Get(_, _, _, _)).WillOnce(Invoke([&](auto&&...) {
+    auto current = server_.Get();
+    server_.SetHolder("other", 15, "x");
+    return current;
+  }));
   EXPECT_FALSE(a.TryAcquireOrRenew());  // stale resourceVersion -> Conflict
+  EXPECT_FALSE(a.IsLeader());
+  EXPECT_EQ(server_.Record().holder, "other");
+}
+
+TEST_F(LeaderElectionTest, TheLeaderRenewsWithOneUpdateAndNoRead) {
+  LeaderElector e(client_, clock_, Config("a"));
+  ASSERT_TRUE(e.TryAcquireOrRenew());  // Get (404), Create
+  EXPECT_CALL(client_, Get(_, _, _, _)).Times(0);
+  for (int i = 0; i < 3; ++i) {
+    clock_.Advance(2s);
+    ASSERT_TRUE(e.TryAcquireOrRenew());
+  }
+  std::lock_guard<std::mutex> l(server_.mu);
+  EXPECT_EQ(server_.updates, 3);
+  EXPECT_EQ(server_.deadlines.size(), 5u);  // 2 to acquire, 1 per renewal
+}
+
+TEST_F(LeaderElectionTest, ALeaderWhoseLeaseWasTakenReadsItAndStepsDown) {
+  LeaderElector e(client_, clock_, Config("a"));
+  ASSERT_TRUE(e.TryAcquireOrRenew());
+  server_.SetHolder("other", 15, "t1");  // e.g. after a long pause of ours
+  clock_.Advance(2s);
+  EXPECT_FALSE(e.TryAcquireOrRenew());  // the optimistic write conflicts; the read shows "other"
+  EXPECT_FALSE(e.IsLeader());
+  EXPECT_EQ(e.ObservedLeader(), "other");
+  EXPECT_EQ(server_.Record().holder, "other");
 }
 
 TEST_F(LeaderElectionTest, ReleaseWithoutLeadershipWritesNothing) {
@@ -238,7 +262,7 @@ TEST_F(LeaderElectionTest, HangingServerEndsLeadershipAtTheRenewDeadline) {
   // there, not a request timeout later.
   EXPECT_LE(lost_at - acquired, 10s + 200ms);
   std::lock_guard<std::mutex> l(server_.mu);
-  EXPECT_EQ(server_.deadlines.size(), requests_before + 1);  // one hung Get; nothing after it
+  EXPECT_EQ(server_.deadlines.size(), requests_before + 1);  // one hung Update; nothing after it
 }
 
 TEST_F(LeaderElectionTest, StopAbortsARequestInFlight) {

@@ -42,17 +42,28 @@ void Reflector::SetResourceVersion(std::string rv) {
 }
 
 void Reflector::Run() {
-  const std::string what = options_.type.GroupResource();
   while (!Stopped()) {
     const Status s = ListAndWatch();
     if (Stopped()) break;
-    const Clock::Duration delay = backoff_.Next(clock_.Now());
-    spdlog::warn("reflector {}: {}; relisting in {} ms", what, s.ToString(),
-                 std::chrono::duration_cast<std::chrono::milliseconds>(delay).count());
-    std::unique_lock<std::mutex> l(mu_);
-    const Clock::TimePoint deadline = clock_.Now() + delay;
-    while (!stopped_ && clock_.Now() < deadline) clock_.WaitUntil(l, cv_, deadline);
+    WaitOutBackoff(s, "relisting");
   }
+}
+
+void Reflector::WaitOutBackoff(const Status& failure, std::string_view then) {
+  const Clock::Duration delay = backoff_.Next(clock_.Now());
+  spdlog::warn("reflector {}: {}; {} in {} ms", options_.type.GroupResource(), failure.ToString(),
+               then, std::chrono::duration_cast<std::chrono::milliseconds>(delay).count());
+  std::unique_lock<std::mutex> l(mu_);
+  const Clock::TimePoint deadline = clock_.Now() + delay;
+  while (!stopped_ && clock_.Now() < deadline) clock_.WaitUntil(l, cv_, deadline);
+}
+
+bool Reflector::WatchCanResume(const Status& failure) {
+  // A broken or refused connection (no answer from the API server at all) or a 429: the server
+  // most likely still has the last version, so a relist would only resend the whole collection.
+  // client-go does the same (isWatchErrorRetriable, and a broken stream ends its watch cleanly).
+  const bool transport = failure.code() == StatusCode::kUnavailable && !k8s::GetApiError(failure);
+  return transport || k8s::IsTooManyRequests(failure);
 }
 
 Status Reflector::ListAndWatch() {
@@ -122,7 +133,7 @@ Status Reflector::WatchList() {
   if (!stream.ok()) return stream.status().WithContext(what);
 
   // Objects up to the bookmark annotated k8s.io/initial-events-end are the current state.
-  std::vector<k8s::JsonObject> initial;
+  std::vector<ObjectPtr> initial;
   Status synced = UnavailableError("watch ended before the initial events were complete");
   while (true) {
     auto next = (*stream)->Next();
@@ -164,7 +175,10 @@ Status Reflector::WatchList() {
   // The same stream goes on with changes after the state.
   Status ended = Consume(**stream);
   CloseWatch();
-  if (!ended.ok()) return ended.WithContext("watch " + options_.type.GroupResource());
+  if (!ended.ok()) {
+    if (!WatchCanResume(ended)) return ended.WithContext("watch " + options_.type.GroupResource());
+    WaitOutBackoff(ended, "resuming the watch");
+  }
   return Watch();
 }
 
@@ -193,8 +207,9 @@ StatusOr<Reflector::Listing> Reflector::ListPages(std::string resource_version) 
   }
 }
 
-k8s::JsonObject Reflector::Apply(k8s::JsonObject object) const {
-  return options_.transform ? options_.transform(std::move(object)) : object;
+ObjectPtr Reflector::Apply(k8s::JsonObject object) const {
+  return sink_.Prepare(options_.transform ? options_.transform(std::move(object))
+                                          : std::move(object));
 }
 
 Status Reflector::List() {
@@ -236,10 +251,15 @@ Status Reflector::Watch() {
   while (!Stopped()) {
     k8s::WatchOptions watch_options;
     watch_options.resource_version = LastSyncResourceVersion();
-    RDMASTACK_ASSIGN_OR_RETURN(k8s::WatchStreamPtr stream, OpenWatch(watch_options));
-    Status ended = Consume(*stream);
-    CloseWatch();
-    if (!ended.ok()) return ended.WithContext("watch " + options_.type.GroupResource());
+    auto stream = OpenWatch(watch_options);
+    Status ended = stream.status();
+    if (stream.ok()) {
+      ended = Consume(**stream);
+      CloseWatch();
+    }
+    if (ended.ok()) continue;
+    if (!WatchCanResume(ended)) return ended.WithContext("watch " + options_.type.GroupResource());
+    WaitOutBackoff(ended, "resuming the watch");
   }
   return CancelledError("reflector stopped");
 }

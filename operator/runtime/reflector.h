@@ -1,10 +1,11 @@
 #pragma once
 // Keeps a sink in step with one collection on the API server (client-go Reflector):
 //   watch-list (or list) -> Replace(items, rv) -> watch from rv with bookmarks -> apply events.
-// A watch that ends cleanly (server timeout) is re-opened from the last resourceVersion; any other
-// failure, including 410 Expired, leads to a relist after a backoff (800 ms doubling to 30 s,
-// jittered, reset after 2 min). A list from a resourceVersion the server no longer has is retried
-// at once as a consistent read ("").
+// A watch that ends cleanly (server timeout) is re-opened from the last resourceVersion at once;
+// one that breaks or cannot be opened for want of a connection (an API server restart) or for a
+// 429 is re-opened from it after a backoff (800 ms doubling to 30 s, jittered, reset after 2 min).
+// Any other failure, 410 Expired included, leads to a relist after that backoff. A list from a
+// resourceVersion the server no longer has is retried at once as a consistent read ("").
 
 #include <atomic>
 #include <condition_variable>
@@ -12,11 +13,13 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "operator/base/clock.h"
 #include "operator/k8s/client.h"
 #include "operator/runtime/backoff.h"
+#include "operator/runtime/object_ptr.h"
 
 namespace rdmastack::runtime {
 
@@ -26,12 +29,15 @@ using Transform = std::function<k8s::JsonObject(k8s::JsonObject)>;
 class ReflectorSink {
  public:
   virtual ~ReflectorSink() = default;
+  // The form the sink keeps an object in (the informer: a right-sized copy), made as each object
+  // arrives, after the transform: a sync of thousands of objects then never holds them all as
+  // parsed, each in its own 64 KiB parser pool, until the last one is in.
+  virtual ObjectPtr Prepare(k8s::JsonObject object) = 0;
   // The full, current contents of the collection.
-  virtual void Replace(std::vector<k8s::JsonObject> objects,
-                       const std::string& resource_version) = 0;
+  virtual void Replace(std::vector<ObjectPtr> objects, const std::string& resource_version) = 0;
   // Added or modified.
-  virtual void Upsert(k8s::JsonObject object) = 0;
-  virtual void Remove(k8s::JsonObject object) = 0;
+  virtual void Upsert(ObjectPtr object) = 0;
+  virtual void Remove(ObjectPtr object) = 0;
 };
 
 struct ReflectorOptions {
@@ -83,7 +89,7 @@ class Reflector {
 
  private:
   struct Listing {
-    std::vector<k8s::JsonObject> objects;  // transformed
+    std::vector<ObjectPtr> objects;  // transformed and prepared
     std::string resource_version;
   };
   Status List();
@@ -96,10 +102,15 @@ class Reflector {
   Status Consume(k8s::WatchStream& stream);
   // Every page from `resource_version`, transformed page by page.
   StatusOr<Listing> ListPages(std::string resource_version);
-  k8s::JsonObject Apply(k8s::JsonObject object) const;
+  // The transform, then the sink's Prepare.
+  ObjectPtr Apply(k8s::JsonObject object) const;
   // Opens watches from the last RV until one fails; returns the failure.
   Status Watch();
   Status HandleEvent(k8s::WatchEvent&& event);
+  // Sleeps out the next backoff delay (or until Stop()), logging `failure` and what comes `then`.
+  void WaitOutBackoff(const Status& failure, std::string_view then);
+  // Whether a watch that failed so can go on from the last version instead of a relist.
+  static bool WatchCanResume(const Status& failure);
   bool Stopped() const;
   void SetResourceVersion(std::string rv);
 

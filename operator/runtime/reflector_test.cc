@@ -19,16 +19,21 @@ using ::testing::Return;
 // Records what the reflector tells its sink.
 class RecordingSink : public ReflectorSink {
  public:
-  void Replace(std::vector<k8s::JsonObject> objects, const std::string& rv) override {
+  ObjectPtr Prepare(k8s::JsonObject o) override {
+    ++prepared;
+    return std::make_shared<const k8s::JsonObject>(std::move(o));
+  }
+  void Replace(std::vector<ObjectPtr> objects, const std::string& rv) override {
     std::string line = "replace@" + rv + ":";
-    for (const auto& o : objects) line += " " + std::string(o.Name());
+    for (const auto& o : objects) line += " " + std::string(o->Name());
     log.push_back(line);
   }
-  void Upsert(k8s::JsonObject o) override {
-    log.push_back("upsert " + std::string(o.Name()) + "@" + std::string(o.ResourceVersion()));
+  void Upsert(ObjectPtr o) override {
+    log.push_back("upsert " + std::string(o->Name()) + "@" + std::string(o->ResourceVersion()));
   }
-  void Remove(k8s::JsonObject o) override { log.push_back("remove " + std::string(o.Name())); }
+  void Remove(ObjectPtr o) override { log.push_back("remove " + std::string(o->Name())); }
   std::vector<std::string> log;
+  int prepared = 0;
 };
 
 class ReflectorTest : public ::testing::Test {
@@ -153,8 +158,8 @@ TEST_F(ReflectorTest, PagedConsistentListTransformsEachPageAndFollowsContinueTok
   EXPECT_CALL(client_, Watch(_, _, Field(&k8s::WatchOptions::resource_version, "20")))
       .WillOnce(Invoke([&](auto&&...) { return feed_.NewStream(); }));
   feed_.Push(k8s::WatchEventType::kAdded, MakeObject("ns", "d", "21"));
-  feed_.Fail(UnavailableError("reset"));
-  EXPECT_FALSE(r.ListAndWatch().ok());
+  feed_.Push(k8s::WatchEventType::kError, ExpiredStatusObject());
+  EXPECT_EQ(r.ListAndWatch().code(), StatusCode::kOutOfRange);
   EXPECT_EQ(sink_.log, (std::vector<std::string>{"replace@20: a b c", "upsert d@21"}));
   EXPECT_EQ(transformed, 4);
 }
@@ -198,6 +203,67 @@ TEST_F(ReflectorTest, RunBacksOffBetweenFailuresAndStopEndsIt) {
   EXPECT_EQ(attempts[2] - attempts[1], std::chrono::milliseconds(1600));
 }
 
+// Runs `r` on its own thread, moving the fake clock in 100 ms steps until `done` (or a fake
+// minute), then stops it.
+void RunUntil(Reflector& r, FakeClock& clock, const std::function<bool()>& done) {
+  std::thread runner([&] { r.Run(); });
+  for (int step = 0; !done() && step < 600; ++step) {
+    (void)clock.AdvanceAndWaitForSleeper(std::chrono::milliseconds(100),
+                                         std::chrono::milliseconds(200));
+  }
+  EXPECT_TRUE(done()) << "not done after a minute of fake time";
+  r.Stop();
+  runner.join();
+}
+
+TEST_F(ReflectorTest, ABrokenOrRefusedWatchResumesFromTheLastVersionWithoutARelist) {
+  ReflectorOptions o = Options();
+  o.uniform = [] { return 0.0; };
+  Reflector r(client_, clock_, o, sink_);
+  std::atomic<bool> resumed{false};
+  ::testing::InSequence seq;
+  EXPECT_CALL(client_, List(_, _, _)).WillOnce(Return(MakeList({}, "10")));
+  EXPECT_CALL(client_, Watch(_, _, Field(&k8s::WatchOptions::resource_version, "10")))
+      .WillOnce(Invoke([&](auto&&...) { return feed_.NewStream(); }));
+  // The API server restarts: the stream breaks, the next attempt finds nobody listening, then a
+  // 429 while it warms up; each is retried from the version the broken stream reached.
+  EXPECT_CALL(client_, Watch(_, _, Field(&k8s::WatchOptions::resource_version, "12")))
+      .WillOnce(Return(UnavailableError("connect to 127.0.0.1:6443 failed: Connection refused")))
+      .WillOnce(Return(ApiStatus(429, "TooManyRequests", "slow down")))
+      .WillOnce(Invoke([&](auto&&...) {
+        resumed = true;
+        return feed_.NewStream();
+      }));
+  feed_.Push(k8s::WatchEventType::kAdded, MakeObject("ns", "a", "12"));
+  feed_.Fail(UnavailableError("watch stream broke: end of stream"));
+
+  RunUntil(r, clock_, [&] { return resumed.load(); });
+  EXPECT_EQ(r.list_count(), 1);
+  EXPECT_EQ(sink_.log, (std::vector<std::string>{"replace@10:", "upsert a@12"}));
+}
+
+TEST_F(ReflectorTest, AWatchRefusedByTheServerForAnotherReasonRelists) {
+  ReflectorOptions o = Options();
+  o.uniform = [] { return 0.0; };
+  Reflector r(client_, clock_, o, sink_);
+  std::atomic<bool> relisted{false};
+  ::testing::InSequence seq;
+  EXPECT_CALL(client_, List(_, _, _)).WillOnce(Return(MakeList({}, "10")));
+  // A 503 answer is the server's own (not a lost connection): client-go relists, and so do we.
+  EXPECT_CALL(client_, Watch(_, _, Field(&k8s::WatchOptions::resource_version, "10")))
+      .WillOnce(Return(ApiStatus(503, "ServiceUnavailable", "not ready")));
+  EXPECT_CALL(client_, List(_, _, Field(&k8s::ListOptions::resource_version, "10")))
+      .WillOnce(Invoke([&](auto&&...) {
+        relisted = true;
+        return MakeList({}, "11");
+      }));
+  EXPECT_CALL(client_, Watch(_, _, Field(&k8s::WatchOptions::resource_version, "11")))
+      .WillRepeatedly(Invoke([&](auto&&...) { return feed_.NewStream(); }));
+
+  RunUntil(r, clock_, [&] { return relisted.load(); });
+  EXPECT_EQ(r.list_count(), 2);
+}
+
 TEST_F(ReflectorTest, StopCancelsAnOpenWatch) {
   Reflector r(client_, clock_, Options(), sink_);
   EXPECT_CALL(client_, List(_, _, _)).WillOnce(Return(MakeList({}, "1")));
@@ -232,6 +298,8 @@ TEST_F(WatchListTest, InitialEventsBecomeOneReplaceAndTheSameStreamGoesOn) {
   ReflectorOptions o = WatchListOptions();
   int transformed = 0;
   o.transform = [&](k8s::JsonObject obj) {
+    // Each object went to the sink's Prepare before the next one arrived, not at the bookmark.
+    EXPECT_EQ(sink_.prepared, transformed);
     ++transformed;
     return obj;
   };
@@ -262,6 +330,7 @@ TEST_F(WatchListTest, InitialEventsBecomeOneReplaceAndTheSameStreamGoesOn) {
   EXPECT_EQ(r.ListAndWatch().code(), StatusCode::kOutOfRange);
   EXPECT_EQ(sink_.log, (std::vector<std::string>{"replace@10: a b", "upsert a@12"}));
   EXPECT_EQ(transformed, 3);
+  EXPECT_EQ(sink_.prepared, 3);
   EXPECT_EQ(r.list_count(), 1);
 }
 
@@ -276,6 +345,31 @@ TEST_F(WatchListTest, StreamEndingBeforeTheInitialEventsEndPublishesNothing) {
   EXPECT_NE(s.message().find("before the initial events were complete"), std::string::npos);
   EXPECT_TRUE(sink_.log.empty());
   EXPECT_EQ(r.list_count(), 0);
+}
+
+TEST_F(WatchListTest, AStreamBrokenAfterTheInitialEventsResumesAsAPlainWatch) {
+  ReflectorOptions o = WatchListOptions();
+  o.uniform = [] { return 0.0; };
+  Reflector r(client_, clock_, o, sink_);
+  std::atomic<bool> resumed{false};
+  ::testing::InSequence seq;
+  EXPECT_CALL(client_, Watch(_, _, Field(&k8s::WatchOptions::send_initial_events, true)))
+      .WillOnce(Invoke([&](auto&&...) { return feed_.NewStream(); }));
+  EXPECT_CALL(client_, Watch(_, _,
+                             AllOf(Field(&k8s::WatchOptions::send_initial_events, false),
+                                   Field(&k8s::WatchOptions::resource_version, "12"))))
+      .WillOnce(Invoke([&](auto&&...) {
+        resumed = true;
+        return feed_.NewStream();
+      }));
+  feed_.Push(k8s::WatchEventType::kAdded, MakeObject("ns", "a", "3"));
+  feed_.Push(k8s::WatchEventType::kBookmark, InitialEventsEnd("10"));
+  feed_.Push(k8s::WatchEventType::kModified, MakeObject("ns", "a", "12"));
+  feed_.Fail(UnavailableError("watch stream broke: end of stream"));
+
+  RunUntil(r, clock_, [&] { return resumed.load(); });
+  EXPECT_EQ(r.list_count(), 1);
+  EXPECT_EQ(sink_.log, (std::vector<std::string>{"replace@10: a", "upsert a@12"}));
 }
 
 TEST_F(WatchListTest, ServerWithoutWatchListIsListedInsteadFromThenOn) {

@@ -13,10 +13,10 @@
 
 #include "operator/base/status.h"
 #include "operator/k8s/json_object.h"
+#include "operator/runtime/object_ptr.h"
 
 namespace rdmastack::runtime {
 
-using ObjectPtr = std::shared_ptr<const k8s::JsonObject>;
 // The values an object is filed under in one index (none = not indexed).
 using IndexFunc = std::function<std::vector<std::string>(const k8s::JsonObject&)>;
 
