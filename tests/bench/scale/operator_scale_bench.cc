@@ -4,15 +4,13 @@
 // whose every request the audit log records. Reported: API writes per node from `kubectl apply` to
 // every pool and profile Ready, reconcile latency percentiles (its own histogram), then over an
 // idle window (default 10 minutes) its API requests per second and RSS, beside a minimal
-// controller-runtime operator doing the equivalent watch set (gopeers/operator) when
-// RDMASTACK_SCALE_BENCH_GOOPERATOR names its binary.
+// controller-runtime operator doing the equivalent watch set (gopeers/operator, twice: as shipped
+// and with the cache trimmed as ours) when RDMASTACK_SCALE_BENCH_GOOPERATOR names its binary.
 //
 // RDMASTACK_SCALE_BENCH_NODES, RDMASTACK_SCALE_BENCH_IDLE_S and RDMASTACK_BENCH_OUT (a directory
 // for operator-scale.json) tune it. Needs a private cluster whose kwok renews leases slowly
 // (scripts/bench-scale.sh starts one); skips without a cluster.
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -28,6 +26,7 @@
 #include "operator/k8s/json_object.h"
 #include "tests/bench/scale/kwok_nodes.h"
 #include "tests/harness/audit_log.h"
+#include "tests/harness/child_process.h"
 #include "tests/harness/cluster_env.h"
 #include "tests/harness/proc_stat.h"
 #include "tests/integration/operator/operator_process.h"
@@ -56,39 +55,12 @@ double Seconds(WallClock::duration d) {
   return std::chrono::duration<double>(d).count();
 }
 
-// A controller-runtime peer: its own process, stdout to a file.
-class GoOperator {
- public:
-  GoOperator(const std::string& binary, const std::string& kubeconfig) {
-    output_ = "/tmp/scale-bench-gooperator-" + std::to_string(::getpid()) + ".log";
-    pid_ = fork();
-    if (pid_ == 0) {
-      FILE* out = std::freopen(output_.c_str(), "w", stdout);
-      (void)out;
-      dup2(fileno(stdout), 2);
-      execl(binary.c_str(), binary.c_str(), "--kubeconfig", kubeconfig.c_str(),
-            "--leader-election-namespace", kBenchNamespace, static_cast<char*>(nullptr));
-      _exit(127);
-    }
-  }
-  ~GoOperator() {
-    kill(pid_, SIGTERM);
-    waitpid(pid_, nullptr, 0);
-  }
-  bool WaitSynced(seconds timeout) const {
-    return Eventually(
-        [&] {
-          std::ifstream in(output_);
-          std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-          return text.find("\"event\":\"synced\"") != std::string::npos;
-        },
-        timeout);
-  }
-  pid_t pid() const { return pid_; }
-
- private:
-  std::string output_;
-  pid_t pid_ = -1;
+// A controller-runtime peer (gopeers/operator) as ServiceAccount `sa`, holding its own Lease;
+// `trim` makes its cache keep what ours keeps.
+struct GoOperatorPeer {
+  std::string sa;
+  std::string label;
+  std::unique_ptr<ChildProcess> process;
 };
 
 // Quantile q of a Prometheus histogram (cumulative buckets by upper bound), interpolated linearly
@@ -142,18 +114,20 @@ class OperatorScaleBench : public ::testing::Test {
     auto client = k8s::NewRestClient(*config);
     ASSERT_TRUE(client.ok());
     admin_ = std::move(*client);
-    for (const char* ns : {kBenchNamespace, kNamespace})
-      env_->Kubectl({"create", "namespace", ns});
+    for (const char* ns : {kBenchNamespace, kNamespace}) env_->Kubectl({"create", "namespace", ns});
   }
 
   // A ServiceAccount in kBenchNamespace bound to cluster-admin (permissions are tested elsewhere;
   // here only its requests count), and a kubeconfig for it.
   std::string ServiceAccountKubeconfig(const std::string& sa) const {
     env_->Kubectl({"create", "serviceaccount", sa, "-n", kBenchNamespace});
-    env_->Kubectl({"create", "clusterrolebinding", "scale-bench-" + sa, "--clusterrole=cluster-admin",
+    env_->Kubectl({"create", "clusterrolebinding", "scale-bench-" + sa,
+                   "--clusterrole=cluster-admin",
                    "--serviceaccount=" + std::string(kBenchNamespace) + ":" + sa});
-    const std::string path = "/tmp/scale-bench-" + sa + "-" + std::to_string(::getpid()) + ".kubeconfig";
-    CommandResult r = RunCommand({env_->cluster_script, "sa-kubeconfig", kBenchNamespace, sa, path});
+    const std::string path =
+        "/tmp/scale-bench-" + sa + "-" + std::to_string(::getpid()) + ".kubeconfig";
+    CommandResult r =
+        RunCommand({env_->cluster_script, "sa-kubeconfig", kBenchNamespace, sa, path});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return path;
   }
@@ -174,10 +148,12 @@ class OperatorScaleBench : public ::testing::Test {
       const std::string name = "scale-node-" + std::to_string(i);
       const std::string group = std::to_string((i / 5) % kGroups);
       const bool storage = i % 5 == 0;
-      const std::string ip = "10.210." + std::to_string(i / 250) + "." + std::to_string(i % 250 + 1);
+      const std::string ip =
+          "10.210." + std::to_string(i / 250) + "." + std::to_string(i % 250 + 1);
       std::map<std::string, std::string> labels;
       if (storage) {
-        labels = {{"rdmastack.io/gateway-capable", "true"}, {"bench.rdmastack.io/pool", "p" + group}};
+        labels = {{"rdmastack.io/gateway-capable", "true"},
+                  {"bench.rdmastack.io/pool", "p" + group}};
       } else {
         labels = {{"node-role.rdmastack.io/gpu", ""}, {"bench.rdmastack.io/profile", "c" + group}};
       }
@@ -202,9 +178,11 @@ stringData: {accessKeyId: bench, secretAccessKey: bench-secret}
       out += R"(---
 apiVersion: rdmastack.io/v1alpha1
 kind: GatewayPool
-metadata: {name: )" + p + R"(}
+metadata: {name: )" +
+             p + R"(}
 spec:
-  nodeSelector: {bench.rdmastack.io/pool: )" + p + R"(}
+  nodeSelector: {bench.rdmastack.io/pool: )" +
+             p + R"(}
   gateway: {image: "registry.local/rdmastack/vgwrdma:1.8.0-cuobj1", version: 1.8.0}
   serverLibrary: {version: 1.2.0.68, image: "registry.local/rdmastack/libcuobjserver:1.2.0.68"}
   s3: {credentialsSecret: {name: bench-root}}
@@ -213,10 +191,13 @@ spec:
 ---
 apiVersion: rdmastack.io/v1alpha1
 kind: ClientProfile
-metadata: {name: )" + c + R"(}
+metadata: {name: )" +
+             c + R"(}
 spec:
-  nodeSelector: {bench.rdmastack.io/profile: )" + c + R"(}
-  gatewayPoolRef: {name: )" + p + R"(}
+  nodeSelector: {bench.rdmastack.io/profile: )" +
+             c + R"(}
+  gatewayPoolRef: {name: )" +
+             p + R"(}
   transport: Auto
   memoryRegistration: Auto
   maxTransferSize: 192Mi
@@ -273,15 +254,14 @@ TEST_F(OperatorScaleBench, FiveThousandNodesApplyToReadyThenIdle) {
   std::printf("setup: %d kwok nodes and RdmaNodes in %.0f s\n", n, Seconds(WallClock::now() - t));
 
   const std::string ours_user = User("ours");
-  OperatorProcess ours("scale-bench",
-                       {"--kubeconfig", ServiceAccountKubeconfig("ours"), "--leader-elect",
-                        "--leader-election-namespace", kBenchNamespace,
-                        // Plain HTTP on loopback: the bench reads the histogram with curl.
-                        "--metrics-bind-address=127.0.0.1:" + std::to_string(kMetricsPort),
-                        "--metrics-secure=false",
-                        "--health-probe-bind-address=0", "--agent-namespace=" + std::string(kBenchNamespace),
-                        "--agent-bind-address=127.0.0.1:0", "--agent-stale-ttl=2h",
-                        "--node-label-grace=2h"});
+  OperatorProcess ours(
+      "scale-bench",
+      {"--kubeconfig", ServiceAccountKubeconfig("ours"), "--leader-elect",
+       "--leader-election-namespace", kBenchNamespace,
+       // Plain HTTP on loopback: the bench reads the histogram with curl.
+       "--metrics-bind-address=127.0.0.1:" + std::to_string(kMetricsPort), "--metrics-secure=false",
+       "--health-probe-bind-address=0", "--agent-namespace=" + std::string(kBenchNamespace),
+       "--agent-bind-address=127.0.0.1:0", "--agent-stale-ttl=2h", "--node-label-grace=2h"});
   ASSERT_FALSE(ours.Identity().empty()) << ours.Output();
   // Idle before the apply: what it does at start (writing the hand-made RdmaNodes in its own form
   // once) is not the pools' work.
@@ -308,13 +288,15 @@ TEST_F(OperatorScaleBench, FiveThousandNodesApplyToReadyThenIdle) {
   for (const AuditedWrite& w : ReadAuditedWrites()) {
     if (w.user != ours_user || w.received < applied || w.received > ready) continue;
     ++writes;
-    ++writes_by_kind[w.verb + " " + w.resource + (w.subresource.empty() ? "" : "/" + w.subresource)];
+    ++writes_by_kind[w.verb + " " + w.resource +
+                     (w.subresource.empty() ? "" : "/" + w.subresource)];
   }
-  CommandResult metrics = RunCommand(
-      {"curl", "-sf", "http://127.0.0.1:" + std::to_string(kMetricsPort) + "/metrics"});
+  CommandResult metrics =
+      RunCommand({"curl", "-sf", "http://127.0.0.1:" + std::to_string(kMetricsPort) + "/metrics"});
   // Not fatal: the rest of the run is worth having without the percentiles.
-  std::string latency = metrics.exit_code == 0 ? "" : "metrics not read (curl exit " +
-                                                          std::to_string(metrics.exit_code) + ")";
+  std::string latency = metrics.exit_code == 0 ? ""
+                                               : "metrics not read (curl exit " +
+                                                     std::to_string(metrics.exit_code) + ")";
   for (const auto& [controller, buckets] : ReconcileHistograms(metrics.out)) {
     char line[256];
     std::snprintf(line, sizeof line, "%s%s: %.0f reconciles, p50 %.1f ms, p90 %.1f ms, p99 %.1f ms",
@@ -331,37 +313,53 @@ TEST_F(OperatorScaleBench, FiveThousandNodesApplyToReadyThenIdle) {
       Breakdown(writes_by_kind).c_str(), latency.c_str(), before_apply.rss_kib / 1024.0,
       at_ready.rss_kib / 1024.0, at_ready.cpu_s);
 
-  std::unique_ptr<GoOperator> peer;
-  const std::string peer_user = User("controller-runtime");
+  // Two controller-runtime peers: as a controller-runtime operator gets it, and with the cache
+  // trimmed to the fields ours keeps.
+  std::vector<GoOperatorPeer> peers;
   if (!gooperator.empty()) {
-    peer = std::make_unique<GoOperator>(gooperator, ServiceAccountKubeconfig("controller-runtime"));
-    ASSERT_TRUE(peer->WaitSynced(seconds(600))) << "controller-runtime peer did not sync";
+    peers.push_back({"controller-runtime", "controller-runtime", nullptr});
+    peers.push_back({"controller-runtime-trim", "controller-runtime --trim", nullptr});
+  }
+  for (GoOperatorPeer& peer : peers) {
+    std::vector<std::string> argv = {gooperator,
+                                     "--kubeconfig",
+                                     ServiceAccountKubeconfig(peer.sa),
+                                     "--leader-election-namespace",
+                                     kBenchNamespace,
+                                     "--leader-election-id",
+                                     peer.sa};
+    if (peer.sa.ends_with("-trim")) argv.push_back("--trim");
+    peer.process = std::make_unique<ChildProcess>("scale-bench-" + peer.sa, std::move(argv));
+    ASSERT_TRUE(peer.process->WaitForOutput("\"event\":\"synced\"", seconds(600)))
+        << peer.label << " did not sync: " << peer.process->Output().substr(0, 4000);
   }
   std::this_thread::sleep_for(seconds(30));
   const auto idle_from = WallClock::now();
   std::this_thread::sleep_for(seconds(idle_s));
   const auto idle_to = WallClock::now();
   const ProcStat ours_idle = ReadProcStat(ours.pid());
-  const ProcStat peer_idle = peer ? ReadProcStat(peer->pid()) : ProcStat{};
+  std::vector<ProcStat> peer_idle;
+  for (const GoOperatorPeer& peer : peers) peer_idle.push_back(ReadProcStat(peer.process->pid()));
   std::this_thread::sleep_for(seconds(5));
   const std::vector<AuditedWrite> all = ReadAuditedRequestsReceived();
   const IdleRequests ours_req = CountIdle(all, ours_user, idle_from, idle_to);
-  const IdleRequests peer_req = CountIdle(all, peer_user, idle_from, idle_to);
   const double window = Seconds(idle_to - idle_from);
-  std::printf(
-      "idle %.0f s: ours %d requests (%.3f/s; leases %d, watches %d, others %d -> %.3f/s without "
-      "the lease): %s; RSS %.1f MiB, CPU %.1f s in all\n",
-      window, ours_req.total, ours_req.total / window, ours_req.leases, ours_req.watches,
-      ours_req.total - ours_req.leases - ours_req.watches,
-      (ours_req.total - ours_req.leases) / window, Breakdown(ours_req.by_kind).c_str(),
-      ours_idle.rss_kib / 1024.0, ours_idle.cpu_s);
-  if (peer) {
+  auto report = [&](const std::string& label, const IdleRequests& r, const ProcStat& stat) {
     std::printf(
-        "idle %.0f s: controller-runtime %d requests (%.3f/s; leases %d, watches %d -> %.3f/s "
-        "without the lease): %s; RSS %.1f MiB, CPU %.1f s in all\n",
-        window, peer_req.total, peer_req.total / window, peer_req.leases, peer_req.watches,
-        (peer_req.total - peer_req.leases) / window, Breakdown(peer_req.by_kind).c_str(),
-        peer_idle.rss_kib / 1024.0, peer_idle.cpu_s);
+        "idle %.0f s: %s %d requests (%.3f/s; leases %d, watches %d -> %.3f/s without the lease): "
+        "%s; RSS %.1f MiB, CPU %.1f s in all\n",
+        window, label.c_str(), r.total, r.total / window, r.leases, r.watches,
+        (r.total - r.leases) / window, Breakdown(r.by_kind).c_str(), stat.rss_kib / 1024.0,
+        stat.cpu_s);
+  };
+  report("ours", ours_req, ours_idle);
+  std::string peers_json;
+  for (size_t k = 0; k < peers.size(); ++k) {
+    const IdleRequests r = CountIdle(all, User(peers[k].sa), idle_from, idle_to);
+    report(peers[k].label, r, peer_idle[k]);
+    peers_json += ",\"" + peers[k].sa + "\":{\"requests\":" + std::to_string(r.total) +
+                  ",\"leases\":" + std::to_string(r.leases) +
+                  ",\"rss_kib\":" + std::to_string(peer_idle[k].rss_kib) + "}";
   }
   const std::string out_dir = EnvString("RDMASTACK_BENCH_OUT");
   if (!out_dir.empty()) {
@@ -369,9 +367,7 @@ TEST_F(OperatorScaleBench, FiveThousandNodesApplyToReadyThenIdle) {
     out << "{\"nodes\":" << n << ",\"apply_to_ready_s\":" << Seconds(ready - applied)
         << ",\"writes\":" << writes << ",\"idle_s\":" << window
         << ",\"ours\":{\"requests\":" << ours_req.total << ",\"leases\":" << ours_req.leases
-        << ",\"rss_kib\":" << ours_idle.rss_kib << "},\"controller_runtime\":{\"requests\":"
-        << peer_req.total << ",\"leases\":" << peer_req.leases << ",\"rss_kib\":"
-        << peer_idle.rss_kib << "}}\n";
+        << ",\"rss_kib\":" << ours_idle.rss_kib << "}" << peers_json << "}\n";
   }
   // The leader's lease renewal (every 2 s, client-go's default) is the same for any operator;
   // what scales with the cluster must stay under 0.1 requests/s.

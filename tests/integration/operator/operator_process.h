@@ -2,12 +2,11 @@
 // Runs build/bin/rdmastack-operator as a child process for integration tests: output to a file the
 // test reads, signals, exit status with a timeout, and the leader identity the process logged.
 
-#include <sys/types.h>
-
 #include <chrono>
-#include <optional>
 #include <string>
 #include <vector>
+
+#include "tests/harness/child_process.h"
 
 namespace rdmastack::testing {
 
@@ -17,29 +16,13 @@ std::string OperatorBinary();
 // (which must exist) and a port the kernel picks, so that two replicas on one host never collide.
 std::vector<std::string> AgentHubTestFlags(const std::string& ns);
 
-class OperatorProcess {
+class OperatorProcess : public ChildProcess {
  public:
   // `name` labels the output file; `args` follow the binary.
   OperatorProcess(const std::string& name, std::vector<std::string> args);
-  ~OperatorProcess();  // SIGKILLs a process still running
-  OperatorProcess(const OperatorProcess&) = delete;
-  OperatorProcess& operator=(const OperatorProcess&) = delete;
 
-  void Signal(int sig) const;
-  // The exit code (128 + signal when killed), or nullopt if still running after `timeout`.
-  std::optional<int> WaitExit(std::chrono::milliseconds timeout);
-  std::string Output() const;
-  // Waits until the output contains `text`.
-  bool WaitForOutput(const std::string& text, std::chrono::seconds timeout) const;
   // The identity it put in its user agent ("starting as <identity> against"), once logged.
   std::string Identity(std::chrono::seconds timeout = std::chrono::seconds(20)) const;
-  const std::string& output_path() const { return output_path_; }
-  pid_t pid() const { return pid_; }
-
- private:
-  std::string output_path_;
-  pid_t pid_ = -1;
-  std::optional<int> exit_code_;
 };
 
 }  // namespace rdmastack::testing

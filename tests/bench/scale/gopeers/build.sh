@@ -11,14 +11,15 @@ ROOT="$(cd "$HERE/../../../.." && pwd)"
 source "$ROOT/scripts/lib/components.sh"
 # client-go as the API server's own release; controller-runtime's release for Kubernetes 1.36.
 CLIENT_GO=v0.36.3 CONTROLLER_RUNTIME=v0.24.1
-hash="$(cat "$HERE/build.sh" "$HERE/informer/main.go" "$HERE/operator/main.go" | sha256sum | cut -c1-12)"
+hash="$(cat "$HERE/build.sh" "$HERE/informer/main.go" "$HERE/operator/main.go" "$HERE/trim/trim.go" | sha256sum | cut -c1-12)"
 d="$(component_dir scale-gopeers "$hash")"
 if ! is_built scale-gopeers "$hash"; then
   require_go
-  rm -rf "$d" && mkdir -p "$d/src/informer" "$d/src/operator" "$d/bin"
+  rm -rf "$d" && mkdir -p "$d/src/informer" "$d/src/operator" "$d/src/trim" "$d/bin"
   log="$d/build.log"
   cp "$HERE/informer/main.go" "$d/src/informer/"
   cp "$HERE/operator/main.go" "$d/src/operator/"
+  cp "$HERE/trim/trim.go" "$d/src/trim/"
   printf 'module example.invalid/scalepeers\n\ngo 1.26.0\n' >"$d/src/go.mod"
   (cd "$d/src" &&
     run_step "go get" "$log" go_env go get "k8s.io/client-go@$CLIENT_GO" "k8s.io/api@$CLIENT_GO" \

@@ -32,9 +32,7 @@ import (
 	"syscall"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -42,6 +40,8 @@ import (
 	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"example.invalid/scalepeers/trim"
 )
 
 func procStatusKB(field string) int64 {
@@ -64,46 +64,6 @@ func cpuMillis() float64 {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e6
-}
-
-func identity(m metav1.ObjectMeta) metav1.ObjectMeta {
-	return metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID,
-		ResourceVersion: m.ResourceVersion, Generation: m.Generation,
-		DeletionTimestamp: m.DeletionTimestamp, OwnerReferences: m.OwnerReferences}
-}
-
-// trimNode and trimPod keep what controllers/common/cache_transforms.cc keeps.
-func trimNode(obj interface{}) (interface{}, error) {
-	n, ok := obj.(*corev1.Node)
-	if !ok {
-		return obj, nil
-	}
-	out := &corev1.Node{ObjectMeta: identity(n.ObjectMeta)}
-	out.Labels = n.Labels
-	for k, v := range n.Annotations {
-		if strings.Contains(k, "rdmastack.io/") {
-			if out.Annotations == nil {
-				out.Annotations = map[string]string{}
-			}
-			out.Annotations[k] = v
-		}
-	}
-	return out, nil
-}
-
-func trimPod(obj interface{}) (interface{}, error) {
-	p, ok := obj.(*corev1.Pod)
-	if !ok {
-		return obj, nil
-	}
-	out := &corev1.Pod{ObjectMeta: identity(p.ObjectMeta)}
-	out.Labels = p.Labels
-	out.Spec.NodeName = p.Spec.NodeName
-	out.Status.PodIP = p.Status.PodIP
-	out.Status.Conditions = p.Status.Conditions
-	out.Status.ContainerStatuses = p.Status.ContainerStatuses
-	out.Status.InitContainerStatuses = p.Status.InitContainerStatuses
-	return out, nil
 }
 
 func emit(v map[string]interface{}) {
@@ -154,10 +114,10 @@ func main() {
 		nodes := factory.Core().V1().Nodes().Informer()
 		pods := factory.Core().V1().Pods().Informer()
 		if *form == "transform" {
-			if err := nodes.SetTransform(trimNode); err != nil {
+			if err := nodes.SetTransform(trim.Node); err != nil {
 				fail("%v", err)
 			}
-			if err := pods.SetTransform(trimPod); err != nil {
+			if err := pods.SetTransform(trim.Pod); err != nil {
 				fail("%v", err)
 			}
 		}

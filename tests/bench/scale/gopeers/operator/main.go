@@ -26,14 +26,12 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"go.uber.org/zap/zapcore"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -49,6 +47,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"example.invalid/scalepeers/trim"
 )
 
 var processStart = time.Now()
@@ -58,7 +58,6 @@ const (
 	managedByValue   = "rdmastack-operator"
 	poolLabel        = "gatewaypool.rdmastack.io/name"
 	profileLabel     = "clientprofile.rdmastack.io/name"
-	annotationDomain = "rdmastack.io/"
 )
 
 // From crds/*.yaml.
@@ -78,63 +77,6 @@ func newUnstructuredList(gvk schema.GroupVersionKind) *unstructured.Unstructured
 	l := &unstructured.UnstructuredList{}
 	l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
 	return l
-}
-
-// identity is the metadata every trimmed object keeps.
-func identity(m *metav1.ObjectMeta) metav1.ObjectMeta {
-	return metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID,
-		ResourceVersion: m.ResourceVersion, Generation: m.Generation,
-		DeletionTimestamp: m.DeletionTimestamp, OwnerReferences: m.OwnerReferences}
-}
-
-// trimNode, trimPod and trimSecret keep what controllers/common/cache_transforms.cc keeps; each
-// builds a new object so that the decoded one can be collected.
-func trimNode(obj any) (any, error) {
-	n, ok := obj.(*corev1.Node)
-	if !ok {
-		return obj, nil
-	}
-	out := &corev1.Node{TypeMeta: n.TypeMeta, ObjectMeta: identity(&n.ObjectMeta)}
-	out.Labels = n.Labels
-	for k, v := range n.Annotations {
-		if strings.Contains(k, annotationDomain) {
-			if out.Annotations == nil {
-				out.Annotations = map[string]string{}
-			}
-			out.Annotations[k] = v
-		}
-	}
-	return out, nil
-}
-
-func trimPod(obj any) (any, error) {
-	p, ok := obj.(*corev1.Pod)
-	if !ok {
-		return obj, nil
-	}
-	out := &corev1.Pod{TypeMeta: p.TypeMeta, ObjectMeta: identity(&p.ObjectMeta)}
-	out.Labels = p.Labels
-	out.Spec.NodeName = p.Spec.NodeName
-	out.Status.PodIP = p.Status.PodIP
-	out.Status.Conditions = p.Status.Conditions
-	out.Status.ContainerStatuses = p.Status.ContainerStatuses
-	out.Status.InitContainerStatuses = p.Status.InitContainerStatuses
-	return out, nil
-}
-
-func trimSecret(obj any) (any, error) {
-	s, ok := obj.(*corev1.Secret)
-	if !ok {
-		return obj, nil
-	}
-	out := &corev1.Secret{TypeMeta: s.TypeMeta, ObjectMeta: identity(&s.ObjectMeta), Type: s.Type}
-	if len(s.Data) > 0 {
-		out.Data = make(map[string][]byte, len(s.Data))
-		for k := range s.Data {
-			out.Data[k] = []byte{}
-		}
-	}
-	return out, nil
 }
 
 // reconciler reads its object and the Nodes it selects from the cache and writes nothing.
@@ -213,7 +155,7 @@ func main() {
 	leaderElect := flag.Bool("leader-elect", true, "hold a Lease while reconciling")
 	leNamespace := flag.String("leader-election-namespace", "rdmastack-bench", "namespace of the Lease")
 	leID := flag.String("leader-election-id", "controller-runtime-peer", "name of the Lease")
-	trim := flag.Bool("trim", false, "strip managedFields and keep only the fields our operator caches")
+	trimCache := flag.Bool("trim", false, "strip managedFields and keep only the fields our operator caches")
 	flag.Parse()
 	if f := flag.Lookup("kubeconfig"); f == nil || f.Value.String() == "" {
 		fmt.Fprintln(os.Stderr, "gooperator: --kubeconfig FILE is required")
@@ -232,9 +174,9 @@ func main() {
 	// A ByObject Transform replaces DefaultTransform for its type; the trim functions keep no
 	// managedFields either.
 	var defaultTransform, nodeTransform, podTransform, secretTransform toolscache.TransformFunc
-	if *trim {
+	if *trimCache {
 		defaultTransform = cache.TransformStripManagedFields()
-		nodeTransform, podTransform, secretTransform = trimNode, trimPod, trimSecret
+		nodeTransform, podTransform, secretTransform = trim.Node, trim.Pod, trim.Secret
 	}
 	managed := labels.SelectorFromSet(labels.Set{managedByLabel: managedByValue})
 	byObject := map[client.Object]cache.ByObject{

@@ -1,0 +1,72 @@
+// Package trim keeps of Nodes, Pods and Secrets what our operator's cache keeps
+// (controllers/common/cache_transforms.cc), for the Go peers of the scale benchmark. Each function
+// builds a new object so that the decoded one can be collected; other types pass through.
+package trim
+
+import (
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// AnnotationDomain marks the Node annotations our operator reads.
+const AnnotationDomain = "rdmastack.io/"
+
+// identity is the metadata every trimmed object keeps.
+func identity(m *metav1.ObjectMeta) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID,
+		ResourceVersion: m.ResourceVersion, Generation: m.Generation,
+		DeletionTimestamp: m.DeletionTimestamp, OwnerReferences: m.OwnerReferences}
+}
+
+// Node keeps the identity, the labels and the annotations in AnnotationDomain.
+func Node(obj any) (any, error) {
+	n, ok := obj.(*corev1.Node)
+	if !ok {
+		return obj, nil
+	}
+	out := &corev1.Node{TypeMeta: n.TypeMeta, ObjectMeta: identity(&n.ObjectMeta)}
+	out.Labels = n.Labels
+	for k, v := range n.Annotations {
+		if strings.Contains(k, AnnotationDomain) {
+			if out.Annotations == nil {
+				out.Annotations = map[string]string{}
+			}
+			out.Annotations[k] = v
+		}
+	}
+	return out, nil
+}
+
+// Pod keeps the identity, labels, node, IP, conditions and container statuses.
+func Pod(obj any) (any, error) {
+	p, ok := obj.(*corev1.Pod)
+	if !ok {
+		return obj, nil
+	}
+	out := &corev1.Pod{TypeMeta: p.TypeMeta, ObjectMeta: identity(&p.ObjectMeta)}
+	out.Labels = p.Labels
+	out.Spec.NodeName = p.Spec.NodeName
+	out.Status.PodIP = p.Status.PodIP
+	out.Status.Conditions = p.Status.Conditions
+	out.Status.ContainerStatuses = p.Status.ContainerStatuses
+	out.Status.InitContainerStatuses = p.Status.InitContainerStatuses
+	return out, nil
+}
+
+// Secret keeps the identity, the type and the data keys (values emptied).
+func Secret(obj any) (any, error) {
+	s, ok := obj.(*corev1.Secret)
+	if !ok {
+		return obj, nil
+	}
+	out := &corev1.Secret{TypeMeta: s.TypeMeta, ObjectMeta: identity(&s.ObjectMeta), Type: s.Type}
+	if len(s.Data) > 0 {
+		out.Data = make(map[string][]byte, len(s.Data))
+		for k := range s.Data {
+			out.Data[k] = []byte{}
+		}
+	}
+	return out, nil
+}
