@@ -183,5 +183,7 @@ StatusOr<std::string> RequestServiceAccountToken(Client& client, std::string_vie
 // Makes a client over the HTTPS transport. Fails on a bad config (unreadable CA, key not matching
 // the certificate, non-https server).
 StatusOr<ClientPtr> NewRestClient(Config config);
+// The same, from the current context of the kubeconfig at `path` (tools, benchmarks).
+StatusOr<ClientPtr> NewRestClientFromKubeconfig(const std::string& path);
 
 }  // namespace rdmastack::k8s

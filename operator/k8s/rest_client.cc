@@ -354,4 +354,9 @@ StatusOr<ClientPtr> NewRestClient(Config config) {
       std::move(transport), RetryPolicy{config.max_throttle_retries, config.max_retry_after});
 }
 
+StatusOr<ClientPtr> NewRestClientFromKubeconfig(const std::string& path) {
+  RDMASTACK_ASSIGN_OR_RETURN(Config config, LoadKubeconfig(path));
+  return NewRestClient(std::move(config));
+}
+
 }  // namespace rdmastack::k8s

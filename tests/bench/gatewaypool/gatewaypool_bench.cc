@@ -20,9 +20,9 @@
 #include "operator/k8s/api_error.h"
 #include "operator/k8s/client.h"
 #include "operator/k8s/config.h"
+#include "tests/bench/scale/kwok_nodes.h"
 #include "tests/harness/audit_log.h"
 #include "tests/harness/cluster_env.h"
-#include "tests/bench/scale/kwok_nodes.h"
 #include "tests/harness/proc_stat.h"
 #include "tests/integration/operator/operator_process.h"
 
@@ -47,10 +47,8 @@ class GatewayPoolBench : public ::testing::Test {
     env_ = GetClusterEnv();
     if (env_ == nullptr) GTEST_SKIP() << "no cluster";
     ASSERT_EQ(InstallCrds(*env_).exit_code, 0);
-    auto config = k8s::LoadKubeconfig(env_->kubeconfig);
-    ASSERT_TRUE(config.ok());
-    auto client = k8s::NewRestClient(*config);
-    ASSERT_TRUE(client.ok());
+    auto client = k8s::NewRestClientFromKubeconfig(env_->kubeconfig);
+    ASSERT_TRUE(client.ok()) << client.status().ToString();
     admin_ = std::move(*client);
     ns_ = "gwp-bench-" + std::to_string(::getpid());
     k8s::JsonObject ns;

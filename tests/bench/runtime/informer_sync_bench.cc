@@ -64,9 +64,7 @@ int main(int argc, char** argv) {
     }
   }
   if (kubeconfig.empty()) return Fail("--kubeconfig is required");
-  auto config = k8s::LoadKubeconfig(kubeconfig);
-  if (!config.ok()) return Fail(config.status().ToString());
-  auto client = k8s::NewRestClient(*config);
+  auto client = k8s::NewRestClientFromKubeconfig(kubeconfig);
   if (!client.ok()) return Fail(client.status().ToString());
 
   if (populate > 0) {

@@ -35,8 +35,12 @@ def log(msg):
 class Peer:
     """One informer process; its JSON lines arrive on a queue."""
 
-    def __init__(self, argv):
-        self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    def __init__(self, argv, log_path):
+        # Everything that is not a result line (the reflectors' and klog's messages: why a watch
+        # ended, whether it relisted) goes to log_path.
+        self.log_path = log_path
+        self.log = open(log_path, "w")
+        self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=self.log, text=True)
         self.lines = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -45,6 +49,8 @@ class Peer:
             line = line.strip()
             if line.startswith("{"):
                 self.lines.put(json.loads(line))
+            else:
+                print(line, file=self.log, flush=True)
         self.lines.put(None)
 
     def expect(self, event, timeout, required=True):
@@ -56,7 +62,7 @@ class Peer:
             return None
         if got is None or got.get("event") != event:
             self.proc.kill()
-            sys.exit(f"expected a '{event}' line, got {got}; stderr: {self.proc.stderr.read()[-2000:]}")
+            sys.exit(f"expected a '{event}' line, got {got}; see {self.log_path}")
         return got
 
     def stop(self):
@@ -105,7 +111,7 @@ def measure(n, args, kubeconfig):
         binary = args.ours if impl == "ours" else args.goinformer
         for form in FORMS:
             argv = [binary, "--kubeconfig", kubeconfig, "--form", form]
-            peer = Peer(argv)
+            peer = Peer(argv, os.path.join(args.out, f"peer-{n}-{impl}-{form}.log"))
             synced = peer.expect("synced", 900)
             log(f"  {impl:9} {form:9} synced {synced['objects']} objects in {synced['sync_ms']:.0f} ms, "
                 f"{(synced['rss_synced_kb'] - synced['rss_start_kb']) / n:.2f} KiB/node")

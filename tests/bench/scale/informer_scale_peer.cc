@@ -66,7 +66,8 @@ Status Populate(k8s::Client& client, int count, const std::string& ns) {
   if (!made.ok() && !k8s::IsAlreadyExists(made.status())) return made.status();
   // Pods are refused until the controller-manager has made the namespace's default ServiceAccount.
   for (int i = 0; !client.Get(k8s::kinds::ServiceAccount(), ns, "default").ok(); ++i) {
-    if (i == 300) return DeadlineExceededError("no default ServiceAccount in " + ns + " after 60 s");
+    if (i == 300)
+      return DeadlineExceededError("no default ServiceAccount in " + ns + " after 60 s");
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   std::mutex mu;
@@ -81,7 +82,9 @@ Status Populate(k8s::Client& client, int count, const std::string& ns) {
     node.SetAnnotation("kwok.x-k8s.io/node", "fake");
     node.SetLabel("type", "kwok");
     keep(client.Create(k8s::kinds::Node(), node).status());
-    keep(client.Create(k8s::kinds::Pod(), bench::FakePod(static_cast<int>(i), ns, std::string(node.Name())))
+    keep(client
+             .Create(k8s::kinds::Pod(),
+                     bench::FakePod(static_cast<int>(i), ns, std::string(node.Name())))
              .status());
   });
   return first_error;
@@ -112,9 +115,7 @@ int main(int argc, char** argv) {
     }
   }
   if (kubeconfig.empty()) return Fail("--kubeconfig is required");
-  auto config = k8s::LoadKubeconfig(kubeconfig);
-  if (!config.ok()) return Fail(config.status().ToString());
-  auto client = k8s::NewRestClient(*config);
+  auto client = k8s::NewRestClientFromKubeconfig(kubeconfig);
   if (!client.ok()) return Fail(client.status().ToString());
   if (populate > 0) {
     const Status s = Populate(**client, populate, ns);

@@ -109,10 +109,8 @@ class OperatorScaleBench : public ::testing::Test {
     env_ = GetClusterEnv();
     if (env_ == nullptr) GTEST_SKIP() << "no cluster";
     ASSERT_EQ(InstallCrds(*env_).exit_code, 0);
-    auto config = k8s::LoadKubeconfig(env_->kubeconfig);
-    ASSERT_TRUE(config.ok());
-    auto client = k8s::NewRestClient(*config);
-    ASSERT_TRUE(client.ok());
+    auto client = k8s::NewRestClientFromKubeconfig(env_->kubeconfig);
+    ASSERT_TRUE(client.ok()) << client.status().ToString();
     admin_ = std::move(*client);
     for (const char* ns : {kBenchNamespace, kNamespace}) env_->Kubectl({"create", "namespace", ns});
   }
