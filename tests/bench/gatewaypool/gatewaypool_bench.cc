@@ -23,6 +23,7 @@
 #include "tests/bench/scale/kwok_nodes.h"
 #include "tests/harness/audit_log.h"
 #include "tests/harness/cluster_env.h"
+#include "tests/harness/cluster_test.h"
 #include "tests/harness/proc_stat.h"
 #include "tests/integration/operator/operator_process.h"
 
@@ -41,15 +42,11 @@ double Seconds(WallClock::duration d) {
   return std::chrono::duration<double>(d).count();
 }
 
-class GatewayPoolBench : public ::testing::Test {
+class GatewayPoolBench : public ClusterWithCrdsTest {
  protected:
   void SetUp() override {
-    env_ = GetClusterEnv();
-    if (env_ == nullptr) GTEST_SKIP() << "no cluster";
-    ASSERT_EQ(InstallCrds(*env_).exit_code, 0);
-    auto client = k8s::NewRestClientFromKubeconfig(env_->kubeconfig);
-    ASSERT_TRUE(client.ok()) << client.status().ToString();
-    admin_ = std::move(*client);
+    ClusterWithCrdsTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     ns_ = "gwp-bench-" + std::to_string(::getpid());
     k8s::JsonObject ns;
     ns.SetApiVersion("v1");
@@ -145,8 +142,6 @@ spec:
 )" + upgrade;
   }
 
-  const ClusterEnv* env_ = nullptr;
-  k8s::ClientPtr admin_;
   std::string ns_;
   int nodes_ = 0;
   std::unique_ptr<OperatorProcess> operator_;

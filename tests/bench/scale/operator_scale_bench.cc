@@ -28,6 +28,7 @@
 #include "tests/harness/audit_log.h"
 #include "tests/harness/child_process.h"
 #include "tests/harness/cluster_env.h"
+#include "tests/harness/cluster_test.h"
 #include "tests/harness/proc_stat.h"
 #include "tests/integration/operator/operator_process.h"
 
@@ -103,15 +104,11 @@ std::map<std::string, std::map<double, double>> ReconcileHistograms(const std::s
   return out;
 }
 
-class OperatorScaleBench : public ::testing::Test {
+class OperatorScaleBench : public ClusterWithCrdsTest {
  protected:
   void SetUp() override {
-    env_ = GetClusterEnv();
-    if (env_ == nullptr) GTEST_SKIP() << "no cluster";
-    ASSERT_EQ(InstallCrds(*env_).exit_code, 0);
-    auto client = k8s::NewRestClientFromKubeconfig(env_->kubeconfig);
-    ASSERT_TRUE(client.ok()) << client.status().ToString();
-    admin_ = std::move(*client);
+    ClusterWithCrdsTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     for (const char* ns : {kBenchNamespace, kNamespace}) env_->Kubectl({"create", "namespace", ns});
   }
 
@@ -211,9 +208,6 @@ spec:
     for (const AuditedWrite& w : ReadAuditedWrites()) n += w.user == user && w.resource != "leases";
     return n;
   }
-
-  const ClusterEnv* env_ = nullptr;
-  k8s::ClientPtr admin_;
 };
 
 struct IdleRequests {
@@ -243,6 +237,8 @@ std::string Breakdown(const std::map<std::string, int>& by_kind) {
 TEST_F(OperatorScaleBench, FiveThousandNodesApplyToReadyThenIdle) {
   RDMASTACK_REQUIRE_CLUSTER(env);
   const int n = EnvInt("RDMASTACK_SCALE_BENCH_NODES", 5000);
+  // Node i serves group (i / 5) % kGroups: fewer nodes leave a pool without a gateway, never Ready.
+  ASSERT_GE(n, 5 * kGroups) << "RDMASTACK_SCALE_BENCH_NODES must be at least " << 5 * kGroups;
   const int idle_s = EnvInt("RDMASTACK_SCALE_BENCH_IDLE_S", 600);
   const std::string gooperator = EnvString("RDMASTACK_SCALE_BENCH_GOOPERATOR");
 
