@@ -99,12 +99,7 @@ bool LeaderElector::TryAcquireOrRenew(std::optional<Clock::TimePoint> deadline) 
     }
     spdlog::info("leader election: {} acquired lease {}/{} (created it)", config_.identity,
                  config_.lease_namespace, config_.lease_name);
-    std::lock_guard<std::mutex> l(mu_);
-    observed_ = desired;
-    observed_resource_version_ = std::string(created->ResourceVersion());
-    observed_time_ = clock_.Now();
-    valid_until_ = started + config_.renew_deadline;
-    return leader_ = true;
+    return Wrote(desired, *created, started);
   }
 
   const LeaseRecord old = LeaseRecordFrom(*current);
@@ -144,13 +139,18 @@ bool LeaderElector::TryAcquireOrRenew(std::optional<Clock::TimePoint> deadline) 
     spdlog::info("leader election: update lease: {}", updated.status().ToString());
     return false;
   }
-  std::lock_guard<std::mutex> l(mu_);
   if (old.holder != config_.identity) {
     spdlog::info("leader election: {} acquired lease {}/{} (previous holder \"{}\")",
                  config_.identity, config_.lease_namespace, config_.lease_name, old.holder);
   }
-  observed_ = desired;
-  observed_resource_version_ = std::string(updated->ResourceVersion());
+  return Wrote(desired, *updated, started);
+}
+
+bool LeaderElector::Wrote(const LeaseRecord& record, const k8s::JsonObject& written,
+                          Clock::TimePoint started) {
+  std::lock_guard<std::mutex> l(mu_);
+  observed_ = record;
+  observed_resource_version_ = std::string(written.ResourceVersion());
   observed_time_ = clock_.Now();
   valid_until_ = started + config_.renew_deadline;
   return leader_ = true;
@@ -178,12 +178,7 @@ Status LeaderElector::RenewObserved(LeaseRecord desired, Clock::TimePoint starte
                   updated.status().ToString());
     return updated.status();
   }
-  std::lock_guard<std::mutex> l(mu_);
-  observed_ = desired;
-  observed_resource_version_ = std::string(updated->ResourceVersion());
-  observed_time_ = clock_.Now();
-  valid_until_ = started + config_.renew_deadline;
-  leader_ = true;
+  Wrote(desired, *updated, started);
   return OkStatus();
 }
 

@@ -84,6 +84,9 @@ class LeaderElector {
   // FailedPrecondition when not leading, else the write's failure (someone else wrote the Lease,
   // no server): the caller then reads the Lease and decides from what it finds.
   Status RenewObserved(LeaseRecord desired, Clock::TimePoint started);
+  // Records a successful write of `record` (the Lease as the server returned it) made by an attempt
+  // that began at `started`: this elector leads until started + renew deadline. Returns true.
+  bool Wrote(const LeaseRecord& record, const k8s::JsonObject& written, Clock::TimePoint started);
   // Sleeps until `deadline` or Stop(); false when stopped.
   bool SleepUntil(Clock::TimePoint deadline);
   // `t` on this elector's clock as a steady_clock time, for request deadlines.

@@ -175,10 +175,7 @@ Status Reflector::WatchList() {
   // The same stream goes on with changes after the state.
   Status ended = Consume(**stream);
   CloseWatch();
-  if (!ended.ok()) {
-    if (!WatchCanResume(ended)) return ended.WithContext("watch " + options_.type.GroupResource());
-    WaitOutBackoff(ended, "resuming the watch");
-  }
+  RDMASTACK_RETURN_IF_ERROR(ResumeAfter(ended));
   return Watch();
 }
 
@@ -257,11 +254,16 @@ Status Reflector::Watch() {
       ended = Consume(**stream);
       CloseWatch();
     }
-    if (ended.ok()) continue;
-    if (!WatchCanResume(ended)) return ended.WithContext("watch " + options_.type.GroupResource());
-    WaitOutBackoff(ended, "resuming the watch");
+    RDMASTACK_RETURN_IF_ERROR(ResumeAfter(ended));
   }
   return CancelledError("reflector stopped");
+}
+
+Status Reflector::ResumeAfter(const Status& ended) {
+  if (ended.ok()) return OkStatus();
+  if (!WatchCanResume(ended)) return ended.WithContext("watch " + options_.type.GroupResource());
+  WaitOutBackoff(ended, "resuming the watch");
+  return OkStatus();
 }
 
 Status Reflector::HandleEvent(k8s::WatchEvent&& event) {

@@ -109,6 +109,9 @@ class Reflector {
   Status HandleEvent(k8s::WatchEvent&& event);
   // Sleeps out the next backoff delay (or until Stop()), logging `failure` and what comes `then`.
   void WaitOutBackoff(const Status& failure, std::string_view then);
+  // How a watch ended, for the caller that would open the next one: OK (after the backoff, for a
+  // failure it can resume from) to go on, or the failure that needs a relist.
+  Status ResumeAfter(const Status& ended);
   // Whether a watch that failed so can go on from the last version instead of a relist.
   static bool WatchCanResume(const Status& failure);
   bool Stopped() const;
