@@ -438,6 +438,27 @@ running_components() {
 UP_USAGE="cluster.sh up [--nodes N | --storage-nodes S --gpu-nodes G] [--node-fixture NODE=FIXTURE]..."
 
 node_runtime_bin() { echo "$BUILD_DIR/bin/rdmastack-node-runtime"; }
+IMAGE_TABLE="$ROOT_DIR/tests/harness/node-runtime/images.yaml"
+
+# The node runtime's --var flags: the build tree, the checkout, and every image table component.
+image_table_var_args() {
+  local v
+  echo "--var"; echo "BUILD_DIR=$BUILD_DIR"
+  echo "--var"; echo "SOURCE_DIR=$ROOT_DIR"
+  while read -r v; do echo "--var"; echo "$v"; done < <(image_table_component_vars)
+}
+
+# Before any node starts: every file the image table names exists (the components were just built
+# or found; the rest comes from the CMake build), or `up` stops here naming what is missing.
+check_image_table() {
+  local args out
+  mapfile -t args < <(image_table_var_args)
+  if ! out="$("$(node_runtime_bin)" --check-images --images "$IMAGE_TABLE" "${args[@]}" 2>&1)"; then
+    echo "$out" >&2
+    die "the simulated nodes' image table names files that were not built (above); build the tree (cmake --build --preset dev, or set RDMASTACK_BUILD_DIR) and see the component logs under $RDMASTACK_CACHE/<part>-<version>/build.log"
+  fi
+  log "$out"
+}
 
 # The node runtime serves every simulated node; pods reach the API server through its forwarder on
 # the bridge address.
@@ -447,10 +468,10 @@ start_node_runtime() {
   ((n == 0)) || forward=(--api-forward "$SIM_GATEWAY:$PORT_APISERVER=127.0.0.1:$PORT_APISERVER")
   mkdir -p "$LOGS/pods"
   sim_kill_node_processes
+  local vars; mapfile -t vars < <(image_table_var_args)
   start_bg node-runtime "$(node_runtime_bin)" --kubeconfig "$STATE/node-runtime.kubeconfig" \
-    --nodes "$SIM_NODE_TABLE" --images "$ROOT_DIR/tests/harness/node-runtime/images.yaml" \
-    --state-dir "$SIM_DIR" --log-dir "$LOGS/pods" \
-    --var "BUILD_DIR=$BUILD_DIR" --var "SOURCE_DIR=$ROOT_DIR" --var "VERSITYGW=$(versitygw_bin)" \
+    --nodes "$SIM_NODE_TABLE" --images "$IMAGE_TABLE" \
+    --state-dir "$SIM_DIR" --log-dir "$LOGS/pods" "${vars[@]}" \
     --volume-resync "${RDMASTACK_SIM_VOLUME_RESYNC:-30s}" "${forward[@]}"
   wait_for node-runtime 60 "$LOGS/node-runtime.log" grep -q "serving $n simulated node" "$LOGS/node-runtime.log"
 }
@@ -504,7 +525,8 @@ cmd_up() {
     log "removing simulated nodes left by an earlier run: $(sim_leftovers | tr '\n' ' ')"
     sim_net_down
   fi
-  build_control_plane
+  build_cluster_components
+  check_image_table
   mkdir -p "$RUN" "$LOGS"
   rm -rf "$STATE/etcd" "$LOGS/pods"
   make_pki

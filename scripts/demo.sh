@@ -183,14 +183,14 @@ sed 's/drainSeconds: 30/drainSeconds: 5/' crds/samples/gatewaypool-kvcache-2.0.y
 echo '$ kubectl rdmastack upgrade kvcache -n demo'
 rdmastack upgrade kvcache -n demo | sed -n '1,/^$/p'
 echo "progress (each change of a node's phase):"
-last=""
+last="" upgrade="not done within 300s"
 for _ in $(seq 1 300); do
   # The node rows and the progress line, without the ages that change every second.
   now=$(rdmastack upgrade kvcache -n demo 2>/dev/null | grep -E '^(Progress|stg-node)' |
     sed -E 's/ +[0-9]+[smh]( +)/\1/' || true)
   [[ "$now" != "$last" ]] && { echo "$now" | sed 's/^/  /'; echo "  --"; last="$now"; }
   [[ "$(kubectl get gwp kvcache -n demo -o jsonpath='{.status.conditions[?(@.type=="Upgrading")].reason}')" == UpToDate &&
-     "$(kubectl get gwp kvcache -n demo -o jsonpath='{.status.library}')" == 2.0.0.109 ]] && break
+     "$(kubectl get gwp kvcache -n demo -o jsonpath='{.status.library}')" == 2.0.0.109 ]] && { upgrade=done; break; }
   sleep 1
 done
 echo '$ kubectl rdmastack upgrade kvcache -n demo'
@@ -227,7 +227,10 @@ env: {{range .env}}{{if .value}}{{.name}}={{.value}} {{end}}{{end}}{{end}}
 kubectl wait --for=jsonpath='{.status.phase}'=Succeeded pod/s3-smoke -n demo --timeout=120s >/dev/null ||
   kubectl get pod s3-smoke -n demo -o wide
 echo "$ scripts/cluster.sh logs -n demo s3-smoke"
-scripts/cluster.sh logs -n demo s3-smoke
+scripts/cluster.sh logs -n demo s3-smoke | tee "$logs/s3-smoke.log"
+app_phase=$(kubectl get pod s3-smoke -n demo -o jsonpath='{.status.phase}')
+app="phase $app_phase, no PUT+GET in its log"
+[[ $app_phase == Succeeded ]] && grep -q '^PUT+GET .*: written by gpu-node-' "$logs/s3-smoke.log" && app=done
 echo
 echo "A pod naming a profile without spec.workload is refused at admission, saying why:"
 sed 's/client-profile: kvcache-gpudirect/client-profile: kvcache-hostmem/' crds/samples/workload-pod-gpudirect.yaml |
@@ -239,9 +242,36 @@ rdmastack status
 denied=$(grep -c '"username":"system:serviceaccount:rdmastack-system:rdmastack-operator".*"code":403' "$RDMASTACK_AUDIT_LOG" || true)
 echo "requests of the operator's ServiceAccount the API server refused (audit log): $denied"
 
+
+# One block a machine can check (.ci/run does, with scripts/check-demo-summary.sh): what the story
+# above showed, counted again from the cluster and the audit log.
+ready_of() { # KIND: "ready/total" of the kind's Ready conditions, every namespace
+  kubectl get "$1" -A -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' |
+    awk '{n++} $1=="True"{r++} END{printf "%d/%d\n", r, n}'
+}
+pools=$(ready_of gatewaypools) profiles=$(ready_of clientprofiles)
+all_ready() { [[ ${1%/*} == "${1#*/}" && ${1#*/} -gt 0 ]]; }
+result=pass
+all_ready "$pools" && all_ready "$profiles" && [[ $upgrade == done ]] && ((fail == 0 && ok > 0)) &&
+  [[ $app == done ]] && ((denied == 0)) || result=fail
+step "summary"
+cat <<EOF
+--- demo summary ---
+gatewaypools_ready=$pools
+clientprofiles_ready=$profiles
+upgrade=$upgrade
+upgrade_s3_requests=$((ok + fail))
+upgrade_s3_failed=$fail
+app_pod_put_get=$app
+operator_requests_refused=$denied
+result=$result
+--- end demo summary ---
+EOF
+
 echo
-echo "done in $((SECONDS - t0))s. Everything keeps running:"
+echo "done in $((SECONDS - t0))s ($result). Everything keeps running:"
 echo "  kubectl:   scripts/cluster.sh kubectl get gwp,cprof -A   (kubeconfig: $(scripts/cluster.sh kubeconfig))"
 echo "  plugin:    build/bin/kubectl-rdmastack --kubeconfig $(scripts/cluster.sh kubeconfig) status"
 echo "  operators: logs in $(dirname "$RDMASTACK_AUDIT_LOG")/extra-operator-{a,b}.log"
 echo "  stop all:  scripts/cluster.sh down"
+[[ $result == pass ]]

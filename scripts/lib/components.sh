@@ -11,6 +11,9 @@ source "$LIB_DIR/versions.sh"
 # Paths are hashed relative to the tree, so a fresh clone hits what an earlier one compiled.
 export CCACHE_DIR="${CCACHE_DIR:-$RDMASTACK_CACHE/ccache}"
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(cd "$LIB_DIR/../.." && pwd)}" CCACHE_NOHASHDIR=1
+# Room for every preset test.sh builds (dev, asan, tsan, fuzz); at ccache's 5 GB default the
+# oldest objects were evicted within one run, so the next clone missed.
+export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-16G}"
 
 die() { echo "error: $*" >&2; exit 1; }
 
@@ -143,6 +146,23 @@ helm_bin() { echo "$(component_dir kubectl "${CP_KUBECTL_NPM##*@}")/bin/helm"; }
 versitygw_bin() { echo "$(component_dir versitygw "$CP_VERSITYGW_VERSION")/bin/versitygw"; }
 promtool_bin() { echo "$(component_dir promtool "$CP_PROMTOOL_VERSION")/bin/promtool"; }
 
+# The image table's component variables: each ${NAME} that tests/harness/node-runtime/images.yaml
+# uses, beside BUILD_DIR and SOURCE_DIR, is the file one component here builds (NAME:component,
+# whose build_<component> makes <component>_bin). The one list that `cluster.sh up` builds before
+# any node starts and passes to the node runtime, and that image_table_test reads.
+IMAGE_TABLE_COMPONENTS=(VERSITYGW:versitygw)
+
+# NAME=PATH per line, for the node runtime's --var flags.
+image_table_component_vars() {
+  local e
+  for e in "${IMAGE_TABLE_COMPONENTS[@]}"; do echo "${e%%:*}=$("${e#*:}_bin")"; done
+}
+
+build_image_table_components() {
+  local e
+  for e in "${IMAGE_TABLE_COMPONENTS[@]}"; do "build_${e#*:}"; done
+}
+
 build_control_plane() {
   build_etcd
   build_k8s
@@ -150,8 +170,13 @@ build_control_plane() {
   fetch_kubectl
 }
 
-build_all_components() {
+# What a cluster with simulated nodes needs: the control plane and every part the image table names.
+build_cluster_components() {
   build_control_plane
-  build_versitygw
+  build_image_table_components
+}
+
+build_all_components() {
+  build_cluster_components
   build_promtool
 }

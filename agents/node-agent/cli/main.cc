@@ -13,7 +13,8 @@ namespace {
 constexpr const char* kUsage =
     "usage: rdmastack-agent check ...   print the node report (see `check --help`)\n"
     "       rdmastack-agent run ...     stream reports to the operator (see `run --help`)\n"
-    "       rdmastack-agent version\n";
+    "       rdmastack-agent version\n"
+    "       rdmastack-agent help        this text\n";
 
 int Check(const std::vector<std::string>& args) {
   using rdmastack::agent::kCheckUsage;
@@ -55,6 +56,10 @@ int main(int argc, char** argv) {
   }
   const std::string cmd = args.front();
   args.erase(args.begin());
+  if (cmd == "help" || cmd == "--help" || cmd == "-h") {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
   if (cmd == "check") return Check(args);
   if (cmd == "run") return rdmastack::agent::RunDaemonCommand(args);
   if (cmd == "nvml-bar1") return NvmlBar1(args);

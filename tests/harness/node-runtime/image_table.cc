@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -105,6 +106,39 @@ std::string ImageTag(std::string_view reference) {
   const size_t colon = ref.rfind(':');
   if (colon == std::string::npos || (slash != std::string::npos && colon < slash)) return "";
   return ref.substr(colon + 1);
+}
+
+namespace {
+
+std::string MissingFileLine(const BindMount& f) {
+  return f.target + " comes from " + f.source + ", which does not exist";
+}
+
+bool FileExists(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::exists(path, ec);
+}
+
+}  // namespace
+
+Status CheckImageFiles(const ImageSpec& image, std::string_view reference) {
+  for (const BindMount& f : image.files) {
+    if (!FileExists(f.source)) {
+      return FailedPreconditionError("image " + std::string(reference) + ": " +
+                                     MissingFileLine(f) + "; build it first");
+    }
+  }
+  return OkStatus();
+}
+
+std::vector<std::string> ImageTable::MissingFiles() const {
+  std::vector<std::string> out;
+  for (const ImageSpec& image : images_) {
+    for (const BindMount& f : image.files) {
+      if (!FileExists(f.source)) out.push_back(image.names.front() + ": " + MissingFileLine(f));
+    }
+  }
+  return out;
 }
 
 StatusOr<ImageTable> ImageTable::Parse(std::string_view yaml, std::string_view source,

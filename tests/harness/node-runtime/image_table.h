@@ -35,6 +35,10 @@ std::string ImageRepository(std::string_view reference);
 // "registry:5000/a/b:v1" -> "v1"; "" when the reference has no tag.
 std::string ImageTag(std::string_view reference);
 
+// OK when every file the image takes from the build exists, else FailedPrecondition naming the
+// first missing one (what a kubelet would report as ErrImagePull).
+Status CheckImageFiles(const ImageSpec& image, std::string_view reference);
+
 class ImageTable {
  public:
   static StatusOr<ImageTable> Parse(std::string_view yaml, std::string_view source,
@@ -45,6 +49,13 @@ class ImageTable {
   // The image a reference names (an entry for its tag first, else one for its repository), or
   // NotFound with a message that says how to add it.
   StatusOr<const ImageSpec*> Lookup(std::string_view reference) const;
+
+  // One line per file of any image that does not exist: "IMAGE: TARGET comes from SOURCE". A
+  // cluster checks this before its nodes start, so a missing build part stops `up` at once
+  // instead of leaving pods in ErrImagePull.
+  std::vector<std::string> MissingFiles() const;
+
+  const std::vector<ImageSpec>& images() const { return images_; }
 
  private:
   std::string source_;

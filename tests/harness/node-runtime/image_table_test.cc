@@ -2,6 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <sstream>
+
+#include <filesystem>
+
+#include "tests/harness/child_process.h"
 #include "tests/harness/cluster_env.h"
 
 namespace rdmastack::sim {
@@ -71,6 +77,75 @@ TEST(ImageTable, MalformedTablesAreErrors) {
   EXPECT_FALSE(ImageTable::Parse("images:\n- entrypoint: [x]\n", "t", {}).ok());
   EXPECT_FALSE(ImageTable::Parse("images:\n- names: [a]\n  files: {relative: /x}\n", "t", {}).ok());
   EXPECT_FALSE(ImageTable::Parse("images: [", "t", {}).ok());
+}
+
+// The variables scripts/cluster.sh passes for the image table's components (scripts/lib/
+// components.sh, IMAGE_TABLE_COMPONENTS), with the cache at `cache`.
+std::map<std::string, std::string> ComponentVars(const std::string& cache) {
+  ::rdmastack::testing::ChildProcess bash(
+      "component-vars",
+      {"/bin/bash", "-c",
+       "RDMASTACK_CACHE='" + cache + "' && source '" +
+           ::rdmastack::testing::SourcePath("scripts/lib/components.sh") +
+           "' && image_table_component_vars"});
+  EXPECT_EQ(bash.WaitExit(std::chrono::seconds(30)), 0) << bash.Output();
+  std::map<std::string, std::string> vars;
+  std::istringstream lines(bash.Output());
+  for (std::string line; std::getline(lines, line);) {
+    const size_t eq = line.find('=');
+    if (eq != std::string::npos) vars[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  return vars;
+}
+
+// Every file an image entry names is produced by a build on the path that starts simulated nodes:
+// under ${BUILD_DIR} by this CMake build, under ${SOURCE_DIR} by the checkout, and any other
+// ${NAME} by a component of scripts/lib/components.sh (cluster.sh up builds those first). An entry
+// naming anything else would leave a fresh machine's pods in ErrImagePull.
+TEST(ImageTable, EveryFileOfTheRepositoryTableComesFromABuild) {
+  const std::string cache = "/nonexistent-rdmastack-cache";
+  std::map<std::string, std::string> vars = ComponentVars(cache);
+  ASSERT_FALSE(vars.empty()) << "components.sh lists no image table component";
+  for (const auto& [name, path] : vars) {
+    EXPECT_EQ(path.rfind(cache + "/", 0), 0u) << name << "=" << path << " is not a cached build";
+  }
+  vars["BUILD_DIR"] = ::rdmastack::testing::BinaryDir();
+  vars["SOURCE_DIR"] = ::rdmastack::testing::SourceDir();
+  auto table = ImageTable::Load(
+      ::rdmastack::testing::SourcePath("tests/harness/node-runtime/images.yaml"), vars);
+  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  int from_components = 0;
+  for (const ImageSpec& image : table->images()) {
+    for (const BindMount& f : image.files) {
+      if (f.source.rfind(cache + "/", 0) == 0) {
+        ++from_components;
+        continue;
+      }
+      EXPECT_TRUE(std::filesystem::exists(f.source))
+          << image.names.front() << ": " << f.target << " comes from " << f.source
+          << ", which this build did not produce (add the target that makes it, or a component)";
+    }
+  }
+  EXPECT_GT(from_components, 0) << "no image takes a file from a component";
+}
+
+TEST(ImageTable, MissingFilesNameTheImageAndTheFile) {
+  auto table = ImageTable::Parse(kTable, "images.yaml", {{"BUILD_DIR", "/nonexistent-build"}});
+  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  EXPECT_EQ(table->MissingFiles(),
+            std::vector<std::string>{
+                "rdmastack/gateway: /usr/local/bin/rdmastack-gateway comes from "
+                "/nonexistent-build/bin/rdmastack-gateway, which does not exist"});
+  auto image = table->Lookup("rdmastack/gateway:0.1.0");
+  ASSERT_TRUE(image.ok());
+  Status files = CheckImageFiles(**image, "rdmastack/gateway:0.1.0");
+  EXPECT_EQ(files.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(files.message().find("image rdmastack/gateway:0.1.0: /usr/local/bin/rdmastack-gateway"),
+            std::string::npos)
+      << files.message();
+  auto host = table->Lookup("rdmastack.invalid/host");
+  ASSERT_TRUE(host.ok());
+  EXPECT_TRUE(CheckImageFiles(**host, "rdmastack.invalid/host").ok());
 }
 
 TEST(ImageTable, TheRepositoryTableLoads) {

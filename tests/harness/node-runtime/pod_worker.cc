@@ -295,12 +295,8 @@ void PodWorker::Start(const k8s::JsonObject& pod, Run& run) {
   };
   StatusOr<const ImageSpec*> image = deps_.images.Lookup(run.image);
   if (!image.ok()) return fail("ErrImagePull", image.status().message());
-  for (const BindMount& f : (*image)->files) {
-    std::error_code ec;
-    if (!fs::exists(f.source, ec)) {
-      return fail("ErrImagePull", "image " + run.image + ": " + f.target + " comes from " +
-                                      f.source + ", which does not exist; build it first");
-    }
+  if (Status files = CheckImageFiles(**image, run.image); !files.ok()) {
+    return fail("ErrImagePull", files.message());
   }
   const bool host_network = pod.GetBool({"spec", "hostNetwork"}).value_or(false);
   EnvList base;

@@ -6,6 +6,8 @@
 //       --log-dir DIR [--shim PATH] [--var NAME=VALUE]... [--api-forward IP:PORT=IP:PORT]
 //       [--restart-backoff 10s] [--restart-backoff-max 5m] [--volume-resync 30s]
 //       [--log-level info]
+//   rdmastack-node-runtime --check-images --images FILE [--var NAME=VALUE]...
+//       exit 0 when every file the image table names exists, else list the missing ones, exit 1
 //
 // SIGTERM/SIGINT: stops every container (SIGTERM, 2 s, SIGKILL) and exits 0. Bad flags or
 // configuration: a one-line error, exit 2.
@@ -24,6 +26,7 @@
 #include "operator/k8s/config.h"
 #include "operator/runtime/signals.h"
 #include "tests/harness/node-runtime/api_forwarder.h"
+#include "tests/harness/node-runtime/image_table.h"
 #include "tests/harness/node-runtime/node_runtime.h"
 #include "tests/harness/node-runtime/runtime_options.h"
 
@@ -40,6 +43,21 @@ std::string BesideSelf(const std::string& name) {
   return ec ? name : (self.parent_path() / name).string();
 }
 
+// What `cluster.sh up` runs before any node starts: a part that was never built stops the cluster
+// there, naming the file, instead of leaving pods in ErrImagePull.
+int CheckImages(const rdmastack::sim::RuntimeOptions& options) {
+  auto images = rdmastack::sim::ImageTable::Load(options.images_file, options.vars);
+  if (!images.ok()) return Fail(images.status().message());
+  const std::vector<std::string> missing = images->MissingFiles();
+  for (const std::string& line : missing) {
+    std::fprintf(stderr, "rdmastack-node-runtime: image %s\n", line.c_str());
+  }
+  if (!missing.empty()) return 1;
+  std::printf("image table %s: %zu images, every file present\n", options.images_file.c_str(),
+              images->images().size());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -48,6 +66,7 @@ int main(int argc, char** argv) {
   StatusOr<sim::RuntimeOptions> options =
       sim::ParseRuntimeOptions(std::vector<std::string>(argv + 1, argv + argc));
   if (!options.ok()) return Fail(options.status().message());
+  if (options->check_images) return CheckImages(*options);
   if (Status s = InitLogging(options->log_level); !s.ok()) return Fail(s.message());
   if (options->shim.empty()) options->shim = BesideSelf("rdmastack-node-shim");
   if (::access(options->shim.c_str(), X_OK) != 0) {

@@ -19,6 +19,10 @@ StatusOr<RuntimeOptions> ParseRuntimeOptions(const std::vector<std::string>& arg
   RuntimeOptions o;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& flag = args[i];
+    if (flag == "--check-images") {
+      o.check_images = true;
+      continue;
+    }
     if (i + 1 >= args.size()) return InvalidArgumentError(flag + " needs a value");
     const std::string& value = args[++i];
     if (flag == "--kubeconfig") {
@@ -58,6 +62,10 @@ StatusOr<RuntimeOptions> ParseRuntimeOptions(const std::vector<std::string>& arg
     } else {
       return InvalidArgumentError("unknown flag " + flag);
     }
+  }
+  if (o.check_images) {
+    if (o.images_file.empty()) return InvalidArgumentError("--check-images needs --images");
+    return o;
   }
   for (const auto& [name, value] : {std::pair{"--kubeconfig", &o.kubeconfig},
                                     {"--nodes", &o.nodes_file},

@@ -30,6 +30,9 @@ struct RuntimeOptions {
   std::chrono::milliseconds restart_backoff_max{300'000};
   std::chrono::milliseconds volume_resync{30'000};
   std::string log_level = "info";
+  // --check-images: load the image table, report every file it names that does not exist, exit.
+  // Needs only --images and --var.
+  bool check_images = false;
 };
 
 StatusOr<HostPort> ParseHostPort(const std::string& text);

@@ -28,6 +28,16 @@ TEST(RuntimeOptions, ParsesEveryFlag) {
   EXPECT_EQ(o->volume_resync, std::chrono::seconds(5));
 }
 
+TEST(RuntimeOptions, CheckImagesNeedsOnlyTheImageTable) {
+  auto o = ParseRuntimeOptions({"--check-images", "--images", "i", "--var", "A=b"});
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_TRUE(o->check_images);
+  EXPECT_EQ(o->vars.at("A"), "b");
+  EXPECT_EQ(ParseRuntimeOptions({"--check-images"}).status().message(),
+            "--check-images needs --images");
+  EXPECT_FALSE(ParseRuntimeOptions(Required())->check_images);
+}
+
 TEST(RuntimeOptions, BadInputSaysWhatIsWrong) {
   auto missing = ParseRuntimeOptions({"--kubeconfig", "k"});
   ASSERT_FALSE(missing.ok());

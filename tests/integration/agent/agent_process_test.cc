@@ -149,3 +149,23 @@ TEST_F(AgentProcessTest, UnusableCaFileIsAStartupErrorNamingTheFlag) {
 
 }  // namespace
 }  // namespace rdmastack::agent
+
+namespace rdmastack::agent {
+namespace {
+
+// What a newcomer types first: help at the top level is the usage on stdout, exit 0; an unknown
+// command still says so and exits 2.
+TEST(AgentCommandLine, HelpAtTheTopLevelPrintsTheUsage) {
+  for (const char* help : {"--help", "-h", "help"}) {
+    const auto r = ::rdmastack::testing::RunCommand({AgentBinary(), help});
+    EXPECT_EQ(r.exit_code, 0) << help << ": " << r.err;
+    EXPECT_NE(r.out.find("rdmastack-agent check"), std::string::npos) << help << ": " << r.out;
+    EXPECT_EQ(r.err.find("unknown command"), std::string::npos) << help << ": " << r.err;
+  }
+  const auto bad = ::rdmastack::testing::RunCommand({AgentBinary(), "chekc"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("unknown command 'chekc'"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace rdmastack::agent
