@@ -83,11 +83,14 @@ sanitizer_builds() {
   fi
   if ((!SKIP_FUZZ)) && command -v clang++-14 >/dev/null; then
     echo "== fuzz build"; cmake --preset fuzz >/dev/null && cmake --build --preset fuzz -j "$JOBS" --target fuzzers || return 1
+    # The fuzz runs are bounded by time, not by work, so they need no step of their own: at this
+    # priority they take what the cluster tests leave.
+    echo "== fuzz runs"; ctest --test-dir build-fuzz -L fuzz --output-on-failure --no-tests=ignore || return 1
   fi
   echo "== sanitizer builds done"
 }
 sanitizers_log="$ROOT/build/sanitizer-builds.log"
-step "sanitizer builds in the background, lowest priority (asan, tsan, fuzz presets; log: $sanitizers_log)"
+step "sanitizer builds and the fuzz runs in the background, lowest priority (asan, tsan, fuzz presets; log: $sanitizers_log)"
 background "$sanitizers_log" sanitizer_builds
 sanitizers_pid=$LAST_BACKGROUND
 
@@ -169,8 +172,8 @@ if ((!SKIP_TSAN)); then
 fi
 
 if ((!SKIP_FUZZ)) && command -v clang++-14 >/dev/null; then
-  step "bounded fuzz runs (fuzz preset, clang-14 libFuzzer)"
-  ctest --test-dir build-fuzz -L fuzz --output-on-failure --no-tests=ignore
+  step "bounded fuzz runs (fuzz preset, clang-14 libFuzzer; ran in the background job)"
+  sed -n '/^== fuzz runs/,/^== sanitizer builds done/p' "$sanitizers_log" | grep -E 'Test +#|tests passed'
 fi
 
 step "all tests passed in $((SECONDS - t_start))s"
