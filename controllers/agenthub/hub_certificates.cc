@@ -5,7 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -197,7 +199,12 @@ Status HubCertificates::Reconcile() {
       if (ec) return InternalError("creating " + dir_ + ": " + ec.message());
     } else {
       std::string tmpl = (std::filesystem::temp_directory_path() / "agenthub-tls-XXXXXX").string();
-      if (::mkdtemp(tmpl.data()) == nullptr) return InternalError("mkdtemp " + tmpl + " failed");
+      if (::mkdtemp(tmpl.data()) == nullptr) {
+        // The usual cause is a read-only root file system without a writable /tmp.
+        return InternalError("mkdtemp " + tmpl + " failed: " + std::strerror(errno) +
+                             " (the TLS files need a writable temporary directory: mount an "
+                             "emptyDir at /tmp, as the chart does, or set TMPDIR)");
+      }
       dir_ = tmpl;
     }
   }

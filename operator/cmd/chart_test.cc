@@ -68,5 +68,21 @@ TEST(ChartTest, DeploymentPassesOnlyFlagsTheOperatorKnows) {
   }
 }
 
+// The operator writes its TLS files under the temporary directory (/tmp); with the read-only root
+// file system the Deployment asks for, only a volume there makes it writable. Without one, the
+// leader's start-up failed with "agent hub: mkdtemp /tmp/agenthub-tls-XXXXXX failed".
+TEST(ChartTest, ReadOnlyRootFilesystemComesWithAWritableTmp) {
+  const std::string deployment =
+      Slurp(Source("charts/rdmastack/templates/operator-deployment.yaml"));
+  ASSERT_NE(deployment.find("readOnlyRootFilesystem: true"), std::string::npos);
+  const size_t mount = deployment.find("{name: tmp, mountPath: /tmp}");
+  ASSERT_NE(mount, std::string::npos) << "no volumeMount at /tmp";
+  EXPECT_EQ(deployment.find("readOnly: true", mount), std::string::npos) << "/tmp must be writable";
+  const size_t volumes = deployment.find("\n      volumes:\n");
+  ASSERT_NE(volumes, std::string::npos) << "no pod volumes";
+  EXPECT_NE(deployment.find("- name: tmp\n          emptyDir:", volumes), std::string::npos)
+      << "the tmp volume is not an emptyDir";
+}
+
 }  // namespace
 }  // namespace rdmastack::operator_cmd
