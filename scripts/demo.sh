@@ -242,7 +242,6 @@ rdmastack status
 denied=$(grep -c '"username":"system:serviceaccount:rdmastack-system:rdmastack-operator".*"code":403' "$RDMASTACK_AUDIT_LOG" || true)
 echo "requests of the operator's ServiceAccount the API server refused (audit log): $denied"
 
-
 # One block a machine can check (.ci/run does, with scripts/check-demo-summary.sh): what the story
 # above showed, counted again from the cluster and the audit log.
 ready_of() { # KIND: "ready/total" of the kind's Ready conditions, every namespace

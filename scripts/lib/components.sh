@@ -11,9 +11,6 @@ source "$LIB_DIR/versions.sh"
 # Paths are hashed relative to the tree, so a fresh clone hits what an earlier one compiled.
 export CCACHE_DIR="${CCACHE_DIR:-$RDMASTACK_CACHE/ccache}"
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(cd "$LIB_DIR/../.." && pwd)}" CCACHE_NOHASHDIR=1
-# Room for every preset test.sh builds (dev, asan, tsan, fuzz); at ccache's 5 GB default the
-# oldest objects were evicted within one run, so the next clone missed.
-export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-16G}"
 
 die() { echo "error: $*" >&2; exit 1; }
 

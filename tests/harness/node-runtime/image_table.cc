@@ -83,6 +83,15 @@ StatusOr<ImageSpec> ParseImage(const YAML::Node& node,
   return image;
 }
 
+std::string MissingFileLine(const BindMount& f) {
+  return f.target + " comes from " + f.source + ", which does not exist";
+}
+
+bool FileExists(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::exists(path, ec);
+}
+
 }  // namespace
 
 std::string ImageRepository(std::string_view reference) {
@@ -108,24 +117,11 @@ std::string ImageTag(std::string_view reference) {
   return ref.substr(colon + 1);
 }
 
-namespace {
-
-std::string MissingFileLine(const BindMount& f) {
-  return f.target + " comes from " + f.source + ", which does not exist";
-}
-
-bool FileExists(const std::string& path) {
-  std::error_code ec;
-  return std::filesystem::exists(path, ec);
-}
-
-}  // namespace
-
 Status CheckImageFiles(const ImageSpec& image, std::string_view reference) {
   for (const BindMount& f : image.files) {
     if (!FileExists(f.source)) {
-      return FailedPreconditionError("image " + std::string(reference) + ": " +
-                                     MissingFileLine(f) + "; build it first");
+      return FailedPreconditionError("image " + std::string(reference) + ": " + MissingFileLine(f) +
+                                     "; build it first");
     }
   }
   return OkStatus();

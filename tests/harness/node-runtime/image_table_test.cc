@@ -2,10 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 #include <sstream>
-
-#include <filesystem>
 
 #include "tests/harness/child_process.h"
 #include "tests/harness/cluster_env.h"
