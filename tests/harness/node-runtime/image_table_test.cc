@@ -82,11 +82,10 @@ TEST(ImageTable, MalformedTablesAreErrors) {
 // components.sh, IMAGE_TABLE_COMPONENTS), with the cache at `cache`.
 std::map<std::string, std::string> ComponentVars(const std::string& cache) {
   ::rdmastack::testing::ChildProcess bash(
-      "component-vars",
-      {"/bin/bash", "-c",
-       "RDMASTACK_CACHE='" + cache + "' && source '" +
-           ::rdmastack::testing::SourcePath("scripts/lib/components.sh") +
-           "' && image_table_component_vars"});
+      "component-vars", {"/bin/bash", "-c",
+                         "RDMASTACK_CACHE='" + cache + "' && source '" +
+                             ::rdmastack::testing::SourcePath("scripts/lib/components.sh") +
+                             "' && image_table_component_vars"});
   EXPECT_EQ(bash.WaitExit(std::chrono::seconds(30)), 0) << bash.Output();
   std::map<std::string, std::string> vars;
   std::istringstream lines(bash.Output());
@@ -131,10 +130,10 @@ TEST(ImageTable, EveryFileOfTheRepositoryTableComesFromABuild) {
 TEST(ImageTable, MissingFilesNameTheImageAndTheFile) {
   auto table = ImageTable::Parse(kTable, "images.yaml", {{"BUILD_DIR", "/nonexistent-build"}});
   ASSERT_TRUE(table.ok()) << table.status().ToString();
-  EXPECT_EQ(table->MissingFiles(),
-            std::vector<std::string>{
-                "rdmastack/gateway: /usr/local/bin/rdmastack-gateway comes from "
-                "/nonexistent-build/bin/rdmastack-gateway, which does not exist"});
+  EXPECT_EQ(
+      table->MissingFiles(),
+      std::vector<std::string>{"rdmastack/gateway: /usr/local/bin/rdmastack-gateway comes from "
+                               "/nonexistent-build/bin/rdmastack-gateway, which does not exist"});
   auto image = table->Lookup("rdmastack/gateway:0.1.0");
   ASSERT_TRUE(image.ok());
   Status files = CheckImageFiles(**image, "rdmastack/gateway:0.1.0");
