@@ -439,6 +439,22 @@ UP_USAGE="cluster.sh up [--nodes N | --storage-nodes S --gpu-nodes G] [--node-fi
 
 node_runtime_bin() { echo "$BUILD_DIR/bin/rdmastack-node-runtime"; }
 IMAGE_TABLE="$ROOT_DIR/tests/harness/node-runtime/images.yaml"
+# The images this project builds: simulated nodes run them from these archives with runc.
+OCI_IMAGES="$BUILD_DIR/images"
+OCI_COMPONENTS="operator agent gateway client"
+oci_image_ref() { echo "${RDMASTACK_IMAGE_REGISTRY:-ghcr.io/rdmastack}/$1:$(project_version)"; }
+project_version() { sed -n 's/^project(rdmastack VERSION \([0-9][0-9.]*\).*/\1/p' "$ROOT_DIR/CMakeLists.txt"; }
+
+# The OCI images of the build (scripts/images.sh: rebuilt only when a binary changed).
+build_oci_images() {
+  local out
+  log "container images: scripts/images.sh --build-dir $BUILD_DIR"
+  if ! out="$("$ROOT_DIR/scripts/images.sh" --build-dir "$BUILD_DIR" 2>&1)"; then
+    echo "$out" >&2
+    die "scripts/images.sh failed (above); the simulated nodes run our pods from those images"
+  fi
+  sed "s/^/cluster[$CLUSTER]: /" <<<"$out" >&2
+}
 
 # The node runtime's --var flags: the build tree, the checkout, and every image table component.
 image_table_var_args() {
@@ -451,9 +467,10 @@ image_table_var_args() {
 # Before any node starts: every file the image table names exists (the components were just built
 # or found; the rest comes from the CMake build), or `up` stops here naming what is missing.
 check_image_table() {
-  local args out
+  local args out c
   mapfile -t args < <(image_table_var_args)
-  if ! out="$("$(node_runtime_bin)" --check-images --images "$IMAGE_TABLE" "${args[@]}" 2>&1)"; then
+  for c in $OCI_COMPONENTS; do args+=(--require-image "$(oci_image_ref "$c")"); done
+  if ! out="$("$(node_runtime_bin)" --check-images --images "$IMAGE_TABLE" "${args[@]}" --oci-images "$OCI_IMAGES" 2>&1)"; then
     echo "$out" >&2
     die "the simulated nodes' image table names files that were not built (above); build the tree (cmake --build --preset dev, or set RDMASTACK_BUILD_DIR) and see the component logs under $RDMASTACK_CACHE/<part>-<version>/build.log"
   fi
@@ -471,7 +488,7 @@ start_node_runtime() {
   local vars; mapfile -t vars < <(image_table_var_args)
   start_bg node-runtime "$(node_runtime_bin)" --kubeconfig "$STATE/node-runtime.kubeconfig" \
     --nodes "$SIM_NODE_TABLE" --images "$IMAGE_TABLE" \
-    --state-dir "$SIM_DIR" --log-dir "$LOGS/pods" "${vars[@]}" \
+    --state-dir "$SIM_DIR" --log-dir "$LOGS/pods" "${vars[@]}" --oci-images "$OCI_IMAGES" \
     --volume-resync "${RDMASTACK_SIM_VOLUME_RESYNC:-30s}" "${forward[@]}"
   wait_for node-runtime 60 "$LOGS/node-runtime.log" grep -q "serving $n simulated node" "$LOGS/node-runtime.log"
 }
@@ -526,6 +543,7 @@ cmd_up() {
     sim_net_down
   fi
   build_cluster_components
+  build_oci_images
   check_image_table
   mkdir -p "$RUN" "$LOGS"
   rm -rf "$STATE/etcd" "$LOGS/pods"

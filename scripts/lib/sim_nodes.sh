@@ -95,8 +95,14 @@ sim_kill_node_processes() {
 # Ends what is left in the node namespaces (the runtime normally has stopped everything), then
 # removes the namespaces (and with them the veths), the bridge and the host roots.
 sim_net_down() {
-  local ns any=0
+  local ns any=0 id
   sim_kill_node_processes
+  # Containers from OCI images whose runc was killed with them leave runc state and cgroups.
+  if [[ -d "$SIM_DIR/runc" ]] && command -v runc >/dev/null; then
+    for id in $(runc --root "$SIM_DIR/runc" list -q 2>/dev/null); do
+      runc --root "$SIM_DIR/runc" delete --force "$id" >/dev/null 2>&1 || true
+    done
+  fi
   for ns in $(sim_namespaces); do
     ip netns del "$ns" 2>/dev/null || true
     any=1

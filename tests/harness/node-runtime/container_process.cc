@@ -10,19 +10,10 @@
 #include <fstream>
 #include <utility>
 
+#include "tests/harness/node-runtime/process_util.h"
 #include "tests/harness/node-runtime/spawn.h"
 
 namespace rdmastack::sim {
-namespace {
-
-int ExitCodeOf(int wait_status) {
-  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
-  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
-  return 255;
-}
-
-}  // namespace
-
 ContainerProcess::ContainerProcess(ContainerProcess&& other) noexcept {
   *this = std::move(other);
 }

@@ -151,9 +151,15 @@ TEST(ImageTable, TheRepositoryTableLoads) {
       ImageTable::Load(::rdmastack::testing::SourcePath("tests/harness/node-runtime/images.yaml"),
                        {{"BUILD_DIR", "/b"}, {"SOURCE_DIR", "/s"}, {"VERSITYGW", "/v"}});
   ASSERT_TRUE(table.ok()) << table.status().ToString();
-  for (const char* ref : {"rdmastack/agent:0.1.0", "rdmastack/gateway:0.1.0",
+  for (const char* ref : {"registry.local/rdmastack/vgwrdma:1.8.0-cuobj1",
+                          "registry.local/rdmastack/libcuobjserver:2.0.0.109",
                           "versity/versitygw:v1.8.0", "rdmastack.invalid/host:1"}) {
     EXPECT_TRUE(table->Lookup(ref).ok()) << ref;
+  }
+  // The images this project builds run from their OCI archives, never from the table.
+  for (const char* ref : {"ghcr.io/rdmastack/operator:0.1.0", "ghcr.io/rdmastack/agent:0.1.0",
+                          "ghcr.io/rdmastack/gateway:0.1.0", "ghcr.io/rdmastack/client:0.1.0"}) {
+    EXPECT_EQ(table->Lookup(ref).status().code(), StatusCode::kNotFound) << ref;
   }
 }
 

@@ -68,6 +68,11 @@ std::string LaunchSpecToJson(const LaunchSpec& spec) {
   json::Str(w, "logFile", spec.log_file);
   json::Str(w, "pidFile", spec.pid_file);
   json::Str(w, "errorFile", spec.error_file);
+  json::Str(w, "ociBundle", spec.oci_bundle);
+  json::Str(w, "ociLowerRoot", spec.oci_lower_root);
+  json::Str(w, "runc", spec.runc);
+  json::Str(w, "runcRoot", spec.runc_root);
+  json::Str(w, "containerID", spec.container_id);
   w.EndObject();
   return std::string(buffer.GetString(), buffer.GetSize());
 }
@@ -100,6 +105,15 @@ StatusOr<LaunchSpec> LaunchSpecFromJson(std::string_view json) {
   spec.log_file = GetString(doc, "logFile");
   spec.pid_file = GetString(doc, "pidFile");
   spec.error_file = GetString(doc, "errorFile");
+  spec.oci_bundle = GetString(doc, "ociBundle");
+  spec.oci_lower_root = GetString(doc, "ociLowerRoot");
+  spec.runc = GetString(doc, "runc");
+  spec.runc_root = GetString(doc, "runcRoot");
+  spec.container_id = GetString(doc, "containerID");
+  if (!spec.oci_bundle.empty() &&
+      (spec.oci_lower_root.empty() || spec.runc.empty() || spec.container_id.empty())) {
+    return InvalidArgumentError("launch spec: ociBundle needs ociLowerRoot, runc and containerID");
+  }
   if (spec.argv.empty()) return InvalidArgumentError("launch spec: argv is empty");
   if (spec.scratch_dir.empty()) return InvalidArgumentError("launch spec: scratchDir is required");
   if (spec.log_file.empty()) return InvalidArgumentError("launch spec: logFile is required");

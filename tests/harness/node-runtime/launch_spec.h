@@ -1,7 +1,8 @@
 #pragma once
 // What the node runtime hands the shim for one container start: the node's network namespace,
 // the files and directories to bind into the container's root, the command and its environment,
-// and where the output goes. Written by the runtime as JSON, read by rdmastack-node-shim.
+// and where the output goes; or, for a container from an OCI image, the runc bundle. Written by the
+// runtime as JSON, read by rdmastack-node-shim.
 
 #include <string>
 #include <string_view>
@@ -31,6 +32,14 @@ struct LaunchSpec {
   std::string log_file;    // stdout and stderr, appended
   std::string pid_file;    // the container process's host PID, written once it exists
   std::string error_file;  // why the start failed, when it did (the shim then exits 128)
+  // A container from an OCI image (oci_shim.h): runc runs the bundle whose config.json the runtime
+  // rendered; the image's unpacked root is the lower layer of the container's root. Empty: the
+  // host-userland container above.
+  std::string oci_bundle;
+  std::string oci_lower_root;
+  std::string runc;       // the runc binary
+  std::string runc_root;  // runc's state directory (--root)
+  std::string container_id;
   friend bool operator==(const LaunchSpec&, const LaunchSpec&) = default;
 };
 

@@ -24,6 +24,18 @@ TEST(LaunchSpec, RoundTripsThroughJson) {
   auto back = LaunchSpecFromJson(LaunchSpecToJson(spec));
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(*back, spec);
+
+  spec.oci_bundle = "/s/scratch-0/bundle";
+  spec.oci_lower_root = "/images/abc/rootfs";
+  spec.runc = "/usr/sbin/runc";
+  spec.runc_root = "/state/runc";
+  spec.container_id = "uid-agent-0";
+  back = LaunchSpecFromJson(LaunchSpecToJson(spec));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(*back, spec);
+  spec.runc.clear();
+  EXPECT_EQ(LaunchSpecFromJson(LaunchSpecToJson(spec)).status().message(),
+            "launch spec: ociBundle needs ociLowerRoot, runc and containerID");
 }
 
 TEST(LaunchSpec, RefusesIncompleteSpecs) {

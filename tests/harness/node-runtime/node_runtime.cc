@@ -2,7 +2,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
+
 #include "operator/runtime/compact_object.h"
+#include "tests/harness/node-runtime/spawn.h"
 
 namespace rdmastack::sim {
 
@@ -14,13 +17,19 @@ NodeRuntime::NodeRuntime(k8s::Client& client, Clock& clock, const ImageTable& im
       config_(std::move(config)),
       reader_(client),
       tokens_(client, clock),
-      prober_(config_.shim) {}
+      prober_(config_.shim) {
+  if (!config_.oci_archive_dir.empty()) {
+    oci_images_ =
+        std::make_unique<OciImageStore>(config_.oci_archive_dir, config_.state_dir + "/images");
+  }
+}
 
 NodeRuntime::~NodeRuntime() {
   Stop();
 }
 
 Status NodeRuntime::Start() {
+  if (oci_images_) DeleteStaleRuncContainers();
   runtime::InformerOptions options;
   options.type = k8s::kinds::Pod();
   options.label_selector = std::string(kSimulateLabel) + "=run";
@@ -34,6 +43,23 @@ Status NodeRuntime::Start() {
     return DeadlineExceededError("the pod informer did not sync within 60s");
   }
   return OkStatus();
+}
+
+std::string NodeRuntime::RuncRoot() const {
+  return config_.state_dir + "/runc";
+}
+
+// Containers of an earlier runtime that was killed (its shims and their runc died with it):
+// runc's state and cgroups would otherwise stay.
+void NodeRuntime::DeleteStaleRuncContainers() {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(RuncRoot(), ec)) {
+    const std::string id = entry.path().filename().string();
+    Status s = RunToCompletion({config_.runc, "--root", RuncRoot(), "delete", "--force", id},
+                               config_.state_dir + "/runc-delete.log");
+    spdlog::info("removed container {} of an earlier run{}", id,
+                 s.ok() ? "" : " (runc: " + s.message() + ")");
+  }
 }
 
 void NodeRuntime::Dispatch(const runtime::ObjectPtr& pod) {
@@ -59,10 +85,12 @@ void NodeRuntime::Dispatch(const runtime::ObjectPtr& pod) {
   wc.log_dir = config_.log_dir + "/" + std::string(pod->Namespace()) + "_" +
                std::string(pod->Name()) + "_" + uid;
   wc.shim = config_.shim;
+  wc.runc = config_.runc;
+  wc.runc_root = RuncRoot();
   wc.service_env = config_.service_env;
   wc.backoff = config_.backoff;
   wc.volume_resync = config_.volume_resync;
-  PodWorkerDeps deps{client_, clock_, images_, reader_, tokens_, prober_};
+  PodWorkerDeps deps{client_, clock_, images_, oci_images_.get(), reader_, tokens_, prober_};
   workers_.emplace(uid, std::make_unique<PodWorker>(deps, std::move(wc), pod));
 }
 

@@ -15,6 +15,7 @@
 #include "operator/runtime/informer.h"
 #include "tests/harness/node-runtime/image_table.h"
 #include "tests/harness/node-runtime/node_table.h"
+#include "tests/harness/node-runtime/oci_image_store.h"
 #include "tests/harness/node-runtime/pod_worker.h"
 
 namespace rdmastack::sim {
@@ -26,6 +27,10 @@ struct NodeRuntimeConfig {
   std::string state_dir;  // pods/<uid>/ while a pod runs
   std::string log_dir;    // <namespace>_<pod>_<uid>/<container>/<restartCount>.log
   std::string shim;
+  // The OCI archives of the images this project builds (scripts/images.sh); empty = none, every
+  // image then comes from the image table. They run with runc (a path or a name in PATH).
+  std::string oci_archive_dir;
+  std::string runc = "runc";
   EnvList service_env;
   RestartBackoffPolicy backoff;
   Clock::Duration volume_resync = std::chrono::seconds(30);
@@ -48,6 +53,8 @@ class NodeRuntime {
  private:
   void Dispatch(const runtime::ObjectPtr& pod);
   void Removed(const runtime::ObjectPtr& pod);
+  std::string RuncRoot() const;
+  void DeleteStaleRuncContainers();
 
   k8s::Client& client_;
   Clock& clock_;
@@ -56,6 +63,7 @@ class NodeRuntime {
   ApiObjectReader reader_;
   ApiTokenIssuer tokens_;
   ProbeRunner prober_;
+  std::unique_ptr<OciImageStore> oci_images_;
   std::unique_ptr<runtime::Informer> informer_;
 
   mutable std::mutex mu_;

@@ -14,6 +14,9 @@
 #include "tests/harness/node-runtime/container_command.h"
 #include "tests/harness/node-runtime/exec_path.h"
 #include "tests/harness/node-runtime/launch_spec.h"
+#include "tests/harness/node-runtime/oci_config.h"
+#include "tests/harness/node-runtime/security_context.h"
+#include "tests/harness/node-runtime/spawn.h"
 
 namespace rdmastack::sim {
 namespace fs = std::filesystem;
@@ -58,6 +61,7 @@ struct PodWorker::Run {
   Clock::WallTime started_at{};
   Clock::TimePoint started_mono{};
   std::string container_id;
+  std::string runc_id;  // the runc container of an OCI image's run; empty otherwise
   TerminatedView terminated;
   std::optional<TerminatedView> last_termination;
   int restart_count = 0;
@@ -293,10 +297,26 @@ void PodWorker::Start(const k8s::JsonObject& pod, Run& run) {
     run.waiting_message = message;
     run.next_start = now + kCreateRetry;
   };
-  StatusOr<const ImageSpec*> image = deps_.images.Lookup(run.image);
-  if (!image.ok()) return fail("ErrImagePull", image.status().message());
-  if (Status files = CheckImageFiles(**image, run.image); !files.ok()) {
-    return fail("ErrImagePull", files.message());
+  // An image this project builds runs from its OCI archive; any other from the image table.
+  std::optional<OciImage> oci;
+  StatusOr<const ImageSpec*> image = static_cast<const ImageSpec*>(nullptr);
+  if (StatusOr<OciImage> pulled = deps_.oci_images ? deps_.oci_images->Pull(run.image)
+                                                   : StatusOr<OciImage>(NotFoundError(""));
+      pulled.ok()) {
+    oci = std::move(*pulled);
+    image = &oci->config;
+  } else if (pulled.status().code() != StatusCode::kNotFound) {
+    return fail("ErrImagePull", pulled.status().message());
+  } else {
+    image = deps_.images.Lookup(run.image);
+    if (!image.ok()) {
+      return fail("ErrImagePull",
+                  image.status().message() +
+                      (pulled.status().message().empty() ? "" : "; " + pulled.status().message()));
+    }
+    if (Status files = CheckImageFiles(**image, run.image); !files.ok()) {
+      return fail("ErrImagePull", files.message());
+    }
   }
   const bool host_network = pod.GetBool({"spec", "hostNetwork"}).value_or(false);
   EnvList base;
@@ -334,6 +354,13 @@ void PodWorker::Start(const k8s::JsonObject& pod, Run& run) {
   fs::remove(spec.pid_file, ec);
   fs::remove(spec.error_file, ec);
   fs::create_directories(spec.scratch_dir, ec);
+  if (oci) {
+    if (Status s = PrepareOciBundle(pod, run, *oci, &spec); !s.ok()) {
+      return fail(s.code() == StatusCode::kFailedPrecondition ? "CreateContainerConfigError"
+                                                              : "CreateContainerError",
+                  s.message());
+    }
+  }
   const std::string spec_file = dir + "/launch-" + std::to_string(restart_count) + ".json";
   {
     std::ofstream out(spec_file, std::ios::trunc);
@@ -351,6 +378,7 @@ void PodWorker::Start(const k8s::JsonObject& pod, Run& run) {
     run.restart_pending = false;
   }
   run.process = std::move(*process);
+  run.runc_id = spec.container_id;
   // The shim writes the container's PID right after its fork; wait for it (briefly) so that the
   // first status already names the container.
   for (int i = 0; i < 50 && run.process->MainPid() <= 0 && !run.process->TryReap(); ++i) {
@@ -414,6 +442,7 @@ void PodWorker::OnExit(const k8s::JsonObject& pod, Run& run, int exit_code) {
   run.ready = false;
   run.started = false;
   run.killing = false;
+  DeleteRuncState(run);
   std::error_code ec;
   fs::remove_all(dir + "/scratch-" + std::to_string(run.restart_count), ec);
   spdlog::info("{}: container {} exited with {} ({})", Describe(), run.name, exit_code,
@@ -520,6 +549,7 @@ void PodWorker::StopAll(Clock::Duration grace) {
     return *pod_;
   }();
   for (Run* run : running) {
+    DeleteRuncState(*run);
     run->restart_pending = false;
     const int code = run->process->TryReap().value_or(137);
     // Record the termination without scheduling a restart.
@@ -640,6 +670,79 @@ void PodWorker::DeleteFromApi(const k8s::JsonObject& pod) {
     std::this_thread::sleep_for(seconds(1));
   }
   spdlog::info("{}: deleted", Describe());
+}
+
+StatusOr<std::vector<BindMount>> PodWorker::PodEtcFiles(const k8s::JsonObject& pod) {
+  const bool host_network = pod.GetBool({"spec", "hostNetwork"}).value_or(false);
+  const std::string hostname = host_network ? config_.node.name : std::string(pod.Name());
+  const std::string dir = config_.pod_dir + "/etc";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"hosts", "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n" +
+                    config_.node.address + "\t" + hostname + "\n"},
+      {"hostname", hostname + "\n"},
+      // dnsPolicy Default: the node's resolver (there is no cluster DNS on simulated nodes).
+      {"resolv.conf", ReadSmallFile("/etc/resolv.conf")},
+  };
+  std::vector<BindMount> mounts;
+  for (const auto& [name, content] : files) {
+    const std::string path = dir + "/" + name;
+    std::ofstream out(path, std::ios::trunc);
+    out << content;
+    if (!out) return InternalError("cannot write " + path);
+    mounts.push_back({path, "/etc/" + name, false});
+  }
+  return mounts;
+}
+
+Status PodWorker::PrepareOciBundle(const k8s::JsonObject& pod, const Run& run,
+                                   const OciImage& image, LaunchSpec* spec) {
+  RDMASTACK_ASSIGN_OR_RETURN(
+      ContainerSecurity security,
+      ResolveSecurity(pod, run.spec, image.user, ReadSmallFile(image.rootfs + "/etc/passwd"),
+                      ReadSmallFile(image.rootfs + "/etc/group"), BoundingCapabilities()));
+  RDMASTACK_ASSIGN_OR_RETURN(std::vector<BindMount> etc, PodEtcFiles(pod));
+  const std::string id =
+      uid_ + "-" + run.name + "-" + spec->scratch_dir.substr(spec->scratch_dir.rfind('-') + 1);
+  OciContainerConfig c;
+  c.argv = spec->argv;
+  c.env = spec->env;
+  c.working_dir = spec->working_dir;
+  c.hostname = spec->hostname;
+  c.netns_path = spec->netns_path;
+  c.host_pid = spec->host_pid;
+  c.security = security;
+  // The pod's /etc files, then its volumes (an OCI image brings no table files).
+  c.mounts = etc;
+  c.mounts.insert(c.mounts.end(), spec->mounts.begin(), spec->mounts.end());
+  c.cgroups_path = "/rdmastack-sim/" + id;
+  const std::string bundle = spec->scratch_dir + "/bundle";
+  std::error_code ec;
+  fs::create_directories(bundle, ec);
+  {
+    std::ofstream out(bundle + "/config.json", std::ios::trunc);
+    out << RenderOciConfig(c);
+    if (!out) return InternalError("cannot write " + bundle + "/config.json");
+  }
+  spec->mounts = c.mounts;
+  spec->oci_bundle = bundle;
+  spec->oci_lower_root = image.rootfs;
+  spec->runc = config_.runc;
+  spec->runc_root = config_.runc_root;
+  spec->container_id = id;
+  return OkStatus();
+}
+
+void PodWorker::DeleteRuncState(Run& run) {
+  if (run.runc_id.empty()) return;
+  const std::string id = std::exchange(run.runc_id, "");
+  std::error_code ec;
+  if (!fs::exists(config_.runc_root + "/" + id, ec)) return;
+  const std::string out = config_.pod_dir + "/runc-delete.log";
+  Status s =
+      RunToCompletion({config_.runc, "--root", config_.runc_root, "delete", "--force", id}, out);
+  if (!s.ok()) spdlog::warn("{}: container {}: {}", Describe(), run.name, s.message());
 }
 
 }  // namespace rdmastack::sim

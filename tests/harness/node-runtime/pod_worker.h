@@ -20,6 +20,7 @@
 #include "tests/harness/node-runtime/env_list.h"
 #include "tests/harness/node-runtime/image_table.h"
 #include "tests/harness/node-runtime/node_table.h"
+#include "tests/harness/node-runtime/oci_image_store.h"
 #include "tests/harness/node-runtime/pod_status.h"
 #include "tests/harness/node-runtime/pod_volumes.h"
 #include "tests/harness/node-runtime/probe_runner.h"
@@ -32,6 +33,9 @@ struct PodWorkerDeps {
   k8s::Client& client;
   Clock& clock;
   const ImageTable& images;
+  // The images this project builds, run by runc from their own root (nullptr: none; every image
+  // then comes from the table).
+  OciImageStore* oci_images;
   ObjectReader& reader;
   TokenIssuer& tokens;
   ProbeRunner& prober;
@@ -42,6 +46,8 @@ struct PodWorkerConfig {
   std::string pod_dir;  // volumes, launch specs and scratch space; removed when the pod ends
   std::string log_dir;  // <container>/<restartCount>.log; kept
   std::string shim;     // rdmastack-node-shim
+  std::string runc;       // for containers from OCI images
+  std::string runc_root;  // runc's state directory, shared by the node runtime's pods
   EnvList service_env;  // KUBERNETES_SERVICE_HOST/PORT, when nodes can reach the API server
   RestartBackoffPolicy backoff;
   Clock::Duration volume_resync = std::chrono::seconds(30);
@@ -75,6 +81,13 @@ class PodWorker {
   void StepInit(const k8s::JsonObject& pod);
   void StepMain(const k8s::JsonObject& pod);
   void Start(const k8s::JsonObject& pod, Run& run);
+  // The runc bundle of a container from an OCI image: config.json in `spec`'s scratch directory.
+  Status PrepareOciBundle(const k8s::JsonObject& pod, const Run& run, const OciImage& image,
+                          LaunchSpec* spec);
+  // Files the kubelet gives every container: /etc/hosts, /etc/hostname, /etc/resolv.conf.
+  StatusOr<std::vector<BindMount>> PodEtcFiles(const k8s::JsonObject& pod);
+  // Removes what runc kept of a container whose runc was killed (its state and cgroups).
+  void DeleteRuncState(Run& run);
   void ReapAll(const k8s::JsonObject& pod);
   void OnExit(const k8s::JsonObject& pod, Run& run, int exit_code);
   void RunProbes(const k8s::JsonObject& pod);

@@ -4,10 +4,15 @@
 //
 //   rdmastack-node-runtime --kubeconfig FILE --nodes FILE --images FILE --state-dir DIR
 //       --log-dir DIR [--shim PATH] [--var NAME=VALUE]... [--api-forward IP:PORT=IP:PORT]
-//       [--restart-backoff 10s] [--restart-backoff-max 5m] [--volume-resync 30s]
-//       [--log-level info]
+//       [--oci-images DIR] [--runc PATH] [--restart-backoff 10s] [--restart-backoff-max 5m]
+//       [--volume-resync 30s] [--log-level info]
 //   rdmastack-node-runtime --check-images --images FILE [--var NAME=VALUE]...
-//       exit 0 when every file the image table names exists, else list the missing ones, exit 1
+//       [--oci-images DIR --require-image REF...]
+//       exit 0 when every file the image table names exists and the OCI archives hold every
+//       required image, else list what is missing, exit 1
+//
+// --oci-images: the images this project builds run from their archives (scripts/images.sh), each
+// container by runc from the image's own root; every other image comes from the image table.
 //
 // SIGTERM/SIGINT: stops every container (SIGTERM, 2 s, SIGKILL) and exits 0. Bad flags or
 // configuration: a one-line error, exit 2.
@@ -17,6 +22,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <thread>
 
@@ -26,8 +32,10 @@
 #include "operator/k8s/config.h"
 #include "operator/runtime/signals.h"
 #include "tests/harness/node-runtime/api_forwarder.h"
+#include "tests/harness/node-runtime/exec_path.h"
 #include "tests/harness/node-runtime/image_table.h"
 #include "tests/harness/node-runtime/node_runtime.h"
+#include "tests/harness/node-runtime/oci_image_store.h"
 #include "tests/harness/node-runtime/runtime_options.h"
 
 namespace {
@@ -48,13 +56,27 @@ std::string BesideSelf(const std::string& name) {
 int CheckImages(const rdmastack::sim::RuntimeOptions& options) {
   auto images = rdmastack::sim::ImageTable::Load(options.images_file, options.vars);
   if (!images.ok()) return Fail(images.status().message());
-  const std::vector<std::string> missing = images->MissingFiles();
+  std::vector<std::string> missing = images->MissingFiles();
+  std::vector<std::string> held;
+  if (!options.oci_images_dir.empty()) {
+    rdmastack::sim::OciImageStore store(options.oci_images_dir, "/nonexistent");
+    held = store.References();
+    for (const std::string& ref : options.required_images) {
+      if (!store.Has(ref)) {
+        missing.push_back(ref + " is in no archive of " + options.oci_images_dir +
+                          " (run scripts/images.sh)");
+      }
+    }
+  }
   for (const std::string& line : missing) {
     std::fprintf(stderr, "rdmastack-node-runtime: image %s\n", line.c_str());
   }
   if (!missing.empty()) return 1;
-  std::printf("image table %s: %zu images, every file present\n", options.images_file.c_str(),
-              images->images().size());
+  std::string list;
+  for (const std::string& h : held) list += " " + h;
+  std::printf("image table %s: %zu images, every file present; OCI archives:%s\n",
+              options.images_file.c_str(), images->images().size(),
+              list.empty() ? " none" : list.c_str());
   return 0;
 }
 
@@ -74,6 +96,18 @@ int main(int argc, char** argv) {
                 " is not executable; build it (target rdmastack-node-shim)");
   }
 
+  if (!options->oci_images_dir.empty()) {
+    const char* path = std::getenv("PATH");
+    StatusOr<std::string> runc = sim::ResolveExecutable(
+        options->runc, {std::string("PATH=") + (path ? path : sim::kDefaultPath)});
+    if (!runc.ok() || ::access(runc->c_str(), X_OK) != 0) {
+      return Fail("runc (" + options->runc +
+                  ") is not installed; containers from OCI images need it (apt-get install "
+                  "runc, or scripts/setup.sh)");
+    }
+    options->runc = *runc;
+  }
+
   StatusOr<sim::NodeTable> nodes = sim::LoadNodeTable(options->nodes_file);
   if (!nodes.ok()) return Fail(nodes.status().message());
   StatusOr<sim::ImageTable> images = sim::ImageTable::Load(options->images_file, options->vars);
@@ -89,6 +123,8 @@ int main(int argc, char** argv) {
   rc.state_dir = options->state_dir;
   rc.log_dir = options->log_dir;
   rc.shim = options->shim;
+  rc.oci_archive_dir = options->oci_images_dir;
+  rc.runc = options->runc;
   rc.backoff.initial = options->restart_backoff;
   rc.backoff.max = options->restart_backoff_max;
   rc.volume_resync = options->volume_resync;

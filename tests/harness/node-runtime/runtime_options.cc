@@ -37,6 +37,12 @@ StatusOr<RuntimeOptions> ParseRuntimeOptions(const std::vector<std::string>& arg
       o.log_dir = value;
     } else if (flag == "--shim") {
       o.shim = value;
+    } else if (flag == "--oci-images") {
+      o.oci_images_dir = value;
+    } else if (flag == "--runc") {
+      o.runc = value;
+    } else if (flag == "--require-image") {
+      o.required_images.push_back(value);
     } else if (flag == "--log-level") {
       o.log_level = value;
     } else if (flag == "--var") {

@@ -23,6 +23,10 @@ struct RuntimeOptions {
   std::string state_dir;
   std::string log_dir;
   std::string shim;  // default: rdmastack-node-shim beside the runtime binary
+  std::string oci_images_dir;  // --oci-images: the archives scripts/images.sh wrote
+  std::string runc = "runc";
+  // --require-image (with --check-images): references the OCI archives must hold.
+  std::vector<std::string> required_images;
   std::map<std::string, std::string> vars;
   std::optional<HostPort> api_listen;  // --api-forward LISTEN=TARGET
   std::optional<HostPort> api_target;

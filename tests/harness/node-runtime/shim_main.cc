@@ -4,7 +4,8 @@
 //   rdmastack-node-shim run SPEC.json     (launch_spec.h)
 //   rdmastack-node-shim exec PID -- ARGV...
 //
-// `run` joins the node's network namespace, makes a PID namespace whose first process is the
+// `run` with an OCI bundle in the spec hands the container to runc (oci_shim.h). Otherwise it
+// joins the node's network namespace, makes a PID namespace whose first process is the
 // container (so killing the shim, even with SIGKILL, ends every process of the container),
 // forwards signals to it and exits with its status (128 + signal when it was killed). `exec` joins
 // the namespaces and root of process PID and runs ARGV there with that process's environment.
@@ -28,6 +29,8 @@
 #include "tests/harness/node-runtime/container_root.h"
 #include "tests/harness/node-runtime/exec_path.h"
 #include "tests/harness/node-runtime/launch_spec.h"
+#include "tests/harness/node-runtime/oci_shim.h"
+#include "tests/harness/node-runtime/process_util.h"
 
 namespace rdmastack::sim {
 namespace {
@@ -42,38 +45,11 @@ std::string ReadFile(const std::string& path, bool* ok) {
   return s.str();
 }
 
-void WriteFileAtomically(const std::string& path, const std::string& content) {
-  if (path.empty()) return;
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << content;
-  }
-  std::rename(tmp.c_str(), path.c_str());
-}
-
 std::vector<char*> CStrings(std::vector<std::string>& values) {
   std::vector<char*> out;
   for (std::string& v : values) out.push_back(v.data());
   out.push_back(nullptr);
   return out;
-}
-
-// The container process starts with default dispositions and nothing blocked, whatever the
-// runtime's threads had blocked when they spawned the shim.
-void ResetSignals() {
-  for (int sig = 1; sig < NSIG; ++sig) {
-    if (sig != SIGKILL && sig != SIGSTOP) ::signal(sig, SIG_DFL);
-  }
-  sigset_t none;
-  sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
-}
-
-int ExitCodeOf(int wait_status) {
-  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
-  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
-  return 255;
 }
 
 [[noreturn]] void ReportAndExit(int fd, const std::string& message) {
@@ -141,6 +117,7 @@ int Run(const std::string& spec_path) {
     sigaddset(&handled, sig);
   }
   ::sigprocmask(SIG_BLOCK, &handled, nullptr);
+  if (!spec.oci_bundle.empty()) return RunOciContainer(spec, handled);
 
   if (!spec.netns_path.empty()) {
     int fd = ::open(spec.netns_path.c_str(), O_RDONLY | O_CLOEXEC);
