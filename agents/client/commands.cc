@@ -70,6 +70,8 @@ int RunCommand(const std::vector<std::string>& args) {
     std::fprintf(stderr, "error: %s\n", prober.status().message().c_str());
     return 2;
   }
+  spdlog::info("device probes: {}",
+               agent::DescribeProbeSource(o.root, o.probes_file, o.live_probes));
 
   // Blocked before any thread starts, so every thread inherits the mask and only sigtimedwait
   // below takes the signals: a pass is never interrupted half way through a write.

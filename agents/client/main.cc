@@ -31,11 +31,7 @@ int main(int argc, char** argv) {
   if (cmd == "nvml-bar1") {
     // Internal: the live prober asks NVML through this in a child, so that NVML never maps into
     // the long-running process (as rdmastack-agent does).
-    std::vector<rdmastack::agent::ProbeIssue> issues;
-    const auto results = rdmastack::agent::QueryNvmlBar1(args, &issues);
-    std::fputs(rdmastack::agent::RecordedNvmlLines(results).c_str(), stdout);
-    for (const auto& issue : issues) std::fprintf(stderr, "%s\n", issue.message.c_str());
-    return 0;
+    return rdmastack::agent::RunNvmlBar1Command(args);
   }
   std::fprintf(stderr, "unknown command '%s'\n%s", cmd.c_str(), rdmastack::client::kUsage);
   return 2;

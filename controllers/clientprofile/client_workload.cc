@@ -4,6 +4,7 @@
 #include <set>
 #include <tuple>
 
+#include "controllers/common/node_access.h"
 #include "controllers/common/render.h"
 #include "controllers/gatewaypool/track.h"
 #include "crds/types/int_or_string.h"
@@ -59,28 +60,16 @@ StatusOr<std::vector<std::string>> ClientArgs(const crd::ClientProfile& profile,
   RDMASTACK_ASSIGN_OR_RETURN(int64_t max_transfer,
                              crd::BytesFromIntOrQuantity(spec.max_transfer_size));
   std::vector<std::string> args = {
-      "run",
-      "--profile",
-      ns + "/" + profile.metadata.name,
-      "--root",
-      "/host",
-      "--transport",
-      std::string(crd::ToString(spec.transport)),
-      "--memory-registration",
-      std::string(crd::ToString(spec.memory_registration)),
-      "--max-transfer-size",
-      std::to_string(max_transfer),
-      "--max-gpu-nic-distance",
-      std::string(crd::ToString(spec.max_gpu_nic_distance)),
-      "--gid-index",
+      "run", "--profile", ns + "/" + profile.metadata.name, "--root", "/host",
+      // Real nodes: libibverbs and the host's NVML. A simulated node's harness appends
+      // --probes-file, which overrides it.
+      "--live-probes", "--transport", std::string(crd::ToString(spec.transport)),
+      "--memory-registration", std::string(crd::ToString(spec.memory_registration)),
+      "--max-transfer-size", std::to_string(max_transfer), "--max-gpu-nic-distance",
+      std::string(crd::ToString(spec.max_gpu_nic_distance)), "--gid-index",
       spec.gid_index.is_int() ? std::to_string(spec.gid_index.int_value()) : "Auto",
-      "--endpoints-file",
-      std::string(kEndpointsDir) + "/" + kEndpointsKey,
-      "--install-dir",
-      InstallDir(ns, profile.metadata.name),
-      "--library-dir",
-      kLibraryDir,
-      "--state-dir",
+      "--endpoints-file", std::string(kEndpointsDir) + "/" + kEndpointsKey, "--install-dir",
+      InstallDir(ns, profile.metadata.name), "--library-dir", kLibraryDir, "--state-dir",
       kStateDir};
   if (spec.load_peer_mem) args.push_back("--load-peermem");
   if (spec.credentials_secret) {
@@ -107,15 +96,13 @@ StatusOr<k8s::JsonObject> ClientContainer(const crd::ClientProfile& profile,
   for (const char* a : {"rdmastack-client", "ready", "--state-dir", kStateDir})
     (void)ready.Append({"exec", "command"}, Str(a));
   (void)c.Set({"readinessProbe"}, ready);
-  // Loading nvidia_peermem takes CAP_SYS_MODULE in the host's namespaces.
-  (void)c.Set({"securityContext"},
-              profile.spec.load_peer_mem
-                  ? Obj(R"({"privileged":true})")
-                  : Obj(R"({"allowPrivilegeEscalation":false,"readOnlyRootFilesystem":true})"));
+  // The probes open the host's devices (node_access.h); privileged also gives loadPeerMem the
+  // CAP_SYS_MODULE in the host's namespaces that loading nvidia_peermem takes.
+  (void)c.Set({"securityContext"}, controllers::LiveProbeSecurityContext());
   (void)c.Set({"resources"},
               Obj(R"({"requests":{"cpu":"10m","memory":"32Mi"},"limits":{"memory":"128Mi"}})"));
-  (void)c.Append({"volumeMounts"}, Mount("host", "/host", true));
-  (void)c.Append({"volumeMounts"}, Mount("dev-infiniband", "/dev/infiniband", true));
+  (void)c.Append({"volumeMounts"}, controllers::HostRootMount());
+  (void)c.Append({"volumeMounts"}, controllers::DevInfinibandMount());
   (void)c.Append({"volumeMounts"}, Mount("client-install", kHostInstallRoot, false));
   (void)c.Append({"volumeMounts"}, Mount("endpoints", kEndpointsDir, true));
   if (profile.spec.credentials_secret)
@@ -126,9 +113,8 @@ StatusOr<k8s::JsonObject> ClientContainer(const crd::ClientProfile& profile,
 }
 
 void AddVolumes(const crd::ClientProfile& profile, k8s::JsonObject* pod) {
-  (void)pod->Append({"volumes"}, HostPathVolume("host", "/", "Directory"));
-  (void)pod->Append({"volumes"},
-                    HostPathVolume("dev-infiniband", "/dev/infiniband", "DirectoryOrCreate"));
+  (void)pod->Append({"volumes"}, controllers::HostRootVolume());
+  (void)pod->Append({"volumes"}, controllers::DevInfinibandVolume());
   (void)pod->Append({"volumes"},
                     HostPathVolume("client-install", kHostInstallRoot, "DirectoryOrCreate"));
   k8s::JsonObject endpoints = Obj(R"({"name":"endpoints","configMap":{}})");

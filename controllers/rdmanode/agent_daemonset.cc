@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "controllers/common/node_access.h"
+
 namespace rdmastack::rdmanode {
 namespace {
 
@@ -24,15 +26,12 @@ k8s::JsonObject AgentContainer(const AgentDaemonSetOptions& o) {
   k8s::JsonObject c;
   (void)c.SetString({"name"}, "agent");
   (void)c.SetString({"image"}, o.image);
-  std::vector<std::string> args = {"run",
-                                   "--hub",
-                                   o.hub_address,
-                                   "--ca-file",
-                                   std::string(kCaDir) + "/ca.crt",
-                                   "--token-file",
-                                   std::string(kTokenDir) + "/token",
-                                   "--root",
-                                   "/host"};
+  std::vector<std::string> args = {"run", "--hub", o.hub_address, "--ca-file",
+                                   std::string(kCaDir) + "/ca.crt", "--token-file",
+                                   std::string(kTokenDir) + "/token", "--root", "/host",
+                                   // Real nodes: libibverbs and the host's NVML. A simulated
+                                   // node's harness appends --probes-file, which overrides it.
+                                   "--live-probes"};
   if (!o.tls_server_name.empty()) {
     args.push_back("--tls-server-name");
     args.push_back(o.tls_server_name);
@@ -42,17 +41,15 @@ k8s::JsonObject AgentContainer(const AgentDaemonSetOptions& o) {
   (void)c.Append(
       {"env"},
       Obj(R"({"name":"NODE_NAME","valueFrom":{"fieldRef":{"fieldPath":"spec.nodeName"}}})"));
-  (void)c.Append({"volumeMounts"}, Obj(R"({"name":"host","mountPath":"/host","readOnly":true})"));
-  (void)c.Append({"volumeMounts"},
-                 Obj(R"({"name":"dev-infiniband","mountPath":"/dev/infiniband","readOnly":true})"));
+  (void)c.Append({"volumeMounts"}, controllers::HostRootMount());
+  (void)c.Append({"volumeMounts"}, controllers::DevInfinibandMount());
   k8s::JsonObject ca = Obj(R"({"name":"agenthub-ca","readOnly":true})");
   (void)ca.SetString({"mountPath"}, kCaDir);
   (void)c.Append({"volumeMounts"}, ca);
   k8s::JsonObject token = Obj(R"({"name":"agenthub-token","readOnly":true})");
   (void)token.SetString({"mountPath"}, kTokenDir);
   (void)c.Append({"volumeMounts"}, token);
-  (void)c.Set({"securityContext"},
-              Obj(R"({"readOnlyRootFilesystem":true,"allowPrivilegeEscalation":false})"));
+  (void)c.Set({"securityContext"}, controllers::LiveProbeSecurityContext());
   (void)c.Set({"resources"},
               Obj(o.resources_json.empty()
                       ? R"({"requests":{"cpu":"10m","memory":"16Mi"},"limits":{"memory":"64Mi"}})"
@@ -61,11 +58,8 @@ k8s::JsonObject AgentContainer(const AgentDaemonSetOptions& o) {
 }
 
 void AddVolumes(const AgentDaemonSetOptions& o, k8s::JsonObject* pod_spec) {
-  (void)pod_spec->Append({"volumes"},
-                         Obj(R"({"name":"host","hostPath":{"path":"/","type":"Directory"}})"));
-  (void)pod_spec->Append(
-      {"volumes"},
-      Obj(R"({"name":"dev-infiniband","hostPath":{"path":"/dev/infiniband","type":"DirectoryOrCreate"}})"));
+  (void)pod_spec->Append({"volumes"}, controllers::HostRootVolume());
+  (void)pod_spec->Append({"volumes"}, controllers::DevInfinibandVolume());
   k8s::JsonObject ca = Obj(R"({"name":"agenthub-ca","configMap":{}})");
   (void)ca.SetString({"configMap", "name"}, kAgentHubCaConfigMap);
   (void)pod_spec->Append({"volumes"}, ca);

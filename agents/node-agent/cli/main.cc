@@ -36,16 +36,6 @@ int Check(const std::vector<std::string>& args) {
   return run->evaluation.ready ? 0 : 1;
 }
 
-// Internal: the daemon runs this in a child so that NVML never maps into the daemon itself.
-// Prints recorded-probe lines for the GPUs NVML knows; problems go to stderr, one per line.
-int NvmlBar1(const std::vector<std::string>& bdfs) {
-  std::vector<rdmastack::agent::ProbeIssue> issues;
-  const auto results = rdmastack::agent::QueryNvmlBar1(bdfs, &issues);
-  std::fputs(rdmastack::agent::RecordedNvmlLines(results).c_str(), stdout);
-  for (const auto& issue : issues) std::fprintf(stderr, "%s\n", issue.message.c_str());
-  return 0;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -62,7 +52,8 @@ int main(int argc, char** argv) {
   }
   if (cmd == "check") return Check(args);
   if (cmd == "run") return rdmastack::agent::RunDaemonCommand(args);
-  if (cmd == "nvml-bar1") return NvmlBar1(args);
+  // Internal: the daemon runs this in a child so that NVML never maps into the daemon itself.
+  if (cmd == "nvml-bar1") return rdmastack::agent::RunNvmlBar1Command(args);
   if (cmd == "version" || cmd == "--version") {
     std::printf("rdmastack-agent %s\n", rdmastack::kVersion);
     return 0;

@@ -1,6 +1,7 @@
 #include "agents/node-agent/cli/run_command.h"
 
 #include <signal.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -99,6 +100,8 @@ int RunDaemonCommand(const std::vector<std::string>& args) {
     std::fprintf(stderr, "error: %s\n", prober.status().message().c_str());
     return 2;
   }
+  spdlog::info("device probes: {}", DescribeProbeSource(options->source.root, options->probes_file,
+                                                        options->live_probes));
   // NVML through this same binary in a child, asked again at most every --gpu-memory-interval.
   LiveProberOptions live;
   live.nvml_helper = "/proc/self/exe";

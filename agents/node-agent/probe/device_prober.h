@@ -47,8 +47,10 @@ struct NvmlSampleCache {
 };
 
 struct LiveProberOptions {
-  // Path of rdmastack-agent: NVML is then queried by `<path> nvml-bar1 BDF...` in a child
-  // process instead of being loaded into this one. Empty: load NVML here (one-shot `check`).
+  // The host root being probed: NVML is the host's, looked for below it (nvml_library.h).
+  std::string root = "/";
+  // Path of rdmastack-agent: NVML is then queried by `<path> nvml-bar1 --root ROOT BDF...` in a
+  // child process instead of being loaded into this one. Empty: load NVML here (one-shot `check`).
   std::string nvml_helper;
   std::chrono::milliseconds nvml_helper_timeout{20'000};
   // Shared between the probers of successive probes; NVML is asked again after nvml_max_age.
@@ -56,8 +58,9 @@ struct LiveProberOptions {
   std::chrono::seconds nvml_max_age{0};
 };
 
-// The live machine: dlopen("libibverbs.so.1"), dlopen("libmlx5.so.1") and
-// dlopen("libnvidia-ml.so.1") when present; whatever is missing stays unknown with a reason.
+// The live machine: dlopen("libibverbs.so.1") and dlopen("libmlx5.so.1") (the image's rdma-core,
+// which asks the host's kernel through /dev/infiniband), and the host's libnvidia-ml.so.1 when
+// present; whatever is missing stays unknown with a reason.
 std::unique_ptr<DeviceProber> MakeLiveDeviceProber(LiveProberOptions options = {});
 
 // Maps an errno name from the dma-buf probe (ibv_reg_dmabuf_mr with fd=-1) to a verdict, the way

@@ -146,8 +146,9 @@ class LiveDeviceProber final : public DeviceProber {
     if (cache != nullptr && cache->bdfs == bdfs && now - cache->taken < options_.nvml_max_age) {
       lines = cache->lines;
     } else {
-      lines = options_.nvml_helper.empty() ? RecordedNvmlLines(QueryNvmlBar1(bdfs, issues))
-                                           : QueryThroughHelper(bdfs, issues);
+      lines = options_.nvml_helper.empty()
+                  ? RecordedNvmlLines(QueryNvmlBar1(bdfs, options_.root, issues))
+                  : QueryThroughHelper(bdfs, issues);
       if (cache != nullptr) *cache = NvmlSampleCache{bdfs, lines, now};
     }
     auto recorded = ParseRecordedProbes(lines, "nvml");
@@ -214,12 +215,12 @@ class LiveDeviceProber final : public DeviceProber {
     if (cq != nullptr) verbs_->destroy_cq(cq);
   }
 
-  // `rdmastack-agent nvml-bar1 BDF...` in a child: NVML (and the libcuda it pulls in) never maps
-  // into the daemon, whose resident memory it would otherwise triple.
+  // `rdmastack-agent nvml-bar1 --root ROOT BDF...` in a child: NVML (and the libcuda it pulls in)
+  // never maps into the daemon, whose resident memory it would otherwise triple.
   std::string QueryThroughHelper(const std::vector<std::string>& bdfs,
                                  std::vector<ProbeIssue>* issues) const {
-    std::vector<std::string> argv = {options_.nvml_helper, "nvml-bar1"};
-    argv.insert(argv.end(), bdfs.begin(), bdfs.end());
+    std::vector<std::string> argv = {options_.nvml_helper};
+    for (auto& word : NvmlHelperArgs(options_.root, bdfs)) argv.push_back(std::move(word));
     auto run = RunAndCapture(argv, options_.nvml_helper_timeout);
     if (!run.ok()) {
       issues->push_back({"probes", options_.nvml_helper, run.status().message()});

@@ -84,9 +84,10 @@ NodeFacts ProbeWith(DeviceProber* prober) {
   return ProbeNode(opts);
 }
 
-// One live probe of the fixture with NVML answered by `helper`.
+// One live probe of the fixture with NVML answered by `helper`, asked about the fixture's root.
 NodeFacts ProbeWithHelper(const HelperScript& helper) {
   LiveProberOptions o;
+  o.root = testing::FixtureDir(kProfile) + "/root";
   o.nvml_helper = helper.path();
   auto prober = MakeLiveDeviceProber(o);
   return ProbeWith(prober.get());
@@ -102,8 +103,10 @@ bool HasIssue(const NodeFacts& facts, std::string_view text) {
 TEST(LiveProberHelperTest, Bar1ComesFromTheHelperForEveryGpuInOneRun) {
   HelperScript helper(
       "echo \"$@\" >> \"$(dirname \"$0\")/runs\"\n"
-      "[ \"$1\" = nvml-bar1 ] || exit 9\n"
-      "echo \"nvml $2 bar1 274877906944 1073741824\"");
+      "[ \"$1 $2 $3\" = \"nvml-bar1 --root " +
+      testing::FixtureDir(kProfile) +
+      "/root\" ] || exit 9\n"
+      "echo \"nvml $4 bar1 274877906944 1073741824\"");
   NodeFacts facts = ProbeWithHelper(helper);
   ASSERT_EQ(facts.gpus.size(), 1u);
   EXPECT_EQ(facts.gpus[0].bar1_total_bytes, 274877906944);
@@ -115,7 +118,7 @@ TEST(LiveProberHelperTest, Bar1ComesFromTheHelperForEveryGpuInOneRun) {
 TEST(LiveProberHelperTest, RecentAnswerIsReusedUntilItIsTooOld) {
   HelperScript helper(
       "echo run >> \"$(dirname \"$0\")/runs\"\n"
-      "echo \"nvml $2 bar1 274877906944 1073741824\"");
+      "echo \"nvml $4 bar1 274877906944 1073741824\"");
   LiveProberOptions o;
   o.nvml_helper = helper.path();
   o.nvml_cache = std::make_shared<NvmlSampleCache>();
@@ -143,7 +146,7 @@ TEST(LiveProberHelperTest, FailingHelperBecomesAProbeIssueAndBar1FallsBackToSysf
 TEST(LiveProberHelperTest, HelperWarningsAreKeptAsIssuesBesideItsResults) {
   HelperScript helper(
       "echo 'NVML lacks the BAR1 memory calls' >&2\n"
-      "echo \"nvml $2 bar1 274877906944 5\"");
+      "echo \"nvml $4 bar1 274877906944 5\"");
   NodeFacts facts = ProbeWithHelper(helper);
   EXPECT_EQ(facts.gpus[0].bar1_free_bytes, 5);
   EXPECT_TRUE(HasIssue(facts, "NVML lacks the BAR1 memory calls"));

@@ -116,11 +116,28 @@ TEST(ClientDaemonSetTest, RunsTheClientWithTheProfileSettings) {
   EXPECT_EQ(ArgAfter(args, "--install-dir"), "/var/lib/rdmastack/client/ml.kvcache-gpudirect");
   EXPECT_EQ(ArgAfter(args, "--credentials-dir"), "<absent>");
   EXPECT_NE(std::find(args.begin(), args.end(), "--load-peermem"), args.end());
+  // Live probes on a real node; the harness's --probes-file (last) overrides them on simulated
+  // ones.
+  EXPECT_EQ(ArgAfter(args, "--root"), "/host");
+  EXPECT_NE(std::find(args.begin(), args.end(), "--live-probes"), args.end());
   EXPECT_EQ(args.back(), "--probes-file=/host/etc/rdmastack-fixture/probes.txt");
-  // Loading a module needs the host's privileges; nothing else gets them.
+  // Opening the host's devices (and loading nvidia_peermem) takes a privileged container.
   EXPECT_EQ(
-      ds->GetBool({"spec", "template", "spec", "containers", "0", "securityContext", "privileged"}),
-      true);
+      ds->Get({"spec", "template", "spec", "containers", "0", "securityContext"})->Serialize(),
+      R"({"privileged":true,"readOnlyRootFilesystem":true})");
+  std::string mounts;
+  for (const auto& m :
+       ds->GetArray({"spec", "template", "spec", "containers", "0", "volumeMounts"}))
+    mounts += m.Serialize() + "\n";
+  EXPECT_NE(
+      mounts.find(
+          R"({"name":"host","mountPath":"/host","readOnly":true,"mountPropagation":"HostToContainer"})"),
+      std::string::npos)
+      << mounts;
+  EXPECT_NE(
+      mounts.find(R"({"name":"dev-infiniband","mountPath":"/dev/infiniband","readOnly":true})"),
+      std::string::npos)
+      << mounts;
   // Scheduled onto the nodes the operator labels, eligible or ready.
   const auto expr = ds->Get({"spec", "template", "spec", "affinity", "nodeAffinity",
                              "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms",
@@ -152,8 +169,11 @@ TEST(ClientDaemonSetTest, HostMemoryProfileWithCredentials) {
   EXPECT_EQ(ArgAfter(args, "--gid-index"), "0");
   EXPECT_EQ(ArgAfter(args, "--credentials-dir"), "/etc/rdmastack-client/credentials");
   EXPECT_EQ(std::find(args.begin(), args.end(), "--load-peermem"), args.end());
-  EXPECT_FALSE(
-      ds->Has({"spec", "template", "spec", "containers", "0", "securityContext", "privileged"}));
+  // Without loadPeerMem too: the verbs probe opens /dev/infiniband.
+  EXPECT_NE(std::find(args.begin(), args.end(), "--live-probes"), args.end());
+  EXPECT_EQ(
+      ds->GetBool({"spec", "template", "spec", "containers", "0", "securityContext", "privileged"}),
+      true);
   bool found = false;
   for (const auto& v : ds->GetArray({"spec", "template", "spec", "volumes"})) {
     if (v.GetString({"name"}) != "credentials") continue;

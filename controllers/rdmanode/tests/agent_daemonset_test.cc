@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "tests/harness/golden.h"
 
 namespace rdmastack::rdmanode {
@@ -57,6 +59,49 @@ TEST(AgentDaemonSetTest, MatchesGolden) {
   ASSERT_TRUE(ds);
   testing::ExpectMatchesGolden("controllers/rdmanode/tests/golden/agent-daemonset.json",
                                ds->SerializePretty() + "\n");
+}
+
+// A real node's agent probes live: --live-probes, the host's root and RDMA device files, and a
+// container that may open host devices (node_access.h). The harness's --probes-file comes after
+// it, from --agent-arg, and overrides it on simulated nodes.
+TEST(AgentDaemonSetTest, LiveProbesWithTheDevicesAndPrivilegesTheyNeed) {
+  auto options = Options();
+  options.extra_args = {"--probes-file=/host/etc/rdmastack-fixture/probes.txt"};
+  auto ds = RenderAgentDaemonSet(options, {Pool({{"role", "storage"}})}, {});
+  ASSERT_TRUE(ds);
+  const auto c = ds->Get({"spec", "template", "spec", "containers", "0"});
+  ASSERT_TRUE(c.has_value());
+  std::vector<std::string> args;
+  for (const auto& a : c->GetArray({"args"})) args.push_back(a.GetString({}).value_or(""));
+  const auto at = [&](const std::string& word) {
+    return std::find(args.begin(), args.end(), word) - args.begin();
+  };
+  ASSERT_LT(at("--live-probes"), static_cast<long>(args.size()));
+  EXPECT_EQ(args[at("--root") + 1], "/host");
+  EXPECT_EQ(args.back(), "--probes-file=/host/etc/rdmastack-fixture/probes.txt");
+  EXPECT_EQ(c->Get({"securityContext"})->Serialize(),
+            R"({"privileged":true,"readOnlyRootFilesystem":true})");
+  std::string mounts;
+  for (const auto& m : c->GetArray({"volumeMounts"})) mounts += m.Serialize() + "\n";
+  EXPECT_NE(
+      mounts.find(
+          R"({"name":"host","mountPath":"/host","readOnly":true,"mountPropagation":"HostToContainer"})"),
+      std::string::npos)
+      << mounts;
+  EXPECT_NE(
+      mounts.find(R"({"name":"dev-infiniband","mountPath":"/dev/infiniband","readOnly":true})"),
+      std::string::npos)
+      << mounts;
+  std::string volumes;
+  for (const auto& v : ds->GetArray({"spec", "template", "spec", "volumes"}))
+    volumes += v.Serialize() + "\n";
+  EXPECT_NE(volumes.find(R"({"name":"host","hostPath":{"path":"/","type":"Directory"}})"),
+            std::string::npos);
+  EXPECT_NE(
+      volumes.find(
+          R"({"name":"dev-infiniband","hostPath":{"path":"/dev/infiniband","type":"DirectoryOrCreate"}})"),
+      std::string::npos)
+      << volumes;
 }
 
 // The chart's agent settings: its tolerations come after the pools' and its resources replace the
