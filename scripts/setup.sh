@@ -10,7 +10,7 @@ PACKAGES=(
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc libnghttp2-dev libmbedtls-dev
   libboost1.81-dev libssl-dev rapidjson-dev libyaml-cpp-dev libspdlog-dev libfmt-dev prometheus-cpp-dev
   libibverbs-dev rdma-core ibverbs-providers
-  buildah mmdebstrap
+  buildah mmdebstrap runc
   libgtest-dev libgmock-dev googletest
   clang-14 libclang-rt-14-dev clang-format-14 clang-tidy-14
   iproute2 procps psmisc

@@ -1,9 +1,11 @@
 #pragma once
-// What our image references contain, for a node without a container engine: each image lists the
-// repositories it is known by, its ENTRYPOINT/CMD/ENV/WORKDIR, and the files of the image that
-// come from the build (bound into the container at their image paths). The container's root is
-// otherwise the host's own userland. One table (images.yaml) maps every image a pod spec of ours
-// names, so the specs that run on a real cluster run here unchanged.
+// The images our pod specs name that have no OCI archive here (the images this project builds do:
+// oci_image_store.h): the vgwrdma stand-ins, the fake cuObject libraries, versitygw and the host
+// image for application pods. Each image lists the repositories it is known by, its
+// ENTRYPOINT/CMD/ENV/WORKDIR, and the files of the image that come from the build (bound into the
+// container at their image paths). The container's root is otherwise the host's own userland.
+// Together with the archives, the table covers every image a pod spec of ours names, so the specs
+// that run on a real cluster run here unchanged.
 //
 // Values may use ${NAME}; names come from the runtime's --var NAME=VALUE flags.
 

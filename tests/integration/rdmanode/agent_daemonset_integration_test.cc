@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "controllers/rdmanode/agent_daemonset.h"
+#include "operator/base/version.h"
 #include "tests/harness/audit_log.h"
 #include "tests/integration/rdmanode/node_controllers_run.h"
 #include "tests/integration/sim/sim_cluster.h"
@@ -66,7 +67,9 @@ TEST(AgentDaemonSetIntegrationTest, AffinityFollowsPoolsAndTheAgentRunsOnALabell
             0);
 
   NodeControllerOptions options;
-  options.agent.image = "rdmastack/agent:test";
+  // The image scripts/images.sh built: the simulated node runs it from its OCI archive.
+  options.agent.image = std::string("ghcr.io/rdmastack/agent:") + kVersion;
+  options.agent.extra_args = {"--probes-file=/host/etc/rdmastack-fixture/probes.txt"};
   options.agent.namespace_ = ns.name();
   options.agent.hub_address = std::string(gateway) + ":1";  // nothing listens: the agent retries
   options.agent.pod_labels = {{"rdmastack.io/simulate", "run"}};
