@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "controllers/common/render.h"
+#include "controllers/common/tests/node_access_expectations.h"
 #include "crds/types/json.h"
 #include "crds/types/test_support.h"
 
@@ -122,22 +123,8 @@ TEST(ClientDaemonSetTest, RunsTheClientWithTheProfileSettings) {
   EXPECT_NE(std::find(args.begin(), args.end(), "--live-probes"), args.end());
   EXPECT_EQ(args.back(), "--probes-file=/host/etc/rdmastack-fixture/probes.txt");
   // Opening the host's devices (and loading nvidia_peermem) takes a privileged container.
-  EXPECT_EQ(
-      ds->Get({"spec", "template", "spec", "containers", "0", "securityContext"})->Serialize(),
-      R"({"privileged":true,"readOnlyRootFilesystem":true})");
-  std::string mounts;
-  for (const auto& m :
-       ds->GetArray({"spec", "template", "spec", "containers", "0", "volumeMounts"}))
-    mounts += m.Serialize() + "\n";
-  EXPECT_NE(
-      mounts.find(
-          R"({"name":"host","mountPath":"/host","readOnly":true,"mountPropagation":"HostToContainer"})"),
-      std::string::npos)
-      << mounts;
-  EXPECT_NE(
-      mounts.find(R"({"name":"dev-infiniband","mountPath":"/dev/infiniband","readOnly":true})"),
-      std::string::npos)
-      << mounts;
+  controllers::testing::ExpectLiveProbeAccess(
+      *ds->Get({"spec", "template", "spec", "containers", "0"}));
   // Scheduled onto the nodes the operator labels, eligible or ready.
   const auto expr = ds->Get({"spec", "template", "spec", "affinity", "nodeAffinity",
                              "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms",

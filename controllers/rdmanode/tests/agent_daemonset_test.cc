@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "controllers/common/tests/node_access_expectations.h"
 #include "tests/harness/golden.h"
 
 namespace rdmastack::rdmanode {
@@ -79,19 +80,7 @@ TEST(AgentDaemonSetTest, LiveProbesWithTheDevicesAndPrivilegesTheyNeed) {
   ASSERT_LT(at("--live-probes"), static_cast<long>(args.size()));
   EXPECT_EQ(args[at("--root") + 1], "/host");
   EXPECT_EQ(args.back(), "--probes-file=/host/etc/rdmastack-fixture/probes.txt");
-  EXPECT_EQ(c->Get({"securityContext"})->Serialize(),
-            R"({"privileged":true,"readOnlyRootFilesystem":true})");
-  std::string mounts;
-  for (const auto& m : c->GetArray({"volumeMounts"})) mounts += m.Serialize() + "\n";
-  EXPECT_NE(
-      mounts.find(
-          R"({"name":"host","mountPath":"/host","readOnly":true,"mountPropagation":"HostToContainer"})"),
-      std::string::npos)
-      << mounts;
-  EXPECT_NE(
-      mounts.find(R"({"name":"dev-infiniband","mountPath":"/dev/infiniband","readOnly":true})"),
-      std::string::npos)
-      << mounts;
+  controllers::testing::ExpectLiveProbeAccess(*c);
   std::string volumes;
   for (const auto& v : ds->GetArray({"spec", "template", "spec", "volumes"}))
     volumes += v.Serialize() + "\n";

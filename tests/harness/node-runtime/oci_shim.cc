@@ -28,13 +28,6 @@ std::string Errno(const std::string& what) {
   return what + ": " + std::strerror(errno);
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 bool Exists(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0;
@@ -71,7 +64,7 @@ std::vector<pid_t> Children(pid_t pid) {
   if (dir == nullptr) return out;
   while (dirent* e = ::readdir(dir)) {
     if (e->d_name[0] == '.') continue;
-    std::istringstream in(ReadFile(tasks + "/" + e->d_name + "/children"));
+    std::istringstream in(ReadSmallFile(tasks + "/" + e->d_name + "/children"));
     for (pid_t c; in >> c;) out.push_back(c);
   }
   ::closedir(dir);
@@ -85,7 +78,7 @@ pid_t HostPid(pid_t runc, pid_t ns_pid) {
   while (!todo.empty()) {
     const pid_t p = todo.back();
     todo.pop_back();
-    std::istringstream status(ReadFile("/proc/" + std::to_string(p) + "/status"));
+    std::istringstream status(ReadSmallFile("/proc/" + std::to_string(p) + "/status"));
     for (std::string line; std::getline(status, line);) {
       if (line.rfind("NSpid:", 0) != 0) continue;
       std::istringstream fields(line.substr(6));
@@ -99,7 +92,7 @@ pid_t HostPid(pid_t runc, pid_t ns_pid) {
 
 // The last error runc logged (--log-format json: {"level":"error","msg":"..."}), unquoted.
 std::string RuncError(const std::string& log_file) {
-  std::istringstream lines(ReadFile(log_file));
+  std::istringstream lines(ReadSmallFile(log_file));
   std::string last;
   for (std::string line; std::getline(lines, line);) {
     if (line.find("\"level\":\"error\"") == std::string::npos) continue;
@@ -164,7 +157,7 @@ int RunOciContainer(const LaunchSpec& spec, const sigset_t& forwarded) {
   const timespec tick{0, 20'000'000};
   for (;;) {
     if (main_pid <= 0) {
-      std::istringstream in(ReadFile(runc_pid_file));
+      std::istringstream in(ReadSmallFile(runc_pid_file));
       long ns_pid = 0;
       if (in >> ns_pid && ns_pid > 0) {
         main_pid =

@@ -15,6 +15,7 @@
 #include "tests/harness/node-runtime/exec_path.h"
 #include "tests/harness/node-runtime/launch_spec.h"
 #include "tests/harness/node-runtime/oci_config.h"
+#include "tests/harness/node-runtime/process_util.h"
 #include "tests/harness/node-runtime/security_context.h"
 #include "tests/harness/node-runtime/spawn.h"
 
@@ -34,13 +35,6 @@ std::string RestartPolicy(const k8s::JsonObject& pod) {
 seconds PodGrace(const k8s::JsonObject& pod) {
   if (auto g = pod.GetInt({"metadata", "deletionGracePeriodSeconds"})) return seconds(*g);
   return seconds(pod.GetInt({"spec", "terminationGracePeriodSeconds"}).value_or(30));
-}
-
-std::string ReadSmallFile(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 std::string FormatDelay(Clock::Duration d) {
