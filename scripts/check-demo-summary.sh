@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks the closing summary block of a scripts/demo.sh run (its output saved in LOG): every
-# GatewayPool and ClientProfile Ready, the upgrade done with S3 traffic and 0 failed requests, the
+# GatewayPool and ClientProfile Ready, every operator pod Ready, the leader hand-over done, the upgrade done with S3 traffic and 0 failed requests, the
 # application pod's PUT+GET done, 0 requests of the operator refused. Each field is checked on its
 # own, not only the demo's own verdict. Exit 0 when all hold; else one line per failed check.
 #
@@ -21,6 +21,8 @@ is() { [[ "$(field "$1")" == "$2" ]]; }
 positive() { [[ "$(field "$1")" =~ ^[1-9][0-9]*$ ]]; }
 check gatewaypools_ready "N/N, N > 0" all_of gatewaypools_ready
 check clientprofiles_ready "N/N, N > 0" all_of clientprofiles_ready
+check operator_pods_ready "N/N, N > 0" all_of operator_pods_ready
+check leader_handover done is leader_handover done
 check upgrade done is upgrade done
 check upgrade_s3_requests "> 0" positive upgrade_s3_requests
 check upgrade_s3_failed 0 is upgrade_s3_failed 0

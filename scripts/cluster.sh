@@ -61,6 +61,8 @@ PORT_KWOK=$((10247 + OFFSET))
 COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok node-runtime)
 # shellcheck source=lib/sim_nodes.sh
 source "$SCRIPT_DIR/lib/sim_nodes.sh"
+# shellcheck source=lib/sim_services.sh
+source "$SCRIPT_DIR/lib/sim_services.sh"
 
 STORAGE_ROLE_LABEL="node-role.rdmastack.io/storage"
 GPU_ROLE_LABEL="node-role.rdmastack.io/gpu"
@@ -234,7 +236,8 @@ start_apiserver() {
     --kubelet-client-certificate="$PKI/apiserver-kubelet-client.crt" --kubelet-client-key="$PKI/apiserver-kubelet-client.key" \
     --service-account-issuer=https://kubernetes.default.svc.cluster.local \
     --service-account-key-file="$PKI/sa.pub" --service-account-signing-key-file="$PKI/sa.key" \
-    --authorization-mode=Node,RBAC --service-cluster-ip-range=10.96.0.0/16 --allow-privileged=true \
+    --authorization-mode=Node,RBAC --service-cluster-ip-range="$SERVICE_CIDR" --allow-privileged=true \
+    --enable-aggregator-routing=true \
     --enable-priority-and-fairness=false --v=1 \
     --audit-policy-file="$STATE/audit-policy.yaml" --audit-log-path="$LOGS/audit.log" \
     --audit-log-format=json --audit-log-maxsize=200 --audit-log-maxbackup="${RDMASTACK_AUDIT_LOG_MAXBACKUP:-1}"
@@ -482,7 +485,8 @@ check_image_table() {
 start_node_runtime() {
   local n forward=()
   n="$(grep -c . "$SIM_NODE_TABLE" || true)"
-  ((n == 0)) || forward=(--api-forward "$SIM_GATEWAY:$PORT_APISERVER=127.0.0.1:$PORT_APISERVER")
+  ((n == 0)) || forward=(--api-forward "$SIM_GATEWAY:$PORT_APISERVER=127.0.0.1:$PORT_APISERVER"
+    --kubernetes-service "$KUBERNETES_SERVICE_IP:443" --cluster-dns "$CLUSTER_DNS_IP" --cluster-domain "$CLUSTER_DOMAIN")
   mkdir -p "$LOGS/pods"
   sim_kill_node_processes
   local vars; mapfile -t vars < <(image_table_var_args)
@@ -538,6 +542,7 @@ cmd_up() {
   plan="$(plan_nodes "$storage" "$gpu" "${fixtures[@]}")" || exit 1
   [[ -x "$(node_runtime_bin)" ]] || die "$(node_runtime_bin) not found; build it first (cmake --preset dev && cmake --build --preset dev) or set RDMASTACK_BUILD_DIR"
   sim_require_tools
+  stop_services
   if [[ -n "$(sim_leftovers)" ]]; then
     log "removing simulated nodes left by an earlier run: $(sim_leftovers | tr '\n' ' ')"
     sim_net_down
@@ -557,6 +562,7 @@ cmd_up() {
   create_nodes "$plan"
   wait_nodes_ready $((storage + gpu))
   start_node_runtime; check_alive node-runtime
+  start_services
   log "up in $((SECONDS - t0))s with $storage storage and $gpu GPU nodes on $SIM_NET.0/24 (bridge $SIM_BRIDGE); kubeconfig: $KUBECONFIG_ADMIN"
 }
 
@@ -592,6 +598,8 @@ cmd_down() {
     c="$(basename "$f" .pid)"
     stop_component "$c"
   done
+  compgen -G "$RUN/svc-*.pid" >/dev/null && any=1
+  stop_services
   for ((i = ${#COMPONENTS[@]} - 1; i >= 0; i--)); do
     c="${COMPONENTS[$i]}"
     [[ -f "$(pid_file "$c")" ]] && any=1
@@ -604,7 +612,7 @@ cmd_down() {
 }
 
 cmd_status() {
-  local c pid
+  local c pid f
   for c in "${COMPONENTS[@]}"; do
     pid="$(pid_of "$c" 2>/dev/null || true)"
     if is_running "$c"; then
@@ -614,6 +622,11 @@ cmd_status() {
     else
       printf '%-24s stopped\n' "$c"
     fi
+  done
+  for f in "$RUN"/svc-*.pid; do
+    [[ -f "$f" ]] || continue
+    c="$(basename "$f" .pid)"
+    if is_running "$c"; then printf '%-24s running (pid %s)\n' "${c#svc-}" "$(pid_of "$c")"; else printf '%-24s dead\n' "${c#svc-}"; fi
   done
   (($(running_components) == ${#COMPONENTS[@]}))
 }

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # The main job, the whole story in one run: builds everything, starts the local control plane with
-# simulated storage and GPU nodes, installs charts/rdmastack with helm, runs two operator replicas
-# as the chart's ServiceAccount (leader election; every request through the API server's RBAC
+# simulated storage and GPU nodes, installs charts/rdmastack with helm and its default values (two
+# operator replicas as pods of the chart's Deployment, from the operator image, under the chart's
+# ServiceAccount and securityContext; leader election; every request through the API server's RBAC
 # authorizer), applies the seed samples and waits for them to go Ready: node agents report from
 # every selected node, gateways serve S3 on the verified storage nodes, the client data plane
 # configures each eligible GPU node for its transport. Then `kubectl rdmastack` answers status and
-# why, the leader hands over, and the pool's library moves 1.2.0.68 -> 2.0.0.109 node by node under
+# why, the leader pod is deleted and the standby takes over, and the pool's library moves 1.2.0.68 -> 2.0.0.109 node by node under
 # S3 traffic, with its progress and the count of failed requests printed. Last, an application pod
 # that names the GPU-direct profile is admitted through the operator's webhook, runs on an eligible
 # node, reads that node's injected config and does an S3 PUT/GET through the pool. It leaves everything
-# running; scripts/cluster.sh down stops it all (the operator replicas too).
+# running; scripts/cluster.sh down stops it all.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -35,11 +36,10 @@ rdmastack() { build/bin/kubectl-rdmastack --kubeconfig "$(scripts/cluster.sh kub
 kubectl get nodes -o wide
 
 step "helm install rdmastack charts/rdmastack (CRDs, ServiceAccounts, least-privilege RBAC, operator Deployment)"
-# operator.replicas=0: a simulated node cannot run the operator (it must reach the API server on
-# loopback), so the two replicas below run as local processes with the Deployment's own flags.
+# The chart's default values, plus tests/harness/chart/simulated-nodes.yaml: the label that hands
+# the chart's pods to the simulated nodes, and the fixture's recorded probes for the agents.
 "$RDMASTACK_HELM" --kubeconfig "$(scripts/cluster.sh kubeconfig)" install rdmastack charts/rdmastack \
-  -n rdmastack-system --create-namespace --set operator.replicas=0 \
-  --set webhook.url=https://127.0.0.1:19444/mutate-pods --wait
+  -n rdmastack-system --create-namespace -f tests/harness/chart/simulated-nodes.yaml --wait --timeout=180s
 kubectl get crd -l '!nothing' -o name | grep rdmastack.io
 kubectl get sa,role,lease,secret,configmap,svc -n rdmastack-system -l app.kubernetes.io/instance=rdmastack
 kubectl wait --for=condition=Established crd/gatewaypools.rdmastack.io crd/clientprofiles.rdmastack.io \
@@ -54,46 +54,18 @@ echo "A bad change is refused at apply time, with the field and the reason (libr
 sed 's/version: 1.2.0.68/version: 3.0.0.1/' crds/samples/gatewaypool-kvcache.yaml |
   kubectl apply -n demo --dry-run=server -f - 2>&1 | grep -v '^secret/' || true
 
-step "operator: two replicas as the chart's ServiceAccount; the leader serves the agent hub"
+step "operator: the chart's Deployment, two pods from the operator image; the leader serves the agent hub"
 logs="$(mktemp -d)"
-hub="$RDMASTACK_SIM_GATEWAY:9443"
-sa_kubeconfig="$logs/operator.kubeconfig"
-scripts/cluster.sh sa-kubeconfig rdmastack-system rdmastack-operator "$sa_kubeconfig"
-mapfile -t chart_args < <(kubectl get deploy rdmastack-operator -n rdmastack-system \
-  -o go-template='{{range (index .spec.template.spec.containers 0).args}}{{.}}{{"\n"}}{{end}}')
-echo "flags from the chart's Deployment: ${chart_args[*]}"
-# Then what places it on this host: the hub on the nodes' bridge; simulated nodes run pods
-# labelled rdmastack.io/simulate=run as real processes and read the fixture's recorded probes.
-op_args=("${chart_args[@]}" --kubeconfig="$sa_kubeconfig" --log-format=text --metrics-bind-address=0
-  --agent-bind-address="$hub" --agent-hub-address="$hub" --agent-pod-label=rdmastack.io/simulate=run
-  --agent-arg=--ips-file=/host/etc/rdmastack-fixture/ips.txt
-  --agent-arg=--probes-file=/host/etc/rdmastack-fixture/probes.txt
-  --gateway-pod-label=rdmastack.io/simulate=run
-  --gateway-env=RDMASTACK_GW_IPS_FILE=/host/etc/rdmastack-fixture/ips.txt
-  --gateway-host-mount=/etc/rdmastack-fixture
-  --client-pod-label=rdmastack.io/simulate=run
-  --client-arg=--ips-file=/host/etc/rdmastack-fixture/ips.txt
-  --client-arg=--probes-file=/host/etc/rdmastack-fixture/probes.txt --webhook-host=127.0.0.1)
-# Each replica serves the pod webhook on its own loopback port; the API server calls a's (the
-# chart's webhook.url above; in a cluster the rdmastack-webhook Service reaches every replica).
-replica_args() {
-  local n=1; [[ $1 == b ]] && n=2
-  echo "--health-probe-bind-address=127.0.0.1:1808$n --webhook-bind-address=127.0.0.1:1944$((n + 3))"
-}
-oplog() { echo "$(dirname "$RDMASTACK_AUDIT_LOG")/extra-operator-$1.log"; }
-# shellcheck disable=SC2046
-scripts/cluster.sh start-process operator-a build/bin/rdmastack-operator "${op_args[@]}" $(replica_args a)
-# shellcheck disable=SC2046
-scripts/cluster.sh start-process operator-b build/bin/rdmastack-operator "${op_args[@]}" $(replica_args b)
+kubectl get deploy rdmastack-operator -n rdmastack-system -o wide
+kubectl get pods -n rdmastack-system -l app.kubernetes.io/name=rdmastack-operator -o wide
 holder() { kubectl get lease -n rdmastack-system rdmastack-operator -o jsonpath='{.spec.holderIdentity}' 2>/dev/null || true; }
 for _ in $(seq 1 60); do [[ -n "$(holder)" ]] && break; sleep 0.5; done
-echo "lease rdmastack-system/rdmastack-operator is held by: $(holder)"
-# Both replicas sync their caches (the standby too, so that it can take over at once).
-ready() { [[ "$(curl -s "http://127.0.0.1:$1/readyz")" == ok* ]]; }
-for _ in $(seq 1 60); do ready 18081 && ready 18082 && break; sleep 0.5; done
-echo "readyz: a=$(curl -s http://127.0.0.1:18081/readyz) b=$(curl -s http://127.0.0.1:18082/readyz)"
-leader=a standby=b
-grep -q "$(holder)" "$(oplog b)" && { leader=b; standby=a; }
+# The holder identity is POD_RANDOM: the leader's pod name before the underscore.
+leader=$(holder) && leader=${leader%%_*}
+echo "lease rdmastack-system/rdmastack-operator is held by pod $leader"
+oplog() { scripts/cluster.sh logs -n rdmastack-system "$1" 2>/dev/null || true; }
+echo "its container runs as: $(kubectl get pod "$leader" -n rdmastack-system -o go-template='uid {{.spec.securityContext.runAsUser}}, {{with index .spec.containers 0}}readOnlyRootFilesystem {{.securityContext.readOnlyRootFilesystem}}, image {{.image}}{{end}}')"
+echo "it reaches the API server in-cluster: $(oplog "$leader" | grep -o 'against https://[^ ]*, config: [a-z-]*' | head -1)"
 
 step "conditions Ready: agents report, gateways serve, clients configure their nodes"
 kubectl wait --for=condition=Ready gwp/kvcache -n demo --timeout=300s
@@ -129,20 +101,28 @@ echo
 echo '$ kubectl rdmastack why gpu-node-2'
 rdmastack why gpu-node-2 || true
 
-step "SIGTERM to the leader: the standby takes the lease and the hub; the agents reconnect to it"
+step "kubectl delete pod (the leader): the standby takes the lease and the hub; the agents reconnect to it"
 nodes=$(kubectl get rnode -o name | wc -l)
-scripts/cluster.sh stop-process "operator-$leader"
-for _ in $(seq 1 120); do
-  (($(grep -c "accepted agent" "$(oplog "$standby")") >= nodes)) && break
+t_handover=$SECONDS
+kubectl delete pod "$leader" -n rdmastack-system --wait=false
+# The lease goes to the standby or to the pod the ReplicaSet starts in the deleted one's place,
+# whichever asks first once the old leader released it.
+new="" accepted=0
+for _ in $(seq 1 240); do
+  new=$(holder) && new=${new%%_*}
+  if [[ -n "$new" && "$new" != "$leader" ]]; then
+    accepted=$(oplog "$new" | grep -c "accepted agent" || true)
+    ((accepted >= nodes)) && break
+  fi
   sleep 0.5
 done
-echo "lease now held by: $(holder)"
-echo "agents accepted by the new leader: $(grep -c "accepted agent" "$(oplog "$standby")") of $nodes"
-echo "status writes (RdmaNodes, pools, profiles) by the new leader: $(grep -c "status written" "$(oplog "$standby")" || true)"
-# shellcheck disable=SC2046
-scripts/cluster.sh start-process "operator-$leader" build/bin/rdmastack-operator "${op_args[@]}" \
-  $(replica_args "$leader") >/dev/null 2>&1
-echo "operator-$leader restarted as the standby"
+echo "lease now held by pod $new ($(kubectl get pod "$new" -n rdmastack-system -o jsonpath='{.metadata.creationTimestamp}' 2>/dev/null | sed 's/^/created /'))"
+echo "agents accepted by the new leader: $accepted of $nodes, $((SECONDS - t_handover))s after the delete"
+echo "status writes (RdmaNodes, pools, profiles) by the new leader: $(oplog "$new" | grep -c "status written" || true)"
+handover=done
+[[ -n "$new" && "$new" != "$leader" ]] && ((accepted >= nodes)) || handover="$accepted of $nodes agents reconnected, lease held by '$(holder)'"
+kubectl rollout status deploy/rdmastack-operator -n rdmastack-system --timeout=120s
+kubectl get pods -n rdmastack-system -l app.kubernetes.io/name=rdmastack-operator -o wide
 
 step "rolling upgrade 1.2.0.68 -> 2.0.0.109 under S3 traffic, node by node"
 # A client in the background: re-reads the EndpointSlices before every request, as a client's
@@ -249,15 +229,20 @@ ready_of() { # KIND: "ready/total" of the kind's Ready conditions, every namespa
     awk '{n++} $1=="True"{r++} END{printf "%d/%d\n", r, n}'
 }
 pools=$(ready_of gatewaypools) profiles=$(ready_of clientprofiles)
+operator_pods=$(kubectl get deploy rdmastack-operator -n rdmastack-system \
+  -o go-template='{{or .status.readyReplicas 0}}/{{.spec.replicas}}')
 all_ready() { [[ ${1%/*} == "${1#*/}" && ${1#*/} -gt 0 ]]; }
 result=pass
-all_ready "$pools" && all_ready "$profiles" && [[ $upgrade == done ]] && ((fail == 0 && ok > 0)) &&
+all_ready "$pools" && all_ready "$profiles" && all_ready "$operator_pods" && [[ $handover == done ]] &&
+  [[ $upgrade == done ]] && ((fail == 0 && ok > 0)) &&
   [[ $app == done ]] && ((denied == 0)) || result=fail
 step "summary"
 cat <<EOF
 --- demo summary ---
 gatewaypools_ready=$pools
 clientprofiles_ready=$profiles
+operator_pods_ready=$operator_pods
+leader_handover=$handover
 upgrade=$upgrade
 upgrade_s3_requests=$((ok + fail))
 upgrade_s3_failed=$fail
@@ -271,6 +256,6 @@ echo
 echo "done in $((SECONDS - t0))s ($result). Everything keeps running:"
 echo "  kubectl:   scripts/cluster.sh kubectl get gwp,cprof -A   (kubeconfig: $(scripts/cluster.sh kubeconfig))"
 echo "  plugin:    build/bin/kubectl-rdmastack --kubeconfig $(scripts/cluster.sh kubeconfig) status"
-echo "  operators: logs in $(dirname "$RDMASTACK_AUDIT_LOG")/extra-operator-{a,b}.log"
+echo "  operator:  scripts/cluster.sh logs -n rdmastack-system POD   (kubectl get pods -n rdmastack-system)"
 echo "  stop all:  scripts/cluster.sh down"
 [[ $result == pass ]]

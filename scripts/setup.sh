@@ -13,7 +13,7 @@ PACKAGES=(
   buildah mmdebstrap runc
   libgtest-dev libgmock-dev googletest
   clang-14 libclang-rt-14-dev clang-format-14 clang-tidy-14
-  iproute2 procps psmisc
+  iproute2 procps psmisc iptables
 )
 
 missing=()

@@ -54,7 +54,6 @@ build_k8s() {
   local v="$CP_K8S_VERSION" d; d="$(component_dir kubernetes "$v")"
   is_built kubernetes "$v" && return 0
   require_go
-  local minor="${v#v1.}"; minor="${minor%%.*}"
   local staging="v0.${v#v1.}"
   mkdir -p "$d/src" "$d/bin"
   local modcache; modcache="$(go env GOMODCACHE)"
@@ -68,15 +67,51 @@ build_k8s() {
     printf ')\n'
   } >"$d/src/go.mod"
   local pkgs="k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler"
-  local ldf="-s -w" p
+  # shellcheck disable=SC2086
+  (cd "$d/src" && run_step "kubernetes go get" "$d/build.log" go_env go get $(for p in $pkgs; do echo "$p@$v"; done) &&
+    run_step "kubernetes go build" "$d/build.log" go_env go build -mod=mod -trimpath -ldflags "$(k8s_ldflags "$v")" -o "$d/bin/" $pkgs) || exit 1
+  mark_built kubernetes "$v"
+}
+
+# The version stamps upstream's release build links into every Kubernetes binary.
+k8s_ldflags() {
+  local v="$1" minor="${1#v1.}" ldf="-s -w" p
+  minor="${minor%%.*}"
   for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
     ldf+=" -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitVersion=$v -X $p.gitTreeState=clean"
     ldf+=" -X $p.gitCommit=0000000000000000000000000000000000000000 -X $p.buildDate=1970-01-01T00:00:00Z"
   done
-  # shellcheck disable=SC2086
-  (cd "$d/src" && run_step "kubernetes go get" "$d/build.log" go_env go get $(for p in $pkgs; do echo "$p@$v"; done) &&
-    run_step "kubernetes go build" "$d/build.log" go_env go build -mod=mod -trimpath -ldflags "$ldf" -o "$d/bin/" $pkgs) || exit 1
-  mark_built kubernetes "$v"
+  echo "$ldf"
+}
+
+# kube-proxy of the control plane's release, one per simulated node (Services on the nodes). Its own
+# component, built in the wrapper module of build_k8s (same requires and replaces), so that a cache
+# with kubernetes already built only adds this binary.
+build_kube_proxy() {
+  local v="$CP_K8S_VERSION" d; d="$(component_dir kube-proxy "$v")"
+  is_built kube-proxy "$v" && return 0
+  build_k8s
+  mkdir -p "$d/src" "$d/bin"
+  cp "$(component_dir kubernetes "$v")/src/go.mod" "$(component_dir kubernetes "$v")/src/go.sum" "$d/src/"
+  (cd "$d/src" && run_step "kube-proxy go get" "$d/build.log" go_env go get "k8s.io/kubernetes/cmd/kube-proxy@$v" &&
+    run_step "kube-proxy go build" "$d/build.log" go_env go build -mod=mod -trimpath -ldflags "$(k8s_ldflags "$v")" \
+      -o "$d/bin/" k8s.io/kubernetes/cmd/kube-proxy) || exit 1
+  mark_built kube-proxy "$v"
+}
+
+# CoreDNS with the plugins of tests/harness/coredns/main.go: the local cluster's DNS.
+build_coredns() {
+  local v="$CP_COREDNS_VERSION" d; d="$(component_dir coredns "$v")"
+  is_built coredns "$v" && return 0
+  require_go
+  mkdir -p "$d/src" "$d/bin"
+  printf 'module example.invalid/coredns-bin\n\ngo 1.26.0\n' >"$d/src/go.mod"
+  cp "$LIB_DIR/../../tests/harness/coredns/main.go" "$d/src/main.go"
+  (cd "$d/src" && run_step "coredns go get" "$d/build.log" go_env go get "github.com/coredns/coredns@$v" &&
+    run_step "coredns go mod tidy" "$d/build.log" go_env go mod tidy &&
+    run_step "coredns go build" "$d/build.log" go_env go build -mod=mod -trimpath \
+      -ldflags "-s -w -X github.com/coredns/coredns/coremain.GitCommit=$v" -o "$d/bin/coredns" .) || exit 1
+  mark_built coredns "$v"
 }
 
 build_kwok() {
@@ -141,6 +176,8 @@ kwok_stages_dir() { echo "$(component_dir kwok "$CP_KWOK_VERSION")/stages"; }
 kubectl_bin() { echo "$(component_dir kubectl "${CP_KUBECTL_NPM##*@}")/bin/kubectl"; }
 helm_bin() { echo "$(component_dir kubectl "${CP_KUBECTL_NPM##*@}")/bin/helm"; }
 versitygw_bin() { echo "$(component_dir versitygw "$CP_VERSITYGW_VERSION")/bin/versitygw"; }
+kube_proxy_bin() { echo "$(component_dir kube-proxy "$CP_K8S_VERSION")/bin/kube-proxy"; }
+coredns_bin() { echo "$(component_dir coredns "$CP_COREDNS_VERSION")/bin/coredns"; }
 promtool_bin() { echo "$(component_dir promtool "$CP_PROMTOOL_VERSION")/bin/promtool"; }
 
 # The image table's component variables: each ${NAME} that tests/harness/node-runtime/images.yaml
@@ -165,6 +202,8 @@ build_control_plane() {
   build_k8s
   build_kwok
   fetch_kubectl
+  build_kube_proxy
+  build_coredns
 }
 
 # What a cluster with simulated nodes needs: the control plane and every part the image table names.

@@ -62,6 +62,9 @@ sim_node_up() {
   ip -n "$ns" link set lo up
   ip -n "$ns" addr add "$addr/24" dev eth0
   ip -n "$ns" link set eth0 up
+  # Locally sent packets are routed before kube-proxy's DNAT, so a ClusterIP needs a route; still
+  # no default route, nothing leaves the bridge.
+  ip -n "$ns" route add "$SERVICE_CIDR" dev eth0 src "$addr"
   rm -rf "$(dirname "$root")"
   mkdir -p "$(dirname "$root")"
   cp -a "$fixture/root" "$root"
@@ -74,20 +77,23 @@ sim_node_up() {
   printf '%s %s %s %s\n' "$name" "$ns" "$addr" "$root" >>"$SIM_NODE_TABLE"
 }
 
+# The kube-proxies cluster.sh started (they outlive a node runtime restart; `down` stops them).
+sim_service_pids() { cat "$RUN"/svc-*.pid 2>/dev/null || echo none; }
+
 sim_namespaces() { ip netns list 2>/dev/null | awk '{print $1}' | grep "^rdmastack-$CLUSTER-" || true; }
 
 # Ends every process in this cluster's node namespaces: what a runtime that did not stop cleanly
 # (killed, crashed) left running. SIGTERM, a second, then SIGKILL.
 sim_kill_node_processes() {
   local ns pids=""
-  for ns in $(sim_namespaces); do pids+=" $(ip netns pids "$ns" 2>/dev/null || true)"; done
+  for ns in $(sim_namespaces); do pids+=" $(ip netns pids "$ns" 2>/dev/null | grep -vxF -f <(sim_service_pids) || true)"; done
   [[ -n "${pids// /}" ]] || return 0
   log "ending processes left in the nodes' namespaces:$pids"
   # shellcheck disable=SC2086
   kill -TERM $pids 2>/dev/null || true
   sleep 1
   pids=""
-  for ns in $(sim_namespaces); do pids+=" $(ip netns pids "$ns" 2>/dev/null || true)"; done
+  for ns in $(sim_namespaces); do pids+=" $(ip netns pids "$ns" 2>/dev/null | grep -vxF -f <(sim_service_pids) || true)"; done
   # shellcheck disable=SC2086
   [[ -z "${pids// /}" ]] || kill -KILL $pids 2>/dev/null || true
 }

@@ -13,6 +13,8 @@ some story output
 --- demo summary ---
 gatewaypools_ready=1/1
 clientprofiles_ready=2/2
+operator_pods_ready=2/2
+leader_handover=done
 upgrade=done
 upgrade_s3_requests=118
 upgrade_s3_failed=0
@@ -38,6 +40,8 @@ expect "a summary that holds" 0 "every check holds" ""
 expect "a pool not Ready" 1 "gatewaypools_ready=0/1" "s|^gatewaypools_ready=.*|gatewaypools_ready=0/1|"
 expect "no pool at all" 1 "gatewaypools_ready=0/0" "s|^gatewaypools_ready=.*|gatewaypools_ready=0/0|"
 expect "a profile not Ready" 1 "clientprofiles_ready=1/2" "s|^clientprofiles_ready=.*|clientprofiles_ready=1/2|"
+expect "an operator pod not Ready" 1 "operator_pods_ready=1/2" "s|^operator_pods_ready=.*|operator_pods_ready=1/2|"
+expect "the standby did not take over" 1 "leader_handover=3 of 8 agents" "s|^leader_handover=.*|leader_handover=3 of 8 agents reconnected|"
 expect "the upgrade did not finish" 1 "upgrade=not done within 300s" "s|^upgrade=.*|upgrade=not done within 300s|"
 expect "no traffic during the upgrade" 1 "upgrade_s3_requests=0" "s|^upgrade_s3_requests=.*|upgrade_s3_requests=0|"
 expect "a failed S3 request, though the demo said pass" 1 "upgrade_s3_failed=1" "s|^upgrade_s3_failed=.*|upgrade_s3_failed=1|"

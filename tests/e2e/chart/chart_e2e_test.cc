@@ -1,15 +1,18 @@
-// The install path end to end: charts/rdmastack installed with helm into the real control plane,
-// then the operator run as a local process with the flags of the chart's Deployment and a token of
-// the chart's ServiceAccount, so that every request it makes goes through the API server's RBAC
-// authorizer. The whole story runs under that identity (agents report, the seed pool and the
+// The install path end to end: charts/rdmastack installed with helm and its default values into the
+// real control plane (plus tests/harness/chart/simulated-nodes.yaml, which hands the pods to the
+// simulated nodes): the operator Deployment's two pods run from the operator image on simulated
+// nodes under the chart's securityContext, with in-cluster config through the kubernetes Service,
+// so every request goes through the API server's RBAC authorizer as the chart's ServiceAccount; the
+// agents reach the hub by its Service name and the API server calls the webhook through its
+// Service. The whole story runs under that identity (agents report, the seed pool and the
 // GPU-direct profile go Ready, S3 answers, the library is upgraded under traffic without a failed
 // request, metrics are scraped, everything is deleted again); then the audit log shows no 403 for
 // the operator, and every permission `kubectl auth can-i --list` shows for it was used. Helm
-// upgrade changes what the operator renders; helm uninstall leaves only what NOTES.txt says.
+// upgrade rolls the operator pods and changes what they render; helm uninstall leaves only what
+// NOTES.txt says.
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
-#include <signal.h>
 
 #include <algorithm>
 #include <cctype>
@@ -19,6 +22,7 @@
 #include <sstream>
 #include <thread>
 
+#include "operator/base/version.h"
 #include "tests/e2e/common/pool_e2e_fixture.h"
 #include "tests/e2e/common/pool_traffic.h"
 #include "tests/harness/golden.h"
@@ -125,8 +129,11 @@ std::string MaskRun(const std::string& text, const std::string& ns) {
 class ChartE2eTest : public PoolE2eTest {
  protected:
   void TearDown() override {
-    if (env_ != nullptr && ns_ != nullptr && operator_ != nullptr)
-      env_->Kubectl({"delete", "clientprofiles", "--all", "-n", ns_->name(), "--timeout=60s"});
+    // What the test made goes while the operator still runs, so that finalizers are honoured.
+    if (env_ != nullptr && ns_ != nullptr && installed_) {
+      for (const char* kind : {"clientprofiles", "gatewaypools"})
+        env_->Kubectl({"delete", kind, "--all", "-n", ns_->name(), "--timeout=60s"});
+    }
     PoolE2eTest::TearDown();
     if (env_ != nullptr && installed_) Uninstall();
   }
@@ -139,19 +146,18 @@ class ChartE2eTest : public PoolE2eTest {
     return RunCommand(args);
   }
 
-  // The chart into rdmastack-system, with no operator replica: this test runs the operator itself.
+  // The chart into rdmastack-system with its default values; returns once the operator
+  // Deployment is ready (helm --wait) and a replica holds the lease.
   void Install() {
     Uninstall();  // what an interrupted run left
-    // The API server calls the webhook of the local operator process on loopback.
-    webhook_port_ = FreePortOn("127.0.0.1");
     CommandResult r =
-        Helm({"install", kRelease, SourcePath("charts/rdmastack"), "--create-namespace", "--set",
-              "operator.replicas=0", "--set",
-              "webhook.url=https://127.0.0.1:" + std::to_string(webhook_port_) + "/mutate-pods",
-              "--wait", "--timeout=60s"});
-    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+        Helm({"install", kRelease, SourcePath("charts/rdmastack"), "--create-namespace", "-f",
+              SourcePath("tests/harness/chart/simulated-nodes.yaml"), "--wait", "--timeout=180s"});
     installed_ = true;
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err << OperatorLog()
+                              << Get({"get", "pods", "-n", kReleaseNamespace, "-o", "wide"});
     notes_ = r.out;
+    ASSERT_TRUE(Eventually([&] { return !LeaderPod().empty(); }, 60s)) << OperatorLog();
   }
   void Uninstall() {
     Helm({"uninstall", kRelease, "--wait", "--timeout=60s", "--ignore-not-found"});
@@ -160,34 +166,29 @@ class ChartE2eTest : public PoolE2eTest {
     installed_ = false;
   }
 
-  // The operator container's args in the chart's Deployment, as helm rendered them.
-  std::vector<std::string> ChartArgs() const {
-    const std::string json =
-        Get({"get", "deployment", "rdmastack-operator", "-n", kReleaseNamespace, "-o",
-             "jsonpath={.spec.template.spec.containers[0].args}"});
-    rapidjson::Document d;
+  std::vector<std::string> OperatorPods() const {
+    std::istringstream in(Get({"get", "pods", "-n", kReleaseNamespace, "-l",
+                               "app.kubernetes.io/name=rdmastack-operator", "-o",
+                               "jsonpath={range .items[*]}{.metadata.name}{\"\\n\"}{end}"}));
     std::vector<std::string> out;
-    if (json.empty() || d.Parse(json.c_str()).HasParseError() || !d.IsArray()) return out;
-    for (const auto& a : d.GetArray()) out.push_back(a.GetString());
+    for (std::string l; std::getline(in, l);)
+      if (!l.empty()) out.push_back(l);
     return out;
   }
-
-  // The chart's flags, then what places the operator on this host: the ServiceAccount's
-  // kubeconfig, the hub on the nodes' bridge, metrics on loopback.
-  std::unique_ptr<OperatorProcess> LaunchChartOperator(const std::string& label) {
-    std::vector<std::string> args = ChartArgs();
-    EXPECT_FALSE(args.empty()) << "no operator args in the chart's Deployment";
-    const std::string hub = bridge_ + ":" + std::to_string(hub_port_);
-    metrics_port_ = FreePortOn("127.0.0.1");
-    for (const std::string& a :
-         {"--kubeconfig=" + sa_kubeconfig_, "--agent-bind-address=" + hub,
-          "--agent-hub-address=" + hub,
-          "--metrics-bind-address=127.0.0.1:" + std::to_string(metrics_port_),
-          "--webhook-bind-address=127.0.0.1:" + std::to_string(webhook_port_),
-          std::string("--webhook-host=127.0.0.1"), std::string("--health-probe-bind-address=0"),
-          std::string("--log-format=text")})
-      args.push_back(a);
-    return LaunchOperator(label, args);
+  // The lease holder's identity is POD_RANDOM.
+  std::string LeaderPod() const {
+    const std::string holder = Get({"get", "lease", "rdmastack-operator", "-n", kReleaseNamespace,
+                                    "-o", "jsonpath={.spec.holderIdentity}"});
+    return holder.substr(0, holder.find('_'));
+  }
+  std::string OperatorLog() const override {
+    if (env_ == nullptr) return "";
+    std::string out;
+    for (const std::string& pod : OperatorPods()) {
+      CommandResult r = RunCommand({env_->cluster_script, "logs", "-n", kReleaseNamespace, pod});
+      out += "--- operator pod " + pod + "\n" + r.out + r.err;
+    }
+    return out;
   }
 
   // kubectl-rdmastack ARGS as the cluster admin; its output masked for a golden file.
@@ -205,9 +206,6 @@ class ChartE2eTest : public PoolE2eTest {
 
   bool installed_ = false;
   std::string notes_;
-  std::string sa_kubeconfig_;
-  uint16_t metrics_port_ = 0;
-  uint16_t webhook_port_ = 0;
 };
 
 TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
@@ -225,19 +223,20 @@ TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
   Install();
   if (HasFatalFailure()) return;
   EXPECT_NE(notes_.find("kubectl rdmastack status"), std::string::npos) << notes_;
-  sa_kubeconfig_ = ::testing::TempDir() + "/rdmastack-operator.kubeconfig";
-  CommandResult kc = RunCommand({env_->cluster_script, "sa-kubeconfig", kReleaseNamespace,
-                                 "rdmastack-operator", sa_kubeconfig_});
-  ASSERT_EQ(kc.exit_code, 0) << kc.err;
+  // The Deployment's pods run the operator image as its securityContext says, and found the API
+  // server through the kubernetes Service.
+  const std::vector<std::string> pods = OperatorPods();
+  ASSERT_EQ(pods.size(), 2u) << Get({"get", "pods", "-n", kReleaseNamespace, "-o", "wide"});
+  EXPECT_EQ(Get({"get", "pod", pods[0], "-n", kReleaseNamespace, "-o",
+                 "jsonpath={.status.containerStatuses[0].image}"}),
+            "ghcr.io/rdmastack/operator:" + std::string(kVersion));
+  EXPECT_NE(OperatorLog().find("against https://10.96.0.1:443, config: in-cluster"),
+            std::string::npos)
+      << OperatorLog();
 
   // The pool's and profile's namespace is the user's; agents live in the chart's namespace.
   ns_ = std::make_unique<TestNamespace>(*env_, "chart");
   selector_label_ = "e2e.rdmastack.io/" + ns_->name();
-  extra_operator_args_ = SimulatedClientArgs();
-  hub_port_ = FreePortOn(bridge_);
-  operator_ = LaunchChartOperator("chart-operator");
-  ASSERT_TRUE(operator_->WaitForOutput("acquired lease rdmastack-system/rdmastack-operator", 60s))
-      << operator_->Output();
 
   std::string pool = SeedPool("    drainSeconds: 3\n    maxParallel: 1\n");
   pool.replace(pool.find("SELECTOR"), 8, selector_label_);
@@ -249,8 +248,7 @@ TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
   for (const char* object : {"gwp/kvcache", "cprof/kvcache-gpudirect"}) {
     CommandResult wait = env_->Kubectl(
         {"wait", "--for=condition=Ready", object, "-n", ns_->name(), "--timeout=300s"});
-    ASSERT_EQ(wait.exit_code, 0) << object << ": " << wait.err << Diagnostics()
-                                 << operator_->Output();
+    ASSERT_EQ(wait.exit_code, 0) << object << ": " << wait.err << Diagnostics();
   }
   // The webhook (its certificate Secret and caBundle kept by the operator under the chart's RBAC)
   // admits a pod that names the profile, with the profile injected.
@@ -268,7 +266,7 @@ TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
         return injected.find("kvcache-gpudirect: sharedDevicePlugin") != std::string::npos;
       },
       60s))
-      << injected << operator_->Output();
+      << injected << OperatorLog();
   // The plugin, on one screen each: status, and why the cross-socket GPU node is not used.
   ExpectMatchesGolden("tests/e2e/chart/golden/status.txt", Plugin({"status", "-n", ns_->name()}));
   ExpectMatchesGolden("tests/e2e/chart/golden/why.txt", Plugin({"why", far[0]}));
@@ -340,7 +338,11 @@ TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
     std::string t = RunCommand({env_->cluster_script, "token", ns_->name(), sa}).out;
     return t.substr(0, t.find_last_not_of("\n") + 1);
   };
-  const std::string url = "https://127.0.0.1:" + std::to_string(metrics_port_) + "/metrics";
+  // Every replica serves metrics at its pod's address (on a simulated node: the node's).
+  const std::string url =
+      "https://" +
+      Get({"get", "pod", LeaderPod(), "-n", kReleaseNamespace, "-o", "jsonpath={.status.podIP}"}) +
+      ":8443/metrics";
   auto scrape = [&](const std::string& bearer) {
     return RunCommand({"curl", "-sk", "-o", "/dev/null", "-w", "%{http_code}", "-H",
                        "Authorization: Bearer " + bearer, url})
@@ -351,27 +353,26 @@ TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
   EXPECT_EQ(scrape("not-a-token"), "401");
   env_->Kubectl({"delete", "clusterrolebinding", "scraper-" + ns_->name()});
 
-  // helm upgrade: a value the operator passes on to the agents it renders.
+  // helm upgrade: a value the operator passes on to the agents it renders; the Deployment rolls
+  // its pods and the new leader renders the agents with it.
   CommandResult up =
       Helm({"upgrade", kRelease, SourcePath("charts/rdmastack"), "--reuse-values", "--set",
-            "agent.resources.limits.memory=96Mi", "--wait", "--timeout=60s"});
-  ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
-  operator_->Signal(SIGTERM);
-  ASSERT_EQ(operator_->WaitExit(40s), 0) << operator_->Output();
-  operator_ = LaunchChartOperator("chart-operator-upgraded");
+            "agent.resources.limits.memory=96Mi", "--wait", "--timeout=180s"});
+  ASSERT_EQ(up.exit_code, 0) << up.out << up.err << OperatorLog();
   EXPECT_TRUE(Eventually(
       [&] {
         return DaemonSetField(kReleaseNamespace, "rdmastack-agent",
                               "{.spec.template.spec.containers[0].resources.limits.memory}") ==
                "96Mi";
       },
-      60s));
+      120s))
+      << OperatorLog();
 
   // Everything goes while the operator runs: clients leave the GPU nodes, gateways drain.
   for (const char* kind : {"clientprofiles", "gatewaypools"}) {
     CommandResult del =
         env_->Kubectl({"delete", kind, "--all", "-n", ns_->name(), "--timeout=120s"});
-    EXPECT_EQ(del.exit_code, 0) << kind << ": " << del.err << operator_->Output();
+    EXPECT_EQ(del.exit_code, 0) << kind << ": " << del.err << OperatorLog();
   }
   EXPECT_TRUE(Eventually(
       [&] {
@@ -383,8 +384,6 @@ TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
   const std::string node_json = Get({"get", "nodes", "-o", "json"});
   EXPECT_EQ(node_json.find("gwp.rdmastack.io/" + ns_->name()), std::string::npos);
   EXPECT_EQ(node_json.find("rdmastack.io/client." + ns_->name()), std::string::npos);
-  operator_->Signal(SIGTERM);
-  ASSERT_EQ(operator_->WaitExit(40s), 0) << operator_->Output();
 
   // The audit log: no request of the operator was refused, and every permission the chart gives
   // it was used.

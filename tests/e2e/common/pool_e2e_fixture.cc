@@ -252,7 +252,7 @@ void PoolE2eTest::HupAgent(const std::string& node) {
 }
 
 std::string PoolE2eTest::Diagnostics() const {
-  return operator_->Output() +
+  return OperatorLog() +
          Get({"get", "gwp,ds,pods,endpointslices", "-n", ns_->name(), "-o", "wide"}) +
          Get({"get", "gwp", "-n", ns_->name(), "-o", "yaml"});
 }

@@ -58,6 +58,9 @@ class SimE2eTest : public ::testing::Test {
   // The operator's flags for agents in `ns` on the simulated nodes, the hub on the bridge.
   std::vector<std::string> OperatorArgs(const std::string& ns) const;
   std::vector<AuditedWrite> OperatorWrites() const;
+  // The operator's output, for failure messages: the process's, or what a test that runs the
+  // operator in the cluster collects from its pods.
+  virtual std::string OperatorLog() const { return operator_ ? operator_->Output() : ""; }
   // Up to `want` nodes of `fixture` into `out` (every one with want 0); "" or what is missing.
   std::string NodesWithFixture(const std::string& fixture, size_t want,
                                std::vector<std::string>* out) const;

@@ -88,6 +88,7 @@ void NodeRuntime::Dispatch(const runtime::ObjectPtr& pod) {
   wc.runc = config_.runc;
   wc.runc_root = RuncRoot();
   wc.service_env = config_.service_env;
+  wc.dns = config_.dns;
   wc.backoff = config_.backoff;
   wc.volume_resync = config_.volume_resync;
   PodWorkerDeps deps{client_, clock_, images_, oci_images_.get(), reader_, tokens_, prober_};

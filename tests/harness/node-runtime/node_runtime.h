@@ -13,6 +13,7 @@
 #include "operator/base/clock.h"
 #include "operator/k8s/client.h"
 #include "operator/runtime/informer.h"
+#include "tests/harness/node-runtime/dns_config.h"
 #include "tests/harness/node-runtime/image_table.h"
 #include "tests/harness/node-runtime/node_table.h"
 #include "tests/harness/node-runtime/oci_image_store.h"
@@ -32,6 +33,7 @@ struct NodeRuntimeConfig {
   std::string oci_archive_dir;
   std::string runc = "runc";
   EnvList service_env;
+  ClusterDns dns;  // resolv.conf of ClusterFirst pods
   RestartBackoffPolicy backoff;
   Clock::Duration volume_resync = std::chrono::seconds(30);
 };

@@ -136,6 +136,8 @@ Status PodVolumes::SyncOne(const PodFacts& facts, const k8s::JsonObject& volume)
   if (volume.Has({"emptyDir"})) {
     std::error_code ec;
     fs::create_directories(dir, ec);
+    // World-writable, as the kubelet makes an emptyDir: a container of any user writes there.
+    if (!ec) fs::permissions(dir, fs::perms::all, ec);
     if (ec) return InternalError("create " + dir + ": " + ec.message());
     host_paths_[name] = dir;
     return OkStatus();

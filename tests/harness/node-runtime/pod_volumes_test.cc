@@ -60,6 +60,8 @@ TEST_F(PodVolumesTest, MaterialisesEveryKindAndMountsThemInPathOrder) {
   Status s = volumes.Sync(Facts(pod));
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_TRUE(fs::is_directory(base_ / "root" / "var" / "lib" / "s3"));  // DirectoryOrCreate
+  // An emptyDir is writable by any container user (the operator runs as 65532 with /tmp there).
+  EXPECT_EQ(fs::status(base_ / "pod" / "scratch").permissions(), fs::perms::all);
   EXPECT_EQ(ReadTestFile(base_ / "pod" / "creds" / "sk"), "s3cr3t");
   EXPECT_EQ(ReadTestFile(base_ / "pod" / "hub-token" / "token"), "token-1");
   EXPECT_EQ(ReadTestFile(base_ / "pod" / "hub-token" / "ca.crt"), "CA PEM");

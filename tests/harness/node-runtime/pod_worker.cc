@@ -676,8 +676,7 @@ StatusOr<std::vector<BindMount>> PodWorker::PodEtcFiles(const k8s::JsonObject& p
       {"hosts", "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n" +
                     config_.node.address + "\t" + hostname + "\n"},
       {"hostname", hostname + "\n"},
-      // dnsPolicy Default: the node's resolver (there is no cluster DNS on simulated nodes).
-      {"resolv.conf", ReadSmallFile("/etc/resolv.conf")},
+      {"resolv.conf", RenderResolvConf(pod, config_.dns, ReadSmallFile("/etc/resolv.conf"))},
   };
   std::vector<BindMount> mounts;
   for (const auto& [name, content] : files) {

@@ -17,6 +17,7 @@
 #include "operator/k8s/client.h"
 #include "operator/runtime/store.h"
 #include "tests/harness/node-runtime/container_process.h"
+#include "tests/harness/node-runtime/dns_config.h"
 #include "tests/harness/node-runtime/env_list.h"
 #include "tests/harness/node-runtime/image_table.h"
 #include "tests/harness/node-runtime/node_table.h"
@@ -43,12 +44,13 @@ struct PodWorkerDeps {
 
 struct PodWorkerConfig {
   SimulatedNode node;
-  std::string pod_dir;  // volumes, launch specs and scratch space; removed when the pod ends
-  std::string log_dir;  // <container>/<restartCount>.log; kept
-  std::string shim;     // rdmastack-node-shim
+  std::string pod_dir;    // volumes, launch specs and scratch space; removed when the pod ends
+  std::string log_dir;    // <container>/<restartCount>.log; kept
+  std::string shim;       // rdmastack-node-shim
   std::string runc;       // for containers from OCI images
   std::string runc_root;  // runc's state directory, shared by the node runtime's pods
-  EnvList service_env;  // KUBERNETES_SERVICE_HOST/PORT, when nodes can reach the API server
+  EnvList service_env;    // KUBERNETES_SERVICE_HOST/PORT, when nodes can reach the API server
+  ClusterDns dns;
   RestartBackoffPolicy backoff;
   Clock::Duration volume_resync = std::chrono::seconds(30);
   // Longest sleep between two looks at the pod; a worker wakes earlier for a pod update, a

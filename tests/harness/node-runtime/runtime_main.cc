@@ -5,7 +5,8 @@
 //   rdmastack-node-runtime --kubeconfig FILE --nodes FILE --images FILE --state-dir DIR
 //       --log-dir DIR [--shim PATH] [--var NAME=VALUE]... [--api-forward IP:PORT=IP:PORT]
 //       [--oci-images DIR] [--runc PATH] [--restart-backoff 10s] [--restart-backoff-max 5m]
-//       [--volume-resync 30s] [--log-level info]
+//       [--volume-resync 30s] [--kubernetes-service IP:PORT] [--cluster-dns IP]
+//       [--cluster-domain cluster.local] [--log-level info]
 //   rdmastack-node-runtime --check-images --images FILE [--var NAME=VALUE]...
 //       [--oci-images DIR --require-image REF...]
 //       exit 0 when every file the image table names exists and the OCI archives hold every
@@ -13,6 +14,10 @@
 //
 // --oci-images: the images this project builds run from their archives (scripts/images.sh), each
 // container by runc from the image's own root; every other image comes from the image table.
+//
+// --kubernetes-service: the KUBERNETES_SERVICE_HOST/PORT pods get (default: the forwarder's
+// listen address). --cluster-dns: the nameserver of ClusterFirst pods' resolv.conf (default: none,
+// every pod keeps the node's resolver).
 //
 // SIGTERM/SIGINT: stops every container (SIGTERM, 2 s, SIGKILL) and exits 0. Bad flags or
 // configuration: a one-line error, exit 2.
@@ -137,12 +142,18 @@ int main(int argc, char** argv) {
         !s.ok()) {
       return Fail(s.message());
     }
-    const std::string port = std::to_string(l.port);
-    rc.service_env.Set("KUBERNETES_SERVICE_HOST", l.host);
+  }
+  // Where pods find the API server: the kubernetes Service when the nodes route Services, else
+  // the forwarder itself.
+  if (const std::optional<sim::HostPort> api =
+          options->kubernetes_service ? options->kubernetes_service : options->api_listen) {
+    const std::string port = std::to_string(api->port);
+    rc.service_env.Set("KUBERNETES_SERVICE_HOST", api->host);
     rc.service_env.Set("KUBERNETES_SERVICE_PORT", port);
     rc.service_env.Set("KUBERNETES_SERVICE_PORT_HTTPS", port);
-    rc.service_env.Set("KUBERNETES_PORT", "tcp://" + l.host + ":" + port);
+    rc.service_env.Set("KUBERNETES_PORT", "tcp://" + api->host + ":" + port);
   }
+  rc.dns = {options->cluster_dns, options->cluster_domain};
 
   sim::NodeRuntime node_runtime(**client, RealClock::Instance(), *images, rc);
   std::atomic<bool> stop{false};

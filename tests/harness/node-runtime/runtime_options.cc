@@ -58,6 +58,12 @@ StatusOr<RuntimeOptions> ParseRuntimeOptions(const std::vector<std::string>& arg
       }
       RDMASTACK_ASSIGN_OR_RETURN(o.api_listen, ParseHostPort(value.substr(0, eq)));
       RDMASTACK_ASSIGN_OR_RETURN(o.api_target, ParseHostPort(value.substr(eq + 1)));
+    } else if (flag == "--kubernetes-service") {
+      RDMASTACK_ASSIGN_OR_RETURN(o.kubernetes_service, ParseHostPort(value));
+    } else if (flag == "--cluster-dns") {
+      o.cluster_dns = value;
+    } else if (flag == "--cluster-domain") {
+      o.cluster_domain = value;
     } else if (flag == "--restart-backoff" || flag == "--restart-backoff-max" ||
                flag == "--volume-resync") {
       StatusOr<std::chrono::milliseconds> d = ParseDuration(value);

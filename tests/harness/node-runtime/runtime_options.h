@@ -22,7 +22,7 @@ struct RuntimeOptions {
   std::string images_file;
   std::string state_dir;
   std::string log_dir;
-  std::string shim;  // default: rdmastack-node-shim beside the runtime binary
+  std::string shim;            // default: rdmastack-node-shim beside the runtime binary
   std::string oci_images_dir;  // --oci-images: the archives scripts/images.sh wrote
   std::string runc = "runc";
   // --require-image (with --check-images): references the OCI archives must hold.
@@ -30,6 +30,11 @@ struct RuntimeOptions {
   std::map<std::string, std::string> vars;
   std::optional<HostPort> api_listen;  // --api-forward LISTEN=TARGET
   std::optional<HostPort> api_target;
+  // --kubernetes-service: what pods get as KUBERNETES_SERVICE_HOST/PORT (the kubernetes Service's
+  // ClusterIP once the nodes run kube-proxy); default: the forwarder's address.
+  std::optional<HostPort> kubernetes_service;
+  std::string cluster_dns;                       // --cluster-dns IP: the kube-dns Service
+  std::string cluster_domain = "cluster.local";  // --cluster-domain
   std::chrono::milliseconds restart_backoff{10'000};
   std::chrono::milliseconds restart_backoff_max{300'000};
   std::chrono::milliseconds volume_resync{30'000};

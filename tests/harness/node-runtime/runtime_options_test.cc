@@ -12,9 +12,11 @@ std::vector<std::string> Required() {
 
 TEST(RuntimeOptions, ParsesEveryFlag) {
   auto args = Required();
-  for (const char* a : {"--var", "BUILD_DIR=/b", "--var", "X=a=b", "--api-forward",
-                        "198.18.200.1:6643=127.0.0.1:6643", "--restart-backoff", "500ms",
-                        "--restart-backoff-max", "2m", "--volume-resync", "5s"}) {
+  for (const char* a :
+       {"--var", "BUILD_DIR=/b", "--var", "X=a=b", "--api-forward",
+        "198.18.200.1:6643=127.0.0.1:6643", "--restart-backoff", "500ms", "--restart-backoff-max",
+        "2m", "--volume-resync", "5s", "--kubernetes-service", "10.96.0.1:443", "--cluster-dns",
+        "10.96.0.10", "--cluster-domain", "k.local"}) {
     args.push_back(a);
   }
   auto o = ParseRuntimeOptions(args);
@@ -26,6 +28,10 @@ TEST(RuntimeOptions, ParsesEveryFlag) {
   EXPECT_EQ(o->restart_backoff, std::chrono::milliseconds(500));
   EXPECT_EQ(o->restart_backoff_max, std::chrono::minutes(2));
   EXPECT_EQ(o->volume_resync, std::chrono::seconds(5));
+  EXPECT_EQ(o->kubernetes_service->host, "10.96.0.1");
+  EXPECT_EQ(o->kubernetes_service->port, 443);
+  EXPECT_EQ(o->cluster_dns, "10.96.0.10");
+  EXPECT_EQ(o->cluster_domain, "k.local");
 }
 
 TEST(RuntimeOptions, CheckImagesNeedsOnlyTheImageTable) {
