@@ -73,7 +73,15 @@ std::vector<pid_t> ProcessesInNetns(const std::string& netns) {
   std::vector<pid_t> out;
   CommandResult r = RunCommand({"ip", "netns", "pids", netns});
   std::istringstream lines(r.out);
-  for (long pid; lines >> pid;) out.push_back(static_cast<pid_t>(pid));
+  for (long pid; lines >> pid;) {
+    // The node's kube-proxy (scripts/lib/sim_services.sh) is the cluster's Service plumbing, not
+    // a pod: it lives as long as the node.
+    std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+    std::string name;
+    std::getline(comm, name);
+    if (name == "kube-proxy") continue;
+    out.push_back(static_cast<pid_t>(pid));
+  }
   return out;
 }
 

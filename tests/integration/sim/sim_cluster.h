@@ -40,7 +40,7 @@ class TestNamespace {
 // A port nothing listens on, on `address` (e.g. the host's address on the nodes' bridge).
 uint16_t FreePortOn(const std::string& address);
 
-// Host PIDs of the processes inside network namespace `netns`.
+// Host PIDs of the processes inside network namespace `netns`, less the node's kube-proxy.
 std::vector<pid_t> ProcessesInNetns(const std::string& netns);
 // The host PID in a containerID "rdmastack-sim://<pid>", or -1.
 pid_t PidOfContainerId(const std::string& container_id);
