@@ -445,6 +445,9 @@ IMAGE_TABLE="$ROOT_DIR/tests/harness/node-runtime/images.yaml"
 # The images this project builds: simulated nodes run them from these archives with runc.
 OCI_IMAGES="$BUILD_DIR/images"
 OCI_COMPONENTS="operator agent gateway client"
+# The vgwrdma images the tests' and samples' pools name: harness-only stand-ins built FROM the
+# gateway image (tests/harness/node-runtime/standin_images.sh).
+STANDIN_IMAGES="registry.local/rdmastack/vgwrdma:1.8.0-cuobj1 registry.local/rdmastack/vgwrdma:1.8.0-cuobj2"
 oci_image_ref() { echo "${RDMASTACK_IMAGE_REGISTRY:-ghcr.io/rdmastack}/$1:$(project_version)"; }
 project_version() { sed -n 's/^project(rdmastack VERSION \([0-9][0-9.]*\).*/\1/p' "$ROOT_DIR/CMakeLists.txt"; }
 
@@ -455,6 +458,12 @@ build_oci_images() {
   if ! out="$("$ROOT_DIR/scripts/images.sh" --build-dir "$BUILD_DIR" 2>&1)"; then
     echo "$out" >&2
     die "scripts/images.sh failed (above); the simulated nodes run our pods from those images"
+  fi
+  sed "s/^/cluster[$CLUSTER]: /" <<<"$out" >&2
+  if ! out="$("$ROOT_DIR/tests/harness/node-runtime/standin_images.sh" --build-dir "$BUILD_DIR" \
+      --versitygw "$(versitygw_bin)" 2>&1)"; then
+    echo "$out" >&2
+    die "building the vgwrdma stand-in images failed (above); gateway pods run from them"
   fi
   sed "s/^/cluster[$CLUSTER]: /" <<<"$out" >&2
 }
@@ -473,6 +482,7 @@ check_image_table() {
   local args out c
   mapfile -t args < <(image_table_var_args)
   for c in $OCI_COMPONENTS; do args+=(--require-image "$(oci_image_ref "$c")"); done
+  for c in $STANDIN_IMAGES; do args+=(--require-image "$c"); done
   if ! out="$("$(node_runtime_bin)" --check-images --images "$IMAGE_TABLE" "${args[@]}" --oci-images "$OCI_IMAGES" 2>&1)"; then
     echo "$out" >&2
     die "the simulated nodes' image table names files that were not built (above); build the tree (cmake --build --preset dev, or set RDMASTACK_BUILD_DIR) and see the component logs under $RDMASTACK_CACHE/<part>-<version>/build.log"

@@ -90,7 +90,7 @@ BUILD_DIR="$(cd "$BUILD_DIR" 2>/dev/null && pwd)" || die "build directory not fo
 OUT="$BUILD_DIR/images"
 STORE="$OUT/.buildah"
 BASE_CACHE="$RDMASTACK_CACHE/images"
-mkdir -p "$OUT" "$STORE/tmp" "$BASE_CACHE"
+mkdir -p "$OUT" "$BASE_CACHE"
 exec 8>"$OUT/.lock"
 flock -n 8 || { log "another images.sh is writing $OUT; waiting"; flock 8; }
 
@@ -102,17 +102,10 @@ EPOCH="$(git -C "$ROOT_DIR" log -1 --format=%ct)"
 SOURCE_URL="${RDMASTACK_IMAGE_SOURCE:-$(git -C "$ROOT_DIR" config --get remote.origin.url 2>/dev/null || true)}"
 SOURCE_URL="${SOURCE_URL:-https://github.com/rdmastack/rdmastack}"
 
-# buildah with its own store under the build tree: vfs (plain directories, no overlay mounts) and
-# chroot isolation (no runc, no daemon). TMPDIR keeps its temporary blobs out of /var/tmp. Run as
-# root, buildah would also keep a blob-info cache in /var/lib/containers/cache (no option moves
-# it); in a private mount namespace where /var/lib is read-only it keeps that cache in memory.
-export STORAGE_DRIVER=vfs BUILDAH_ISOLATION=chroot TMPDIR="$STORE/tmp"
-# shellcheck disable=SC2016 # $0 and $@ are for the inner sh
-bh() {
-  unshare --mount --propagation private -- sh -c \
-    'mount --bind /var/lib /var/lib && mount -o remount,bind,ro /var/lib && exec "$0" "$@"' \
-    buildah --root "$STORE/root" --runroot "$STORE/run" --storage-driver vfs "$@"
-}
+# buildah with its own store under the build tree (scripts/lib/buildah.sh).
+# shellcheck source=lib/buildah.sh
+source "$SCRIPT_DIR/lib/buildah.sh"
+use_private_buildah_store "$STORE"
 
 sha256() { sha256sum "$1" | cut -d' ' -f1; }
 mib() { awk -v b="$(stat -c %s "$1")" 'BEGIN { printf "%.1f MiB", b / 1048576 }'; }

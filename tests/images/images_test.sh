@@ -44,16 +44,9 @@ if ((EUID != 0)) || ! command -v buildah >/dev/null; then
 fi
 
 STORE="$(mktemp -d "${TMPDIR:-/tmp}/rdmastack-images-test.XXXXXX")"
-mkdir -p "$STORE/tmp"
-export STORAGE_DRIVER=vfs BUILDAH_ISOLATION=chroot TMPDIR="$STORE/tmp"
-# As scripts/images.sh does: a private store, and /var/lib read-only so that buildah keeps its
-# blob-info cache in memory instead of /var/lib/containers.
-# shellcheck disable=SC2016 # $0 and $@ are for the inner sh
-bh() {
-  unshare --mount --propagation private -- sh -c \
-    'mount --bind /var/lib /var/lib && mount -o remount,bind,ro /var/lib && exec "$0" "$@"' \
-    buildah --root "$STORE/root" --runroot "$STORE/run" --storage-driver vfs "$@"
-}
+# shellcheck source=../../scripts/lib/buildah.sh
+source "$SOURCE_DIR/scripts/lib/buildah.sh"
+use_private_buildah_store "$STORE"
 cleanup() {
   bh rm --all >/dev/null 2>&1 || true
   rm -rf "$STORE"

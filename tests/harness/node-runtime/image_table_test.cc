@@ -151,14 +151,16 @@ TEST(ImageTable, TheRepositoryTableLoads) {
       ImageTable::Load(::rdmastack::testing::SourcePath("tests/harness/node-runtime/images.yaml"),
                        {{"BUILD_DIR", "/b"}, {"SOURCE_DIR", "/s"}, {"VERSITYGW", "/v"}});
   ASSERT_TRUE(table.ok()) << table.status().ToString();
-  for (const char* ref : {"registry.local/rdmastack/vgwrdma:1.8.0-cuobj1",
-                          "registry.local/rdmastack/libcuobjserver:2.0.0.109",
+  for (const char* ref : {"registry.local/rdmastack/libcuobjserver:2.0.0.109",
                           "versity/versitygw:v1.8.0", "rdmastack.invalid/host:1"}) {
     EXPECT_TRUE(table->Lookup(ref).ok()) << ref;
   }
-  // The images this project builds run from their OCI archives, never from the table.
+  // The images this project builds, and the vgwrdma stand-ins built FROM the gateway image
+  // (standin_images.sh), run from their OCI archives, never from the table.
   for (const char* ref : {"ghcr.io/rdmastack/operator:0.1.0", "ghcr.io/rdmastack/agent:0.1.0",
-                          "ghcr.io/rdmastack/gateway:0.1.0", "ghcr.io/rdmastack/client:0.1.0"}) {
+                          "ghcr.io/rdmastack/gateway:0.1.0", "ghcr.io/rdmastack/client:0.1.0",
+                          "registry.local/rdmastack/vgwrdma:1.8.0-cuobj1",
+                          "registry.local/rdmastack/vgwrdma:1.8.0-cuobj2"}) {
     EXPECT_EQ(table->Lookup(ref).status().code(), StatusCode::kNotFound) << ref;
   }
 }
