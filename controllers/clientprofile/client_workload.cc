@@ -251,6 +251,7 @@ StatusOr<k8s::JsonObject> RenderClientDaemonSet(const crd::ClientProfile& profil
   (void)pod.Append({"initContainers"}, LibraryInitContainer(profile));
   (void)pod.Append({"containers"}, container);
   AddVolumes(profile, &pod);
+  controllers::ApplyNodePodPolicy(options.node_pods, {}, &pod);
   (void)ds.Set({"spec", "template", "spec"}, pod);
   controllers::StampAppliedHash(&ds);
   return ds;

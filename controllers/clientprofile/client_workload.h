@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "controllers/common/node_pod_policy.h"
 #include "crds/types/types.h"
 #include "operator/base/status.h"
 #include "operator/k8s/json_object.h"
@@ -28,6 +29,7 @@ struct ClientRenderOptions {
   std::string image;                              // the rdmastack-client program
   std::map<std::string, std::string> pod_labels;  // e.g. rdmastack.io/simulate=run
   std::vector<std::string> extra_args;            // appended to `rdmastack-client run`
+  controllers::NodePodPolicy node_pods;           // pull secrets and priority class (the chart's)
 };
 
 // "rdmastack.io/client.<ns>.<profile>" (cut and hashed past 63 characters): the node label that

@@ -213,6 +213,9 @@ StatusOr<k8s::JsonObject> RenderGatewayDaemonSet(const crd::GatewayPool& pool, c
   (void)pod.Append({"volumes"}, Obj(R"({"name":"gateway-run","emptyDir":{"medium":"Memory"}})"));
   (void)pod.Append({"volumes"},
                    HostPathVolume("dev-infiniband", "/dev/infiniband", "DirectoryOrCreate"));
+  std::vector<std::string> pool_pull_secrets;
+  for (const auto& ref : spec.image_pull_secrets) pool_pull_secrets.push_back(ref.name);
+  controllers::ApplyNodePodPolicy(options.node_pods, pool_pull_secrets, &pod);
   (void)ds.Set({"spec", "template", "spec"}, pod);
   // Which template a pod was made from, so that outdated pods can be found and replaced.
   const std::string template_hash =

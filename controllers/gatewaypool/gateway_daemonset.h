@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "controllers/common/node_pod_policy.h"
 #include "controllers/gatewaypool/track.h"
 #include "crds/types/types.h"
 #include "operator/base/status.h"
@@ -24,6 +25,8 @@ struct GatewayRenderOptions {
   std::string rdma_resource = "rdma/hca_shared_devices_a";
   // Memory above the pinned buffer pool (the gateway's own heap, page cache for the posix backend).
   int64_t memory_headroom_bytes = int64_t{1} << 30;
+  // The chart's pull secrets (before the pool's own spec.imagePullSecrets) and priority class.
+  controllers::NodePodPolicy node_pods;
 };
 
 inline constexpr char kGatewayContainer[] = "gateway";

@@ -111,6 +111,9 @@ StatusOr<std::unique_ptr<GatewayPoolControllers>> GatewayPoolControllers::Create
            a.Annotations() != b.Annotations();
   };
   controller.Watch(pools, runtime::EnqueueSelf(), not_status_only);
+  // A pool's spec or its deletion can make or end a collision with any other pool
+  // (pool_conflict.h): the newer one must hear of it.
+  controller.Watch(pools, EveryPool(pools.store()), not_status_only);
   controller.Watch(secrets, PoolsInNamespace(pools.store()));
   if (configmap_informer != nullptr)
     controller.Watch(*configmap_informer, EveryPool(pools.store()));

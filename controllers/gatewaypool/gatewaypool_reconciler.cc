@@ -68,6 +68,44 @@ GatewayPoolReconciler::Owned GatewayPoolReconciler::Collect(const std::string& n
   return owned;
 }
 
+std::optional<PoolConflict> GatewayPoolReconciler::FindConflict(
+    const crd::GatewayPool& pool, const compat::CompatibilityMatrix* matrix) const {
+  const std::vector<runtime::ObjectPtr> all = stores_.pools.List();
+  if (all.size() < 2) return std::nullopt;  // the common case costs nothing
+  const std::vector<runtime::ObjectPtr> nodes = stores_.nodes.List();
+  std::vector<std::pair<std::string, crd::StringMap>> node_labels;
+  node_labels.reserve(nodes.size());
+  for (const auto& n : nodes) node_labels.emplace_back(std::string(n->Name()), n->Labels());
+  auto footprint = [&](const crd::GatewayPool& p) {
+    PoolFootprint f;
+    f.namespace_ = p.metadata.namespace_.value_or("");
+    f.name = p.metadata.name;
+    f.created = p.metadata.creation_timestamp.value_or("");
+    f.path_template = p.spec.backend.posix.path_template;
+    for (const auto& [name, labels] : node_labels) {
+      if (SelectorMatches(p.spec.node_selector, labels)) f.nodes.insert(name);
+    }
+    auto add = [&f](const Track& t) {
+      f.ports.insert(t.s3_port);
+      f.ports.insert(t.rdma_port);
+    };
+    if (matrix != nullptr) {
+      if (TrackDecision d = DecideTrack(p.spec, *matrix); d.track) add(*d.track);
+    }
+    for (const auto& d : stores_.daemonsets.List()) {
+      if (!OwnedBy(*d, f.namespace_, f.name)) continue;
+      if (auto t = ParseTrack(d->Annotation(kTrackSpecAnnotation).value_or("")); t.ok()) add(*t);
+    }
+    return f;
+  };
+  std::vector<PoolFootprint> others;
+  for (const auto& o : all) {
+    auto parsed = crd::ParseResource<crd::GatewayPool>(o->value());
+    if (parsed.ok()) others.push_back(footprint(*parsed));
+  }
+  return FindConflictWithOlderPool(footprint(pool), others);
+}
+
 void GatewayPoolReconciler::ObjectDeleted(const k8s::JsonObject& object) {
   writer_.Forget(object);
 }
@@ -97,12 +135,15 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
   PoolStatusInputs in;
   in.pool = &pool;
   in.now = clock_.WallNow();
-  if (auto matrix = compatibility_.Current(); !matrix.ok()) {
+  const auto matrix = compatibility_.Current();
+  if (!matrix.ok()) {
     in.decision.reason = "CompatibilityDataInvalid";
     in.decision.message = std::string(matrix.status().message());
   } else {
     in.decision = DecideTrack(pool.spec, **matrix);
   }
+  // An older pool's ports or gateway root on a shared node: this one starts nothing.
+  in.conflict = FindConflict(pool, matrix.ok() ? matrix->get() : nullptr);
   std::optional<k8s::JsonObject> daemonset;
   if (in.decision.track) {
     if (auto rendered = RenderGatewayDaemonSet(pool, *in.decision.track, render_); rendered.ok()) {
@@ -118,7 +159,8 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
                                           pool.spec.s3.credentials_secret, "s3.credentialsSecret");
   in.secret = secret.state;
   in.secret_message = secret.message;
-  const bool may_start = in.decision.track.has_value() && in.secret == SecretState::kPresent;
+  const bool may_start = in.decision.track.has_value() && in.secret == SecretState::kPresent &&
+                         !in.conflict.has_value();
   const std::optional<Track>& track = in.decision.track;
   in.pods = owned.pods;
 

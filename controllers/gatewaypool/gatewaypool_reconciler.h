@@ -51,6 +51,9 @@ class GatewayPoolReconciler final : public runtime::Reconciler {
  private:
   struct Owned;  // what the caches hold for one pool
   Owned Collect(const std::string& ns, const std::string& pool) const;
+  // The older pool this one collides with on some node (pool_conflict.h), from the caches.
+  std::optional<PoolConflict> FindConflict(const crd::GatewayPool& pool,
+                                           const compat::CompatibilityMatrix* matrix) const;
   // Node label patches, kLabelWriters at a time.
   static constexpr size_t kLabelWriters = 16;
   // `daemonset`: the current track's, rendered once per reconcile (set whenever the track is).

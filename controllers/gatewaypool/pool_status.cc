@@ -182,7 +182,10 @@ crd::GatewayPoolStatus ComputePoolStatus(const PoolStatusInputs& in) {
                                   in.decision.reason, in.decision.message));
 
   // NodesVerified.
-  if (selected == 0) {
+  if (in.conflict) {
+    s.conditions.push_back(set.Make(kNodesVerified, ConditionStatus::kFalse, "PoolConflict",
+                                    in.conflict->message));
+  } else if (selected == 0) {
     s.conditions.push_back(set.Make(kNodesVerified, ConditionStatus::kFalse, "NoNodesSelected",
                                     "nodeSelector " + SelectorText(pool.spec.node_selector) +
                                         " matches no node; label the storage nodes or fix the "
@@ -206,6 +209,11 @@ crd::GatewayPoolStatus ComputePoolStatus(const PoolStatusInputs& in) {
     s.conditions.push_back(set.Make(kReady, ConditionStatus::kFalse, in.decision.reason,
                                     "the spec is refused (" + in.decision.message + "); " +
                                         serving_text + " from the last accepted spec"));
+  } else if (in.conflict) {
+    s.conditions.push_back(set.Make(kReady, ConditionStatus::kFalse, "PoolConflict",
+                                    "refused: it collides with pool " + in.conflict->other +
+                                        " (status NodesVerified says where); " + serving_text +
+                                        ", nothing starts"));
   } else if (selected == 0) {
     s.conditions.push_back(set.Make(kReady, ConditionStatus::kFalse, "NoNodesSelected",
                                     "no node matches the nodeSelector"));
@@ -239,6 +247,10 @@ crd::GatewayPoolStatus ComputePoolStatus(const PoolStatusInputs& in) {
   if (!track) {
     s.conditions.push_back(set.Make(kProgressing, ConditionStatus::kFalse, in.decision.reason,
                                     "nothing new is started while the spec is refused"));
+  } else if (in.conflict) {
+    s.conditions.push_back(set.Make(kProgressing, ConditionStatus::kFalse, "PoolConflict",
+                                    "nothing new is started while the pool collides with " +
+                                        in.conflict->other));
   } else if (!secret_ok && starting > 0) {
     s.conditions.push_back(set.Make(kProgressing, ConditionStatus::kFalse,
                                     "CredentialsSecretMissing", in.secret_message));
@@ -308,6 +320,9 @@ crd::GatewayPoolStatus ComputePoolStatus(const PoolStatusInputs& in) {
   if (!track) {
     s.conditions.push_back(set.Make(kDegraded, ConditionStatus::kTrue, "SpecRefused",
                                     in.decision.message + "; " + serving_text + " unchanged"));
+  } else if (in.conflict) {
+    s.conditions.push_back(set.Make(kDegraded, ConditionStatus::kTrue, "PoolConflict",
+                                    in.conflict->message + "; " + serving_text + " unchanged"));
   } else if (!secret_ok) {
     s.conditions.push_back(set.Make(
         kDegraded, ConditionStatus::kTrue, "CredentialsSecretMissing",

@@ -12,6 +12,7 @@
 #include "controllers/common/credentials_secret.h"
 #include "controllers/gatewaypool/gateway_pod.h"
 #include "controllers/gatewaypool/node_verdict.h"
+#include "controllers/gatewaypool/pool_conflict.h"
 #include "controllers/gatewaypool/track.h"
 #include "controllers/gatewaypool/upgrade_plan.h"
 #include "crds/types/types.h"
@@ -46,6 +47,9 @@ struct PoolStatusInputs {
   // The rollout plan of this pass (null: none computed) and the tracks it names.
   const UpgradePlan* upgrade = nullptr;
   std::map<std::string, Track> tracks;
+  // An older pool this one collides with (pool_conflict.h): nothing starts, nothing serving
+  // changes, and the conditions say which pool and what to change.
+  std::optional<PoolConflict> conflict;
 };
 
 crd::GatewayPoolStatus ComputePoolStatus(const PoolStatusInputs& in);

@@ -137,6 +137,7 @@ std::optional<k8s::JsonObject> RenderAgentDaemonSet(
     (void)spec.Set({"affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution"},
                    required);
   }
+  controllers::ApplyNodePodPolicy(o.node_pods, {}, &spec);
   (void)ds.Set({"spec", "template", "spec"}, spec);
   controllers::StampAppliedHash(&ds);
   return ds;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "controllers/common/node_pod_policy.h"
 #include "controllers/common/render.h"
 #include "crds/types/types.h"
 #include "operator/k8s/json_object.h"
@@ -30,6 +31,7 @@ struct AgentDaemonSetOptions {
   // tolerations (an array) and the container's resources (an object; "" = built-in defaults).
   std::string extra_tolerations_json;
   std::string resources_json;
+  controllers::NodePodPolicy node_pods;  // pull secrets and priority class (the chart's)
 };
 
 // Nullopt when no pool or profile exists (then no agent runs anywhere). The node affinity ORs one

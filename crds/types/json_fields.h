@@ -144,6 +144,7 @@ constexpr auto JsonFields(const GatewayPoolSpec*) {
   using T = GatewayPoolSpec;
   return std::tuple{F("nodeSelector", &T::node_selector),
                     F("tolerations", &T::tolerations),
+                    F("imagePullSecrets", &T::image_pull_secrets),
                     F("gateway", &T::gateway),
                     F("serverLibrary", &T::server_library),
                     F("s3", &T::s3),

@@ -288,6 +288,8 @@ struct UpgradeSpec {
 struct GatewayPoolSpec {
   StringMap node_selector;
   std::vector<Toleration> tolerations;
+  // Registry credentials for the gateway and server-library images, in the pool's namespace.
+  std::vector<LocalSecretRef> image_pull_secrets;
   GatewayBuild gateway;
   LibraryRef server_library;
   S3Spec s3;

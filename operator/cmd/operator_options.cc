@@ -84,6 +84,10 @@ const char* const kOperatorUsage =
     "                                       certificate (repeatable)\n"
     "  --webhook-cert-validity D            validity of the webhook's generated serving\n"
     "                                       certificate, renewed after 2/3 of it (default 2160h)\n"
+    "  --image-pull-secret NAME             Secret with registry credentials, listed in every\n"
+    "                                       agent, gateway and client pod (repeatable)\n"
+    "  --node-priority-class NAME           priorityClassName of agent, gateway and client pods;\n"
+    "                                       none sets none (default system-node-critical)\n"
     "  --gateway-pod-label KEY=VALUE        extra label on gateway pods (repeatable)\n"
     "  --gateway-env NAME=VALUE             extra environment of the gateway container "
     "(repeatable)\n"
@@ -194,6 +198,8 @@ StatusOr<OperatorOptions> ParseOperatorOptions(const std::vector<std::string>& a
       {"--agent-arg", list(&o.agent_args)},
       {"--agent-tolerations", json(&o.agent_tolerations, true)},
       {"--agent-resources", json(&o.agent_resources, false)},
+      {"--image-pull-secret", list(&o.image_pull_secrets)},
+      {"--node-priority-class", text(&o.node_priority_class)},
       {"--gateway-pod-label", key_value(&o.gateway_pod_labels)},
       {"--client-image", text(&o.client_image)},
       {"--client-pod-label", key_value(&o.client_pod_labels)},
@@ -323,6 +329,14 @@ StatusOr<OperatorOptions> ParseOperatorOptions(const std::vector<std::string>& a
   return o;
 }
 
+controllers::NodePodPolicy NodePodPolicyFrom(const OperatorOptions& options) {
+  controllers::NodePodPolicy policy;
+  policy.image_pull_secrets = options.image_pull_secrets;
+  policy.priority_class_name =
+      options.node_priority_class == "none" ? "" : options.node_priority_class;
+  return policy;
+}
+
 rdmanode::NodeControllerOptions NodeControllerOptionsFrom(const OperatorOptions& options,
                                                           const std::string& default_namespace) {
   rdmanode::NodeControllerOptions out;
@@ -343,6 +357,7 @@ rdmanode::NodeControllerOptions NodeControllerOptionsFrom(const OperatorOptions&
   agent.extra_args = options.agent_args;
   agent.extra_tolerations_json = options.agent_tolerations;
   agent.resources_json = options.agent_resources;
+  agent.node_pods = NodePodPolicyFrom(options);
   return out;
 }
 
@@ -365,6 +380,7 @@ gatewaypool::GatewayPoolControllerOptions GatewayPoolOptionsFrom(const OperatorO
   out.compatibility_file = options.compatibility_file;
   out.compatibility_configmap = options.compatibility_configmap;
   out.upgrade_validation = options.upgrade_validation;
+  out.render.node_pods = NodePodPolicyFrom(options);
   return out;
 }
 
@@ -377,6 +393,7 @@ clientprofile::ClientProfileControllerOptions ClientProfileOptionsFrom(
                          : options.client_image;
   out.render.pod_labels = options.client_pod_labels;
   out.render.extra_args = options.client_args;
+  out.render.node_pods = NodePodPolicyFrom(options);
   return out;
 }
 

@@ -10,6 +10,7 @@
 
 #include "controllers/agenthub/agent_hub.h"
 #include "controllers/clientprofile/clientprofile_controllers.h"
+#include "controllers/common/node_pod_policy.h"
 #include "controllers/gatewaypool/gatewaypool_controllers.h"
 #include "controllers/rdmanode/node_controllers.h"
 #include "controllers/workload/webhook_server.h"
@@ -54,6 +55,10 @@ struct OperatorOptions {
   // e.g. 127.0.0.1 when the API server calls an operator outside the cluster.
   std::vector<std::string> webhook_hosts;
   std::chrono::milliseconds webhook_cert_validity{std::chrono::hours(24 * 90)};
+  // What every node pod (agent, gateway, client) gets: registry credentials (the chart's
+  // image.pullSecrets) and a priority class ("none": no priorityClassName).
+  std::vector<std::string> image_pull_secrets;
+  std::string node_priority_class = "system-node-critical";
   // The gateway DaemonSets of GatewayPools (docs/operator.md, "Gateways").
   std::map<std::string, std::string> gateway_pod_labels;
   std::vector<std::pair<std::string, std::string>> gateway_env;
@@ -83,6 +88,9 @@ extern const char* const kOperatorUsage;
 
 // The node controllers' settings from the flags; `default_namespace` is the pod's namespace (or
 // rdmastack-system) for an unset --agent-namespace.
+// The pull secrets and priority class of every node pod (agent, gateway, client).
+controllers::NodePodPolicy NodePodPolicyFrom(const OperatorOptions& options);
+
 rdmanode::NodeControllerOptions NodeControllerOptionsFrom(const OperatorOptions& options,
                                                           const std::string& default_namespace);
 

@@ -206,6 +206,28 @@ TEST(OperatorOptionsTest, AgentTolerationsAndResourcesAreJson) {
       << not_json.status().message();
 }
 
+// Every node pod (agent, gateway, client) gets the same pull secrets and priority class.
+TEST(OperatorOptionsTest, NodePodPolicyReachesEveryNodePodRenderer) {
+  auto o = ParseOperatorOptions({"--image-pull-secret=mirror", "--image-pull-secret", "ngc",
+                                 "--node-priority-class=storage-critical"});
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  const std::vector<std::string> want = {"mirror", "ngc"};
+  EXPECT_EQ(NodeControllerOptionsFrom(*o, "ns").agent.node_pods.image_pull_secrets, want);
+  EXPECT_EQ(GatewayPoolOptionsFrom(*o).render.node_pods.image_pull_secrets, want);
+  EXPECT_EQ(ClientProfileOptionsFrom(*o).render.node_pods.image_pull_secrets, want);
+  EXPECT_EQ(ClientProfileOptionsFrom(*o).render.node_pods.priority_class_name, "storage-critical");
+
+  auto defaults = ParseOperatorOptions({});
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_EQ(GatewayPoolOptionsFrom(*defaults).render.node_pods.priority_class_name,
+            "system-node-critical");
+  EXPECT_TRUE(GatewayPoolOptionsFrom(*defaults).render.node_pods.image_pull_secrets.empty());
+  auto none = ParseOperatorOptions({"--node-priority-class=none"});
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(NodeControllerOptionsFrom(*none, "ns").agent.node_pods.priority_class_name, "");
+  EXPECT_FALSE(ParseOperatorOptions({"--image-pull-secret="}).ok());
+}
+
 TEST(OperatorOptionsTest, HelpAndVersion) {
   EXPECT_TRUE(ParseOperatorOptions({"--help"})->show_help);
   EXPECT_TRUE(ParseOperatorOptions({"-h"})->show_help);

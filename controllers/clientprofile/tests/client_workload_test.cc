@@ -147,6 +147,17 @@ TEST(ClientDaemonSetTest, RunsTheClientWithTheProfileSettings) {
   EXPECT_EQ(ds->GetBool({"spec", "template", "spec", "automountServiceAccountToken"}), false);
 }
 
+// The install's pull secrets and priority class (controllers/common/node_pod_policy.h).
+TEST(ClientDaemonSetTest, NodePodPolicy) {
+  ClientRenderOptions options = Options();
+  options.node_pods.image_pull_secrets = {"mirror"};
+  options.node_pods.priority_class_name = "storage-critical";
+  auto ds = RenderClientDaemonSet(Sample(), options);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  EXPECT_EQ(ds->GetString({"spec", "template", "spec", "imagePullSecrets", "0", "name"}), "mirror");
+  EXPECT_EQ(ds->GetString({"spec", "template", "spec", "priorityClassName"}), "storage-critical");
+}
+
 TEST(ClientDaemonSetTest, HostMemoryProfileWithCredentials) {
   crd::ClientProfile profile = Sample("clientprofile-hostmem.yaml");
   profile.spec.credentials_secret = crd::CredentialsSecretRef{"client-keys", "id", "key"};

@@ -37,6 +37,21 @@ TEST(GatewayDaemonSetTest, SeedPoolMatchesGolden) {
       Render(SamplePool(), options).SerializePretty() + "\n");
 }
 
+// The install's pull secrets, then the pool's own; the install's priority class.
+TEST(GatewayDaemonSetTest, PullSecretsOfTheInstallThenOfThePool) {
+  crd::GatewayPool pool = SamplePool();
+  pool.spec.image_pull_secrets = {{"site-registry"}, {"mirror"}};
+  GatewayRenderOptions options;
+  options.node_pods.image_pull_secrets = {"mirror"};
+  const k8s::JsonObject ds = Render(pool, options);
+  std::string names;
+  for (const auto& ref : ds.GetArray({"spec", "template", "spec", "imagePullSecrets"}))
+    names += ref.GetString({"name"}).value_or("?") + " ";
+  EXPECT_EQ(names, "mirror site-registry ");
+  EXPECT_EQ(ds.GetString({"spec", "template", "spec", "priorityClassName"}),
+            "system-node-critical");
+}
+
 TEST(GatewayDaemonSetTest, FollowsTheLaunchContract) {
   const k8s::JsonObject ds = Render(SamplePool());
   EXPECT_EQ(ds.Name(), "kvcache-gateway-v1");

@@ -137,6 +137,26 @@ TEST(PoolStatusTest, RefusedSpecKeepsReportingWhatServes) {
       << ready->message;
 }
 
+// A newer pool that collides with an older one (pool_conflict.h): refused with the other pool's
+// name, its library still compatible, and nothing it serves counted away.
+TEST(PoolStatusTest, ConflictWithAnOlderPoolIsRefusedByName) {
+  Fixture f;
+  f.in.selected = {Verified("a")};
+  f.in.conflict = PoolConflict{"other/kvcache", "pool other/kvcache, created before this one, "
+                                                "holds port 7071 on a"};
+  const auto s = f.Compute();
+  EXPECT_EQ(Cond(s, kLibraryCompatible), "True/Compatible");
+  EXPECT_EQ(Cond(s, kNodesVerified), "False/PoolConflict");
+  EXPECT_EQ(Cond(s, kReady), "False/PoolConflict");
+  EXPECT_EQ(Cond(s, kProgressing), "False/PoolConflict");
+  EXPECT_EQ(Cond(s, kDegraded), "True/PoolConflict");
+  const crd::Condition* verified = controllers::FindCondition(s.conditions, kNodesVerified);
+  EXPECT_EQ(verified->message, "pool other/kvcache, created before this one, holds port 7071 on a");
+  const crd::Condition* ready = controllers::FindCondition(s.conditions, kReady);
+  EXPECT_NE(ready->message.find("collides with pool other/kvcache"), std::string::npos)
+      << ready->message;
+}
+
 TEST(PoolStatusTest, MissingSecretWhileServingIsDegradedOnly) {
   Fixture f;
   f.in.selected = {Verified("a")};

@@ -117,6 +117,17 @@ TEST(AgentDaemonSetTest, ChartTolerationsAndResources) {
   EXPECT_EQ(containers[0].Get({"resources"})->Serialize(), R"({"requests":{"cpu":"50m"}})");
 }
 
+// The install's pull secrets and priority class (controllers/common/node_pod_policy.h).
+TEST(AgentDaemonSetTest, NodePodPolicy) {
+  auto options = Options();
+  options.node_pods.image_pull_secrets = {"mirror"};
+  auto ds = RenderAgentDaemonSet(options, {Pool({{"role", "storage"}})}, {});
+  ASSERT_TRUE(ds);
+  EXPECT_EQ(ds->GetString({"spec", "template", "spec", "imagePullSecrets", "0", "name"}), "mirror");
+  EXPECT_EQ(ds->GetString({"spec", "template", "spec", "priorityClassName"}),
+            "system-node-critical");
+}
+
 TEST(AgentDaemonSetTest, NothingSelectsNoDaemonSet) {
   EXPECT_FALSE(RenderAgentDaemonSet(Options(), {}, {}));
   auto deleted = Pool({{"a", "b"}});

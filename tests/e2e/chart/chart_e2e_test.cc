@@ -233,6 +233,26 @@ TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
   EXPECT_NE(OperatorLog().find("against https://10.96.0.1:443, config: in-cluster"),
             std::string::npos)
       << OperatorLog();
+  // The chart's PodDisruptionBudget, as kube-controller-manager's disruption controller counts
+  // it: both replicas healthy, one may go. A drain's eviction of one replica is admitted
+  // (server-side dry run, so the leader stays).
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return Get({"get", "pdb", "rdmastack-operator", "-n", kReleaseNamespace, "-o",
+                    "jsonpath={.status.currentHealthy}/{.status.disruptionsAllowed}"}) == "2/1";
+      },
+      60s))
+      << Get({"get", "pdb", "-n", kReleaseNamespace, "-o", "yaml"});
+  const std::string eviction = "{\"apiVersion\":\"policy/v1\",\"kind\":\"Eviction\",\"metadata\":{"
+                               "\"name\":\"" + pods[1] + "\",\"namespace\":\"" +
+                               std::string(kReleaseNamespace) +
+                               "\"},\"deleteOptions\":{\"dryRun\":[\"All\"]}}";
+  CommandResult evict = env_->Kubectl(
+      {"create", "--raw",
+       "/api/v1/namespaces/" + std::string(kReleaseNamespace) + "/pods/" + pods[1] + "/eviction",
+       "-f", "-"},
+      eviction);
+  EXPECT_EQ(evict.exit_code, 0) << evict.out << evict.err;
 
   // The pool's and profile's namespace is the user's; agents live in the chart's namespace.
   ns_ = std::make_unique<TestNamespace>(*env_, "chart");
@@ -275,6 +295,19 @@ TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
   EXPECT_EQ(DaemonSetField(kReleaseNamespace, "rdmastack-agent",
                            "{.spec.template.spec.containers[0].resources.limits.memory}"),
             "64Mi");
+  // Every node pod (agent, gateway, client) has the chart's priority class, which the API
+  // server's Priority admission resolved to its value outside kube-system too.
+  for (const auto& [ns, selector] : std::vector<std::pair<std::string, std::string>>{
+           {kReleaseNamespace, "app.kubernetes.io/name=rdmastack-agent"},
+           {ns_->name(), "gatewaypool.rdmastack.io/name=kvcache"},
+           {ns_->name(), "clientprofile.rdmastack.io/name=kvcache-gpudirect"}}) {
+    const std::string priorities =
+        Get({"get", "pods", "-n", ns, "-l", selector, "-o",
+             "jsonpath={range .items[*]}{.spec.priorityClassName}={.spec.priority} {end}"});
+    EXPECT_FALSE(priorities.empty()) << selector;
+    std::istringstream each(priorities);
+    for (std::string p; each >> p;) EXPECT_EQ(p, "system-node-critical=2000001000") << selector;
+  }
 
   // S3 through every ready endpoint, under traffic through the upgrade to 2.0.0.109.
   for (const SliceEndpoint& e : Endpoints("kvcache")) {
@@ -355,18 +388,24 @@ TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
 
   // helm upgrade: a value the operator passes on to the agents it renders; the Deployment rolls
   // its pods and the new leader renders the agents with it.
+  // So is a private registry's pull secret (image.pullSecrets), with the operator's own pods.
   CommandResult up =
       Helm({"upgrade", kRelease, SourcePath("charts/rdmastack"), "--reuse-values", "--set",
-            "agent.resources.limits.memory=96Mi", "--wait", "--timeout=180s"});
+            "agent.resources.limits.memory=96Mi", "--set", "image.pullSecrets[0].name=site-mirror",
+            "--wait", "--timeout=180s"});
   ASSERT_EQ(up.exit_code, 0) << up.out << up.err << OperatorLog();
   EXPECT_TRUE(Eventually(
       [&] {
         return DaemonSetField(kReleaseNamespace, "rdmastack-agent",
-                              "{.spec.template.spec.containers[0].resources.limits.memory}") ==
-               "96Mi";
+                              "{.spec.template.spec.containers[0].resources.limits.memory} "
+                              "{.spec.template.spec.imagePullSecrets[*].name}") ==
+               "96Mi site-mirror";
       },
       120s))
       << OperatorLog();
+  EXPECT_EQ(DaemonSetField(ns_->name(), "kvcache-gpudirect-client",
+                           "{.spec.template.spec.imagePullSecrets[*].name}"),
+            "site-mirror");
 
   // Everything goes while the operator runs: clients leave the GPU nodes, gateways drain.
   for (const char* kind : {"clientprofiles", "gatewaypools"}) {

@@ -122,6 +122,87 @@ TEST_F(GatewayPoolE2eTest, SeedPoolGoesReadyServesS3EverywhereAndCleansUp) {
   }
 }
 
+// A copy of a serving pool in another namespace (same nodes, ports and gateway root) is refused
+// by name; the older pool serves on untouched, and the copy starts once the older one is gone.
+TEST_F(GatewayPoolE2eTest, ACollidingNewerPoolIsRefusedAndTheOlderServesOn) {
+  std::vector<std::string> storage;
+  if (const std::string missing = NodesWithFixture("storage-cx6-ib-ipoib-bond0-el8-inbox", 2,
+                                                   &storage);
+      !missing.empty())
+    GTEST_SKIP() << missing << " (scripts/test.sh makes them)";
+  const std::string pool_yaml = SeedPool("    maxParallel: 1\n");
+  Start("gwp-older", pool_yaml);
+  if (HasFatalFailure()) return;
+  for (const std::string& n : storage)
+    ASSERT_EQ(env_->Kubectl({"label", "node", n, selector_label_ + "=in"}).exit_code, 0);
+  CommandResult wait = env_->Kubectl(
+      {"wait", "--for=condition=Ready", "gwp/kvcache", "-n", ns_->name(), "--timeout=240s"});
+  ASSERT_EQ(wait.exit_code, 0) << wait.err << Diagnostics();
+  std::vector<SliceEndpoint> endpoints;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        endpoints = Endpoints("kvcache");
+        return ReadyEndpointNodes("kvcache").size() == storage.size();
+      },
+      30s))
+      << Diagnostics();
+  const std::string bucket = "/" + ns_->name() + "-older";
+  {
+    auto made = Client(endpoints[0]).Send({.method = "PUT", .path = bucket});
+    ASSERT_TRUE(made.ok() && made->status == 200) << Diagnostics();
+  }
+  auto pod_uids = [&] {
+    return Get({"get", "pods", "-n", ns_->name(), "-l", "gatewaypool.rdmastack.io/name=kvcache",
+                "-o", "jsonpath={.items[*].metadata.uid}"});
+  };
+  const std::string uids = pod_uids();
+  ASSERT_FALSE(uids.empty());
+
+  // The same spec in another namespace.
+  TestNamespace newer(*env_, "gwp-newer");
+  std::string copy = pool_yaml;
+  for (size_t at = copy.find("SELECTOR"); at != std::string::npos; at = copy.find("SELECTOR"))
+    copy.replace(at, 8, selector_label_);
+  newer.Apply(copy);
+  auto newer_field = [&](const std::string& jsonpath) {
+    return Get({"get", "gwp", "kvcache", "-n", newer.name(), "-o", "jsonpath=" + jsonpath});
+  };
+  const std::string verified = "{.status.conditions[?(@.type==\"NodesVerified\")]";
+  ASSERT_TRUE(Eventually(
+      [&] { return newer_field(verified + ".reason}") == "PoolConflict"; }, 60s))
+      << newer_field("{.status}") << Diagnostics();
+  const std::string message = newer_field(verified + ".message}");
+  EXPECT_NE(message.find("pool " + ns_->name() + "/kvcache, created before this one, holds port "
+                         "7071, 19100 on"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(newer_field("{.status.conditions[?(@.type==\"Ready\")].reason}"), "PoolConflict");
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return !Get({"get", "events", "-n", newer.name(), "--field-selector",
+                     "type=Warning,reason=PoolConflict", "-o", "name"})
+                    .empty();
+      },
+      30s));
+  // The newer pool started nothing.
+  EXPECT_EQ(Get({"get", "ds,pods", "-n", newer.name(), "-o", "name"}), "");
+  // The older one is untouched: the same gateway pods, Ready, serving S3 everywhere.
+  std::this_thread::sleep_for(5s);
+  EXPECT_EQ(pod_uids(), uids);
+  EXPECT_EQ(PoolCondition("kvcache", "Ready"), "True");
+  EXPECT_EQ(PoolCondition("kvcache", "NodesVerified", "reason"), "AllNodesVerified");
+  for (const SliceEndpoint& e : Endpoints("kvcache")) EXPECT_TRUE(Serves(e)) << e.node;
+
+  // The older pool goes: the newer one is reconciled at once and takes the nodes.
+  CommandResult del =
+      env_->Kubectl({"delete", "gwp", "kvcache", "-n", ns_->name(), "--timeout=90s"});
+  ASSERT_EQ(del.exit_code, 0) << del.err << Diagnostics();
+  CommandResult ready = env_->Kubectl(
+      {"wait", "--for=condition=Ready", "gwp/kvcache", "-n", newer.name(), "--timeout=240s"});
+  EXPECT_EQ(ready.exit_code, 0) << ready.err << newer_field("{.status}") << Diagnostics();
+  env_->Kubectl({"delete", "gwp", "kvcache", "-n", newer.name(), "--timeout=90s"});
+}
+
 std::string EdgePool() {
   return R"(apiVersion: v1
 kind: Secret

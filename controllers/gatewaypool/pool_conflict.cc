@@ -1,0 +1,73 @@
+#include "controllers/gatewaypool/pool_conflict.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "crds/types/path_template.h"
+
+namespace rdmastack::gatewaypool {
+namespace {
+
+bool Older(const PoolFootprint& a, const PoolFootprint& b) {
+  return std::tie(a.created, a.namespace_, a.name) < std::tie(b.created, b.namespace_, b.name);
+}
+
+std::string NodeList(const std::vector<std::string>& nodes) {
+  std::string out;
+  for (size_t i = 0; i < nodes.size() && i < 3; ++i) out += (i ? ", " : "") + nodes[i];
+  if (nodes.size() > 3) out += " and " + std::to_string(nodes.size() - 3) + " more";
+  return out;
+}
+
+std::optional<std::string> Collision(const PoolFootprint& pool, const PoolFootprint& older) {
+  std::vector<std::string> shared;
+  std::set_intersection(pool.nodes.begin(), pool.nodes.end(), older.nodes.begin(),
+                        older.nodes.end(), std::back_inserter(shared));
+  if (shared.empty()) return std::nullopt;
+  std::vector<int32_t> ports;
+  std::set_intersection(pool.ports.begin(), pool.ports.end(), older.ports.begin(),
+                        older.ports.end(), std::back_inserter(ports));
+  if (!ports.empty()) {
+    std::string list;
+    for (int32_t p : ports) list += (list.empty() ? "" : ", ") + std::to_string(p);
+    return "port " + list + " on " + NodeList(shared) +
+           ", which both pools select; give this pool its own s3.port and rdma.port, or a "
+           "nodeSelector that leaves those nodes out";
+  }
+  for (const std::string& node : shared) {
+    auto mine = crd::RenderPathTemplate(pool.path_template, {node, pool.name, pool.namespace_});
+    auto theirs =
+        crd::RenderPathTemplate(older.path_template, {node, older.name, older.namespace_});
+    if (!mine.ok() || !theirs.ok()) continue;  // a bad template is refused on its own
+    if (crd::PathIsWithin(*mine, *theirs) || crd::PathIsWithin(*theirs, *mine)) {
+      const char* how = *mine == *theirs                  ? "is the same directory as"
+                        : crd::PathIsWithin(*mine, *theirs) ? "lies inside"
+                                                            : "holds";
+      return "gateway root " + *mine + " on node " + node + " " + how + " its gateway root " +
+             *theirs + "; give this pool a backend.posix.pathTemplate of its own (e.g. with " +
+             "{poolName} and {namespace})";
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<PoolConflict> FindConflictWithOlderPool(const PoolFootprint& pool,
+                                                      const std::vector<PoolFootprint>& others) {
+  std::vector<const PoolFootprint*> older;
+  for (const PoolFootprint& o : others) {
+    if (o.Key() != pool.Key() && Older(o, pool)) older.push_back(&o);
+  }
+  std::sort(older.begin(), older.end(),
+            [](const PoolFootprint* a, const PoolFootprint* b) { return Older(*a, *b); });
+  for (const PoolFootprint* o : older) {
+    if (auto what = Collision(pool, *o)) {
+      return PoolConflict{o->Key(), "pool " + o->Key() + ", created before this one, holds " +
+                                        *what};
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace rdmastack::gatewaypool
