@@ -40,7 +40,7 @@ std::optional<std::string> Collision(const PoolFootprint& pool, const PoolFootpr
         crd::RenderPathTemplate(older.path_template, {node, older.name, older.namespace_});
     if (!mine.ok() || !theirs.ok()) continue;  // a bad template is refused on its own
     if (crd::PathIsWithin(*mine, *theirs) || crd::PathIsWithin(*theirs, *mine)) {
-      const char* how = *mine == *theirs                  ? "is the same directory as"
+      const char* how = *mine == *theirs                    ? "is the same directory as"
                         : crd::PathIsWithin(*mine, *theirs) ? "lies inside"
                                                             : "holds";
       return "gateway root " + *mine + " on node " + node + " " + how + " its gateway root " +
@@ -63,8 +63,8 @@ std::optional<PoolConflict> FindConflictWithOlderPool(const PoolFootprint& pool,
             [](const PoolFootprint* a, const PoolFootprint* b) { return Older(*a, *b); });
   for (const PoolFootprint* o : older) {
     if (auto what = Collision(pool, *o)) {
-      return PoolConflict{o->Key(), "pool " + o->Key() + ", created before this one, holds " +
-                                        *what};
+      return PoolConflict{o->Key(),
+                          "pool " + o->Key() + ", created before this one, holds " + *what};
     }
   }
   return std::nullopt;

@@ -183,8 +183,8 @@ crd::GatewayPoolStatus ComputePoolStatus(const PoolStatusInputs& in) {
 
   // NodesVerified.
   if (in.conflict) {
-    s.conditions.push_back(set.Make(kNodesVerified, ConditionStatus::kFalse, "PoolConflict",
-                                    in.conflict->message));
+    s.conditions.push_back(
+        set.Make(kNodesVerified, ConditionStatus::kFalse, "PoolConflict", in.conflict->message));
   } else if (selected == 0) {
     s.conditions.push_back(set.Make(kNodesVerified, ConditionStatus::kFalse, "NoNodesSelected",
                                     "nodeSelector " + SelectorText(pool.spec.node_selector) +
@@ -248,9 +248,9 @@ crd::GatewayPoolStatus ComputePoolStatus(const PoolStatusInputs& in) {
     s.conditions.push_back(set.Make(kProgressing, ConditionStatus::kFalse, in.decision.reason,
                                     "nothing new is started while the spec is refused"));
   } else if (in.conflict) {
-    s.conditions.push_back(set.Make(kProgressing, ConditionStatus::kFalse, "PoolConflict",
-                                    "nothing new is started while the pool collides with " +
-                                        in.conflict->other));
+    s.conditions.push_back(
+        set.Make(kProgressing, ConditionStatus::kFalse, "PoolConflict",
+                 "nothing new is started while the pool collides with " + in.conflict->other));
   } else if (!secret_ok && starting > 0) {
     s.conditions.push_back(set.Make(kProgressing, ConditionStatus::kFalse,
                                     "CredentialsSecretMissing", in.secret_message));

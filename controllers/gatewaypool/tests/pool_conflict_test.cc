@@ -45,10 +45,10 @@ TEST(PoolConflictTest, TheSameOrANestedGatewayRootIsACollision) {
                                "same directory as its gateway root"),
             std::string::npos)
       << same->message;
-  auto inside = FindConflictWithOlderPool(
-      Pool("b", "x", "2026-12-02T00:00:00Z", {"n1"}, {7072},
-           "/lustre/agent/vol0/kvcache-s3-{nodeName}/{namespace}"),
-      {older});
+  auto inside =
+      FindConflictWithOlderPool(Pool("b", "x", "2026-12-02T00:00:00Z", {"n1"}, {7072},
+                                     "/lustre/agent/vol0/kvcache-s3-{nodeName}/{namespace}"),
+                                {older});
   ASSERT_TRUE(inside);
   EXPECT_NE(inside->message.find("lies inside"), std::string::npos) << inside->message;
   auto holds = FindConflictWithOlderPool(
@@ -56,10 +56,9 @@ TEST(PoolConflictTest, TheSameOrANestedGatewayRootIsACollision) {
   ASSERT_TRUE(holds);
   EXPECT_NE(holds->message.find("holds its gateway root"), std::string::npos) << holds->message;
   // A sibling whose name only starts the same is not inside.
-  EXPECT_FALSE(FindConflictWithOlderPool(
-      Pool("b", "x", "2026-12-02T00:00:00Z", {"n1"}, {7072},
-           "/lustre/agent/vol0/kvcache-s3-{nodeName}-b"),
-      {older}));
+  EXPECT_FALSE(FindConflictWithOlderPool(Pool("b", "x", "2026-12-02T00:00:00Z", {"n1"}, {7072},
+                                              "/lustre/agent/vol0/kvcache-s3-{nodeName}-b"),
+                                         {older}));
 }
 
 TEST(PoolConflictTest, AgeThenNameDecidesWhichIsOlder) {

@@ -142,8 +142,9 @@ TEST(PoolStatusTest, RefusedSpecKeepsReportingWhatServes) {
 TEST(PoolStatusTest, ConflictWithAnOlderPoolIsRefusedByName) {
   Fixture f;
   f.in.selected = {Verified("a")};
-  f.in.conflict = PoolConflict{"other/kvcache", "pool other/kvcache, created before this one, "
-                                                "holds port 7071 on a"};
+  f.in.conflict = PoolConflict{"other/kvcache",
+                               "pool other/kvcache, created before this one, "
+                               "holds port 7071 on a"};
   const auto s = f.Compute();
   EXPECT_EQ(Cond(s, kLibraryCompatible), "True/Compatible");
   EXPECT_EQ(Cond(s, kNodesVerified), "False/PoolConflict");

@@ -243,10 +243,11 @@ TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
       },
       60s))
       << Get({"get", "pdb", "-n", kReleaseNamespace, "-o", "yaml"});
-  const std::string eviction = "{\"apiVersion\":\"policy/v1\",\"kind\":\"Eviction\",\"metadata\":{"
-                               "\"name\":\"" + pods[1] + "\",\"namespace\":\"" +
-                               std::string(kReleaseNamespace) +
-                               "\"},\"deleteOptions\":{\"dryRun\":[\"All\"]}}";
+  const std::string eviction =
+      "{\"apiVersion\":\"policy/v1\",\"kind\":\"Eviction\",\"metadata\":{"
+      "\"name\":\"" +
+      pods[1] + "\",\"namespace\":\"" + std::string(kReleaseNamespace) +
+      "\"},\"deleteOptions\":{\"dryRun\":[\"All\"]}}";
   CommandResult evict = env_->Kubectl(
       {"create", "--raw",
        "/api/v1/namespaces/" + std::string(kReleaseNamespace) + "/pods/" + pods[1] + "/eviction",
@@ -389,10 +390,9 @@ TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
   // helm upgrade: a value the operator passes on to the agents it renders; the Deployment rolls
   // its pods and the new leader renders the agents with it.
   // So is a private registry's pull secret (image.pullSecrets), with the operator's own pods.
-  CommandResult up =
-      Helm({"upgrade", kRelease, SourcePath("charts/rdmastack"), "--reuse-values", "--set",
-            "agent.resources.limits.memory=96Mi", "--set", "image.pullSecrets[0].name=site-mirror",
-            "--wait", "--timeout=180s"});
+  CommandResult up = Helm({"upgrade", kRelease, SourcePath("charts/rdmastack"), "--reuse-values",
+                           "--set", "agent.resources.limits.memory=96Mi", "--set",
+                           "image.pullSecrets[0].name=site-mirror", "--wait", "--timeout=180s"});
   ASSERT_EQ(up.exit_code, 0) << up.out << up.err << OperatorLog();
   EXPECT_TRUE(Eventually(
       [&] {

@@ -126,8 +126,8 @@ TEST_F(GatewayPoolE2eTest, SeedPoolGoesReadyServesS3EverywhereAndCleansUp) {
 // by name; the older pool serves on untouched, and the copy starts once the older one is gone.
 TEST_F(GatewayPoolE2eTest, ACollidingNewerPoolIsRefusedAndTheOlderServesOn) {
   std::vector<std::string> storage;
-  if (const std::string missing = NodesWithFixture("storage-cx6-ib-ipoib-bond0-el8-inbox", 2,
-                                                   &storage);
+  if (const std::string missing =
+          NodesWithFixture("storage-cx6-ib-ipoib-bond0-el8-inbox", 2, &storage);
       !missing.empty())
     GTEST_SKIP() << missing << " (scripts/test.sh makes them)";
   const std::string pool_yaml = SeedPool("    maxParallel: 1\n");
@@ -168,11 +168,11 @@ TEST_F(GatewayPoolE2eTest, ACollidingNewerPoolIsRefusedAndTheOlderServesOn) {
     return Get({"get", "gwp", "kvcache", "-n", newer.name(), "-o", "jsonpath=" + jsonpath});
   };
   const std::string verified = "{.status.conditions[?(@.type==\"NodesVerified\")]";
-  ASSERT_TRUE(Eventually(
-      [&] { return newer_field(verified + ".reason}") == "PoolConflict"; }, 60s))
+  ASSERT_TRUE(Eventually([&] { return newer_field(verified + ".reason}") == "PoolConflict"; }, 60s))
       << newer_field("{.status}") << Diagnostics();
   const std::string message = newer_field(verified + ".message}");
-  EXPECT_NE(message.find("pool " + ns_->name() + "/kvcache, created before this one, holds port "
+  EXPECT_NE(message.find("pool " + ns_->name() +
+                         "/kvcache, created before this one, holds port "
                          "7071, 19100 on"),
             std::string::npos)
       << message;
