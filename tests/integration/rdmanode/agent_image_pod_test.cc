@@ -2,8 +2,8 @@
 // renders (controllers/rdmanode/tests/golden/agent-daemonset.json, kept equal to the renderer's
 // output by its unit test) with its image, user, privileged read-only root, host root at /host and
 // projected token, on a simulated node. Only what makes it a one-shot changes: `check` instead of
-// `run` (same --root and --live-probes), restartPolicy Never, the node and the harness label. So the
-// live probes (libibverbs and its providers, NVML looked for below /host) run inside the image,
+// `run` (same --root and --live-probes), restartPolicy Never, the node and the harness label. So
+// the live probes (libibverbs and its providers, NVML looked for below /host) run inside the image,
 // which neither `--version` nor the harness's recorded probes ever do.
 #include <gtest/gtest.h>
 
