@@ -20,9 +20,7 @@ namespace rdmastack::rdmanode::integration {
 namespace {
 
 using namespace std::chrono_literals;
-using ::rdmastack::testing::CommandResult;
 using ::rdmastack::testing::Eventually;
-using ::rdmastack::testing::RunCommand;
 using ::rdmastack::testing::SourcePath;
 using ::rdmastack::testing::TestNamespace;
 
@@ -44,13 +42,8 @@ TEST(AgentImagePodTest, CheckRunsItsLiveProbesInsideTheImageInTheDaemonSetsPodSh
 
   // What the chart gives the agent: its ServiceAccount; the hub's CA ConfigMap (any PEM will do:
   // `check` never dials the hub, but the volume must resolve as it does for `run`).
-  const char* helm = std::getenv("RDMASTACK_HELM");
-  ASSERT_NE(helm, nullptr) << "RDMASTACK_HELM (scripts/cluster.sh env) names the helm binary";
-  CommandResult chart =
-      RunCommand({helm, "template", "rdmastack", SourcePath("charts/rdmastack"), "-n", ns.name(),
-                  "--show-only", "templates/agent-serviceaccount.yaml"});
-  ASSERT_EQ(chart.exit_code, 0) << chart.err;
-  ASSERT_EQ(env->Kubectl({"apply", "-n", ns.name(), "-f", "-"}, chart.out).exit_code, 0);
+  ::rdmastack::testing::ApplyChartAgentServiceAccount(ns);
+  if (HasFatalFailure()) return;
   ASSERT_EQ(env->Kubectl({"create", "configmap", kAgentHubCaConfigMap, "-n", ns.name(),
                           "--from-literal=ca.crt=unused"})
                 .exit_code,
