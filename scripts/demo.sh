@@ -74,6 +74,15 @@ kubectl wait --for=condition=Reporting rnode --all --timeout=60s >/dev/null
 echo
 echo '$ kubectl rdmastack status'
 rdmastack status
+echo
+echo "Every pod of the operator, the agents, the gateways and the clients runs its image, started by runc"
+echo "on its node from the OCI archive (the gateways' vgwrdma images are built FROM the gateway image):"
+for ns in rdmastack-system demo; do
+  kubectl get pods -n "$ns" --no-headers \
+    -o custom-columns='NAMESPACE:.metadata.namespace,POD:.metadata.name,NODE:.spec.nodeName,IMAGE:.spec.containers[0].image'
+done | awk '{ img[$4]++; if (!($4 in node)) node[$4] = $2 " on " $3 }
+            END { for (i in img) printf "  %-52s %2d pod(s), e.g. %s\n", i, img[i], node[i] }' | sort
+echo "containers running under runc on the simulated nodes: $(pgrep -fc 'runc.* run --bundle' || true)"
 
 step "S3 through the pool: SigV4 PUT/GET at a published endpoint"
 kubectl get endpointslices -n demo -L gatewaypool.rdmastack.io/library-version

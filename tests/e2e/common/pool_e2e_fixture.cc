@@ -130,13 +130,7 @@ std::string SimE2eTest::Get(const std::vector<std::string>& args) const {
 }
 
 void SimE2eTest::ApplyAgentServiceAccount(const TestNamespace& ns) const {
-  const char* helm = std::getenv("RDMASTACK_HELM");
-  ASSERT_NE(helm, nullptr) << "RDMASTACK_HELM (scripts/cluster.sh env) names the helm binary";
-  CommandResult chart =
-      RunCommand({helm, "template", "rdmastack", SourcePath("charts/rdmastack"), "-n", ns.name(),
-                  "--show-only", "templates/agent-serviceaccount.yaml"});
-  ASSERT_EQ(chart.exit_code, 0) << chart.err;
-  ns.Apply(chart.out);
+  ApplyChartAgentServiceAccount(ns);
 }
 
 std::vector<std::string> SimE2eTest::OperatorArgs(const std::string& ns) const {
@@ -221,6 +215,18 @@ std::vector<std::string> PoolE2eTest::SimulatedClientArgs() {
           "--client-arg=--ips-file=/host/etc/rdmastack-fixture/ips.txt",
           "--client-arg=--probes-file=/host/etc/rdmastack-fixture/probes.txt",
           "--client-arg=--interval=1s"};
+}
+
+std::vector<SliceEndpoint> PoolE2eTest::AwaitReadyEndpoints(const std::string& pool,
+                                                            size_t nodes) const {
+  std::vector<SliceEndpoint> endpoints;
+  const bool ready = Eventually(
+      [&] {
+        endpoints = Endpoints(pool);
+        return ReadyEndpointNodes(pool).size() == nodes;
+      },
+      std::chrono::seconds(30));
+  return ready ? endpoints : std::vector<SliceEndpoint>{};
 }
 
 std::set<std::string> PoolE2eTest::ReadyEndpointNodes(const std::string& pool) const {

@@ -97,6 +97,9 @@ class PoolE2eTest : public SimE2eTest {
     return ReadEndpoints(*env_, ns_->name(), pool);
   }
   std::set<std::string> ReadyEndpointNodes(const std::string& pool) const;
+  // Waits (30 s) until `nodes` nodes publish a ready endpoint of `pool`; its endpoints then, or
+  // empty when they did not.
+  std::vector<SliceEndpoint> AwaitReadyEndpoints(const std::string& pool, size_t nodes) const;
 
   s3::S3Client Client(const SliceEndpoint& e);
   // A signed ListBuckets through the endpoint answers 200.

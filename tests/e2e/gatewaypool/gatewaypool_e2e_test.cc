@@ -40,14 +40,8 @@ TEST_F(GatewayPoolE2eTest, SeedPoolGoesReadyServesS3EverywhereAndCleansUp) {
   EXPECT_EQ(PoolField("kvcache", "{.status.library}"), "1.2.0.68");
 
   // Every bond0 storage node publishes a ready endpoint at its own address, port 7071.
-  std::vector<SliceEndpoint> endpoints;
-  ASSERT_TRUE(Eventually(
-      [&] {
-        endpoints = Endpoints("kvcache");
-        return ReadyEndpointNodes("kvcache").size() == storage.size();
-      },
-      30s))
-      << Diagnostics();
+  const std::vector<SliceEndpoint> endpoints = AwaitReadyEndpoints("kvcache", storage.size());
+  ASSERT_FALSE(endpoints.empty()) << Diagnostics();
   for (const SliceEndpoint& e : endpoints) {
     ASSERT_TRUE(nodes_.count(e.node)) << e.node;
     EXPECT_EQ(e.ip, nodes_.at(e.node).address) << e.node;

@@ -52,13 +52,8 @@ TEST(AgentDaemonSetIntegrationTest, AffinityFollowsPoolsAndTheAgentRunsOnALabell
   } unlabel{env, node, label};
 
   // What the chart gives the agent: its ServiceAccount (charts/rdmastack), and the hub's CA.
-  const char* helm = std::getenv("RDMASTACK_HELM");
-  ASSERT_NE(helm, nullptr) << "RDMASTACK_HELM (scripts/cluster.sh env) names the helm binary";
-  CommandResult chart = RunCommand(
-      {helm, "template", "rdmastack", ::rdmastack::testing::SourcePath("charts/rdmastack"), "-n",
-       ns.name(), "--show-only", "templates/agent-serviceaccount.yaml"});
-  ASSERT_EQ(chart.exit_code, 0) << chart.err;
-  ASSERT_EQ(env->Kubectl({"apply", "-n", ns.name(), "-f", "-"}, chart.out).exit_code, 0);
+  ::rdmastack::testing::ApplyChartAgentServiceAccount(ns);
+  if (HasFatalFailure()) return;
   char tmpl[] = "/tmp/agent-ds-XXXXXX";
   ASSERT_NE(mkdtemp(tmpl), nullptr);
   ASSERT_EQ(env->Kubectl({"create", "configmap", kAgentHubCaConfigMap, "-n", ns.name(),

@@ -2,8 +2,8 @@
 // renders (controllers/rdmanode/tests/golden/agent-daemonset.json, kept equal to the renderer's
 // output by its unit test) with its image, user, privileged read-only root, host root at /host and
 // projected token, on a simulated node. Only what makes it a one-shot changes: `check` instead of
-// `run` (same --root and --live-probes), restartPolicy Never, the node and the harness label. So the
-// live probes (libibverbs and its providers, NVML looked for below /host) run inside the image,
+// `run` (same --root and --live-probes), restartPolicy Never, the node and the harness label. So
+// the live probes (libibverbs and its providers, NVML looked for below /host) run inside the image,
 // which neither `--version` nor the harness's recorded probes ever do.
 #include <gtest/gtest.h>
 
@@ -20,9 +20,7 @@ namespace rdmastack::rdmanode::integration {
 namespace {
 
 using namespace std::chrono_literals;
-using ::rdmastack::testing::CommandResult;
 using ::rdmastack::testing::Eventually;
-using ::rdmastack::testing::RunCommand;
 using ::rdmastack::testing::SourcePath;
 using ::rdmastack::testing::TestNamespace;
 
@@ -44,13 +42,8 @@ TEST(AgentImagePodTest, CheckRunsItsLiveProbesInsideTheImageInTheDaemonSetsPodSh
 
   // What the chart gives the agent: its ServiceAccount; the hub's CA ConfigMap (any PEM will do:
   // `check` never dials the hub, but the volume must resolve as it does for `run`).
-  const char* helm = std::getenv("RDMASTACK_HELM");
-  ASSERT_NE(helm, nullptr) << "RDMASTACK_HELM (scripts/cluster.sh env) names the helm binary";
-  CommandResult chart =
-      RunCommand({helm, "template", "rdmastack", SourcePath("charts/rdmastack"), "-n", ns.name(),
-                  "--show-only", "templates/agent-serviceaccount.yaml"});
-  ASSERT_EQ(chart.exit_code, 0) << chart.err;
-  ASSERT_EQ(env->Kubectl({"apply", "-n", ns.name(), "-f", "-"}, chart.out).exit_code, 0);
+  ::rdmastack::testing::ApplyChartAgentServiceAccount(ns);
+  if (HasFatalFailure()) return;
   ASSERT_EQ(env->Kubectl({"create", "configmap", kAgentHubCaConfigMap, "-n", ns.name(),
                           "--from-literal=ca.crt=unused"})
                 .exit_code,

@@ -26,6 +26,16 @@ TestNamespace::TestNamespace(const ClusterEnv& env, const std::string& prefix)
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
+void ApplyChartAgentServiceAccount(const TestNamespace& ns) {
+  const char* helm = std::getenv("RDMASTACK_HELM");
+  ASSERT_NE(helm, nullptr) << "RDMASTACK_HELM (scripts/cluster.sh env) names the helm binary";
+  CommandResult chart =
+      RunCommand({helm, "template", "rdmastack", SourcePath("charts/rdmastack"), "-n", ns.name(),
+                  "--show-only", "templates/agent-serviceaccount.yaml"});
+  ASSERT_EQ(chart.exit_code, 0) << chart.err;
+  ns.Apply(chart.out);
+}
+
 uint16_t FreePortOn(const std::string& address) {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};

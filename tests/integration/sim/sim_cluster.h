@@ -37,6 +37,10 @@ class TestNamespace {
   std::string name_;
 };
 
+// The chart's agent ServiceAccount (charts/rdmastack, templates/agent-serviceaccount.yaml,
+// rendered by the helm of RDMASTACK_HELM) applied into `ns`; failures are test failures.
+void ApplyChartAgentServiceAccount(const TestNamespace& ns);
+
 // A port nothing listens on, on `address` (e.g. the host's address on the nodes' bridge).
 uint16_t FreePortOn(const std::string& address);
 
