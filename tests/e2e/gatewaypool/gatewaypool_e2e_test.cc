@@ -132,14 +132,8 @@ TEST_F(GatewayPoolE2eTest, ACollidingNewerPoolIsRefusedAndTheOlderServesOn) {
   CommandResult wait = env_->Kubectl(
       {"wait", "--for=condition=Ready", "gwp/kvcache", "-n", ns_->name(), "--timeout=240s"});
   ASSERT_EQ(wait.exit_code, 0) << wait.err << Diagnostics();
-  std::vector<SliceEndpoint> endpoints;
-  ASSERT_TRUE(Eventually(
-      [&] {
-        endpoints = Endpoints("kvcache");
-        return ReadyEndpointNodes("kvcache").size() == storage.size();
-      },
-      30s))
-      << Diagnostics();
+  const std::vector<SliceEndpoint> endpoints = AwaitReadyEndpoints("kvcache", storage.size());
+  ASSERT_FALSE(endpoints.empty()) << Diagnostics();
   const std::string bucket = "/" + ns_->name() + "-older";
   {
     auto made = Client(endpoints[0]).Send({.method = "PUT", .path = bucket});
