@@ -72,18 +72,27 @@ std::optional<PoolConflict> GatewayPoolReconciler::FindConflict(
     const crd::GatewayPool& pool, const compat::CompatibilityMatrix* matrix) const {
   const std::vector<runtime::ObjectPtr> all = stores_.pools.List();
   if (all.size() < 2) return std::nullopt;  // the common case costs nothing
-  const std::vector<runtime::ObjectPtr> nodes = stores_.nodes.List();
-  std::vector<std::pair<std::string, crd::StringMap>> node_labels;
-  node_labels.reserve(nodes.size());
-  for (const auto& n : nodes) node_labels.emplace_back(std::string(n->Name()), n->Labels());
+  // Selectors are matched on the cached objects (no label map copies): only this pool's nodes
+  // can be shared, so the other pools are matched against those alone.
+  auto matches = [](const crd::StringMap& selector, const k8s::JsonObject& node) {
+    for (const auto& [k, v] : selector) {
+      if (node.Label(k) != v) return false;
+    }
+    return true;
+  };
+  std::vector<runtime::ObjectPtr> mine;
+  for (const auto& n : stores_.nodes.List()) {
+    if (matches(pool.spec.node_selector, *n)) mine.push_back(n);
+  }
+  if (mine.empty()) return std::nullopt;
   auto footprint = [&](const crd::GatewayPool& p) {
     PoolFootprint f;
     f.namespace_ = p.metadata.namespace_.value_or("");
     f.name = p.metadata.name;
     f.created = p.metadata.creation_timestamp.value_or("");
     f.path_template = p.spec.backend.posix.path_template;
-    for (const auto& [name, labels] : node_labels) {
-      if (SelectorMatches(p.spec.node_selector, labels)) f.nodes.insert(name);
+    for (const auto& n : mine) {
+      if (matches(p.spec.node_selector, *n)) f.nodes.insert(std::string(n->Name()));
     }
     auto add = [&f](const Track& t) {
       f.ports.insert(t.s3_port);
