@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "controllers/rdmanode/agent_daemonset.h"
@@ -98,16 +99,30 @@ TEST(AgentImagePodTest, CheckRunsItsLiveProbesInsideTheImageInTheDaemonSetsPodSh
       90s))
       << ns.PodField("agent-check", "{.status}");
   const std::string logs = ns.Logs("agent-check").out;
-  // No device in this VM: the live verbs probe finds none, so the report is NotReady (exit 1),
-  // never a crash, a missing library or a file the image cannot read (exit 2 with an error).
+  // A NotReady report (exit 1), never a crash, a missing library or a file the image cannot read
+  // (exit 2 with an error).
   EXPECT_EQ(ns.PodField("agent-check", "{.status.containerStatuses[0].state.terminated.exitCode}"),
             "1")
       << logs;
   StatusOr<k8s::JsonObject> report = k8s::JsonObject::Parse(logs);
   ASSERT_TRUE(report.ok()) << "not a JSON report: " << logs;
-  EXPECT_NE(logs.find("NoRdmaDevice"), std::string::npos) << logs;
-  // The recorded probes of the node's fixture were not used: they describe a device.
-  EXPECT_EQ(logs.find("probes.txt"), std::string::npos) << logs;
+  EXPECT_EQ(report->GetString({"root"}), "/host");
+  std::map<std::string, std::pair<std::string, std::string>> checks;  // id -> status, message
+  for (const auto& c : report->GetArray({"checks"})) {
+    checks[c.GetString({"id"}).value_or("")] = {c.GetString({"status"}).value_or(""),
+                                                c.GetString({"message"}).value_or("")};
+  }
+  // The node's sysfs through the host root mounted at /host: its ConnectX-6.
+  EXPECT_EQ(checks["rdma.devices"].first, "Pass") << logs;
+  EXPECT_NE(checks["rdma.devices"].second.find("mlx5_0"), std::string::npos) << logs;
+  // NVML was looked for live, below /host (the host's ld.so.cache and library directories); this
+  // node has none. Recorded probes would have given the fixture's answer instead.
+  EXPECT_NE(checks["probe.read-errors"].second.find("no loadable libnvidia-ml.so.1 below /host"),
+            std::string::npos)
+      << logs;
+  // The addresses are live too: none of the node's netdevs backed by an RDMA port has one in the
+  // node's namespace (the harness's recorded ips.txt would have given bond0's).
+  EXPECT_EQ(report->GetString({"verdicts", "0", "reason"}), "NoRdmaIp") << logs;
 }
 
 }  // namespace
