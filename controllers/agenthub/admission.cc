@@ -1,5 +1,7 @@
 #include "controllers/agenthub/admission.h"
 
+#include <algorithm>
+
 namespace rdmastack::agenthub {
 namespace {
 
@@ -30,6 +32,40 @@ std::string PodRef(const AgentPolicy& policy, const TokenReviewResult& review) {
 }
 
 }  // namespace
+
+std::optional<AdmissionDecision> CheckHelloShape(std::string_view node_name,
+                                                 std::string_view agent_version,
+                                                 size_t token_bytes) {
+  auto too_long = [](const char* field, size_t size, size_t max) {
+    return Refuse(StatusCode::kInvalidArgument, kReasonMalformedHello,
+                  std::string("Hello.") + field + " is " + std::to_string(size) +
+                      " bytes, over the limit of " + std::to_string(max));
+  };
+  if (node_name.size() > kMaxNodeNameBytes)
+    return too_long("node_name", node_name.size(), kMaxNodeNameBytes);
+  if (agent_version.size() > kMaxAgentVersionBytes)
+    return too_long("agent_version", agent_version.size(), kMaxAgentVersionBytes);
+  if (token_bytes > kMaxTokenBytes) return too_long("token", token_bytes, kMaxTokenBytes);
+  // DNS-1123 subdomain: lower-case alphanumerics, '-' and '.', alphanumeric at both ends.
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  const bool valid =
+      node_name.empty() || (alnum(node_name.front()) && alnum(node_name.back()) &&
+                            std::all_of(node_name.begin(), node_name.end(),
+                                        [&](char c) { return alnum(c) || c == '-' || c == '.'; }));
+  if (!valid) {
+    return Refuse(StatusCode::kInvalidArgument, kReasonMalformedHello,
+                  "Hello.node_name is not a Kubernetes node name (a DNS-1123 subdomain: "
+                  "lower-case letters, digits, '-' and '.'); run the agent with $NODE_NAME from "
+                  "spec.nodeName");
+  }
+  for (char c : agent_version) {
+    if (c < 0x20 || c > 0x7e) {
+      return Refuse(StatusCode::kInvalidArgument, kReasonMalformedHello,
+                    "Hello.agent_version has a byte that is not printable ASCII");
+    }
+  }
+  return std::nullopt;
+}
 
 TokenReviewResult ParseTokenReviewStatus(const k8s::JsonObject& status) {
   TokenReviewResult r;

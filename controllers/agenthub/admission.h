@@ -4,8 +4,10 @@
 // shell (agent_authenticator.h) gathers the inputs; everything that can refuse an agent is here,
 // so that each refusal is table-tested.
 
+#include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "controllers/agenthub/agent_events.h"
@@ -49,6 +51,13 @@ struct HelloClaim {
   bool has_token = false;
 };
 
+// Bounds on what a Hello may carry, checked before anything else reads it (before the token is
+// reviewed, the Hello is queued, or its node name reaches a log line, an Event or a cache): a
+// stream that has not authenticated must not be able to make the hub hold or write megabytes.
+inline constexpr size_t kMaxNodeNameBytes = 253;  // a Node's name is a DNS-1123 subdomain
+inline constexpr size_t kMaxAgentVersionBytes = 64;
+inline constexpr size_t kMaxTokenBytes = 16 * 1024;  // a projected token is about 1 KiB
+
 // The outcome. `code` is kOk, kInvalidArgument, kUnauthenticated, kPermissionDenied or
 // kUnavailable (the review or the Pod lookup failed; nothing is wrong with the agent).
 struct AdmissionDecision {
@@ -60,8 +69,16 @@ struct AdmissionDecision {
   bool accepted() const { return code == StatusCode::kOk; }
 };
 
+// A refusal (kMalformedHello, naming the field and its size, never echoing it) when `node_name`
+// is not a DNS-1123 subdomain or a field is over its bound; nullopt when the shape is fine. An
+// empty node name passes here: DecideFromToken refuses it with its own reason.
+std::optional<AdmissionDecision> CheckHelloShape(std::string_view node_name,
+                                                 std::string_view agent_version,
+                                                 size_t token_bytes);
+
 // Refusal reasons (the `reason` of a refused decision).
 inline constexpr const char* kReasonNoNodeName = "NoNodeName";
+inline constexpr const char* kReasonMalformedHello = "MalformedHello";
 inline constexpr const char* kReasonNoToken = "NoToken";
 inline constexpr const char* kReasonTokenExpired = "TokenExpired";
 inline constexpr const char* kReasonWrongAudience = "WrongAudience";

@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+#include <vector>
+
 namespace rdmastack::agenthub {
 namespace {
 
@@ -177,6 +180,28 @@ TEST(AdmissionTest, ParsesTheTokenReviewStatusTheApiServerReturns) {
   EXPECT_FALSE(n.authenticated);
   EXPECT_EQ(n.error, "bad");
   EXPECT_TRUE(n.pod_name.empty());
+}
+
+TEST(HelloShapeTest, BoundsAndNodeNameSyntax) {
+  EXPECT_FALSE(CheckHelloShape("stg-node-0.rack-3", "0.1.0", 900));
+  EXPECT_FALSE(CheckHelloShape("", "", 0));  // DecideFromToken says NoNodeName
+  EXPECT_FALSE(CheckHelloShape(std::string(253, 'a'), std::string(64, 'v'), 16 * 1024));
+  for (const auto& [name, version, token] :
+       std::vector<std::tuple<std::string, std::string, size_t>>{
+           {std::string(254, 'a'), "0.1.0", 1},
+           {"node", std::string(65, 'v'), 1},
+           {"node", "0.1.0", 16 * 1024 + 1},
+           {"-node", "", 1},
+           {"node-", "", 1},
+           {"Node", "", 1},
+           {"no de", "", 1},
+           {"node", "0.1\n", 1}}) {
+    auto d = CheckHelloShape(name, version, token);
+    ASSERT_TRUE(d) << name << " " << version << " " << token;
+    EXPECT_EQ(d->reason, kReasonMalformedHello);
+    EXPECT_EQ(d->code, StatusCode::kInvalidArgument);
+    EXPECT_LT(d->message.size(), 200u) << d->message;
+  }
 }
 
 }  // namespace

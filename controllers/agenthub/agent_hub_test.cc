@@ -343,6 +343,35 @@ TEST_F(AgentHubTest, RefusalsRecordAWarningEventOnTheClaimedNode) {
             (std::vector<std::string>{"NodeMismatch node-2", "TokenRejected node-3"}));
 }
 
+// A Hello is checked before anything reads it: a node name of a megabyte (a message within the
+// gRPC limit, sent before any authentication) is refused without a TokenReview, a Warning
+// Event or an echo of the name, and a name that is no node name likewise.
+TEST_F(AgentHubTest, AMalformedHelloIsRefusedBeforeItIsReviewedLoggedOrRecorded) {
+  api_.AddPod("agent-1", "node-1");
+  ASSERT_NO_FATAL_FAILURE(Start());
+  auto huge = Open("node-1/agent-1", std::string(1 << 20, 'n'));
+  grpc::Status s = huge->Drain();
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(s.error_message(), "Hello.node_name is 1048576 bytes, over the limit of 253");
+  auto odd = Open("node-1/agent-1", "Node_1");
+  s = odd->Drain();
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.error_message().find("not a Kubernetes node name"), std::string::npos);
+  EXPECT_EQ(api_.reviews.load(), 0);
+  {
+    std::lock_guard<std::mutex> l(events_.mu);
+    EXPECT_TRUE(events_.recorded.empty());
+  }
+  EXPECT_NE(
+      Metrics().find(R"(rdmastack_agenthub_streams_refused_total{reason="MalformedHello"} 2)"),
+      std::string::npos)
+      << Metrics();
+  // A well-formed agent still gets in.
+  auto good = Open("node-1/agent-1", "node-1");
+  pb::HubMessage m;
+  EXPECT_TRUE(good->stream->Read(&m));
+}
+
 TEST_F(AgentHubTest, StopEndsConnectedStreamsWithUnavailable) {
   api_.AddPod("agent-1", "node-1");
   // ":port", as the operator's --agent-bind-address is written, listens on every address.

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "controllers/agenthub/admission.h"
 #include "controllers/agenthub/agent_stream.h"
 
 namespace rdmastack::agenthub {
@@ -82,6 +83,12 @@ void HubCore::HelloReceived(AgentStream* stream) {
 }
 
 void HubCore::Authenticate(AgentStream* stream, const agent::v1::Hello& hello) {
+  // Before the Hello is copied into the queue or its fields reach a log line or an Event.
+  if (auto malformed =
+          CheckHelloShape(hello.node_name(), hello.agent_version(), hello.token().size())) {
+    stream->OnAuthenticated("", *malformed);
+    return;
+  }
   const bool queued = pool_.TrySubmit([this, stream, hello] {
     stream->OnAuthenticated(hello.node_name(), authenticator_.Authenticate(hello));
   });
