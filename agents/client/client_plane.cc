@@ -199,17 +199,4 @@ void ClientPlane::WriteState(const ClientState& st) {
   last_state_write_error_ = error;
 }
 
-std::vector<std::string> ClientPlane::Uninstall() {
-  std::vector<std::string> removed = installer_.Uninstall();
-  for (const auto& line : removed) {
-    if (line.rfind("cannot", 0) == 0) {
-      spdlog::warn("uninstall: {}", line);
-    } else {
-      spdlog::info("uninstall: removed {}", line);
-    }
-  }
-  if (removed.empty()) spdlog::info("uninstall: nothing installed in {}", installer_.dir());
-  return removed;
-}
-
 }  // namespace rdmastack::client

@@ -45,9 +45,6 @@ class ClientPlane {
 
   // One pass; returns the state it wrote to <state-dir>/state.json.
   ClientState RunPass();
-  // On SIGTERM: removes what was installed (also what an earlier process installed there) and
-  // logs each removal; returns the same lines.
-  std::vector<std::string> Uninstall();
 
  private:
   agent::NodeFacts Probe();

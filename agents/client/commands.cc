@@ -6,12 +6,15 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 
 #include "agents/client/client_plane.h"
 #include "agents/client/options.h"
 #include "agents/client/state.h"
+#include "agents/client/uninstall_pass.h"
 #include "agents/node-agent/cli/check_command.h"
 #include "agents/node-agent/probe/host_root.h"
+#include "operator/base/atomic_file.h"
 #include "operator/base/logging.h"
 
 namespace rdmastack::client {
@@ -32,7 +35,7 @@ bool WaitForStopSignal(const sigset_t& set, std::chrono::milliseconds d) {
                 static_cast<long>(left.count() % 1'000'000'000)};
     const int sig = ::sigtimedwait(&set, nullptr, &ts);
     if (sig == SIGTERM || sig == SIGINT) {
-      spdlog::info("received {}; uninstalling", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+      spdlog::info("received {}; stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
       return true;
     }
     if (sig < 0 && errno == EAGAIN) return false;  // the interval passed
@@ -92,7 +95,46 @@ int RunCommand(const std::vector<std::string>& args) {
         std::chrono::steady_clock::now() - start);
     if (WaitForStopSignal(set, std::max(o.interval - spent, std::chrono::milliseconds(0)))) break;
   }
-  plane.Uninstall();
+  spdlog::info("{} stays installed for the workloads that use it; the operator uninstalls it once "
+               "the node has left the profile and no running pod there names the profile",
+               o.install_dir);
+  return 0;
+}
+
+int UninstallCommand(const std::vector<std::string>& args) {
+  if (WantsHelp(args)) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  StatusOr<UninstallOptions> options = ParseUninstallOptions(args);
+  if (!options.ok()) {
+    std::fprintf(stderr, "error: %s\n%s", options.status().message().c_str(), kUsage);
+    return 2;
+  }
+  if (Status st = InitLogging("info"); !st.ok()) {
+    std::fprintf(stderr, "error: %s\n", st.message().c_str());
+    return 2;
+  }
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  spdlog::info("rdmastack-client uninstall: removing what a client installed in {}, every {} ms",
+               options->install_dir, options->interval.count());
+  Installer installer(options->install_dir);
+  std::string last;
+  while (true) {
+    const ClientState st = UninstallPass(installer, std::chrono::system_clock::now());
+    if (st.reason + st.message != last) spdlog::info("{}: {}", st.reason, st.message);
+    last = st.reason + st.message;
+    std::error_code ec;
+    std::filesystem::create_directories(options->state_dir, ec);
+    if (Status w = WriteFileAtomically(options->state_dir + "/state.json", RenderStateJson(st));
+        !w.ok())
+      spdlog::error("state: {}; the readiness probe will find it stale", w.message());
+    if (WaitForStopSignal(set, options->interval)) break;
+  }
   return 0;
 }
 

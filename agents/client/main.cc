@@ -1,6 +1,7 @@
 // rdmastack-client: the client data plane of a ClientProfile, run by its DaemonSet on GPU nodes.
 //   run     prepare the node (config files, libcuobjclient, nvidia_peermem) and keep state.json
 //   ready   the pod's readiness probe over state.json
+//   uninstall  the operator's uninstall pod on a node that has left the profile
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@ int main(int argc, char** argv) {
   args.erase(args.begin());
   if (cmd == "run") return rdmastack::client::RunCommand(args);
   if (cmd == "ready") return rdmastack::client::ReadyCommand(args);
+  if (cmd == "uninstall") return rdmastack::client::UninstallCommand(args);
   if (cmd == "--version" || cmd == "version") {
     std::printf("rdmastack-client %s\n", rdmastack::kVersion);
     return 0;

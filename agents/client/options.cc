@@ -155,4 +155,28 @@ StatusOr<ReadyOptions> ParseReadyOptions(const std::vector<std::string>& args) {
   return o;
 }
 
+StatusOr<UninstallOptions> ParseUninstallOptions(const std::vector<std::string>& args) {
+  UninstallOptions o;
+  for (size_t i = 0; i < args.size();) {
+    RDMASTACK_ASSIGN_OR_RETURN(agent::FlagValue next, agent::ReadFlag(args, &i, {}));
+    if (next.flag == "--install-dir") {
+      RDMASTACK_ASSIGN_OR_RETURN(o.install_dir, ParseDir(next.flag, next.value));
+    } else if (next.flag == "--state-dir") {
+      RDMASTACK_ASSIGN_OR_RETURN(o.state_dir, ParseDir(next.flag, next.value));
+    } else if (next.flag == "--interval") {
+      RDMASTACK_ASSIGN_OR_RETURN(
+          o.interval, ParsePositiveDuration(next.flag, next.value, std::chrono::hours(1)));
+    } else {
+      return InvalidArgumentError("unknown flag " + next.flag);
+    }
+  }
+  if (o.install_dir.empty()) return InvalidArgumentError("--install-dir is required");
+  // Only ever a profile's own directory: never the install root or a path outside it.
+  if (o.install_dir.front() != '/' || o.install_dir == "/") {
+    return InvalidArgumentError("--install-dir must be an absolute directory below /, got '" +
+                                o.install_dir + "'");
+  }
+  return o;
+}
+
 }  // namespace rdmastack::client

@@ -31,6 +31,12 @@ struct RunOptions {
   std::chrono::milliseconds interval{10'000};
 };
 
+struct UninstallOptions {
+  std::string install_dir;
+  std::string state_dir = "/run/rdmastack-client";
+  std::chrono::milliseconds interval{10'000};
+};
+
 struct ReadyOptions {
   std::string state_dir = "/run/rdmastack-client";
   std::chrono::milliseconds max_age{30'000};
@@ -41,6 +47,7 @@ struct ReadyOptions {
 StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args,
                                      const std::string& node_env);
 StatusOr<ReadyOptions> ParseReadyOptions(const std::vector<std::string>& args);
+StatusOr<UninstallOptions> ParseUninstallOptions(const std::vector<std::string>& args);
 
 inline constexpr const char* kUsage =
     "usage: rdmastack-client run --profile NS/NAME --install-dir DIR [--node NAME]\n"
@@ -54,11 +61,17 @@ inline constexpr const char* kUsage =
     "         [--library-dir /opt/rdmastack/cuobjclient] [--state-dir /run/rdmastack-client]\n"
     "         [--interval 10s]\n"
     "       rdmastack-client ready [--state-dir /run/rdmastack-client] [--max-age 30s]\n"
+    "       rdmastack-client uninstall --install-dir DIR [--state-dir /run/rdmastack-client]\n"
+    "         [--interval 10s]\n"
     "       rdmastack-client --version | --help\n"
     "  run: every --interval, decides what the node can do (the node agent's checks), writes\n"
     "  cufile.json, cuobj.json, endpoints.json, client.env and lib/ into --install-dir and\n"
-    "  <state-dir>/state.json; on SIGTERM removes what it installed.\n"
+    "  <state-dir>/state.json. SIGTERM stops it and leaves the files for the workloads using\n"
+    "  them.\n"
     "  ready: exit 0 iff state.json says ready and is at most --max-age old.\n"
+    "  uninstall: every --interval, removes what a client installed in --install-dir and writes\n"
+    "  state.json (ready once nothing is left), until SIGTERM. The operator runs it on a node\n"
+    "  that left the profile once no running pod there names the profile.\n"
     "  NODE_NAME from the environment is the default --node.\n";
 
 }  // namespace rdmastack::client

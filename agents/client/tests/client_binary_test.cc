@@ -1,6 +1,6 @@
 // Runs the built rdmastack-client against a fixture host and a loopback gateway: state.json turns
-// ready and the files appear; the gateway stops and readiness follows; SIGTERM empties the
-// install directory.
+// ready and the files appear; the gateway stops and readiness follows; SIGTERM stops it and leaves
+// the files; `uninstall` removes them and turns ready.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -77,7 +77,7 @@ class Process {
   bool exited_ = false;
 };
 
-TEST(ClientBinary, ReadyThenUnreachableThenUninstalledOnSigterm) {
+TEST(ClientBinary, ReadyThenUnreachableThenStopsKeepingItsFilesThenUninstall) {
   ASSERT_TRUE(fs::exists(ClientBinary())) << "build rdmastack-client first";
   TempDir tmp;
   HealthServer gateway;
@@ -171,19 +171,42 @@ TEST(ClientBinary, ReadyThenUnreachableThenUninstalledOnSigterm) {
   EXPECT_EQ(down.exit_code, 1);
   EXPECT_EQ(down.out.rfind("not ready: EndpointsUnreachable: ", 0), 0u) << down.out;
 
+  // SIGTERM (a replaced pod): the files the workloads mounted stay as they are.
+  const std::string cuobj_before = ReadFile(install + "/cuobj.json");
   EXPECT_EQ(client.Signal(SIGTERM, std::chrono::seconds(20)), 0) << ReadFile(log);
-  EXPECT_FALSE(fs::exists(install)) << ReadFile(log);
-  EXPECT_TRUE(fs::exists(tmp / "host/var/lib/rdmastack"));  // only what it installed went
+  EXPECT_EQ(ReadFile(install + "/client.env"), env_before);
+  EXPECT_EQ(ReadFile(install + "/cuobj.json"), cuobj_before);
+  EXPECT_TRUE(fs::exists(install + "/lib/libcuobjclient.so.1.2.0.68"));
   const std::string logged = ReadFile(log);
   EXPECT_NE(logged.find("readiness: ready (Ready)"), std::string::npos) << logged;
   EXPECT_NE(logged.find("readiness: not ready (EndpointsUnreachable)"), std::string::npos);
-  EXPECT_NE(logged.find("uninstall: removed " + install + "/client.env"), std::string::npos);
+  EXPECT_NE(logged.find("stays installed for the workloads that use it"), std::string::npos)
+      << logged;
+  EXPECT_EQ(logged.find("uninstall: removed"), std::string::npos) << logged;
 
   // Nobody writes state.json any more: the readiness probe calls it stale.
   std::this_thread::sleep_for(std::chrono::milliseconds(2100));
   const auto stale = ready_probe("1s");
   EXPECT_EQ(stale.exit_code, 1);
   EXPECT_NE(stale.out.find("stale"), std::string::npos) << stale.out;
+
+  // The operator's uninstall pod: removes only what a client installed, then reports ready.
+  const std::string uninstall_log = tmp / "uninstall.log";
+  Process uninstall({ClientBinary(), "uninstall", "--install-dir", install, "--state-dir",
+                     state_dir, "--interval", "200ms"},
+                    uninstall_log);
+  ASSERT_TRUE(uninstall.started());
+  ASSERT_TRUE(Within(std::chrono::seconds(20),
+                     [&] { return state().reason == "Uninstalled" && state().ready; }))
+      << ReadFile(state_dir + "/state.json") << ReadFile(uninstall_log);
+  EXPECT_FALSE(fs::exists(install)) << ReadFile(uninstall_log);
+  EXPECT_TRUE(fs::exists(tmp / "host/var/lib/rdmastack"));  // only what a client installed went
+  const auto clean = ready_probe("30s");
+  EXPECT_EQ(clean.exit_code, 0) << clean.out;
+  EXPECT_EQ(uninstall.Signal(SIGTERM, std::chrono::seconds(20)), 0) << ReadFile(uninstall_log);
+  EXPECT_NE(ReadFile(uninstall_log).find("uninstall: removed " + install + "/client.env"),
+            std::string::npos)
+      << ReadFile(uninstall_log);
 }
 
 TEST(ClientBinary, VersionUsageAndReadyWithoutState) {

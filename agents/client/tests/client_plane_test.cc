@@ -9,6 +9,7 @@
 
 #include "agents/client/endpoint_check.h"
 #include "agents/client/tests/test_util.h"
+#include "agents/client/uninstall_pass.h"
 #include "agents/node-agent/cli/check_command.h"
 #include "agents/node-agent/probe/host_root.h"
 #include "agents/node-agent/probe/system_probe.h"
@@ -269,16 +270,25 @@ TEST_F(ClientPlaneTest, NodeNotCapableCarriesTheAgentsReasonAndInstallsNothing) 
       << no_rdma.message;
 }
 
-TEST_F(ClientPlaneTest, UninstallLeavesNothingBehind) {
+TEST_F(ClientPlaneTest, UninstallPassLeavesNothingBehindAndSaysSo) {
   fs::create_directories(tmp_ / "cuobjclient");
   fs::copy_file(FakeClientLibrary(), tmp_ / "cuobjclient/libcuobjclient.so.1.2.0.68");
   SetEndpoints(EndpointsJson(7071, "198.18.0.10"));
   auto plane = Plane(Options(kDmaBuf));
   ASSERT_TRUE(plane->RunPass().ready);
   WriteFile(tmp_ / "install/log/cufile.log", "written by an application\n");
-  const std::vector<std::string> removed = plane->Uninstall();
-  EXPECT_EQ(removed.back(), tmp_ / "install/");
+  Installer installer(tmp_ / "install");
+  const auto now = std::chrono::system_clock::now();
+  const ClientState st = UninstallPass(installer, now);
+  EXPECT_TRUE(st.ready);
+  EXPECT_EQ(st.reason, "Uninstalled");
+  EXPECT_EQ(st.updated, now);
+  EXPECT_NE(st.message.find(" removed in this pass"), std::string::npos) << st.message;
   EXPECT_FALSE(fs::exists(tmp_.path() / "install"));
+  // Again: nothing left to remove, still ready.
+  const ClientState again = UninstallPass(installer, now);
+  EXPECT_TRUE(again.ready);
+  EXPECT_NE(again.message.find("(0 removed in this pass)"), std::string::npos) << again.message;
   // What it did not install stays: the library source and the endpoints file.
   EXPECT_TRUE(fs::exists(tmp_.path() / "cuobjclient/libcuobjclient.so.1.2.0.68"));
   EXPECT_TRUE(fs::exists(tmp_.path() / "endpoints/endpoints.json"));
