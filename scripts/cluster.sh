@@ -445,9 +445,9 @@ IMAGE_TABLE="$ROOT_DIR/tests/harness/node-runtime/images.yaml"
 # The images this project builds: simulated nodes run them from these archives with runc.
 OCI_IMAGES="$BUILD_DIR/images"
 OCI_COMPONENTS="operator agent gateway client"
-# The vgwrdma images the tests' and samples' pools name: harness-only stand-ins built FROM the
-# gateway image (tests/harness/node-runtime/standin_images.sh).
-STANDIN_IMAGES="registry.local/rdmastack/vgwrdma:1.8.0-cuobj1 registry.local/rdmastack/vgwrdma:1.8.0-cuobj2"
+# The vgwrdma images the tests' and samples' pools name, and a second name of the client image:
+# harness-only stand-ins built FROM our images (tests/harness/node-runtime/standin_images.sh).
+STANDIN_IMAGES="registry.local/rdmastack/vgwrdma:1.8.0-cuobj1 registry.local/rdmastack/vgwrdma:1.8.0-cuobj2 registry.local/rdmastack/client:rollout"
 oci_image_ref() { echo "${RDMASTACK_IMAGE_REGISTRY:-ghcr.io/rdmastack}/$1:$(project_version)"; }
 project_version() { sed -n 's/^project(rdmastack VERSION \([0-9][0-9.]*\).*/\1/p' "$ROOT_DIR/CMakeLists.txt"; }
 

@@ -1,9 +1,11 @@
 #include "controllers/clientprofile/client_workload.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <set>
 #include <tuple>
 
+#include "controllers/clientprofile/node_retirement.h"
 #include "controllers/common/node_access.h"
 #include "controllers/common/render.h"
 #include "controllers/gatewaypool/track.h"
@@ -22,11 +24,12 @@ constexpr char kEndpointsDir[] = "/etc/rdmastack-client/endpoints";
 constexpr char kCredentialsDir[] = "/etc/rdmastack-client/credentials";
 constexpr char kStateDir[] = "/run/rdmastack-client";
 
-void CommonMetadata(const crd::ClientProfile& profile, k8s::JsonObject* o) {
+void CommonMetadata(const crd::ClientProfile& profile, k8s::JsonObject* o,
+                    std::string_view component = kClientComponent) {
   o->SetNamespace(profile.metadata.namespace_.value_or(""));
   o->SetLabel("app.kubernetes.io/name", "rdmastack-client");
   o->SetLabel("app.kubernetes.io/instance", profile.metadata.name);
-  o->SetLabel(gatewaypool::kComponentLabel, kClientComponent);
+  o->SetLabel(gatewaypool::kComponentLabel, component);
   o->SetLabel(controllers::kManagedByLabel, controllers::kManagedByValue);
   o->SetLabel(kProfileLabel, profile.metadata.name);
   (void)o->Append({"metadata", "ownerReferences"},
@@ -138,6 +141,26 @@ void AddVolumes(const crd::ClientProfile& profile, k8s::JsonObject* pod) {
   (void)pod->Append({"volumes"}, Obj(R"({"name":"state","emptyDir":{"medium":"Memory"}})"));
 }
 
+// The DaemonSet's labels on its pods, plus the operator's extra pod labels.
+void SetPodLabels(const ClientRenderOptions& options, k8s::JsonObject* ds) {
+  k8s::JsonObject pod_labels = *ds->Get({"metadata", "labels"});
+  for (const auto& [k, v] : options.pod_labels) (void)pod_labels.SetString({k}, v);
+  (void)ds->Set({"spec", "template", "metadata", "labels"}, pod_labels);
+}
+
+// Scheduled only onto nodes whose profile label has one of `values`.
+void SetNodeAffinity(const std::string& label, std::initializer_list<const char*> values,
+                     k8s::JsonObject* pod) {
+  k8s::JsonObject expression = Obj(R"({"operator":"In"})");
+  (void)expression.SetString({"key"}, label);
+  for (const char* v : values) (void)expression.Append({"values"}, Str(v));
+  k8s::JsonObject term;
+  (void)term.Append({"matchExpressions"}, expression);
+  (void)pod->Append({"affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
+                     "nodeSelectorTerms"},
+                    term);
+}
+
 }  // namespace
 
 std::string ClientNodeLabel(std::string_view ns, std::string_view profile) {
@@ -147,6 +170,10 @@ std::string ClientNodeLabel(std::string_view ns, std::string_view profile) {
 
 std::string DaemonSetName(std::string_view profile) {
   return std::string(profile) + "-client";
+}
+
+std::string UninstallDaemonSetName(std::string_view profile) {
+  return std::string(profile) + "-client-uninstall";
 }
 
 std::string EndpointsConfigMapName(std::string_view profile) {
@@ -226,31 +253,71 @@ StatusOr<k8s::JsonObject> RenderClientDaemonSet(const crd::ClientProfile& profil
   (void)ds.SetString({"spec", "selector", "matchLabels", kProfileLabel}, profile.metadata.name);
   (void)ds.SetString({"spec", "selector", "matchLabels", gatewaypool::kComponentLabel},
                      kClientComponent);
-  // One node at a time: a client pod's restart removes and rewrites its node's configuration.
+  // One node at a time: a node's client is not Ready between its old pod's stop and its new pod's
+  // first pass (the files stay; node_retirement.h).
   (void)ds.Set({"spec", "updateStrategy"},
                Obj(R"({"type":"RollingUpdate","rollingUpdate":{"maxUnavailable":1}})"));
-  k8s::JsonObject pod_labels = *ds.Get({"metadata", "labels"});
-  for (const auto& [k, v] : options.pod_labels) (void)pod_labels.SetString({k}, v);
-  (void)ds.Set({"spec", "template", "metadata", "labels"}, pod_labels);
+  SetPodLabels(options, &ds);
   k8s::JsonObject pod;
   (void)pod.SetBool({"automountServiceAccountToken"}, false);
   (void)pod.SetBool({"hostNetwork"}, true);
   (void)pod.SetString({"dnsPolicy"}, "ClusterFirstWithHostNet");
   (void)pod.SetInt({"terminationGracePeriodSeconds"}, 30);
-  k8s::JsonObject expression = Obj(R"({"operator":"In"})");
-  (void)expression.SetString({"key"}, ClientNodeLabel(ns, profile.metadata.name));
-  (void)expression.Append({"values"}, Str(kEligibleValue));
-  (void)expression.Append({"values"}, Str(kReadyValue));
-  k8s::JsonObject term;
-  (void)term.Append({"matchExpressions"}, expression);
-  (void)pod.Append({"affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
-                    "nodeSelectorTerms"},
-                   term);
+  SetNodeAffinity(ClientNodeLabel(ns, profile.metadata.name), {kEligibleValue, kReadyValue},
+                  &pod);
   for (const auto& t : spec.tolerations)
     (void)pod.Append({"tolerations"}, controllers::TolerationJson(t));
   (void)pod.Append({"initContainers"}, LibraryInitContainer(profile));
   (void)pod.Append({"containers"}, container);
   AddVolumes(profile, &pod);
+  controllers::ApplyNodePodPolicy(options.node_pods, {}, &pod);
+  (void)ds.Set({"spec", "template", "spec"}, pod);
+  controllers::StampAppliedHash(&ds);
+  return ds;
+}
+
+k8s::JsonObject RenderUninstallDaemonSet(const crd::ClientProfile& profile,
+                                        const ClientRenderOptions& options) {
+  const std::string ns = profile.metadata.namespace_.value_or("");
+  k8s::JsonObject ds;
+  ds.SetApiVersion("apps/v1");
+  ds.SetKind("DaemonSet");
+  ds.SetName(UninstallDaemonSetName(profile.metadata.name));
+  CommonMetadata(profile, &ds, kUninstallComponent);
+  (void)ds.SetString({"spec", "selector", "matchLabels", kProfileLabel}, profile.metadata.name);
+  (void)ds.SetString({"spec", "selector", "matchLabels", gatewaypool::kComponentLabel},
+                     kUninstallComponent);
+  SetPodLabels(options, &ds);
+  k8s::JsonObject pod;
+  (void)pod.SetBool({"automountServiceAccountToken"}, false);
+  (void)pod.SetInt({"terminationGracePeriodSeconds"}, 10);
+  SetNodeAffinity(ClientNodeLabel(ns, profile.metadata.name), {kUninstallValue}, &pod);
+  for (const auto& t : profile.spec.tolerations)
+    (void)pod.Append({"tolerations"}, controllers::TolerationJson(t));
+  k8s::JsonObject c;
+  (void)c.SetString({"name"}, "uninstall");
+  (void)c.SetString({"image"}, options.image);
+  for (const std::string& a :
+       std::vector<std::string>{"uninstall", "--install-dir", InstallDir(ns, profile.metadata.name),
+                                "--state-dir", kStateDir})
+    (void)c.Append({"args"}, Str(a));
+  // Ready = nothing a client installed is left; the operator then takes the node's label away.
+  k8s::JsonObject ready = Obj(R"({"periodSeconds":2,"timeoutSeconds":2,"failureThreshold":1})");
+  for (const char* a : {"rdmastack-client", "ready", "--state-dir", kStateDir})
+    (void)ready.Append({"exec", "command"}, Str(a));
+  (void)c.Set({"readinessProbe"}, ready);
+  // Root owns the files it removes; no capability is needed for that.
+  (void)c.Set({"securityContext"},
+              Obj(R"({"runAsUser":0,"allowPrivilegeEscalation":false,)"
+                  R"("readOnlyRootFilesystem":true,"capabilities":{"drop":["ALL"]}})"));
+  (void)c.Set({"resources"},
+              Obj(R"({"requests":{"cpu":"10m","memory":"16Mi"},"limits":{"memory":"64Mi"}})"));
+  (void)c.Append({"volumeMounts"}, Mount("client-install", kHostInstallRoot, false));
+  (void)c.Append({"volumeMounts"}, Mount("state", kStateDir, false));
+  (void)pod.Append({"containers"}, c);
+  (void)pod.Append({"volumes"},
+                   HostPathVolume("client-install", kHostInstallRoot, "DirectoryOrCreate"));
+  (void)pod.Append({"volumes"}, Obj(R"({"name":"state","emptyDir":{"medium":"Memory"}})"));
   controllers::ApplyNodePodPolicy(options.node_pods, {}, &pod);
   (void)ds.Set({"spec", "template", "spec"}, pod);
   controllers::StampAppliedHash(&ds);

@@ -16,7 +16,11 @@
 namespace rdmastack::clientprofile {
 
 inline constexpr char kProfileLabel[] = "clientprofile.rdmastack.io/name";
+// On application pods: the profile (of the pod's namespace) whose client configuration the
+// webhook gives them; while such a pod runs on a node, the profile's files stay there.
+inline constexpr char kWorkloadLabel[] = "rdmastack.io/client-profile";
 inline constexpr char kClientComponent[] = "client";
+inline constexpr char kUninstallComponent[] = "client-uninstall";
 inline constexpr char kFinalizer[] = "rdmastack.io/clientprofile-cleanup";
 // Values of a node's profile label: the client runs there (eligible), and is Ready (ready).
 inline constexpr char kEligibleValue[] = "eligible";
@@ -36,6 +40,7 @@ struct ClientRenderOptions {
 // schedules the profile's client (eligible) and that workloads select on (ready).
 std::string ClientNodeLabel(std::string_view ns, std::string_view profile);
 std::string DaemonSetName(std::string_view profile);
+std::string UninstallDaemonSetName(std::string_view profile);
 std::string EndpointsConfigMapName(std::string_view profile);
 std::string InstallDir(std::string_view ns, std::string_view profile);
 
@@ -59,5 +64,11 @@ k8s::JsonObject RenderEndpointsConfigMap(const crd::ClientProfile& profile,
 // should have refused (a maxTransferSize that is no quantity).
 StatusOr<k8s::JsonObject> RenderClientDaemonSet(const crd::ClientProfile& profile,
                                                 const ClientRenderOptions& options);
+
+// The uninstall DaemonSet (node_retirement.h): `rdmastack-client uninstall` on the nodes whose
+// profile label is `uninstall`, Ready once the profile's directory there is empty. Runs as root
+// with every capability dropped and only the install root mounted.
+k8s::JsonObject RenderUninstallDaemonSet(const crd::ClientProfile& profile,
+                                        const ClientRenderOptions& options);
 
 }  // namespace rdmastack::clientprofile

@@ -10,9 +10,11 @@
 namespace rdmastack::clientprofile {
 namespace {
 
+// The clients and the uninstallers of every profile, with what they mount.
 std::string OwnedSelector() {
-  return std::string(gatewaypool::kComponentLabel) + "=" + kClientComponent + "," +
-         controllers::kManagedByLabel + "=" + controllers::kManagedByValue + "," + kProfileLabel;
+  return std::string(gatewaypool::kComponentLabel) + " in (" + kClientComponent + "," +
+         kUninstallComponent + ")," + controllers::kManagedByLabel + "=" +
+         controllers::kManagedByValue + "," + kProfileLabel;
 }
 
 // The profiles of `ns` that name `pool`.
@@ -51,9 +53,12 @@ ClientProfileControllers::ClientProfileControllers(runtime::Manager& manager, Cl
   runtime::Informer& configmaps = CachedInformer(manager, k8s::kinds::ConfigMap(), OwnedSelector());
   runtime::Informer& pods =
       CachedInformer(manager, k8s::kinds::Pod(), OwnedSelector(), controllers::PodReadiness());
+  runtime::Informer& workloads = CachedInformer(manager, k8s::kinds::Pod(), kWorkloadLabel,
+                                                controllers::PodPlacement());
   ClientProfileStores stores{profiles.store(),   pools.store(),      nodes.store(),
                              rdmanodes.store(),  secrets.store(),    slices.store(),
-                             daemonsets.store(), configmaps.store(), pods.store()};
+                             daemonsets.store(), configmaps.store(), pods.store(),
+                             workloads.store()};
   parts_->reconciler = std::make_unique<ClientProfileReconciler>(
       manager.client(), manager.events(), clock, stores, std::move(options.render));
   runtime::Controller& controller = manager.NewController("clientprofile", *parts_->reconciler);
@@ -107,6 +112,20 @@ ClientProfileControllers::ClientProfileControllers(runtime::Manager& manager, Cl
   };
   nodes.AddEventHandler(std::move(node_handler));
   rdmanodes.AddEventHandler(on_every_change(every_profile));
+  // A workload that names a profile arrives on a node, ends or goes: that profile (it may hold or
+  // release a retiring node).
+  auto workload_profile = [add_after, endpoint_batch](const runtime::ObjectPtr& o) {
+    if (auto profile = o->Label(kWorkloadLabel))
+      add_after({std::string(o->Namespace()) + "/" + *profile}, endpoint_batch);
+  };
+  runtime::EventHandler workload_handler = on_every_change(workload_profile);
+  workload_handler.on_update = [workload_profile](const runtime::ObjectPtr& old,
+                                                  const runtime::ObjectPtr& now) {
+    if (old->GetString({"spec", "nodeName"}) != now->GetString({"spec", "nodeName"}) ||
+        old->GetString({"status", "phase"}) != now->GetString({"status", "phase"}))
+      workload_profile(now);
+  };
+  workloads.AddEventHandler(std::move(workload_handler));
   // What a profile owns: that profile.
   Parts* parts = parts_.get();
   for (runtime::Informer* owned : {&daemonsets, &configmaps, &pods}) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "controllers/clientprofile/node_retirement.h"
 #include "controllers/common/conditions.h"
 #include "controllers/common/credentials_secret.h"
 #include "controllers/common/render.h"
@@ -109,19 +110,19 @@ StatusOr<runtime::Result> ClientProfileReconciler::Reconcile(const runtime::Requ
     }
   }
 
-  // Client pods by node: Ready or not, and why not.
-  std::map<std::string, gatewaypool::GatewayPod> pods;
-  for (const auto& o : stores_.pods.List()) {
-    if (!OwnedBy(*o, ns, name)) continue;
-    gatewaypool::GatewayPod pod = gatewaypool::ReadGatewayPod(*o);
-    if (pod.node.empty()) continue;
-    auto [it, inserted] = pods.emplace(pod.node, pod);
-    if (!inserted && gatewaypool::Supersedes(pod, it->second)) it->second = pod;
-  }
+  const std::map<std::string, NodePods> pods = PodsByNode(ns, name);
+  static const NodePods kNoPods;
+  auto pods_on = [&pods](const std::string& node) -> const NodePods& {
+    const auto it = pods.find(node);
+    return it == pods.end() ? kNoPods : it->second;
+  };
 
-  // Nodes: matched ones get a verdict and a label; others lose the label.
+  // Nodes: matched ones get a verdict; the label follows it, and a node leaving the profile keeps
+  // its files until no running pod there names the profile (node_retirement.h).
   std::vector<std::pair<std::string, std::string>> patches;
+  bool retiring = false;
   auto want_label = [&](const runtime::ObjectPtr& node, const std::optional<std::string>& value) {
+    if (value && IsRetiringLabel(*value)) retiring = true;
     std::map<std::string, std::string> desired;
     if (value) desired[label] = *value;
     std::string body = controllers::LabelPatch(node->Labels(), desired,
@@ -131,11 +132,29 @@ StatusOr<runtime::Result> ClientProfileReconciler::Reconcile(const runtime::Requ
       return;
     patches.emplace_back(std::string(node->Name()), std::move(body));
   };
+  auto settle = [&](const runtime::ObjectPtr& node, const std::optional<std::string>& current,
+                    bool wanted, bool client_ready) {
+    const NodePods& on = pods_on(std::string(node->Name()));
+    NodeMembership m;
+    m.label = current;
+    m.wanted = wanted;
+    m.client_ready = client_ready;
+    m.client_pod = on.client.has_value();
+    m.uninstall_pod = on.uninstall.has_value();
+    m.uninstall_ready = on.uninstall && on.uninstall->ready && !on.uninstall->terminating;
+    m.holders = on.holders.size();
+    const std::optional<std::string> next = NextClientLabel(m);
+    if (auto r = DescribeRetirement(m, next, on.holders))
+      in.retiring.push_back({std::string(node->Name()), r->phase, r->pods});
+    want_label(node, next);
+  };
   for (const auto& node : stores_.nodes.List()) {
     const std::map<std::string, std::string> labels = node->Labels();
-    const bool labelled = labels.count(label) != 0;
+    const auto found = labels.find(label);
+    const std::optional<std::string> current =
+        found == labels.end() ? std::nullopt : std::optional(found->second);
     if (!rdmanode::SelectorMatches(profile.spec.node_selector, labels)) {
-      if (labelled) want_label(node, std::nullopt);
+      if (current) settle(node, current, /*wanted=*/false, false);
       continue;
     }
     NodeOutcome n;
@@ -146,25 +165,23 @@ StatusOr<runtime::Result> ClientProfileReconciler::Reconcile(const runtime::Requ
         rdma = std::move(rnode->status);
     }
     n.eligibility = DecideEligibility(profile.spec, rdma ? &*rdma : nullptr);
-    const auto pod = pods.find(n.name);
-    n.ready = pod != pods.end() && pod->second.ready && !pod->second.terminating;
-    if (n.eligibility.eligible && !n.ready && pod != pods.end() &&
-        !pod->second.waiting_reason.empty()) {
-      n.eligibility.message = "client " + pod->second.waiting_reason +
-                              (pod->second.message.empty() ? "" : ": " + pod->second.message) +
-                              "; " + n.eligibility.message;
+    const std::optional<gatewaypool::GatewayPod>& client = pods_on(n.name).client;
+    n.ready = client && client->ready && !client->terminating;
+    if (n.eligibility.eligible && !n.ready && client && !client->waiting_reason.empty()) {
+      n.eligibility.message = "client " + client->waiting_reason +
+                              (client->message.empty() ? "" : ": " + client->message) + "; " +
+                              n.eligibility.message;
     }
     // A silent agent does not take a running client away; a failed check does.
-    const bool keep = labelled && n.eligibility.reason == "AgentNotReporting";
-    if (n.eligibility.eligible || keep) {
-      want_label(node, std::string(n.ready ? kReadyValue : kEligibleValue));
-    } else if (labelled) {
-      want_label(node, std::nullopt);
-    }
+    const bool keep = current && !IsRetiringLabel(*current) &&
+                      n.eligibility.reason == "AgentNotReporting";
+    settle(node, current, n.eligibility.eligible || keep, n.ready);
     in.nodes.push_back(std::move(n));
   }
   std::sort(in.nodes.begin(), in.nodes.end(),
             [](const NodeOutcome& a, const NodeOutcome& b) { return a.name < b.name; });
+  std::sort(in.retiring.begin(), in.retiring.end(),
+            [](const crd::RetiringNode& a, const crd::RetiringNode& b) { return a.node < b.node; });
 
   // Workloads: only with a pool and an accepted spec; otherwise what runs stays as it is.
   Status synced = OkStatus();
@@ -178,7 +195,10 @@ StatusOr<runtime::Result> ClientProfileReconciler::Reconcile(const runtime::Requ
     if (synced.ok())
       synced = writer_.ApplyIfChanged(k8s::kinds::DaemonSet(), *daemonset,
                                       OwnedObject(stores_.daemonsets, ns, name, ds_name));
+    // The uninstaller before the labels that schedule it; removed after the last label is gone.
+    if (synced.ok() && retiring) synced = SyncUninstaller(profile, true);
     if (synced.ok()) synced = writer_.PatchNodes(patches, kLabelWriters);
+    if (synced.ok() && !retiring) synced = SyncUninstaller(profile, false);
   }
 
   const crd::ClientProfileStatus status = ComputeProfileStatus(in);
@@ -222,25 +242,97 @@ Status ClientProfileReconciler::Cleanup(const k8s::JsonObject& object,
                                         const crd::ClientProfile& profile) {
   const std::string ns = profile.metadata.namespace_.value_or("");
   const std::string& name = profile.metadata.name;
-  // The clients first: each pod's SIGTERM removes what it installed on its node.
+  // The clients first; their stop leaves the files, which every labelled node then gives up as a
+  // node leaving the profile does: once no running pod there names the profile.
   RDMASTACK_RETURN_IF_ERROR(writer_.Delete(
       k8s::kinds::DaemonSet(), OwnedObject(stores_.daemonsets, ns, name, DaemonSetName(name))));
+  const std::string label = ClientNodeLabel(ns, name);
+  const std::map<std::string, NodePods> pods = PodsByNode(ns, name);
+  std::vector<std::pair<std::string, std::string>> patches;
+  std::vector<crd::RetiringNode> retiring;
+  for (const auto& node : stores_.nodes.List()) {
+    const std::map<std::string, std::string> labels = node->Labels();
+    const auto found = labels.find(label);
+    if (found == labels.end()) continue;
+    NodeMembership m;
+    m.label = found->second;
+    if (const auto it = pods.find(std::string(node->Name())); it != pods.end()) {
+      m.client_pod = it->second.client.has_value();
+      m.uninstall_pod = it->second.uninstall.has_value();
+      m.uninstall_ready = it->second.uninstall && it->second.uninstall->ready &&
+                          !it->second.uninstall->terminating;
+      m.holders = it->second.holders.size();
+    }
+    const std::optional<std::string> next = NextClientLabel(m);
+    if (next) {
+      const auto it = pods.find(std::string(node->Name()));
+      if (auto r = DescribeRetirement(m, next, it == pods.end() ? std::vector<std::string>{}
+                                                                 : it->second.holders))
+        retiring.push_back({std::string(node->Name()), r->phase, r->pods});
+    }
+    std::map<std::string, std::string> desired;
+    if (next) desired[label] = *next;
+    std::string patch = controllers::LabelPatch(labels, desired,
+                                                [&](std::string_view key) { return key == label; });
+    if (!patch.empty()) patches.emplace_back(std::string(node->Name()), std::move(patch));
+  }
+  if (!retiring.empty()) {
+    RDMASTACK_RETURN_IF_ERROR(SyncUninstaller(profile, true));
+    RDMASTACK_RETURN_IF_ERROR(writer_.PatchNodes(patches, kLabelWriters));
+    std::sort(retiring.begin(), retiring.end(),
+              [](const crd::RetiringNode& a, const crd::RetiringNode& b) { return a.node < b.node; });
+    if (retiring.size() > kMaxListedNodes) retiring.resize(kMaxListedNodes);
+    crd::ClientProfileStatus status = profile.status.value_or(crd::ClientProfileStatus{});
+    status.retiring_nodes = std::move(retiring);
+    RDMASTACK_RETURN_IF_ERROR(WriteStatus(object, profile, status));
+    spdlog::info("clientprofile {}/{}: deleting; waiting for {} node(s) to give up its files", ns,
+                 name, status.retiring_nodes.size());
+    return OkStatus();
+  }
+  RDMASTACK_RETURN_IF_ERROR(writer_.PatchNodes(patches, kLabelWriters));
+  RDMASTACK_RETURN_IF_ERROR(SyncUninstaller(profile, false));
   RDMASTACK_RETURN_IF_ERROR(
       writer_.Delete(k8s::kinds::ConfigMap(),
                      OwnedObject(stores_.configmaps, ns, name, EndpointsConfigMapName(name))));
-  const std::string label = ClientNodeLabel(ns, name);
-  std::vector<std::pair<std::string, std::string>> unlabel;
-  for (const auto& node : stores_.nodes.List()) {
-    std::string patch = controllers::LabelPatch(node->Labels(), {},
-                                                [&](std::string_view key) { return key == label; });
-    if (!patch.empty()) unlabel.emplace_back(std::string(node->Name()), std::move(patch));
-  }
-  RDMASTACK_RETURN_IF_ERROR(writer_.PatchNodes(unlabel, kLabelWriters));
   RDMASTACK_RETURN_IF_ERROR(
       writer_.RemoveFinalizer(k8s::kinds::ClientProfile(), object, kFinalizer));
   statuses_.Forget(object.Key());
-  spdlog::info("clientprofile {}/{}: deleted its clients and node labels", ns, name);
+  spdlog::info("clientprofile {}/{}: deleted its clients, their files and its node labels", ns,
+               name);
   return OkStatus();
+}
+
+std::map<std::string, ClientProfileReconciler::NodePods> ClientProfileReconciler::PodsByNode(
+    const std::string& ns, const std::string& profile) const {
+  std::map<std::string, NodePods> out;
+  for (const auto& o : stores_.pods.List()) {
+    if (!OwnedBy(*o, ns, profile)) continue;
+    gatewaypool::GatewayPod pod = gatewaypool::ReadGatewayPod(*o);
+    if (pod.node.empty()) continue;
+    const bool uninstaller = o->Label(gatewaypool::kComponentLabel) == kUninstallComponent;
+    std::optional<gatewaypool::GatewayPod>& slot =
+        uninstaller ? out[pod.node].uninstall : out[pod.node].client;
+    if (!slot || gatewaypool::Supersedes(pod, *slot)) slot = std::move(pod);
+  }
+  for (const auto& o : stores_.workloads.List()) {
+    if (o->Namespace() != ns || o->Label(kWorkloadLabel) != profile) continue;
+    const std::string node = o->GetString({"spec", "nodeName"}).value_or("");
+    const std::string phase = o->GetString({"status", "phase"}).value_or("");
+    if (node.empty() || phase == "Succeeded" || phase == "Failed") continue;
+    out[node].holders.push_back(std::string(o->Name()));
+  }
+  for (auto& [node, on] : out) std::sort(on.holders.begin(), on.holders.end());
+  return out;
+}
+
+Status ClientProfileReconciler::SyncUninstaller(const crd::ClientProfile& profile, bool needed) {
+  const std::string ns = profile.metadata.namespace_.value_or("");
+  const std::string& name = profile.metadata.name;
+  const runtime::ObjectPtr existing =
+      OwnedObject(stores_.daemonsets, ns, name, UninstallDaemonSetName(name));
+  if (!needed) return writer_.Delete(k8s::kinds::DaemonSet(), existing);
+  return writer_.ApplyIfChanged(k8s::kinds::DaemonSet(), RenderUninstallDaemonSet(profile, render_),
+                                existing);
 }
 
 }  // namespace rdmastack::clientprofile

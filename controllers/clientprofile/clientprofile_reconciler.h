@@ -3,15 +3,20 @@
 // caches, labels each matched node eligible or ready (its client pod's readiness), keeps the
 // client DaemonSet and the endpoints ConfigMap, and writes the status and a Warning event when a
 // condition turns bad. Nothing is deployed while the pool is missing or the spec is refused, and
-// what runs is never taken down for it. Deleting a profile removes its clients (each removes what
-// it installed on its node) and its node labels.
+// what runs is never taken down for it. A node that leaves the profile, and every node when the
+// profile is deleted, keeps the profile's files until no running pod there names the profile; then
+// the uninstall DaemonSet removes them and the label goes (node_retirement.h).
 
+#include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "controllers/clientprofile/client_workload.h"
 #include "controllers/clientprofile/profile_status.h"
 #include "controllers/common/object_writer.h"
 #include "controllers/common/write_memo.h"
+#include "controllers/gatewaypool/gateway_pod.h"
 #include "operator/k8s/client.h"
 #include "operator/runtime/event_recorder.h"
 #include "operator/runtime/reconciler.h"
@@ -26,9 +31,10 @@ struct ClientProfileStores {
   const runtime::Store& rdmanodes;
   const runtime::Store& secrets;     // keys of data only, never values
   const runtime::Store& slices;      // the pools' EndpointSlices
-  const runtime::Store& daemonsets;  // the profiles' client DaemonSets
+  const runtime::Store& daemonsets;  // the profiles' client and uninstall DaemonSets
   const runtime::Store& configmaps;  // the profiles' endpoints ConfigMaps
-  const runtime::Store& pods;        // the profiles' client pods
+  const runtime::Store& pods;        // the profiles' client and uninstall pods
+  const runtime::Store& workloads;   // pods that name a profile (kWorkloadLabel): node and phase
 };
 
 class ClientProfileReconciler final : public runtime::Reconciler {
@@ -42,6 +48,14 @@ class ClientProfileReconciler final : public runtime::Reconciler {
  private:
   static constexpr size_t kLabelWriters = 16;
   Status Cleanup(const k8s::JsonObject& object, const crd::ClientProfile& profile);
+  // The profile's pods on one node: its client, its uninstall pod, the workloads naming it.
+  struct NodePods {
+    std::optional<gatewaypool::GatewayPod> client, uninstall;
+    std::vector<std::string> holders;  // sorted
+  };
+  std::map<std::string, NodePods> PodsByNode(const std::string& ns, const std::string& profile) const;
+  // The uninstall DaemonSet exists while some node is retiring, and not otherwise.
+  Status SyncUninstaller(const crd::ClientProfile& profile, bool needed);
   Status WriteStatus(const k8s::JsonObject& object, const crd::ClientProfile& profile,
                      const crd::ClientProfileStatus& status);
   void RecordTransitions(const k8s::JsonObject& object, const crd::ClientProfile& profile,

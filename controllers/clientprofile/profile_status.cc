@@ -92,6 +92,8 @@ crd::ClientProfileStatus ComputeProfileStatus(const ProfileStatusInputs& in) {
       Fraction(eligible, matched), Fraction(ready, eligible)};
   s.ready_node_label = in.ready_node_label;
   s.endpoints = in.endpoints;
+  for (size_t i = 0; i < in.retiring.size() && i < kMaxListedNodes; ++i)
+    s.retiring_nodes.push_back(in.retiring[i]);
 
   // NodesEligible
   const std::string summary = ReasonSummary(in.nodes);

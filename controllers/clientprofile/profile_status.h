@@ -35,6 +35,8 @@ struct ProfileStatusInputs {
   int32_t endpoints = 0;           // the pool's ready endpoints given to the clients
   std::vector<NodeOutcome> nodes;  // every matched node, sorted by name
   std::string ready_node_label;    // key=value
+  // Nodes that have left the profile with its files still on them (node_retirement.h), sorted.
+  std::vector<crd::RetiringNode> retiring;
 };
 
 crd::ClientProfileStatus ComputeProfileStatus(const ProfileStatusInputs& in);

@@ -35,6 +35,10 @@ runtime::Transform PodReadiness() {
                                 {"status", "initContainerStatuses"}});
 }
 
+runtime::Transform PodPlacement() {
+  return runtime::TrimToFields({{"metadata", "labels"}, {"spec", "nodeName"}, {"status", "phase"}});
+}
+
 runtime::Informer& CachedInformer(runtime::Manager& manager, const k8s::ResourceType& type,
                                   std::string label_selector, runtime::Transform transform) {
   runtime::InformerOptions o;

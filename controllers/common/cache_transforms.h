@@ -25,6 +25,10 @@ runtime::Transform SecretKeysOnly();
 // say whether and why not they are Ready.
 runtime::Transform PodReadiness();
 
+// Pods the operator does not run but must know the place of (applications that name a
+// ClientProfile): labels, node and phase.
+runtime::Transform PodPlacement();
+
 // The manager's shared informer for `type` (all namespaces) with this selector and transform.
 runtime::Informer& CachedInformer(runtime::Manager& manager, const k8s::ResourceType& type,
                                   std::string label_selector = "",

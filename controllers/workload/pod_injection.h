@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "controllers/clientprofile/client_workload.h"
 #include "crds/types/types.h"
 #include "operator/base/status.h"
 #include "operator/k8s/json_object.h"
@@ -20,7 +21,7 @@ namespace rdmastack::workload {
 
 // The label a pod carries to ask for a profile (in its own namespace); the webhook's
 // objectSelector matches on its existence, so no other pod is ever sent to the webhook.
-inline constexpr char kProfileLabel[] = "rdmastack.io/client-profile";
+inline constexpr const char* kProfileLabel = clientprofile::kWorkloadLabel;
 // What was injected ("<profile>: <device mode>, config at <path>") and what was not.
 inline constexpr char kInjectedAnnotation[] = "clientprofile.rdmastack.io/injected";
 inline constexpr char kConflictsAnnotation[] = "clientprofile.rdmastack.io/conflicts";

@@ -283,6 +283,11 @@ constexpr auto JsonFields(const EligibleNode*) {
                     F("message", &T::message)};
 }
 
+constexpr auto JsonFields(const RetiringNode*) {
+  using T = RetiringNode;
+  return std::tuple{F("node", &T::node), F("phase", &T::phase), F("pods", &T::pods)};
+}
+
 constexpr auto JsonFields(const ClientProfileStatus*) {
   using T = ClientProfileStatus;
   return std::tuple{F("observedGeneration", &T::observed_generation),
@@ -293,7 +298,8 @@ constexpr auto JsonFields(const ClientProfileStatus*) {
                     F("endpoints", &T::endpoints),
                     F("transports", &T::transports),
                     F("eligibleNodes", &T::eligible_nodes),
-                    F("ineligibleNodes", &T::ineligible_nodes)};
+                    F("ineligibleNodes", &T::ineligible_nodes),
+                    F("retiringNodes", &T::retiring_nodes)};
 }
 
 constexpr auto JsonFields(const ClientProfile*) {

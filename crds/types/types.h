@@ -462,6 +462,14 @@ struct EligibleNode {
   friend bool operator==(const EligibleNode&, const EligibleNode&) = default;
 };
 
+// A node that left the profile while the profile's files are still on it.
+struct RetiringNode {
+  std::string node;
+  std::string phase;  // HeldByPods | WaitingForClientPod | Uninstalling
+  std::vector<std::string> pods;
+  friend bool operator==(const RetiringNode&, const RetiringNode&) = default;
+};
+
 struct ClientProfileStatus {
   std::optional<int64_t> observed_generation;
   std::vector<Condition> conditions;
@@ -472,6 +480,7 @@ struct ClientProfileStatus {
   std::vector<TransportCount> transports;
   std::vector<EligibleNode> eligible_nodes;
   std::vector<IneligibleNode> ineligible_nodes;
+  std::vector<RetiringNode> retiring_nodes;
   friend bool operator==(const ClientProfileStatus&, const ClientProfileStatus&) = default;
 };
 

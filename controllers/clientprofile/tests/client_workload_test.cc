@@ -158,6 +158,42 @@ TEST(ClientDaemonSetTest, NodePodPolicy) {
   EXPECT_EQ(ds->GetString({"spec", "template", "spec", "priorityClassName"}), "storage-critical");
 }
 
+// The uninstall pods: only on `uninstall` nodes, never the client's selector, no privileges.
+TEST(UninstallDaemonSetTest, RemovesTheProfilesDirectoryOnUninstallNodesOnly) {
+  ClientRenderOptions options = Options();
+  options.node_pods.image_pull_secrets = {"mirror"};
+  const k8s::JsonObject ds = RenderUninstallDaemonSet(Sample(), options);
+  EXPECT_EQ(ds.Name(), "kvcache-gpudirect-client-uninstall");
+  EXPECT_EQ(ds.GetString({"spec", "selector", "matchLabels", "app.kubernetes.io/component"}),
+            "client-uninstall");
+  auto client = RenderClientDaemonSet(Sample(), options);
+  ASSERT_TRUE(client.ok());
+  EXPECT_EQ(client->GetString({"spec", "selector", "matchLabels", "app.kubernetes.io/component"}),
+            "client");
+  EXPECT_EQ(Args(ds), (std::vector<std::string>{"uninstall", "--install-dir",
+                                                "/var/lib/rdmastack/client/ml.kvcache-gpudirect",
+                                                "--state-dir", "/run/rdmastack-client"}));
+  const auto expr = ds.Get({"spec", "template", "spec", "affinity", "nodeAffinity",
+                            "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms",
+                            "0", "matchExpressions", "0"});
+  ASSERT_TRUE(expr.has_value());
+  EXPECT_EQ(expr->GetString({"key"}), "rdmastack.io/client.ml.kvcache-gpudirect");
+  EXPECT_EQ(expr->GetArray({"values"}).size(), 1u);
+  EXPECT_EQ(expr->GetString({"values", "0"}), "uninstall");
+  const auto c = ds.Get({"spec", "template", "spec", "containers", "0"});
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->GetString({"securityContext", "capabilities", "drop", "0"}), "ALL");
+  EXPECT_FALSE(c->GetBool({"securityContext", "privileged"}).has_value());
+  EXPECT_EQ(c->GetString({"readinessProbe", "exec", "command", "1"}), "ready");
+  EXPECT_EQ(ds.GetString({"spec", "template", "spec", "volumes", "0", "hostPath", "path"}),
+            "/var/lib/rdmastack/client");
+  EXPECT_EQ(ds.GetArray({"spec", "template", "spec", "volumes"}).size(), 2u);
+  EXPECT_EQ(ds.GetString({"spec", "template", "spec", "imagePullSecrets", "0", "name"}), "mirror");
+  EXPECT_EQ(ds.GetString({"spec", "template", "metadata", "labels", "rdmastack.io/simulate"}),
+            "run");
+  EXPECT_EQ(ds.GetBool({"spec", "template", "spec", "automountServiceAccountToken"}), false);
+}
+
 TEST(ClientDaemonSetTest, HostMemoryProfileWithCredentials) {
   crd::ClientProfile profile = Sample("clientprofile-hostmem.yaml");
   profile.spec.credentials_secret = crd::CredentialsSecretRef{"client-keys", "id", "key"};

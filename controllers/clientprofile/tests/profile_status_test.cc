@@ -158,9 +158,13 @@ TEST(ProfileStatusTest, ListsAreBoundedAndTimesStable) {
     nodes.push_back(Ineligible("i" + std::to_string(i), "LinkDown"));
   }
   ProfileStatusInputs in = Inputs(p, nodes);
+  for (int i = 0; i < 40; ++i) in.retiring.push_back({"r" + std::to_string(i), "HeldByPods", {"app"}});
   const auto first = ComputeProfileStatus(in);
   EXPECT_EQ(first.eligible_nodes.size(), kMaxListedNodes);
   EXPECT_EQ(first.ineligible_nodes.size(), kMaxListedNodes);
+  ASSERT_EQ(first.retiring_nodes.size(), kMaxListedNodes);
+  EXPECT_EQ(first.retiring_nodes[0].node, "r0");
+  EXPECT_EQ(first.retiring_nodes[0].pods, std::vector<std::string>{"app"});
   EXPECT_EQ(first.node_counts->matched, 200);
   EXPECT_EQ(first.node_counts->ready, 50);
   // Recomputed later with the same facts: equal, so the reconciler writes nothing.

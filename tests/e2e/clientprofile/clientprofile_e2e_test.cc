@@ -244,7 +244,8 @@ TEST_F(ClientProfileE2eTest, SeedProfilesPickATransportPerNodeAndFollowThePool) 
       << ClientDiagnostics();
 
   // 224Mi does not fit the A6000's BAR1 (256 MiB, 250 free, 32 MiB headroom): the node leaves the
-  // profile, its client goes and removes what it installed, the label goes.
+  // profile, its client goes, the uninstall pod removes what it installed (no workload there names
+  // the profile), the label goes.
   ASSERT_TRUE(std::filesystem::exists(InstallDir(a6000_, kGpuDirect) + "/cuobj.json"));
   CommandResult patch =
       env_->Kubectl({"patch", "cprof", kGpuDirect, "-n", ns_->name(), "--type=merge", "-p",
@@ -473,6 +474,101 @@ class WorkloadE2eTest : public ClientProfileE2eTest {
     return out;
   }
 
+  // The webhook set up as the chart does, the operator with simulated clients, the GPU-direct
+  // profile and the pool, Ready.
+  void StartWithWebhook(const std::string& prefix) {
+    UseWebhook();
+    ns_ = std::make_unique<TestNamespace>(*env_, prefix);
+    selector_label_ = "e2e.rdmastack.io/" + ns_->name();
+    ApplyAgentServiceAccount(*ns_);
+    ApplyConfiguration();
+    if (HasFatalFailure()) return;
+    extra_operator_args_ = SimulatedClientArgs();
+    extra_operator_args_.insert(extra_operator_args_.end(), extra_webhook_args_.begin(),
+                                extra_webhook_args_.end());
+    hub_port_ = FreePortOn(bridge_);
+    StartOperator(prefix);
+    ns_->Apply(ReadSample("clientprofile-gpudirect.yaml"));
+    ASSERT_TRUE(Eventually([&] { return !CaBundle().empty(); }, 60s))
+        << "the operator never set the caBundle\n"
+        << operator_->Output();
+    StartPool();
+    if (HasFatalFailure()) return;
+    CommandResult wait =
+        env_->Kubectl({"wait", "--for=condition=Ready", std::string("cprof/") + kGpuDirect, "-n",
+                       ns_->name(), "--timeout=300s"});
+    ASSERT_EQ(wait.exit_code, 0) << wait.err << ClientDiagnostics();
+  }
+
+  struct PodOnNode {
+    std::string name, image;
+    bool ready = false, terminating = false;
+  };
+  // The profile's pods of one component (client, client-uninstall) on `node`.
+  std::vector<PodOnNode> ProfilePods(const std::string& profile, const std::string& component,
+                                     const std::string& node) const {
+    std::vector<PodOnNode> out;
+    auto list = k8s::JsonObject::Parse(
+        Get({"get", "pods", "-n", ns_->name(), "-l",
+             std::string("clientprofile.rdmastack.io/name=") + profile +
+                 ",app.kubernetes.io/component=" + component,
+             "--field-selector", "spec.nodeName=" + node, "-o", "json"}));
+    if (!list.ok()) return out;
+    for (const auto& p : list->GetArray({"items"})) {
+      PodOnNode pod;
+      pod.name = p.GetString({"metadata", "name"}).value_or("");
+      pod.image = p.GetString({"spec", "containers", "0", "image"}).value_or("");
+      pod.terminating = p.GetString({"metadata", "deletionTimestamp"}).has_value();
+      for (const auto& c : p.GetArray({"status", "conditions"}))
+        if (c.GetString({"type"}) == "Ready") pod.ready = c.GetString({"status"}) == "True";
+      out.push_back(pod);
+    }
+    return out;
+  }
+  // The one Ready, not terminating client pod of `profile` on `node`, or an empty name.
+  PodOnNode ReadyClient(const std::string& profile, const std::string& node) const {
+    for (const PodOnNode& p : ProfilePods(profile, "client", node))
+      if (p.ready && !p.terminating) return p;
+    return {};
+  }
+
+  // A pod that names `profile` and checks its injected configuration every second for as long as
+  // it runs: "ok" when endpoints.json, cuobj.json and the library link are there, else "gap ..."
+  // with what the directory held.
+  std::string ReaderPod(const std::string& name, const std::string& profile,
+                        const std::string& node) const {
+    std::ostringstream y;
+    y << "apiVersion: v1\nkind: Pod\nmetadata:\n  name: " << name << "\n  labels:\n"
+      << "    rdmastack.io/client-profile: " << profile << "\n"
+      << "    rdmastack.io/simulate: run\n"
+      << "spec:\n  restartPolicy: Never\n  terminationGracePeriodSeconds: 1\n"
+      << "  nodeSelector: {kubernetes.io/hostname: " << node << "}\n"
+      << "  containers:\n  - name: app\n    image: rdmastack.invalid/host\n"
+      << "    command:\n    - /bin/sh\n    - -c\n    - |\n"
+      << "      d=\"$RDMASTACK_CLIENT_CONFIG_DIR\"\n"
+      << "      while true; do\n"
+      << "        if grep -q '\"endpoints\"' \"$d/endpoints.json\" && [ -s \"$d/cuobj.json\" ] && "
+         "[ -e \"$d/lib/libcuobjclient.so.1\" ]; then echo ok; else echo \"gap $(date +%s): "
+         "$(ls -A \"$d\" 2>&1 | tr '\\n' ' ')\"; fi\n"
+      << "        sleep 1\n"
+      << "      done\n";
+    return y.str();
+  }
+  // How many checks of the reader said ok, and the lines that did not.
+  std::pair<int, std::string> ReaderChecks(const std::string& pod) const {
+    std::istringstream log(ns_->Logs(pod).out);
+    int ok = 0;
+    std::string gaps, line;
+    while (std::getline(log, line)) {
+      if (line == "ok") {
+        ++ok;
+      } else {
+        gaps += line + "\n";
+      }
+    }
+    return {ok, gaps};
+  }
+
   uint16_t webhook_port_ = 0;
   std::string configuration_;
   std::vector<std::string> extra_webhook_args_;
@@ -654,6 +750,102 @@ TEST_F(WorkloadE2eTest, LabelledPodsGetTheirNodesRdmaConfigAndReachThePool) {
   EXPECT_EQ(plain.exit_code, 0) << plain.err;
   // Back, so that the profiles' finalizers run at teardown.
   StartOperator("cprof-wl-2");
+}
+
+// A running workload keeps its node's configuration while the node's client pod is replaced
+// (twice by hand, then by an operator upgrade that changes the client image); when the node leaves
+// the profile the files stay until that workload ends, and only then are they removed.
+TEST_F(WorkloadE2eTest, RunningWorkloadsKeepTheirConfigThroughClientUpdatesAndHoldTheirNode) {
+  if (const std::string missing = FindNodes(); !missing.empty())
+    GTEST_SKIP() << missing << " (scripts/test.sh makes them)";
+  StartWithWebhook("cprof-keep");
+  if (HasFatalFailure()) return;
+  ns_->Apply(ReaderPod("reader", kGpuDirect, h100_));
+  ASSERT_TRUE(Eventually([&] { return ReaderChecks("reader").first >= 3; }, 90s))
+      << ns_->Logs("reader").out << ns_->Logs("reader").err
+      << Get({"get", "pod", "reader", "-n", ns_->name(), "-o", "yaml"});
+
+  // The node's client pod is deleted twice; each time a new one takes over.
+  for (int round = 0; round < 2; ++round) {
+    const PodOnNode before = ReadyClient(kGpuDirect, h100_);
+    ASSERT_FALSE(before.name.empty()) << ClientDiagnostics();
+    CommandResult del = env_->Kubectl({"delete", "pod", before.name, "-n", ns_->name()});
+    ASSERT_EQ(del.exit_code, 0) << del.err;
+    ASSERT_TRUE(Eventually(
+        [&] {
+          const PodOnNode now = ReadyClient(kGpuDirect, h100_);
+          return !now.name.empty() && now.name != before.name;
+        },
+        120s))
+        << "round " << round << ": no new Ready client on " << h100_ << ClientDiagnostics();
+  }
+
+  // An operator upgrade with another client image: the DaemonSet replaces every node's client.
+  constexpr char kRolloutImage[] = "registry.local/rdmastack/client:rollout";
+  operator_.reset();
+  operator_ = LaunchOperator("cprof-keep-2", {std::string("--client-image=") + kRolloutImage});
+  ASSERT_TRUE(Eventually(
+      [&] {
+        for (const std::string& n : {a6000_, h100_})
+          if (ReadyClient(kGpuDirect, n).image != kRolloutImage) return false;
+        return true;
+      },
+      240s))
+      << ClientDiagnostics();
+  std::this_thread::sleep_for(3s);
+  auto [ok, gaps] = ReaderChecks("reader");
+  std::printf("reader on %s: %d checks ok through 3 client replacements\n", h100_.c_str(), ok);
+  EXPECT_EQ(gaps, "") << "the workload lost its configuration";
+  EXPECT_GT(ok, 10);
+
+  // The node leaves the profile (the selector no longer takes it) while the reader runs: its
+  // client goes, the files stay, and the status names the pod that holds them.
+  CommandResult narrow = env_->Kubectl(
+      {"patch", "cprof", kGpuDirect, "-n", ns_->name(), "--type=merge", "-p",
+       R"({"spec":{"nodeSelector":{"kubernetes.io/hostname":")" + a6000_ + R"("}}})"});
+  ASSERT_EQ(narrow.exit_code, 0) << narrow.err;
+  const std::string retiring =
+      "{.status.retiringNodes[?(@.node==\"" + h100_ + "\")]";
+  ASSERT_TRUE(Eventually(
+      [&] {
+        return Field(kGpuDirect, retiring + ".phase}") == "HeldByPods" &&
+               NodeLabel(h100_, kGpuDirect) == "retiring" &&
+               ProfilePods(kGpuDirect, "client", h100_).empty();
+      },
+      120s))
+      << ClientDiagnostics();
+  EXPECT_EQ(Field(kGpuDirect, retiring + ".pods[*]}"), "reader");
+  EXPECT_TRUE(ProfilePods(kGpuDirect, "client-uninstall", h100_).empty());
+  std::this_thread::sleep_for(5s);
+  EXPECT_TRUE(std::filesystem::exists(InstallDir(h100_, kGpuDirect) + "/cuobj.json"));
+  EXPECT_EQ(NodeLabel(h100_, kGpuDirect), "retiring");
+  std::tie(ok, gaps) = ReaderChecks("reader");
+  EXPECT_EQ(gaps, "") << "the workload lost its configuration while its node was retiring";
+  // The other node is untouched.
+  EXPECT_EQ(NodeLabel(a6000_, kGpuDirect), "ready");
+
+  // The reader ends: the uninstall pod removes the files, then the label and the pod go.
+  CommandResult gone = env_->Kubectl({"delete", "pod", "reader", "-n", ns_->name()});
+  ASSERT_EQ(gone.exit_code, 0) << gone.err;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return NodeLabel(h100_, kGpuDirect).empty() &&
+               !std::filesystem::exists(InstallDir(h100_, kGpuDirect)) &&
+               ProfilePods(kGpuDirect, "client-uninstall", h100_).empty() &&
+               Field(kGpuDirect, retiring + ".phase}").empty();
+      },
+      120s))
+      << ClientDiagnostics();
+  EXPECT_TRUE(std::filesystem::exists(InstallDir(a6000_, kGpuDirect) + "/cuobj.json"));
+  // With no node retiring, the uninstall DaemonSet is gone too.
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return Get({"get", "ds", "-n", ns_->name(), "-l",
+                    "app.kubernetes.io/component=client-uninstall", "-o", "name"})
+            .empty();
+      },
+      30s))
+      << ClientDiagnostics();
 }
 
 }  // namespace
