@@ -45,12 +45,25 @@ void AddProfileMemberships(const crd::ClientProfile& profile, const std::string&
   if (!profile.status) return;
   const crd::ClientProfileStatus& s = *profile.status;
   Membership m{"ClientProfile", profile.metadata.namespace_.value_or(""), profile.metadata.name};
+  // A node that left the profile with its files still there: what it waits for.
+  std::string retiring;
+  for (const crd::RetiringNode& n : s.retiring_nodes) {
+    if (n.node != node) continue;
+    retiring = "files kept, " + n.phase;
+    for (size_t i = 0; i < n.pods.size(); ++i) retiring += (i ? ", " : ": ") + n.pods[i];
+  }
   for (const crd::IneligibleNode& n : s.ineligible_nodes) {
     if (n.node != node) continue;
     m.state = "ineligible";
     m.problem = true;
     m.reason = n.reason;
-    m.message = n.message.value_or("");
+    m.message = n.message.value_or("") + (retiring.empty() ? "" : " (" + retiring + ")");
+    v.memberships.push_back(std::move(m));
+    return;
+  }
+  if (!retiring.empty()) {
+    m.state = "retiring";
+    m.message = retiring;
     v.memberships.push_back(std::move(m));
     return;
   }

@@ -1,7 +1,12 @@
 #include "agents/client/installer.h"
 
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <string_view>
 
 #include "agents/client/tests/test_util.h"
 
@@ -89,6 +94,39 @@ TEST(Installer, MirrorsTheLibraryDirectoryAndLinksTheSoname) {
   EXPECT_EQ(ReadFile(lib / "libcuobjclient.so.1.2.0.68"),
             ReadFile(src / "libcuobjclient.so.1.2.0.68"));
   EXPECT_FALSE(fs::exists(lib / "README"));
+}
+
+// What a running application mapped stays as it was when a new client copies another build of the
+// library over it, or removes it: every copy is a rename, every removal an unlink.
+TEST(Installer, AMappedLibraryKeepsItsBytesThroughAnUpdateAndARemoval) {
+  TempDir tmp;
+  const fs::path src = tmp.path() / "cuobjclient";
+  const std::string old_bytes(8192, 'A'), new_bytes(8192, 'B');
+  WriteFile(src / "libcuobjclient.so.1.2.0.68", old_bytes);
+  Installer installer(tmp / "install");
+  ASSERT_TRUE(installer.SyncLibraries(src.string()).ok());
+  const fs::path lib = tmp.path() / "install/lib/libcuobjclient.so.1.2.0.68";
+  const int fd = ::open(lib.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  void* mapped = ::mmap(nullptr, old_bytes.size(), PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  ASSERT_NE(mapped, MAP_FAILED);
+  const std::string_view view(static_cast<const char*>(mapped), old_bytes.size());
+
+  // A new client process (no memory of the last copy) with another build under the same name.
+  WriteFile(src / "libcuobjclient.so.1.2.0.68", new_bytes);
+  Installer next(tmp / "install");
+  auto updated = next.SyncLibraries(src.string());
+  ASSERT_TRUE(updated.ok()) << updated.status().ToString();
+  EXPECT_EQ(ReadFile(lib), new_bytes);
+  EXPECT_EQ(view, old_bytes);
+
+  fs::remove(src / "libcuobjclient.so.1.2.0.68");
+  WriteFile(src / "libcuobjclient.so.2.0.0.109", new_bytes);
+  ASSERT_TRUE(next.SyncLibraries(src.string()).ok());
+  EXPECT_FALSE(fs::exists(lib));
+  EXPECT_EQ(view, old_bytes);
+  ::munmap(mapped, old_bytes.size());
 }
 
 TEST(Installer, MissingLibraryDirectoryIsSkipped) {

@@ -185,6 +185,25 @@ TEST(WhyViewTest, MembershipsComeFromPoolsAndProfiles) {
   EXPECT_EQ(typo.close_names.front(), "cpu-node-7");
 }
 
+// A node that left a profile while workloads there still use its files.
+TEST(WhyViewTest, ARetiringNodeSaysWhatHoldsItsFiles) {
+  Snapshot s = FixtureSnapshot();
+  crd::ClientProfile& profile = s.profiles.front();
+  profile.status->retiring_nodes = {{"gpu-node-7", "HeldByPods", {"train-0", "train-1"}}};
+  const WhyView v = BuildWhyView(s, "gpu-node-7", NodeExistence::kExists, {}, kNow);
+  ASSERT_EQ(v.memberships.size(), 1u);
+  EXPECT_EQ(v.memberships[0].state, "retiring");
+  EXPECT_FALSE(v.memberships[0].problem);
+  EXPECT_EQ(v.memberships[0].message, "files kept, HeldByPods: train-0, train-1");
+  // Ineligible and retiring: the reason, and what holds the files.
+  profile.status->retiring_nodes = {{"gpu-node-2", "Uninstalling", {}}};
+  const WhyView both = BuildWhyView(s, "gpu-node-2", NodeExistence::kExists, {}, kNow);
+  ASSERT_FALSE(both.memberships.empty());
+  EXPECT_EQ(both.memberships[0].state, "ineligible");
+  EXPECT_NE(both.memberships[0].message.find("(files kept, Uninstalling)"), std::string::npos)
+      << both.memberships[0].message;
+}
+
 TEST(WhyViewTest, CappedListsAreNoted) {
   Snapshot s = FixtureSnapshot();
   crd::GatewayPool& pool = s.pools.front();
