@@ -95,9 +95,10 @@ int RunCommand(const std::vector<std::string>& args) {
         std::chrono::steady_clock::now() - start);
     if (WaitForStopSignal(set, std::max(o.interval - spent, std::chrono::milliseconds(0)))) break;
   }
-  spdlog::info("{} stays installed for the workloads that use it; the operator uninstalls it once "
-               "the node has left the profile and no running pod there names the profile",
-               o.install_dir);
+  spdlog::info(
+      "{} stays installed for the workloads that use it; the operator uninstalls it once "
+      "the node has left the profile and no running pod there names the profile",
+      o.install_dir);
   return 0;
 }
 

@@ -263,8 +263,7 @@ StatusOr<k8s::JsonObject> RenderClientDaemonSet(const crd::ClientProfile& profil
   (void)pod.SetBool({"hostNetwork"}, true);
   (void)pod.SetString({"dnsPolicy"}, "ClusterFirstWithHostNet");
   (void)pod.SetInt({"terminationGracePeriodSeconds"}, 30);
-  SetNodeAffinity(ClientNodeLabel(ns, profile.metadata.name), {kEligibleValue, kReadyValue},
-                  &pod);
+  SetNodeAffinity(ClientNodeLabel(ns, profile.metadata.name), {kEligibleValue, kReadyValue}, &pod);
   for (const auto& t : spec.tolerations)
     (void)pod.Append({"tolerations"}, controllers::TolerationJson(t));
   (void)pod.Append({"initContainers"}, LibraryInitContainer(profile));
@@ -277,7 +276,7 @@ StatusOr<k8s::JsonObject> RenderClientDaemonSet(const crd::ClientProfile& profil
 }
 
 k8s::JsonObject RenderUninstallDaemonSet(const crd::ClientProfile& profile,
-                                        const ClientRenderOptions& options) {
+                                         const ClientRenderOptions& options) {
   const std::string ns = profile.metadata.namespace_.value_or("");
   k8s::JsonObject ds;
   ds.SetApiVersion("apps/v1");

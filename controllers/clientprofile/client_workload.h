@@ -69,6 +69,6 @@ StatusOr<k8s::JsonObject> RenderClientDaemonSet(const crd::ClientProfile& profil
 // profile label is `uninstall`, Ready once the profile's directory there is empty. Runs as root
 // with every capability dropped and only the install root mounted.
 k8s::JsonObject RenderUninstallDaemonSet(const crd::ClientProfile& profile,
-                                        const ClientRenderOptions& options);
+                                         const ClientRenderOptions& options);
 
 }  // namespace rdmastack::clientprofile

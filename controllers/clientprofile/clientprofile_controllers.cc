@@ -53,8 +53,8 @@ ClientProfileControllers::ClientProfileControllers(runtime::Manager& manager, Cl
   runtime::Informer& configmaps = CachedInformer(manager, k8s::kinds::ConfigMap(), OwnedSelector());
   runtime::Informer& pods =
       CachedInformer(manager, k8s::kinds::Pod(), OwnedSelector(), controllers::PodReadiness());
-  runtime::Informer& workloads = CachedInformer(manager, k8s::kinds::Pod(), kWorkloadLabel,
-                                                controllers::PodPlacement());
+  runtime::Informer& workloads =
+      CachedInformer(manager, k8s::kinds::Pod(), kWorkloadLabel, controllers::PodPlacement());
   ClientProfileStores stores{profiles.store(),   pools.store(),      nodes.store(),
                              rdmanodes.store(),  secrets.store(),    slices.store(),
                              daemonsets.store(), configmaps.store(), pods.store(),

@@ -173,8 +173,8 @@ StatusOr<runtime::Result> ClientProfileReconciler::Reconcile(const runtime::Requ
                               n.eligibility.message;
     }
     // A silent agent does not take a running client away; a failed check does.
-    const bool keep = current && !IsRetiringLabel(*current) &&
-                      n.eligibility.reason == "AgentNotReporting";
+    const bool keep =
+        current && !IsRetiringLabel(*current) && n.eligibility.reason == "AgentNotReporting";
     settle(node, current, n.eligibility.eligible || keep, n.ready);
     in.nodes.push_back(std::move(n));
   }
@@ -259,15 +259,15 @@ Status ClientProfileReconciler::Cleanup(const k8s::JsonObject& object,
     if (const auto it = pods.find(std::string(node->Name())); it != pods.end()) {
       m.client_pod = it->second.client.has_value();
       m.uninstall_pod = it->second.uninstall.has_value();
-      m.uninstall_ready = it->second.uninstall && it->second.uninstall->ready &&
-                          !it->second.uninstall->terminating;
+      m.uninstall_ready =
+          it->second.uninstall && it->second.uninstall->ready && !it->second.uninstall->terminating;
       m.holders = it->second.holders.size();
     }
     const std::optional<std::string> next = NextClientLabel(m);
     if (next) {
       const auto it = pods.find(std::string(node->Name()));
-      if (auto r = DescribeRetirement(m, next, it == pods.end() ? std::vector<std::string>{}
-                                                                 : it->second.holders))
+      if (auto r = DescribeRetirement(
+              m, next, it == pods.end() ? std::vector<std::string>{} : it->second.holders))
         retiring.push_back({std::string(node->Name()), r->phase, r->pods});
     }
     std::map<std::string, std::string> desired;
@@ -279,8 +279,9 @@ Status ClientProfileReconciler::Cleanup(const k8s::JsonObject& object,
   if (!retiring.empty()) {
     RDMASTACK_RETURN_IF_ERROR(SyncUninstaller(profile, true));
     RDMASTACK_RETURN_IF_ERROR(writer_.PatchNodes(patches, kLabelWriters));
-    std::sort(retiring.begin(), retiring.end(),
-              [](const crd::RetiringNode& a, const crd::RetiringNode& b) { return a.node < b.node; });
+    std::sort(
+        retiring.begin(), retiring.end(),
+        [](const crd::RetiringNode& a, const crd::RetiringNode& b) { return a.node < b.node; });
     if (retiring.size() > kMaxListedNodes) retiring.resize(kMaxListedNodes);
     crd::ClientProfileStatus status = profile.status.value_or(crd::ClientProfileStatus{});
     status.retiring_nodes = std::move(retiring);

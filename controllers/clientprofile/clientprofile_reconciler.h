@@ -53,7 +53,8 @@ class ClientProfileReconciler final : public runtime::Reconciler {
     std::optional<gatewaypool::GatewayPod> client, uninstall;
     std::vector<std::string> holders;  // sorted
   };
-  std::map<std::string, NodePods> PodsByNode(const std::string& ns, const std::string& profile) const;
+  std::map<std::string, NodePods> PodsByNode(const std::string& ns,
+                                             const std::string& profile) const;
   // The uninstall DaemonSet exists while some node is retiring, and not otherwise.
   Status SyncUninstaller(const crd::ClientProfile& profile, bool needed);
   Status WriteStatus(const k8s::JsonObject& object, const crd::ClientProfile& profile,

@@ -35,7 +35,8 @@ std::optional<Retirement> DescribeRetirement(const NodeMembership& m,
     r.phase = "Uninstalling";
   } else if (m.holders > 0) {
     r.phase = "HeldByPods";
-    for (size_t i = 0; i < holders.size() && i < kMaxListedHolders; ++i) r.pods.push_back(holders[i]);
+    for (size_t i = 0; i < holders.size() && i < kMaxListedHolders; ++i)
+      r.pods.push_back(holders[i]);
   } else {
     r.phase = "WaitingForClientPod";
   }

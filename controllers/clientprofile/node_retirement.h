@@ -40,8 +40,8 @@ bool IsRetiringLabel(std::string_view value);
 
 // One line of status.retiringNodes, or nullopt for a node that is not retiring.
 struct Retirement {
-  std::string phase;               // HeldByPods | WaitingForClientPod | Uninstalling
-  std::vector<std::string> pods;   // the holders, at most kMaxListedHolders
+  std::string phase;              // HeldByPods | WaitingForClientPod | Uninstalling
+  std::vector<std::string> pods;  // the holders, at most kMaxListedHolders
 };
 inline constexpr size_t kMaxListedHolders = 5;
 std::optional<Retirement> DescribeRetirement(const NodeMembership& m,

@@ -153,8 +153,8 @@ TEST(ClientOptions, ReadyFlags) {
 }
 
 TEST(ClientOptions, UninstallFlags) {
-  auto o = ParseUninstallOptions({"--install-dir", "/var/lib/rdmastack/client/ml.p/",
-                                  "--state-dir", "/s", "--interval", "2s"});
+  auto o = ParseUninstallOptions({"--install-dir", "/var/lib/rdmastack/client/ml.p/", "--state-dir",
+                                  "/s", "--interval", "2s"});
   ASSERT_TRUE(o.ok()) << o.status().ToString();
   EXPECT_EQ(o->install_dir, "/var/lib/rdmastack/client/ml.p");
   EXPECT_EQ(o->state_dir, "/s");
@@ -163,8 +163,7 @@ TEST(ClientOptions, UninstallFlags) {
   for (const char* bad : {"relative/dir", "/", "//"}) {
     auto r = ParseUninstallOptions({"--install-dir", bad});
     ASSERT_FALSE(r.ok()) << bad;
-    EXPECT_NE(r.status().message().find("must be an absolute directory below /"),
-              std::string::npos)
+    EXPECT_NE(r.status().message().find("must be an absolute directory below /"), std::string::npos)
         << r.status().message();
   }
   EXPECT_FALSE(ParseUninstallOptions({"--install-dir", "/x", "--interval", "0s"}).ok());

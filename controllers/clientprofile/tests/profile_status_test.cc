@@ -158,7 +158,8 @@ TEST(ProfileStatusTest, ListsAreBoundedAndTimesStable) {
     nodes.push_back(Ineligible("i" + std::to_string(i), "LinkDown"));
   }
   ProfileStatusInputs in = Inputs(p, nodes);
-  for (int i = 0; i < 40; ++i) in.retiring.push_back({"r" + std::to_string(i), "HeldByPods", {"app"}});
+  for (int i = 0; i < 40; ++i)
+    in.retiring.push_back({"r" + std::to_string(i), "HeldByPods", {"app"}});
   const auto first = ComputeProfileStatus(in);
   EXPECT_EQ(first.eligible_nodes.size(), kMaxListedNodes);
   EXPECT_EQ(first.ineligible_nodes.size(), kMaxListedNodes);
