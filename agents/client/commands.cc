@@ -24,6 +24,35 @@ bool WantsHelp(const std::vector<std::string>& args) {
   return !args.empty() && (args[0] == "--help" || args[0] == "-h");
 }
 
+int Help() {
+  std::fputs(kUsage, stdout);
+  return 0;
+}
+
+int UsageError(const Status& st) {
+  std::fprintf(stderr, "error: %s\n%s", st.message().c_str(), kUsage);
+  return 2;
+}
+
+bool StartLogging() {
+  if (Status st = InitLogging("info"); !st.ok()) {
+    std::fprintf(stderr, "error: %s\n", st.message().c_str());
+    return false;
+  }
+  return true;
+}
+
+// Blocked before any thread starts, so every thread inherits the mask and only sigtimedwait takes
+// the signals: a pass is never interrupted half way through a write.
+sigset_t BlockStopSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  return set;
+}
+
 // Waits up to `d` for SIGTERM/SIGINT (blocked in every thread); true when one arrived.
 bool WaitForStopSignal(const sigset_t& set, std::chrono::milliseconds d) {
   const auto deadline = std::chrono::steady_clock::now() + d;
@@ -45,20 +74,11 @@ bool WaitForStopSignal(const sigset_t& set, std::chrono::milliseconds d) {
 }  // namespace
 
 int RunCommand(const std::vector<std::string>& args) {
-  if (WantsHelp(args)) {
-    std::fputs(kUsage, stdout);
-    return 0;
-  }
+  if (WantsHelp(args)) return Help();
   const char* node_env = std::getenv("NODE_NAME");
   StatusOr<RunOptions> options = ParseRunOptions(args, node_env != nullptr ? node_env : "");
-  if (!options.ok()) {
-    std::fprintf(stderr, "error: %s\n%s", options.status().message().c_str(), kUsage);
-    return 2;
-  }
-  if (Status st = InitLogging("info"); !st.ok()) {
-    std::fprintf(stderr, "error: %s\n", st.message().c_str());
-    return 2;
-  }
+  if (!options.ok()) return UsageError(options.status());
+  if (!StartLogging()) return 2;
   // NVML through this binary in a child (`nvml-bar1`), asked again at most every 5 minutes, as
   // the agent does: BAR1 free only changes as GPU memory gets registered.
   agent::LiveProberOptions live;
@@ -76,14 +96,7 @@ int RunCommand(const std::vector<std::string>& args) {
   spdlog::info("device probes: {}",
                agent::DescribeProbeSource(o.root, o.probes_file, o.live_probes));
 
-  // Blocked before any thread starts, so every thread inherits the mask and only sigtimedwait
-  // below takes the signals: a pass is never interrupted half way through a write.
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-
+  const sigset_t set = BlockStopSignals();
   s3::BeastHttpTransport http;
   ClientPlane plane(o, PlaneDeps{make_prober, &http, &RealClock::Instance(), RunWithPathLookup});
   spdlog::info("rdmastack-client: profile {} on node {}, installing into {} (host {}), every {} ms",
@@ -103,24 +116,11 @@ int RunCommand(const std::vector<std::string>& args) {
 }
 
 int UninstallCommand(const std::vector<std::string>& args) {
-  if (WantsHelp(args)) {
-    std::fputs(kUsage, stdout);
-    return 0;
-  }
+  if (WantsHelp(args)) return Help();
   StatusOr<UninstallOptions> options = ParseUninstallOptions(args);
-  if (!options.ok()) {
-    std::fprintf(stderr, "error: %s\n%s", options.status().message().c_str(), kUsage);
-    return 2;
-  }
-  if (Status st = InitLogging("info"); !st.ok()) {
-    std::fprintf(stderr, "error: %s\n", st.message().c_str());
-    return 2;
-  }
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  if (!options.ok()) return UsageError(options.status());
+  if (!StartLogging()) return 2;
+  const sigset_t set = BlockStopSignals();
   spdlog::info("rdmastack-client uninstall: removing what a client installed in {}, every {} ms",
                options->install_dir, options->interval.count());
   Installer installer(options->install_dir);
@@ -140,15 +140,9 @@ int UninstallCommand(const std::vector<std::string>& args) {
 }
 
 int ReadyCommand(const std::vector<std::string>& args) {
-  if (WantsHelp(args)) {
-    std::fputs(kUsage, stdout);
-    return 0;
-  }
+  if (WantsHelp(args)) return Help();
   StatusOr<ReadyOptions> options = ParseReadyOptions(args);
-  if (!options.ok()) {
-    std::fprintf(stderr, "error: %s\n%s", options.status().message().c_str(), kUsage);
-    return 2;
-  }
+  if (!options.ok()) return UsageError(options.status());
   const std::string path = options->state_dir + "/state.json";
   StatusOr<std::string> text = agent::ReadLocalFile(path, 1 << 20);
   if (!text.ok()) {

@@ -474,8 +474,8 @@ class WorkloadE2eTest : public ClientProfileE2eTest {
     return out;
   }
 
-  // The webhook set up as the chart does, the operator with simulated clients, the GPU-direct
-  // profile and the pool, Ready.
+  // The webhook set up as the chart does, the operator with simulated clients (and the webhook),
+  // the GPU-direct profile; no pool yet.
   void StartWithWebhook(const std::string& prefix) {
     UseWebhook();
     ns_ = std::make_unique<TestNamespace>(*env_, prefix);
@@ -492,6 +492,9 @@ class WorkloadE2eTest : public ClientProfileE2eTest {
     ASSERT_TRUE(Eventually([&] { return !CaBundle().empty(); }, 60s))
         << "the operator never set the caBundle\n"
         << operator_->Output();
+  }
+  // Then the pool, and the GPU-direct profile Ready.
+  void StartPoolAndAwaitGpuDirect() {
     StartPool();
     if (HasFatalFailure()) return;
     CommandResult wait =
@@ -577,22 +580,9 @@ class WorkloadE2eTest : public ClientProfileE2eTest {
 TEST_F(WorkloadE2eTest, LabelledPodsGetTheirNodesRdmaConfigAndReachThePool) {
   if (const std::string missing = FindNodes(); !missing.empty())
     GTEST_SKIP() << missing << " (scripts/test.sh makes them)";
-  UseWebhook();
-  ns_ = std::make_unique<TestNamespace>(*env_, "cprof-wl");
-  selector_label_ = "e2e.rdmastack.io/" + ns_->name();
-  ApplyAgentServiceAccount(*ns_);
-  ApplyConfiguration();
+  StartWithWebhook("cprof-wl");
   if (HasFatalFailure()) return;
-  extra_operator_args_ = SimulatedClientArgs();
-  extra_operator_args_.insert(extra_operator_args_.end(), extra_webhook_args_.begin(),
-                              extra_webhook_args_.end());
-  hub_port_ = FreePortOn(bridge_);
-  StartOperator("cprof-wl");
-  ns_->Apply(ReadSample("clientprofile-gpudirect.yaml"));
   ns_->Apply(ReadSample("clientprofile-hostmem.yaml"));
-  ASSERT_TRUE(Eventually([&] { return !CaBundle().empty(); }, 60s))
-      << "the operator never set the caBundle\n"
-      << operator_->Output();
 
   // Refusals, each saying what to do: no such profile; a profile without a workload section; a
   // profile with no Ready node yet (no pool).
@@ -615,12 +605,8 @@ TEST_F(WorkloadE2eTest, LabelledPodsGetTheirNodesRdmaConfigAndReachThePool) {
             std::string::npos)
       << no_ready.err;
 
-  StartPool();
+  StartPoolAndAwaitGpuDirect();
   if (HasFatalFailure()) return;
-  CommandResult wait =
-      env_->Kubectl({"wait", "--for=condition=Ready", std::string("cprof/") + kGpuDirect, "-n",
-                     ns_->name(), "--timeout=300s"});
-  ASSERT_EQ(wait.exit_code, 0) << wait.err << ClientDiagnostics();
 
   // An unlabelled pod is never sent to the webhook (the API server's audit record of its create
   // has no mutation annotation); a labelled one is, and is mutated.
@@ -759,6 +745,8 @@ TEST_F(WorkloadE2eTest, RunningWorkloadsKeepTheirConfigThroughClientUpdatesAndHo
   if (const std::string missing = FindNodes(); !missing.empty())
     GTEST_SKIP() << missing << " (scripts/test.sh makes them)";
   StartWithWebhook("cprof-keep");
+  if (HasFatalFailure()) return;
+  StartPoolAndAwaitGpuDirect();
   if (HasFatalFailure()) return;
   ns_->Apply(ReaderPod("reader", kGpuDirect, h100_));
   ASSERT_TRUE(Eventually([&] { return ReaderChecks("reader").first >= 3; }, 90s))
