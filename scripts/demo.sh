@@ -197,6 +197,14 @@ for _ in $(seq 1 90); do grep -q 7071 "$root1$dir/endpoints.json" || break; slee
 cat "$root1$dir/endpoints.json"; echo
 
 step "an application pod names the GPU-direct profile; the webhook gives it RDMA and its node's config"
+# The webhook admits the pod only while the profile counts a Ready client (it refuses with what to
+# do otherwise). A client is not Ready between its old endpoints going away and its next pass over
+# the refreshed list, so wait for one, as a user would after an upgrade.
+for _ in $(seq 1 120); do
+  (($(kubectl get cprof kvcache-gpudirect -n demo -o jsonpath='{.status.nodeCounts.ready}' || echo 0) > 0)) && break
+  sleep 1
+done
+echo "kvcache-gpudirect clients Ready: $(kubectl get cprof kvcache-gpudirect -n demo -o jsonpath='{.status.nodeCounts.readyOfEligible}')"
 # crds/samples/workload-pod-gpudirect.yaml: only the label rdmastack.io/client-profile, no device,
 # no capability, no mount; here also rdmastack.io/simulate=run, so that the simulated node runs it.
 for _ in $(seq 1 60); do
