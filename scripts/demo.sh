@@ -201,7 +201,7 @@ step "an application pod names the GPU-direct profile; the webhook gives it RDMA
 # do otherwise). A client is not Ready between its old endpoints going away and its next pass over
 # the refreshed list, so wait for one, as a user would after an upgrade.
 for _ in $(seq 1 120); do
-  (($(kubectl get cprof kvcache-gpudirect -n demo -o jsonpath='{.status.nodeCounts.ready}' || echo 0) > 0)) && break
+  [[ "$(kubectl get cprof kvcache-gpudirect -n demo -o jsonpath='{.status.nodeCounts.ready}' || true)" =~ ^[1-9] ]] && break
   sleep 1
 done
 echo "kvcache-gpudirect clients Ready: $(kubectl get cprof kvcache-gpudirect -n demo -o jsonpath='{.status.nodeCounts.readyOfEligible}')"
