@@ -2,13 +2,11 @@
 
 #include <spdlog/spdlog.h>
 
-#include <filesystem>
 
 #include "agents/client/endpoint_check.h"
 #include "agents/client/endpoints.h"
 #include "agents/client/render.h"
 #include "agents/node-agent/probe/node_probe.h"
-#include "operator/base/atomic_file.h"
 
 namespace rdmastack::client {
 namespace {
@@ -189,9 +187,7 @@ ClientState ClientPlane::RunPass() {
 }
 
 void ClientPlane::WriteState(const ClientState& st) {
-  std::error_code ec;
-  std::filesystem::create_directories(options_.state_dir, ec);
-  Status s = WriteFileAtomically(options_.state_dir + "/state.json", RenderStateJson(st));
+  Status s = WriteStateFile(options_.state_dir, st);
   const std::string error = s.ok() ? "" : s.message();
   if (error != last_state_write_error_ && !error.empty()) {
     spdlog::error("state: {}; the readiness probe will find it stale", error);

@@ -6,7 +6,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 
 #include "agents/client/client_plane.h"
 #include "agents/client/options.h"
@@ -14,7 +13,6 @@
 #include "agents/client/uninstall_pass.h"
 #include "agents/node-agent/cli/check_command.h"
 #include "agents/node-agent/probe/host_root.h"
-#include "operator/base/atomic_file.h"
 #include "operator/base/logging.h"
 
 namespace rdmastack::client {
@@ -129,10 +127,7 @@ int UninstallCommand(const std::vector<std::string>& args) {
     const ClientState st = UninstallPass(installer, std::chrono::system_clock::now());
     if (st.reason + st.message != last) spdlog::info("{}: {}", st.reason, st.message);
     last = st.reason + st.message;
-    std::error_code ec;
-    std::filesystem::create_directories(options->state_dir, ec);
-    if (Status w = WriteFileAtomically(options->state_dir + "/state.json", RenderStateJson(st));
-        !w.ok())
+    if (Status w = WriteStateFile(options->state_dir, st); !w.ok())
       spdlog::error("state: {}; the readiness probe will find it stale", w.message());
     if (WaitForStopSignal(set, options->interval)) break;
   }

@@ -4,6 +4,9 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <filesystem>
+
+#include "operator/base/atomic_file.h"
 #include "operator/base/duration.h"
 #include "operator/base/rfc3339.h"
 
@@ -33,6 +36,12 @@ StatusOr<bool> GetBool(const rapidjson::Document& doc, const char* key) {
 }
 
 }  // namespace
+
+Status WriteStateFile(const std::string& state_dir, const ClientState& state) {
+  std::error_code ec;
+  std::filesystem::create_directories(state_dir, ec);
+  return WriteFileAtomically(state_dir + "/state.json", RenderStateJson(state));
+}
 
 std::string RenderStateJson(const ClientState& s) {
   rapidjson::StringBuffer buf;

@@ -37,6 +37,8 @@ struct ClientState {
 };
 
 std::string RenderStateJson(const ClientState& state);
+// Writes <state_dir>/state.json atomically, creating the directory when missing.
+Status WriteStateFile(const std::string& state_dir, const ClientState& state);
 StatusOr<ClientState> ParseStateJson(std::string_view text);
 
 struct ReadyVerdict {
