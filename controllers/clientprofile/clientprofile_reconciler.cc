@@ -110,51 +110,16 @@ StatusOr<runtime::Result> ClientProfileReconciler::Reconcile(const runtime::Requ
     }
   }
 
-  const std::map<std::string, NodePods> pods = PodsByNode(ns, name);
-  static const NodePods kNoPods;
-  auto pods_on = [&pods](const std::string& node) -> const NodePods& {
-    const auto it = pods.find(node);
-    return it == pods.end() ? kNoPods : it->second;
-  };
-
   // Nodes: matched ones get a verdict; the label follows it, and a node leaving the profile keeps
   // its files until no running pod there names the profile (node_retirement.h).
-  std::vector<std::pair<std::string, std::string>> patches;
-  bool retiring = false;
-  auto want_label = [&](const runtime::ObjectPtr& node, const std::optional<std::string>& value) {
-    if (value && IsRetiringLabel(*value)) retiring = true;
-    std::map<std::string, std::string> desired;
-    if (value) desired[label] = *value;
-    std::string body = controllers::LabelPatch(node->Labels(), desired,
-                                               [&](std::string_view key) { return key == label; });
-    if (body.empty() ||
-        writer_.NodePatchPending(std::string(node->Name()), body, node->ResourceVersion()))
-      return;
-    patches.emplace_back(std::string(node->Name()), std::move(body));
-  };
-  auto settle = [&](const runtime::ObjectPtr& node, const std::optional<std::string>& current,
-                    bool wanted, bool client_ready) {
-    const NodePods& on = pods_on(std::string(node->Name()));
-    NodeMembership m;
-    m.label = current;
-    m.wanted = wanted;
-    m.client_ready = client_ready;
-    m.client_pod = on.client.has_value();
-    m.uninstall_pod = on.uninstall.has_value();
-    m.uninstall_ready = on.uninstall && on.uninstall->ready && !on.uninstall->terminating;
-    m.holders = on.holders.size();
-    const std::optional<std::string> next = NextClientLabel(m);
-    if (auto r = DescribeRetirement(m, next, on.holders))
-      in.retiring.push_back({std::string(node->Name()), r->phase, r->pods});
-    want_label(node, next);
-  };
+  LabelPlan plan{label, PodsByNode(ns, name), {}, {}, false};
   for (const auto& node : stores_.nodes.List()) {
     const std::map<std::string, std::string> labels = node->Labels();
     const auto found = labels.find(label);
     const std::optional<std::string> current =
         found == labels.end() ? std::nullopt : std::optional(found->second);
     if (!rdmanode::SelectorMatches(profile.spec.node_selector, labels)) {
-      if (current) settle(node, current, /*wanted=*/false, false);
+      if (current) PlanNodeLabel(node, current, /*wanted=*/false, false, &plan);
       continue;
     }
     NodeOutcome n;
@@ -165,7 +130,9 @@ StatusOr<runtime::Result> ClientProfileReconciler::Reconcile(const runtime::Requ
         rdma = std::move(rnode->status);
     }
     n.eligibility = DecideEligibility(profile.spec, rdma ? &*rdma : nullptr);
-    const std::optional<gatewaypool::GatewayPod>& client = pods_on(n.name).client;
+    const auto on = plan.pods.find(n.name);
+    const gatewaypool::GatewayPod* client =
+        on == plan.pods.end() || !on->second.client ? nullptr : &*on->second.client;
     n.ready = client && client->ready && !client->terminating;
     if (n.eligibility.eligible && !n.ready && client && !client->waiting_reason.empty()) {
       n.eligibility.message = "client " + client->waiting_reason +
@@ -175,13 +142,12 @@ StatusOr<runtime::Result> ClientProfileReconciler::Reconcile(const runtime::Requ
     // A silent agent does not take a running client away; a failed check does.
     const bool keep =
         current && !IsRetiringLabel(*current) && n.eligibility.reason == "AgentNotReporting";
-    settle(node, current, n.eligibility.eligible || keep, n.ready);
+    PlanNodeLabel(node, current, n.eligibility.eligible || keep, n.ready, &plan);
     in.nodes.push_back(std::move(n));
   }
   std::sort(in.nodes.begin(), in.nodes.end(),
             [](const NodeOutcome& a, const NodeOutcome& b) { return a.name < b.name; });
-  std::sort(in.retiring.begin(), in.retiring.end(),
-            [](const crd::RetiringNode& a, const crd::RetiringNode& b) { return a.node < b.node; });
+  in.retiring = std::move(plan.retiring);
 
   // Workloads: only with a pool and an accepted spec; otherwise what runs stays as it is.
   Status synced = OkStatus();
@@ -196,9 +162,9 @@ StatusOr<runtime::Result> ClientProfileReconciler::Reconcile(const runtime::Requ
       synced = writer_.ApplyIfChanged(k8s::kinds::DaemonSet(), *daemonset,
                                       OwnedObject(stores_.daemonsets, ns, name, ds_name));
     // The uninstaller before the labels that schedule it; removed after the last label is gone.
-    if (synced.ok() && retiring) synced = SyncUninstaller(profile, true);
-    if (synced.ok()) synced = writer_.PatchNodes(patches, kLabelWriters);
-    if (synced.ok() && !retiring) synced = SyncUninstaller(profile, false);
+    if (synced.ok() && plan.uninstaller_needed) synced = SyncUninstaller(profile, true);
+    if (synced.ok()) synced = writer_.PatchNodes(plan.patches, kLabelWriters);
+    if (synced.ok() && !plan.uninstaller_needed) synced = SyncUninstaller(profile, false);
   }
 
   const crd::ClientProfileStatus status = ComputeProfileStatus(in);
@@ -246,51 +212,23 @@ Status ClientProfileReconciler::Cleanup(const k8s::JsonObject& object,
   // node leaving the profile does: once no running pod there names the profile.
   RDMASTACK_RETURN_IF_ERROR(writer_.Delete(
       k8s::kinds::DaemonSet(), OwnedObject(stores_.daemonsets, ns, name, DaemonSetName(name))));
-  const std::string label = ClientNodeLabel(ns, name);
-  const std::map<std::string, NodePods> pods = PodsByNode(ns, name);
-  std::vector<std::pair<std::string, std::string>> patches;
-  std::vector<crd::RetiringNode> retiring;
+  LabelPlan plan{ClientNodeLabel(ns, name), PodsByNode(ns, name), {}, {}, false};
   for (const auto& node : stores_.nodes.List()) {
-    const std::map<std::string, std::string> labels = node->Labels();
-    const auto found = labels.find(label);
-    if (found == labels.end()) continue;
-    NodeMembership m;
-    m.label = found->second;
-    if (const auto it = pods.find(std::string(node->Name())); it != pods.end()) {
-      m.client_pod = it->second.client.has_value();
-      m.uninstall_pod = it->second.uninstall.has_value();
-      m.uninstall_ready =
-          it->second.uninstall && it->second.uninstall->ready && !it->second.uninstall->terminating;
-      m.holders = it->second.holders.size();
-    }
-    const std::optional<std::string> next = NextClientLabel(m);
-    if (next) {
-      const auto it = pods.find(std::string(node->Name()));
-      if (auto r = DescribeRetirement(
-              m, next, it == pods.end() ? std::vector<std::string>{} : it->second.holders))
-        retiring.push_back({std::string(node->Name()), r->phase, r->pods});
-    }
-    std::map<std::string, std::string> desired;
-    if (next) desired[label] = *next;
-    std::string patch = controllers::LabelPatch(labels, desired,
-                                                [&](std::string_view key) { return key == label; });
-    if (!patch.empty()) patches.emplace_back(std::string(node->Name()), std::move(patch));
+    if (std::optional<std::string> current = node->Label(plan.label))
+      PlanNodeLabel(node, current, /*wanted=*/false, false, &plan);
   }
-  if (!retiring.empty()) {
+  if (plan.uninstaller_needed) {
     RDMASTACK_RETURN_IF_ERROR(SyncUninstaller(profile, true));
-    RDMASTACK_RETURN_IF_ERROR(writer_.PatchNodes(patches, kLabelWriters));
-    std::sort(
-        retiring.begin(), retiring.end(),
-        [](const crd::RetiringNode& a, const crd::RetiringNode& b) { return a.node < b.node; });
-    if (retiring.size() > kMaxListedNodes) retiring.resize(kMaxListedNodes);
+    RDMASTACK_RETURN_IF_ERROR(writer_.PatchNodes(plan.patches, kLabelWriters));
+    if (plan.retiring.size() > kMaxListedNodes) plan.retiring.resize(kMaxListedNodes);
     crd::ClientProfileStatus status = profile.status.value_or(crd::ClientProfileStatus{});
-    status.retiring_nodes = std::move(retiring);
+    status.retiring_nodes = std::move(plan.retiring);
     RDMASTACK_RETURN_IF_ERROR(WriteStatus(object, profile, status));
     spdlog::info("clientprofile {}/{}: deleting; waiting for {} node(s) to give up its files", ns,
                  name, status.retiring_nodes.size());
     return OkStatus();
   }
-  RDMASTACK_RETURN_IF_ERROR(writer_.PatchNodes(patches, kLabelWriters));
+  RDMASTACK_RETURN_IF_ERROR(writer_.PatchNodes(plan.patches, kLabelWriters));
   RDMASTACK_RETURN_IF_ERROR(SyncUninstaller(profile, false));
   RDMASTACK_RETURN_IF_ERROR(
       writer_.Delete(k8s::kinds::ConfigMap(),
@@ -324,6 +262,40 @@ std::map<std::string, ClientProfileReconciler::NodePods> ClientProfileReconciler
   }
   for (auto& [node, on] : out) std::sort(on.holders.begin(), on.holders.end());
   return out;
+}
+
+void ClientProfileReconciler::PlanNodeLabel(const runtime::ObjectPtr& node,
+                                            const std::optional<std::string>& current, bool wanted,
+                                            bool client_ready, LabelPlan* plan) const {
+  const std::string name(node->Name());
+  static const NodePods kNoPods;
+  const auto found = plan->pods.find(name);
+  const NodePods& on = found == plan->pods.end() ? kNoPods : found->second;
+  NodeMembership m;
+  m.label = current;
+  m.wanted = wanted;
+  m.client_ready = client_ready;
+  m.client_pod = on.client.has_value();
+  m.uninstall_pod = on.uninstall.has_value();
+  m.uninstall_ready = on.uninstall && on.uninstall->ready && !on.uninstall->terminating;
+  m.holders = on.holders.size();
+  const std::optional<std::string> next = NextClientLabel(m);
+  if (next && IsRetiringLabel(*next)) plan->uninstaller_needed = true;
+  if (auto r = DescribeRetirement(m, next, on.holders)) {
+    // Nodes come in name order from the cache; keep the list sorted whatever the order.
+    crd::RetiringNode entry{name, r->phase, r->pods};
+    plan->retiring.insert(
+        std::upper_bound(
+            plan->retiring.begin(), plan->retiring.end(), entry,
+            [](const crd::RetiringNode& a, const crd::RetiringNode& b) { return a.node < b.node; }),
+        std::move(entry));
+  }
+  std::map<std::string, std::string> desired;
+  if (next) desired[plan->label] = *next;
+  std::string body = controllers::LabelPatch(
+      node->Labels(), desired, [&](std::string_view key) { return key == plan->label; });
+  if (body.empty() || writer_.NodePatchPending(name, body, node->ResourceVersion())) return;
+  plan->patches.emplace_back(name, std::move(body));
 }
 
 Status ClientProfileReconciler::SyncUninstaller(const crd::ClientProfile& profile, bool needed) {

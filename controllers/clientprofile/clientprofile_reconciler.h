@@ -55,6 +55,18 @@ class ClientProfileReconciler final : public runtime::Reconciler {
   };
   std::map<std::string, NodePods> PodsByNode(const std::string& ns,
                                              const std::string& profile) const;
+  // What one pass decides for the profile's label (`label`) across the nodes.
+  struct LabelPlan {
+    std::string label;
+    std::map<std::string, NodePods> pods;  // PodsByNode
+    std::vector<std::pair<std::string, std::string>> patches;
+    std::vector<crd::RetiringNode> retiring;  // nodes out of the profile, files kept
+    bool uninstaller_needed = false;          // some node's next label is retiring/uninstall
+  };
+  // Decides `node`'s next label (node_retirement.h) from its `current` one and the profile's pods
+  // there, and adds it to `plan`: a patch unless an equal one is pending, a retiring node.
+  void PlanNodeLabel(const runtime::ObjectPtr& node, const std::optional<std::string>& current,
+                     bool wanted, bool client_ready, LabelPlan* plan) const;
   // The uninstall DaemonSet exists while some node is retiring, and not otherwise.
   Status SyncUninstaller(const crd::ClientProfile& profile, bool needed);
   Status WriteStatus(const k8s::JsonObject& object, const crd::ClientProfile& profile,
