@@ -10,6 +10,7 @@
 #include "controllers/common/render.h"
 #include "controllers/common/status_writer.h"
 #include "controllers/gatewaypool/endpoints.h"
+#include "controllers/rdmanode/requirements.h"
 #include "crds/types/json.h"
 #include "operator/base/duration.h"
 #include "operator/k8s/api_error.h"
@@ -72,17 +73,10 @@ std::optional<PoolConflict> GatewayPoolReconciler::FindConflict(
     const crd::GatewayPool& pool, const compat::CompatibilityMatrix* matrix) const {
   const std::vector<runtime::ObjectPtr> all = stores_.pools.List();
   if (all.size() < 2) return std::nullopt;  // the common case costs nothing
-  // Selectors are matched on the cached objects (no label map copies): only this pool's nodes
-  // can be shared, so the other pools are matched against those alone.
-  auto matches = [](const crd::StringMap& selector, const k8s::JsonObject& node) {
-    for (const auto& [k, v] : selector) {
-      if (node.Label(k) != v) return false;
-    }
-    return true;
-  };
+  // Only this pool's nodes can be shared, so the other pools are matched against those alone.
   std::vector<runtime::ObjectPtr> mine;
   for (const auto& n : stores_.nodes.List()) {
-    if (matches(pool.spec.node_selector, *n)) mine.push_back(n);
+    if (rdmanode::SelectorMatchesLabelsOf(pool.spec.node_selector, *n)) mine.push_back(n);
   }
   if (mine.empty()) return std::nullopt;
   auto footprint = [&](const crd::GatewayPool& p) {
@@ -92,7 +86,8 @@ std::optional<PoolConflict> GatewayPoolReconciler::FindConflict(
     f.created = p.metadata.creation_timestamp.value_or("");
     f.path_template = p.spec.backend.posix.path_template;
     for (const auto& n : mine) {
-      if (matches(p.spec.node_selector, *n)) f.nodes.insert(std::string(n->Name()));
+      if (rdmanode::SelectorMatchesLabelsOf(p.spec.node_selector, *n))
+        f.nodes.insert(std::string(n->Name()));
     }
     auto add = [&f](const Track& t) {
       f.ports.insert(t.s3_port);
@@ -251,7 +246,7 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
     for (const auto& [k, v] : n.labels) {
       if (is_mine(k)) mine.insert(k.substr(k.rfind('.') + 1));
     }
-    const bool selected = SelectorMatches(pool.spec.node_selector, n.labels);
+    const bool selected = rdmanode::SelectorMatches(pool.spec.node_selector, n.labels);
     if (!selected) {
       if (!mine.empty() || n.state) patch_node(n, {}, std::nullopt);  // left the pool
       continue;

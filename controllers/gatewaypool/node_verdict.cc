@@ -109,14 +109,6 @@ NodeVerdict PickByCidr(const std::string& text, const crd::RdmaNodeStatus& s) {
 
 }  // namespace
 
-bool SelectorMatches(const crd::StringMap& selector, const crd::StringMap& labels) {
-  for (const auto& [key, value] : selector) {
-    auto it = labels.find(key);
-    if (it == labels.end() || it->second != value) return false;
-  }
-  return true;
-}
-
 NodeVerdict VerifyNode(const crd::GatewayPoolSpec& spec, const NodeInput& node) {
   if (!node.rdma) {
     return Fail("AgentNotReporting",

@@ -24,8 +24,6 @@ struct NodeVerdict {
   std::string rdma_address;
 };
 
-bool SelectorMatches(const crd::StringMap& selector, const crd::StringMap& labels);
-
 // Verified when the agent reports the node gateway-capable and rdma.interface/cidr picks exactly
 // one IPv4 on an RDMA netdev. Reasons: AgentNotReporting, NotEvaluated, the agent's own
 // GatewayCapable reason (NoRdmaDevice, PortDown, ...), InterfaceNotFound, InterfaceNotRdma,

@@ -14,6 +14,11 @@ bool SelectorMatches(const crd::StringMap& selector,
   });
 }
 
+bool SelectorMatchesLabelsOf(const crd::StringMap& selector, const k8s::JsonObject& object) {
+  return std::all_of(selector.begin(), selector.end(),
+                     [&](const auto& kv) { return object.Label(kv.first) == kv.second; });
+}
+
 agent::v1::ClientRequirement ClientRequirementOf(const crd::ClientProfile& profile) {
   const crd::ClientProfileSpec& spec = profile.spec;
   agent::v1::ClientRequirement r;

@@ -7,6 +7,7 @@
 
 #include "agents/proto/agenthub.pb.h"
 #include "crds/types/types.h"
+#include "operator/k8s/json_object.h"
 
 namespace rdmastack::rdmanode {
 
@@ -14,6 +15,8 @@ namespace rdmastack::rdmanode {
 // node (as a Pod's nodeSelector does).
 bool SelectorMatches(const crd::StringMap& selector,
                      const std::map<std::string, std::string>& labels);
+// The same on a cached object's labels, read in place (no copy of its label map).
+bool SelectorMatchesLabelsOf(const crd::StringMap& selector, const k8s::JsonObject& object);
 
 // gateway = some GatewayPool selects the node; one ClientRequirement per ClientProfile selecting
 // it, sorted by "namespace/name". Objects being deleted select nothing.

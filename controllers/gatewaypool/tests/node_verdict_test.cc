@@ -117,12 +117,5 @@ TEST(NodeVerdictTest, SilentAgentIsNotReporting) {
   EXPECT_EQ(v.message, "the agent is not connected");
 }
 
-TEST(NodeVerdictTest, SelectorMatchesAllPairs) {
-  EXPECT_TRUE(SelectorMatches({}, {{"a", "1"}}));
-  EXPECT_TRUE(SelectorMatches({{"a", "1"}}, {{"a", "1"}, {"b", "2"}}));
-  EXPECT_FALSE(SelectorMatches({{"a", "1"}, {"c", ""}}, {{"a", "1"}}));
-  EXPECT_FALSE(SelectorMatches({{"a", "1"}}, {{"a", "2"}}));
-}
-
 }  // namespace
 }  // namespace rdmastack::gatewaypool

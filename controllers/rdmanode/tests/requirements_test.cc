@@ -23,9 +23,21 @@ crd::ClientProfile Profile(const std::string& name, crd::StringMap selector) {
 
 TEST(RequirementsTest, SelectorsMatchByEveryPair) {
   EXPECT_TRUE(SelectorMatches({}, {}));
+  EXPECT_TRUE(SelectorMatches({}, {{"a", "1"}}));
   EXPECT_TRUE(SelectorMatches({{"a", "1"}}, {{"a", "1"}, {"b", "2"}}));
   EXPECT_FALSE(SelectorMatches({{"a", "1"}, {"c", ""}}, {{"a", "1"}}));
   EXPECT_FALSE(SelectorMatches({{"a", "1"}}, {{"a", "2"}}));
+}
+
+TEST(RequirementsTest, SelectorsMatchACachedObjectsLabels) {
+  k8s::JsonObject node;
+  node.SetLabel("a", "1");
+  node.SetLabel("b", "2");
+  EXPECT_TRUE(SelectorMatchesLabelsOf({}, node));
+  EXPECT_TRUE(SelectorMatchesLabelsOf({}, k8s::JsonObject()));
+  EXPECT_TRUE(SelectorMatchesLabelsOf({{"a", "1"}}, node));
+  EXPECT_FALSE(SelectorMatchesLabelsOf({{"a", "1"}, {"c", ""}}, node));
+  EXPECT_FALSE(SelectorMatchesLabelsOf({{"a", "2"}}, node));
 }
 
 TEST(RequirementsTest, UnionOfWhatSelectsTheNode) {
