@@ -225,8 +225,11 @@ TEST_F(ClientProfileE2eTest, SeedProfilesPickATransportPerNodeAndFollowThePool) 
       std::filesystem::exists(InstallDir(h100_, kHostMem) + "/lib/libcuobjclient.so.1.2.0.68"));
   const std::set<std::string> slices = SliceEndpoints();
   ASSERT_EQ(slices.size(), storage_.size()) << ClientDiagnostics();
-  EXPECT_TRUE(Eventually([&] { return WrittenEndpoints(h100_, kGpuDirect) == slices; }, 30s))
-      << ClientDiagnostics();
+  // Both clients on the node follow the pool (each through its own ConfigMap volume and pass).
+  for (const char* profile : {kGpuDirect, kHostMem}) {
+    EXPECT_TRUE(Eventually([&] { return WrittenEndpoints(h100_, profile) == slices; }, 30s))
+        << profile << ClientDiagnostics();
+  }
   EXPECT_FALSE(std::filesystem::exists(InstallDir(far_, kGpuDirect)));
   EXPECT_FALSE(std::filesystem::exists(InstallDir(none_, kHostMem)));
 
@@ -241,6 +244,16 @@ TEST_F(ClientProfileE2eTest, SeedProfilesPickATransportPerNodeAndFollowThePool) 
   for (const std::string& n : storage_)
     ASSERT_EQ(env_->Kubectl({"label", "node", n, selector_label_ + "=in"}).exit_code, 0);
   ASSERT_TRUE(Eventually([&] { return Condition(kHostMem, "Ready") == "True"; }, 240s))
+      << ClientDiagnostics();
+  // Settled again: both gateways published, the A6000's host-memory client Ready and following
+  // them, before the other profile changes on that node.
+  ASSERT_TRUE(Eventually(
+      [&] {
+        const std::set<std::string> now = SliceEndpoints();
+        return now.size() == storage_.size() && NodeLabel(a6000_, kHostMem) == "ready" &&
+               WrittenEndpoints(a6000_, kHostMem) == now;
+      },
+      120s))
       << ClientDiagnostics();
 
   // 224Mi does not fit the A6000's BAR1 (256 MiB, 250 free, 32 MiB headroom): the node leaves the
@@ -265,7 +278,11 @@ TEST_F(ClientProfileE2eTest, SeedProfilesPickATransportPerNodeAndFollowThePool) 
       120s))
       << ClientDiagnostics();
   // The host-memory profile on the same node is untouched.
-  EXPECT_EQ(NodeLabel(a6000_, kHostMem), "ready");
+  EXPECT_EQ(NodeLabel(a6000_, kHostMem), "ready")
+      << Field(kHostMem, "{.status.eligibleNodes}") << "\n"
+      << Get({"get", "pods", "-n", ns_->name(), "-o", "wide", "--field-selector",
+              "spec.nodeName=" + a6000_})
+      << Get({"get", "events", "-n", ns_->name(), "--sort-by=.lastTimestamp"});
   EXPECT_TRUE(std::filesystem::exists(InstallDir(a6000_, kHostMem) + "/cuobj.json"));
   ASSERT_TRUE(Eventually([&] { return Condition(kGpuDirect, "Ready") == "True"; }, 120s))
       << ClientDiagnostics();
