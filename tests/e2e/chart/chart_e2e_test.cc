@@ -288,7 +288,17 @@ TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
       },
       60s))
       << injected << OperatorLog();
-  // The plugin, on one screen each: status, and why the cross-socket GPU node is not used.
+  // The plugin, on one screen each: status, and why the cross-socket GPU node is not used. The
+  // status screen is of the settled pool: both gateways Ready now, not only once (in one CI run a
+  // gateway was not Ready again a minute after the pool went Ready; the cause was not found).
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return Get({"get", "gwp", "kvcache", "-n", ns_->name(), "-o",
+                    "jsonpath={.status.nodeCounts.readyOfSelected} "
+                    "{.status.conditions[?(@.type==\"Ready\")].status}"}) == "2/2 True";
+      },
+      60s))
+      << Diagnostics();
   ExpectMatchesGolden("tests/e2e/chart/golden/status.txt", Plugin({"status", "-n", ns_->name()}));
   ExpectMatchesGolden("tests/e2e/chart/golden/why.txt", Plugin({"why", far[0]}));
 
