@@ -5,7 +5,8 @@
 namespace rdmastack::controllers {
 
 runtime::Transform NodeLabelsAndOperatorAnnotations() {
-  runtime::Transform trim = runtime::TrimToFields({{"metadata", "labels"}});
+  runtime::Transform trim =
+      runtime::TrimToFields({{"metadata", "labels"}, {"spec", "unschedulable"}});
   return [trim](k8s::JsonObject node) {
     const std::map<std::string, std::string> annotations = node.Annotations();
     k8s::JsonObject out = trim(std::move(node));

@@ -2,7 +2,8 @@
 // How the controllers cache the types they share (the informer for a type is shared and the first
 // caller's transform wins, so there is one transform per type).
 //
-// Nodes: labels, plus the operator's own annotations (upgrade state), nothing else. Node status
+// Nodes: labels, the cordon (spec.unschedulable: node maintenance), and the operator's own
+// annotations (upgrade and maintenance state), nothing else. Node status
 // (conditions, images, heartbeats) and other tools' annotations are most of a Node's bytes and no
 // controller reads them. One transform, because the informer for a type is shared and the first
 // caller's transform wins.

@@ -130,7 +130,7 @@ StatusOr<std::unique_ptr<GatewayPoolControllers>> GatewayPoolControllers::Create
       controller.queue().AddAfter(key, batch_for(key));
     }
   };
-  // Node labels and agent verdicts change one node at a time, a thousand at once when the pool's
+  // Node labels, cordons and agent verdicts change one node at a time, a thousand at once when the pool's
   // own label writes come back: every pool, gathered the same way.
   auto every_pool_later = [&controller, &pools, batch_for](const runtime::ObjectPtr&) {
     for (const auto& key : pools.store().ListKeys())
@@ -140,7 +140,8 @@ StatusOr<std::unique_ptr<GatewayPoolControllers>> GatewayPoolControllers::Create
   node_handler.on_add = every_pool_later;
   node_handler.on_update = [every_pool_later](const runtime::ObjectPtr& old,
                                               const runtime::ObjectPtr& now) {
-    if (old->Labels() != now->Labels() || old->Annotations() != now->Annotations())
+    if (old->Labels() != now->Labels() || old->Annotations() != now->Annotations() ||
+        old->GetBool({"spec", "unschedulable"}) != now->GetBool({"spec", "unschedulable"}))
       every_pool_later(now);
   };
   node_handler.on_delete = every_pool_later;

@@ -211,16 +211,19 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
   // Nodes: which the selector matches, which can run the gateway, which carry our labels.
   const std::string state_key = NodeUpgradeAnnotation(ns, name);
   auto is_mine = [&](std::string_view key) { return IsNodeTrackLabelOf(key, ns, name); };
+  const std::string maintenance_key = NodeMaintenanceAnnotation(ns, name);
   struct NodeNow {
     runtime::ObjectPtr object;
     std::string name, resource_version;
     crd::StringMap labels;
     std::optional<std::string> state;
+    std::optional<std::string> maintenance;  // the annotation as it is
   };
   std::vector<NodeNow> planned;                                   // in up.nodes order
   std::vector<std::pair<std::string, std::string>> node_patches;  // node, merge patch
   auto patch_node = [&](const NodeNow& n, const std::set<std::string>& want_tracks,
-                        const std::optional<NodeUpgradeState>& want_state) {
+                        const std::optional<NodeUpgradeState>& want_state,
+                        const std::optional<std::string>& want_maintenance) {
     std::map<std::string, std::string> want;
     for (const auto& t : want_tracks) want[NodeTrackLabel(ns, name, t)] = "true";
     k8s::JsonObject patch;
@@ -234,21 +237,34 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
       }
       changed = true;
     }
+    if (want_maintenance != n.maintenance) {
+      if (want_maintenance) {
+        (void)patch.SetString({"metadata", "annotations", maintenance_key}, *want_maintenance);
+      } else {
+        (void)patch.SetNull({"metadata", "annotations", maintenance_key});
+      }
+      changed = true;
+    }
     if (!changed) return;
     std::string body = patch.Serialize();
     if (writer_.NodePatchPending(n.name, body, n.resource_version)) return;
     node_patches.push_back({n.name, std::move(body)});
   };
   for (const auto& node : stores_.nodes.List()) {
-    NodeNow n{node, std::string(node->Name()), std::string(node->ResourceVersion()), node->Labels(),
-              node->Annotation(state_key)};
+    NodeNow n{node,
+              std::string(node->Name()),
+              std::string(node->ResourceVersion()),
+              node->Labels(),
+              node->Annotation(state_key),
+              node->Annotation(maintenance_key)};
     std::set<std::string> mine;
     for (const auto& [k, v] : n.labels) {
       if (is_mine(k)) mine.insert(k.substr(k.rfind('.') + 1));
     }
     const bool selected = rdmanode::SelectorMatches(pool.spec.node_selector, n.labels);
     if (!selected) {
-      if (!mine.empty() || n.state) patch_node(n, {}, std::nullopt);  // left the pool
+      if (!mine.empty() || n.state || n.maintenance)  // left the pool
+        patch_node(n, {}, std::nullopt, std::nullopt);
       continue;
     }
     NodeInput input{n.name, n.labels, std::nullopt};
@@ -274,15 +290,40 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
     }
     if (auto it = pods_by_node.find(n.name); it != pods_by_node.end()) u.pods = it->second;
     if (auto it = published.find(n.name); it != published.end()) u.published = it->second;
+    MaintenanceInput m{MaintenanceCause(node->GetBool({"spec", "unschedulable"}).value_or(false),
+                                        n.labels),
+                       std::nullopt, mine, u.published};
+    if (pool.spec.node_maintenance == crd::NodeMaintenancePolicy::kIgnore) m.cause.clear();
+    if (n.maintenance) {
+      auto parsed_maintenance = ParseMaintenanceState(*n.maintenance);
+      if (parsed_maintenance.ok()) {
+        m.state = std::move(*parsed_maintenance);
+      } else {
+        spdlog::warn("gatewaypool {}: node {}: {}; its maintenance starts over", request.Key(),
+                     n.name, parsed_maintenance.status().message());
+      }
+    }
+    u.maintenance = StepMaintenance(m, up.now, pool.spec.upgrade.drain_seconds);
     in.selected.push_back({n.name, std::move(verdict)});
     up.nodes.push_back(std::move(u));
     planned.push_back(std::move(n));
   }
   if (track) ValidateNewGateways(pool, track->s3_port, up);
   const UpgradePlan plan = PlanUpgrade(up);
+  // A refused spec changes nothing on a node, its maintenance record included.
+  const bool planned_now = up.may_start && !up.target.empty();
   for (size_t i = 0; i < plan.nodes.size(); ++i) {
     const NodeDecision& d = plan.nodes[i];
-    patch_node(planned[i], d.tracks, d.state);
+    const std::optional<MaintenanceState>& m = d.maintenance.state;
+    patch_node(planned[i], d.tracks, d.state,
+               !planned_now ? planned[i].maintenance
+               : m          ? std::optional<std::string>(SerializeMaintenanceState(*m))
+                            : std::nullopt);
+    if (planned_now && !d.maintenance.transition.empty()) {
+      events_.RecordRelated(*object, *planned[i].object, runtime::EventType::kNormal,
+                            "NodeMaintenance", "Maintenance",
+                            "node " + d.node + ": " + d.maintenance.transition);
+    }
     if (!d.transition.empty()) {
       // Related to the node: each node's transitions are a series of their own.
       events_.RecordRelated(
@@ -499,8 +540,9 @@ Status GatewayPoolReconciler::Cleanup(const k8s::JsonObject& object, const crd::
     bool changed = controllers::AddMetadataMapPatch(
         "labels", node->Labels(), {},
         [&](std::string_view key) { return IsNodeTrackLabelOf(key, ns, name); }, &patch);
-    if (node->Annotation(state_key)) {
-      (void)patch.SetNull({"metadata", "annotations", state_key});
+    for (const std::string& key : {state_key, NodeMaintenanceAnnotation(ns, name)}) {
+      if (!node->Annotation(key)) continue;
+      (void)patch.SetNull({"metadata", "annotations", key});
       changed = true;
     }
     if (changed) unlabel.emplace_back(std::string(node->Name()), patch.Serialize());
@@ -508,7 +550,9 @@ Status GatewayPoolReconciler::Cleanup(const k8s::JsonObject& object, const crd::
   RDMASTACK_RETURN_IF_ERROR(writer_.PatchNodes(unlabel, kLabelWriters));
   RDMASTACK_RETURN_IF_ERROR(writer_.RemoveFinalizer(k8s::kinds::GatewayPool(), object, kFinalizer));
   statuses_.Forget(object.Key());
-  spdlog::info("gatewaypool {}/{}: deleted its gateways, endpoints, node labels and upgrade state",
+  spdlog::info(
+      "gatewaypool {}/{}: deleted its gateways, endpoints, node labels, upgrade and maintenance "
+      "state",
                ns, name);
   return OkStatus();
 }

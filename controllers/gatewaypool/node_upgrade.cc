@@ -76,10 +76,7 @@ StatusOr<NodeUpgradeState> ParseNodeUpgradeState(std::string_view json) {
 }
 
 std::string NodeUpgradeAnnotation(std::string_view ns, std::string_view pool) {
-  // The track label's name part with the upgrade prefix in place of "gwp.": same cut, same hash.
-  const std::string label = NodeTrackLabel(ns, pool, "u");
-  const std::string name = label.substr(sizeof(kNodeTrackLabelPrefix) - 1);
-  return "upgrade." + std::string(kNodeTrackLabelPrefix) + name.substr(0, name.size() - 2);
+  return NodePoolAnnotation("upgrade.", ns, pool);
 }
 
 bool InFlight(const NodeUpgradeState& state) {

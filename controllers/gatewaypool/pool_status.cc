@@ -78,17 +78,35 @@ crd::GatewayPoolStatus ComputePoolStatus(const PoolStatusInputs& in) {
   std::vector<crd::NodeProblem> problems;
   size_t verified = 0, ready = 0, failing_gateways = 0, starting = 0;
   std::string unverified_names;
-  // Nodes an upgrade has not moved to the spec's track yet are served by another track.
+  // Nodes an upgrade has not moved to the spec's track yet are served by another track; nodes
+  // under maintenance are out of service on purpose.
   std::set<std::string> served_elsewhere;
+  std::map<std::string, const MaintenanceStep*> maintenance;
   if (in.upgrade != nullptr && track) {
     for (const NodeDecision& d : in.upgrade->nodes) {
+      if (d.maintenance.applies) {
+        maintenance[d.node] = &d.maintenance;
+        continue;
+      }
       if (NodeRole(d, track->name, track->name) != EndpointRole::kActive && !d.tracks.empty())
         served_elsewhere.insert(d.node);
     }
   }
+  size_t in_maintenance = 0;
   for (const SelectedNode& n : in.selected) {
     auto g = gateways.find(n.name);
     const bool serving = g != gateways.end() && g->second.any_ready;
+    if (auto m = maintenance.find(n.name); m != maintenance.end()) {
+      ++in_maintenance;
+      if (s.maintenance_nodes.size() < kMaxMaintenanceNodes) {
+        const MaintenanceState& state = *m->second->state;
+        s.maintenance_nodes.push_back(
+            {n.name, std::string(MaintenancePhaseName(m->second->phase)), state.cause,
+             FormatRfc3339(std::chrono::system_clock::time_point(
+                 std::chrono::seconds(state.since)))});
+      }
+      continue;
+    }
     if (serving) ++ready;
     if (serving && served_elsewhere.count(n.name)) {
       if (n.verdict.verified) ++verified;
@@ -114,13 +132,19 @@ crd::GatewayPoolStatus ComputePoolStatus(const PoolStatusInputs& in) {
     problems.push_back(GatewayProblem(n.name, pod, track->s3_port));
   }
   const size_t selected = in.selected.size();
-  const size_t not_verified = selected - verified;
+  const size_t not_verified = selected - in_maintenance - verified;
+  // "; 1 node under maintenance (status.maintenanceNodes)", or "".
+  const std::string maintenance_text =
+      in_maintenance == 0
+          ? ""
+          : "; " + Count(in_maintenance, "node") + " under maintenance (status.maintenanceNodes)";
   crd::GatewayPoolNodeCounts counts;
   counts.selected = static_cast<int32_t>(selected);
   counts.verified = static_cast<int32_t>(verified);
   counts.ready = static_cast<int32_t>(ready);
   const UpgradePlan* up = in.upgrade != nullptr && in.upgrade->active ? in.upgrade : nullptr;
   counts.failed = static_cast<int32_t>(failing_gateways + (up ? up->failed.size() : 0));
+  if (in_maintenance > 0) counts.maintenance = static_cast<int32_t>(in_maintenance);
   if (up) counts.upgraded = up->phases.done;
   if (up) {
     for (const crd::NodeProblem& f : up->failed) {
@@ -193,7 +217,8 @@ crd::GatewayPoolStatus ComputePoolStatus(const PoolStatusInputs& in) {
   } else if (not_verified == 0) {
     s.conditions.push_back(
         set.Make(kNodesVerified, ConditionStatus::kTrue, "AllNodesVerified",
-                 "all " + Count(selected, "selected node") + " can run the gateway"));
+                 "all " + Count(selected - in_maintenance, "selected node") +
+                     " can run the gateway" + maintenance_text));
   } else {
     s.conditions.push_back(set.Make(
         kNodesVerified, ConditionStatus::kFalse, "NodesNotVerified",
@@ -217,6 +242,11 @@ crd::GatewayPoolStatus ComputePoolStatus(const PoolStatusInputs& in) {
   } else if (selected == 0) {
     s.conditions.push_back(set.Make(kReady, ConditionStatus::kFalse, "NoNodesSelected",
                                     "no node matches the nodeSelector"));
+  } else if (verified == 0 && in_maintenance == selected) {
+    s.conditions.push_back(set.Make(
+        kReady, ConditionStatus::kFalse, "AllNodesInMaintenance",
+        "every selected node is under maintenance (status.maintenanceNodes): nothing serves "
+        "until one is uncordoned or spec.nodeMaintenance is Ignore"));
   } else if (verified == 0) {
     s.conditions.push_back(set.Make(kReady, ConditionStatus::kFalse, "NoNodesVerified",
                                     "none of the " + Count(selected, "selected node") +
@@ -235,12 +265,13 @@ crd::GatewayPoolStatus ComputePoolStatus(const PoolStatusInputs& in) {
     s.conditions.push_back(set.Make(kReady, ConditionStatus::kTrue, "GatewaysReady",
                                     "every verified node serves S3 (" + Count(ready, "node") +
                                         "); upgrading to libcuobjserver " +
-                                        track->library_version));
+                                        track->library_version + maintenance_text));
   } else {
     s.conditions.push_back(set.Make(kReady, ConditionStatus::kTrue, "GatewaysReady",
                                     Count(current_ready, "node") +
                                         " serve S3 on :" + std::to_string(track->s3_port) +
-                                        " with libcuobjserver " + track->library_version));
+                                        " with libcuobjserver " + track->library_version +
+                                        maintenance_text));
   }
 
   // Progressing: gateways of the current spec are still starting somewhere.

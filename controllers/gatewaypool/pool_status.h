@@ -27,6 +27,7 @@ inline constexpr char kLibraryCompatible[] = "LibraryCompatible";
 inline constexpr char kNodesVerified[] = "NodesVerified";
 inline constexpr char kUpgrading[] = "Upgrading";
 inline constexpr size_t kMaxFailingNodes = 32;
+inline constexpr size_t kMaxMaintenanceNodes = 32;
 inline constexpr size_t kMaxStatusEndpoints = 1024;
 
 using controllers::SecretState;

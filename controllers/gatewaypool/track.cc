@@ -62,6 +62,14 @@ bool IsNodeTrackLabelOf(std::string_view key, std::string_view ns, std::string_v
   return key == NodeTrackLabel(ns, pool, track);
 }
 
+std::string NodePoolAnnotation(std::string_view prefix, std::string_view ns,
+                               std::string_view pool) {
+  // The track label's name part without its ".<track>": same cut, same hash.
+  const std::string label = NodeTrackLabel(ns, pool, "u");
+  const std::string name = label.substr(sizeof(kNodeTrackLabelPrefix) - 1);
+  return std::string(prefix) + kNodeTrackLabelPrefix + name.substr(0, name.size() - 2);
+}
+
 TrackDecision DecideTrack(const crd::GatewayPoolSpec& spec,
                           const compat::CompatibilityMatrix& matrix) {
   TrackDecision d;

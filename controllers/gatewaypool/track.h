@@ -64,5 +64,8 @@ std::string ServiceName(std::string_view pool);
 // so that two pools never share a key.
 std::string NodeTrackLabel(std::string_view ns, std::string_view pool, std::string_view track);
 bool IsNodeTrackLabelOf(std::string_view key, std::string_view ns, std::string_view pool);
+// A per-pool annotation on a Node: "<prefix>gwp.rdmastack.io/<namespace>.<pool>", the name cut
+// and hashed as the track labels' are (prefix "upgrade." or "maintenance.").
+std::string NodePoolAnnotation(std::string_view prefix, std::string_view ns, std::string_view pool);
 
 }  // namespace rdmastack::gatewaypool

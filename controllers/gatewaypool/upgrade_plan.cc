@@ -322,6 +322,15 @@ UpgradePlan Planner::Run() {
   for (size_t i = 0; i < in_.nodes.size(); ++i) {
     const UpgradeNode& n = in_.nodes[i];
     NodeDecision& d = plan_.nodes[i];
+    d.maintenance = n.maintenance;
+    if (n.maintenance.applies) {
+      // Out of the rollout until it returns; a failure stays on record (and keeps halting).
+      d.tracks = n.maintenance.tracks;
+      if (!(n.state && n.state->phase == UpgradePhase::kFailed)) d.state.reset();
+      if (n.maintenance.wake_at > 0) WakeAt(n.maintenance.wake_at);
+      ++unavailable;
+      continue;
+    }
     // A node that finished an earlier move is like one that never moved.
     const bool finished = n.state && n.state->phase == UpgradePhase::kDone &&
                           ForTarget(*n.state, in_) && n.tracks == std::set{in_.target};
@@ -390,7 +399,7 @@ UpgradePlan Planner::Run() {
     NodeDecision& d = plan_.nodes[i];
     const std::string before = n.state ? std::string(PhaseName(n.state->phase)) : "Pending";
     const std::string after = d.state ? std::string(PhaseName(d.state->phase)) : "Pending";
-    if (before != after) {
+    if (before != after && !d.maintenance.applies) {
       d.transition = before + " -> " + after;
       d.warning = after == "RollBack" || after == "Failed";
     }
@@ -440,6 +449,13 @@ UpgradePlan PlanUpgrade(const UpgradeInputs& in) {
 
 EndpointRole NodeRole(const NodeDecision& decision, const std::string& track,
                       const std::string& target) {
+  if (decision.maintenance.applies) {
+    const MaintenanceStep& m = decision.maintenance;
+    return m.phase == MaintenancePhase::kDraining && m.tracks.count(track) &&
+                   m.state->draining.count(track)
+               ? EndpointRole::kDraining
+               : EndpointRole::kAbsent;
+  }
   if (decision.state) return RoleOf(*decision.state, track);
   if (!decision.tracks.count(track)) return EndpointRole::kAbsent;
   return ServingTrack(decision.tracks, target) == track ? EndpointRole::kActive

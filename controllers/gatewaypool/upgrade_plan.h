@@ -11,7 +11,10 @@
 //   answered the operator's signed request, and the old gateway stops only after drainSeconds
 //   with its endpoint marked terminating;
 // - paused: no node starts; nodes already moving finish their move;
-// - autoRollback: one failed node halts the rollout and rolls back the nodes in flight.
+// - autoRollback: one failed node halts the rollout and rolls back the nodes in flight;
+// - a node under maintenance (node_maintenance.h) is taken out of the rollout: a move in flight
+//   on it is dropped (a Failed state stays), it counts as unavailable, and its labels follow
+//   the maintenance step.
 
 #include <cstdint>
 #include <map>
@@ -21,6 +24,7 @@
 #include <vector>
 
 #include "controllers/gatewaypool/gateway_pod.h"
+#include "controllers/gatewaypool/node_maintenance.h"
 #include "controllers/gatewaypool/node_upgrade.h"
 #include "crds/types/types.h"
 
@@ -43,6 +47,7 @@ struct UpgradeNode {
   // Tracks whose EndpointSlice lists the node as ready (not terminating) now.
   std::set<std::string> published;
   std::optional<Validation> validation;  // filled where NeedsValidation said so
+  MaintenanceStep maintenance;           // StepMaintenance for this pass
 };
 
 struct UpgradeInputs {
@@ -66,6 +71,8 @@ struct NodeDecision {
   // A phase change worth an Event: "Validate -> Switch"; "" when none.
   std::string transition;
   bool warning = false;  // RollBack / Failed
+  // The node's maintenance: its annotation wanted, and when it applies, its labels and role.
+  MaintenanceStep maintenance;
 };
 
 struct UpgradePlan {

@@ -150,14 +150,16 @@ constexpr auto JsonFields(const GatewayPoolSpec*) {
                     F("s3", &T::s3),
                     F("rdma", &T::rdma),
                     F("backend", &T::backend),
-                    F("upgrade", &T::upgrade)};
+                    F("upgrade", &T::upgrade),
+                    F("nodeMaintenance", &T::node_maintenance)};
 }
 
 constexpr auto JsonFields(const GatewayPoolNodeCounts*) {
   using T = GatewayPoolNodeCounts;
   return std::tuple{F("selected", &T::selected), F("verified", &T::verified),
                     F("ready", &T::ready),       F("upgraded", &T::upgraded),
-                    F("failed", &T::failed),     F("readyOfSelected", &T::ready_of_selected)};
+                    F("failed", &T::failed),     F("maintenance", &T::maintenance),
+                    F("readyOfSelected", &T::ready_of_selected)};
 }
 
 constexpr auto JsonFields(const LibraryTrack*) {
@@ -197,6 +199,12 @@ constexpr auto JsonFields(const CurrentUpgrade*) {
                     F("phases", &T::phases),     F("progress", &T::progress)};
 }
 
+constexpr auto JsonFields(const MaintenanceNode*) {
+  using T = MaintenanceNode;
+  return std::tuple{F("node", &T::node), F("phase", &T::phase), F("cause", &T::cause),
+                    F("since", &T::since)};
+}
+
 constexpr auto JsonFields(const GatewayPoolStatus*) {
   using T = GatewayPoolStatus;
   return std::tuple{F("observedGeneration", &T::observed_generation),
@@ -205,6 +213,7 @@ constexpr auto JsonFields(const GatewayPoolStatus*) {
                     F("nodeCounts", &T::node_counts),
                     F("versions", &T::versions),
                     F("failingNodes", &T::failing_nodes),
+                    F("maintenanceNodes", &T::maintenance_nodes),
                     F("endpoints", &T::endpoints),
                     F("currentUpgrade", &T::current_upgrade)};
 }

@@ -52,6 +52,14 @@ constexpr auto EnumNames(PullPolicy) {
       {{E::kAlways, "Always"}, {E::kIfNotPresent, "IfNotPresent"}, {E::kNever, "Never"}}};
 }
 
+// What a cordoned node (or one the NVIDIA operators take down for a driver upgrade) means for
+// its gateway: Drain takes it out of service gracefully; Ignore serves on.
+enum class NodeMaintenancePolicy { kDrain, kIgnore };
+constexpr auto EnumNames(NodeMaintenancePolicy) {
+  using E = NodeMaintenancePolicy;
+  return std::array<EnumName<E>, 2>{{{E::kDrain, "Drain"}, {E::kIgnore, "Ignore"}}};
+}
+
 enum class UpgradeStrategy { kSideBySide, kInPlace };
 constexpr auto EnumNames(UpgradeStrategy) {
   using E = UpgradeStrategy;
@@ -296,6 +304,7 @@ struct GatewayPoolSpec {
   RdmaSpec rdma;
   BackendSpec backend;
   UpgradeSpec upgrade;
+  NodeMaintenancePolicy node_maintenance = NodeMaintenancePolicy::kDrain;
   friend bool operator==(const GatewayPoolSpec&, const GatewayPoolSpec&) = default;
 };
 
@@ -305,6 +314,7 @@ struct GatewayPoolNodeCounts {
   int32_t ready = 0;
   int32_t upgraded = 0;
   int32_t failed = 0;
+  std::optional<int32_t> maintenance;
   std::string ready_of_selected;
   friend bool operator==(const GatewayPoolNodeCounts&, const GatewayPoolNodeCounts&) = default;
 };
@@ -359,6 +369,15 @@ struct CurrentUpgrade {
   friend bool operator==(const CurrentUpgrade&, const CurrentUpgrade&) = default;
 };
 
+// A node taken out of service for maintenance.
+struct MaintenanceNode {
+  std::string node;
+  std::string phase;  // Draining | Stopped
+  std::string cause;
+  std::optional<std::string> since;
+  friend bool operator==(const MaintenanceNode&, const MaintenanceNode&) = default;
+};
+
 struct GatewayPoolStatus {
   std::optional<int64_t> observed_generation;
   std::vector<Condition> conditions;
@@ -366,6 +385,7 @@ struct GatewayPoolStatus {
   std::optional<GatewayPoolNodeCounts> node_counts;
   std::vector<LibraryTrack> versions;
   std::vector<NodeProblem> failing_nodes;
+  std::vector<MaintenanceNode> maintenance_nodes;
   std::vector<Endpoint> endpoints;
   std::optional<CurrentUpgrade> current_upgrade;
   friend bool operator==(const GatewayPoolStatus&, const GatewayPoolStatus&) = default;

@@ -203,5 +203,60 @@ TEST(PoolStatusTest, FailingNodesAreBounded) {
   EXPECT_EQ(f.Compute().failing_nodes.size(), kMaxFailingNodes);
 }
 
+// The plan's decision for a node under maintenance.
+NodeDecision InMaintenance(const std::string& node, MaintenancePhase phase) {
+  NodeDecision d;
+  d.node = node;
+  d.maintenance.applies = true;
+  d.maintenance.phase = phase;
+  d.maintenance.state = MaintenanceState{1'800'000'000 - 60, "cordoned", {"v1"}};
+  return d;
+}
+
+TEST(PoolStatusTest, NodesUnderMaintenanceAreListedAndDoNotHoldReadyBack) {
+  Fixture f;
+  // b drains (its gateway still answers), c has stopped and its agent went quiet with it.
+  f.in.selected = {Verified("a"), Verified("b"), Unverified("c", "AgentNotReporting")};
+  f.in.pods = {Pod("a", true), Pod("b", true)};
+  UpgradePlan plan;
+  NodeDecision a;
+  a.node = "a";
+  a.tracks = {"v1"};
+  plan.nodes = {a, InMaintenance("b", MaintenancePhase::kDraining),
+                InMaintenance("c", MaintenancePhase::kStopped)};
+  f.in.upgrade = &plan;
+  const auto s = f.Compute();
+  EXPECT_EQ(Cond(s, kReady), "True/GatewaysReady");
+  EXPECT_NE(controllers::FindCondition(s.conditions, kReady)
+                ->message.find("2 nodes under maintenance (status.maintenanceNodes)"),
+            std::string::npos);
+  EXPECT_EQ(Cond(s, kNodesVerified), "True/AllNodesVerified");
+  EXPECT_EQ(Cond(s, kDegraded), "False/AsExpected");
+  EXPECT_TRUE(s.failing_nodes.empty());
+  EXPECT_EQ(s.node_counts->maintenance, 2);
+  EXPECT_EQ(s.node_counts->ready_of_selected, "1/3");
+  ASSERT_EQ(s.maintenance_nodes.size(), 2u);
+  EXPECT_EQ(s.maintenance_nodes[0],
+            (crd::MaintenanceNode{"b", "Draining", "cordoned", "2027-01-15T07:59:00Z"}));
+  EXPECT_EQ(s.maintenance_nodes[1].phase, "Stopped");
+
+  plan.nodes = {a};  // all back
+  const auto back = f.Compute();
+  EXPECT_FALSE(back.node_counts->maintenance);
+  EXPECT_TRUE(back.maintenance_nodes.empty());
+  EXPECT_EQ(Cond(back, kNodesVerified), "False/NodesNotVerified");
+}
+
+TEST(PoolStatusTest, EveryNodeUnderMaintenanceSaysSo) {
+  Fixture f;
+  f.in.selected = {Verified("a")};
+  UpgradePlan plan;
+  plan.nodes = {InMaintenance("a", MaintenancePhase::kStopped)};
+  f.in.upgrade = &plan;
+  const auto s = f.Compute();
+  EXPECT_EQ(Cond(s, kReady), "False/AllNodesInMaintenance");
+  EXPECT_EQ(Cond(s, kDegraded), "False/AsExpected");
+}
+
 }  // namespace
 }  // namespace rdmastack::gatewaypool

@@ -419,5 +419,75 @@ TEST(UpgradePlanTest, MaxUnavailablePercentRoundsDown) {
   EXPECT_TRUE(plan.in_place);
 }
 
+// A node under maintenance, as StepMaintenance leaves it while draining.
+UpgradeNode UnderMaintenance(UpgradeNode n, MaintenancePhase phase = MaintenancePhase::kDraining) {
+  n.maintenance.applies = true;
+  n.maintenance.phase = phase;
+  n.maintenance.state = MaintenanceState{kNow - 1, "cordoned", n.published};
+  n.maintenance.tracks = phase == MaintenancePhase::kDraining ? n.tracks : std::set<std::string>{};
+  n.maintenance.wake_at = phase == MaintenancePhase::kDraining ? kNow + 29 : 0;
+  return n;
+}
+
+TEST(UpgradePlanTest, MaintenanceTakesANodeOutOfTheRolloutAndDropsItsMove) {
+  UpgradeNode moving = OnV1("a");
+  moving.tracks = {"v1", "v2"};
+  moving.pods["v2"] = Pod("a", "v2", true);
+  moving.state = State(UpgradePhase::kSwitch);
+  moving.published = {"v2"};
+  const UpgradePlan plan =
+      PlanUpgrade(Inputs({UnderMaintenance(moving), UnderMaintenance(OnV1("b"))}, 2));
+  const NodeDecision& a = For(plan, "a");
+  EXPECT_FALSE(a.state) << "the move is dropped; the node comes back as a new node";
+  EXPECT_EQ(a.tracks, (std::set<std::string>{"v1", "v2"})) << "both gateways serve the drain";
+  EXPECT_EQ(a.transition, "") << "the maintenance has its own event";
+  // Only the track clients were sent to drains; the other is not listed at all.
+  EXPECT_EQ(NodeRole(a, "v2", "v2"), EndpointRole::kDraining);
+  EXPECT_EQ(NodeRole(a, "v1", "v2"), EndpointRole::kAbsent);
+  // Not a candidate: nothing starts on a node under maintenance.
+  EXPECT_EQ(PhaseOf(plan, "b"), "none");
+  EXPECT_EQ(NodeRole(For(plan, "b"), "v1", "v2"), EndpointRole::kDraining);
+  EXPECT_EQ(plan.phases.pending, 0);
+  EXPECT_FALSE(plan.active);
+  EXPECT_EQ(plan.wake_after_s, 29) << "woken when the drain ends";
+
+  const UpgradePlan stopped =
+      PlanUpgrade(Inputs({UnderMaintenance(OnV1("b"), MaintenancePhase::kStopped)}));
+  EXPECT_TRUE(For(stopped, "b").tracks.empty()) << "the gateway stops";
+  EXPECT_EQ(NodeRole(For(stopped, "b"), "v1", "v2"), EndpointRole::kAbsent);
+}
+
+TEST(UpgradePlanTest, AFailedNodeUnderMaintenanceStaysFailedAndHalts) {
+  UpgradeNode failed = OnV1("a");
+  failed.state = State(UpgradePhase::kFailed);
+  failed.state->keep_failed = true;
+  UpgradeInputs in = Inputs({UnderMaintenance(failed), OnV1("b")}, 2);
+  in.spec.auto_rollback = true;
+  const UpgradePlan plan = PlanUpgrade(in);
+  ASSERT_TRUE(For(plan, "a").state);
+  EXPECT_EQ(PhaseOf(plan, "a"), "Failed");
+  EXPECT_TRUE(plan.halted);
+  EXPECT_EQ(PhaseOf(plan, "b"), "none");
+  EXPECT_EQ(plan.failed.size(), 1u);
+}
+
+TEST(UpgradePlanTest, ANodeUnderMaintenanceCountsAgainstMaxUnavailable) {
+  UpgradeInputs in = Inputs({UnderMaintenance(OnV1("a")), OnV1("b"), OnV1("c")}, 3);
+  in.spec.strategy = crd::UpgradeStrategy::kInPlace;
+  in.spec.max_unavailable = crd::IntOrString::Int(1);
+  EXPECT_EQ(PlanUpgrade(in).phases.drain, 0) << "one node is already out of service";
+  in.spec.max_unavailable = crd::IntOrString::Int(2);
+  EXPECT_EQ(PlanUpgrade(in).phases.drain, 1);
+}
+
+TEST(UpgradePlanTest, ARefusedSpecLeavesMaintenanceAlone) {
+  UpgradeInputs in = Inputs({UnderMaintenance(OnV1("a"))});
+  in.may_start = false;
+  const UpgradePlan plan = PlanUpgrade(in);
+  const NodeDecision& a = For(plan, "a");
+  EXPECT_FALSE(a.maintenance.applies);
+  EXPECT_EQ(a.tracks, (std::set<std::string>{"v1"}));
+}
+
 }  // namespace
 }  // namespace rdmastack::gatewaypool
