@@ -475,6 +475,9 @@ Variables ReasonVariables() {
          Assigned(gwp + "gatewaypool_reconciler.cc", "in.decision.reason", "GatewayPool"));
   // The upgrade event of a node's phase: "Upgrade" + PhaseName(...).
   Append(v["PhaseName()"], TableEntries(gwp + "node_upgrade.cc", "kPhases", "GatewayPool"));
+  // A node's maintenance steps.
+  Append(v["d.maintenance.event_reason"],
+         Assigned(gwp + "node_maintenance.cc", "step.event_reason", "GatewayPool"));
   // RdmaNode verdict conditions: the operator's fallbacks, the agent's verdict reasons and, when
   // not capable, the blocking check's reason (documented with the node checks).
   Append(v["outcome->reason"],

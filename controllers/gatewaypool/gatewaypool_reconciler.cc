@@ -321,7 +321,7 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
                             : std::nullopt);
     if (planned_now && !d.maintenance.transition.empty()) {
       events_.RecordRelated(*object, *planned[i].object, runtime::EventType::kNormal,
-                            "NodeMaintenance", "Maintenance",
+                            d.maintenance.event_reason, "Maintenance",
                             "node " + d.node + ": " + d.maintenance.transition);
     }
     if (!d.transition.empty()) {

@@ -71,7 +71,10 @@ MaintenanceStep StepMaintenance(const MaintenanceInput& in, int64_t now, int64_t
   step.tracks = in.tracks;
   if (in.cause.empty()) {
     // Back in service: the planner takes the node again, as a new node once its gateway stopped.
-    if (in.state) step.transition = "maintenance over (was " + in.state->cause + ")";
+    if (in.state) {
+      step.event_reason = "MaintenanceOver";
+      step.transition = "maintenance over (was " + in.state->cause + ")";
+    }
     return step;
   }
   step.applies = true;
@@ -92,11 +95,13 @@ MaintenanceStep StepMaintenance(const MaintenanceInput& in, int64_t now, int64_t
     step.tracks.clear();
   }
   if (!in.state) {
+    step.event_reason = draining ? "MaintenanceDrain" : "MaintenanceStop";
     step.transition = "under maintenance (" + s.cause + "): " +
                       (draining ? "its endpoint drains for " + std::to_string(drain_seconds) +
                                       "s, then its gateway stops"
                                 : std::string("its gateway stops"));
   } else if (!draining && !in.tracks.empty()) {
+    step.event_reason = "MaintenanceStop";
     step.transition = "drained (" + s.cause + "): its gateway stops";
   }
   step.state = std::move(s);

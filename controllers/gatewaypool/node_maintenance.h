@@ -62,7 +62,10 @@ struct MaintenanceStep {
   MaintenancePhase phase = MaintenancePhase::kDraining;
   std::optional<MaintenanceState> state;  // the annotation wanted (nullopt: none)
   std::set<std::string> tracks;           // the track labels wanted
-  std::string transition;                 // for an Event, "" when nothing changed
+  // An Event's reason (MaintenanceDrain | MaintenanceStop | MaintenanceOver) and note; "" when
+  // nothing changed.
+  std::string event_reason;
+  std::string transition;
   int64_t wake_at = 0;                    // unix seconds the drain ends; 0 = no timer
 };
 

@@ -68,6 +68,7 @@ TEST(NodeMaintenanceTest, EnteringDrainsThePublishedTracksAndKeepsTheGateway) {
   EXPECT_EQ(*step.state, (MaintenanceState{kNow, "cordoned", {"v1"}}));
   EXPECT_EQ(step.tracks, (std::set<std::string>{"v1"}));
   EXPECT_EQ(step.wake_at, kNow + 30);
+  EXPECT_EQ(step.event_reason, "MaintenanceDrain");
   EXPECT_EQ(step.transition,
             "under maintenance (cordoned): its endpoint drains for 30s, then its gateway stops");
 }
@@ -86,6 +87,7 @@ TEST(NodeMaintenanceTest, AfterDrainSecondsTheGatewayStops) {
   EXPECT_EQ(step.phase, MaintenancePhase::kStopped);
   EXPECT_TRUE(step.tracks.empty());
   EXPECT_EQ(step.wake_at, 0);
+  EXPECT_EQ(step.event_reason, "MaintenanceStop");
   EXPECT_EQ(step.transition, "drained (cordoned): its gateway stops");
 
   in.tracks.clear();  // the labels are gone: nothing more to say
@@ -98,6 +100,7 @@ TEST(NodeMaintenanceTest, NothingToDrainStopsAtOnce) {
     const MaintenanceStep step = StepMaintenance(Cordoned(published), kNow, drain);
     EXPECT_EQ(step.phase, MaintenancePhase::kStopped);
     EXPECT_TRUE(step.tracks.empty());
+    EXPECT_EQ(step.event_reason, "MaintenanceStop");
     EXPECT_EQ(step.transition, "under maintenance (cordoned): its gateway stops");
   }
 }
@@ -115,6 +118,7 @@ TEST(NodeMaintenanceTest, TheCauseFollowsTheNodeAndTheEndHandsItBack) {
   EXPECT_FALSE(step.applies);
   EXPECT_FALSE(step.state);
   EXPECT_EQ(step.tracks, (std::set<std::string>{"v1"}));
+  EXPECT_EQ(step.event_reason, "MaintenanceOver");
   EXPECT_EQ(step.transition,
             "maintenance over (was nvidia.com/ofed-driver-upgrade-state=drain-required)");
 
