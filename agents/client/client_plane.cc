@@ -121,8 +121,10 @@ void ClientPlane::CheckPool(const PoolEndpoints& pool, const NodePlan& plan, Cli
     check.credentials = *keys;
   }
   const std::vector<std::string> urls = pool.Urls();
+  s3::HttpTransport* transport = deps_.http;
+  if (pool.scheme == "https" && deps_.https) transport = deps_.https({.ca_pem = pool.ca_bundle});
   const EndpointCheckResult r =
-      CheckEndpoints(*deps_.http, *deps_.clock, urls, next_endpoint_ % urls.size(), check);
+      CheckEndpoints(*transport, *deps_.clock, urls, next_endpoint_ % urls.size(), check);
   next_endpoint_ = (next_endpoint_ + r.checked) % urls.size();
   st->reachable = static_cast<int>(r.reachable);
   const std::string checked = std::to_string(r.checked);

@@ -35,6 +35,8 @@ inline constexpr std::chrono::seconds kModprobeTimeout{20};
 struct PlaneDeps {
   std::function<StatusOr<std::unique_ptr<agent::DeviceProber>>()> make_prober;
   s3::HttpTransport* http = nullptr;
+  // An https pool's transport, verifying against these options; null: `http` serves both.
+  std::function<s3::HttpTransport*(const s3::TlsOptions&)> https;
   const Clock* clock = nullptr;
   CommandRunner run_command;
 };

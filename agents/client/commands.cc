@@ -96,7 +96,12 @@ int RunCommand(const std::vector<std::string>& args) {
 
   const sigset_t set = BlockStopSignals();
   s3::BeastHttpTransport http;
-  ClientPlane plane(o, PlaneDeps{make_prober, &http, &RealClock::Instance(), RunWithPathLookup});
+  std::optional<s3::BeastHttpTransport> https;  // the last pass's CA
+  auto https_for = [&https](const s3::TlsOptions& tls) -> s3::HttpTransport* {
+    return &https.emplace(tls);
+  };
+  ClientPlane plane(
+      o, PlaneDeps{make_prober, &http, https_for, &RealClock::Instance(), RunWithPathLookup});
   spdlog::info("rdmastack-client: profile {} on node {}, installing into {} (host {}), every {} ms",
                o.profile, o.node, o.install_dir, o.host_install_dir, o.interval.count());
   while (true) {

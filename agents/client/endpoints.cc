@@ -70,6 +70,9 @@ StatusOr<PoolEndpoints> ParseEndpointsJson(std::string_view text) {
   if (out.scheme != "http" && out.scheme != "https") {
     return InvalidArgumentError("scheme must be http or https, got '" + out.scheme + "'");
   }
+  RDMASTACK_ASSIGN_OR_RETURN(out.ca_bundle, OptionalString(doc, "caBundle", "", ""));
+  if (!out.ca_bundle.empty() && out.ca_bundle.find("-----BEGIN CERTIFICATE-----") == std::string::npos)
+    return InvalidArgumentError("caBundle must be PEM certificates (BEGIN CERTIFICATE)");
   auto list = doc.FindMember("endpoints");
   if (list == doc.MemberEnd() || !list->value.IsArray()) {
     return InvalidArgumentError("endpoints must be an array");

@@ -6,6 +6,7 @@
 //   {"pool":"ns/name","region":"us-east-1","scheme":"http",
 //    "endpoints":[{"node":"stg-node-0","address":"198.18.0.10","s3Port":7071,
 //                  "libraryVersion":"1.2.0.68"}]}
+// An https pool (s3.tlsSecret) adds "caBundle": the PEM CA the gateways' certificates chain to.
 
 #include <string>
 #include <string_view>
@@ -26,6 +27,7 @@ struct PoolEndpoints {
   std::string pool;  // ns/name
   std::string region = "us-east-1";
   std::string scheme = "http";  // http | https
+  std::string ca_bundle;        // https: PEM; "" = the system trust store
   std::vector<PoolEndpoint> endpoints;
 
   // "http://198.18.0.10:7071", in file order (IPv6 addresses in brackets).

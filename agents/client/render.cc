@@ -77,6 +77,10 @@ std::string RenderEndpointsJson(const ClientConfig& c) {
   w.String(c.pool.pool);
   w.Key("region");
   w.String(c.pool.region);
+  if (!c.pool.ca_bundle.empty()) {
+    w.Key("caBundleFile");
+    w.String(HostPath(c, kCaBundleFile));
+  }
   w.Key("endpoints");
   w.StartArray();
   for (const auto& url : c.pool.Urls()) w.String(url);
@@ -103,6 +107,7 @@ std::string RenderClientEnv(const ClientConfig& c) {
   const std::vector<std::string> urls = c.pool.Urls();
   if (!urls.empty()) kv.emplace_back("AWS_ENDPOINT_URL", urls.front());
   kv.emplace_back("AWS_REGION", c.pool.region);
+  if (!c.pool.ca_bundle.empty()) kv.emplace_back("AWS_CA_BUNDLE", HostPath(c, kCaBundleFile));
   std::string out;
   for (const auto& [k, v] : kv) out += k + "=" + v + "\n";
   return out;
@@ -110,15 +115,17 @@ std::string RenderClientEnv(const ClientConfig& c) {
 
 std::vector<RenderedFile> RenderInstallFiles(const ClientConfig& c) {
   const std::string cuobj = RenderCuobjJson(c);
-  return {{"cufile.json", cuobj},
-          {"cuobj.json", cuobj},
-          {"endpoints.json", RenderEndpointsJson(c)},
-          {"client.env", RenderClientEnv(c)}};
+  std::vector<RenderedFile> files = {{"cufile.json", cuobj},
+                                     {"cuobj.json", cuobj},
+                                     {"endpoints.json", RenderEndpointsJson(c)},
+                                     {"client.env", RenderClientEnv(c)}};
+  if (!c.pool.ca_bundle.empty()) files.push_back({kCaBundleFile, c.pool.ca_bundle});
+  return files;
 }
 
 const std::vector<std::string>& InstalledFileNames() {
   static const std::vector<std::string> kNames = {"cufile.json", "cuobj.json", "endpoints.json",
-                                                  "client.env"};
+                                                  "client.env", kCaBundleFile};
   return kNames;
 }
 

@@ -34,12 +34,15 @@ std::string RenderCuobjJson(const ClientConfig& config);
 std::string RenderEndpointsJson(const ClientConfig& config);
 // KEY=VALUE lines for applications (docker --env-file, systemd EnvironmentFile, `set -a; .`).
 std::string RenderClientEnv(const ClientConfig& config);
+// An https pool's CA, for applications (AWS_CA_BUNDLE) and the client's own check.
+inline constexpr const char* kCaBundleFile = "ca-bundle.pem";
 
 struct RenderedFile {
   std::string name;  // relative to the install directory
   std::string content;
 };
-// cufile.json, cuobj.json, endpoints.json, client.env, in that order.
+// cufile.json, cuobj.json, endpoints.json, client.env, in that order; then ca-bundle.pem for an
+// https pool with a CA.
 std::vector<RenderedFile> RenderInstallFiles(const ClientConfig& config);
 
 // Names RenderInstallFiles produces, and the directories the installer owns (lib/, log/).

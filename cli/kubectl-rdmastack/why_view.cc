@@ -25,6 +25,17 @@ void AddPoolMemberships(const crd::GatewayPool& pool, const std::string& node, W
     v.memberships.push_back(std::move(m));
     return;
   }
+  for (const crd::MaintenanceNode& n : s.maintenance_nodes) {
+    if (n.node != node) continue;
+    m.state = "maintenance";
+    m.reason = n.phase;
+    m.message = n.cause + (n.phase == "Draining"
+                               ? ": its endpoint is terminating, the gateway still serves"
+                               : ": out of service until the maintenance ends");
+    m.since = n.since.value_or("");
+    v.memberships.push_back(std::move(m));
+    return;
+  }
   for (const crd::Endpoint& e : s.endpoints) {
     if (e.node != node) continue;
     m.state = "serving";

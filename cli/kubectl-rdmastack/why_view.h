@@ -20,7 +20,8 @@ struct Membership {
   std::string kind;  // "GatewayPool" or "ClientProfile"
   std::string namespace_;
   std::string name;
-  // failing (pool's failingNodes), serving (pool's endpoints), ineligible, client-not-ready,
+  // failing (pool's failingNodes), maintenance (pool's maintenanceNodes), serving (pool's
+  // endpoints), ineligible, client-not-ready,
   // client-ready (profile's ineligibleNodes / eligibleNodes).
   std::string state;
   bool problem = false;  // failing, ineligible or client-not-ready

@@ -216,11 +216,13 @@ std::vector<PoolEndpoint> ReadyEndpoints(const std::vector<const k8s::JsonObject
 
 k8s::JsonObject RenderEndpointsConfigMap(const crd::ClientProfile& profile,
                                          const crd::GatewayPool& pool,
-                                         const std::vector<PoolEndpoint>& endpoints) {
+                                         const std::vector<PoolEndpoint>& endpoints,
+                                         const std::string& ca_bundle) {
   k8s::JsonObject data;
   (void)data.SetString({"pool"}, pool.metadata.namespace_.value_or("") + "/" + pool.metadata.name);
   (void)data.SetString({"region"}, pool.spec.s3.region);
-  (void)data.SetString({"scheme"}, "http");
+  (void)data.SetString({"scheme"}, pool.spec.s3.tls_secret ? "https" : "http");
+  if (!ca_bundle.empty()) (void)data.SetString({"caBundle"}, ca_bundle);
   (void)data.Set({"endpoints"}, k8s::JsonObject::Array());
   for (const auto& e : endpoints) {
     k8s::JsonObject o;

@@ -56,9 +56,11 @@ struct PoolEndpoint {
 // the operator switches it.
 std::vector<PoolEndpoint> ReadyEndpoints(const std::vector<const k8s::JsonObject*>& slices);
 
+// An https pool (s3.tlsSecret) is published with scheme https and `ca_bundle` (its CA, PEM).
 k8s::JsonObject RenderEndpointsConfigMap(const crd::ClientProfile& profile,
                                          const crd::GatewayPool& pool,
-                                         const std::vector<PoolEndpoint>& endpoints);
+                                         const std::vector<PoolEndpoint>& endpoints,
+                                         const std::string& ca_bundle = "");
 
 // The client DaemonSet, carrying the applied-hash annotation. Fails only on a spec the schema
 // should have refused (a maxTransferSize that is no quantity).

@@ -42,6 +42,34 @@ ClientProfileReconciler::ClientProfileReconciler(k8s::Client& client,
       render_(std::move(render)),
       writer_(client, "clientprofile") {}
 
+StatusOr<std::string> ClientProfileReconciler::PoolCaBundle(const crd::GatewayPool& pool) {
+  if (!pool.spec.s3.tls_secret) return std::string();
+  const std::string ns = pool.metadata.namespace_.value_or("");
+  const std::string& secret_name = pool.spec.s3.tls_secret->name;
+  const std::string key = ns + "/" + secret_name;
+  const runtime::ObjectPtr cached = stores_.secrets.Get(key);
+  if (cached == nullptr)
+    return NotFoundError("pool " + ns + "/" + pool.metadata.name + ": Secret " + key +
+                         " (s3.tlsSecret) does not exist");
+  const std::string rv(cached->ResourceVersion());
+  {
+    std::lock_guard lock(ca_mu_);
+    if (auto it = ca_bundles_.find(key); it != ca_bundles_.end() && it->second.resource_version == rv)
+      return it->second.pem;
+  }
+  RDMASTACK_ASSIGN_OR_RETURN(k8s::JsonObject secret,
+                             client_.Get(k8s::kinds::Secret(), ns, secret_name));
+  RDMASTACK_ASSIGN_OR_RETURN(
+      std::string pem,
+      k8s::DecodeBase64(secret.GetString({"data", gatewaypool::kTlsCaKey}).value_or("")));
+  if (pem.empty())
+    return FailedPreconditionError("Secret " + key + " (s3.tlsSecret) has no " +
+                                   gatewaypool::kTlsCaKey + " for the clients to verify with");
+  std::lock_guard lock(ca_mu_);
+  ca_bundles_[key] = {rv, pem};
+  return pem;
+}
+
 StatusOr<runtime::Result> ClientProfileReconciler::Reconcile(const runtime::Request& request) {
   const runtime::ObjectPtr object = stores_.profiles.Get(request.Key());
   if (object == nullptr) {
@@ -155,9 +183,12 @@ StatusOr<runtime::Result> ClientProfileReconciler::Reconcile(const runtime::Requ
     const std::string cm_name = EndpointsConfigMapName(name);
     const std::string ds_name = DaemonSetName(name);
     // The endpoints first: a client pod cannot start without them.
-    synced = writer_.ApplyIfChanged(k8s::kinds::ConfigMap(),
-                                    RenderEndpointsConfigMap(profile, *pool, endpoints),
-                                    OwnedObject(stores_.configmaps, ns, name, cm_name));
+    StatusOr<std::string> ca = PoolCaBundle(*pool);
+    synced = ca.status();
+    if (synced.ok())
+      synced = writer_.ApplyIfChanged(k8s::kinds::ConfigMap(),
+                                      RenderEndpointsConfigMap(profile, *pool, endpoints, *ca),
+                                      OwnedObject(stores_.configmaps, ns, name, cm_name));
     if (synced.ok())
       synced = writer_.ApplyIfChanged(k8s::kinds::DaemonSet(), *daemonset,
                                       OwnedObject(stores_.daemonsets, ns, name, ds_name));

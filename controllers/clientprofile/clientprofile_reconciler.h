@@ -8,6 +8,7 @@
 // the uninstall DaemonSet removes them and the label goes (node_retirement.h).
 
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -81,6 +82,15 @@ class ClientProfileReconciler final : public runtime::Reconciler {
   const ClientRenderOptions render_;
   controllers::ObjectWriter writer_;
   controllers::WriteMemo<crd::ClientProfileStatus> statuses_;  // profile key -> status
+  // An https pool's CA (ca.crt of its s3.tlsSecret) for its clients, read with a GET when the
+  // Secret's resourceVersion changes (the Secrets cache holds key names only).
+  StatusOr<std::string> PoolCaBundle(const crd::GatewayPool& pool);
+  struct CaBundle {
+    std::string resource_version;
+    std::string pem;
+  };
+  std::mutex ca_mu_;
+  std::map<std::string, CaBundle> ca_bundles_;  // Secret key -> CA
 };
 
 }  // namespace rdmastack::clientprofile

@@ -2,22 +2,31 @@
 
 namespace rdmastack::controllers {
 
-SecretCheck CheckCredentialsSecret(const runtime::Store& secrets, const std::string& ns,
-                                   const crd::CredentialsSecretRef& ref, std::string_view field) {
-  const std::string name = ns + "/" + ref.name;
+SecretCheck CheckSecretKeys(const runtime::Store& secrets, const std::string& ns,
+                            const std::string& secret_name, const std::vector<std::string>& keys,
+                            std::string_view field) {
+  const std::string name = ns + "/" + secret_name;
   const std::string in_field = " (" + std::string(field) + ")";
   const runtime::ObjectPtr secret = secrets.Get(name);
   if (secret == nullptr) {
-    return {SecretState::kMissing, "Secret " + name + in_field + " does not exist; create it " +
-                                       "with the keys " + ref.access_key_id_key + " and " +
-                                       ref.secret_access_key_key};
+    std::string listed;
+    for (size_t i = 0; i < keys.size(); ++i)
+      listed += (i == 0 ? "" : i + 1 == keys.size() ? " and " : ", ") + keys[i];
+    return {SecretState::kMissing,
+            "Secret " + name + in_field + " does not exist; create it with the keys " + listed};
   }
-  for (const std::string& key : {ref.access_key_id_key, ref.secret_access_key_key}) {
+  for (const std::string& key : keys) {
     if (!secret->Has({"data", key}))
       return {SecretState::kKeyMissing,
               "Secret " + name + " has no key " + key + in_field + "; add it"};
   }
   return {SecretState::kPresent, ""};
+}
+
+SecretCheck CheckCredentialsSecret(const runtime::Store& secrets, const std::string& ns,
+                                   const crd::CredentialsSecretRef& ref, std::string_view field) {
+  return CheckSecretKeys(secrets, ns, ref.name, {ref.access_key_id_key, ref.secret_access_key_key},
+                         field);
 }
 
 }  // namespace rdmastack::controllers

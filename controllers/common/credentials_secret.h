@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "crds/types/types.h"
 #include "operator/runtime/store.h"
@@ -16,6 +17,12 @@ struct SecretCheck {
   SecretState state = SecretState::kPresent;
   std::string message;  // what is missing and what to do; "" when present
 };
+
+// The Secret `ns`/`name` exists with every one of `keys`; `field` names the spec field in
+// messages ("s3.tlsSecret").
+SecretCheck CheckSecretKeys(const runtime::Store& secrets, const std::string& ns,
+                            const std::string& name, const std::vector<std::string>& keys,
+                            std::string_view field);
 
 // `field` names the spec field in messages ("s3.credentialsSecret").
 SecretCheck CheckCredentialsSecret(const runtime::Store& secrets, const std::string& ns,

@@ -91,6 +91,17 @@ StatusOr<k8s::JsonObject> GatewayContainer(const crd::GatewayPool& pool, const T
     (void)c.Append({"env"}, EnvSecret("VGW_RDMA_DC_KEY", spec.rdma.dc_key_secret->name,
                                       spec.rdma.dc_key_secret->key));
   }
+  const bool tls = spec.s3.tls_secret.has_value();
+  const std::string tls_dir = std::string(kTlsDir) + "/";
+  if (tls) {
+    (void)c.Append({"env"}, EnvValue("RDMASTACK_GW_TLS_CERT", tls_dir + kTlsCertKey));
+    (void)c.Append({"env"}, EnvValue("RDMASTACK_GW_TLS_KEY", tls_dir + kTlsKeyKey));
+    // The readiness probe verifies the certificate as a client does: against the pool's CA, for
+    // the address clients dial (the pod's, which is the node's: host network).
+    (void)c.Append({"env"}, EnvValue("RDMASTACK_PROBE_CA_FILE", tls_dir + kTlsCaKey));
+    (void)c.Append({"env"}, Obj(R"({"name":"RDMASTACK_PROBE_TLS_NAME",)"
+                                R"("valueFrom":{"fieldRef":{"fieldPath":"status.podIP"}}})"));
+  }
   for (const auto& [k, v] : o.extra_env) (void)c.Append({"env"}, EnvValue(k, v));
 
   k8s::JsonObject port = Obj(R"({"name":"s3","protocol":"TCP"})");
@@ -102,13 +113,15 @@ StatusOr<k8s::JsonObject> GatewayContainer(const crd::GatewayPool& pool, const T
   k8s::JsonObject startup = Obj(R"({"periodSeconds":2,"failureThreshold":60,"timeoutSeconds":2})");
   (void)startup.SetString({"httpGet", "path"}, kHealthPath);
   (void)startup.SetString({"httpGet", "port"}, "s3");
+  if (tls) (void)startup.SetString({"httpGet", "scheme"}, "HTTPS");
   (void)c.Set({"startupProbe"}, startup);
   // Ready = health plus a signed ListBuckets: the listener, the root keys and a readdir of the
   // backend (a hung Lustre mount shows as a timeout).
   k8s::JsonObject ready = Obj(R"({"periodSeconds":10,"timeoutSeconds":6,"failureThreshold":3})");
   for (const std::string& a :
        {std::string("rdmastack-gateway"), std::string("probe"), std::string("--endpoint"),
-        "http://127.0.0.1:" + s3_port, std::string("--region"), spec.s3.region,
+        (tls ? "https" : "http") + std::string("://127.0.0.1:") + s3_port,
+        std::string("--region"), spec.s3.region,
         std::string("--timeout-ms"), std::string("5000")}) {
     (void)ready.Append({"exec", "command"}, Str(a));
   }
@@ -117,6 +130,7 @@ StatusOr<k8s::JsonObject> GatewayContainer(const crd::GatewayPool& pool, const T
   k8s::JsonObject live = Obj(R"({"periodSeconds":10,"timeoutSeconds":5,"failureThreshold":6})");
   (void)live.SetString({"httpGet", "path"}, kHealthPath);
   (void)live.SetString({"httpGet", "port"}, "s3");
+  if (tls) (void)live.SetString({"httpGet", "scheme"}, "HTTPS");
   (void)c.Set({"livenessProbe"}, live);
 
   (void)c.Set({"securityContext"},
@@ -143,6 +157,7 @@ StatusOr<k8s::JsonObject> GatewayContainer(const crd::GatewayPool& pool, const T
   (void)c.Append({"volumeMounts"}, Mount("server-library", kLibraryDir, true));
   (void)c.Append({"volumeMounts"}, Mount("gateway-run", kConfigDir, false));
   (void)c.Append({"volumeMounts"}, Mount("dev-infiniband", "/dev/infiniband", false));
+  if (tls) (void)c.Append({"volumeMounts"}, Mount("s3-tls", kTlsDir, true));
   return c;
 }
 
@@ -213,6 +228,12 @@ StatusOr<k8s::JsonObject> RenderGatewayDaemonSet(const crd::GatewayPool& pool, c
   (void)pod.Append({"volumes"}, Obj(R"({"name":"gateway-run","emptyDir":{"medium":"Memory"}})"));
   (void)pod.Append({"volumes"},
                    HostPathVolume("dev-infiniband", "/dev/infiniband", "DirectoryOrCreate"));
+  if (spec.s3.tls_secret) {
+    // Projected by the kubelet and swapped atomically on rotation; the launcher reloads it.
+    k8s::JsonObject v = Obj(R"({"name":"s3-tls","secret":{"defaultMode":256}})");
+    (void)v.SetString({"secret", "secretName"}, spec.s3.tls_secret->name);
+    (void)pod.Append({"volumes"}, v);
+  }
   std::vector<std::string> pool_pull_secrets;
   for (const auto& ref : spec.image_pull_secrets) pool_pull_secrets.push_back(ref.name);
   controllers::ApplyNodePodPolicy(options.node_pods, pool_pull_secrets, &pod);

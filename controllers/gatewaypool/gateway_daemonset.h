@@ -33,6 +33,8 @@ inline constexpr char kGatewayContainer[] = "gateway";
 inline constexpr char kLibraryDir[] = "/opt/rdmastack/cuobjserver";
 inline constexpr char kConfigDir[] = "/run/rdmastack-gateway";
 inline constexpr char kHealthPath[] = "/_/health";
+// Where the gateway sees its s3.tlsSecret (keys: track.h).
+inline constexpr char kTlsDir[] = "/etc/rdmastack/s3-tls";
 
 // The DaemonSet for `track` of `pool`, carrying the applied-hash annotation. Fails only on a spec
 // the schema should have refused (a buffer size that is no quantity, a bad path template).

@@ -21,8 +21,9 @@ class S3Validator final : public GatewayValidator {
   explicit S3Validator(std::chrono::milliseconds timeout) : timeout_(timeout) {}
   bool NeedsCredentials() const override { return true; }
   Validation Validate(const ValidationTarget& t) override {
-    s3::Endpoint endpoint{"http", t.ip, static_cast<uint16_t>(t.port)};
-    s3::S3Client client(transport_, endpoint, {t.access_key_id, t.secret_access_key}, t.region,
+    s3::Endpoint endpoint{t.tls ? "https" : "http", t.ip, static_cast<uint16_t>(t.port)};
+    s3::BeastHttpTransport transport(s3::TlsOptions{.ca_pem = t.ca_pem});
+    s3::S3Client client(transport, endpoint, {t.access_key_id, t.secret_access_key}, t.region,
                         clock_, timeout_);
     const s3::ProbeResult probe = s3::RunReadinessProbe(client, kHealthPath);
     Validation v;
@@ -37,7 +38,6 @@ class S3Validator final : public GatewayValidator {
 
  private:
   std::chrono::milliseconds timeout_;
-  s3::BeastHttpTransport transport_;
   RealClock clock_;
 };
 

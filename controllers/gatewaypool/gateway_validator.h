@@ -19,6 +19,9 @@ struct ValidationTarget {
   std::string region;
   std::string access_key_id;
   std::string secret_access_key;
+  // s3.tlsSecret: HTTPS, the certificate verified against this CA (PEM; empty = system trust).
+  bool tls = false;
+  std::string ca_pem;
 };
 
 class GatewayValidator {
@@ -29,7 +32,7 @@ class GatewayValidator {
   virtual Validation Validate(const ValidationTarget& target) = 0;
 };
 
-// The signed ListBuckets over HTTP (the pool's s3 listener).
+// The signed ListBuckets over HTTP, or HTTPS with the pool's CA (the pool's s3 listener).
 std::unique_ptr<GatewayValidator> MakeS3Validator(std::chrono::milliseconds timeout);
 // Trusts the pod's Ready condition alone (the gateway's own readiness probe signs the same
 // request on the node): for clusters where the operator cannot reach the gateways' host network.

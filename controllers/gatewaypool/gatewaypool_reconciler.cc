@@ -163,6 +163,16 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
                                           pool.spec.s3.credentials_secret, "s3.credentialsSecret");
   in.secret = secret.state;
   in.secret_message = secret.message;
+  if (secret.state == SecretState::kPresent && pool.spec.s3.tls_secret) {
+    const controllers::SecretCheck tls = controllers::CheckSecretKeys(
+        stores_.secrets, pool.metadata.namespace_.value_or(""), pool.spec.s3.tls_secret->name,
+        {kTlsCertKey, kTlsKeyKey, kTlsCaKey}, "s3.tlsSecret");
+    if (tls.state != SecretState::kPresent) {
+      in.secret = tls.state;
+      in.secret_message = tls.message;
+      in.secret_reason = "TlsSecretMissing";
+    }
+  }
   const bool may_start = in.decision.track.has_value() && in.secret == SecretState::kPresent &&
                          !in.conflict.has_value();
   const std::optional<Track>& track = in.decision.track;
@@ -372,8 +382,22 @@ void GatewayPoolReconciler::ValidateNewGateways(const crd::GatewayPool& pool, in
   ValidationTarget base;
   base.region = pool.spec.s3.region;
   base.port = s3_port;
+  base.tls = pool.spec.s3.tls_secret.has_value();
   std::string failure;
-  if (validator_.NeedsCredentials()) {
+  if (validator_.NeedsCredentials() && base.tls) {
+    // The CA is public, but the Secret also holds the key: read for this check only.
+    const std::string tls_name = pool.spec.s3.tls_secret->name;
+    auto secret = client_.Get(k8s::kinds::Secret(), ns, tls_name);
+    auto ca = secret.ok() ? k8s::DecodeBase64(secret->GetString({"data", kTlsCaKey}).value_or(""))
+                          : StatusOr<std::string>(secret.status());
+    if (!ca.ok() || ca->empty()) {
+      failure = "cannot read " + std::string(kTlsCaKey) + " of Secret " + ns + "/" + tls_name +
+                (ca.ok() ? std::string(": empty") : ": " + std::string(ca.status().message()));
+    } else {
+      base.ca_pem = std::move(*ca);
+    }
+  }
+  if (validator_.NeedsCredentials() && failure.empty()) {
     // Read when needed and not cached: the keys stay in the operator only for this check.
     auto secret = client_.Get(k8s::kinds::Secret(), ns, ref.name);
     if (!secret.ok()) {

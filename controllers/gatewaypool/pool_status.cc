@@ -253,7 +253,7 @@ crd::GatewayPoolStatus ComputePoolStatus(const PoolStatusInputs& in) {
                                         " can run the gateway; status.failingNodes says why"));
   } else if (!secret_ok && ready == 0) {
     s.conditions.push_back(
-        set.Make(kReady, ConditionStatus::kFalse, "CredentialsSecretMissing", in.secret_message));
+        set.Make(kReady, ConditionStatus::kFalse, in.secret_reason, in.secret_message));
   } else if (current_ready < verified) {
     s.conditions.push_back(set.Make(
         kReady, ConditionStatus::kFalse,
@@ -284,7 +284,7 @@ crd::GatewayPoolStatus ComputePoolStatus(const PoolStatusInputs& in) {
                  "nothing new is started while the pool collides with " + in.conflict->other));
   } else if (!secret_ok && starting > 0) {
     s.conditions.push_back(set.Make(kProgressing, ConditionStatus::kFalse,
-                                    "CredentialsSecretMissing", in.secret_message));
+                                    in.secret_reason, in.secret_message));
   } else if (starting > 0) {
     s.conditions.push_back(set.Make(kProgressing, ConditionStatus::kTrue, "RollingOut",
                                     Count(starting, "gateway") + " starting"));
@@ -356,7 +356,7 @@ crd::GatewayPoolStatus ComputePoolStatus(const PoolStatusInputs& in) {
                                     in.conflict->message + "; " + serving_text + " unchanged"));
   } else if (!secret_ok) {
     s.conditions.push_back(set.Make(
-        kDegraded, ConditionStatus::kTrue, "CredentialsSecretMissing",
+        kDegraded, ConditionStatus::kTrue, in.secret_reason,
         in.secret_message + "; " + serving_text + ", but no gateway can start or restart"));
   } else if (up && !up->failed.empty()) {
     s.conditions.push_back(set.Make(kDegraded, ConditionStatus::kTrue, "UpgradeFailed",

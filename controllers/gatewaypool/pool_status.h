@@ -42,6 +42,8 @@ struct PoolStatusInputs {
   TrackDecision decision;
   SecretState secret = SecretState::kPresent;
   std::string secret_message;          // what is wrong with it, when not present
+  // Which Secret: CredentialsSecretMissing (s3.credentialsSecret) or TlsSecretMissing.
+  std::string secret_reason = "CredentialsSecretMissing";
   std::vector<SelectedNode> selected;  // every node the selector matches, sorted by name
   std::vector<GatewayPod> pods;        // the pool's gateway pods, every track
   Clock::WallTime now{};

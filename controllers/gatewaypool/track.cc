@@ -75,10 +75,9 @@ TrackDecision DecideTrack(const crd::GatewayPoolSpec& spec,
   TrackDecision d;
   // Fields the gateway cannot be given yet are refused rather than dropped: a pool that asked for
   // TLS must not end up serving plain HTTP.
-  if (spec.s3.tls_secret || spec.backend.posix.no_meta) {
+  if (spec.backend.posix.no_meta) {
     d.reason = "UnsupportedSpec";
-    d.message = std::string(spec.s3.tls_secret ? "s3.tlsSecret" : "backend.posix.noMeta") +
-                " is not supported by this operator version yet; remove it";
+    d.message = "backend.posix.noMeta is not supported by this operator version yet; remove it";
     return d;
   }
   const compat::GatewayBuild* build = matrix.FindGatewayBuildForVersion(spec.gateway.version);

@@ -29,6 +29,11 @@ inline constexpr char kFinalizer[] = "rdmastack.io/gatewaypool-cleanup";
 // Node labels `gwp.rdmastack.io/<namespace>.<pool>.<track>: "true"` say which tracks of which
 // pools run on the node; the gateway DaemonSets select on them.
 inline constexpr char kNodeTrackLabelPrefix[] = "gwp.rdmastack.io/";
+// s3.tlsSecret: the keys it must hold (kubernetes.io/tls plus the CA that clients, the readiness
+// probe and the operator verify the gateways against).
+inline constexpr char kTlsCertKey[] = "tls.crt";
+inline constexpr char kTlsKeyKey[] = "tls.key";
+inline constexpr char kTlsCaKey[] = "ca.crt";
 
 struct Track {
   std::string name;  // "v1": the library major

@@ -14,6 +14,8 @@ const std::vector<FlagSpec>& ProbeFlagSpecs() {
        "gateway S3 endpoint, http://HOST:PORT or https://HOST:PORT"},
       {"ca-file", "RDMASTACK_PROBE_CA_FILE", false,
        "https: PEM CA bundle for the gateway certificate (system trust store)"},
+      {"tls-name", "RDMASTACK_PROBE_TLS_NAME", false,
+       "https: the name or IP the certificate must be for (default: the endpoint's host)"},
       {"region", "VGW_REGION", false, "SigV4 region (us-east-1)"},
       {"health-path", "RDMASTACK_GW_HEALTH_PATH", false, "unauthenticated health path (/_/health)"},
       {"timeout-ms", "RDMASTACK_PROBE_TIMEOUT_MS", false, "per-request deadline (5000)"},
@@ -71,7 +73,8 @@ int RunProbeCommand(const std::vector<std::string>& args, const Environment& env
   StatusOr<s3::Credentials> credentials = CredentialsFromEnvironment(env);
   if (!credentials.ok()) return Fail(RefusalClass::kCredentials, credentials.status().message());
 
-  s3::BeastHttpTransport transport(s3::TlsOptions{flags->Get("ca-file").value_or("")});
+  s3::BeastHttpTransport transport(s3::TlsOptions{.ca_file = flags->Get("ca-file").value_or(""),
+                                                  .verify_name = flags->Get("tls-name").value_or("")});
   s3::S3Client client(transport, *endpoint, *credentials,
                       flags->Get("region").value_or("us-east-1"), RealClock::Instance(),
                       std::chrono::milliseconds(*timeout_ms));

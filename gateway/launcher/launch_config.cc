@@ -48,6 +48,9 @@ const std::vector<FlagSpec>& RunFlagSpecs() {
       {"node-name", "NODE_NAME", false, "this node's name (downward API spec.nodeName)"},
       {"create-gwroot", "RDMASTACK_GW_CREATE_GWROOT", true, "create the backend root if missing"},
       {"health-path", "RDMASTACK_GW_HEALTH_PATH", false, "unauthenticated health path (/_/health)"},
+      {"tls-cert", "RDMASTACK_GW_TLS_CERT", false,
+       "PEM certificate chain the S3 port serves over HTTPS; reloaded when the file changes"},
+      {"tls-key", "RDMASTACK_GW_TLS_KEY", false, "PEM private key of --tls-cert"},
       {"rdma-select", "RDMASTACK_GW_RDMA_SELECT", false,
        "rdma: interface name (bond0) or IPv4 CIDR (100.64.0.0/16) holding the RDMA IP"},
       {"rdma-port", "RDMASTACK_GW_RDMA_PORT", false,
@@ -115,6 +118,12 @@ StatusOr<LaunchConfig> ParseLaunchConfig(const std::vector<std::string>& args,
   c.create_gwroot = f.Switch("create-gwroot");
   c.health_path = f.Get("health-path").value_or("/_/health");
   RDMASTACK_RETURN_IF_ERROR(ValidateHealthPath(c.health_path));
+  c.tls_cert = f.Get("tls-cert").value_or("");
+  c.tls_key = f.Get("tls-key").value_or("");
+  if (c.tls_cert.empty() != c.tls_key.empty())
+    return InvalidArgumentError(
+        "--tls-cert (RDMASTACK_GW_TLS_CERT) and --tls-key (RDMASTACK_GW_TLS_KEY) go together: "
+        "give both for HTTPS, or neither");
   c.dry_run = f.Switch("dry-run");
 
   if (rdma) {

@@ -23,6 +23,10 @@ struct LaunchConfig {
   bool create_gwroot = false;
   std::string health_path = "/_/health";
   bool dry_run = false;
+  // HTTPS on the S3 port: PEM certificate chain and key (both or neither). The launcher then
+  // stays as the gateway's parent and has it reload them when the files change (tls_reload.h).
+  std::string tls_cert;
+  std::string tls_key;
 
   // rdma mode only
   std::string rdma_select;

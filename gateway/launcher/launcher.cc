@@ -12,6 +12,7 @@
 #include "gateway/launcher/gwroot.h"
 #include "gateway/launcher/library_pin.h"
 #include "gateway/launcher/rdma_address.h"
+#include "gateway/launcher/tls_reload.h"
 #include "operator/base/atomic_file.h"
 
 namespace rdmastack::gateway {
@@ -87,6 +88,10 @@ ExecPlan BuildExecPlan(const LaunchConfig& config, const std::string& gwroot,
   plan.argv = {config.gateway_binary, "--port",
                config.listen_address + ":" + std::to_string(config.s3_port), "posix", gwroot};
   plan.env_overrides["VGW_HEALTH"] = config.health_path;
+  if (!config.tls_cert.empty()) {
+    plan.env_overrides["VGW_CERT"] = config.tls_cert;
+    plan.env_overrides["VGW_KEY"] = config.tls_key;
+  }
   if (config.mode == GatewayMode::kHttp) return plan;
 
   plan.cufile_json_path = config.config_dir + "/cufile.json";
@@ -111,6 +116,10 @@ PrepareResult PrepareLaunch(const LaunchConfig& config, const Environment& env,
   if (!gwroot.ok()) return Refuse(RefusalClass::kUsage, gwroot.status());
   if (Status s = EnsureGwroot(*gwroot, config.create_gwroot); !s.ok()) {
     return Refuse(RefusalClass::kFilesystem, s);
+  }
+  if (!config.tls_cert.empty()) {
+    if (auto tls = CheckTlsFiles({config.tls_cert, config.tls_key}); !tls.ok())
+      return Refuse(RefusalClass::kTls, tls.status());
   }
   if (::access(config.gateway_binary.c_str(), X_OK) != 0) {
     return Refusal{RefusalClass::kExec, "gateway binary " + config.gateway_binary +
@@ -195,6 +204,10 @@ int RunLauncher(const std::vector<std::string>& args, const Environment& env) {
   if (config->dry_run) {
     std::cout << DescribePlan(plan);
     return 0;
+  }
+  if (!config->tls_cert.empty()) {
+    return SuperviseWithTlsReload(plan, env, {config->tls_cert, config->tls_key},
+                                  std::chrono::seconds(2));
   }
   Refusal failed = ExecGateway(plan, env);
   std::cerr << failed.ToLine() << std::endl;

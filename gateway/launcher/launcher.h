@@ -1,7 +1,8 @@
 #pragma once
 // `rdmastack-gateway run`: checks everything a gateway needs on this node, renders its config,
 // and replaces itself with the gateway (exec: same pid, so SIGTERM from the kubelet reaches the
-// gateway directly and its exit status is the container's).
+// gateway directly and its exit status is the container's). With TLS it stays as the gateway's
+// parent instead, to reload a rotated certificate (tls_reload.h).
 
 #include <functional>
 #include <map>

@@ -177,10 +177,10 @@ TEST(Refusal, OneLineWithClassAndDistinctCodes) {
   for (RefusalClass c :
        {RefusalClass::kUsage, RefusalClass::kCredentials, RefusalClass::kLibraryPin,
         RefusalClass::kRdmaAddress, RefusalClass::kMemoryLock, RefusalClass::kFilesystem,
-        RefusalClass::kExec}) {
+        RefusalClass::kExec, RefusalClass::kTls}) {
     codes.insert(static_cast<int>(c));
   }
-  EXPECT_EQ(codes.size(), 7u);
+  EXPECT_EQ(codes.size(), 8u);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@ std::string_view RefusalClassName(RefusalClass cls) {
     case RefusalClass::kMemoryLock: return "memory-lock";
     case RefusalClass::kFilesystem: return "filesystem";
     case RefusalClass::kExec: return "exec";
+    case RefusalClass::kTls: return "tls";
   }
   return "unknown";
 }

@@ -17,6 +17,7 @@ enum class RefusalClass {
   kMemoryLock = 68,   // neither CAP_IPC_LOCK nor RLIMIT_MEMLOCK covers the buffer pool
   kFilesystem = 69,   // gateway root missing, config directory not writable
   kExec = 70,         // the gateway binary could not be executed
+  kTls = 71,          // the TLS certificate or key cannot be read, does not parse or does not match
 };
 
 struct Refusal {

@@ -184,13 +184,17 @@ StatusOr<HttpResponse> BeastHttpTransport::RoundTrip(const Endpoint& endpoint,
   }
   ssl::context ctx(ssl::context::tls_client);
   ctx.set_verify_mode(ssl::verify_peer);
-  if (tls_.ca_file.empty()) {
-    ctx.set_default_verify_paths(ec);
-  } else {
+  if (!tls_.ca_file.empty()) {
     ctx.load_verify_file(tls_.ca_file, ec);
+  } else if (!tls_.ca_pem.empty()) {
+    ctx.add_certificate_authority(asio::buffer(tls_.ca_pem), ec);
+  } else {
+    ctx.set_default_verify_paths(ec);
   }
   if (ec) {
-    return InvalidArgumentError("cannot load CA bundle '" + tls_.ca_file + "': " + ec.message());
+    return InvalidArgumentError(
+        "cannot load CA bundle '" + (tls_.ca_file.empty() ? "(PEM text)" : tls_.ca_file) +
+        "': " + ec.message());
   }
   TlsStream stream(io, ctx);
   // SNI only for names (RFC 6066 forbids IP literals); the certificate is checked against the
@@ -198,7 +202,8 @@ StatusOr<HttpResponse> BeastHttpTransport::RoundTrip(const Endpoint& endpoint,
   boost::system::error_code not_ip;
   asio::ip::make_address(endpoint.host, not_ip);
   if (not_ip) SSL_set_tlsext_host_name(stream.native_handle(), endpoint.host.c_str());
-  stream.set_verify_callback(ssl::host_name_verification(endpoint.host));
+  stream.set_verify_callback(
+      ssl::host_name_verification(tls_.verify_name.empty() ? endpoint.host : tls_.verify_name));
   return Exchange(io, stream, addresses, req, endpoint, timeout);
 }
 

@@ -53,8 +53,14 @@ class HttpTransport {
 };
 
 struct TlsOptions {
-  // PEM bundle to verify the gateway's certificate; empty = the system trust store.
+  // PEM bundle to verify the gateway's certificate; empty (and no ca_pem) = the system trust
+  // store.
   std::string ca_file;
+  // The same, given as PEM text (a CA read from a Secret); used when ca_file is empty.
+  std::string ca_pem;
+  // The name or IP the certificate must be for, when it is not the host dialled (a probe on the
+  // loopback address checks the certificate clients see at the node's address).
+  std::string verify_name;
 };
 
 // Boost.Beast over a fresh TCP (or TLS, for https endpoints) connection per request. The peer's

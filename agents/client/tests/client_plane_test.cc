@@ -117,6 +117,40 @@ class ClientPlaneTest : public ::testing::Test {
       [](const std::vector<std::string>&) { return agent::CapturedOutput{}; };
 };
 
+// An https pool: the check goes through a transport that trusts the pool's CA, and the CA is
+// installed for applications.
+TEST_F(ClientPlaneTest, AnHttpsPoolIsCheckedAgainstItsCaAndTheCaIsInstalled) {
+  fs::create_directories(tmp_ / "cuobjclient");
+  fs::copy_file(FakeClientLibrary(), tmp_ / "cuobjclient/libcuobjclient.so.1.2.0.68");
+  const std::string ca = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+  SetEndpoints(R"({"pool":"ml/kvcache","scheme":"https","caBundle":")" +
+               std::string("-----BEGIN CERTIFICATE-----\\nMIIB\\n-----END CERTIFICATE-----\\n") +
+               R"(","endpoints":[{"node":"stg-node-0","address":"198.18.0.10","s3Port":7071}]})");
+  std::vector<s3::TlsOptions> asked;
+  PlaneDeps deps;
+  const RunOptions o = Options(kDmaBuf);
+  deps.make_prober = [o] { return agent::MakeProber(o.root, o.probes_file, false); };
+  deps.http = nullptr;  // plain HTTP is never used for an https pool
+  deps.https = [&](const s3::TlsOptions& tls) -> s3::HttpTransport* {
+    asked.push_back(tls);
+    return &http_;
+  };
+  deps.clock = &clock_;
+  deps.run_command = [](const std::vector<std::string>&, std::chrono::milliseconds) {
+    return StatusOr<agent::CapturedOutput>(agent::CapturedOutput{});
+  };
+  ClientPlane plane(o, deps);
+  const ClientState st = plane.RunPass();
+  EXPECT_TRUE(st.ready) << st.message;
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_EQ(asked[0].ca_pem, ca);
+  EXPECT_EQ(http_.TakeSeen(), std::vector<std::string>{"https://198.18.0.10:7071/_/health"});
+  EXPECT_EQ(Installed("ca-bundle.pem"), ca);
+  EXPECT_NE(Installed("client.env").find("AWS_CA_BUNDLE=/var/lib/rdmastack/clients/ml.gpudirect/"
+                                         "ca-bundle.pem\n"),
+            std::string::npos);
+}
+
 TEST_F(ClientPlaneTest, ReadyNodeInstallsTheConfigurationAndReportsIt) {
   fs::create_directories(tmp_ / "cuobjclient");
   fs::copy_file(FakeClientLibrary(), tmp_ / "cuobjclient/libcuobjclient.so.1.2.0.68");

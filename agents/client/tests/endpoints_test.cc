@@ -42,6 +42,16 @@ TEST(Endpoints, HttpsAndIpv6Urls) {
   EXPECT_EQ(p->Urls(), std::vector<std::string>{"https://[fd00::10]:443"});
 }
 
+TEST(Endpoints, AnHttpsPoolCarriesItsCa) {
+  auto p = ParseEndpointsJson(
+      R"({"scheme":"https","caBundle":"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n","endpoints":[]})");
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->ca_bundle, "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
+  auto http = ParseEndpointsJson(R"({"endpoints":[]})");
+  ASSERT_TRUE(http.ok());
+  EXPECT_EQ(http->ca_bundle, "");
+}
+
 TEST(Endpoints, ErrorsNameTheField) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"", "not JSON"},
@@ -58,6 +68,7 @@ TEST(Endpoints, ErrorsNameTheField) {
       {R"({"endpoints":[{"address":"a","s3Port":"7071"}]})", "s3Port must be an integer"},
       {R"({"endpoints":[{"address":3,"s3Port":7071}]})", "endpoints[0].address must be a string"},
       {R"({"scheme":"ftp","endpoints":[]})", "scheme must be http or https"},
+      {R"({"caBundle":"not a certificate","endpoints":[]})", "caBundle must be PEM"},
       {R"({"region":"","endpoints":[]})", "region must be"},
       {R"({"pool":7,"endpoints":[]})", "pool must be a string"},
   };

@@ -137,7 +137,29 @@ TEST(Render, InstallFilesAreCufileAndCuobjAlikeThenEndpointsAndEnv) {
   EXPECT_EQ(files[3].name, "client.env");
   std::vector<std::string> names;
   for (const auto& f : files) names.push_back(f.name);
+  names.push_back(kCaBundleFile);  // an https pool's
   EXPECT_EQ(names, InstalledFileNames());
+}
+
+// An https pool: the URLs, the CA for applications (AWS_CA_BUNDLE, endpoints.json) as a file.
+TEST(Render, AnHttpsPoolGetsItsCaBundleInstalled) {
+  ClientConfig c = Config("HostMemory", "", "mlx5_0", 0);
+  c.pool.scheme = "https";
+  c.pool.ca_bundle = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+  const auto files = RenderInstallFiles(c);
+  ASSERT_EQ(files.size(), 5u);
+  EXPECT_EQ(files[4].name, "ca-bundle.pem");
+  EXPECT_EQ(files[4].content, c.pool.ca_bundle);
+  const std::string env = RenderClientEnv(c);
+  EXPECT_NE(env.find("\nAWS_ENDPOINT_URL=https://198.18.0.10:7071\n"), std::string::npos) << env;
+  EXPECT_NE(env.find("\nAWS_CA_BUNDLE=" + c.host_install_dir + "/ca-bundle.pem\n"),
+            std::string::npos)
+      << env;
+  const std::string json = RenderEndpointsJson(c);
+  EXPECT_NE(json.find("\"caBundleFile\": \"" + c.host_install_dir + "/ca-bundle.pem\""),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"https://198.18.0.12:7071\""), std::string::npos) << json;
 }
 
 TEST(Render, ConfigFromAPlan) {

@@ -2,6 +2,8 @@
 // (tests/golden/; RDMASTACK_UPDATE_GOLDEN=1 rewrites them). docs/plugin.md quotes these files.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <fstream>
 #include <sstream>
 
@@ -202,6 +204,23 @@ TEST(WhyViewTest, ARetiringNodeSaysWhatHoldsItsFiles) {
   EXPECT_EQ(both.memberships[0].state, "ineligible");
   EXPECT_NE(both.memberships[0].message.find("(files kept, Uninstalling)"), std::string::npos)
       << both.memberships[0].message;
+}
+
+// A storage node taken out of service by a cordon: not a problem, and not "serving".
+TEST(WhyViewTest, ANodeUnderMaintenanceSaysSoInsteadOfServing) {
+  Snapshot s = FixtureSnapshot();
+  crd::GatewayPool& pool = s.pools.front();
+  ASSERT_FALSE(pool.status->endpoints.empty());
+  const std::string node = pool.status->endpoints.front().node;
+  pool.status->maintenance_nodes = {{node, "Draining", "cordoned", "2026-09-24T09:00:00Z"}};
+  const WhyView v = BuildWhyView(s, node, NodeExistence::kExists, {}, kNow);
+  const auto m = std::find_if(v.memberships.begin(), v.memberships.end(),
+                              [](const Membership& m) { return m.kind == "GatewayPool"; });
+  ASSERT_NE(m, v.memberships.end());
+  EXPECT_EQ(m->state, "maintenance");
+  EXPECT_FALSE(m->problem);
+  EXPECT_EQ(m->reason, "Draining");
+  EXPECT_EQ(m->message, "cordoned: its endpoint is terminating, the gateway still serves");
 }
 
 TEST(WhyViewTest, CappedListsAreNoted) {

@@ -102,6 +102,22 @@ TEST(EndpointsConfigMapTest, PoolRegionAndEndpoints) {
   EXPECT_TRUE(none->Find({"endpoints"})->IsArray());
 }
 
+// A pool with s3.tlsSecret: https and its CA, for the clients' check and the applications.
+TEST(EndpointsConfigMapTest, AnHttpsPoolPublishesItsSchemeAndCa) {
+  auto pool = std::optional(Load<crd::GatewayPool>("gatewaypool-kvcache.yaml", "GatewayPool"));
+  auto data_of = [&](const std::string& ca) {
+    const k8s::JsonObject cm =
+        RenderEndpointsConfigMap(Sample(), *pool, {{"stg-node-0", "198.18.0.10", 7071, ""}}, ca);
+    return *k8s::JsonObject::Parse(cm.GetString({"data", kEndpointsKey}).value_or("{}"));
+  };
+  EXPECT_EQ(data_of("").GetString({"scheme"}), "http");
+  EXPECT_FALSE(data_of("").Has({"caBundle"}));
+  pool->spec.s3.tls_secret = crd::LocalSecretRef{"kvcache-tls"};
+  const k8s::JsonObject https = data_of("-----BEGIN CERTIFICATE-----\n");
+  EXPECT_EQ(https.GetString({"scheme"}), "https");
+  EXPECT_EQ(https.GetString({"caBundle"}), "-----BEGIN CERTIFICATE-----\n");
+}
+
 TEST(ClientDaemonSetTest, RunsTheClientWithTheProfileSettings) {
   auto ds = RenderClientDaemonSet(Sample(), Options());
   ASSERT_TRUE(ds.ok()) << ds.status().ToString();

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "controllers/common/render.h"
 #include "controllers/gatewaypool/tests/test_pools.h"
 #include "tests/harness/golden.h"
 
@@ -86,6 +87,41 @@ TEST(GatewayDaemonSetTest, FollowsTheLaunchContract) {
       ds.GetArray({"spec", "template", "spec", "initContainers", "0", "command"})[2].Serialize();
   EXPECT_NE(init.find("libcuobjserver.so.1.2.0.68"), std::string::npos) << init;
   EXPECT_NE(init.find("/pinned/libcuobjserver.so.1"), std::string::npos) << init;
+}
+
+// s3.tlsSecret: the gateway serves HTTPS from the Secret, every probe speaks HTTPS, and the
+// readiness probe verifies against ca.crt for the pod's (the node's) address.
+TEST(GatewayDaemonSetTest, TlsSecretServesHttpsAndProbesVerifyIt) {
+  crd::GatewayPool pool = SamplePool();
+  const k8s::JsonObject plain = Render(pool);
+  EXPECT_EQ(Env(plain, "RDMASTACK_GW_TLS_CERT"), "<unset>");
+  pool.spec.s3.tls_secret = crd::LocalSecretRef{"kvcache-tls"};
+  const k8s::JsonObject ds = Render(pool);
+  EXPECT_EQ(Env(ds, "RDMASTACK_GW_TLS_CERT"), "/etc/rdmastack/s3-tls/tls.crt");
+  EXPECT_EQ(Env(ds, "RDMASTACK_GW_TLS_KEY"), "/etc/rdmastack/s3-tls/tls.key");
+  EXPECT_EQ(Env(ds, "RDMASTACK_PROBE_CA_FILE"), "/etc/rdmastack/s3-tls/ca.crt");
+  const k8s::JsonObject c = *ds.Get({"spec", "template", "spec", "containers", "0"});
+  std::string tls_name;
+  for (const auto& e : c.GetArray({"env"})) {
+    if (e.GetString({"name"}) == "RDMASTACK_PROBE_TLS_NAME")
+      tls_name = e.GetString({"valueFrom", "fieldRef", "fieldPath"}).value_or("");
+  }
+  EXPECT_EQ(tls_name, "status.podIP");
+  EXPECT_EQ(c.GetString({"startupProbe", "httpGet", "scheme"}), "HTTPS");
+  EXPECT_EQ(c.GetString({"livenessProbe", "httpGet", "scheme"}), "HTTPS");
+  EXPECT_EQ(c.GetArray({"readinessProbe", "exec", "command"})[3].Serialize(),
+            "\"https://127.0.0.1:7071\"");
+  std::string mount, volume;
+  for (const auto& m : c.GetArray({"volumeMounts"})) {
+    if (m.GetString({"name"}) == "s3-tls") mount = m.Serialize();
+  }
+  for (const auto& v : ds.GetArray({"spec", "template", "spec", "volumes"})) {
+    if (v.GetString({"name"}) == "s3-tls") volume = v.Serialize();
+  }
+  EXPECT_EQ(mount, R"({"name":"s3-tls","mountPath":"/etc/rdmastack/s3-tls","readOnly":true})");
+  EXPECT_EQ(volume, R"({"name":"s3-tls","secret":{"defaultMode":256,"secretName":"kvcache-tls"}})");
+  EXPECT_NE(ds.Annotation(controllers::kAppliedHashAnnotation),
+            plain.Annotation(controllers::kAppliedHashAnnotation));
 }
 
 TEST(GatewayDaemonSetTest, SecondMajorGetsItsOwnObjectAndPorts) {

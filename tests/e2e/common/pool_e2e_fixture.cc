@@ -238,7 +238,11 @@ std::set<std::string> PoolE2eTest::ReadyEndpointNodes(const std::string& pool) c
 }
 
 s3::S3Client PoolE2eTest::Client(const SliceEndpoint& e) {
-  return s3::S3Client(transport_, s3::Endpoint{"http", e.ip, static_cast<uint16_t>(e.port)},
+  const uint16_t port = static_cast<uint16_t>(e.port);
+  if (tls_transport_)
+    return s3::S3Client(*tls_transport_, s3::Endpoint{"https", e.ip, port},
+                        {kSeedAccessKey, kSeedSecretKey}, "us-east-1", RealClock::Instance(), 5s);
+  return s3::S3Client(transport_, s3::Endpoint{"http", e.ip, port},
                       {kSeedAccessKey, kSeedSecretKey}, "us-east-1", RealClock::Instance(), 5s);
 }
 

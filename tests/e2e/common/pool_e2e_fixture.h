@@ -102,6 +102,10 @@ class PoolE2eTest : public SimE2eTest {
   std::vector<SliceEndpoint> AwaitReadyEndpoints(const std::string& pool, size_t nodes) const;
 
   s3::S3Client Client(const SliceEndpoint& e);
+  // Client() speaks HTTPS and trusts `ca_pem` from here on (a pool with s3.tlsSecret).
+  void UseTls(const std::string& ca_pem) {
+    tls_transport_ = std::make_unique<s3::BeastHttpTransport>(s3::TlsOptions{.ca_pem = ca_pem});
+  }
   // A signed ListBuckets through the endpoint answers 200.
   bool Serves(const SliceEndpoint& e);
   // Re-probe: the agent on `node` re-reads its fixture on SIGHUP.
@@ -110,6 +114,7 @@ class PoolE2eTest : public SimE2eTest {
 
   std::unique_ptr<TestNamespace> ns_;
   s3::BeastHttpTransport transport_;
+  std::unique_ptr<s3::BeastHttpTransport> tls_transport_;
   // More operator flags, for the tests of one part (clients).
   std::vector<std::string> extra_operator_args_;
   // The flags that run ClientProfiles' clients for real on the simulated nodes, checking every

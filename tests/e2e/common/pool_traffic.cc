@@ -49,7 +49,8 @@ void Traffic::Refresh() {
 }
 
 void Traffic::Run() {
-  s3::BeastHttpTransport transport;
+  s3::BeastHttpTransport transport(s3::TlsOptions{.ca_pem = ca_pem_});
+  const std::string scheme = ca_pem_.empty() ? "http" : "https";
   std::mt19937 rng(42);
   for (int64_t n = 0; !stop_; ++n) {
     SliceEndpoint e;
@@ -59,7 +60,7 @@ void Traffic::Run() {
       e = endpoints_[n % endpoints_.size()];
       ports_used_.insert(e.port);
     }
-    s3::S3Client client(transport, s3::Endpoint{"http", e.ip, static_cast<uint16_t>(e.port)},
+    s3::S3Client client(transport, s3::Endpoint{scheme, e.ip, static_cast<uint16_t>(e.port)},
                         {kSeedAccessKey, kSeedSecretKey}, "us-east-1", RealClock::Instance(), 5s);
     const std::string bucket = "/" + ns_ + "-" + e.node;
     const std::string key = bucket + "/object-" + std::to_string(n);

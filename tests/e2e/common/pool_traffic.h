@@ -26,6 +26,8 @@ class Traffic {
   Traffic(const Traffic&) = delete;
   Traffic& operator=(const Traffic&) = delete;
 
+  // HTTPS, trusting `ca_pem` (a pool with s3.tlsSecret); before Start.
+  void UseTls(std::string ca_pem) { ca_pem_ = std::move(ca_pem); }
   void Start();
   void Stop();
   // node -> key -> body written through that node
@@ -41,6 +43,7 @@ class Traffic {
 
   const ClusterEnv& env_;
   const std::string ns_, pool_;
+  std::string ca_pem_;
   std::atomic<bool> stop_{false};
   std::atomic<int64_t> requests_{0};
   mutable std::mutex mu_;

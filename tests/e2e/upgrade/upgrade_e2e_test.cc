@@ -17,6 +17,8 @@
 #include <set>
 #include <thread>
 
+#include "controllers/agenthub/hub_pki.h"
+#include "operator/k8s/config.h"
 #include "tests/e2e/common/pool_e2e_fixture.h"
 #include "tests/e2e/common/pool_traffic.h"
 
@@ -460,6 +462,9 @@ TEST_F(UpgradeE2eTest, KubectlDrainTakesAStorageNodeOutGracefullyAndUncordonBrin
   EXPECT_EQ(PoolCondition("kvcache", "Ready"), "True") << Diagnostics();
   EXPECT_EQ(PoolField("kvcache", "{.status.nodeCounts.maintenance}"), "1");
   EXPECT_EQ(PoolField("kvcache", "{.status.maintenanceNodes[0].cause}"), "cordoned");
+  // What an operator sees (docs/operations.md "Node maintenance" shows this output).
+  std::printf("%s%s\n", Get({"get", "gwp", "-n", ns_->name()}).c_str(),
+              PoolField("kvcache", "{.status.maintenanceNodes}").c_str());
 
   // Then the endpoint goes, and only after it the gateway: never a listed endpoint whose pod is
   // being deleted.
@@ -509,6 +514,97 @@ TEST_F(UpgradeE2eTest, KubectlDrainTakesAStorageNodeOutGracefullyAndUncordonBrin
   for (const char* step : {"MaintenanceDrain: node ", "MaintenanceStop: node ",
                            "MaintenanceOver: node "})
     EXPECT_NE(events.find(step), std::string::npos) << step << " in:\n" << events;
+}
+
+// S3 over TLS: s3.tlsSecret turns a serving pool's gateways to HTTPS with the Secret's certificate
+// (replaced in place, each node drained first; the operator's check and the readiness probe verify
+// the certificate against ca.crt for the node's address), plain HTTP is no longer answered, and a
+// certificate rotated in the Secret under traffic is served without one failed request.
+TEST_F(UpgradeE2eTest, S3OverTlsServesHttpsAndARotatedCertificateLosesNoRequest) {
+  StartPool("tls", 2, "    drainSeconds: 2\n    validationTimeout: 2m\n");
+  if (HasFatalFailure() || IsSkipped()) return;
+  std::vector<std::string> ips;
+  for (const SliceEndpoint& e : Endpoints("kvcache")) ips.push_back(e.ip);
+  ASSERT_EQ(ips.size(), 2u);
+  // Two CAs: the Secret's ca.crt trusts both, so that the rotation can move to the second.
+  const auto now = std::chrono::system_clock::now();
+  auto ca1 = agenthub::MakeCertificateAuthority("rdmastack e2e CA 1", now, 24h);
+  auto ca2 = agenthub::MakeCertificateAuthority("rdmastack e2e CA 2", now, 24h);
+  ASSERT_TRUE(ca1.ok() && ca2.ok());
+  auto leaf1 = agenthub::IssueServingCertificate(*ca1, ips, now, 24h);
+  auto leaf2 = agenthub::IssueServingCertificate(*ca2, ips, now, 24h);
+  ASSERT_TRUE(leaf1.ok() && leaf2.ok());
+  const std::string bundle = ca1->cert_pem + ca2->cert_pem;
+  auto secret_data = [&](const agenthub::KeyAndCertificate& leaf) {
+    return std::string(R"({"data":{"tls.crt":")") + k8s::EncodeBase64(leaf.cert_pem) +
+           R"(","tls.key":")" + k8s::EncodeBase64(leaf.key_pem) + R"(","ca.crt":")" +
+           k8s::EncodeBase64(bundle) + R"("}})";
+  };
+  CommandResult made = env_->Kubectl(
+      {"apply", "-n", ns_->name(), "-f", "-"},
+      R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"kvcache-tls"},)"
+      R"("type":"kubernetes.io/tls",)" +
+          secret_data(*leaf1).substr(1));
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  Patch(R"({"spec":{"s3":{"tlsSecret":{"name":"kvcache-tls"}}}})");
+
+  UseTls(bundle);
+  ASSERT_TRUE(Eventually(
+      [&] {
+        if (PoolCondition("kvcache", "Upgrading", "reason") != "UpToDate") return false;
+        const std::vector<SliceEndpoint> eps = Endpoints("kvcache");
+        size_t https = 0;
+        for (const SliceEndpoint& e : eps) https += e.ready && Serves(e);
+        return https == 2;
+      },
+      180s))
+      << Diagnostics();
+  // Plain HTTP is not served any more.
+  for (const SliceEndpoint& e : Endpoints("kvcache")) {
+    auto plain = s3::S3Client(transport_, s3::Endpoint{"http", e.ip, static_cast<uint16_t>(e.port)},
+                              {kSeedAccessKey, kSeedSecretKey}, "us-east-1",
+                              RealClock::Instance(), 5s)
+                     .Send({.method = "GET", .path = "/"});
+    EXPECT_FALSE(plain.ok() && plain->status == 200) << e.node << " still answers plain HTTP";
+  }
+  // A client that trusts only the second CA is refused until the rotation.
+  s3::BeastHttpTransport ca2_only(s3::TlsOptions{.ca_pem = ca2->cert_pem});
+  auto served_by_leaf2 = [&](const SliceEndpoint& e) {
+    auto r = s3::S3Client(ca2_only, s3::Endpoint{"https", e.ip, static_cast<uint16_t>(e.port)},
+                          {kSeedAccessKey, kSeedSecretKey}, "us-east-1", RealClock::Instance(),
+                          5s)
+                 .Send({.method = "GET", .path = "/"});
+    return r.ok() && r->status == 200;
+  };
+  for (const SliceEndpoint& e : Endpoints("kvcache")) EXPECT_FALSE(served_by_leaf2(e)) << e.node;
+
+  Traffic traffic(*env_, ns_->name(), "kvcache");
+  traffic.UseTls(bundle);
+  traffic.Start();
+  std::this_thread::sleep_for(3s);
+  const int64_t before = traffic.requests();
+  CommandResult rotated = env_->Kubectl(
+      {"patch", "secret", "kvcache-tls", "-n", ns_->name(), "--type=merge", "-p",
+       secret_data(*leaf2)});
+  ASSERT_EQ(rotated.exit_code, 0) << rotated.err;
+  // The kubelet updates the Secret volume, the launcher notices and versitygw reloads.
+  EXPECT_TRUE(Eventually(
+      [&] {
+        size_t rotated_nodes = 0;
+        for (const SliceEndpoint& e : Endpoints("kvcache")) rotated_nodes += served_by_leaf2(e);
+        return rotated_nodes == 2;
+      },
+      90s))
+      << Diagnostics();
+  std::this_thread::sleep_for(3s);
+  traffic.Stop();
+  std::printf("traffic over HTTPS: %lld requests (%lld before the rotation), %zu failed\n",
+              static_cast<long long>(traffic.requests()), static_cast<long long>(before),
+              traffic.failures().size());
+  EXPECT_EQ(traffic.failures().size(), 0u) << Join(traffic.failures());
+  EXPECT_GT(traffic.requests(), before + 50);
+  ExpectObjectsReadBack(traffic);
+  EXPECT_EQ(PoolCondition("kvcache", "Ready"), "True") << Diagnostics();
 }
 
 }  // namespace

@@ -60,7 +60,15 @@ std::string ReadFile(const std::string& path) {
 
 // Launches versitygw through the launcher; the gateway root is <dir>/gw-{node}.
 // With `tls`, a self-signed certificate for 127.0.0.1 is made with the openssl CLI and handed to
-// versitygw through VGW_CERT/VGW_KEY (the launcher passes the environment through).
+// the launcher (--tls-cert/--tls-key), which then supervises versitygw to reload it.
+// A self-signed certificate for 127.0.0.1 at <prefix>.crt and <prefix>.key (openssl CLI).
+bool MakeCertificate(const std::string& prefix, const std::string& cn) {
+  return RunCommand({"openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                     "-subj", "/CN=" + cn, "-addext", "subjectAltName=IP:127.0.0.1", "-keyout",
+                     prefix + ".key", "-out", prefix + ".crt"})
+             .exit_code == 0;
+}
+
 struct RunningGateway {
   std::string dir;
   int port = -1;
@@ -92,13 +100,8 @@ struct RunningGateway {
                                     std::string("ROOT_SECRET_ACCESS_KEY=") + kSecret,
                                     "NODE_NAME=it-node", "VGW_QUIET=true", "PATH=/usr/bin:/bin"};
     if (tls) {
-      CommandResult cert =
-          RunCommand({"openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-                      "-subj", "/CN=rdmastack-it", "-addext", "subjectAltName=IP:127.0.0.1",
-                      "-keyout", dir + "/tls.key", "-out", CertFile()});
-      if (cert.exit_code != 0) return false;
-      env.push_back("VGW_CERT=" + CertFile());
-      env.push_back("VGW_KEY=" + dir + "/tls.key");
+      if (!MakeCertificate(dir + "/tls", "rdmastack-it")) return false;
+      args.insert(args.end(), {"--tls-cert", CertFile(), "--tls-key", dir + "/tls.key"});
     }
     return port > 0 && process.Start(args, env, log) &&
            process.WaitHealthy(Endpoint(), "/_/health", std::chrono::seconds(30),
@@ -248,6 +251,60 @@ TEST(VersitygwTls, ProbeVerifiesTheGatewayCertificate) {
   int status = 0;
   EXPECT_TRUE(gw.process.SignalAndWait(SIGTERM, std::chrono::seconds(30), &status));
   fs::remove_all(gw.dir);
+}
+
+// A certificate replaced on disk (as the kubelet swaps a Secret volume) is served within a few
+// seconds: the launcher notices and versitygw reloads on its SIGHUP, without a restart. A key
+// that does not match its certificate is never loaded.
+TEST(VersitygwTls, ARotatedCertificateIsServedWithoutARestart) {
+  REQUIRE_VERSITYGW(versitygw);
+  RunningGateway gw;
+  ASSERT_TRUE(gw.Start(versitygw, "tls-rotate", /*with_tls=*/true)) << ReadFile(gw.log);
+  const std::string next = gw.dir + "/next";
+  ASSERT_TRUE(MakeCertificate(next, "rdmastack-it-next"));
+  EXPECT_NE(Probe(gw.Endpoint(), kSecret, {"--ca-file", next + ".crt"}).exit_code, 0)
+      << "the next certificate is not served yet";
+  // Half a rotation first: the new certificate with the old key. It must not be loaded.
+  fs::copy_file(next + ".crt", gw.dir + "/tmp.crt");
+  fs::rename(gw.dir + "/tmp.crt", gw.CertFile());
+  std::this_thread::sleep_for(std::chrono::seconds(5));
+  EXPECT_NE(ReadFile(gw.log).find("not reloading TLS"), std::string::npos) << ReadFile(gw.log);
+  // Then the key: the pair is whole and is reloaded.
+  fs::copy_file(next + ".key", gw.dir + "/tmp.key");
+  fs::rename(gw.dir + "/tmp.key", gw.dir + "/tls.key");
+  const pid_t pid_before = gw.process.pid();
+  bool served = false;
+  for (int i = 0; i < 40 && !served; ++i) {
+    served = Probe(gw.Endpoint(), kSecret, {"--ca-file", next + ".crt"}).exit_code == 0;
+    if (!served) std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  EXPECT_TRUE(served) << ReadFile(gw.log);
+  EXPECT_NE(ReadFile(gw.log).find("TLS files changed, reloading"), std::string::npos)
+      << ReadFile(gw.log);
+  EXPECT_EQ(gw.process.pid(), pid_before);
+  int status = 0;
+  ASSERT_TRUE(gw.process.SignalAndWait(SIGTERM, std::chrono::seconds(30), &status));
+  EXPECT_NE(ReadFile(gw.log).find("shutting down"), std::string::npos)
+      << "SIGTERM reached versitygw through the launcher:\n"
+      << ReadFile(gw.log);
+  fs::remove_all(gw.dir);
+}
+
+TEST(VersitygwTls, AKeyThatIsNotTheCertificatesIsRefused) {
+  REQUIRE_VERSITYGW(versitygw);
+  const std::string dir = TempDir("tls-mismatch");
+  ASSERT_TRUE(MakeCertificate(dir + "/a", "a"));
+  ASSERT_TRUE(MakeCertificate(dir + "/b", "b"));
+  CommandResult r = RunCommand(
+      {"env", "-i", std::string("ROOT_ACCESS_KEY_ID=") + kAccess,
+       std::string("ROOT_SECRET_ACCESS_KEY=") + kSecret, GatewayBinary(), "run", "--mode", "http",
+       "--gateway-binary", versitygw, "--gwroot-template", dir + "/gw", "--create-gwroot",
+       "--tls-cert", dir + "/a.crt", "--tls-key", dir + "/b.key"});
+  EXPECT_EQ(r.exit_code, 71) << r.err;
+  EXPECT_NE(r.err.find("refused (tls): the TLS key " + dir + "/b.key does not belong"),
+            std::string::npos)
+      << r.err;
+  fs::remove_all(dir);
 }
 
 TEST(VersitygwLifecycle, LauncherRefusalNeverStartsTheGateway) {

@@ -20,7 +20,7 @@ func identity(m *metav1.ObjectMeta) metav1.ObjectMeta {
 		DeletionTimestamp: m.DeletionTimestamp, OwnerReferences: m.OwnerReferences}
 }
 
-// Node keeps the identity, the labels and the annotations in AnnotationDomain.
+// Node keeps the identity, the labels, the cordon and the annotations in AnnotationDomain.
 func Node(obj any) (any, error) {
 	n, ok := obj.(*corev1.Node)
 	if !ok {
@@ -28,6 +28,7 @@ func Node(obj any) (any, error) {
 	}
 	out := &corev1.Node{TypeMeta: n.TypeMeta, ObjectMeta: identity(&n.ObjectMeta)}
 	out.Labels = n.Labels
+	out.Spec.Unschedulable = n.Spec.Unschedulable
 	for k, v := range n.Annotations {
 		if strings.Contains(k, AnnotationDomain) {
 			if out.Annotations == nil {
