@@ -476,8 +476,7 @@ Variables ReasonVariables() {
   // The upgrade event of a node's phase: "Upgrade" + PhaseName(...).
   Append(v["PhaseName()"], TableEntries(gwp + "node_upgrade.cc", "kPhases", "GatewayPool"));
   // Which Secret a pool lacks: the credentials (the default) or the TLS one.
-  Append(v["in.secret_reason"],
-         Assigned(gwp + "pool_status.h", "secret_reason", "GatewayPool"));
+  Append(v["in.secret_reason"], Assigned(gwp + "pool_status.h", "secret_reason", "GatewayPool"));
   Append(v["in.secret_reason"],
          Assigned(gwp + "gatewaypool_reconciler.cc", "in.secret_reason", "GatewayPool"));
   // A node's maintenance steps.

@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-
 #include "agents/client/endpoint_check.h"
 #include "agents/client/endpoints.h"
 #include "agents/client/render.h"

@@ -71,7 +71,8 @@ StatusOr<PoolEndpoints> ParseEndpointsJson(std::string_view text) {
     return InvalidArgumentError("scheme must be http or https, got '" + out.scheme + "'");
   }
   RDMASTACK_ASSIGN_OR_RETURN(out.ca_bundle, OptionalString(doc, "caBundle", "", ""));
-  if (!out.ca_bundle.empty() && out.ca_bundle.find("-----BEGIN CERTIFICATE-----") == std::string::npos)
+  if (!out.ca_bundle.empty() &&
+      out.ca_bundle.find("-----BEGIN CERTIFICATE-----") == std::string::npos)
     return InvalidArgumentError("caBundle must be PEM certificates (BEGIN CERTIFICATE)");
   auto list = doc.FindMember("endpoints");
   if (list == doc.MemberEnd() || !list->value.IsArray()) {

@@ -29,9 +29,9 @@ void AddPoolMemberships(const crd::GatewayPool& pool, const std::string& node, W
     if (n.node != node) continue;
     m.state = "maintenance";
     m.reason = n.phase;
-    m.message = n.cause + (n.phase == "Draining"
-                               ? ": its endpoint is terminating, the gateway still serves"
-                               : ": out of service until the maintenance ends");
+    m.message =
+        n.cause + (n.phase == "Draining" ? ": its endpoint is terminating, the gateway still serves"
+                                         : ": out of service until the maintenance ends");
     m.since = n.since.value_or("");
     v.memberships.push_back(std::move(m));
     return;

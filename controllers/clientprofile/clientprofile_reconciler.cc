@@ -54,7 +54,8 @@ StatusOr<std::string> ClientProfileReconciler::PoolCaBundle(const crd::GatewayPo
   const std::string rv(cached->ResourceVersion());
   {
     std::lock_guard lock(ca_mu_);
-    if (auto it = ca_bundles_.find(key); it != ca_bundles_.end() && it->second.resource_version == rv)
+    if (auto it = ca_bundles_.find(key);
+        it != ca_bundles_.end() && it->second.resource_version == rv)
       return it->second.pem;
   }
   RDMASTACK_ASSIGN_OR_RETURN(k8s::JsonObject secret,

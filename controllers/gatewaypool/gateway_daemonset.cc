@@ -120,9 +120,8 @@ StatusOr<k8s::JsonObject> GatewayContainer(const crd::GatewayPool& pool, const T
   k8s::JsonObject ready = Obj(R"({"periodSeconds":10,"timeoutSeconds":6,"failureThreshold":3})");
   for (const std::string& a :
        {std::string("rdmastack-gateway"), std::string("probe"), std::string("--endpoint"),
-        (tls ? "https" : "http") + std::string("://127.0.0.1:") + s3_port,
-        std::string("--region"), spec.s3.region,
-        std::string("--timeout-ms"), std::string("5000")}) {
+        (tls ? "https" : "http") + std::string("://127.0.0.1:") + s3_port, std::string("--region"),
+        spec.s3.region, std::string("--timeout-ms"), std::string("5000")}) {
     (void)ready.Append({"exec", "command"}, Str(a));
   }
   (void)c.Set({"readinessProbe"}, ready);

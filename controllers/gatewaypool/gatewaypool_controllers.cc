@@ -130,8 +130,8 @@ StatusOr<std::unique_ptr<GatewayPoolControllers>> GatewayPoolControllers::Create
       controller.queue().AddAfter(key, batch_for(key));
     }
   };
-  // Node labels, cordons and agent verdicts change one node at a time, a thousand at once when the pool's
-  // own label writes come back: every pool, gathered the same way.
+  // Node labels, cordons and agent verdicts change one node at a time, a thousand at once when the
+  // pool's own label writes come back: every pool, gathered the same way.
   auto every_pool_later = [&controller, &pools, batch_for](const runtime::ObjectPtr&) {
     for (const auto& key : pools.store().ListKeys())
       controller.queue().AddAfter(key, batch_for(key));

@@ -261,12 +261,8 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
     node_patches.push_back({n.name, std::move(body)});
   };
   for (const auto& node : stores_.nodes.List()) {
-    NodeNow n{node,
-              std::string(node->Name()),
-              std::string(node->ResourceVersion()),
-              node->Labels(),
-              node->Annotation(state_key),
-              node->Annotation(maintenance_key)};
+    NodeNow n{node,           std::string(node->Name()),   std::string(node->ResourceVersion()),
+              node->Labels(), node->Annotation(state_key), node->Annotation(maintenance_key)};
     std::set<std::string> mine;
     for (const auto& [k, v] : n.labels) {
       if (is_mine(k)) mine.insert(k.substr(k.rfind('.') + 1));
@@ -300,9 +296,9 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
     }
     if (auto it = pods_by_node.find(n.name); it != pods_by_node.end()) u.pods = it->second;
     if (auto it = published.find(n.name); it != published.end()) u.published = it->second;
-    MaintenanceInput m{MaintenanceCause(node->GetBool({"spec", "unschedulable"}).value_or(false),
-                                        n.labels),
-                       std::nullopt, mine, u.published};
+    MaintenanceInput m{
+        MaintenanceCause(node->GetBool({"spec", "unschedulable"}).value_or(false), n.labels),
+        std::nullopt, mine, u.published};
     if (pool.spec.node_maintenance == crd::NodeMaintenancePolicy::kIgnore) m.cause.clear();
     if (n.maintenance) {
       auto parsed_maintenance = ParseMaintenanceState(*n.maintenance);
@@ -577,7 +573,7 @@ Status GatewayPoolReconciler::Cleanup(const k8s::JsonObject& object, const crd::
   spdlog::info(
       "gatewaypool {}/{}: deleted its gateways, endpoints, node labels, upgrade and maintenance "
       "state",
-               ns, name);
+      ns, name);
   return OkStatus();
 }
 

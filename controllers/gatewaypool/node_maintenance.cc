@@ -12,8 +12,8 @@ namespace {
 // the node is cordoned, drained or has its driver pod restarted in each. (upgrade-required waits
 // for a slot and may wait long; uncordon-required means the driver is back.)
 constexpr std::array<std::string_view, 6> kDriverMaintenanceStates{
-    "cordon-required",      "wait-for-jobs-required", "pod-deletion-required",
-    "drain-required",       "pod-restart-required",   "validation-required",
+    "cordon-required", "wait-for-jobs-required", "pod-deletion-required",
+    "drain-required",  "pod-restart-required",   "validation-required",
 };
 
 }  // namespace

@@ -50,7 +50,7 @@ std::string NodeMaintenanceAnnotation(std::string_view ns, std::string_view pool
 
 // One node's maintenance this pass.
 struct MaintenanceInput {
-  std::string cause;                     // MaintenanceCause; "" when not under maintenance
+  std::string cause;                      // MaintenanceCause; "" when not under maintenance
   std::optional<MaintenanceState> state;  // the annotation, if any
   std::set<std::string> tracks;           // the pool's track labels on the node now
   std::set<std::string> published;        // tracks listing the node as ready now
@@ -66,7 +66,7 @@ struct MaintenanceStep {
   // nothing changed.
   std::string event_reason;
   std::string transition;
-  int64_t wake_at = 0;                    // unix seconds the drain ends; 0 = no timer
+  int64_t wake_at = 0;  // unix seconds the drain ends; 0 = no timer
 };
 
 MaintenanceStep StepMaintenance(const MaintenanceInput& in, int64_t now, int64_t drain_seconds);

@@ -102,8 +102,8 @@ crd::GatewayPoolStatus ComputePoolStatus(const PoolStatusInputs& in) {
         const MaintenanceState& state = *m->second->state;
         s.maintenance_nodes.push_back(
             {n.name, std::string(MaintenancePhaseName(m->second->phase)), state.cause,
-             FormatRfc3339(std::chrono::system_clock::time_point(
-                 std::chrono::seconds(state.since)))});
+             FormatRfc3339(
+                 std::chrono::system_clock::time_point(std::chrono::seconds(state.since)))});
       }
       continue;
     }
@@ -215,10 +215,9 @@ crd::GatewayPoolStatus ComputePoolStatus(const PoolStatusInputs& in) {
                                         " matches no node; label the storage nodes or fix the "
                                         "selector"));
   } else if (not_verified == 0) {
-    s.conditions.push_back(
-        set.Make(kNodesVerified, ConditionStatus::kTrue, "AllNodesVerified",
-                 "all " + Count(selected - in_maintenance, "selected node") +
-                     " can run the gateway" + maintenance_text));
+    s.conditions.push_back(set.Make(kNodesVerified, ConditionStatus::kTrue, "AllNodesVerified",
+                                    "all " + Count(selected - in_maintenance, "selected node") +
+                                        " can run the gateway" + maintenance_text));
   } else {
     s.conditions.push_back(set.Make(
         kNodesVerified, ConditionStatus::kFalse, "NodesNotVerified",
@@ -264,14 +263,13 @@ crd::GatewayPoolStatus ComputePoolStatus(const PoolStatusInputs& in) {
   } else if (up) {
     s.conditions.push_back(set.Make(kReady, ConditionStatus::kTrue, "GatewaysReady",
                                     "every verified node serves S3 (" + Count(ready, "node") +
-                                        "); upgrading to libcuobjserver " +
-                                        track->library_version + maintenance_text));
-  } else {
-    s.conditions.push_back(set.Make(kReady, ConditionStatus::kTrue, "GatewaysReady",
-                                    Count(current_ready, "node") +
-                                        " serve S3 on :" + std::to_string(track->s3_port) +
-                                        " with libcuobjserver " + track->library_version +
+                                        "); upgrading to libcuobjserver " + track->library_version +
                                         maintenance_text));
+  } else {
+    s.conditions.push_back(
+        set.Make(kReady, ConditionStatus::kTrue, "GatewaysReady",
+                 Count(current_ready, "node") + " serve S3 on :" + std::to_string(track->s3_port) +
+                     " with libcuobjserver " + track->library_version + maintenance_text));
   }
 
   // Progressing: gateways of the current spec are still starting somewhere.
@@ -283,8 +281,8 @@ crd::GatewayPoolStatus ComputePoolStatus(const PoolStatusInputs& in) {
         set.Make(kProgressing, ConditionStatus::kFalse, "PoolConflict",
                  "nothing new is started while the pool collides with " + in.conflict->other));
   } else if (!secret_ok && starting > 0) {
-    s.conditions.push_back(set.Make(kProgressing, ConditionStatus::kFalse,
-                                    in.secret_reason, in.secret_message));
+    s.conditions.push_back(
+        set.Make(kProgressing, ConditionStatus::kFalse, in.secret_reason, in.secret_message));
   } else if (starting > 0) {
     s.conditions.push_back(set.Make(kProgressing, ConditionStatus::kTrue, "RollingOut",
                                     Count(starting, "gateway") + " starting"));

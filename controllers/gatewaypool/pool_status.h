@@ -41,7 +41,7 @@ struct PoolStatusInputs {
   const crd::GatewayPool* pool = nullptr;
   TrackDecision decision;
   SecretState secret = SecretState::kPresent;
-  std::string secret_message;          // what is wrong with it, when not present
+  std::string secret_message;  // what is wrong with it, when not present
   // Which Secret: CredentialsSecretMissing (s3.credentialsSecret) or TlsSecretMissing.
   std::string secret_reason = "CredentialsSecretMissing";
   std::vector<SelectedNode> selected;  // every node the selector matches, sorted by name

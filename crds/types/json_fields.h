@@ -156,9 +156,12 @@ constexpr auto JsonFields(const GatewayPoolSpec*) {
 
 constexpr auto JsonFields(const GatewayPoolNodeCounts*) {
   using T = GatewayPoolNodeCounts;
-  return std::tuple{F("selected", &T::selected), F("verified", &T::verified),
-                    F("ready", &T::ready),       F("upgraded", &T::upgraded),
-                    F("failed", &T::failed),     F("maintenance", &T::maintenance),
+  return std::tuple{F("selected", &T::selected),
+                    F("verified", &T::verified),
+                    F("ready", &T::ready),
+                    F("upgraded", &T::upgraded),
+                    F("failed", &T::failed),
+                    F("maintenance", &T::maintenance),
                     F("readyOfSelected", &T::ready_of_selected)};
 }
 

@@ -73,8 +73,9 @@ int RunProbeCommand(const std::vector<std::string>& args, const Environment& env
   StatusOr<s3::Credentials> credentials = CredentialsFromEnvironment(env);
   if (!credentials.ok()) return Fail(RefusalClass::kCredentials, credentials.status().message());
 
-  s3::BeastHttpTransport transport(s3::TlsOptions{.ca_file = flags->Get("ca-file").value_or(""),
-                                                  .verify_name = flags->Get("tls-name").value_or("")});
+  s3::BeastHttpTransport transport(
+      s3::TlsOptions{.ca_file = flags->Get("ca-file").value_or(""),
+                     .verify_name = flags->Get("tls-name").value_or("")});
   s3::S3Client client(transport, *endpoint, *credentials,
                       flags->Get("region").value_or("us-east-1"), RealClock::Instance(),
                       std::chrono::milliseconds(*timeout_ms));

@@ -118,8 +118,8 @@ int SuperviseWithTlsReload(const ExecPlan& plan, const Environment& env, const T
   std::cerr.flush();
   const pid_t child = ::fork();
   if (child < 0) {
-    std::cerr << Refusal{RefusalClass::kExec, std::string("cannot fork the gateway: ") +
-                                                  std::strerror(errno)}
+    std::cerr << Refusal{RefusalClass::kExec,
+                         std::string("cannot fork the gateway: ") + std::strerror(errno)}
                      .ToLine()
               << std::endl;
     return static_cast<int>(RefusalClass::kExec);

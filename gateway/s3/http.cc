@@ -192,9 +192,9 @@ StatusOr<HttpResponse> BeastHttpTransport::RoundTrip(const Endpoint& endpoint,
     ctx.set_default_verify_paths(ec);
   }
   if (ec) {
-    return InvalidArgumentError(
-        "cannot load CA bundle '" + (tls_.ca_file.empty() ? "(PEM text)" : tls_.ca_file) +
-        "': " + ec.message());
+    return InvalidArgumentError("cannot load CA bundle '" +
+                                (tls_.ca_file.empty() ? "(PEM text)" : tls_.ca_file) +
+                                "': " + ec.message());
   }
   TlsStream stream(io, ctx);
   // SNI only for names (RFC 6066 forbids IP literals); the certificate is checked against the

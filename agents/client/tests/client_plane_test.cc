@@ -146,8 +146,9 @@ TEST_F(ClientPlaneTest, AnHttpsPoolIsCheckedAgainstItsCaAndTheCaIsInstalled) {
   EXPECT_EQ(asked[0].ca_pem, ca);
   EXPECT_EQ(http_.TakeSeen(), std::vector<std::string>{"https://198.18.0.10:7071/_/health"});
   EXPECT_EQ(Installed("ca-bundle.pem"), ca);
-  EXPECT_NE(Installed("client.env").find("AWS_CA_BUNDLE=/var/lib/rdmastack/clients/ml.gpudirect/"
-                                         "ca-bundle.pem\n"),
+  EXPECT_NE(Installed("client.env")
+                .find("AWS_CA_BUNDLE=/var/lib/rdmastack/clients/ml.gpudirect/"
+                      "ca-bundle.pem\n"),
             std::string::npos);
 }
 

@@ -22,8 +22,7 @@ TEST(NodeMaintenanceTest, CordonAndTheNvidiaDriverUpgradeStatesAreMaintenance) {
     EXPECT_EQ(MaintenanceCause(false, {{kNetworkOperatorUpgradeLabel, state}}), "") << state;
   }
   // The cordon is named first: it is what `kubectl get nodes` shows.
-  EXPECT_EQ(MaintenanceCause(true, {{kNetworkOperatorUpgradeLabel, "drain-required"}}),
-            "cordoned");
+  EXPECT_EQ(MaintenanceCause(true, {{kNetworkOperatorUpgradeLabel, "drain-required"}}), "cordoned");
 }
 
 TEST(NodeMaintenanceTest, StateRoundTripsAndRefusesGarbage) {
@@ -95,8 +94,8 @@ TEST(NodeMaintenanceTest, AfterDrainSecondsTheGatewayStops) {
 }
 
 TEST(NodeMaintenanceTest, NothingToDrainStopsAtOnce) {
-  for (auto [published, drain] : {std::pair{std::set<std::string>{}, 30},
-                                  std::pair{std::set<std::string>{"v1"}, 0}}) {
+  for (auto [published, drain] :
+       {std::pair{std::set<std::string>{}, 30}, std::pair{std::set<std::string>{"v1"}, 0}}) {
     const MaintenanceStep step = StepMaintenance(Cordoned(published), kNow, drain);
     EXPECT_EQ(step.phase, MaintenancePhase::kStopped);
     EXPECT_TRUE(step.tracks.empty());
@@ -107,8 +106,8 @@ TEST(NodeMaintenanceTest, NothingToDrainStopsAtOnce) {
 
 TEST(NodeMaintenanceTest, TheCauseFollowsTheNodeAndTheEndHandsItBack) {
   MaintenanceInput in = Cordoned();
-  in.state = MaintenanceState{kNow - 5, "nvidia.com/ofed-driver-upgrade-state=drain-required",
-                              {"v1"}};
+  in.state =
+      MaintenanceState{kNow - 5, "nvidia.com/ofed-driver-upgrade-state=drain-required", {"v1"}};
   MaintenanceStep step = StepMaintenance(in, kNow, 30);
   EXPECT_EQ(step.state->cause, "cordoned");
   EXPECT_EQ(step.state->since, kNow - 5);

@@ -435,8 +435,7 @@ TEST_F(UpgradeE2eTest, KubectlDrainTakesAStorageNodeOutGracefullyAndUncordonBrin
                 "jsonpath={range .items[*]}{.metadata.name}{.metadata.deletionTimestamp}{end}"});
   };
   auto maintenance_phase = [&] {
-    return PoolField("kvcache",
-                     "{.status.maintenanceNodes[?(@.node==\"" + node + "\")].phase}");
+    return PoolField("kvcache", "{.status.maintenanceNodes[?(@.node==\"" + node + "\")].phase}");
   };
   const std::string pod_before = gateway_pod();
   ASSERT_NE(pod_before, "");
@@ -445,8 +444,8 @@ TEST_F(UpgradeE2eTest, KubectlDrainTakesAStorageNodeOutGracefullyAndUncordonBrin
   traffic.Start();
   std::this_thread::sleep_for(2s);
   const int64_t before = traffic.requests();
-  CommandResult drained = env_->Kubectl({"drain", node, "--ignore-daemonsets",
-                                         "--delete-emptydir-data", "--force", "--timeout=90s"});
+  CommandResult drained = env_->Kubectl(
+      {"drain", node, "--ignore-daemonsets", "--delete-emptydir-data", "--force", "--timeout=90s"});
   ASSERT_EQ(drained.exit_code, 0) << drained.out << drained.err;
 
   // Draining: listed as terminating, still serving, the same gateway pod running.
@@ -508,11 +507,10 @@ TEST_F(UpgradeE2eTest, KubectlDrainTakesAStorageNodeOutGracefullyAndUncordonBrin
   EXPECT_GT(traffic.requests(), before + 50);
   // Objects written through the node before its maintenance read back from it after.
   ExpectObjectsReadBack(traffic);
-  const std::string events =
-      Get({"get", "events", "-n", ns_->name(), "-o",
-           "jsonpath={range .items[*]}{.reason}: {.message}{\"\\n\"}{end}"});
-  for (const char* step : {"MaintenanceDrain: node ", "MaintenanceStop: node ",
-                           "MaintenanceOver: node "})
+  const std::string events = Get({"get", "events", "-n", ns_->name(), "-o",
+                                  "jsonpath={range .items[*]}{.reason}: {.message}{\"\\n\"}{end}"});
+  for (const char* step :
+       {"MaintenanceDrain: node ", "MaintenanceStop: node ", "MaintenanceOver: node "})
     EXPECT_NE(events.find(step), std::string::npos) << step << " in:\n" << events;
 }
 
@@ -540,11 +538,11 @@ TEST_F(UpgradeE2eTest, S3OverTlsServesHttpsAndARotatedCertificateLosesNoRequest)
            R"(","tls.key":")" + k8s::EncodeBase64(leaf.key_pem) + R"(","ca.crt":")" +
            k8s::EncodeBase64(bundle) + R"("}})";
   };
-  CommandResult made = env_->Kubectl(
-      {"apply", "-n", ns_->name(), "-f", "-"},
-      R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"kvcache-tls"},)"
-      R"("type":"kubernetes.io/tls",)" +
-          secret_data(*leaf1).substr(1));
+  CommandResult made =
+      env_->Kubectl({"apply", "-n", ns_->name(), "-f", "-"},
+                    R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"kvcache-tls"},)"
+                    R"("type":"kubernetes.io/tls",)" +
+                        secret_data(*leaf1).substr(1));
   ASSERT_EQ(made.exit_code, 0) << made.err;
   Patch(R"({"spec":{"s3":{"tlsSecret":{"name":"kvcache-tls"}}}})");
 
@@ -561,18 +559,17 @@ TEST_F(UpgradeE2eTest, S3OverTlsServesHttpsAndARotatedCertificateLosesNoRequest)
       << Diagnostics();
   // Plain HTTP is not served any more.
   for (const SliceEndpoint& e : Endpoints("kvcache")) {
-    auto plain = s3::S3Client(transport_, s3::Endpoint{"http", e.ip, static_cast<uint16_t>(e.port)},
-                              {kSeedAccessKey, kSeedSecretKey}, "us-east-1",
-                              RealClock::Instance(), 5s)
-                     .Send({.method = "GET", .path = "/"});
+    auto plain =
+        s3::S3Client(transport_, s3::Endpoint{"http", e.ip, static_cast<uint16_t>(e.port)},
+                     {kSeedAccessKey, kSeedSecretKey}, "us-east-1", RealClock::Instance(), 5s)
+            .Send({.method = "GET", .path = "/"});
     EXPECT_FALSE(plain.ok() && plain->status == 200) << e.node << " still answers plain HTTP";
   }
   // A client that trusts only the second CA is refused until the rotation.
   s3::BeastHttpTransport ca2_only(s3::TlsOptions{.ca_pem = ca2->cert_pem});
   auto served_by_leaf2 = [&](const SliceEndpoint& e) {
     auto r = s3::S3Client(ca2_only, s3::Endpoint{"https", e.ip, static_cast<uint16_t>(e.port)},
-                          {kSeedAccessKey, kSeedSecretKey}, "us-east-1", RealClock::Instance(),
-                          5s)
+                          {kSeedAccessKey, kSeedSecretKey}, "us-east-1", RealClock::Instance(), 5s)
                  .Send({.method = "GET", .path = "/"});
     return r.ok() && r->status == 200;
   };
@@ -583,9 +580,8 @@ TEST_F(UpgradeE2eTest, S3OverTlsServesHttpsAndARotatedCertificateLosesNoRequest)
   traffic.Start();
   std::this_thread::sleep_for(3s);
   const int64_t before = traffic.requests();
-  CommandResult rotated = env_->Kubectl(
-      {"patch", "secret", "kvcache-tls", "-n", ns_->name(), "--type=merge", "-p",
-       secret_data(*leaf2)});
+  CommandResult rotated = env_->Kubectl({"patch", "secret", "kvcache-tls", "-n", ns_->name(),
+                                         "--type=merge", "-p", secret_data(*leaf2)});
   ASSERT_EQ(rotated.exit_code, 0) << rotated.err;
   // The kubelet updates the Secret volume, the launcher notices and versitygw reloads.
   EXPECT_TRUE(Eventually(

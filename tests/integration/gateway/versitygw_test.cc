@@ -295,11 +295,11 @@ TEST(VersitygwTls, AKeyThatIsNotTheCertificatesIsRefused) {
   const std::string dir = TempDir("tls-mismatch");
   ASSERT_TRUE(MakeCertificate(dir + "/a", "a"));
   ASSERT_TRUE(MakeCertificate(dir + "/b", "b"));
-  CommandResult r = RunCommand(
-      {"env", "-i", std::string("ROOT_ACCESS_KEY_ID=") + kAccess,
-       std::string("ROOT_SECRET_ACCESS_KEY=") + kSecret, GatewayBinary(), "run", "--mode", "http",
-       "--gateway-binary", versitygw, "--gwroot-template", dir + "/gw", "--create-gwroot",
-       "--tls-cert", dir + "/a.crt", "--tls-key", dir + "/b.key"});
+  CommandResult r =
+      RunCommand({"env", "-i", std::string("ROOT_ACCESS_KEY_ID=") + kAccess,
+                  std::string("ROOT_SECRET_ACCESS_KEY=") + kSecret, GatewayBinary(), "run",
+                  "--mode", "http", "--gateway-binary", versitygw, "--gwroot-template", dir + "/gw",
+                  "--create-gwroot", "--tls-cert", dir + "/a.crt", "--tls-key", dir + "/b.key"});
   EXPECT_EQ(r.exit_code, 71) << r.err;
   EXPECT_NE(r.err.find("refused (tls): the TLS key " + dir + "/b.key does not belong"),
             std::string::npos)
