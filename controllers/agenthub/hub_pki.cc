@@ -12,34 +12,17 @@
 #include <memory>
 
 #include "operator/k8s/openssl_error.h"
+#include "operator/k8s/pem.h"
 
 namespace rdmastack::agenthub {
 namespace {
 
-struct OpenSslFree {
-  void operator()(BIO* p) const { BIO_free_all(p); }
-  void operator()(X509* p) const { X509_free(p); }
-  void operator()(EVP_PKEY* p) const { EVP_PKEY_free(p); }
-  void operator()(BIGNUM* p) const { BN_free(p); }
-  void operator()(X509_EXTENSION* p) const { X509_EXTENSION_free(p); }
-  void operator()(GENERAL_NAMES* p) const { GENERAL_NAMES_free(p); }
-};
 template <typename T>
-using Owned = std::unique_ptr<T, OpenSslFree>;
+using Owned = k8s::OpenSslPtr<T>;
 
 bool IsIpLiteral(const std::string& host) {
   unsigned char buf[16];
   return inet_pton(AF_INET, host.c_str(), buf) == 1 || inet_pton(AF_INET6, host.c_str(), buf) == 1;
-}
-
-Owned<X509> ParseCertificate(const std::string& pem) {
-  Owned<BIO> bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
-  return Owned<X509>(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
-}
-
-Owned<EVP_PKEY> ParseKey(const std::string& pem) {
-  Owned<BIO> bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
-  return Owned<EVP_PKEY>(PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr));
 }
 
 StatusOr<std::string> ToPem(X509* cert, EVP_PKEY* key) {
@@ -129,8 +112,8 @@ StatusOr<KeyAndCertificate> IssueServingCertificate(const KeyAndCertificate& ca,
                                                     Clock::WallTime now,
                                                     std::chrono::seconds validity) {
   if (hosts.empty()) return InvalidArgumentError("a serving certificate needs at least one name");
-  Owned<X509> ca_cert = ParseCertificate(ca.cert_pem);
-  Owned<EVP_PKEY> ca_key = ParseKey(ca.key_pem);
+  Owned<X509> ca_cert = k8s::ParsePemCertificate(ca.cert_pem);
+  Owned<EVP_PKEY> ca_key = k8s::ParsePemPrivateKey(ca.key_pem);
   if (!ca_cert || !ca_key) return InvalidArgumentError("the CA is not PEM: " + k8s::OpenSslError());
   Owned<EVP_PKEY> key(EVP_EC_gen("P-256"));
   Owned<X509> cert(X509_new());
@@ -156,7 +139,7 @@ StatusOr<KeyAndCertificate> IssueServingCertificate(const KeyAndCertificate& ca,
 }
 
 StatusOr<CertificateFacts> InspectCertificate(const std::string& cert_pem) {
-  Owned<X509> cert = ParseCertificate(cert_pem);
+  Owned<X509> cert = k8s::ParsePemCertificate(cert_pem);
   if (!cert) return InvalidArgumentError("not a PEM certificate: " + k8s::OpenSslError());
   CertificateFacts facts;
   facts.not_before = FromAsn1Time(X509_get0_notBefore(cert.get()));
@@ -182,21 +165,12 @@ StatusOr<CertificateFacts> InspectCertificate(const std::string& cert_pem) {
 }
 
 Status CheckKeyAndCertificate(const KeyAndCertificate& pair) {
-  Owned<X509> cert = ParseCertificate(pair.cert_pem);
-  if (!cert)
-    return InvalidArgumentError("tls.crt is not a PEM certificate: " + k8s::OpenSslError());
-  Owned<EVP_PKEY> key = ParseKey(pair.key_pem);
-  if (!key) return InvalidArgumentError("tls.key is not a PEM private key: " + k8s::OpenSslError());
-  if (X509_check_private_key(cert.get(), key.get()) != 1) {
-    ERR_clear_error();
-    return InvalidArgumentError("tls.key is not the key of the certificate in tls.crt");
-  }
-  return OkStatus();
+  return k8s::CheckPemKeyPair(pair.cert_pem, pair.key_pem, "tls.crt", "tls.key");
 }
 
 bool SignedBy(const std::string& cert_pem, const std::string& ca_pem) {
-  Owned<X509> cert = ParseCertificate(cert_pem);
-  Owned<X509> ca = ParseCertificate(ca_pem);
+  Owned<X509> cert = k8s::ParsePemCertificate(cert_pem);
+  Owned<X509> ca = k8s::ParsePemCertificate(ca_pem);
   Owned<EVP_PKEY> ca_public(ca ? X509_get_pubkey(ca.get()) : nullptr);
   const bool ok = cert && ca_public && X509_verify(cert.get(), ca_public.get()) == 1;
   ERR_clear_error();

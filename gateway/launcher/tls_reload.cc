@@ -1,11 +1,6 @@
 #include "gateway/launcher/tls_reload.h"
 
 #include <openssl/asn1.h>
-#include <openssl/bio.h>
-#include <openssl/bn.h>
-#include <openssl/evp.h>
-#include <openssl/pem.h>
-#include <openssl/x509.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,16 +13,12 @@
 #include <memory>
 #include <sstream>
 
+#include "operator/k8s/pem.h"
+
 namespace rdmastack::gateway {
 namespace {
 
-template <typename T, void (*Free)(T*)>
-struct Deleter {
-  void operator()(T* p) const { Free(p); }
-};
-using Bio = std::unique_ptr<BIO, Deleter<BIO, BIO_free_all>>;
-using X509Ptr = std::unique_ptr<X509, Deleter<X509, X509_free>>;
-using Key = std::unique_ptr<EVP_PKEY, Deleter<EVP_PKEY, EVP_PKEY_free>>;
+using k8s::OpenSslPtr;
 
 StatusOr<std::string> ReadSmallFile(const std::string& path, const char* what) {
   std::ifstream in(path, std::ios::binary);
@@ -43,7 +34,7 @@ StatusOr<std::string> ReadSmallFile(const std::string& path, const char* what) {
 }
 
 std::string OneLineName(X509_NAME* name) {
-  Bio bio(BIO_new(BIO_s_mem()));
+  OpenSslPtr<BIO> bio(BIO_new(BIO_s_mem()));
   X509_NAME_print_ex(bio.get(), name, 0, XN_FLAG_ONELINE & ~ASN1_STRFLGS_ESC_MSB);
   char* data = nullptr;
   const long n = BIO_get_mem_data(bio.get(), &data);
@@ -51,12 +42,11 @@ std::string OneLineName(X509_NAME* name) {
 }
 
 std::string Serial(X509* cert) {
-  BIGNUM* bn = ASN1_INTEGER_to_BN(X509_get0_serialNumber(cert), nullptr);
+  OpenSslPtr<BIGNUM> bn(ASN1_INTEGER_to_BN(X509_get0_serialNumber(cert), nullptr));
   if (bn == nullptr) return "?";
-  char* hex = BN_bn2hex(bn);
+  char* hex = BN_bn2hex(bn.get());
   std::string out = hex != nullptr ? std::string("0x") + hex : "?";
   OPENSSL_free(hex);
-  BN_free(bn);
   return out;
 }
 
@@ -68,7 +58,8 @@ std::string NotAfter(X509* cert) {
   return buf;
 }
 
-std::string Fnv1a(std::string_view a, std::string_view b) {
+// Tells one pair of files from the next; not a security measure.
+std::string Fingerprint(std::string_view a, std::string_view b) {
   uint64_t h = 1469598103934665603ull;
   for (std::string_view s : {a, std::string_view("\0", 1), b}) {
     for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
@@ -81,21 +72,10 @@ std::string Fnv1a(std::string_view a, std::string_view b) {
 StatusOr<TlsPairInfo> CheckTlsFiles(const TlsFiles& files) {
   RDMASTACK_ASSIGN_OR_RETURN(std::string cert_pem, ReadSmallFile(files.cert, "certificate"));
   RDMASTACK_ASSIGN_OR_RETURN(std::string key_pem, ReadSmallFile(files.key, "key"));
-  Bio cert_bio(BIO_new_mem_buf(cert_pem.data(), static_cast<int>(cert_pem.size())));
-  X509Ptr cert(PEM_read_bio_X509(cert_bio.get(), nullptr, nullptr, nullptr));
-  if (cert == nullptr)
-    return InvalidArgumentError("the TLS certificate " + files.cert +
-                                " holds no PEM certificate (BEGIN CERTIFICATE)");
-  Bio key_bio(BIO_new_mem_buf(key_pem.data(), static_cast<int>(key_pem.size())));
-  Key key(PEM_read_bio_PrivateKey(key_bio.get(), nullptr, nullptr, nullptr));
-  if (key == nullptr)
-    return InvalidArgumentError("the TLS key " + files.key +
-                                " holds no unencrypted PEM private key");
-  if (X509_check_private_key(cert.get(), key.get()) != 1)
-    return InvalidArgumentError("the TLS key " + files.key +
-                                " does not belong to the first certificate in " + files.cert);
+  RDMASTACK_RETURN_IF_ERROR(k8s::CheckPemKeyPair(cert_pem, key_pem, files.cert, files.key));
+  const OpenSslPtr<X509> cert = k8s::ParsePemCertificate(cert_pem);
   TlsPairInfo info;
-  info.fingerprint = Fnv1a(cert_pem, key_pem);
+  info.fingerprint = Fingerprint(cert_pem, key_pem);
   info.summary = "subject " + OneLineName(X509_get_subject_name(cert.get())) + ", serial " +
                  Serial(cert.get()) + ", expires " + NotAfter(cert.get());
   return info;

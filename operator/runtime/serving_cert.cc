@@ -13,23 +13,16 @@
 
 #include "operator/k8s/config.h"
 #include "operator/k8s/openssl_error.h"
+#include "operator/k8s/pem.h"
 
 namespace rdmastack::runtime {
 namespace {
 
-template <typename T, void (*Free)(T*)>
-struct Deleter {
-  void operator()(T* p) const { Free(p); }
-};
-using BioPtr = std::unique_ptr<BIO, Deleter<BIO, BIO_free_all>>;
-using X509Ptr = std::unique_ptr<X509, Deleter<X509, X509_free>>;
-using KeyPtr = std::unique_ptr<EVP_PKEY, Deleter<EVP_PKEY, EVP_PKEY_free>>;
-using BnPtr = std::unique_ptr<BIGNUM, Deleter<BIGNUM, BN_free>>;
-using ExtPtr = std::unique_ptr<X509_EXTENSION, Deleter<X509_EXTENSION, X509_EXTENSION_free>>;
-
-BioPtr ReadBio(const std::string& pem) {
-  return BioPtr(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
-}
+using BioPtr = k8s::OpenSslPtr<BIO>;
+using X509Ptr = k8s::OpenSslPtr<X509>;
+using KeyPtr = k8s::OpenSslPtr<EVP_PKEY>;
+using BnPtr = k8s::OpenSslPtr<BIGNUM>;
+using ExtPtr = k8s::OpenSslPtr<X509_EXTENSION>;
 
 StatusOr<std::string> Pem(const std::function<int(BIO*)>& write) {
   BioPtr bio(BIO_new(BIO_s_mem()));
@@ -58,17 +51,8 @@ StatusOr<TlsServingCredentials> LoadServingCredentials(const std::string& dir) {
   TlsServingCredentials creds;
   RDMASTACK_ASSIGN_OR_RETURN(creds.cert_pem, k8s::ReadFileToString(cert_path));
   RDMASTACK_ASSIGN_OR_RETURN(creds.key_pem, k8s::ReadFileToString(key_path));
-  X509Ptr cert(PEM_read_bio_X509(ReadBio(creds.cert_pem).get(), nullptr, nullptr, nullptr));
-  if (!cert) {
-    return InvalidArgumentError(cert_path + " is not a PEM certificate: " + k8s::OpenSslError());
-  }
-  KeyPtr key(PEM_read_bio_PrivateKey(ReadBio(creds.key_pem).get(), nullptr, nullptr, nullptr));
-  if (!key)
-    return InvalidArgumentError(key_path + " is not a PEM private key: " + k8s::OpenSslError());
-  if (X509_check_private_key(cert.get(), key.get()) != 1) {
-    ERR_clear_error();
-    return InvalidArgumentError(key_path + " does not belong to the certificate in " + cert_path);
-  }
+  RDMASTACK_RETURN_IF_ERROR(
+      k8s::CheckPemKeyPair(creds.cert_pem, creds.key_pem, cert_path, key_path));
   return creds;
 }
 
