@@ -58,17 +58,12 @@ StatusOr<std::string> ClientProfileReconciler::PoolCaBundle(const crd::GatewayPo
         it != ca_bundles_.end() && it->second.resource_version == rv)
       return it->second.pem;
   }
-  RDMASTACK_ASSIGN_OR_RETURN(k8s::JsonObject secret,
-                             client_.Get(k8s::kinds::Secret(), ns, secret_name));
   RDMASTACK_ASSIGN_OR_RETURN(
-      std::string pem,
-      k8s::DecodeBase64(secret.GetString({"data", gatewaypool::kTlsCaKey}).value_or("")));
-  if (pem.empty())
-    return FailedPreconditionError("Secret " + key + " (s3.tlsSecret) has no " +
-                                   gatewaypool::kTlsCaKey + " for the clients to verify with");
+      std::vector<std::string> ca,
+      controllers::ReadSecretValues(client_, ns, secret_name, {gatewaypool::kTlsCaKey}));
   std::lock_guard lock(ca_mu_);
-  ca_bundles_[key] = {rv, pem};
-  return pem;
+  ca_bundles_[key] = {rv, ca[0]};
+  return ca[0];
 }
 
 StatusOr<runtime::Result> ClientProfileReconciler::Reconcile(const runtime::Request& request) {

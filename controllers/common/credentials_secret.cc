@@ -1,5 +1,7 @@
 #include "controllers/common/credentials_secret.h"
 
+#include "operator/k8s/config.h"
+
 namespace rdmastack::controllers {
 
 SecretCheck CheckSecretKeys(const runtime::Store& secrets, const std::string& ns,
@@ -21,6 +23,27 @@ SecretCheck CheckSecretKeys(const runtime::Store& secrets, const std::string& ns
               "Secret " + name + " has no key " + key + in_field + "; add it"};
   }
   return {SecretState::kPresent, ""};
+}
+
+StatusOr<std::vector<std::string>> ReadSecretValues(k8s::Client& client, const std::string& ns,
+                                                    const std::string& name,
+                                                    const std::vector<std::string>& keys) {
+  auto secret = client.Get(k8s::kinds::Secret(), ns, name);
+  if (!secret.ok()) {
+    return Status(secret.status().code(), "cannot read Secret " + ns + "/" + name + ": " +
+                                              std::string(secret.status().message()));
+  }
+  std::vector<std::string> values;
+  for (const std::string& key : keys) {
+    auto value = k8s::DecodeBase64(secret->GetString({"data", key}).value_or(""));
+    if (!value.ok() || value->empty()) {
+      std::string listed;
+      for (const std::string& k : keys) listed += (listed.empty() ? "" : "/") + k;
+      return FailedPreconditionError("Secret " + ns + "/" + name + " lacks usable " + listed);
+    }
+    values.push_back(std::move(*value));
+  }
+  return values;
 }
 
 SecretCheck CheckCredentialsSecret(const runtime::Store& secrets, const std::string& ns,

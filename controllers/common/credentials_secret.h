@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "crds/types/types.h"
+#include "operator/k8s/client.h"
 #include "operator/runtime/store.h"
 
 namespace rdmastack::controllers {
@@ -23,6 +24,13 @@ struct SecretCheck {
 SecretCheck CheckSecretKeys(const runtime::Store& secrets, const std::string& ns,
                             const std::string& name, const std::vector<std::string>& keys,
                             std::string_view field);
+
+// The decoded values of `keys` in Secret `ns`/`name`, in that order, read with a GET for this
+// moment only (the cache never holds values). Errors: "cannot read Secret ns/name: ..." or
+// "Secret ns/name lacks usable a/b" (a key missing, empty or not base64).
+StatusOr<std::vector<std::string>> ReadSecretValues(k8s::Client& client, const std::string& ns,
+                                                    const std::string& name,
+                                                    const std::vector<std::string>& keys);
 
 // `field` names the spec field in messages ("s3.credentialsSecret").
 SecretCheck CheckCredentialsSecret(const runtime::Store& secrets, const std::string& ns,

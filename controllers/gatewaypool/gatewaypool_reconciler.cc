@@ -238,23 +238,21 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
     for (const auto& t : want_tracks) want[NodeTrackLabel(ns, name, t)] = "true";
     k8s::JsonObject patch;
     bool changed = controllers::AddMetadataMapPatch("labels", n.labels, want, is_mine, &patch);
-    const std::string state_json = want_state ? SerializeNodeUpgradeState(*want_state) : "";
-    if (state_json != n.state.value_or("")) {
-      if (want_state) {
-        (void)patch.SetString({"metadata", "annotations", state_key}, state_json);
+    auto annotate = [&](const std::string& key, const std::optional<std::string>& value,
+                        const std::optional<std::string>& now) {
+      if (value == now) return;
+      if (value) {
+        (void)patch.SetString({"metadata", "annotations", key}, *value);
       } else {
-        (void)patch.SetNull({"metadata", "annotations", state_key});
+        (void)patch.SetNull({"metadata", "annotations", key});
       }
       changed = true;
-    }
-    if (want_maintenance != n.maintenance) {
-      if (want_maintenance) {
-        (void)patch.SetString({"metadata", "annotations", maintenance_key}, *want_maintenance);
-      } else {
-        (void)patch.SetNull({"metadata", "annotations", maintenance_key});
-      }
-      changed = true;
-    }
+    };
+    annotate(state_key,
+             want_state ? std::optional<std::string>(SerializeNodeUpgradeState(*want_state))
+                        : std::nullopt,
+             n.state.value_or("").empty() ? std::nullopt : n.state);
+    annotate(maintenance_key, want_maintenance, n.maintenance);
     if (!changed) return;
     std::string body = patch.Serialize();
     if (writer_.NodePatchPending(n.name, body, n.resource_version)) return;
@@ -380,34 +378,24 @@ void GatewayPoolReconciler::ValidateNewGateways(const crd::GatewayPool& pool, in
   base.port = s3_port;
   base.tls = pool.spec.s3.tls_secret.has_value();
   std::string failure;
-  if (validator_.NeedsCredentials() && base.tls) {
-    // The CA is public, but the Secret also holds the key: read for this check only.
-    const std::string tls_name = pool.spec.s3.tls_secret->name;
-    auto secret = client_.Get(k8s::kinds::Secret(), ns, tls_name);
-    auto ca = secret.ok() ? k8s::DecodeBase64(secret->GetString({"data", kTlsCaKey}).value_or(""))
-                          : StatusOr<std::string>(secret.status());
-    if (!ca.ok() || ca->empty()) {
-      failure = "cannot read " + std::string(kTlsCaKey) + " of Secret " + ns + "/" + tls_name +
-                (ca.ok() ? std::string(": empty") : ": " + std::string(ca.status().message()));
+  if (validator_.NeedsCredentials()) {
+    // Read when needed and not cached: the keys stay in the operator only for this check. The
+    // CA is public, but its Secret also holds the gateways' key: read the same way.
+    auto keys = controllers::ReadSecretValues(client_, ns, ref.name,
+                                              {ref.access_key_id_key, ref.secret_access_key_key});
+    if (keys.ok()) {
+      base.access_key_id = std::move((*keys)[0]);
+      base.secret_access_key = std::move((*keys)[1]);
     } else {
-      base.ca_pem = std::move(*ca);
+      failure = std::string(keys.status().message());
     }
-  }
-  if (validator_.NeedsCredentials() && failure.empty()) {
-    // Read when needed and not cached: the keys stay in the operator only for this check.
-    auto secret = client_.Get(k8s::kinds::Secret(), ns, ref.name);
-    if (!secret.ok()) {
-      failure = "cannot read Secret " + ns + "/" + ref.name + ": " + secret.status().message();
-    } else {
-      auto id = k8s::DecodeBase64(secret->GetString({"data", ref.access_key_id_key}).value_or(""));
-      auto key =
-          k8s::DecodeBase64(secret->GetString({"data", ref.secret_access_key_key}).value_or(""));
-      if (!id.ok() || !key.ok() || id->empty() || key->empty()) {
-        failure = "Secret " + ns + "/" + ref.name + " lacks usable " + ref.access_key_id_key + "/" +
-                  ref.secret_access_key_key;
+    if (failure.empty() && base.tls) {
+      auto ca =
+          controllers::ReadSecretValues(client_, ns, pool.spec.s3.tls_secret->name, {kTlsCaKey});
+      if (ca.ok()) {
+        base.ca_pem = std::move((*ca)[0]);
       } else {
-        base.access_key_id = std::move(*id);
-        base.secret_access_key = std::move(*key);
+        failure = std::string(ca.status().message());
       }
     }
   }

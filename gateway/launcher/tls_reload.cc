@@ -58,15 +58,6 @@ std::string NotAfter(X509* cert) {
   return buf;
 }
 
-// Tells one pair of files from the next; not a security measure.
-std::string Fingerprint(std::string_view a, std::string_view b) {
-  uint64_t h = 1469598103934665603ull;
-  for (std::string_view s : {a, std::string_view("\0", 1), b}) {
-    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  }
-  return std::to_string(h) + ":" + std::to_string(a.size()) + ":" + std::to_string(b.size());
-}
-
 }  // namespace
 
 StatusOr<TlsPairInfo> CheckTlsFiles(const TlsFiles& files) {
@@ -75,9 +66,10 @@ StatusOr<TlsPairInfo> CheckTlsFiles(const TlsFiles& files) {
   RDMASTACK_RETURN_IF_ERROR(k8s::CheckPemKeyPair(cert_pem, key_pem, files.cert, files.key));
   const OpenSslPtr<X509> cert = k8s::ParsePemCertificate(cert_pem);
   TlsPairInfo info;
-  info.fingerprint = Fingerprint(cert_pem, key_pem);
   info.summary = "subject " + OneLineName(X509_get_subject_name(cert.get())) + ", serial " +
                  Serial(cert.get()) + ", expires " + NotAfter(cert.get());
+  info.cert_pem = std::move(cert_pem);
+  info.key_pem = std::move(key_pem);
   return info;
 }
 
@@ -112,7 +104,7 @@ int SuperviseWithTlsReload(const ExecPlan& plan, const Environment& env, const T
   }
   std::cerr << "rdmastack-gateway: serving HTTPS with " << serving->summary << "; pid " << child
             << ", reloaded when " << files.cert << " or " << files.key << " change" << std::endl;
-  std::string rejected;  // the fingerprint of a pair already reported as unusable
+  std::string rejected;  // why the pair on disk was last found unusable (said once)
   const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(interval);
   const timespec wait{static_cast<time_t>(seconds.count()),
                       static_cast<long>((interval - seconds).count() * 1000000)};
@@ -143,7 +135,7 @@ int SuperviseWithTlsReload(const ExecPlan& plan, const Environment& env, const T
       }
       continue;
     }
-    if (now->fingerprint == serving->fingerprint) continue;
+    if (now->cert_pem == serving->cert_pem && now->key_pem == serving->key_pem) continue;
     std::cerr << "rdmastack-gateway: TLS files changed, reloading: " << now->summary << std::endl;
     ::kill(child, SIGHUP);
     serving = std::move(now);

@@ -19,10 +19,11 @@ struct TlsFiles {
   std::string key;   // PEM private key of the leaf
 };
 
-// The pair parses and the key belongs to the certificate. Yields a fingerprint of both files'
-// bytes (to notice a change) and the leaf's subject and expiry for the log.
+// The pair parses and the key belongs to the certificate. Yields both files' contents (to notice
+// a change) and the leaf's subject and expiry for the log.
 struct TlsPairInfo {
-  std::string fingerprint;
+  std::string cert_pem;
+  std::string key_pem;
   std::string summary;  // "subject CN=..., serial 0x..., expires 2027-01-01T00:00:00Z"
 };
 StatusOr<TlsPairInfo> CheckTlsFiles(const TlsFiles& files);

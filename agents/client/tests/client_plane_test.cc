@@ -89,7 +89,8 @@ class ClientPlaneTest : public ::testing::Test {
     return o;
   }
 
-  std::unique_ptr<ClientPlane> Plane(const RunOptions& o) {
+  std::unique_ptr<ClientPlane> Plane(const RunOptions& o,
+                                     const std::function<void(PlaneDeps&)>& adjust = {}) {
     PlaneDeps deps;
     deps.make_prober = [o] { return agent::MakeProber(o.root, o.probes_file, false); };
     deps.http = &http_;
@@ -98,6 +99,7 @@ class ClientPlaneTest : public ::testing::Test {
       commands_.push_back(argv);
       return modprobe_(argv);
     };
+    if (adjust) adjust(deps);
     return std::make_unique<ClientPlane>(o, deps);
   }
 
@@ -127,20 +129,14 @@ TEST_F(ClientPlaneTest, AnHttpsPoolIsCheckedAgainstItsCaAndTheCaIsInstalled) {
                std::string("-----BEGIN CERTIFICATE-----\\nMIIB\\n-----END CERTIFICATE-----\\n") +
                R"(","endpoints":[{"node":"stg-node-0","address":"198.18.0.10","s3Port":7071}]})");
   std::vector<s3::TlsOptions> asked;
-  PlaneDeps deps;
-  const RunOptions o = Options(kDmaBuf);
-  deps.make_prober = [o] { return agent::MakeProber(o.root, o.probes_file, false); };
-  deps.http = nullptr;  // plain HTTP is never used for an https pool
-  deps.https = [&](const s3::TlsOptions& tls) -> s3::HttpTransport* {
-    asked.push_back(tls);
-    return &http_;
-  };
-  deps.clock = &clock_;
-  deps.run_command = [](const std::vector<std::string>&, std::chrono::milliseconds) {
-    return StatusOr<agent::CapturedOutput>(agent::CapturedOutput{});
-  };
-  ClientPlane plane(o, deps);
-  const ClientState st = plane.RunPass();
+  auto plane = Plane(Options(kDmaBuf), [&](PlaneDeps& deps) {
+    deps.http = nullptr;  // plain HTTP is never used for an https pool
+    deps.https = [&](const s3::TlsOptions& tls) -> s3::HttpTransport* {
+      asked.push_back(tls);
+      return &http_;
+    };
+  });
+  const ClientState st = plane->RunPass();
   EXPECT_TRUE(st.ready) << st.message;
   ASSERT_EQ(asked.size(), 1u);
   EXPECT_EQ(asked[0].ca_pem, ca);

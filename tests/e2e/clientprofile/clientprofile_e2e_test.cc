@@ -16,7 +16,6 @@
 #include <thread>
 
 #include "controllers/agenthub/hub_pki.h"
-#include "operator/k8s/config.h"
 #include "operator/k8s/json_object.h"
 #include "tests/e2e/common/pool_e2e_fixture.h"
 #include "tests/harness/golden.h"
@@ -107,6 +106,16 @@ class ClientProfileE2eTest : public PoolE2eTest {
     ns_->Apply(ReadSample("clientprofile-gpudirect.yaml"));
     ns_->Apply(ReadSample("clientprofile-hostmem.yaml"));
     if (!pool_later) StartPool();
+  }
+
+  // StartAll with the pool, then the host-memory profile Ready.
+  void StartWithTheHostMemoryProfileReady(const std::string& prefix) {
+    StartAll(prefix, /*pool_later=*/false);
+    if (HasFatalFailure()) return;
+    CommandResult wait =
+        env_->Kubectl({"wait", "--for=condition=Ready", std::string("cprof/") + kHostMem, "-n",
+                       ns_->name(), "--timeout=300s"});
+    ASSERT_EQ(wait.exit_code, 0) << wait.err << ClientDiagnostics();
   }
 
   void StartPool() {
@@ -327,8 +336,6 @@ TEST_F(ClientProfileE2eTest, SeedProfilesPickATransportPerNodeAndFollowThePool) 
       << ClientDiagnostics();
 }
 
-// During a pool upgrade the clients' endpoints move from the 1.x port to the 2.x one with the
-// nodes, and the file they write is there and whole at every moment.
 // S3 over TLS seen from the GPU nodes: once the pool serves HTTPS (s3.tlsSecret), every client
 // gets https URLs and the pool's CA through its endpoints file, installs the CA for applications
 // (ca-bundle.pem, AWS_CA_BUNDLE) and keeps passing its own check of the pool, now over HTTPS
@@ -336,12 +343,8 @@ TEST_F(ClientProfileE2eTest, SeedProfilesPickATransportPerNodeAndFollowThePool) 
 TEST_F(ClientProfileE2eTest, ClientsOfAnHttpsPoolVerifyItWithThePoolsCa) {
   if (const std::string missing = FindNodes(); !missing.empty())
     GTEST_SKIP() << missing << " (scripts/test.sh makes them)";
-  StartAll("cprof-tls", /*pool_later=*/false);
+  StartWithTheHostMemoryProfileReady("cprof-tls");
   if (HasFatalFailure()) return;
-  CommandResult wait =
-      env_->Kubectl({"wait", "--for=condition=Ready", std::string("cprof/") + kHostMem, "-n",
-                     ns_->name(), "--timeout=300s"});
-  ASSERT_EQ(wait.exit_code, 0) << wait.err << ClientDiagnostics();
   const std::string eligible = Field(kHostMem, "{.status.nodeCounts.eligible}");
   ASSERT_TRUE(Eventually([&] { return SliceEndpoints().size() == storage_.size(); }, 60s))
       << ClientDiagnostics();
@@ -352,18 +355,25 @@ TEST_F(ClientProfileE2eTest, ClientsOfAnHttpsPoolVerifyItWithThePoolsCa) {
   ASSERT_TRUE(ca.ok());
   auto leaf = agenthub::IssueServingCertificate(*ca, ips, now, 24h);
   ASSERT_TRUE(leaf.ok());
-  CommandResult made = env_->Kubectl(
-      {"apply", "-n", ns_->name(), "-f", "-"},
-      R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"kvcache-tls"},"data":{"tls.crt":")" +
-          k8s::EncodeBase64(leaf->cert_pem) + R"(","tls.key":")" +
-          k8s::EncodeBase64(leaf->key_pem) + R"(","ca.crt":")" + k8s::EncodeBase64(ca->cert_pem) +
-          R"("}})");
-  ASSERT_EQ(made.exit_code, 0) << made.err;
+  ApplyTlsSecret("kvcache-tls", leaf->cert_pem, leaf->key_pem, ca->cert_pem);
+  if (HasFatalFailure()) return;
   ASSERT_EQ(env_->Kubectl({"patch", "gwp", "kvcache", "-n", ns_->name(), "--type=merge", "-p",
                            R"({"spec":{"s3":{"tlsSecret":{"name":"kvcache-tls"}}}})"})
                 .exit_code,
             0);
 
+  // The gateways move to HTTPS node by node; the clients' configuration changes at once, so they
+  // reach the pool again only once gateways serve HTTPS. Wait for the whole pool first.
+  UseTls(ca->cert_pem);
+  ASSERT_TRUE(Eventually(
+      [&] {
+        if (PoolCondition("kvcache", "Upgrading", "reason") != "UpToDate") return false;
+        size_t https = 0;
+        for (const SliceEndpoint& e : Endpoints("kvcache")) https += e.ready && Serves(e);
+        return https == storage_.size();
+      },
+      180s))
+      << ClientDiagnostics();
   // The client on the H100 node installs the https configuration and the CA.
   const std::string dir = InstallDir(h100_, kHostMem);
   ASSERT_TRUE(Eventually(
@@ -392,15 +402,13 @@ TEST_F(ClientProfileE2eTest, ClientsOfAnHttpsPoolVerifyItWithThePoolsCa) {
   EXPECT_EQ(PoolCondition("kvcache", "Ready"), "True") << Diagnostics();
 }
 
+// During a pool upgrade the clients' endpoints move from the 1.x port to the 2.x one with the
+// nodes, and the file they write is there and whole at every moment.
 TEST_F(ClientProfileE2eTest, ClientConfigFollowsAPoolUpgrade) {
   if (const std::string missing = FindNodes(); !missing.empty())
     GTEST_SKIP() << missing << " (scripts/test.sh makes them)";
-  StartAll("cprof-upgrade", /*pool_later=*/false);
+  StartWithTheHostMemoryProfileReady("cprof-upgrade");
   if (HasFatalFailure()) return;
-  CommandResult wait =
-      env_->Kubectl({"wait", "--for=condition=Ready", std::string("cprof/") + kHostMem, "-n",
-                     ns_->name(), "--timeout=300s"});
-  ASSERT_EQ(wait.exit_code, 0) << wait.err << ClientDiagnostics();
   const std::string file = InstallDir(h100_, kHostMem) + "/endpoints.json";
   ASSERT_TRUE(
       Eventually([&] { return WrittenEndpoints(h100_, kHostMem) == SliceEndpoints(); }, 30s))

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "operator/base/clock.h"
+#include "operator/k8s/config.h"
 
 namespace rdmastack::testing {
 
@@ -249,6 +250,16 @@ s3::S3Client PoolE2eTest::Client(const SliceEndpoint& e) {
 bool PoolE2eTest::Serves(const SliceEndpoint& e) {
   auto r = Client(e).Send({.method = "GET", .path = "/"});
   return r.ok() && r->status == 200;
+}
+
+void PoolE2eTest::ApplyTlsSecret(const std::string& name, const std::string& cert_pem,
+                                 const std::string& key_pem, const std::string& ca_pem) {
+  CommandResult r = env_->Kubectl(
+      {"apply", "-n", ns_->name(), "-f", "-"},
+      R"({"apiVersion":"v1","kind":"Secret","type":"kubernetes.io/tls","metadata":{"name":")" +
+          name + R"("},"data":{"tls.crt":")" + k8s::EncodeBase64(cert_pem) + R"(","tls.key":")" +
+          k8s::EncodeBase64(key_pem) + R"(","ca.crt":")" + k8s::EncodeBase64(ca_pem) + R"("}})");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
 }
 
 void PoolE2eTest::HupAgent(const std::string& node) {

@@ -108,6 +108,10 @@ class PoolE2eTest : public SimE2eTest {
   }
   // A signed ListBuckets through the endpoint answers 200.
   bool Serves(const SliceEndpoint& e);
+  // Creates or updates (a rotation) Secret `name` in the test's namespace with tls.crt, tls.key
+  // and ca.crt, the layout s3.tlsSecret asks for.
+  void ApplyTlsSecret(const std::string& name, const std::string& cert_pem,
+                      const std::string& key_pem, const std::string& ca_pem);
   // Re-probe: the agent on `node` re-reads its fixture on SIGHUP.
   void HupAgent(const std::string& node);
   std::string Diagnostics() const;

@@ -18,7 +18,6 @@
 #include <thread>
 
 #include "controllers/agenthub/hub_pki.h"
-#include "operator/k8s/config.h"
 #include "tests/e2e/common/pool_e2e_fixture.h"
 #include "tests/e2e/common/pool_traffic.h"
 
@@ -187,6 +186,11 @@ class UpgradeE2eTest : public PoolE2eTest {
     EXPECT_GT(checked, 0u);
   }
 
+  // Stops `traffic` and checks that it kept going (over 50 requests after `before`, counted at
+  // `moment`) and that not one request failed.
+  void StopAndExpectNoFailedRequest(Traffic& traffic, const char* what, int64_t before,
+                                    const char* moment);
+
   std::string GatewayPodUids() const {
     return Get({"get", "pods", "-n", ns_->name(), "-l", "gatewaypool.rdmastack.io/name=kvcache",
                 "-o", "jsonpath={.items[*].metadata.uid}"});
@@ -199,6 +203,16 @@ std::string Join(const std::vector<std::string>& lines, size_t max = 20) {
   std::string out;
   for (size_t i = 0; i < lines.size() && i < max; ++i) out += lines[i] + "\n";
   return out;
+}
+
+void UpgradeE2eTest::StopAndExpectNoFailedRequest(Traffic& traffic, const char* what,
+                                                  int64_t before, const char* moment) {
+  traffic.Stop();
+  std::printf("%s: %lld requests (%lld before %s), %zu failed\n", what,
+              static_cast<long long>(traffic.requests()), static_cast<long long>(before), moment,
+              traffic.failures().size());
+  EXPECT_EQ(traffic.failures().size(), 0u) << Join(traffic.failures());
+  EXPECT_GT(traffic.requests(), before + 50);
 }
 
 // 1.2.0.68 -> 2.0.0.109 on 8 nodes, two at a time, under traffic; the operator is SIGKILLed at
@@ -498,13 +512,7 @@ TEST_F(UpgradeE2eTest, KubectlDrainTakesAStorageNodeOutGracefullyAndUncordonBrin
                      ns_->name() + "\\.kvcache}"}),
             "");
   std::this_thread::sleep_for(3s);  // traffic through the node again
-  traffic.Stop();
-
-  std::printf("traffic: %lld requests (%lld before the drain), %zu failed\n",
-              static_cast<long long>(traffic.requests()), static_cast<long long>(before),
-              traffic.failures().size());
-  EXPECT_EQ(traffic.failures().size(), 0u) << Join(traffic.failures());
-  EXPECT_GT(traffic.requests(), before + 50);
+  StopAndExpectNoFailedRequest(traffic, "traffic", before, "the drain");
   // Objects written through the node before its maintenance read back from it after.
   ExpectObjectsReadBack(traffic);
   const std::string events = Get({"get", "events", "-n", ns_->name(), "-o",
@@ -533,17 +541,8 @@ TEST_F(UpgradeE2eTest, S3OverTlsServesHttpsAndARotatedCertificateLosesNoRequest)
   auto leaf2 = agenthub::IssueServingCertificate(*ca2, ips, now, 24h);
   ASSERT_TRUE(leaf1.ok() && leaf2.ok());
   const std::string bundle = ca1->cert_pem + ca2->cert_pem;
-  auto secret_data = [&](const agenthub::KeyAndCertificate& leaf) {
-    return std::string(R"({"data":{"tls.crt":")") + k8s::EncodeBase64(leaf.cert_pem) +
-           R"(","tls.key":")" + k8s::EncodeBase64(leaf.key_pem) + R"(","ca.crt":")" +
-           k8s::EncodeBase64(bundle) + R"("}})";
-  };
-  CommandResult made =
-      env_->Kubectl({"apply", "-n", ns_->name(), "-f", "-"},
-                    R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"kvcache-tls"},)"
-                    R"("type":"kubernetes.io/tls",)" +
-                        secret_data(*leaf1).substr(1));
-  ASSERT_EQ(made.exit_code, 0) << made.err;
+  ApplyTlsSecret("kvcache-tls", leaf1->cert_pem, leaf1->key_pem, bundle);
+  if (HasFatalFailure()) return;
   Patch(R"({"spec":{"s3":{"tlsSecret":{"name":"kvcache-tls"}}}})");
 
   UseTls(bundle);
@@ -580,9 +579,8 @@ TEST_F(UpgradeE2eTest, S3OverTlsServesHttpsAndARotatedCertificateLosesNoRequest)
   traffic.Start();
   std::this_thread::sleep_for(3s);
   const int64_t before = traffic.requests();
-  CommandResult rotated = env_->Kubectl({"patch", "secret", "kvcache-tls", "-n", ns_->name(),
-                                         "--type=merge", "-p", secret_data(*leaf2)});
-  ASSERT_EQ(rotated.exit_code, 0) << rotated.err;
+  ApplyTlsSecret("kvcache-tls", leaf2->cert_pem, leaf2->key_pem, bundle);
+  if (HasFatalFailure()) return;
   // The kubelet updates the Secret volume, the launcher notices and versitygw reloads.
   EXPECT_TRUE(Eventually(
       [&] {
@@ -593,12 +591,7 @@ TEST_F(UpgradeE2eTest, S3OverTlsServesHttpsAndARotatedCertificateLosesNoRequest)
       90s))
       << Diagnostics();
   std::this_thread::sleep_for(3s);
-  traffic.Stop();
-  std::printf("traffic over HTTPS: %lld requests (%lld before the rotation), %zu failed\n",
-              static_cast<long long>(traffic.requests()), static_cast<long long>(before),
-              traffic.failures().size());
-  EXPECT_EQ(traffic.failures().size(), 0u) << Join(traffic.failures());
-  EXPECT_GT(traffic.requests(), before + 50);
+  StopAndExpectNoFailedRequest(traffic, "traffic over HTTPS", before, "the rotation");
   ExpectObjectsReadBack(traffic);
   EXPECT_EQ(PoolCondition("kvcache", "Ready"), "True") << Diagnostics();
 }
