@@ -558,6 +558,7 @@ cmd_up() {
     sim_net_down
   fi
   build_cluster_components
+  drop_go_scratch
   build_oci_images
   check_image_table
   mkdir -p "$RUN" "$LOGS"

@@ -34,7 +34,24 @@ component_dir() { echo "$RDMASTACK_CACHE/$1-$2"; }
 is_built() { [[ -f "$(component_dir "$1" "$2")/.done" ]]; }
 mark_built() { touch "$(component_dir "$1" "$2")/.done"; }
 
-go_env() { env -u GOFLAGS GOTOOLCHAIN=local CGO_ENABLED=0 "$@"; }
+# Go's module and build caches for these builds live in a scratch folder of this run, removed once
+# the parts are built: together they take about 9 GiB that a CI disk cannot spare, and each part is
+# built once per version anyway. Scratch folders of runs that died are removed too.
+GO_SCRATCH="$RDMASTACK_CACHE/go-scratch-$$"
+go_env() {
+  env -u GOFLAGS GOTOOLCHAIN=local CGO_ENABLED=0 GOCACHE="$GO_SCRATCH/build" \
+    GOMODCACHE="$GO_SCRATCH/mod" GOPATH="$GO_SCRATCH/path" "$@"
+}
+drop_go_scratch() {
+  local dir pid
+  for dir in "$RDMASTACK_CACHE"/go-scratch-*; do
+    [[ -d $dir ]] || continue
+    pid="${dir##*-}"
+    if [[ $pid == "$$" ]] || ! kill -0 "$pid" 2>/dev/null; then
+      chmod -R u+w "$dir" && rm -rf "$dir"
+    fi
+  done
+}
 
 build_etcd() {
   local v="$CP_ETCD_VERSION" d; d="$(component_dir etcd "$v")"
@@ -56,7 +73,7 @@ build_k8s() {
   require_go
   local staging="v0.${v#v1.}"
   mkdir -p "$d/src" "$d/bin"
-  local modcache; modcache="$(go env GOMODCACHE)"
+  local modcache; modcache="$(go_env go env GOMODCACHE)"
   (cd "$d/src" && printf 'module example.invalid/k8s-bins\n\ngo 1.26.0\n' >go.mod &&
     run_step "kubernetes go mod download" "$d/build.log" go_env go mod download -json "k8s.io/kubernetes@$v") || exit 1
   local upstream="$modcache/cache/download/k8s.io/kubernetes/@v/$v.mod"
@@ -122,7 +139,7 @@ build_kwok() {
   run_step "kwok go install" "$d/build.log" go_env GOBIN="$d/bin" go install -trimpath -ldflags "-s -w" \
     "sigs.k8s.io/kwok/cmd/kwok@$v"
   # The standalone binary ships no default stages; copy the upstream "fast" set from the module.
-  local src; src="$(go env GOMODCACHE)/sigs.k8s.io/kwok@$v/kustomize/stage"
+  local src; src="$(go_env go env GOMODCACHE)/sigs.k8s.io/kwok@$v/kustomize/stage"
   [[ -d "$src" ]] || die "kwok stages not found in $src"
   cp "$src/node/fast/node-initialize.yaml" "$src/node/heartbeat-with-lease/node-heartbeat-with-lease.yaml" \
     "$src/pod/fast/pod-ready.yaml" "$src/pod/fast/pod-complete.yaml" "$src/pod/fast/pod-delete.yaml" "$d/stages/"
@@ -215,4 +232,5 @@ build_cluster_components() {
 build_all_components() {
   build_cluster_components
   build_promtool
+  drop_go_scratch
 }
