@@ -219,7 +219,7 @@ node affinity: {{range (index .spec.affinity.nodeAffinity.requiredDuringScheduli
 {{with index .spec.containers 0}}limits: {{.resources.limits}}
 capabilities: {{.securityContext.capabilities.add}}
 mounts: {{range .volumeMounts}}{{.mountPath}}{{if .readOnly}} (read-only){{end}} {{end}}
-env: {{range .env}}{{if .value}}{{.name}}={{.value}} {{end}}{{end}}{{end}}
+env: {{range .env}}{{if .value}}{{.name}}={{.value}} {{else if .valueFrom.secretKeyRef}}{{.name}} from Secret {{.valueFrom.secretKeyRef.name}} {{end}}{{end}}{{end}}
 '
 kubectl wait --for=jsonpath='{.status.phase}'=Succeeded pod/s3-smoke -n demo --timeout=120s >/dev/null ||
   kubectl get pod s3-smoke -n demo -o wide

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "controllers/clientprofile/node_retirement.h"
+#include "controllers/clientprofile/s3_user.h"
 #include "controllers/common/node_access.h"
 #include "controllers/common/render.h"
 #include "controllers/gatewaypool/track.h"
@@ -75,7 +76,7 @@ StatusOr<std::vector<std::string>> ClientArgs(const crd::ClientProfile& profile,
       InstallDir(ns, profile.metadata.name), "--library-dir", kLibraryDir, "--state-dir",
       kStateDir};
   if (spec.load_peer_mem) args.push_back("--load-peermem");
-  if (spec.credentials_secret) {
+  if (ClientCredentials(profile)) {
     args.push_back("--credentials-dir");
     args.push_back(kCredentialsDir);
   }
@@ -108,7 +109,7 @@ StatusOr<k8s::JsonObject> ClientContainer(const crd::ClientProfile& profile,
   (void)c.Append({"volumeMounts"}, controllers::DevInfinibandMount());
   (void)c.Append({"volumeMounts"}, Mount("client-install", kHostInstallRoot, false));
   (void)c.Append({"volumeMounts"}, Mount("endpoints", kEndpointsDir, true));
-  if (profile.spec.credentials_secret)
+  if (ClientCredentials(profile))
     (void)c.Append({"volumeMounts"}, Mount("credentials", kCredentialsDir, true));
   (void)c.Append({"volumeMounts"}, Mount("client-library", kLibraryDir, true));
   (void)c.Append({"volumeMounts"}, Mount("state", kStateDir, false));
@@ -123,7 +124,7 @@ void AddVolumes(const crd::ClientProfile& profile, k8s::JsonObject* pod) {
   k8s::JsonObject endpoints = Obj(R"({"name":"endpoints","configMap":{}})");
   (void)endpoints.SetString({"configMap", "name"}, EndpointsConfigMapName(profile.metadata.name));
   (void)pod->Append({"volumes"}, endpoints);
-  if (const auto& creds = profile.spec.credentials_secret) {
+  if (const std::optional<crd::CredentialsSecretRef> creds = ClientCredentials(profile)) {
     k8s::JsonObject secret = Obj(R"({"name":"credentials","secret":{}})");
     (void)secret.SetString({"secret", "secretName"}, creds->name);
     // The files the client reads, whatever the keys are called in the Secret.

@@ -40,7 +40,8 @@ ClientProfileReconciler::ClientProfileReconciler(k8s::Client& client,
       clock_(clock),
       stores_(stores),
       render_(std::move(render)),
-      writer_(client, "clientprofile") {}
+      writer_(client, "clientprofile"),
+      s3_users_(client, stores.secrets, clock) {}
 
 StatusOr<std::string> ClientProfileReconciler::PoolCaBundle(const crd::GatewayPool& pool) {
   if (!pool.spec.s3.tls_secret) return std::string();
@@ -64,6 +65,26 @@ StatusOr<std::string> ClientProfileReconciler::PoolCaBundle(const crd::GatewayPo
   std::lock_guard lock(ca_mu_);
   ca_bundles_[key] = {rv, ca[0]};
   return ca[0];
+}
+
+std::vector<PoolEndpoint> ClientProfileReconciler::PoolEndpoints(const std::string& ns,
+                                                                 const std::string& pool) const {
+  std::vector<const k8s::JsonObject*> slices;
+  std::vector<runtime::ObjectPtr> held = stores_.slices.List();
+  for (const auto& s : held) {
+    if (s->Namespace() == ns && s->Label(gatewaypool::kPoolLabel) == pool)
+      slices.push_back(s.get());
+  }
+  return ReadyEndpoints(slices);
+}
+
+std::optional<crd::GatewayPool> ClientProfileReconciler::Pool(
+    const std::string& ns, const crd::ClientProfile& profile) const {
+  const runtime::ObjectPtr p = stores_.pools.Get(ns + "/" + profile.spec.gateway_pool_ref.name);
+  if (p == nullptr || p->IsBeingDeleted()) return std::nullopt;
+  auto parsed = crd::ParseResource<crd::GatewayPool>(p->value());
+  if (!parsed.ok()) return std::nullopt;
+  return std::move(*parsed);
 }
 
 StatusOr<runtime::Result> ClientProfileReconciler::Reconcile(const runtime::Request& request) {
@@ -93,22 +114,11 @@ StatusOr<runtime::Result> ClientProfileReconciler::Reconcile(const runtime::Requ
   in.ready_node_label = label + "=" + kReadyValue;
 
   // The pool, its ready endpoints, the credentials.
-  std::optional<crd::GatewayPool> pool;
-  if (const runtime::ObjectPtr p = stores_.pools.Get(ns + "/" + profile.spec.gateway_pool_ref.name);
-      p != nullptr && !p->IsBeingDeleted()) {
-    if (auto parsed_pool = crd::ParseResource<crd::GatewayPool>(p->value()); parsed_pool.ok())
-      pool = std::move(*parsed_pool);
-  }
+  const std::optional<crd::GatewayPool> pool = Pool(ns, profile);
   in.pool_found = pool.has_value();
   std::vector<PoolEndpoint> endpoints;
   if (pool) {
-    std::vector<const k8s::JsonObject*> slices;
-    std::vector<runtime::ObjectPtr> held = stores_.slices.List();
-    for (const auto& s : held) {
-      if (s->Namespace() == ns && s->Label(gatewaypool::kPoolLabel) == pool->metadata.name)
-        slices.push_back(s.get());
-    }
-    endpoints = ReadyEndpoints(slices);
+    endpoints = PoolEndpoints(ns, pool->metadata.name);
     in.endpoints = static_cast<int32_t>(endpoints.size());
   }
   if (const auto& creds = profile.spec.credentials_secret) {
@@ -175,12 +185,20 @@ StatusOr<runtime::Result> ClientProfileReconciler::Reconcile(const runtime::Requ
 
   // Workloads: only with a pool and an accepted spec; otherwise what runs stays as it is.
   Status synced = OkStatus();
+  runtime::Result result;
   if (pool && daemonset) {
     const std::string cm_name = EndpointsConfigMapName(name);
     const std::string ds_name = DaemonSetName(name);
     // The endpoints first: a client pod cannot start without them.
     StatusOr<std::string> ca = PoolCaBundle(*pool);
     synced = ca.status();
+    // The S3 user before the clients that sign with its keys.
+    if (synced.ok() && profile.spec.s3_user) {
+      S3UserProvisioner::Outcome user = s3_users_.Sync(profile, *pool, endpoints, *ca);
+      in.s3_user = std::move(user.status);
+      in.s3_user_message = std::move(user.problem);
+      result.requeue_after = user.requeue_after;
+    }
     if (synced.ok())
       synced = writer_.ApplyIfChanged(k8s::kinds::ConfigMap(),
                                       RenderEndpointsConfigMap(profile, *pool, endpoints, *ca),
@@ -198,7 +216,7 @@ StatusOr<runtime::Result> ClientProfileReconciler::Reconcile(const runtime::Requ
   RecordTransitions(*object, profile, status);
   RDMASTACK_RETURN_IF_ERROR(WriteStatus(*object, profile, status));
   RDMASTACK_RETURN_IF_ERROR(synced);
-  return runtime::Result{};
+  return result;
 }
 
 Status ClientProfileReconciler::WriteStatus(const k8s::JsonObject& object,
@@ -257,6 +275,18 @@ Status ClientProfileReconciler::Cleanup(const k8s::JsonObject& object,
   }
   RDMASTACK_RETURN_IF_ERROR(writer_.PatchNodes(plan.patches, kLabelWriters));
   RDMASTACK_RETURN_IF_ERROR(SyncUninstaller(profile, false));
+  // The S3 user after its clients are gone; its Secret goes with the profile (owner reference).
+  if (const std::optional<crd::GatewayPool> pool = Pool(ns, profile);
+      pool && profile.spec.s3_user) {
+    StatusOr<std::string> ca = PoolCaBundle(*pool);
+    const std::vector<std::string> failed =
+        ca.ok() ? s3_users_.Remove(profile, *pool, PoolEndpoints(ns, pool->metadata.name), *ca)
+                : std::vector<std::string>{std::string(ca.status().message())};
+    for (const std::string& f : failed)
+      events_.Record(
+          object, runtime::EventType::kWarning, "S3UserCleanupFailed", "Cleanup",
+          "the S3 user stays on a gateway (its keys are deleted with the profile): " + f);
+  }
   RDMASTACK_RETURN_IF_ERROR(
       writer_.Delete(k8s::kinds::ConfigMap(),
                      OwnedObject(stores_.configmaps, ns, name, EndpointsConfigMapName(name))));

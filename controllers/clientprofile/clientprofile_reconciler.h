@@ -15,6 +15,7 @@
 
 #include "controllers/clientprofile/client_workload.h"
 #include "controllers/clientprofile/profile_status.h"
+#include "controllers/clientprofile/s3_user_provisioner.h"
 #include "controllers/common/object_writer.h"
 #include "controllers/common/write_memo.h"
 #include "controllers/gatewaypool/gateway_pod.h"
@@ -48,6 +49,9 @@ class ClientProfileReconciler final : public runtime::Reconciler {
 
  private:
   static constexpr size_t kLabelWriters = 16;
+  std::optional<crd::GatewayPool> Pool(const std::string& ns,
+                                       const crd::ClientProfile& profile) const;
+  std::vector<PoolEndpoint> PoolEndpoints(const std::string& ns, const std::string& pool) const;
   Status Cleanup(const k8s::JsonObject& object, const crd::ClientProfile& profile);
   // The profile's pods on one node: its client, its uninstall pod, the workloads naming it.
   struct NodePods {
@@ -91,6 +95,7 @@ class ClientProfileReconciler final : public runtime::Reconciler {
   };
   std::mutex ca_mu_;
   std::map<std::string, CaBundle> ca_bundles_;  // Secret key -> CA
+  S3UserProvisioner s3_users_;
 };
 
 }  // namespace rdmastack::clientprofile

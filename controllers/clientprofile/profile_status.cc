@@ -94,6 +94,7 @@ crd::ClientProfileStatus ComputeProfileStatus(const ProfileStatusInputs& in) {
   s.endpoints = in.endpoints;
   for (size_t i = 0; i < in.retiring.size() && i < kMaxListedNodes; ++i)
     s.retiring_nodes.push_back(in.retiring[i]);
+  s.s3_user = in.s3_user;
 
   // NodesEligible
   const std::string summary = ReasonSummary(in.nodes);
@@ -129,6 +130,9 @@ crd::ClientProfileStatus ComputeProfileStatus(const ProfileStatusInputs& in) {
   } else if (!in.secret_message.empty()) {
     bad_reason = "CredentialsSecretInvalid";
     bad_message = in.secret_message;
+  } else if (!in.s3_user_message.empty()) {
+    bad_reason = "S3UserNotProvisioned";
+    bad_message = in.s3_user_message;
   } else if (in.endpoints == 0) {
     bad_reason = "PoolNotServing";
     bad_message = "GatewayPool " + pool +

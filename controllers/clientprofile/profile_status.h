@@ -2,6 +2,7 @@
 // A ClientProfile's status from what the reconciler found (pure). The condition reasons are listed
 // in docs/troubleshooting.md.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,9 @@ struct ProfileStatusInputs {
   std::string ready_node_label;    // key=value
   // Nodes that have left the profile with its files still on them (node_retirement.h), sorted.
   std::vector<crd::RetiringNode> retiring;
+  // spec.s3User: what the gateways have, and what keeps some from having it ("" when none).
+  std::optional<crd::S3UserStatus> s3_user;
+  std::string s3_user_message;
 };
 
 crd::ClientProfileStatus ComputeProfileStatus(const ProfileStatusInputs& in);

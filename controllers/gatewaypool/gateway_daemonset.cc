@@ -78,6 +78,8 @@ StatusOr<k8s::JsonObject> GatewayContainer(const crd::GatewayPool& pool, const T
       {"VGW_POOL_BUF_SIZE", std::to_string(buffer_bytes)},
       {"VGW_POOL_BUF_COUNT", std::to_string(spec.rdma.buffer_pool.buffer_count)},
       {"VGW_REGION", spec.s3.region},
+      // versitygw's own IAM, where the operator keeps the ClientProfiles' S3 users (spec.s3User).
+      {"VGW_IAM_DIR", kIamDir},
   };
   for (const auto& [k, v] : env) (void)c.Append({"env"}, EnvValue(k, v));
   (void)c.Append(
@@ -157,6 +159,7 @@ StatusOr<k8s::JsonObject> GatewayContainer(const crd::GatewayPool& pool, const T
   (void)c.Append({"volumeMounts"}, Mount("gateway-run", kConfigDir, false));
   (void)c.Append({"volumeMounts"}, Mount("dev-infiniband", "/dev/infiniband", false));
   if (tls) (void)c.Append({"volumeMounts"}, Mount("s3-tls", kTlsDir, true));
+  (void)c.Append({"volumeMounts"}, Mount("iam", kIamDir, false));
   return c;
 }
 
@@ -227,6 +230,12 @@ StatusOr<k8s::JsonObject> RenderGatewayDaemonSet(const crd::GatewayPool& pool, c
   (void)pod.Append({"volumes"}, Obj(R"({"name":"gateway-run","emptyDir":{"medium":"Memory"}})"));
   (void)pod.Append({"volumes"},
                    HostPathVolume("dev-infiniband", "/dev/infiniband", "DirectoryOrCreate"));
+  // On the node, not in the pod: a restarted gateway, and the other track's gateway during an
+  // upgrade, serve the same users.
+  (void)pod.Append(
+      {"volumes"},
+      HostPathVolume("iam", IamHostDir(pool.metadata.namespace_.value_or(""), pool.metadata.name),
+                     "DirectoryOrCreate"));
   if (spec.s3.tls_secret) {
     // Projected by the kubelet and swapped atomically on rotation; the launcher reloads it.
     k8s::JsonObject v = Obj(R"({"name":"s3-tls","secret":{"defaultMode":256}})");

@@ -5,6 +5,7 @@
 // Secret, probes, IPC_LOCK, /dev/infiniband, memory sized from the buffer pool. Pure.
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -35,6 +36,12 @@ inline constexpr char kConfigDir[] = "/run/rdmastack-gateway";
 inline constexpr char kHealthPath[] = "/_/health";
 // Where the gateway sees its s3.tlsSecret (keys: track.h).
 inline constexpr char kTlsDir[] = "/etc/rdmastack/s3-tls";
+// versitygw's IAM directory in the gateway container (VGW_IAM_DIR).
+inline constexpr char kIamDir[] = "/var/lib/rdmastack/iam";
+// Its directory on the node: /var/lib/rdmastack/gateway-iam/<ns>.<pool>.
+inline std::string IamHostDir(std::string_view ns, std::string_view pool) {
+  return "/var/lib/rdmastack/gateway-iam/" + std::string(ns) + "." + std::string(pool);
+}
 
 // The DaemonSet for `track` of `pool`, carrying the applied-hash annotation. Fails only on a spec
 // the schema should have refused (a buffer size that is no quantity, a bad path template).

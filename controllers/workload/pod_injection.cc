@@ -4,6 +4,7 @@
 #include <set>
 
 #include "controllers/clientprofile/client_workload.h"
+#include "controllers/clientprofile/s3_user.h"
 #include "controllers/common/render.h"
 
 namespace rdmastack::workload {
@@ -45,17 +46,35 @@ bool Contains(const std::vector<std::string>& items, std::string_view item) {
   return std::find(items.begin(), items.end(), item) != items.end();
 }
 
-void InjectEnv(k8s::JsonObject* c, const std::string& container, std::string_view name,
-               const std::string& value, Conflicts* conflicts) {
+// The env entry `entry`, unless the container sets that variable otherwise (`what` describes the
+// profile's value in the conflict).
+void InjectEnvEntry(k8s::JsonObject* c, const std::string& container, const k8s::JsonObject& entry,
+                    const std::string& what, Conflicts* conflicts) {
+  const std::string name = entry.GetString({"name"}).value_or("");
   for (const auto& e : c->GetArray({"env"})) {
     if (e.GetString({"name"}) != name) continue;
-    if (e.GetString({"value"}) != value || e.Has({"valueFrom"})) {
-      conflicts->Add("container " + container + ": env " + std::string(name) +
-                     " is set by the pod (kept; the profile's value is " + value + ")");
+    if (e != entry) {
+      conflicts->Add("container " + container + ": env " + name +
+                     " is set by the pod (kept; the profile's value is " + what + ")");
     }
     return;
   }
-  (void)c->Append({"env"}, controllers::EnvValue(name, value));
+  (void)c->Append({"env"}, entry);
+}
+
+void InjectEnv(k8s::JsonObject* c, const std::string& container, std::string_view name,
+               const std::string& value, Conflicts* conflicts) {
+  InjectEnvEntry(c, container, controllers::EnvValue(name, value), value, conflicts);
+}
+
+// The profile's S3 user keys (spec.s3User) as the AWS SDKs' variables.
+void InjectS3UserKeys(k8s::JsonObject* c, const std::string& container,
+                      const crd::ClientProfile& profile, Conflicts* conflicts) {
+  const std::string secret = clientprofile::S3UserSecretName(profile.metadata.name);
+  for (auto [var, key] : {std::pair{"AWS_ACCESS_KEY_ID", clientprofile::kS3UserAccessKeyKey},
+                          std::pair{"AWS_SECRET_ACCESS_KEY", clientprofile::kS3UserSecretKeyKey}})
+    InjectEnvEntry(c, container, controllers::EnvSecret(var, secret, key),
+                   "Secret " + secret + " key " + key, conflicts);
 }
 
 // A read-only mount of `volume` at `path`, unless the container mounts something else there.
@@ -261,6 +280,7 @@ k8s::JsonObject InjectClientProfile(const k8s::JsonObject& pod, const crd::Clien
     InjectEnv(&c, name, "CUFILE_ENV_PATH_JSON", mount + "/cufile.json", &conflicts);
     InjectEnv(&c, name, "LD_LIBRARY_PATH", mount + "/lib", &conflicts);
     InjectEnv(&c, name, "RDMASTACK_CLIENT_CONFIG_DIR", mount, &conflicts);
+    if (profile.spec.s3_user) InjectS3UserKeys(&c, name, profile, &conflicts);
   }
   (void)out.SetArray({"spec", "containers"}, containers);
 

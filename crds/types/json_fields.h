@@ -251,6 +251,19 @@ constexpr auto JsonFields(const WorkloadSpec*) {
                     F("hostDevice", &T::host_device), F("configMountPath", &T::config_mount_path)};
 }
 
+constexpr auto JsonFields(const S3UserSpec*) {
+  using T = S3UserSpec;
+  return std::tuple{F("buckets", &T::buckets), F("rotation", &T::rotation),
+                    F("previousKeyGraceSeconds", &T::previous_key_grace_seconds)};
+}
+
+constexpr auto JsonFields(const S3UserStatus*) {
+  using T = S3UserStatus;
+  return std::tuple{F("secretName", &T::secret_name), F("accessKeyId", &T::access_key_id),
+                    F("rotatedAt", &T::rotated_at), F("gateways", &T::gateways),
+                    F("gatewaysOfEndpoints", &T::gateways_of_endpoints)};
+}
+
 constexpr auto JsonFields(const ClientProfileSpec*) {
   using T = ClientProfileSpec;
   return std::tuple{F("nodeSelector", &T::node_selector),
@@ -264,6 +277,7 @@ constexpr auto JsonFields(const ClientProfileSpec*) {
                     F("clientLibrary", &T::client_library),
                     F("loadPeerMem", &T::load_peer_mem),
                     F("credentialsSecret", &T::credentials_secret),
+                    F("s3User", &T::s3_user),
                     F("workload", &T::workload)};
 }
 
@@ -311,7 +325,8 @@ constexpr auto JsonFields(const ClientProfileStatus*) {
                     F("transports", &T::transports),
                     F("eligibleNodes", &T::eligible_nodes),
                     F("ineligibleNodes", &T::ineligible_nodes),
-                    F("retiringNodes", &T::retiring_nodes)};
+                    F("retiringNodes", &T::retiring_nodes),
+                    F("s3User", &T::s3_user)};
 }
 
 constexpr auto JsonFields(const ClientProfile*) {

@@ -430,6 +430,15 @@ struct WorkloadSpec {
   friend bool operator==(const WorkloadSpec&, const WorkloadSpec&) = default;
 };
 
+// An S3 user the operator makes on every gateway of the pool for the profile's clients and
+// workloads (docs/operations.md "Per-profile S3 users").
+struct S3UserSpec {
+  std::vector<std::string> buckets;          // the buckets the user may use; made when missing
+  std::string rotation;                      // a new value makes new keys
+  int32_t previous_key_grace_seconds = 300;  // how long replaced keys keep working
+  friend bool operator==(const S3UserSpec&, const S3UserSpec&) = default;
+};
+
 struct ClientProfileSpec {
   StringMap node_selector;
   std::vector<Toleration> tolerations;
@@ -444,6 +453,8 @@ struct ClientProfileSpec {
   // S3 keys the client data plane checks the pool with (never the pool's root keys); without it
   // the client checks the gateways' health endpoint.
   std::optional<CredentialsSecretRef> credentials_secret;
+  // Exclusive with credential_secret: the operator makes the user and its keys' Secret.
+  std::optional<S3UserSpec> s3_user;
   // Admission of application pods (docs/api.md "Workloads"); without it they are refused.
   std::optional<WorkloadSpec> workload;
   friend bool operator==(const ClientProfileSpec&, const ClientProfileSpec&) = default;
@@ -490,6 +501,15 @@ struct RetiringNode {
   friend bool operator==(const RetiringNode&, const RetiringNode&) = default;
 };
 
+struct S3UserStatus {
+  std::string secret_name;
+  std::string access_key_id;
+  std::optional<std::string> rotated_at;  // when the keys were last replaced
+  int32_t gateways = 0;                   // gateways that have the user and its grants
+  std::string gateways_of_endpoints;      // "2/3"
+  friend bool operator==(const S3UserStatus&, const S3UserStatus&) = default;
+};
+
 struct ClientProfileStatus {
   std::optional<int64_t> observed_generation;
   std::vector<Condition> conditions;
@@ -501,6 +521,7 @@ struct ClientProfileStatus {
   std::vector<EligibleNode> eligible_nodes;
   std::vector<IneligibleNode> ineligible_nodes;
   std::vector<RetiringNode> retiring_nodes;
+  std::optional<S3UserStatus> s3_user;
   friend bool operator==(const ClientProfileStatus&, const ClientProfileStatus&) = default;
 };
 

@@ -431,6 +431,34 @@ void CheckWorkload(const WorkloadSpec& w, const Problems& p) {
     p.At("configMountPath").Add("must be an absolute directory path other than /");
 }
 
+// S3 bucket naming rules (path-style): 3..63 of a-z 0-9 . -, starting and ending with a letter or
+// digit. The name is also a top-level directory of the posix backend.
+bool IsBucketName(std::string_view b) {
+  if (b.size() < 3 || b.size() > 63) return false;
+  if (!IsLowerAlnum(b.front()) || !IsLowerAlnum(b.back())) return false;
+  return std::all_of(b.begin(), b.end(),
+                     [](char c) { return IsLowerAlnum(c) || c == '.' || c == '-'; });
+}
+
+void CheckS3User(const ClientProfileSpec& spec, const Problems& p) {
+  const S3UserSpec& u = *spec.s3_user;
+  if (spec.credentials_secret)
+    p.Add(
+        "s3User and credentialsSecret exclude each other: with s3User the operator makes the "
+        "keys");
+  if (u.buckets.empty()) p.At("buckets").Add("must name at least one bucket");
+  std::set<std::string> seen;
+  for (size_t i = 0; i < u.buckets.size(); ++i) {
+    if (!IsBucketName(u.buckets[i]))
+      p.At("buckets").Index(i).Add("'" + u.buckets[i] +
+                                   "' is not a bucket name (3-63 of a-z, 0-9, '.', '-')");
+    else if (!seen.insert(u.buckets[i]).second)
+      p.At("buckets").Index(i).Add("'" + u.buckets[i] + "' is listed twice");
+  }
+  if (u.previous_key_grace_seconds < 0 || u.previous_key_grace_seconds > 86400)
+    p.At("previousKeyGraceSeconds").Add("must be 0..86400");
+}
+
 }  // namespace
 
 FieldProblems Validate(const ClientProfile& profile) {
@@ -460,6 +488,7 @@ FieldProblems Validate(const ClientProfile& profile) {
   CheckLibraryVersion(spec.client_library.version, p.At("clientLibrary").At("version"));
   CheckPinnedImage(spec.client_library.image, p.At("clientLibrary").At("image"));
   if (spec.workload) CheckWorkload(*spec.workload, p.At("workload"));
+  if (spec.s3_user) CheckS3User(spec, p.At("s3User"));
   return out;
 }
 

@@ -253,6 +253,23 @@ TEST(ValidateClientProfileTest, SemanticProblems) {
   EXPECT_EQ(problems.size(), 6u) << FormatProblems(problems);
 }
 
+TEST(ValidateClientProfileTest, S3UserBucketsAndItsExclusionOfCredentialsSecret) {
+  ClientProfile p = Sample<ClientProfile>("clientprofile-gpudirect.yaml");
+  ASSERT_TRUE(p.spec.s3_user.has_value());
+  p.spec.s3_user->buckets = {"ok-bucket", "Bad_Bucket", "ok-bucket", "-x-"};
+  p.spec.s3_user->previous_key_grace_seconds = -1;
+  p.spec.credentials_secret = CredentialsSecretRef{"client-keys"};
+  FieldProblems problems = Validate(p);
+  EXPECT_TRUE(HasProblem(problems, "spec.s3User", "exclude each other"));
+  EXPECT_TRUE(HasProblem(problems, "spec.s3User.buckets[1]", "not a bucket name"));
+  EXPECT_TRUE(HasProblem(problems, "spec.s3User.buckets[2]", "listed twice"));
+  EXPECT_TRUE(HasProblem(problems, "spec.s3User.buckets[3]", "not a bucket name"));
+  EXPECT_TRUE(HasProblem(problems, "spec.s3User.previousKeyGraceSeconds", "0..86400"));
+  EXPECT_EQ(problems.size(), 5u) << FormatProblems(problems);
+  p.spec.s3_user->buckets.clear();
+  EXPECT_TRUE(HasProblem(Validate(p), "spec.s3User.buckets", "at least one"));
+}
+
 TEST(ValidateClientProfileTest, TransferSizeBounds) {
   ClientProfile p = Sample<ClientProfile>("clientprofile-gpudirect.yaml");
   p.spec.max_transfer_size = IntOrString::Str("4Gi");

@@ -131,7 +131,9 @@ TEST(ClientDaemonSetTest, RunsTheClientWithTheProfileSettings) {
   EXPECT_EQ(ArgAfter(args, "--max-transfer-size"), std::to_string(192LL << 20));
   EXPECT_EQ(ArgAfter(args, "--gid-index"), "Auto");
   EXPECT_EQ(ArgAfter(args, "--install-dir"), "/var/lib/rdmastack/client/ml.kvcache-gpudirect");
-  EXPECT_EQ(ArgAfter(args, "--credentials-dir"), "<absent>");
+  // The sample's s3User: the client signs with the profile's own user (S3UserSecretName).
+  EXPECT_EQ(ArgAfter(args, "--credentials-dir"), "/etc/rdmastack-client/credentials");
+  EXPECT_NE(ds->Serialize().find(R"("secretName":"kvcache-gpudirect-s3-user")"), std::string::npos);
   EXPECT_NE(std::find(args.begin(), args.end(), "--load-peermem"), args.end());
   // Live probes on a real node; the harness's --probes-file (last) overrides them on simulated
   // ones.
@@ -208,6 +210,15 @@ TEST(UninstallDaemonSetTest, RemovesTheProfilesDirectoryOnUninstallNodesOnly) {
   EXPECT_EQ(ds.GetString({"spec", "template", "metadata", "labels", "rdmastack.io/simulate"}),
             "run");
   EXPECT_EQ(ds.GetBool({"spec", "template", "spec", "automountServiceAccountToken"}), false);
+}
+
+TEST(ClientDaemonSetTest, WithoutKeysTheClientChecksTheHealthPath) {
+  crd::ClientProfile profile = Sample("clientprofile-hostmem.yaml");
+  ASSERT_FALSE(profile.spec.s3_user || profile.spec.credentials_secret);
+  auto ds = RenderClientDaemonSet(profile, Options());
+  ASSERT_TRUE(ds.ok());
+  EXPECT_EQ(ArgAfter(Args(*ds), "--credentials-dir"), "<absent>");
+  EXPECT_EQ(ds->Serialize().find(R"("name":"credentials")"), std::string::npos);
 }
 
 TEST(ClientDaemonSetTest, HostMemoryProfileWithCredentials) {

@@ -137,6 +137,20 @@ TEST(ProfileStatusTest, RefusedSpecAndSecretProblemsAreNamed) {
   EXPECT_EQ(Cond(s, kDegraded).message, "names the pool's root keys");
 }
 
+TEST(ProfileStatusTest, AnS3UserMissingOnAGatewayIsDegradedAndShown) {
+  const crd::ClientProfile p = Profile();
+  ProfileStatusInputs in = Inputs(p, {Eligible("a", "HostMemory", "", true)});
+  in.s3_user = crd::S3UserStatus{"p-s3-user", "RSAAAAAAAA0000000001", std::nullopt, 1, "1/2"};
+  EXPECT_EQ(Cond(ComputeProfileStatus(in), kDegraded).status, crd::ConditionStatus::kFalse);
+  in.s3_user_message = "1 of 2 gateways do not have the S3 user yet: gateway on s1: HTTP 403";
+  const auto s = ComputeProfileStatus(in);
+  EXPECT_EQ(Cond(s, kDegraded).reason, "S3UserNotProvisioned");
+  EXPECT_EQ(Cond(s, kReady).reason, "S3UserNotProvisioned");
+  EXPECT_EQ(Cond(s, kReady).message, in.s3_user_message);
+  ASSERT_TRUE(s.s3_user.has_value());
+  EXPECT_EQ(s.s3_user->gateways_of_endpoints, "1/2");
+}
+
 TEST(ProfileStatusTest, NoneEligibleOrMatched) {
   const crd::ClientProfile p = Profile();
   auto s = ComputeProfileStatus(

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "crds/types/json.h"
 #include "crds/types/test_support.h"
 #include "tests/harness/golden.h"
@@ -90,6 +92,38 @@ TEST(PodInjectionTest, ContainerSettingsWinAndAreNamed) {
                 {"spec", "containers", "0", "resources", "limits", "rdma/hca_shared_devices_a"}),
             "1");
   EXPECT_TRUE(PodPatch(out, InjectClientProfile(out, profile, "ml")).value().Empty());
+}
+
+TEST(PodInjectionTest, TheProfilesS3UserKeysComeFromItsSecretUnlessThePodSetsItsOwn) {
+  const crd::ClientProfile profile = WithMode("shared");
+  ASSERT_TRUE(profile.spec.s3_user.has_value());
+  const k8s::JsonObject out = InjectClientProfile(Pod(), profile, "ml");
+  std::map<std::string, std::string> from_secret;
+  for (const auto& e : out.GetArray({"spec", "containers", "1", "env"})) {
+    if (auto secret = e.GetString({"valueFrom", "secretKeyRef", "name"}))
+      from_secret[e.GetString({"name"}).value_or("")] =
+          *secret + "/" + e.GetString({"valueFrom", "secretKeyRef", "key"}).value_or("");
+  }
+  EXPECT_EQ(from_secret["AWS_ACCESS_KEY_ID"], "kvcache-gpudirect-s3-user/accessKeyId");
+  EXPECT_EQ(from_secret["AWS_SECRET_ACCESS_KEY"], "kvcache-gpudirect-s3-user/secretAccessKey");
+
+  const k8s::JsonObject own = InjectClientProfile(Pod(R"({
+    "metadata": {"name": "app", "labels": {"rdmastack.io/client-profile": "kvcache-gpudirect"}},
+    "spec": {"containers": [{"name": "app", "image": "x:1",
+        "env": [{"name": "AWS_ACCESS_KEY_ID", "value": "MINE"}]}]}})"),
+                                                  profile, "ml");
+  EXPECT_EQ(own.GetString({"spec", "containers", "0", "env", "0", "value"}), "MINE");
+  EXPECT_NE(own.Annotation(kConflictsAnnotation)
+                .value_or("")
+                .find("env AWS_ACCESS_KEY_ID is set by the pod (kept; the profile's value is "
+                      "Secret kvcache-gpudirect-s3-user key accessKeyId)"),
+            std::string::npos)
+      << own.Annotation(kConflictsAnnotation).value_or("");
+
+  crd::ClientProfile without = profile;
+  without.spec.s3_user.reset();
+  EXPECT_EQ(InjectClientProfile(Pod(), without, "ml").Serialize().find("AWS_ACCESS_KEY_ID"),
+            std::string::npos);
 }
 
 TEST(PodInjectionTest, EveryNodeSelectorTermRequiresTheReadyLabel) {

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "controllers/agenthub/hub_pki.h"
+#include "operator/k8s/config.h"
 #include "operator/k8s/json_object.h"
 #include "tests/e2e/common/pool_e2e_fixture.h"
 #include "tests/harness/golden.h"
@@ -402,6 +403,106 @@ TEST_F(ClientProfileE2eTest, ClientsOfAnHttpsPoolVerifyItWithThePoolsCa) {
   EXPECT_EQ(PoolCondition("kvcache", "Ready"), "True") << Diagnostics();
 }
 
+// spec.s3User: the operator makes the profile's user on every gateway with its bucket and nothing
+// else, the profile's clients sign their check with its keys, a rotation keeps the replaced keys
+// working for the grace period only, and deleting the profile removes the user and leaves the
+// objects it wrote.
+TEST_F(ClientProfileE2eTest, AProfilesS3UserReachesOnlyItsBucketOnEveryGatewayRotatesAndGoes) {
+  if (const std::string missing = FindNodes(); !missing.empty())
+    GTEST_SKIP() << missing << " (scripts/test.sh makes them)";
+  StartWithTheHostMemoryProfileReady("cprof-user");
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(Eventually([&] { return SliceEndpoints().size() == storage_.size(); }, 60s))
+      << ClientDiagnostics();
+  const std::vector<SliceEndpoint> gateways = AwaitReadyEndpoints("kvcache", storage_.size());
+  ASSERT_EQ(gateways.size(), storage_.size());
+  auto status_of = [&](const SliceEndpoint& e, const s3::Credentials* keys, const char* method,
+                       const std::string& path, const std::string& body = "") {
+    auto r = Client(e, keys ? std::optional(*keys) : std::nullopt)
+                 .Send({.method = method, .path = path, .body = body});
+    return r.ok() ? r->status : 0;
+  };
+  // A bucket the profile does not name, with an object, on every gateway.
+  for (const SliceEndpoint& e : gateways) {
+    ASSERT_EQ(status_of(e, nullptr, "PUT", "/e2e-other"), 200);
+    ASSERT_EQ(status_of(e, nullptr, "PUT", "/e2e-other/x", "root's"), 200);
+  }
+  const std::string n = std::to_string(gateways.size());
+  auto user_ready = [&](const std::string& previous_key) {
+    return Field(kHostMem, "{.status.s3User.gatewaysOfEndpoints}") == n + "/" + n &&
+           !Field(kHostMem, "{.status.s3User.accessKeyId}").empty() &&
+           Field(kHostMem, "{.status.s3User.accessKeyId}") != previous_key;
+  };
+  auto secret_keys = [&] {
+    const std::string secret = std::string(kHostMem) + "-s3-user";
+    auto id = k8s::DecodeBase64(
+        Get({"get", "secret", secret, "-n", ns_->name(), "-o", "jsonpath={.data.accessKeyId}"}));
+    auto key = k8s::DecodeBase64(Get(
+        {"get", "secret", secret, "-n", ns_->name(), "-o", "jsonpath={.data.secretAccessKey}"}));
+    return s3::Credentials{id.value_or(""), key.value_or("")};
+  };
+  ASSERT_EQ(env_->Kubectl({"patch", "cprof", kHostMem, "-n", ns_->name(), "--type=merge", "-p",
+                           R"({"spec":{"s3User":{"buckets":["e2e-kv"],)"
+                           R"("previousKeyGraceSeconds":15}}})"})
+                .exit_code,
+            0);
+  ASSERT_TRUE(Eventually([&] { return user_ready(""); }, 90s)) << ClientDiagnostics();
+  const s3::Credentials first = secret_keys();
+  EXPECT_EQ(first.access_key_id, Field(kHostMem, "{.status.s3User.accessKeyId}"));
+  for (const SliceEndpoint& e : gateways) {
+    const std::string object = "/e2e-kv/from-" + e.ip;
+    EXPECT_EQ(status_of(e, &first, "PUT", object, "user's"), 200) << e.ip;
+    EXPECT_EQ(status_of(e, &first, "GET", object), 200) << e.ip;
+    EXPECT_EQ(status_of(e, &first, "GET", "/e2e-other/x"), 403) << e.ip;
+    EXPECT_EQ(status_of(e, &first, "PUT", "/e2e-other/y", "no"), 403) << e.ip;
+  }
+  // The clients now mount the user's keys and check the pool with them.
+  ASSERT_TRUE(Eventually(
+      [&] {
+        return Get({"get", "ds", "-n", ns_->name(), "-o", "yaml"})
+                       .find(std::string(kHostMem) + "-s3-user") != std::string::npos &&
+               Condition(kHostMem, "Ready") == "True";
+      },
+      180s))
+      << ClientDiagnostics();
+
+  // Rotation: new keys at once, the old ones only through the grace period.
+  ASSERT_EQ(env_->Kubectl({"patch", "cprof", kHostMem, "-n", ns_->name(), "--type=merge", "-p",
+                           R"({"spec":{"s3User":{"rotation":"2"}}})"})
+                .exit_code,
+            0);
+  ASSERT_TRUE(Eventually([&] { return user_ready(first.access_key_id); }, 60s))
+      << ClientDiagnostics();
+  const s3::Credentials second = secret_keys();
+  EXPECT_NE(second.access_key_id, first.access_key_id);
+  EXPECT_FALSE(Field(kHostMem, "{.status.s3User.rotatedAt}").empty());
+  for (const SliceEndpoint& e : gateways)
+    EXPECT_EQ(status_of(e, &second, "GET", "/e2e-kv/from-" + e.ip), 200) << e.ip;
+  EXPECT_EQ(status_of(gateways[0], &first, "GET", "/e2e-kv/from-" + gateways[0].ip), 200)
+      << "the replaced keys work during the grace period";
+  ASSERT_TRUE(Eventually(
+      [&] {
+        for (const SliceEndpoint& e : gateways) {
+          if (status_of(e, &first, "GET", "/e2e-kv/from-" + e.ip) != 403) return false;
+        }
+        return true;
+      },
+      60s))
+      << "the replaced keys still work after the grace period" << ClientDiagnostics();
+
+  // The profile goes: its user goes from every gateway; what it wrote stays.
+  ASSERT_EQ(
+      env_->Kubectl({"delete", "cprof", kHostMem, "-n", ns_->name(), "--timeout=180s"}).exit_code,
+      0)
+      << ClientDiagnostics();
+  for (const SliceEndpoint& e : gateways) {
+    EXPECT_EQ(status_of(e, &second, "GET", "/e2e-kv/from-" + e.ip), 403) << e.ip;
+    auto kept = Client(e).Send({.method = "GET", .path = "/e2e-kv/from-" + e.ip});
+    ASSERT_TRUE(kept.ok());
+    EXPECT_EQ(kept->body, "user's") << e.ip;
+  }
+}
+
 // During a pool upgrade the clients' endpoints move from the 1.x port to the 2.x one with the
 // nodes, and the file they write is there and whole at every moment.
 TEST_F(ClientProfileE2eTest, ClientConfigFollowsAPoolUpgrade) {
@@ -511,9 +612,8 @@ class WorkloadE2eTest : public ClientProfileE2eTest {
     if (run) y << "    rdmastack.io/simulate: run\n";
     y << "spec:\n  restartPolicy: Never\n";
     if (!node.empty()) y << "  nodeSelector: {kubernetes.io/hostname: " << node << "}\n";
+    // No keys: the webhook gives the profile's S3 user keys (the sample's s3User).
     y << "  containers:\n  - name: app\n    image: rdmastack.invalid/host\n"
-      << "    env:\n    - {name: AWS_ACCESS_KEY_ID, value: " << kSeedAccessKey << "}\n"
-      << "    - {name: AWS_SECRET_ACCESS_KEY, value: " << kSeedSecretKey << "}\n"
       << "    command:\n    - /bin/sh\n    - -c\n    - |\n"
       << "      set -e\n"
       << "      echo \"config=$RDMASTACK_CLIENT_CONFIG_DIR\"\n"
@@ -527,10 +627,9 @@ class WorkloadE2eTest : public ClientProfileE2eTest {
          "\"$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY\" -H 'x-amz-content-sha256: "
          "UNSIGNED-PAYLOAD' "
          "\"$@\"; }\n"
-      << "      s3 -X PUT \"$ep/app-bucket\" >/dev/null 2>&1 || true\n"
       << "      echo \"hello from $(hostname)\" > /tmp/body\n"
-      << "      s3 -X PUT -T /tmp/body \"$ep/app-bucket/" << name << "\"\n"
-      << "      s3 \"$ep/app-bucket/" << name << "\" | cmp -s - /tmp/body\n"
+      << "      s3 -X PUT -T /tmp/body \"$ep/smoke/" << name << "\"\n"
+      << "      s3 \"$ep/smoke/" << name << "\" | cmp -s - /tmp/body\n"
       << "      echo \"s3 round trip ok via $ep\"\n";
     return y.str();
   }

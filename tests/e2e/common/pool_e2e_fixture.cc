@@ -238,13 +238,14 @@ std::set<std::string> PoolE2eTest::ReadyEndpointNodes(const std::string& pool) c
   return out;
 }
 
-s3::S3Client PoolE2eTest::Client(const SliceEndpoint& e) {
+s3::S3Client PoolE2eTest::Client(const SliceEndpoint& e, std::optional<s3::Credentials> keys) {
   const uint16_t port = static_cast<uint16_t>(e.port);
+  s3::Credentials signer = keys.value_or(s3::Credentials{kSeedAccessKey, kSeedSecretKey});
   if (tls_transport_)
-    return s3::S3Client(*tls_transport_, s3::Endpoint{"https", e.ip, port},
-                        {kSeedAccessKey, kSeedSecretKey}, "us-east-1", RealClock::Instance(), 5s);
-  return s3::S3Client(transport_, s3::Endpoint{"http", e.ip, port},
-                      {kSeedAccessKey, kSeedSecretKey}, "us-east-1", RealClock::Instance(), 5s);
+    return s3::S3Client(*tls_transport_, s3::Endpoint{"https", e.ip, port}, std::move(signer),
+                        "us-east-1", RealClock::Instance(), 5s);
+  return s3::S3Client(transport_, s3::Endpoint{"http", e.ip, port}, std::move(signer), "us-east-1",
+                      RealClock::Instance(), 5s);
 }
 
 bool PoolE2eTest::Serves(const SliceEndpoint& e) {

@@ -6,6 +6,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -101,7 +102,8 @@ class PoolE2eTest : public SimE2eTest {
   // empty when they did not.
   std::vector<SliceEndpoint> AwaitReadyEndpoints(const std::string& pool, size_t nodes) const;
 
-  s3::S3Client Client(const SliceEndpoint& e);
+  // Signed with the pool's root keys unless `keys` are given.
+  s3::S3Client Client(const SliceEndpoint& e, std::optional<s3::Credentials> keys = std::nullopt);
   // Client() speaks HTTPS and trusts `ca_pem` from here on (a pool with s3.tlsSecret).
   void UseTls(const std::string& ca_pem) {
     tls_transport_ = std::make_unique<s3::BeastHttpTransport>(s3::TlsOptions{.ca_pem = ca_pem});

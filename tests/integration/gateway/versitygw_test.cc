@@ -16,9 +16,12 @@
 #include <sstream>
 #include <thread>
 
+#include "controllers/clientprofile/s3_user.h"
+#include "controllers/clientprofile/s3_user_sync.h"
 #include "gateway/launcher/test_paths.h"
 #include "gateway/s3/crypto.h"
 #include "gateway/s3/s3_client.h"
+#include "gateway/s3/versitygw_admin.h"
 #include "tests/harness/cluster_env.h"
 #include "tests/integration/gateway/gateway_process.h"
 
@@ -98,7 +101,10 @@ struct RunningGateway {
                                      "--create-gwroot"};
     std::vector<std::string> env = {std::string("ROOT_ACCESS_KEY_ID=") + kAccess,
                                     std::string("ROOT_SECRET_ACCESS_KEY=") + kSecret,
-                                    "NODE_NAME=it-node", "VGW_QUIET=true", "PATH=/usr/bin:/bin"};
+                                    "NODE_NAME=it-node", "VGW_QUIET=true", "PATH=/usr/bin:/bin",
+                                    // As the gateway DaemonSet sets it: the internal IAM.
+                                    "VGW_IAM_DIR=" + dir + "/iam"};
+    fs::create_directories(dir + "/iam");
     if (tls) {
       if (!MakeCertificate(dir + "/tls", "rdmastack-it")) return false;
       args.insert(args.end(), {"--tls-cert", CertFile(), "--tls-key", dir + "/tls.key"});
@@ -148,10 +154,18 @@ class VersitygwTest : public ::testing::Test {
       ASSERT_TRUE(started_) << "gateway did not become healthy; log:\n" << ReadFile(gateway_->log);
     }
   }
-  s3::S3Client Client(const std::string& secret = kSecret) {
-    return s3::S3Client(
-        transport_, s3::Endpoint{"http", "127.0.0.1", static_cast<uint16_t>(gateway_->port)},
-        {kAccess, secret}, "us-east-1", RealClock::Instance(), std::chrono::seconds(10));
+  s3::S3Client Client(const std::string& secret = kSecret) { return UserClient({kAccess, secret}); }
+  s3::S3Client UserClient(const s3::Credentials& keys) {
+    return s3::S3Client(transport_,
+                        s3::Endpoint{"http", "127.0.0.1", static_cast<uint16_t>(gateway_->port)},
+                        keys, "us-east-1", RealClock::Instance(), std::chrono::seconds(10));
+  }
+  // The HTTP status of a signed request (0 when it did not get an answer).
+  int StatusOf(const s3::Credentials& keys, const std::string& method, const std::string& path,
+               const std::string& body = "") {
+    StatusOr<s3::HttpResponse> r =
+        UserClient(keys).Send({.method = method, .path = path, .body = body});
+    return r.ok() ? r->status : 0;
   }
 
   static inline RunningGateway* gateway_ = nullptr;
@@ -215,6 +229,80 @@ TEST_F(VersitygwTest, ObjectRoundTripKeepsChecksum) {
   StatusOr<s3::HttpResponse> forbidden = Client("bad").Send({.method = "GET", .path = key});
   ASSERT_TRUE(forbidden.ok());
   EXPECT_EQ(forbidden->status, 403);
+}
+
+// A ClientProfile's S3 user (spec.s3User) as the operator keeps it on one gateway: it reaches the
+// profile's buckets and nothing else, a rotation keeps the previous key working until it is
+// dropped, and the removal leaves the buckets, their objects and other users' grants untouched.
+TEST_F(VersitygwTest, AProfilesS3UserReachesItsBucketsOnlyAndGoesWithoutTouchingData) {
+  REQUIRE_VERSITYGW(versitygw);
+  s3::S3Client root = Client();
+  const s3::VersitygwAdmin admin(root);
+  const s3::Credentials root_keys{kAccess, kSecret};
+  ASSERT_EQ(StatusOf(root_keys, "PUT", "/it-other"), 200);
+  ASSERT_EQ(StatusOf(root_keys, "PUT", "/it-other/x", "root's"), 200);
+  // Somebody else's grant on a bucket the profile will use, made before the profile.
+  const s3::Credentials other{"ITOTHERUSER000000001", "other-secret-0123456789"};
+  ASSERT_TRUE(admin.CreateUser(other).ok());
+  ASSERT_EQ(StatusOf(root_keys, "PUT", "/it-kv"), 200);
+  const std::string theirs =
+      R"({"Version":"2012-10-17","Statement":[{"Sid":"owner","Effect":"Allow",)"
+      R"("Principal":{"AWS":["ITOTHERUSER000000001"]},"Action":["s3:GetObject"],)"
+      R"("Resource":["arn:aws:s3:::it-kv/*"]}]})";
+  ASSERT_TRUE(admin.PutBucketPolicy("it-kv", theirs).ok());
+
+  const std::string prefix = clientprofile::S3UserKeyPrefix("ml", "kvcache");
+  auto k1 = clientprofile::NewS3UserKeys(prefix);
+  ASSERT_TRUE(k1.ok());
+  clientprofile::S3UserGrant grant{
+      prefix, clientprofile::S3UserStatementId("ml", "kvcache"), *k1, "", {"it-kv", "it-made"}};
+  Status synced = clientprofile::SyncS3UserGrant(admin, grant);
+  ASSERT_TRUE(synced.ok()) << synced.ToString();
+  EXPECT_EQ(StatusOf(*k1, "PUT", "/it-kv/obj", "user's"), 200);
+  EXPECT_EQ(StatusOf(*k1, "GET", "/it-kv/obj"), 200);
+  EXPECT_EQ(StatusOf(*k1, "PUT", "/it-made/obj", "made"), 200) << "a missing bucket is made";
+  EXPECT_EQ(StatusOf(*k1, "GET", "/it-other/x"), 403);
+  EXPECT_EQ(StatusOf(*k1, "PUT", "/it-other/y", "no"), 403);
+  EXPECT_EQ(StatusOf(*k1, "PUT", "/it-new-bucket"), 403);
+  // Again with nothing changed: nothing to do, same result.
+  ASSERT_TRUE(clientprofile::SyncS3UserGrant(admin, grant).ok());
+  EXPECT_EQ(StatusOf(*k1, "GET", "/it-kv/obj"), 200);
+
+  // Rotation: both keys work during the grace; then only the new one.
+  auto k2 = clientprofile::NewS3UserKeys(prefix);
+  ASSERT_TRUE(k2.ok());
+  grant.current = *k2;
+  grant.previous_access_key = k1->access_key_id;
+  ASSERT_TRUE(clientprofile::SyncS3UserGrant(admin, grant).ok());
+  EXPECT_EQ(StatusOf(*k2, "GET", "/it-kv/obj"), 200);
+  EXPECT_EQ(StatusOf(*k1, "GET", "/it-kv/obj"), 200);
+  grant.previous_access_key.clear();
+  ASSERT_TRUE(clientprofile::SyncS3UserGrant(admin, grant).ok());
+  EXPECT_EQ(StatusOf(*k2, "GET", "/it-kv/obj"), 200);
+  EXPECT_EQ(StatusOf(*k1, "GET", "/it-kv/obj"), 403);
+  // A bucket dropped from the list loses the grant.
+  grant.buckets = {"it-kv"};
+  ASSERT_TRUE(clientprofile::SyncS3UserGrant(admin, grant).ok());
+  EXPECT_EQ(StatusOf(*k2, "GET", "/it-made/obj"), 403);
+  EXPECT_EQ(StatusOf(*k2, "GET", "/it-kv/obj"), 200);
+
+  // Removal: the user goes, the data and the other grant stay.
+  grant.current.reset();
+  ASSERT_TRUE(clientprofile::SyncS3UserGrant(admin, grant).ok());
+  EXPECT_EQ(StatusOf(*k2, "GET", "/it-kv/obj"), 403);
+  auto users = admin.ListUsers();
+  ASSERT_TRUE(users.ok());
+  EXPECT_EQ(users->size(), 1u);
+  EXPECT_EQ(users->count(other.access_key_id), 1u);
+  auto obj = root.Send({.method = "GET", .path = "/it-kv/obj"});
+  ASSERT_TRUE(obj.ok());
+  EXPECT_EQ(obj->body, "user's");
+  EXPECT_EQ(StatusOf(root_keys, "GET", "/it-made/obj"), 200);
+  auto policy = admin.GetBucketPolicy("it-kv");
+  ASSERT_TRUE(policy.ok());
+  EXPECT_NE(policy->find("ITOTHERUSER000000001"), std::string::npos) << *policy;
+  EXPECT_EQ(policy->find(grant.statement_id), std::string::npos) << *policy;
+  EXPECT_EQ(StatusOf(other, "GET", "/it-kv/obj"), 200) << "the other user's grant works";
 }
 
 TEST(VersitygwLifecycle, SigtermToLauncherPidStopsGateway) {
