@@ -271,6 +271,27 @@ TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
         {"wait", "--for=condition=Ready", object, "-n", ns_->name(), "--timeout=300s"});
     ASSERT_EQ(wait.exit_code, 0) << object << ": " << wait.err << Diagnostics();
   }
+  // The profile's S3 user (the sample's s3User) is on both gateways, and a rotation replaces its
+  // keys in place (the Secret's update, under the chart's RBAC).
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return Get({"get", "cprof", "kvcache-gpudirect", "-n", ns_->name(), "-o",
+                    "jsonpath={.status.s3User.gatewaysOfEndpoints}"}) == "2/2";
+      },
+      60s))
+      << Diagnostics();
+  ASSERT_EQ(env_->Kubectl({"patch", "cprof", "kvcache-gpudirect", "-n", ns_->name(),
+                           "--type=merge", "-p", R"({"spec":{"s3User":{"rotation":"2"}}})"})
+                .exit_code,
+            0);
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return !Get({"get", "cprof", "kvcache-gpudirect", "-n", ns_->name(), "-o",
+                     "jsonpath={.status.s3User.rotatedAt}"})
+                    .empty();
+      },
+      60s))
+      << Diagnostics();
   // The webhook (its certificate Secret and caBundle kept by the operator under the chart's RBAC)
   // admits a pod that names the profile, with the profile injected.
   const std::string pod =
