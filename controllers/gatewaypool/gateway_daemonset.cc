@@ -80,6 +80,9 @@ StatusOr<k8s::JsonObject> GatewayContainer(const crd::GatewayPool& pool, const T
       {"VGW_REGION", spec.s3.region},
       // versitygw's own IAM, where the operator keeps the ClientProfiles' S3 users (spec.s3User).
       {"VGW_IAM_DIR", kIamDir},
+      // No 120 s cache of it: a key the operator removes (rotation, deleted profile) stops at once
+      // on both tracks' gateways, which share the directory but not a cache.
+      {"VGW_IAM_CACHE_DISABLE", "true"},
   };
   for (const auto& [k, v] : env) (void)c.Append({"env"}, EnvValue(k, v));
   (void)c.Append(

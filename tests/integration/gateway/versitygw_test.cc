@@ -103,7 +103,7 @@ struct RunningGateway {
                                     std::string("ROOT_SECRET_ACCESS_KEY=") + kSecret,
                                     "NODE_NAME=it-node", "VGW_QUIET=true", "PATH=/usr/bin:/bin",
                                     // As the gateway DaemonSet sets it: the internal IAM.
-                                    "VGW_IAM_DIR=" + dir + "/iam"};
+                                    "VGW_IAM_DIR=" + dir + "/iam", "VGW_IAM_CACHE_DISABLE=true"};
     fs::create_directories(dir + "/iam");
     if (tls) {
       if (!MakeCertificate(dir + "/tls", "rdmastack-it")) return false;
