@@ -92,14 +92,6 @@ S3UserProvisioner::Gateways S3UserProvisioner::Apply(const crd::ClientProfile& p
                                                      const S3UserGrant& grant,
                                                      const std::string& fingerprint) {
   Gateways out;
-  const std::string ns = pool.metadata.namespace_.value_or("");
-  const crd::CredentialsSecretRef& creds = pool.spec.s3.credentials_secret;
-  StatusOr<std::vector<std::string>> root = controllers::ReadSecretValues(
-      client_, ns, creds.name, {creds.access_key_id_key, creds.secret_access_key_key});
-  if (!root.ok()) {
-    out.failures.push_back("the pool's root keys: " + std::string(root.status().message()));
-    return out;
-  }
   const std::string prefix = ns + "/" + profile.metadata.name + "|";
   std::vector<size_t> todo;
   {
@@ -113,6 +105,16 @@ S3UserProvisioner::Gateways S3UserProvisioner::Apply(const crd::ClientProfile& p
       else
         todo.push_back(i);
     }
+  }
+  if (todo.empty()) return out;
+  // The root keys only when some gateway needs a call: the cache holds no Secret values.
+  const std::string ns = pool.metadata.namespace_.value_or("");
+  const crd::CredentialsSecretRef& creds = pool.spec.s3.credentials_secret;
+  StatusOr<std::vector<std::string>> root = controllers::ReadSecretValues(
+      client_, ns, creds.name, {creds.access_key_id_key, creds.secret_access_key_key});
+  if (!root.ok()) {
+    out.failures.push_back("the pool's root keys: " + std::string(root.status().message()));
+    return out;
   }
   std::vector<Status> results(todo.size());
   controllers::ParallelFor(todo.size(), kGatewayThreads, [&](size_t t) {
