@@ -36,24 +36,34 @@ StatusOr<S3UserSecret> S3UserProvisioner::EnsureSecret(const crd::ClientProfile&
   const crd::S3UserSpec& spec = *profile.spec.s3_user;
   const runtime::ObjectPtr cached = secrets_.Get(key);
 
+  auto not_ours = [&] {
+    return FailedPreconditionError("Secret " + key + " exists and is not this profile's (no " +
+                                   kProfileLabel + "=" + profile.metadata.name +
+                                   " label); rename or delete it");
+  };
   std::optional<S3UserSecret> current;
   std::string resource_version;
+  bool exists = cached != nullptr;
   if (cached != nullptr) {
-    if (cached->Label(kProfileLabel) != profile.metadata.name)
-      return FailedPreconditionError("Secret " + key + " exists and is not this profile's (no " +
-                                     kProfileLabel + "=" + profile.metadata.name +
-                                     " label); rename or delete it");
+    if (cached->Label(kProfileLabel) != profile.metadata.name) return not_ours();
     resource_version = std::string(cached->ResourceVersion());
     std::lock_guard lock(mu_);
     if (auto it = secret_values_.find(key);
         it != secret_values_.end() && it->second.resource_version == resource_version)
       current = it->second.state;
   }
-  if (cached != nullptr && !current) {
-    RDMASTACK_ASSIGN_OR_RETURN(k8s::JsonObject object, client_.Get(k8s::kinds::Secret(), ns, name));
-    resource_version = std::string(object.ResourceVersion());
-    // Keys someone emptied are replaced like a rotation.
-    if (auto read = ReadS3UserSecret(object); read.ok()) current = *read;
+  // Not in the cache may mean not there yet (just written): a GET tells.
+  if (!current) {
+    StatusOr<k8s::JsonObject> object = client_.Get(k8s::kinds::Secret(), ns, name);
+    if (object.ok()) {
+      if (object->Label(kProfileLabel) != profile.metadata.name) return not_ours();
+      exists = true;
+      resource_version = std::string(object->ResourceVersion());
+      // Keys someone emptied are replaced like a rotation.
+      if (auto read = ReadS3UserSecret(*object); read.ok()) current = *read;
+    } else if (object.status().code() != StatusCode::kNotFound) {
+      return object.status().WithContext("reading Secret " + key);
+    }
   }
   if (current && current->rotation == spec.rotation) {
     std::lock_guard lock(mu_);
@@ -70,7 +80,7 @@ StatusOr<S3UserSecret> S3UserProvisioner::EnsureSecret(const crd::ClientProfile&
   }
   k8s::JsonObject desired = RenderS3UserSecret(profile, next);
   StatusOr<k8s::JsonObject> written = InternalError("unset");
-  if (cached == nullptr) {
+  if (!exists) {
     written = client_.Create(k8s::kinds::Secret(), desired);
   } else {
     (void)desired.SetString({"metadata", "resourceVersion"}, resource_version);
