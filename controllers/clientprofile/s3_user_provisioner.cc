@@ -18,6 +18,16 @@ constexpr std::chrono::milliseconds kGatewayTimeout{5000};
 constexpr std::chrono::seconds kRetryAfter{15};
 constexpr size_t kListedFailures = 3;
 
+// The Secret's owner is this profile (the Secrets cache keeps owner references, not labels).
+bool OwnedBy(const k8s::JsonObject& secret, const crd::ClientProfile& profile) {
+  for (const auto& owner : secret.GetArray({"metadata", "ownerReferences"})) {
+    if (owner.GetString({"kind"}) == "ClientProfile" &&
+        owner.GetString({"uid"}) == profile.metadata.uid.value_or(""))
+      return true;
+  }
+  return false;
+}
+
 std::string Joined(const std::vector<std::string>& items) {
   std::string out;
   for (size_t i = 0; i < items.size() && i < kListedFailures; ++i)
@@ -37,15 +47,15 @@ StatusOr<S3UserSecret> S3UserProvisioner::EnsureSecret(const crd::ClientProfile&
   const runtime::ObjectPtr cached = secrets_.Get(key);
 
   auto not_ours = [&] {
-    return FailedPreconditionError("Secret " + key + " exists and is not this profile's (no " +
-                                   kProfileLabel + "=" + profile.metadata.name +
-                                   " label); rename or delete it");
+    return FailedPreconditionError("Secret " + key +
+                                   " exists and is not this profile's (no owner reference to "
+                                   "it); rename or delete that Secret");
   };
   std::optional<S3UserSecret> current;
   std::string resource_version;
   bool exists = cached != nullptr;
   if (cached != nullptr) {
-    if (cached->Label(kProfileLabel) != profile.metadata.name) return not_ours();
+    if (!OwnedBy(*cached, profile)) return not_ours();
     resource_version = std::string(cached->ResourceVersion());
     std::lock_guard lock(mu_);
     if (auto it = secret_values_.find(key);
@@ -56,7 +66,7 @@ StatusOr<S3UserSecret> S3UserProvisioner::EnsureSecret(const crd::ClientProfile&
   if (!current) {
     StatusOr<k8s::JsonObject> object = client_.Get(k8s::kinds::Secret(), ns, name);
     if (object.ok()) {
-      if (object->Label(kProfileLabel) != profile.metadata.name) return not_ours();
+      if (!OwnedBy(*object, profile)) return not_ours();
       exists = true;
       resource_version = std::string(object->ResourceVersion());
       // Keys someone emptied are replaced like a rotation.
