@@ -112,7 +112,8 @@ S3UserProvisioner::Gateways S3UserProvisioner::Apply(const crd::ClientProfile& p
                                                      const S3UserGrant& grant,
                                                      const std::string& fingerprint) {
   Gateways out;
-  const std::string prefix = ns + "/" + profile.metadata.name + "|";
+  const std::string prefix =
+      profile.metadata.namespace_.value_or("") + "/" + profile.metadata.name + "|";
   std::vector<size_t> todo;
   {
     std::lock_guard lock(mu_);
@@ -128,10 +129,10 @@ S3UserProvisioner::Gateways S3UserProvisioner::Apply(const crd::ClientProfile& p
   }
   if (todo.empty()) return out;
   // The root keys only when some gateway needs a call: the cache holds no Secret values.
-  const std::string ns = pool.metadata.namespace_.value_or("");
   const crd::CredentialsSecretRef& creds = pool.spec.s3.credentials_secret;
-  StatusOr<std::vector<std::string>> root = controllers::ReadSecretValues(
-      client_, ns, creds.name, {creds.access_key_id_key, creds.secret_access_key_key});
+  StatusOr<std::vector<std::string>> root =
+      controllers::ReadSecretValues(client_, pool.metadata.namespace_.value_or(""), creds.name,
+                                    {creds.access_key_id_key, creds.secret_access_key_key});
   if (!root.ok()) {
     out.failures.push_back("the pool's root keys: " + std::string(root.status().message()));
     return out;
