@@ -331,6 +331,20 @@ INSTANTIATE_TEST_SUITE_P(Table, InvalidObjectTest,
                                                     },
                                                     "configMountPath must not hide a system "
                                                     "directory"},
+                                        InvalidCase{"S3UserAndCredentialsSecret", kGpu,
+                                                    "ClientProfile",
+                                                    [](YAML::Node& o) {
+                                                      o["spec"]["credentialsSecret"]["name"] =
+                                                          "client-keys";
+                                                    },
+                                                    "s3User and credentialsSecret exclude each "
+                                                    "other"},
+                                        InvalidCase{"S3UserBucketName", kGpu, "ClientProfile",
+                                                    [](YAML::Node& o) {
+                                                      o["spec"]["s3User"]["buckets"][0] =
+                                                          "Smoke_Bucket";
+                                                    },
+                                                    "spec.s3User.buckets[0] in body should match"},
                                         InvalidCase{"NoGatewayPoolRef", kGpu, "ClientProfile",
                                                     [](YAML::Node& o) {
                                                       o["spec"].remove("gatewayPoolRef");
@@ -361,6 +375,33 @@ INSTANTIATE_TEST_SUITE_P(Table, InvalidObjectTest,
                                                     },
                                                     "spec.nodeName must equal metadata.name"}),
                          [](const auto& info) { return std::string(info.param.name); });
+
+// A stored profile's s3User cannot be removed (its user and keys go with the profile); it can be
+// added to one that had none.
+TEST_F(CrdIntegrationTest, S3UserCanBeAddedToAProfileButNotRemoved) {
+  RDMASTACK_REQUIRE_CLUSTER(env);
+  YAML::Node profile = LoadSample(kGpu, "ClientProfile");
+  profile["metadata"]["name"] = ::rdmastack::testing::UniqueName("cprof");
+  ASSERT_EQ(Send(*env, {"create"}, profile).exit_code, 0);
+  YAML::Node without = YAML::Clone(profile);
+  without["spec"].remove("s3User");
+  const std::vector<std::string> update = {"apply", "--server-side", "--force-conflicts",
+                                           "--field-manager=rdmastack-crds-test"};
+  std::vector<std::string> dry_run = update;
+  dry_run.push_back("--dry-run=server");
+  CommandResult removed = Send(*env, dry_run, without);
+  EXPECT_NE(removed.exit_code, 0) << Describe(removed);
+  EXPECT_NE(removed.err.find("s3User cannot be removed from a profile"), std::string::npos)
+      << Describe(removed);
+
+  YAML::Node plain = YAML::Clone(without);
+  plain["metadata"]["name"] = ::rdmastack::testing::UniqueName("cprof");
+  ASSERT_EQ(Send(*env, {"create"}, plain).exit_code, 0);
+  YAML::Node added = YAML::Clone(plain);
+  added["spec"]["s3User"]["buckets"].push_back("smoke");
+  CommandResult add = Send(*env, dry_run, added);
+  EXPECT_EQ(add.exit_code, 0) << Describe(add);
+}
 
 // Updates of a stored pool: the transition rules.
 class PoolUpdateTest : public CrdIntegrationTest {
