@@ -90,6 +90,7 @@ void ClientPlane::MaybeLoadPeerMem(agent::NodeFacts* facts, NodePlan* plan) {
 }
 
 Status ClientPlane::Install(const NodePlan& plan, const PoolEndpoints& pool) {
+  library_refused_ = false;
   RDMASTACK_RETURN_IF_ERROR(installer_.Prepare());
   const ClientConfig config =
       MakeClientConfig(plan, pool, options_.profile, options_.host_install_dir);
@@ -99,10 +100,13 @@ Status ClientPlane::Install(const NodePlan& plan, const PoolEndpoints& pool) {
     spdlog::info("config: wrote {} in {} ({}, {} endpoints, first {})", Join(written),
                  installer_.dir(), DescribePlan(plan), pool.endpoints.size(), pool.Urls().front());
   }
-  RDMASTACK_ASSIGN_OR_RETURN(std::vector<std::string> libs,
-                             installer_.SyncLibraries(options_.library_dir));
-  if (!libs.empty()) {
-    spdlog::info("config: {} from {} into {}", Join(libs), options_.library_dir, installer_.dir());
+  StatusOr<std::vector<std::string>> libs = installer_.SyncLibraries(options_.library_dir);
+  if (!libs.ok()) {
+    library_refused_ = libs.status().code() == StatusCode::kFailedPrecondition;
+    return libs.status();
+  }
+  if (!libs->empty()) {
+    spdlog::info("config: {} from {} into {}", Join(*libs), options_.library_dir, installer_.dir());
   }
   return OkStatus();
 }
@@ -173,7 +177,7 @@ ClientState ClientPlane::RunPass() {
     st.reason = kReasonNoEndpoints;
     st.message = "the pool " + pool->pool + " publishes no endpoints" + kept;
   } else if (!installed.ok()) {
-    st.reason = kReasonInstallFailed;
+    st.reason = library_refused_ ? kReasonLibraryRefused : kReasonInstallFailed;
     st.message = installed.message();
   } else {
     CheckPool(*pool, plan, &st);

@@ -144,19 +144,32 @@ StatusOr<std::vector<std::string>> Installer::SyncLibraries(const std::string& l
   if (!names.ok()) return names.status();
   std::error_code ec;
   std::map<std::string, WantedEntry> wanted;
+  std::string refused;
   for (const std::string& name : *names) {
     const std::string path = Join(library_dir, name);
     std::optional<struct stat> st = Lstat(path);
     if (!st) continue;
     if (S_ISLNK(st->st_mode)) {
+      // The image is the profile author's choice and the node's root is at /host: a link may only
+      // name a file beside it (which also keeps working on the host). Following any other would
+      // copy node files (kubelet keys, other pods' secrets) into every labelled pod's mount.
       const std::string target = fs::read_symlink(path, ec).string();
-      // A relative link to a sibling keeps working on the host; anything else is copied.
-      if (!ec && !target.empty() && target.find('/') == std::string::npos) {
+      if (!ec && !target.empty() && target.find('/') == std::string::npos && target != "." &&
+          target != "..") {
         wanted[name] = {"", target};
-        continue;
+      } else {
+        refused += (refused.empty() ? "" : ", ") + name + " -> " + target;
       }
+      continue;
     }
-    if (fs::is_regular_file(path, ec)) wanted[name] = {path, ""};
+    // Regular files only (lstat: never through a link); directories, fifos, devices are left out.
+    if (S_ISREG(st->st_mode)) wanted[name] = {path, ""};
+  }
+  if (!refused.empty()) {
+    return FailedPreconditionError(
+        "the library image has links that leave it (" + refused +
+        "); a link in it may only name a file beside it. Nothing from the image is installed; "
+        "what was installed before stays. Fix the image clientLibrary.image names");
   }
   // Applications link the SONAME (libcuobjclient.so.1); an image may ship only the full version.
   std::map<std::string, std::string> soname_owner;

@@ -18,6 +18,8 @@ inline constexpr const char* kReasonNoEndpoints = "NoEndpoints";
 inline constexpr const char* kReasonEndpointsUnreachable = "EndpointsUnreachable";
 inline constexpr const char* kReasonEndpointsFileInvalid = "EndpointsFileInvalid";
 inline constexpr const char* kReasonInstallFailed = "InstallFailed";
+// The library image links outside itself (Installer::SyncLibraries); nothing of it is installed.
+inline constexpr const char* kReasonLibraryRefused = "LibraryRefused";
 
 struct ClientState {
   bool ready = false;

@@ -96,6 +96,47 @@ TEST(Installer, MirrorsTheLibraryDirectoryAndLinksTheSoname) {
   EXPECT_FALSE(fs::exists(lib / "README"));
 }
 
+// The library image is chosen by the profile's author; the client runs with the node's root at
+// /host. A link in the image that leaves it must not bring a host file into the profile's
+// directory, which every labelled pod mounts (issue 35: kubelet keys, other pods' secrets).
+TEST(Installer, ALinkOutOfTheLibraryImageIsRefusedAndNothingFromTheImageIsInstalled) {
+  TempDir tmp;
+  const fs::path host_secret = tmp.path() / "host/var/lib/kubelet/pki/kubelet.key";
+  fs::create_directories(host_secret.parent_path());
+  WriteFile(host_secret, "PRIVATE KEY OF THE NODE\n");
+  const fs::path src = tmp.path() / "cuobjclient";
+  fs::create_directories(src);
+  WriteFile(src / "libgood.so", "good\n");
+  Installer installer(tmp / "install");
+  ASSERT_TRUE(installer.SyncLibraries(src.string()).ok());
+  const fs::path lib = tmp.path() / "install/lib";
+
+  for (const std::string target :
+       {host_secret.string(), "../host/var/lib/kubelet/pki/kubelet.key", "sub/../../host"}) {
+    SCOPED_TRACE(target);
+    fs::remove(src / "libevil.so");
+    fs::create_symlink(target, src / "libevil.so");
+    WriteFile(src / "libgood.so", "good, version 2\n");
+    auto refused = installer.SyncLibraries(src.string());
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.status().code(), StatusCode::kFailedPrecondition);
+    EXPECT_NE(refused.status().message().find("libevil.so -> " + target), std::string::npos)
+        << refused.status().ToString();
+    EXPECT_FALSE(fs::exists(lib / "libevil.so"));
+    // What was installed stays as it was: running pods keep their library.
+    EXPECT_EQ(ReadFile(lib / "libgood.so"), "good\n");
+  }
+  // A directory or a fifo in the image is not a library file: left out, not an error.
+  fs::remove(src / "libevil.so");
+  fs::create_directories(src / "subdir");
+  ASSERT_EQ(::mkfifo((src / "pipe").c_str(), 0600), 0);
+  auto ok = installer.SyncLibraries(src.string());
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(ReadFile(lib / "libgood.so"), "good, version 2\n");
+  EXPECT_FALSE(fs::exists(lib / "subdir"));
+  EXPECT_FALSE(fs::exists(lib / "pipe"));
+}
+
 // What a running application mapped stays as it was when a new client copies another build of the
 // library over it, or removes it: every copy is a rename, every removal an unlink.
 TEST(Installer, AMappedLibraryKeepsItsBytesThroughAnUpdateAndARemoval) {
