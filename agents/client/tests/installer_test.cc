@@ -111,8 +111,8 @@ TEST(Installer, ALinkOutOfTheLibraryImageIsRefusedAndNothingFromTheImageIsInstal
   ASSERT_TRUE(installer.SyncLibraries(src.string()).ok());
   const fs::path lib = tmp.path() / "install/lib";
 
-  for (const std::string target :
-       {host_secret.string(), "../host/var/lib/kubelet/pki/kubelet.key", "sub/../../host"}) {
+  for (const std::string& target : std::vector<std::string>{
+           host_secret.string(), "../host/var/lib/kubelet/pki/kubelet.key", "sub/../../host"}) {
     SCOPED_TRACE(target);
     fs::remove(src / "libevil.so");
     fs::create_symlink(target, src / "libevil.so");
