@@ -385,10 +385,8 @@ TEST_F(CrdIntegrationTest, S3UserCanBeAddedToAProfileButNotRemoved) {
   ASSERT_EQ(Send(*env, {"create"}, profile).exit_code, 0);
   YAML::Node without = YAML::Clone(profile);
   without["spec"].remove("s3User");
-  const std::vector<std::string> update = {"apply", "--server-side", "--force-conflicts",
-                                           "--field-manager=rdmastack-crds-test"};
-  std::vector<std::string> dry_run = update;
-  dry_run.push_back("--dry-run=server");
+  // A whole-object update (PUT): a server-side apply by another manager would keep the field.
+  const std::vector<std::string> dry_run = {"replace", "--dry-run=server"};
   CommandResult removed = Send(*env, dry_run, without);
   EXPECT_NE(removed.exit_code, 0) << Describe(removed);
   EXPECT_NE(removed.err.find("s3User cannot be removed from a profile"), std::string::npos)
