@@ -422,10 +422,12 @@ TEST_F(ClientProfileE2eTest, AProfilesS3UserReachesOnlyItsBucketOnEveryGatewayRo
                  .Send({.method = method, .path = path, .body = body});
     return r.ok() ? r->status : 0;
   };
+  // Buckets of this run's own (the storage nodes' backends outlive a test).
+  const std::string kv = "/kv-" + ns_->name(), other = "/other-" + ns_->name();
   // A bucket the profile does not name, with an object, on every gateway.
   for (const SliceEndpoint& e : gateways) {
-    ASSERT_EQ(status_of(e, nullptr, "PUT", "/e2e-other"), 200);
-    ASSERT_EQ(status_of(e, nullptr, "PUT", "/e2e-other/x", "root's"), 200);
+    ASSERT_EQ(status_of(e, nullptr, "PUT", other), 200);
+    ASSERT_EQ(status_of(e, nullptr, "PUT", other + "/x", "root's"), 200);
   }
   const std::string n = std::to_string(gateways.size());
   auto user_ready = [&](const std::string& previous_key) {
@@ -442,19 +444,19 @@ TEST_F(ClientProfileE2eTest, AProfilesS3UserReachesOnlyItsBucketOnEveryGatewayRo
     return s3::Credentials{id.value_or(""), key.value_or("")};
   };
   ASSERT_EQ(env_->Kubectl({"patch", "cprof", kHostMem, "-n", ns_->name(), "--type=merge", "-p",
-                           R"({"spec":{"s3User":{"buckets":["e2e-kv"],)"
-                           R"("previousKeyGraceSeconds":15}}})"})
+                           R"({"spec":{"s3User":{"buckets":[")" + kv.substr(1) +
+                               R"("],"previousKeyGraceSeconds":15}}})"})
                 .exit_code,
             0);
   ASSERT_TRUE(Eventually([&] { return user_ready(""); }, 90s)) << ClientDiagnostics();
   const s3::Credentials first = secret_keys();
   EXPECT_EQ(first.access_key_id, Field(kHostMem, "{.status.s3User.accessKeyId}"));
   for (const SliceEndpoint& e : gateways) {
-    const std::string object = "/e2e-kv/from-" + e.ip;
+    const std::string object = kv + "/from-" + e.ip;
     EXPECT_EQ(status_of(e, &first, "PUT", object, "user's"), 200) << e.ip;
     EXPECT_EQ(status_of(e, &first, "GET", object), 200) << e.ip;
-    EXPECT_EQ(status_of(e, &first, "GET", "/e2e-other/x"), 403) << e.ip;
-    EXPECT_EQ(status_of(e, &first, "PUT", "/e2e-other/y", "no"), 403) << e.ip;
+    EXPECT_EQ(status_of(e, &first, "GET", other + "/x"), 403) << e.ip;
+    EXPECT_EQ(status_of(e, &first, "PUT", other + "/y", "no"), 403) << e.ip;
   }
   // The clients now mount the user's keys and check the pool with them.
   ASSERT_TRUE(Eventually(
@@ -477,13 +479,13 @@ TEST_F(ClientProfileE2eTest, AProfilesS3UserReachesOnlyItsBucketOnEveryGatewayRo
   EXPECT_NE(second.access_key_id, first.access_key_id);
   EXPECT_FALSE(Field(kHostMem, "{.status.s3User.rotatedAt}").empty());
   for (const SliceEndpoint& e : gateways)
-    EXPECT_EQ(status_of(e, &second, "GET", "/e2e-kv/from-" + e.ip), 200) << e.ip;
-  EXPECT_EQ(status_of(gateways[0], &first, "GET", "/e2e-kv/from-" + gateways[0].ip), 200)
+    EXPECT_EQ(status_of(e, &second, "GET", kv + "/from-" + e.ip), 200) << e.ip;
+  EXPECT_EQ(status_of(gateways[0], &first, "GET", kv + "/from-" + gateways[0].ip), 200)
       << "the replaced keys work during the grace period";
   ASSERT_TRUE(Eventually(
       [&] {
         for (const SliceEndpoint& e : gateways) {
-          if (status_of(e, &first, "GET", "/e2e-kv/from-" + e.ip) != 403) return false;
+          if (status_of(e, &first, "GET", kv + "/from-" + e.ip) != 403) return false;
         }
         return true;
       },
@@ -496,8 +498,8 @@ TEST_F(ClientProfileE2eTest, AProfilesS3UserReachesOnlyItsBucketOnEveryGatewayRo
       0)
       << ClientDiagnostics();
   for (const SliceEndpoint& e : gateways) {
-    EXPECT_EQ(status_of(e, &second, "GET", "/e2e-kv/from-" + e.ip), 403) << e.ip;
-    auto kept = Client(e).Send({.method = "GET", .path = "/e2e-kv/from-" + e.ip});
+    EXPECT_EQ(status_of(e, &second, "GET", kv + "/from-" + e.ip), 403) << e.ip;
+    auto kept = Client(e).Send({.method = "GET", .path = kv + "/from-" + e.ip});
     ASSERT_TRUE(kept.ok());
     EXPECT_EQ(kept->body, "user's") << e.ip;
   }
