@@ -568,6 +568,13 @@ TEST_F(CrdIntegrationTest, PrinterColumns) {
         "clientprofile.rdmastack.io/kvcache-gpudirect"}) {
     EXPECT_NE(r.out.find(want), std::string::npos) << want << "\n" << r.out;
   }
+  patch_status("clientprofile/kvcache-gpudirect", true,
+               R"({"status":{"s3User":{"secretName":"kvcache-gpudirect-s3-user",)"
+               R"("accessKeyId":"RSAAAAAAAA0123456789","gateways":3,"gatewaysOfEndpoints":"3/4"}}})");
+  r = env->Kubectl({"get", "cprof", "-o", "wide", "-n", namespace_});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  for (const char* want : {"ENDPOINTS", "S3USER", "3/4"})
+    EXPECT_NE(r.out.find(want), std::string::npos) << want << "\n" << r.out;
   r = env->Kubectl({"get", "rnode", node_name});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   for (const char* want :
