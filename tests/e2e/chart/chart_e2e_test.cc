@@ -271,15 +271,19 @@ TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
         {"wait", "--for=condition=Ready", object, "-n", ns_->name(), "--timeout=300s"});
     ASSERT_EQ(wait.exit_code, 0) << object << ": " << wait.err << Diagnostics();
   }
-  // The profile's S3 user (the sample's s3User) is on both gateways, and a rotation replaces its
-  // keys in place (the Secret's update, under the chart's RBAC).
+  // The profile's S3 user (the sample's s3User) is on every gateway the clients are given, and a
+  // rotation replaces its keys in place (the Secret's update, under the chart's RBAC).
+  std::string s3_user;
   EXPECT_TRUE(Eventually(
       [&] {
-        return Get({"get", "cprof", "kvcache-gpudirect", "-n", ns_->name(), "-o",
-                    "jsonpath={.status.s3User.gatewaysOfEndpoints}"}) == "2/2";
+        s3_user = Get({"get", "cprof", "kvcache-gpudirect", "-n", ns_->name(), "-o",
+                       "jsonpath={.status.s3User.gateways}/{.status.endpoints}"});
+        const size_t slash = s3_user.find('/');
+        return slash != std::string::npos && slash > 0 && s3_user.substr(0, slash) != "0" &&
+               s3_user.substr(0, slash) == s3_user.substr(slash + 1);
       },
       60s))
-      << Diagnostics();
+      << "gateways with the user/endpoints: " << s3_user << Diagnostics();
   ASSERT_EQ(env_->Kubectl({"patch", "cprof", "kvcache-gpudirect", "-n", ns_->name(),
                            "--type=merge", "-p", R"({"spec":{"s3User":{"rotation":"2"}}})"})
                 .exit_code,
