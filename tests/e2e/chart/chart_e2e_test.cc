@@ -204,6 +204,25 @@ class ChartE2eTest : public PoolE2eTest {
     return Get({"get", "ds", name, "-n", ns, "--ignore-not-found", "-o", "jsonpath=" + jsonpath});
   }
 
+  // The fixture's, plus the release namespace's pods and events (agents, operator) and the nodes'
+  // labels: a storage node's agent that never reported failed two CI runs, without a trace here.
+  std::string Diagnostics() const {
+    std::string out = PoolE2eTest::Diagnostics() +
+                      Get({"get", "pods", "-n", kReleaseNamespace, "-o", "wide"}) +
+                      Get({"get", "ds", "-n", kReleaseNamespace, "-o", "yaml"}) +
+                      Get({"get", "events", "-n", kReleaseNamespace, "--sort-by=.lastTimestamp"}) +
+                      Get({"get", "nodes", "--show-labels"});
+    std::istringstream agents(Get({"get", "pods", "-n", kReleaseNamespace, "-l",
+                                   "app.kubernetes.io/name=rdmastack-agent", "-o",
+                                   "jsonpath={range .items[*]}{.metadata.name}{\"\\n\"}{end}"}));
+    for (std::string pod; std::getline(agents, pod);) {
+      if (pod.empty()) continue;
+      CommandResult r = RunCommand({env_->cluster_script, "logs", "-n", kReleaseNamespace, pod});
+      out += "--- agent pod " + pod + "\n" + r.out + r.err;
+    }
+    return out;
+  }
+
   bool installed_ = false;
   std::string notes_;
 };
