@@ -143,4 +143,32 @@ StatusOr<std::string> WithProfileStatement(std::string_view policy, std::string_
   return doc.Serialize();
 }
 
+StatusOr<std::string> WithoutStaleProfileStatements(std::string_view policy,
+                                                    const std::set<std::string>& users) {
+  if (policy.empty()) return std::string();
+  auto doc = k8s::JsonObject::Parse(policy);
+  if (!doc.ok() || !doc->value().IsObject())
+    return FailedPreconditionError("a bucket policy is not a JSON policy document");
+  std::vector<k8s::JsonObject> kept;
+  bool dropped = false;
+  for (k8s::JsonObject& st : doc->GetArray({"Statement"})) {
+    const std::string sid = st.GetString({"Sid"}).value_or("");
+    bool stale = false;
+    if (sid.size() == 17 && sid.rfind("rdmastack", 0) == 0) {
+      for (const auto& p : st.GetArray({"Principal", "AWS"})) {
+        if (p.value().IsString() && users.count(p.value().GetString()) == 0) stale = true;
+      }
+    }
+    if (stale) {
+      dropped = true;
+    } else {
+      kept.push_back(std::move(st));
+    }
+  }
+  if (!dropped) return std::string(policy);
+  if (kept.empty()) return std::string();
+  (void)doc->SetArray({"Statement"}, kept);
+  return doc->Serialize();
+}
+
 }  // namespace rdmastack::clientprofile

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,5 +72,13 @@ std::string PreviousKeyInGrace(const S3UserSecret& state, const crd::S3UserSpec&
 StatusOr<std::string> WithProfileStatement(std::string_view policy, std::string_view sid,
                                            std::string_view bucket,
                                            const std::vector<std::string>& principals);
+
+// `policy` without the statements of profiles that are gone from this gateway: an rdmastack
+// statement (Sid "rdmastack" + 8 hex digits) naming an access key `users` does not hold. Such a
+// statement is left when a bucket outlives its gateway's IAM (a pool deleted and made again on the
+// same backend); versitygw refuses a policy naming an unknown principal (MalformedPolicy), so
+// every later write of that bucket's policy would fail. Other statements are kept as they are.
+StatusOr<std::string> WithoutStaleProfileStatements(std::string_view policy,
+                                                    const std::set<std::string>& users);
 
 }  // namespace rdmastack::clientprofile

@@ -23,6 +23,11 @@ Status SyncS3UserGrant(const s3::VersitygwAdmin& gateway, const S3UserGrant& gra
       keep.push_back(grant.previous_access_key);
   }
 
+  // The users this gateway holds once the current one is made: statements of gone profiles that
+  // name others are dropped (WithoutStaleProfileStatements).
+  std::set<std::string> known;
+  for (const auto& [access, secret] : users) known.insert(access);
+  if (grant.current) known.insert(grant.current->access_key_id);
   // Statements first: a policy naming a user that no longer exists would be refused on its next
   // write, by us or by the bucket's owner.
   RDMASTACK_ASSIGN_OR_RETURN(std::vector<std::string> existing, gateway.ListBuckets());
@@ -35,8 +40,9 @@ Status SyncS3UserGrant(const s3::VersitygwAdmin& gateway, const S3UserGrant& gra
     if (listed && have.count(bucket) == 0) RDMASTACK_RETURN_IF_ERROR(gateway.CreateBucket(bucket));
     RDMASTACK_ASSIGN_OR_RETURN(std::string policy, gateway.GetBucketPolicy(bucket));
     if (!listed && policy.find(grant.statement_id) == std::string::npos) continue;
+    RDMASTACK_ASSIGN_OR_RETURN(std::string live, WithoutStaleProfileStatements(policy, known));
     RDMASTACK_ASSIGN_OR_RETURN(std::string wanted,
-                               WithProfileStatement(policy, grant.statement_id, bucket,
+                               WithProfileStatement(live, grant.statement_id, bucket,
                                                     listed ? keep : std::vector<std::string>{}));
     if (wanted == policy) continue;
     if (!policy.empty() && !wanted.empty()) {

@@ -118,5 +118,26 @@ TEST(WithProfileStatement, AddsReplacesAndRemovesOnlyItsOwnStatement) {
   EXPECT_FALSE(WithProfileStatement("not json", "rdmastackX", "b", {"RSNEW"}).ok());
 }
 
+// A bucket that outlived its gateway's IAM keeps another profile's statement naming a user that is
+// gone; versitygw refuses any policy naming it, so it is dropped (and only such rdmastack ones).
+TEST(WithoutStaleProfileStatements, DropsOnlyRdmastackStatementsNamingUnknownUsers) {
+  const std::string policy =
+      R"({"Version":"2012-10-17","Statement":[)"
+      R"({"Sid":"rdmastackAAAAAAAA","Effect":"Allow","Principal":{"AWS":["GONE"]},"Action":["s3:*"],"Resource":["arn:aws:s3:::b"]},)"
+      R"({"Sid":"rdmastackBBBBBBBB","Effect":"Allow","Principal":{"AWS":["LIVE"]},"Action":["s3:*"],"Resource":["arn:aws:s3:::b"]},)"
+      R"({"Sid":"owner","Effect":"Allow","Principal":{"AWS":["GONE"]},"Action":["s3:GetObject"],"Resource":["arn:aws:s3:::b/*"]}]})";
+  auto cleaned = WithoutStaleProfileStatements(policy, {"LIVE"});
+  ASSERT_TRUE(cleaned.ok());
+  auto doc = k8s::JsonObject::Parse(*cleaned);
+  ASSERT_TRUE(doc.ok());
+  const auto statements = doc->GetArray({"Statement"});
+  ASSERT_EQ(statements.size(), 2u) << *cleaned;
+  EXPECT_EQ(statements[0].GetString({"Sid"}), "rdmastackBBBBBBBB");
+  EXPECT_EQ(statements[1].GetString({"Sid"}), "owner");
+  // Nothing stale: the document comes back as it was.
+  EXPECT_EQ(*WithoutStaleProfileStatements(*cleaned, {"LIVE", "GONE"}), *cleaned);
+  EXPECT_EQ(*WithoutStaleProfileStatements("", {}), "");
+}
+
 }  // namespace
 }  // namespace rdmastack::clientprofile

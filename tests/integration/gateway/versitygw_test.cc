@@ -305,6 +305,44 @@ TEST_F(VersitygwTest, AProfilesS3UserReachesItsBucketsOnlyAndGoesWithoutTouching
   EXPECT_EQ(StatusOf(other, "GET", "/it-kv/obj"), 200) << "the other user's grant works";
 }
 
+// What failed a CI run: a bucket outlives its gateway's IAM (a pool made again on the same
+// backend) and keeps a statement of a profile whose user is gone; versitygw then refuses every
+// policy naming that user (MalformedPolicy). The next profile's grant drops such statements.
+TEST_F(VersitygwTest, AStatementOfAGoneProfileDoesNotBlockTheNextProfilesGrant) {
+  REQUIRE_VERSITYGW(versitygw);
+  s3::S3Client root = Client();
+  const s3::VersitygwAdmin admin(root);
+  auto old_keys = clientprofile::NewS3UserKeys(clientprofile::S3UserKeyPrefix("old", "p"));
+  ASSERT_TRUE(old_keys.ok());
+  clientprofile::S3UserGrant old{clientprofile::S3UserKeyPrefix("old", "p"),
+                                 clientprofile::S3UserStatementId("old", "p"),
+                                 *old_keys,
+                                 "",
+                                 {"it-shared"}};
+  ASSERT_TRUE(clientprofile::SyncS3UserGrant(admin, old).ok());
+  // Its IAM goes (not through the operator): the user is deleted, the statement stays.
+  ASSERT_TRUE(admin.DeleteUser(old_keys->access_key_id).ok());
+  auto stale = admin.GetBucketPolicy("it-shared");
+  ASSERT_TRUE(stale.ok());
+  ASSERT_NE(stale->find(old.statement_id), std::string::npos);
+
+  auto keys = clientprofile::NewS3UserKeys(clientprofile::S3UserKeyPrefix("new", "p"));
+  ASSERT_TRUE(keys.ok());
+  clientprofile::S3UserGrant next{clientprofile::S3UserKeyPrefix("new", "p"),
+                                  clientprofile::S3UserStatementId("new", "p"),
+                                  *keys,
+                                  "",
+                                  {"it-shared"}};
+  Status synced = clientprofile::SyncS3UserGrant(admin, next);
+  ASSERT_TRUE(synced.ok()) << synced.ToString();
+  EXPECT_EQ(StatusOf(*keys, "PUT", "/it-shared/obj", "new"), 200);
+  auto policy = admin.GetBucketPolicy("it-shared");
+  ASSERT_TRUE(policy.ok());
+  EXPECT_EQ(policy->find(old.statement_id), std::string::npos) << *policy;
+  next.current.reset();
+  ASSERT_TRUE(clientprofile::SyncS3UserGrant(admin, next).ok());
+}
+
 TEST(VersitygwLifecycle, SigtermToLauncherPidStopsGateway) {
   REQUIRE_VERSITYGW(versitygw);
   RunningGateway gw;
