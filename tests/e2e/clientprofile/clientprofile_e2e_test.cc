@@ -268,9 +268,9 @@ TEST_F(ClientProfileE2eTest, SeedProfilesPickATransportPerNodeAndFollowThePool) 
       << ClientDiagnostics();
   // Settled again: both gateways published, the A6000's host-memory client Ready and following
   // them, before the other profile changes on that node. Settled means for longer than the
-  // kubelet's ConfigMap volume resync (5 s here), so that no late volume update is still on its
-  // way. (The operator no longer publishes an empty list during the outage; before, a client could
-  // be handed that list after it had seen the gateways answer again.)
+  // kubelet's ConfigMap volume resync (5 s here): a client can still be handed the empty endpoint
+  // list the operator published during the outage after it has seen the gateways answer again,
+  // and is not Ready while it holds that list.
   auto settled = [&] {
     const std::set<std::string> now = SliceEndpoints();
     return now.size() == storage_.size() && NodeLabel(a6000_, kHostMem) == "ready" &&
