@@ -199,13 +199,10 @@ StatusOr<runtime::Result> ClientProfileReconciler::Reconcile(const runtime::Requ
       in.s3_user_message = std::move(user.problem);
       result.requeue_after = user.requeue_after;
     }
-    // While no gateway is ready the last published endpoints stay: clients keep trying them, and
-    // a kubelet's late volume update cannot hand a client an empty list after the pool is back.
-    const runtime::ObjectPtr published = OwnedObject(stores_.configmaps, ns, name, cm_name);
-    if (synced.ok() && !(endpoints.empty() && published != nullptr))
+    if (synced.ok())
       synced = writer_.ApplyIfChanged(k8s::kinds::ConfigMap(),
                                       RenderEndpointsConfigMap(profile, *pool, endpoints, *ca),
-                                      published);
+                                      OwnedObject(stores_.configmaps, ns, name, cm_name));
     if (synced.ok())
       synced = writer_.ApplyIfChanged(k8s::kinds::DaemonSet(), *daemonset,
                                       OwnedObject(stores_.daemonsets, ns, name, ds_name));
