@@ -18,11 +18,18 @@ constexpr std::chrono::milliseconds kGatewayTimeout{5000};
 constexpr std::chrono::seconds kRetryAfter{15};
 constexpr size_t kListedFailures = 3;
 
+// synced_ keys: the profile's prefix, then the gateway's address:port.
+std::string SyncedPrefix(const crd::ClientProfile& profile) {
+  return profile.metadata.namespace_.value_or("") + "/" + profile.metadata.name + "|";
+}
+std::string HostPort(const PoolEndpoint& e) {
+  return e.address + ":" + std::to_string(e.s3_port);
+}
+
 // The Secret's owner is this profile (the Secrets cache keeps owner references, not labels).
 bool OwnedBy(const k8s::JsonObject& secret, const crd::ClientProfile& profile) {
-  for (const auto& owner : secret.GetArray({"metadata", "ownerReferences"})) {
-    if (owner.GetString({"kind"}) == "ClientProfile" &&
-        owner.GetString({"uid"}) == profile.metadata.uid.value_or(""))
+  for (const k8s::OwnerReference& owner : secret.OwnerReferences()) {
+    if (owner.kind == "ClientProfile" && owner.uid == profile.metadata.uid.value_or(""))
       return true;
   }
   return false;
@@ -112,15 +119,12 @@ S3UserProvisioner::Gateways S3UserProvisioner::Apply(const crd::ClientProfile& p
                                                      const S3UserGrant& grant,
                                                      const std::string& fingerprint) {
   Gateways out;
-  const std::string prefix =
-      profile.metadata.namespace_.value_or("") + "/" + profile.metadata.name + "|";
+  const std::string prefix = SyncedPrefix(profile);
   std::vector<size_t> todo;
   {
     std::lock_guard lock(mu_);
     for (size_t i = 0; i < endpoints.size(); ++i) {
-      const std::string key =
-          prefix + endpoints[i].address + ":" + std::to_string(endpoints[i].s3_port);
-      auto it = synced_.find(key);
+      auto it = synced_.find(prefix + HostPort(endpoints[i]));
       if (it != synced_.end() && it->second == fingerprint && !fingerprint.empty())
         ++out.done;
       else
@@ -151,14 +155,14 @@ S3UserProvisioner::Gateways S3UserProvisioner::Apply(const crd::ClientProfile& p
   std::lock_guard lock(mu_);
   for (size_t t = 0; t < todo.size(); ++t) {
     const PoolEndpoint& e = endpoints[todo[t]];
-    const std::string key = prefix + e.address + ":" + std::to_string(e.s3_port);
+    const std::string key = prefix + HostPort(e);
     if (results[t].ok()) {
       ++out.done;
       synced_[key] = fingerprint;
     } else {
       synced_.erase(key);
-      out.failures.push_back("gateway on " + e.node + " (" + e.address + ":" +
-                             std::to_string(e.s3_port) + "): " + std::string(results[t].message()));
+      out.failures.push_back("gateway on " + e.node + " (" + HostPort(e) +
+                             "): " + std::string(results[t].message()));
     }
   }
   return out;
@@ -224,7 +228,7 @@ std::vector<std::string> S3UserProvisioner::Remove(const crd::ClientProfile& pro
                           {}};
   Gateways gateways = Apply(profile, pool, endpoints, ca_pem, grant, /*fingerprint=*/"");
   std::lock_guard lock(mu_);
-  const std::string prefix = ns + "/" + profile.metadata.name + "|";
+  const std::string prefix = SyncedPrefix(profile);
   for (auto it = synced_.lower_bound(prefix);
        it != synced_.end() && it->first.rfind(prefix, 0) == 0;)
     it = synced_.erase(it);

@@ -36,13 +36,23 @@ StatusOr<HttpResponse> S3Client::GetUnsigned(const std::string& path) const {
   return transport_.RoundTrip(endpoint_, http, timeout_);
 }
 
+std::vector<std::string> XmlElementTexts(std::string_view body, std::string_view tag) {
+  const std::string open = "<" + std::string(tag) + ">";
+  const std::string close = "</" + std::string(tag) + ">";
+  std::vector<std::string> out;
+  for (size_t at = body.find(open); at != std::string_view::npos; at = body.find(open, at)) {
+    at += open.size();
+    const size_t end = body.find(close, at);
+    if (end == std::string_view::npos) break;
+    out.emplace_back(body.substr(at, end - at));
+    at = end + close.size();
+  }
+  return out;
+}
+
 std::string S3ErrorCode(std::string_view body) {
-  size_t start = body.find("<Code>");
-  if (start == std::string_view::npos) return "";
-  start += 6;
-  size_t end = body.find("</Code>", start);
-  if (end == std::string_view::npos) return "";
-  return std::string(body.substr(start, end - start));
+  std::vector<std::string> codes = XmlElementTexts(body, "Code");
+  return codes.empty() ? "" : codes.front();
 }
 
 }  // namespace rdmastack::s3

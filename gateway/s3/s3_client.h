@@ -3,6 +3,8 @@
 
 #include <chrono>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "gateway/s3/http.h"
 #include "gateway/s3/sigv4.h"
@@ -45,7 +47,10 @@ class S3Client {
   std::chrono::milliseconds timeout_;
 };
 
-// Text of <Code>...</Code> in an S3 XML error body, or "".
+// Every XML element text <tag>...</tag> in `body`, in order (no nesting of the same tag).
+std::vector<std::string> XmlElementTexts(std::string_view body, std::string_view tag);
+
+// Text of the first <Code>...</Code> in an S3 XML error body, or "".
 std::string S3ErrorCode(std::string_view body);
 
 }  // namespace rdmastack::s3

@@ -12,20 +12,6 @@ std::string AccountXml(const Credentials& user) {
 
 }  // namespace
 
-std::vector<std::string> XmlElementTexts(std::string_view body, std::string_view tag) {
-  const std::string open = "<" + std::string(tag) + ">";
-  const std::string close = "</" + std::string(tag) + ">";
-  std::vector<std::string> out;
-  for (size_t at = body.find(open); at != std::string_view::npos; at = body.find(open, at)) {
-    at += open.size();
-    const size_t end = body.find(close, at);
-    if (end == std::string_view::npos) break;
-    out.emplace_back(body.substr(at, end - at));
-    at = end + close.size();
-  }
-  return out;
-}
-
 StatusOr<HttpResponse> VersitygwAdmin::Call(const std::string& what,
                                             const S3Request& request) const {
   StatusOr<HttpResponse> r = root_.Send(request);

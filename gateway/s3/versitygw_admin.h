@@ -13,9 +13,6 @@
 
 namespace rdmastack::s3 {
 
-// Every XML element text <tag>...</tag> in `body`, in order (no nesting of the same tag).
-std::vector<std::string> XmlElementTexts(std::string_view body, std::string_view tag);
-
 class VersitygwAdmin {
  public:
   explicit VersitygwAdmin(const S3Client& root) : root_(root) {}
