@@ -318,7 +318,7 @@ UpgradePlan Planner::Run() {
 
   // Moves under way first, then starts within the budget.
   std::vector<size_t> candidates;
-  int64_t in_flight = 0, unavailable = 0;
+  int64_t in_flight = 0, unavailable = 0, failed_holding = 0;
   for (size_t i = 0; i < in_.nodes.size(); ++i) {
     const UpgradeNode& n = in_.nodes[i];
     NodeDecision& d = plan_.nodes[i];
@@ -353,6 +353,13 @@ UpgradePlan Planner::Run() {
     if (d.state && InFlight(*d.state)) {
       ++in_flight;
       if (d.state->in_place && d.state->phase != UpgradePhase::kDone) ++unavailable;
+    } else if (d.state && d.state->phase == UpgradePhase::kFailed && ForTarget(*d.state, in_)) {
+      // A failed node keeps its slot until someone clears it: without this, autoRollback false
+      // fails one node after another (InPlace: each left without a gateway) on a bad build.
+      ++in_flight;
+      ++failed_holding;
+      const std::string& serving = d.state->in_place ? d.state->to : d.state->from;
+      if (!Ready(PodOn(n, serving))) ++unavailable;
     }
   }
 
@@ -391,6 +398,14 @@ UpgradePlan Planner::Run() {
     }
     d.state = std::move(s);
     --budget;
+  }
+
+  // Nothing could start and only failures hold the budgets: say so, or the rollout looks stuck.
+  if (may_start_moves && failed_holding > 0 && failed_holding == in_flight) {
+    for (size_t i : candidates) {
+      if (plan_.nodes[i].state == in_.nodes[i].state) ++plan_.held_by_failed;
+    }
+    if (plan_.held_by_failed < static_cast<int64_t>(candidates.size())) plan_.held_by_failed = 0;
   }
 
   // Transitions and the summary.

@@ -6,7 +6,9 @@
 // Invariants the planner keeps (tested in upgrade_plan_test.cc and under real traffic in the
 // upgrade e2e test):
 // - never more than maxParallel nodes in flight (and, for InPlace, never more than maxUnavailable
-//   nodes without a serving gateway);
+//   nodes without a serving gateway); a Failed node holds its slot (and, without a serving
+//   gateway, its share of maxUnavailable) until its state is cleared, so autoRollback false
+//   tolerates at most maxParallel failures instead of failing the nodes one after another;
 // - SideBySide: a node's endpoint moves to the new track only after the new gateway is Ready and
 //   answered the operator's signed request, and the old gateway stops only after drainSeconds
 //   with its endpoint marked terminating;
@@ -86,6 +88,9 @@ struct UpgradePlan {
   bool paused = false;
   bool halted = false;                   // autoRollback stopped the rollout after a failure
   std::string blocked;                   // why nothing can start (port conflict), "" if not
+  // Pending nodes that cannot start because failed nodes hold every maxParallel slot (or the
+  // maxUnavailable budget) and nothing else is moving; 0 otherwise.
+  int64_t held_by_failed = 0;
   std::vector<crd::NodeProblem> failed;  // failed nodes with reason and message
   int64_t started = 0;       // unix seconds: the earliest start of a node's move in this rollout
   int64_t wake_after_s = 0;  // a timer (drain end, validation deadline, re-check); 0 = none

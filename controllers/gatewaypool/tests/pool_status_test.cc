@@ -203,6 +203,27 @@ TEST(PoolStatusTest, FailingNodesAreBounded) {
   EXPECT_EQ(f.Compute().failing_nodes.size(), kMaxFailingNodes);
 }
 
+TEST(PoolStatusTest, PendingNodesHeldByFailuresSaySo) {
+  Fixture f;
+  f.in.selected = {Verified("a"), Verified("b")};
+  UpgradePlan plan;
+  plan.active = true;
+  plan.phases.failed = 1;
+  plan.phases.pending = 1;
+  plan.moving_total = 2;
+  plan.held_by_failed = 1;
+  plan.failed.push_back({"a", "NewGatewayNotReady", "pod is not Ready", std::nullopt});
+  f.in.upgrade = &plan;
+  const crd::GatewayPoolStatus s = f.Compute();
+  EXPECT_EQ(Cond(s, "Upgrading"), "True/NodesFailed");
+  const crd::Condition* c = controllers::FindCondition(s.conditions, "Upgrading");
+  ASSERT_NE(c, nullptr);
+  EXPECT_NE(c->message.find("1 pending node wait"), std::string::npos) << c->message;
+  // Without the hold, a pending node means the rollout is still going.
+  plan.held_by_failed = 0;
+  EXPECT_EQ(Cond(f.Compute(), "Upgrading"), "True/RollingOut");
+}
+
 // The plan's decision for a node under maintenance.
 NodeDecision InMaintenance(const std::string& node, MaintenancePhase phase) {
   NodeDecision d;

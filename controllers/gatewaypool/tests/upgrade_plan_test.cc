@@ -284,6 +284,54 @@ TEST(UpgradePlanTest, AutoRollbackHaltsAndRevertsNodesInFlight) {
   EXPECT_EQ(PhaseOf(PlanUpgrade(in), "b"), "none");
 }
 
+TEST(UpgradePlanTest, AFailedNodeHoldsItsMaxParallelSlot) {
+  // autoRollback false: the others go on, but a failed node keeps its slot until it is cleared,
+  // so a bad build fails at most maxParallel nodes instead of every node in turn.
+  UpgradeNode bad = OnV1("a");
+  bad.state = State(UpgradePhase::kFailed);
+  bad.state->reason = "NewGatewayNotReady";
+  UpgradePlan plan = PlanUpgrade(Inputs({bad, OnV1("b"), OnV1("c")}, 1));
+  EXPECT_EQ(PhaseOf(plan, "b"), "none");
+  EXPECT_EQ(PhaseOf(plan, "c"), "none");
+  EXPECT_FALSE(plan.halted);
+  EXPECT_EQ(plan.held_by_failed, 2);
+  EXPECT_EQ(plan.phases.pending, 2);
+  // A second slot lets one more node try; that node moving is not "held by failures".
+  plan = PlanUpgrade(Inputs({bad, OnV1("b"), OnV1("c")}, 2));
+  EXPECT_EQ(PhaseOf(plan, "b"), "StartNew");
+  EXPECT_EQ(PhaseOf(plan, "c"), "none");
+  EXPECT_EQ(plan.held_by_failed, 0);
+  // Cleared (the admin removed its state after a fix): the budget is back.
+  bad.state.reset();
+  bad.tracks = {"v1"};
+  plan = PlanUpgrade(Inputs({bad, OnV1("b"), OnV1("c")}, 1));
+  EXPECT_EQ(PhaseOf(plan, "a"), "StartNew");
+  EXPECT_EQ(plan.held_by_failed, 0);
+}
+
+TEST(UpgradePlanTest, AnInPlaceFailureWithoutAGatewayUsesMaxUnavailable) {
+  UpgradeNode bad = OnV1("a");
+  bad.tracks = {"v2"};
+  bad.pods = {{"v2", Pod("a", "v2", false)}};
+  bad.state = State(UpgradePhase::kFailed);
+  bad.state->in_place = true;
+  bad.state->template_hash = "h2";
+  UpgradeInputs in = Inputs({bad, OnV1("b"), OnV1("c")}, 5);
+  in.spec.strategy = crd::UpgradeStrategy::kInPlace;
+  in.spec.max_unavailable = crd::IntOrString::Int(1);
+  UpgradePlan plan = PlanUpgrade(in);
+  // a serves nothing: it is the one node maxUnavailable allows down, so nobody else goes down.
+  EXPECT_EQ(PhaseOf(plan, "b"), "none");
+  EXPECT_EQ(PhaseOf(plan, "c"), "none");
+  EXPECT_EQ(plan.held_by_failed, 2);
+  EXPECT_EQ(NodeRole(For(plan, "a"), "v2", "v2"), EndpointRole::kActive);
+  // Its replacement came up after all (a fixed host): it no longer counts as unavailable.
+  in.nodes[0].pods["v2"].ready = true;
+  plan = PlanUpgrade(in);
+  EXPECT_EQ(PhaseOf(plan, "b"), "Drain");
+  EXPECT_EQ(PhaseOf(plan, "c"), "none");
+}
+
 TEST(UpgradePlanTest, ANewTargetRollsBackMovesForTheOldOne) {
   UpgradeNode validating = OnV1("a");
   validating.tracks = {"v1", "v2"};
