@@ -85,6 +85,9 @@ BoundPod BoundPodFromObject(const k8s::JsonObject& pod) {
   BoundPod p;
   p.uid = std::string(pod.Uid());
   p.node_name = pod.GetString({"spec", "nodeName"}).value_or("");
+  for (auto& owner : pod.OwnerReferences()) {
+    if (owner.controller) p.controller = std::move(owner);
+  }
   return p;
 }
 
@@ -141,7 +144,8 @@ AdmissionDecision DecideFromToken(const HelloClaim& claim, const TokenReviewResu
 }
 
 AdmissionDecision DecideWithPod(const HelloClaim& claim, const TokenReviewResult& review,
-                                const std::optional<BoundPod>& pod, const AgentPolicy& policy) {
+                                const std::optional<BoundPod>& pod, const AgentPolicy& policy,
+                                const DaemonSetUid& daemonset_uid) {
   if (!pod || pod->uid != review.pod_uid) {
     return Refuse(StatusCode::kUnauthenticated, kReasonBoundPodGone,
                   "pod " + PodRef(policy, review) + " (uid " + review.pod_uid +
@@ -153,6 +157,23 @@ AdmissionDecision DecideWithPod(const HelloClaim& claim, const TokenReviewResult
                       (pod->node_name.empty() ? "(none)" : pod->node_name) +
                       ", but Hello claims node " + claim.node_name);
   }
+  if (!policy.daemonset_name.empty()) {
+    const std::string daemonset = "DaemonSet " + policy.service_account_namespace + "/" +
+                                  policy.daemonset_name;
+    const auto& owner = pod->controller;
+    const bool owned = owner && owner->kind == "DaemonSet" &&
+                       owner->api_version == "apps/v1" && owner->name == policy.daemonset_name &&
+                       daemonset_uid && owner->uid == *daemonset_uid;
+    if (!owned) {
+      const std::string by =
+          owner ? owner->kind + " " + owner->name + " (uid " + owner->uid + ")" : "nothing";
+      return Refuse(StatusCode::kPermissionDenied, kReasonNotAgentPod,
+                    "pod " + PodRef(policy, review) + " is controlled by " + by + ", not by " +
+                        daemonset + (daemonset_uid ? " (uid " + *daemonset_uid + ")"
+                                                   : ", which does not exist") +
+                        "; only the agent DaemonSet's pods may report for a node");
+    }
+  }
   AdmissionDecision d;
   d.identity.node_name = claim.node_name;
   d.identity.pod_namespace = policy.service_account_namespace;
@@ -163,10 +184,11 @@ AdmissionDecision DecideWithPod(const HelloClaim& claim, const TokenReviewResult
 }
 
 AdmissionDecision Decide(const HelloClaim& claim, const TokenReviewResult& review,
-                         const std::optional<BoundPod>& pod, const AgentPolicy& policy) {
+                         const std::optional<BoundPod>& pod, const AgentPolicy& policy,
+                         const DaemonSetUid& daemonset_uid) {
   AdmissionDecision first = DecideFromToken(claim, review, policy);
   if (!first.accepted()) return first;
-  return DecideWithPod(claim, review, pod, policy);
+  return DecideWithPod(claim, review, pod, policy, daemonset_uid);
 }
 
 AdmissionDecision Unavailable(const std::string& what, const Status& status) {

@@ -35,6 +35,8 @@ TokenReviewResult ParseTokenReviewStatus(const k8s::JsonObject& status);
 struct BoundPod {
   std::string uid;
   std::string node_name;  // spec.nodeName
+  // Its ownerReference with controller: true, if any.
+  std::optional<k8s::OwnerReference> controller;
 };
 BoundPod BoundPodFromObject(const k8s::JsonObject& pod);
 
@@ -43,7 +45,13 @@ struct AgentPolicy {
   std::string service_account_namespace;
   std::string service_account_name;
   std::string audience = "rdmastack-agenthub";
+  // The DaemonSet (in the ServiceAccount's namespace) whose pods alone may connect: a pod that
+  // merely runs as the ServiceAccount is refused. "" skips the check (tests with bare pods).
+  std::string daemonset_name;
 };
+
+// The agent DaemonSet's uid as read from the API server; nullopt when it does not exist.
+using DaemonSetUid = std::optional<std::string>;
 
 struct HelloClaim {
   std::string node_name;
@@ -87,6 +95,7 @@ inline constexpr const char* kReasonWrongServiceAccount = "WrongServiceAccount";
 inline constexpr const char* kReasonNotPodBound = "TokenNotPodBound";
 inline constexpr const char* kReasonBoundPodGone = "BoundPodGone";
 inline constexpr const char* kReasonNodeMismatch = "NodeMismatch";
+inline constexpr const char* kReasonNotAgentPod = "NotAgentPod";
 inline constexpr const char* kReasonReviewUnavailable = "ReviewUnavailable";
 
 // Everything decidable before the Pod is read: the claim and the TokenReview. An accepted result
@@ -95,13 +104,16 @@ inline constexpr const char* kReasonReviewUnavailable = "ReviewUnavailable";
 AdmissionDecision DecideFromToken(const HelloClaim& claim, const TokenReviewResult& review,
                                   const AgentPolicy& policy);
 
-// The final decision once the bound Pod has been read (nullopt: it does not exist).
+// The final decision once the bound Pod (nullopt: it does not exist) and, when the policy names
+// a DaemonSet, that DaemonSet's uid have been read.
 AdmissionDecision DecideWithPod(const HelloClaim& claim, const TokenReviewResult& review,
-                                const std::optional<BoundPod>& pod, const AgentPolicy& policy);
+                                const std::optional<BoundPod>& pod, const AgentPolicy& policy,
+                                const DaemonSetUid& daemonset_uid = std::nullopt);
 
 // Both steps at once (what the hub does, minus the I/O).
 AdmissionDecision Decide(const HelloClaim& claim, const TokenReviewResult& review,
-                         const std::optional<BoundPod>& pod, const AgentPolicy& policy);
+                         const std::optional<BoundPod>& pod, const AgentPolicy& policy,
+                         const DaemonSetUid& daemonset_uid = std::nullopt);
 
 // A refusal for a failed review or Pod read: UNAVAILABLE, the agent retries with backoff.
 AdmissionDecision Unavailable(const std::string& what, const Status& status);

@@ -13,8 +13,11 @@ AgentPolicy Policy() {
   AgentPolicy p;
   p.service_account_namespace = "rdmastack-system";
   p.service_account_name = "rdmastack-agent";
+  p.daemonset_name = "rdmastack-agent";
   return p;
 }
+
+constexpr const char* kDaemonSetUid = "ds-uid-1";
 
 TokenReviewResult GoodReview() {
   TokenReviewResult r;
@@ -35,8 +38,26 @@ HelloClaim Claim(const std::string& node = "node-a") {
   return c;
 }
 
+k8s::OwnerReference Controller(const std::string& kind, const std::string& name,
+                               const std::string& uid) {
+  k8s::OwnerReference o;
+  o.api_version = kind == "DaemonSet" ? "apps/v1" : "v1";
+  o.kind = kind;
+  o.name = name;
+  o.uid = uid;
+  o.controller = true;
+  return o;
+}
+
+// An agent pod: controlled by the agent DaemonSet.
 BoundPod PodOn(const std::string& node, const std::string& uid = "uid-1") {
-  return BoundPod{uid, node};
+  return BoundPod{uid, node, Controller("DaemonSet", "rdmastack-agent", kDaemonSetUid)};
+}
+
+BoundPod Controlled(std::optional<k8s::OwnerReference> controller) {
+  BoundPod p = PodOn("node-a");
+  p.controller = std::move(controller);
+  return p;
 }
 
 struct Case {
@@ -129,10 +150,25 @@ TEST(AdmissionTest, DecisionTable) {
   cases.push_back({"pod recreated under the same name", Claim(), GoodReview(),
                    PodOn("node-a", "uid-2"), StatusCode::kUnauthenticated, kReasonBoundPodGone,
                    "uid uid-1"});
+  // Running as the agent's ServiceAccount is not enough: the agent DaemonSet must control the pod.
+  cases.push_back({"bare pod", Claim(), GoodReview(), Controlled(std::nullopt),
+                   StatusCode::kPermissionDenied, kReasonNotAgentPod, "controlled by nothing"});
+  cases.push_back({"pod of another DaemonSet", Claim(), GoodReview(),
+                   Controlled(Controller("DaemonSet", "look-alike", "ds-uid-9")),
+                   StatusCode::kPermissionDenied, kReasonNotAgentPod,
+                   "controlled by DaemonSet look-alike (uid ds-uid-9), not by DaemonSet "
+                   "rdmastack-system/rdmastack-agent (uid ds-uid-1)"});
+  cases.push_back({"owner reference copied from the agent DaemonSet's name only", Claim(),
+                   GoodReview(), Controlled(Controller("DaemonSet", "rdmastack-agent", "forged")),
+                   StatusCode::kPermissionDenied, kReasonNotAgentPod, "uid forged"});
+  cases.push_back({"pod of a ReplicaSet", Claim(), GoodReview(),
+                   Controlled(Controller("ReplicaSet", "rdmastack-agent", kDaemonSetUid)),
+                   StatusCode::kPermissionDenied, kReasonNotAgentPod, "ReplicaSet"});
 
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    const AdmissionDecision d = Decide(c.claim, c.review, c.pod, Policy());
+    const AdmissionDecision d =
+        Decide(c.claim, c.review, c.pod, Policy(), DaemonSetUid(kDaemonSetUid));
     EXPECT_EQ(d.code, c.code) << d.message;
     EXPECT_EQ(d.reason, c.reason);
     EXPECT_NE(d.message.find(c.message_part), std::string::npos) << d.message;
@@ -144,6 +180,30 @@ TEST(AdmissionTest, DecisionTable) {
       EXPECT_EQ(d.identity.agent_version, "0.1.0");
     }
   }
+}
+
+TEST(AdmissionTest, AgentPodsAreRefusedWhileTheDaemonSetIsMissing) {
+  const AdmissionDecision d =
+      Decide(Claim(), GoodReview(), PodOn("node-a"), Policy(), /*daemonset_uid=*/std::nullopt);
+  EXPECT_EQ(d.reason, kReasonNotAgentPod);
+  EXPECT_NE(d.message.find("which does not exist"), std::string::npos) << d.message;
+  // A policy without a DaemonSet name (bare test pods) does not look at the controller.
+  AgentPolicy any = Policy();
+  any.daemonset_name.clear();
+  EXPECT_TRUE(Decide(Claim(), GoodReview(), Controlled(std::nullopt), any).accepted());
+}
+
+TEST(AdmissionTest, BoundPodFromObjectKeepsTheControllingOwner) {
+  auto pod = k8s::JsonObject::Parse(R"({"metadata": {"uid": "u1", "ownerReferences": [
+      {"apiVersion": "v1", "kind": "ConfigMap", "name": "x", "uid": "c1"},
+      {"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "rdmastack-agent", "uid": "d1",
+       "controller": true}]}, "spec": {"nodeName": "node-a"}})");
+  ASSERT_TRUE(pod.ok());
+  const BoundPod p = BoundPodFromObject(*pod);
+  EXPECT_EQ(p.node_name, "node-a");
+  ASSERT_TRUE(p.controller);
+  EXPECT_EQ(p.controller->kind, "DaemonSet");
+  EXPECT_EQ(p.controller->uid, "d1");
 }
 
 TEST(AdmissionTest, TokenStepNeverLooksAtThePod) {

@@ -26,10 +26,37 @@ AdmissionDecision AgentAuthenticator::Authenticate(const agent::v1::Hello& hello
     return Unavailable("reading pod " + policy_.service_account_namespace + "/" + review.pod_name,
                        object.status());
   }
-  decision = DecideWithPod(claim, review, pod, policy_);
+  DaemonSetUid daemonset_uid;
+  if (pod && !policy_.daemonset_name.empty()) {
+    auto uid = AgentDaemonSetUid(pod->controller ? pod->controller->uid : "");
+    if (!uid.ok()) {
+      return Unavailable("reading DaemonSet " + policy_.service_account_namespace + "/" +
+                             policy_.daemonset_name,
+                         uid.status());
+    }
+    daemonset_uid = std::move(*uid);
+  }
+  decision = DecideWithPod(claim, review, pod, policy_, daemonset_uid);
   // A cached review would otherwise keep vouching for a token whose Pod is gone.
   if (decision.reason == kReasonBoundPodGone) reviewer_.Invalidate(hello.token());
   return decision;
+}
+
+StatusOr<DaemonSetUid> AgentAuthenticator::AgentDaemonSetUid(const std::string& owner_uid) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!daemonset_uid_.empty() && daemonset_uid_ == owner_uid) return DaemonSetUid(owner_uid);
+  }
+  auto object = reader_.Get(k8s::kinds::DaemonSet(), policy_.service_account_namespace,
+                            policy_.daemonset_name);
+  if (!object.ok()) {
+    if (k8s::IsNotFound(object.status())) return DaemonSetUid();
+    return object.status();
+  }
+  std::string uid(object->Uid());
+  std::lock_guard<std::mutex> lock(mu_);
+  daemonset_uid_ = uid;
+  return DaemonSetUid(std::move(uid));
 }
 
 }  // namespace rdmastack::agenthub

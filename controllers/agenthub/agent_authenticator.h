@@ -1,6 +1,10 @@
 #pragma once
-// The I/O around admission.h: review the Hello's token (cached), read the Pod it is bound to,
-// decide. Blocking; the hub runs it on its worker pool.
+// The I/O around admission.h: review the Hello's token (cached), read the Pod it is bound to and
+// the agent DaemonSet's uid (kept; read again when a pod names another), decide. Blocking; the
+// hub runs it on its worker pool, several at once.
+
+#include <mutex>
+#include <string>
 
 #include "agents/proto/agenthub.pb.h"
 #include "controllers/agenthub/admission.h"
@@ -18,9 +22,15 @@ class AgentAuthenticator {
   const AgentPolicy& policy() const { return policy_; }
 
  private:
+  // The DaemonSet's uid; `owner_uid` is what the pod names: when it differs from the uid kept,
+  // the DaemonSet may have been made again, so it is read anew.
+  StatusOr<DaemonSetUid> AgentDaemonSetUid(const std::string& owner_uid);
+
   TokenReviewer& reviewer_;
   k8s::Client& reader_;
   const AgentPolicy policy_;
+  std::mutex mu_;
+  std::string daemonset_uid_;  // "" until read
 };
 
 }  // namespace rdmastack::agenthub

@@ -405,6 +405,7 @@ agenthub::AgentHubOptions AgentHubOptionsFrom(const OperatorOptions& options,
   out.policy.service_account_namespace = ns;
   out.policy.service_account_name = rdmanode::kAgentServiceAccount;
   out.policy.audience = rdmanode::kAgentHubAudience;
+  out.policy.daemonset_name = rdmanode::kAgentName;
   out.certificates.namespace_ = ns;
   out.certificates.ca_config_map = rdmanode::kAgentHubCaConfigMap;
   out.certificates.serving_validity =

@@ -86,6 +86,71 @@ TEST_F(AgentHubIdentityTest, AcceptedAgentGetsAckRequirementsAndItsReportsReachT
       rdmastack::testing::Eventually([&] { return hub_->connected_agents() == 0; }, seconds(5)));
 }
 
+// With the operator's policy (a DaemonSet named), a pod that merely runs as the agent's
+// ServiceAccount is refused; the DaemonSet's own pod on the same node is accepted.
+TEST_F(AgentHubIdentityTest, OnlyTheAgentDaemonSetsPodsAreAccepted) {
+  RDMASTACK_REQUIRE_CLUSTER(env);
+  ASSERT_NO_FATAL_FAILURE(
+      StartHub([](AgentHubOptions& o) { o.policy.daemonset_name = "rdmastack-agent"; }));
+  auto channel = TlsChannel(PublishedCa());
+  const std::string bare_uid = CreatePod("agent-bare", node_a_);
+  {
+    AgentCall call = AgentCall::Open(channel, node_a_, BoundToken("agent-bare", bare_uid));
+    const grpc::Status end = call.Drain();
+    std::printf("bare pod -> %d %s\n", static_cast<int>(end.error_code()),
+                end.error_message().c_str());
+    EXPECT_EQ(end.error_code(), grpc::StatusCode::PERMISSION_DENIED) << end.error_message();
+    EXPECT_NE(end.error_message().find("controlled by nothing, not by DaemonSet " + ns_ +
+                                       "/rdmastack-agent, which does not exist"),
+              std::string::npos)
+        << end.error_message();
+  }
+
+  auto ds = k8s::JsonObject::Parse(R"({"apiVersion": "apps/v1", "kind": "DaemonSet",
+    "metadata": {"name": "rdmastack-agent"},
+    "spec": {"selector": {"matchLabels": {"app": "agent-under-test"}},
+      "template": {"metadata": {"labels": {"app": "agent-under-test"}},
+        "spec": {"serviceAccountName": "rdmastack-agent",
+                 "containers": [{"name": "agent", "image": "rdmastack.invalid/agent:1"}],
+                 "tolerations": [{"operator": "Exists"}]}}}})");
+  ASSERT_TRUE(ds.ok());
+  ds->SetNamespace(ns_);
+  ASSERT_TRUE(ds->SetString({"spec", "template", "spec", "nodeSelector", "kubernetes.io/hostname"},
+                            node_a_)
+                  .ok());
+  ASSERT_TRUE(admin_->Create(k8s::kinds::DaemonSet(), *ds).ok());
+  std::string pod_name, pod_uid;
+  ASSERT_TRUE(rdmastack::testing::Eventually(
+      [&] {
+        k8s::ListOptions options;
+        options.label_selector = "app=agent-under-test";
+        auto pods = admin_->List(k8s::kinds::Pod(), ns_, options);
+        if (!pods.ok() || pods->items.empty()) return false;
+        pod_name = std::string(pods->items[0].Name());
+        pod_uid = std::string(pods->items[0].Uid());
+        return true;
+      },
+      seconds(60)))
+      << "the DaemonSet controller made no pod on " << node_a_;
+  {
+    AgentCall call = AgentCall::Open(channel, node_a_, BoundToken(pod_name, pod_uid));
+    pb::HubMessage m;
+    ASSERT_TRUE(call.Read(&m)) << call.Drain().error_message();
+    EXPECT_TRUE(m.has_ack());
+    EXPECT_TRUE(sink_.WaitFor("connected " + node_a_ + " " + pod_name, seconds(5)));
+    call.stream->WritesDone();
+    call.Drain();
+  }
+  // The bare pod stays refused now that the DaemonSet exists.
+  AgentCall again = AgentCall::Open(channel, node_a_, BoundToken("agent-bare", bare_uid));
+  const grpc::Status end = again.Drain();
+  EXPECT_EQ(end.error_code(), grpc::StatusCode::PERMISSION_DENIED) << end.error_message();
+  EXPECT_NE(metrics_.Render().find(
+                "rdmastack_agenthub_streams_refused_total{reason=\"NotAgentPod\"} 2"),
+            std::string::npos)
+      << metrics_.Render();
+}
+
 struct Refusal {
   std::string name;
   std::string node;  // claimed
