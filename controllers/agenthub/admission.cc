@@ -196,4 +196,9 @@ AdmissionDecision Unavailable(const std::string& what, const Status& status) {
                 what + " failed: " + status.ToString() + "; the agent retries");
 }
 
+AdmissionDecision ShuttingDownRefusal() {
+  return Refuse(StatusCode::kUnavailable, kReasonShuttingDown,
+                "the agent hub is shutting down (a new leader takes over); the agent retries");
+}
+
 }  // namespace rdmastack::agenthub

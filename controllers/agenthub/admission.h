@@ -97,6 +97,7 @@ inline constexpr const char* kReasonBoundPodGone = "BoundPodGone";
 inline constexpr const char* kReasonNodeMismatch = "NodeMismatch";
 inline constexpr const char* kReasonNotAgentPod = "NotAgentPod";
 inline constexpr const char* kReasonReviewUnavailable = "ReviewUnavailable";
+inline constexpr const char* kReasonShuttingDown = "HubShuttingDown";
 
 // Everything decidable before the Pod is read: the claim and the TokenReview. An accepted result
 // here means "read the Pod review.pod_name in the ServiceAccount's namespace, then call
@@ -117,5 +118,7 @@ AdmissionDecision Decide(const HelloClaim& claim, const TokenReviewResult& revie
 
 // A refusal for a failed review or Pod read: UNAVAILABLE, the agent retries with backoff.
 AdmissionDecision Unavailable(const std::string& what, const Status& status);
+// UNAVAILABLE for a Hello still queued when the hub stops (reason HubShuttingDown).
+AdmissionDecision ShuttingDownRefusal();
 
 }  // namespace rdmastack::agenthub

@@ -81,6 +81,9 @@ class AgentHub final : public RequirementsPublisher {
 
   int port() const { return port_; }
   size_t connected_agents() const { return core_.connected(); }
+  // Hellos waiting for an authentication thread; whether Stop() has begun.
+  size_t queued_authentications() const { return core_.queued_authentications(); }
+  bool shutting_down() const { return core_.ShuttingDown(); }
   const HubCertificates& certificates() const { return certificates_; }
 
  private:

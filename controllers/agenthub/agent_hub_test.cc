@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <functional>
+#include <future>
 #include <map>
 #include <thread>
 
@@ -88,6 +90,7 @@ class FakeApi final : public k8s::Client {
   }
 
   std::atomic<int> reviews{0};
+  std::function<void()> before_review;  // set before the hub starts
 
  private:
   static std::string Key(std::string_view kind, std::string_view ns, std::string_view name) {
@@ -101,6 +104,7 @@ class FakeApi final : public k8s::Client {
   }
   StatusOr<k8s::JsonObject> Review(const k8s::JsonObject& review) {
     ++reviews;
+    if (before_review) before_review();
     const std::string token = review.GetString({"spec", "token"}).value_or("");
     const size_t slash = token.find('/');
     auto out = *k8s::JsonObject::Parse(R"({"status": {"authenticated": false,
@@ -385,6 +389,46 @@ TEST_F(AgentHubTest, StopEndsConnectedStreamsWithUnavailable) {
   EXPECT_NE(s.error_message().find("shutting down"), std::string::npos);
   std::lock_guard<std::mutex> l(sink_.mu);
   EXPECT_FALSE(sink_.connected["node-1"]);
+}
+
+TEST_F(AgentHubTest, StopAnswersQueuedHellosInsteadOfReviewingThem) {
+  // One authentication thread, held in its first TokenReview while more Hellos queue behind it:
+  // Stop must not work through the backlog (it would hold the lease release past the grace
+  // period), only finish the review under way.
+  constexpr int kAgents = 12;
+  for (int i = 0; i < kAgents; ++i)
+    api_.AddPod("agent-" + std::to_string(i), "node-" + std::to_string(i));
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  api_.before_review = [released] { released.wait(); };
+  ASSERT_NO_FATAL_FAILURE(Start([](AgentHubOptions& o) { o.auth_threads = 1; }));
+  std::vector<std::unique_ptr<Call>> calls;
+  for (int i = 0; i < kAgents; ++i) {
+    calls.push_back(
+        Open("node-" + std::to_string(i) + "/agent-" + std::to_string(i), "node-" + std::to_string(i)));
+  }
+  auto waited = [](const std::function<bool()>& done) {
+    for (int i = 0; i < 1000 && !done(); ++i) std::this_thread::sleep_for(milliseconds(10));
+    return done();
+  };
+  ASSERT_TRUE(waited([&] {
+    return api_.reviews.load() == 1 && hub_->queued_authentications() == kAgents - 1;
+  }));
+  std::thread stopper([&] { hub_->Stop(); });
+  ASSERT_TRUE(waited([&] { return hub_->shutting_down(); }));
+  release.set_value();
+  stopper.join();
+  EXPECT_EQ(api_.reviews.load(), 1);
+  int unavailable = 0;
+  for (auto& call : calls) {
+    const grpc::Status s = call->Drain();
+    if (s.error_code() == grpc::StatusCode::UNAVAILABLE) ++unavailable;
+  }
+  EXPECT_EQ(unavailable, kAgents);
+  EXPECT_NE(Metrics().find(R"(rdmastack_agenthub_streams_refused_total{reason="HubShuttingDown"} )" +
+                           std::to_string(kAgents - 1)),
+            std::string::npos)
+      << Metrics();
 }
 
 }  // namespace

@@ -60,6 +60,11 @@ void HubCore::Shutdown() {
   if (sweeper_.joinable()) sweeper_.join();
 }
 
+bool HubCore::ShuttingDown() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return shutting_down_;
+}
+
 void HubCore::SweepLoop() {
   std::unique_lock<std::mutex> l(mu_);
   while (!shutting_down_) {
@@ -90,6 +95,13 @@ void HubCore::Authenticate(AgentStream* stream, const agent::v1::Hello& hello) {
     return;
   }
   const bool queued = pool_.TrySubmit([this, stream, hello] {
+    // Once the hub stops, queued Hellos are answered, not reviewed: the backlog (up to
+    // auth_queue of them, each a TokenReview and a Pod read) must not hold shutdown, and with it
+    // the lease release, past the pod's grace period. The agents reconnect to the next leader.
+    if (ShuttingDown()) {
+      stream->OnAuthenticated(hello.node_name(), ShuttingDownRefusal());
+      return;
+    }
     stream->OnAuthenticated(hello.node_name(), authenticator_.Authenticate(hello));
   });
   if (!queued) {
@@ -132,6 +144,7 @@ void HubCore::Remove(AgentStream* stream) {
 
 void HubCore::RecordRefusal(const std::string& node_name, const AdmissionDecision& decision) {
   metrics_.refused.With({decision.reason}).Inc();
+  if (decision.reason == kReasonShuttingDown) return;  // not the agent's problem; one per Hello
   spdlog::warn("agenthub: refused agent for node '{}': {} ({})", node_name, decision.message,
                decision.reason);
   const bool identity_problem = decision.code == StatusCode::kUnauthenticated ||

@@ -78,6 +78,9 @@ class HubCore {
   Clock& clock() { return clock_; }
   const HubStreamOptions& options() const { return options_; }
 
+  bool ShuttingDown() const;
+  size_t queued_authentications() const { return pool_.queued(); }
+
  private:
   void SweepLoop();
 

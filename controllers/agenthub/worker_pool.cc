@@ -18,6 +18,11 @@ bool WorkerPool::TrySubmit(std::function<void()> job) {
   return true;
 }
 
+size_t WorkerPool::queued() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return jobs_.size();
+}
+
 void WorkerPool::Stop() {
   {
     std::lock_guard<std::mutex> l(mu_);

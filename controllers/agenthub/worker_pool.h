@@ -24,12 +24,13 @@ class WorkerPool {
   bool TrySubmit(std::function<void()> job);
   // Runs the queued jobs, then ends the threads. Idempotent.
   void Stop();
+  size_t queued() const;
 
  private:
   void Run();
 
   const size_t max_queued_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::function<void()>> jobs_;
   bool stopping_ = false;

@@ -137,14 +137,20 @@ int Run(const OperatorOptions& options) {
   // memory. Agents of a standby's Service endpoint retry until they reach the leader.
   manager.AddLeaderRunnable({"agent hub", [&hub] { return hub.Start(); }, [&hub] { hub.Stop(); }});
   // Every replica serves the pod webhook: the API server calls whichever pod its Service picks.
-  // Its certificate Secret and caBundle are written through the fenced client (by the leader).
+  // Its certificate Secret and caBundle are written through the fenced client (by the leader);
+  // the manager stops it before the lease is released, so no write of it follows the release.
   std::unique_ptr<workload::WebhookServer> webhook;
   if (options.webhook_bind_address != "0") {
     webhook = std::make_unique<workload::WebhookServer>(
         **client, manager.client(), RealClock::Instance(),
         controllers::CachedInformer(manager, k8s::kinds::ClientProfile()), manager.metrics(),
         WebhookOptionsFrom(options, node_options.agent.namespace_));
-    webhook->Start();
+    manager.AddRunnable({"pod webhook",
+                         [&webhook] {
+                           webhook->Start();
+                           return OkStatus();
+                         },
+                         [&webhook] { webhook->Stop(); }});
   }
   // Declared after the manager so that its thread is joined before the manager goes away.
   runtime::ShutdownSignals signals;
@@ -153,7 +159,6 @@ int Run(const OperatorOptions& options) {
     manager.RequestStop();
   });
   const Status result = manager.Run();
-  if (webhook) webhook->Stop();
   if (result.ok()) {
     spdlog::info("stopped");
     return 0;

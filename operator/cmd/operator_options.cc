@@ -317,6 +317,10 @@ StatusOr<OperatorOptions> ParseOperatorOptions(const std::vector<std::string>& a
     RDMASTACK_RETURN_IF_ERROR(v->second(flag, *value));
   }
   // client-go's rules, checked here so that a bad combination is a flag error, not a start-up one.
+  if (o.lease_duration < std::chrono::seconds(1)) {
+    return InvalidArgumentError(
+        "--leader-election-lease-duration must be at least 1s (the Lease stores whole seconds)");
+  }
   if (o.lease_duration <= o.renew_deadline) {
     return InvalidArgumentError(
         "--leader-election-lease-duration must be greater than --leader-election-renew-deadline");

@@ -12,6 +12,11 @@ Status ValidateLeaderElectionConfig(const LeaderElectionConfig& c) {
     return InvalidArgumentError("leader election needs a lease namespace and name");
   }
   if (c.identity.empty()) return InvalidArgumentError("leader election needs an identity");
+  // The Lease keeps whole seconds: a shorter duration would be written as 0, and every other
+  // candidate would take a held lease at once.
+  if (c.lease_duration < std::chrono::seconds(1)) {
+    return InvalidArgumentError("leaseDuration must be at least 1s (the Lease stores seconds)");
+  }
   if (c.lease_duration <= c.renew_deadline) {
     return InvalidArgumentError("leaseDuration must be greater than renewDeadline");
   }
@@ -61,6 +66,11 @@ int Seconds(Clock::Duration d) {
   return static_cast<int>(std::chrono::duration_cast<std::chrono::seconds>(d).count());
 }
 
+// Rounded up: other candidates wait at least as long as this holder counts on (1.5s -> 2).
+int LeaseSeconds(Clock::Duration d) {
+  return static_cast<int>(std::chrono::ceil<std::chrono::seconds>(d).count());
+}
+
 }  // namespace
 
 LeaderElector::LeaderElector(k8s::Client& client, Clock& clock, LeaderElectionConfig config)
@@ -75,7 +85,8 @@ bool LeaderElector::TryAcquireOrRenew(std::optional<Clock::TimePoint> deadline) 
   const Clock::TimePoint until = deadline.value_or(started + config_.renew_deadline);
   k8s::CallScope scope(ToSteady(until), cancellation_);
   const std::string now_text = FormatMicroTime(clock_.WallNow());
-  LeaseRecord desired{config_.identity, Seconds(config_.lease_duration), now_text, now_text, 0};
+  LeaseRecord desired{config_.identity, LeaseSeconds(config_.lease_duration), now_text, now_text,
+                      0};
   const auto& type = k8s::kinds::Lease();
   const Status renewed = RenewObserved(desired, started);
   if (renewed.ok()) return true;

@@ -41,7 +41,10 @@ TEST(LeaderElectionConfigTest, ValidationTable) {
                         {10s, 10s, 2s, false},
                         {15s, 2s, 2s, false},
                         {15s, 10s, 9s, false},
-                        {15s, 10s, 0s, false}};
+                        {15s, 10s, 0s, false},
+                        // Under a second the Lease would say 0: others would take it at once.
+                        {900ms, 600ms, 100ms, false},
+                        {1s, 600ms, 100ms, true}};
   for (const Case& c : cases) {
     LeaderElectionConfig config{"ns", "lock", "me", c.lease, c.renew, c.retry, true};
     EXPECT_EQ(ValidateLeaderElectionConfig(config).ok(), c.ok);
@@ -59,6 +62,17 @@ TEST_F(LeaderElectionTest, CreatesAMissingLeaseAndBecomesLeader) {
   EXPECT_EQ(r.lease_duration_seconds, 15);
   EXPECT_EQ(r.lease_transitions, 0);
   EXPECT_EQ(r.renew_time, "2023-11-14T22:13:20.000000Z");  // FakeClock's wall start
+}
+
+TEST_F(LeaderElectionTest, AFractionalLeaseDurationIsWrittenRoundedUp) {
+  LeaderElectionConfig c = Config("a");
+  c.lease_duration = 1500ms;
+  c.renew_deadline = 1s;
+  c.retry_period = 200ms;
+  ASSERT_TRUE(ValidateLeaderElectionConfig(c).ok());
+  LeaderElector e(client_, clock_, c);
+  EXPECT_TRUE(e.TryAcquireOrRenew());
+  EXPECT_EQ(server_.Record().lease_duration_seconds, 2);
 }
 
 TEST_F(LeaderElectionTest, RenewKeepsAcquireTimeAndTransitions) {

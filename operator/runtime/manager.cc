@@ -4,6 +4,28 @@
 
 namespace rdmastack::runtime {
 
+namespace {
+
+Status StartAll(std::vector<Runnable>& runnables, size_t& started) {
+  for (Runnable& r : runnables) {
+    if (r.start) {
+      if (Status s = r.start(); !s.ok()) return s.WithContext(r.name);
+    }
+    ++started;
+    spdlog::info("started {}", r.name);
+  }
+  return OkStatus();
+}
+
+void StopStarted(std::vector<Runnable>& runnables, size_t& started) {
+  while (started > 0) {
+    Runnable& r = runnables[--started];
+    if (r.stop) r.stop();
+  }
+}
+
+}  // namespace
+
 Manager::Manager(k8s::Client& client, Clock& clock, ManagerOptions options)
     : clock_(clock),
       options_(std::move(options)),
@@ -80,6 +102,10 @@ Status Manager::Run() {
   RDMASTACK_RETURN_IF_ERROR(StartServing());
   events_->Start();
   cache_.Start();
+  if (Status s = StartAll(runnables_, runnables_started_); !s.ok()) {
+    Shutdown(false, Clock::Duration::zero());
+    return s;
+  }
   if (!WaitForCaches()) {
     const bool stopped = StopRequested();
     Shutdown(false, options_.graceful_shutdown_timeout);
@@ -144,26 +170,22 @@ void Manager::AddLeaderRunnable(LeaderRunnable runnable) {
   leader_runnables_.push_back(std::move(runnable));
 }
 
+void Manager::AddRunnable(Runnable runnable) {
+  runnables_.push_back(std::move(runnable));
+}
+
+
 Status Manager::StartLeaderRunnables() {
-  for (LeaderRunnable& r : leader_runnables_) {
-    if (r.start) {
-      if (Status s = r.start(); !s.ok()) return s.WithContext(r.name);
-    }
-    ++leader_runnables_started_;
-    spdlog::info("started {}", r.name);
-  }
-  return OkStatus();
+  return StartAll(leader_runnables_, leader_runnables_started_);
 }
 
 void Manager::StopLeaderRunnables() {
-  while (leader_runnables_started_ > 0) {
-    LeaderRunnable& r = leader_runnables_[--leader_runnables_started_];
-    if (r.stop) r.stop();
-  }
+  StopStarted(leader_runnables_, leader_runnables_started_);
 }
 
 void Manager::Shutdown(bool release_lease, Clock::Duration drain) {
   ready_ = false;
+  StopStarted(runnables_, runnables_started_);
   StopLeaderRunnables();
   const Clock::TimePoint deadline = clock_.Now() + drain;
   for (auto& c : controllers_) {

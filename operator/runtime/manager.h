@@ -48,11 +48,12 @@ struct ManagerOptions {
 // LeaderElectionRunnable (the agent hub: it writes certificates and feeds the controllers).
 // `start` runs after the lease is won and before the controllers start; an error ends Run as a
 // failed start-up. `stop` runs first at shutdown, before the controllers drain.
-struct LeaderRunnable {
+struct Runnable {
   std::string name;
   std::function<Status()> start;
   std::function<void()> stop;
 };
+using LeaderRunnable = Runnable;
 
 class Manager {
  public:
@@ -70,6 +71,10 @@ class Manager {
                             ControllerOptions options = {});
   // Before Run. Started in the order added, stopped in reverse.
   void AddLeaderRunnable(LeaderRunnable runnable);
+  // Before Run. Runs on every replica (the pod webhook): started when Run begins, stopped first
+  // at shutdown, in reverse order, and always before the lease is released, so that a write of
+  // its through the fenced client cannot land after the next leader has taken over.
+  void AddRunnable(Runnable runnable);
 
   // Blocks. OK after a requested stop; Aborted("leader election lost") when the lease was lost
   // (the caller should exit non-zero at once); other errors when startup failed.
@@ -105,6 +110,8 @@ class Manager {
   std::vector<std::unique_ptr<Controller>> controllers_;
   std::vector<LeaderRunnable> leader_runnables_;
   size_t leader_runnables_started_ = 0;
+  std::vector<Runnable> runnables_;
+  size_t runnables_started_ = 0;
   HttpServer probes_;
   MetricsServer metrics_server_;
   Gauge* leader_status_ = nullptr;

@@ -193,6 +193,34 @@ TEST_F(ManagerTest, LeaderRunnablesRunOnlyWhileLeading) {
   EXPECT_EQ(stops.load(), 1);
 }
 
+// The pod webhook's contract: it runs on a standby as on the leader, and stops before the lease
+// is handed back (its certificate writes must not follow the release).
+TEST_F(ManagerTest, RunnablesRunOnEveryReplicaAndStopBeforeTheLeaseIsReleased) {
+  testing::FakeLeaseServer lease(client_);
+  lease.SetHolder("other", 15, "t");
+  std::atomic<int> starts{0};
+  std::string holder_at_stop;
+  Running run(*this, Options(/*leader_election=*/true), [&](Manager& m) {
+    m.AddRunnable({"webhook",
+                   [&] {
+                     ++starts;
+                     return OkStatus();
+                   },
+                   [&] { holder_at_stop = lease.Record().holder; }});
+  });
+  while (!run.manager.Ready()) std::this_thread::yield();
+  EXPECT_EQ(starts.load(), 1);  // a standby runs it too
+  lease.SetHolder("", 1, "t");
+  while (!run.manager.Leading()) {
+    clock_.Advance(500ms);
+    std::this_thread::sleep_for(1ms);
+  }
+  EXPECT_EQ(starts.load(), 1);
+  EXPECT_TRUE(run.Stop().ok());
+  EXPECT_EQ(holder_at_stop, "me");       // stopped while the lease was still ours
+  EXPECT_EQ(lease.Record().holder, "");  // then released
+}
+
 TEST_F(ManagerTest, FailingLeaderRunnableFailsRunAndStopsTheStartedOnes) {
   testing::FakeLeaseServer lease(client_);
   std::vector<std::string> calls;
