@@ -139,6 +139,13 @@ export RDMASTACK_REQUIRE_CLUSTER=1 RDMASTACK_REQUIRE_VERSITYGW=1
 step "helm lint charts/rdmastack"
 "$RDMASTACK_HELM" lint --strict charts/rdmastack
 "$RDMASTACK_HELM" template rdmastack charts/rdmastack -n rdmastack-system >/dev/null
+# The optional NetworkPolicy, with a peer list, as the real API server validates it (no CNI here
+# enforces it: this proves the object, not the filtering).
+"$RDMASTACK_HELM" template rdmastack charts/rdmastack -n default \
+  --show-only templates/operator-networkpolicy.yaml --set networkPolicy.enabled=true \
+  --set 'networkPolicy.agentHubFrom[0].ipBlock.cidr=198.18.0.0/15' \
+  --set 'networkPolicy.metricsFrom[0].namespaceSelector.matchLabels.name=monitoring' |
+  "$RDMASTACK_KUBECTL" --kubeconfig "$RDMASTACK_KUBECONFIG" create --dry-run=server -f -
 
 # A step that finds no test fails: an empty e2e step is a broken build, not a pass. With -R the
 # filter may rightly leave a step empty.

@@ -40,6 +40,7 @@ struct WebhookServerOptions {
   Clock::Duration check_interval = std::chrono::minutes(1);
   std::chrono::milliseconds retry_interval{2000};
   int threads = 2;
+  size_t max_connections = 32;
 };
 
 // Sets the caBundle of every webhook named kWebhookName in `configuration` to `ca_pem`; writes
@@ -74,6 +75,7 @@ class WebhookServer {
   k8s::Client& writer_;
   const WebhookServerOptions options_;
   PodWebhook webhook_;
+  runtime::Counter& refused_connections_;
   agenthub::HubCertificates certificates_;
   runtime::HttpServer server_;
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -53,6 +54,22 @@ constexpr auto kLingerTimeout = std::chrono::seconds(5);
 
 using TlsStream = beast::ssl_stream<beast::tcp_stream>;
 
+// Holds one of the server's connection slots for as long as its session lives.
+class ConnectionSlot {
+ public:
+  explicit ConnectionSlot(std::atomic<size_t>& open) : open_(&open) {}
+  ConnectionSlot(ConnectionSlot&& other) noexcept : open_(std::exchange(other.open_, nullptr)) {}
+  ConnectionSlot(const ConnectionSlot&) = delete;
+  ConnectionSlot& operator=(const ConnectionSlot&) = delete;
+  ConnectionSlot& operator=(ConnectionSlot&&) = delete;
+  ~ConnectionSlot() {
+    if (open_ != nullptr) open_->fetch_sub(1);
+  }
+
+ private:
+  std::atomic<size_t>* open_;
+};
+
 // One keep-alive connection: (TLS handshake,) read a request, answer it, repeat until the peer
 // closes. Each connection runs on its own strand, so a session is never touched concurrently.
 template <typename Stream>
@@ -60,13 +77,18 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   static constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
 
  public:
-  Session(tcp::socket socket, const HttpServer& server, uint64_t body_limit) requires(!kTls)
-      : stream_(std::move(socket)), server_(server), body_limit_(body_limit) {}
+  Session(tcp::socket socket, const HttpServer& server, uint64_t body_limit,
+          ConnectionSlot slot) requires(!kTls)
+      : slot_(std::move(slot)),
+        stream_(std::move(socket)),
+        server_(server),
+        body_limit_(body_limit) {}
   // Shares ownership of `tls`: UpdateTls may replace the server's context while this connection
   // still uses the old one.
   Session(tcp::socket socket, std::shared_ptr<ssl::context> tls, const HttpServer& server,
-          uint64_t body_limit) requires(kTls)
-      : tls_(std::move(tls)),
+          uint64_t body_limit, ConnectionSlot slot) requires(kTls)
+      : slot_(std::move(slot)),
+        tls_(std::move(tls)),
         stream_(std::move(socket), *tls_),
         server_(server),
         body_limit_(body_limit) {}
@@ -161,6 +183,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
                             });
   }
 
+  ConnectionSlot slot_;
   std::shared_ptr<ssl::context> tls_;  // before stream_, which uses it
   Stream stream_;
   const HttpServer& server_;
@@ -197,6 +220,9 @@ struct HttpServer::Impl {
   std::mutex tls_mu;
   std::shared_ptr<ssl::context> tls;
   uint64_t max_request_body = 0;
+  size_t max_connections = 0;
+  Counter* refused_connections = nullptr;
+  std::atomic<size_t> open_connections{0};  // before io: sessions release their slot in ~io
   asio::io_context io;
   tcp::acceptor acceptor{io};
   std::vector<std::thread> threads;
@@ -211,13 +237,20 @@ struct HttpServer::Impl {
     acceptor.async_accept(asio::make_strand(io), [this, &server](beast::error_code ec,
                                                                  tcp::socket socket) {
       if (ec == asio::error::operation_aborted) return;  // closed by Stop
-      if (!ec) {
+      if (!ec && open_connections.fetch_add(1) >= max_connections) {
+        open_connections.fetch_sub(1);
+        if (refused_connections != nullptr) refused_connections->Inc();
+        beast::error_code ignored;
+        socket.close(ignored);
+      } else if (!ec) {
+        ConnectionSlot slot(open_connections);
         if (auto context = CurrentTls()) {
           std::make_shared<Session<TlsStream>>(std::move(socket), std::move(context), server,
-                                               max_request_body)
+                                               max_request_body, std::move(slot))
               ->Start();
         } else {
-          std::make_shared<Session<beast::tcp_stream>>(std::move(socket), server, max_request_body)
+          std::make_shared<Session<beast::tcp_stream>>(std::move(socket), server, max_request_body,
+                                                       std::move(slot))
               ->Start();
         }
       }
@@ -254,6 +287,8 @@ Status HttpServer::Start(const std::string& bind_address, HttpServerOptions opti
   RDMASTACK_ASSIGN_OR_RETURN(BindAddress bind, ParseBindAddress(bind_address));
   auto impl = std::make_unique<Impl>();
   impl->max_request_body = options.max_request_body;
+  impl->max_connections = std::max<size_t>(1, options.max_connections);
+  impl->refused_connections = options.refused_connections;
   if (options.tls) {
     RDMASTACK_ASSIGN_OR_RETURN(impl->tls, ServerTlsContext(*options.tls));
   }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "operator/base/status.h"
+#include "operator/runtime/metrics.h"
 
 namespace rdmastack::runtime {
 
@@ -57,6 +58,12 @@ struct HttpServerOptions {
   // connection cannot carry another request. GET-only servers need no body; an admission webhook
   // server passes a few MiB (the API server sends whole objects).
   uint64_t max_request_body = 4096;
+  // Connections open at once (TLS handshake included). One more is closed as soon as it is
+  // accepted, before its handshake, and counted in `refused_connections` when given: with the
+  // handshake, idle and body limits this bounds what unauthenticated peers can make the server
+  // hold (about max_connections x max_request_body).
+  size_t max_connections = 64;
+  Counter* refused_connections = nullptr;
 };
 
 class HttpServer {

@@ -275,6 +275,44 @@ TEST(HttpServerTest, MaxRequestBodyRaisesTheLimit) {
   EXPECT_EQ(over->result_int(), 413u);
 }
 
+TEST(HttpServerTest, ConnectionsOverTheLimitAreClosedAtOnceAndCounted) {
+  // Two peers that connect and never start their TLS handshake hold both slots; a third is closed
+  // without being served until one of them goes.
+  auto creds = SelfSignedServingCredentials({"localhost"});
+  ASSERT_TRUE(creds.ok());
+  MetricsRegistry registry;
+  Counter& refused = registry.CounterFamily("refused_total", "test", {}).With({});
+  HttpServer server;
+  server.Handle("/ok", [](const HttpRequest&) { return HttpResponse{200, "text/plain", "ok"}; });
+  ASSERT_TRUE(
+      server.Start("127.0.0.1:0", {.tls = *creds, .max_connections = 2, .refused_connections = &refused})
+          .ok());
+  asio::io_context io;
+  const asio::ip::tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), server.port());
+  std::vector<std::unique_ptr<asio::ip::tcp::socket>> silent;
+  for (int i = 0; i < 2; ++i) {
+    silent.push_back(std::make_unique<asio::ip::tcp::socket>(io));
+    silent.back()->connect(endpoint);
+  }
+  auto served = [&] {
+    Connection c;
+    if (!c.Connect(server.port(), /*tls=*/true).ok()) return false;
+    http::request<http::string_body> get(http::verb::get, "/ok", 11);
+    auto reply = c.Send(std::move(get));
+    return reply.ok() && reply->result_int() == 200;
+  };
+  // The silent two are accepted before the third: one accept loop takes the backlog in order.
+  EXPECT_FALSE(served());
+  EXPECT_NE(registry.Render().find("refused_total 1"), std::string::npos) << registry.Render();
+  silent.front()->close();
+  bool ok = false;
+  for (int i = 0; i < 100 && !ok; ++i) {
+    ok = served();
+    if (!ok) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_TRUE(ok) << "a freed slot serves the next peer";
+}
+
 TEST(HttpServerTest, UpdateTlsServesNewHandshakesWithTheNewCertificate) {
   auto a = SelfSignedServingCredentials({"localhost", "a.example"});
   auto b = SelfSignedServingCredentials({"localhost", "b.example"});
