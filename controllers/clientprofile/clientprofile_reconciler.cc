@@ -134,6 +134,13 @@ StatusOr<runtime::Result> ClientProfileReconciler::Reconcile(const runtime::Requ
               .message;
     }
   }
+  if (in.refused_reason.empty()) {
+    if (auto refused = controllers::CheckImage(render_.node_pods.tenancy, ns, "clientLibrary.image",
+                                               profile.spec.client_library.image)) {
+      in.refused_reason = controllers::kReasonNotAllowed;
+      in.refused_message = std::move(*refused);
+    }
+  }
   std::optional<k8s::JsonObject> daemonset;
   if (in.refused_reason.empty()) {
     if (auto rendered = RenderClientDaemonSet(profile, render_); rendered.ok()) {

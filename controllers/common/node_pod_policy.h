@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "controllers/common/tenancy.h"
 #include "operator/k8s/json_object.h"
 
 namespace rdmastack::controllers {
@@ -19,6 +20,9 @@ struct NodePodPolicy {
   // skipped with a Warning event on the pod, and the pull goes on without it).
   std::vector<std::string> image_pull_secrets;
   std::string priority_class_name = kDefaultNodePriorityClass;  // "" = none
+  // Which images and host directories pools and profiles may name (checked by the reconcilers
+  // before anything is rendered).
+  TenancyPolicy tenancy;
 };
 
 // Sets spec.imagePullSecrets (the policy's names, then `extra` ones such as a pool's own, each

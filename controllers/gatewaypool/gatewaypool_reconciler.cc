@@ -23,6 +23,19 @@ bool OwnedBy(const k8s::JsonObject& o, const std::string& ns, const std::string&
   return o.Namespace() == ns && o.Label(kPoolLabel) == pool;
 }
 
+// The first image or host directory of the pool the admin's policy refuses, as its message.
+std::optional<std::string> NotAllowed(const controllers::TenancyPolicy& policy,
+                                      const crd::GatewayPool& pool) {
+  const std::string ns = pool.metadata.namespace_.value_or("");
+  if (auto m = controllers::CheckImage(policy, ns, "gateway.image", pool.spec.gateway.image))
+    return m;
+  if (auto m = controllers::CheckImage(policy, ns, "serverLibrary.image",
+                                       pool.spec.server_library.image))
+    return m;
+  return controllers::CheckBackendPath(policy, ns, "backend.posix.hostPath",
+                                       pool.spec.backend.posix.host_path);
+}
+
 }  // namespace
 
 const k8s::ResourceType& EndpointSliceType() {
@@ -145,6 +158,12 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
     in.decision.message = std::string(matrix.status().message());
   } else {
     in.decision = DecideTrack(pool.spec, **matrix);
+  }
+  // What the admin allows: a refused image or host directory starts nothing (what serves stays).
+  if (auto refused = NotAllowed(render_.node_pods.tenancy, pool)) {
+    in.decision.track.reset();
+    in.decision.reason = controllers::kReasonNotAllowed;
+    in.decision.message = std::move(*refused);
   }
   // An older pool's ports or gateway root on a shared node: this one starts nothing.
   in.conflict = FindConflict(pool, matrix.ok() ? matrix->get() : nullptr);

@@ -88,6 +88,12 @@ const char* const kOperatorUsage =
     "                                       agent, gateway and client pod (repeatable)\n"
     "  --node-priority-class NAME           priorityClassName of agent, gateway and client pods;\n"
     "                                       none sets none (default system-node-critical)\n"
+    "  --allow-image [NS=]PREFIX            images pools and profiles may name start with one of\n"
+    "                                       these (in NS only, with NS=); none given: any image\n"
+    "                                       (repeatable)\n"
+    "  --allow-backend-path [NS=]DIR        a pool's backend.posix.hostPath lies in one of these\n"
+    "                                       (in NS only, with NS=); none given: any directory\n"
+    "                                       (repeatable)\n"
     "  --gateway-pod-label KEY=VALUE        extra label on gateway pods (repeatable)\n"
     "  --gateway-env NAME=VALUE             extra environment of the gateway container "
     "(repeatable)\n"
@@ -200,6 +206,20 @@ StatusOr<OperatorOptions> ParseOperatorOptions(const std::vector<std::string>& a
       {"--agent-resources", json(&o.agent_resources, false)},
       {"--image-pull-secret", list(&o.image_pull_secrets)},
       {"--node-priority-class", text(&o.node_priority_class)},
+      {"--allow-image",
+       [&o](const std::string& flag, const std::string& value) {
+         auto rule = controllers::ParseImageRule(value);
+         if (!rule.ok()) return InvalidArgumentError(flag + ": " + std::string(rule.status().message()));
+         o.tenancy.images.push_back(*rule);
+         return OkStatus();
+       }},
+      {"--allow-backend-path",
+       [&o](const std::string& flag, const std::string& value) {
+         auto rule = controllers::ParseBackendPathRule(value);
+         if (!rule.ok()) return InvalidArgumentError(flag + ": " + std::string(rule.status().message()));
+         o.tenancy.backend_paths.push_back(*rule);
+         return OkStatus();
+       }},
       {"--gateway-pod-label", key_value(&o.gateway_pod_labels)},
       {"--client-image", text(&o.client_image)},
       {"--client-pod-label", key_value(&o.client_pod_labels)},
@@ -338,6 +358,7 @@ controllers::NodePodPolicy NodePodPolicyFrom(const OperatorOptions& options) {
   policy.image_pull_secrets = options.image_pull_secrets;
   policy.priority_class_name =
       options.node_priority_class == "none" ? "" : options.node_priority_class;
+  policy.tenancy = options.tenancy;
   return policy;
 }
 

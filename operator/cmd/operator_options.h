@@ -59,6 +59,8 @@ struct OperatorOptions {
   // image.pullSecrets) and a priority class ("none": no priorityClassName).
   std::vector<std::string> image_pull_secrets;
   std::string node_priority_class = "system-node-critical";
+  // Which images and host directories pools and profiles may name (controllers/common/tenancy.h).
+  controllers::TenancyPolicy tenancy;
   // The gateway DaemonSets of GatewayPools (docs/operator.md, "Gateways").
   std::map<std::string, std::string> gateway_pod_labels;
   std::vector<std::pair<std::string, std::string>> gateway_env;

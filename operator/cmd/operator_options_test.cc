@@ -136,6 +136,8 @@ TEST(OperatorOptionsTest, BadInputNamesTheFlag) {
         "--leader-election-retry-period=100ms"},
        "at least 1s"},
       {{"--leader-election-retry-period=9s"}, "--leader-election-retry-period"},
+      {{"--allow-image=registry.example.com"}, "--allow-image: image prefix"},
+      {{"--allow-backend-path=team-a=/data/../etc"}, "--allow-backend-path"},
       {{"--kubeconfig"}, "--kubeconfig"},
       {{"--agent-pod-label", "novalue"}, "--agent-pod-label"},
       {{"--agent-pod-label=", "=x"}, "--agent-pod-label"},
@@ -207,6 +209,18 @@ TEST(OperatorOptionsTest, AgentTolerationsAndResourcesAreJson) {
   EXPECT_NE(not_json.status().message().find("--agent-resources must be a JSON object"),
             std::string::npos)
       << not_json.status().message();
+}
+
+TEST(OperatorOptionsTest, TenancyRulesReachThePoolAndProfileControllers) {
+  auto o = ParseOperatorOptions({"--allow-image=nvcr.io/nvidia/", "--allow-image",
+                                 "team-a=ghcr.io/team-a/", "--allow-backend-path=/lustre/s3"});
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  const controllers::TenancyPolicy& pools = GatewayPoolOptionsFrom(*o).render.node_pods.tenancy;
+  ASSERT_EQ(pools.images.size(), 2u);
+  EXPECT_EQ(pools.images[1].namespace_, "team-a");
+  EXPECT_EQ(pools.images[1].prefix, "ghcr.io/team-a/");
+  ASSERT_EQ(pools.backend_paths.size(), 1u);
+  EXPECT_EQ(ClientProfileOptionsFrom(*o).render.node_pods.tenancy.images.size(), 2u);
 }
 
 // Every node pod (agent, gateway, client) gets the same pull secrets and priority class.

@@ -215,6 +215,9 @@ TEST_F(GatewayPoolE2eTest, NodesComeAndGoAndBadInputNeverStopsServing) {
   std::string missing = NodesWithFixture("storage-cx6-ib-ipoib-bond0-el8-inbox", 2, &good);
   if (missing.empty()) missing = NodesWithFixture("storage-cx6-ib-port-down", 1, &down);
   if (!missing.empty()) GTEST_SKIP() << missing << " (scripts/test.sh makes them)";
+  // The admin allows the harness's registry and the Lustre tree, nothing else.
+  extra_operator_args_ = {"--allow-image=registry.local/rdmastack/",
+                          "--allow-backend-path=/lustre/agent"};
   Start("gwp-edge", EdgePool());
   if (HasFatalFailure()) return;
 
@@ -323,6 +326,65 @@ TEST_F(GatewayPoolE2eTest, NodesComeAndGoAndBadInputNeverStopsServing) {
   ASSERT_EQ(reverted.exit_code, 0) << reverted.err;
   ASSERT_TRUE(
       Eventually([&] { return PoolCondition("edge", "LibraryCompatible") == "True"; }, 30s));
+
+  // An image from a registry the admin does not allow: refused NotAllowed with a Warning event;
+  // nothing is re-rendered and the gateways serve on.
+  const std::string before_image = Get(
+      {"get", "ds", "edge-gateway-v1", "-n", ns_->name(), "-o", "jsonpath={.metadata.generation}"});
+  CommandResult foreign = env_->Kubectl(
+      {"patch", "gwp", "edge", "-n", ns_->name(), "--type=merge", "-p",
+       R"({"spec":{"gateway":{"image":"evil.example.com/vgwrdma:1.8.0-cuobj1"}}})"});
+  ASSERT_EQ(foreign.exit_code, 0) << foreign.err;
+  ASSERT_TRUE(Eventually(
+      [&] { return PoolCondition("edge", "LibraryCompatible", "reason") == "NotAllowed"; }, 30s))
+      << Diagnostics();
+  EXPECT_NE(PoolCondition("edge", "LibraryCompatible", "message")
+                .find("gateway.image evil.example.com/vgwrdma:1.8.0-cuobj1 is not from a registry "
+                      "the operator allows in namespace " +
+                      ns_->name() + " (allowed: registry.local/rdmastack/)"),
+            std::string::npos)
+      << PoolCondition("edge", "LibraryCompatible", "message");
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return Get({"get", "events", "-n", ns_->name(), "--field-selector",
+                    "reason=NotAllowed,type=Warning", "-o", "name"}) != "";
+      },
+      30s));
+  std::this_thread::sleep_for(3s);
+  EXPECT_EQ(Get({"get", "ds", "edge-gateway-v1", "-n", ns_->name(), "-o",
+                 "jsonpath={.metadata.generation}"}),
+            before_image);
+  for (const SliceEndpoint& e : serving) EXPECT_TRUE(Serves(e)) << e.node << " stopped serving";
+  CommandResult allowed_again = env_->Kubectl(
+      {"patch", "gwp", "edge", "-n", ns_->name(), "--type=merge", "-p",
+       R"({"spec":{"gateway":{"image":"registry.local/rdmastack/vgwrdma:1.8.0-cuobj1"}}})"});
+  ASSERT_EQ(allowed_again.exit_code, 0) << allowed_again.err;
+  ASSERT_TRUE(
+      Eventually([&] { return PoolCondition("edge", "LibraryCompatible") == "True"; }, 30s));
+
+  // A new pool on a host directory outside the allowed tree (the kubelet's, with its pods'
+  // secrets) is refused and starts nothing.
+  std::string stray = EdgePool();
+  stray = stray.substr(stray.find("apiVersion: rdmastack.io"));
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"name: edge}", "name: stray}"},
+           {"/lustre/agent/vol0/edge-", "/var/lib/kubelet/stray-"},
+           {"hostPath: /lustre/agent/vol0", "hostPath: /var/lib/kubelet"},
+           {"SELECTOR", selector_label_}}) {
+    stray.replace(stray.find(from), from.size(), to);
+  }
+  ns_->Apply(stray);
+  ASSERT_TRUE(Eventually([&] { return PoolCondition("stray", "Ready", "reason") == "NotAllowed"; },
+                         30s))
+      << Diagnostics();
+  EXPECT_NE(PoolCondition("stray", "Ready", "message")
+                .find("backend.posix.hostPath /var/lib/kubelet is not inside a host directory"),
+            std::string::npos);
+  EXPECT_EQ(Get({"get", "ds,pods", "-n", ns_->name(), "-l", "gatewaypool.rdmastack.io/name=stray",
+                 "-o", "name"}),
+            "");
+  ASSERT_EQ(env_->Kubectl({"delete", "gwp", "stray", "-n", ns_->name(), "--timeout=60s"}).exit_code,
+            0);
 
   // The root keys' Secret goes away: the gateways keep serving; a condition says why.
   ASSERT_EQ(env_->Kubectl({"delete", "secret", "edge-root", "-n", ns_->name()}).exit_code, 0);
