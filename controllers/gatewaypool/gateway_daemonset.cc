@@ -60,6 +60,9 @@ StatusOr<k8s::JsonObject> GatewayContainer(const crd::GatewayPool& pool, const T
   (void)c.SetString({"image"}, track.gateway_image);
   (void)c.SetString({"imagePullPolicy"}, crd::ToString(spec.gateway.image_pull_policy));
   (void)c.Append({"args"}, Str("run"));
+  // The launcher's refusal (one line on stderr, then exit) becomes the termination message that
+  // the pool's failingNodes quotes.
+  (void)c.SetString({"terminationMessagePolicy"}, "FallbackToLogsOnError");
   const std::string s3_port = std::to_string(track.s3_port);
   const std::vector<std::pair<std::string, std::string>> env = {
       {"RDMASTACK_GW_MODE", "rdma"},
@@ -85,6 +88,10 @@ StatusOr<k8s::JsonObject> GatewayContainer(const crd::GatewayPool& pool, const T
       {"VGW_IAM_CACHE_DISABLE", "true"},
   };
   for (const auto& [k, v] : env) (void)c.Append({"env"}, EnvValue(k, v));
+  // The IAM directory is a hostPath under /var/lib/rdmastack, on the node's system disk: a
+  // gateway root on the same file system is an unmounted backend.
+  if (spec.backend.posix.require_mount)
+    (void)c.Append({"env"}, EnvValue("RDMASTACK_GW_REQUIRE_MOUNT", kIamDir));
   (void)c.Append(
       {"env"},
       Obj(R"({"name":"NODE_NAME","valueFrom":{"fieldRef":{"fieldPath":"spec.nodeName"}}})"));

@@ -124,7 +124,7 @@ constexpr auto JsonFields(const RdmaSpec*) {
 constexpr auto JsonFields(const PosixBackend*) {
   using T = PosixBackend;
   return std::tuple{F("pathTemplate", &T::path_template), F("hostPath", &T::host_path),
-                    F("noMeta", &T::no_meta)};
+                    F("noMeta", &T::no_meta), F("requireMount", &T::require_mount)};
 }
 
 constexpr auto JsonFields(const BackendSpec*) {

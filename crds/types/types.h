@@ -274,6 +274,8 @@ struct PosixBackend {
   std::string path_template;
   std::string host_path;
   bool no_meta = false;
+  // Serve only when the gateway root is on another filesystem than the node's system disk.
+  bool require_mount = false;
   friend bool operator==(const PosixBackend&, const PosixBackend&) = default;
 };
 

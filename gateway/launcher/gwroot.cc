@@ -1,5 +1,9 @@
 #include "gateway/launcher/gwroot.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <system_error>
 
@@ -34,6 +38,30 @@ StatusOr<std::string> ExpandGwrootTemplate(const std::string& tmpl, const std::s
     return InvalidArgumentError("gateway root '" + out + "' is not an absolute path");
   }
   return out;
+}
+
+Status CheckMountedApartFrom(const std::string& gwroot, const std::string& system_dir) {
+  struct stat system {};
+  if (::stat(system_dir.c_str(), &system) != 0) {
+    return FailedPreconditionError("cannot stat " + system_dir + " (the system-disk reference " +
+                                   "for --require-mount): " + std::strerror(errno));
+  }
+  std::string existing = gwroot;
+  struct stat root {};
+  while (::stat(existing.c_str(), &root) != 0) {
+    if (errno != ENOENT || existing == "/")
+      return FailedPreconditionError("cannot stat " + existing + ": " + std::strerror(errno));
+    existing = std::filesystem::path(existing).parent_path().string();
+  }
+  if (root.st_dev == system.st_dev) {
+    return FailedPreconditionError(
+        "backend.posix.requireMount: gateway root " + gwroot +
+        (existing == gwroot ? std::string() : " (not created; its parent " + existing + ")") +
+        " is on the node's system disk, the file system of " + system_dir +
+        ": the backend is not mounted; mount it (check the node's Lustre/NFS mount), or set "
+        "requireMount to false for a local directory");
+  }
+  return OkStatus();
 }
 
 Status EnsureGwroot(const std::string& path, bool create) {

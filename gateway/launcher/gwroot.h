@@ -16,4 +16,9 @@ StatusOr<std::string> ExpandGwrootTemplate(const std::string& tmpl, const std::s
 // The directory must exist (or be created when `create`) and be a directory.
 Status EnsureGwroot(const std::string& path, bool create);
 
+// The backend is mounted: `gwroot` (or, before it is created, its nearest existing parent) lies
+// on another file system than `system_dir`, a directory on the node's system disk. Checked
+// before the root is created, so an unmounted backend gets no directory on the root disk.
+Status CheckMountedApartFrom(const std::string& gwroot, const std::string& system_dir);
+
 }  // namespace rdmastack::gateway

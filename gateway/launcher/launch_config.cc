@@ -47,6 +47,9 @@ const std::vector<FlagSpec>& RunFlagSpecs() {
        "posix backend root; {node} is replaced by the node name"},
       {"node-name", "NODE_NAME", false, "this node's name (downward API spec.nodeName)"},
       {"create-gwroot", "RDMASTACK_GW_CREATE_GWROOT", true, "create the backend root if missing"},
+      {"require-mount", "RDMASTACK_GW_REQUIRE_MOUNT", false,
+       "refuse unless the backend root is on another file system than this directory (one on "
+       "the node's system disk)"},
       {"health-path", "RDMASTACK_GW_HEALTH_PATH", false, "unauthenticated health path (/_/health)"},
       {"tls-cert", "RDMASTACK_GW_TLS_CERT", false,
        "PEM certificate chain the S3 port serves over HTTPS; reloaded when the file changes"},
@@ -116,6 +119,7 @@ StatusOr<LaunchConfig> ParseLaunchConfig(const std::vector<std::string>& args,
   RDMASTACK_ASSIGN_OR_RETURN(c.gwroot_template, required("gwroot-template"));
   c.node_name = f.Get("node-name").value_or("");
   c.create_gwroot = f.Switch("create-gwroot");
+  c.require_mount_apart_from = f.Get("require-mount").value_or("");
   c.health_path = f.Get("health-path").value_or("/_/health");
   RDMASTACK_RETURN_IF_ERROR(ValidateHealthPath(c.health_path));
   c.tls_cert = f.Get("tls-cert").value_or("");

@@ -21,6 +21,8 @@ struct LaunchConfig {
   std::string gwroot_template;
   std::string node_name;
   bool create_gwroot = false;
+  // When set, the backend root must be on another file system than this directory.
+  std::string require_mount_apart_from;
   std::string health_path = "/_/health";
   bool dry_run = false;
   // HTTPS on the S3 port: PEM certificate chain and key (both or neither). The launcher then

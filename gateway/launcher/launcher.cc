@@ -114,6 +114,10 @@ PrepareResult PrepareLaunch(const LaunchConfig& config, const Environment& env,
 
   StatusOr<std::string> gwroot = ExpandGwrootTemplate(config.gwroot_template, config.node_name);
   if (!gwroot.ok()) return Refuse(RefusalClass::kUsage, gwroot.status());
+  if (!config.require_mount_apart_from.empty()) {
+    if (Status s = CheckMountedApartFrom(*gwroot, config.require_mount_apart_from); !s.ok())
+      return Refuse(RefusalClass::kFilesystem, s);
+  }
   if (Status s = EnsureGwroot(*gwroot, config.create_gwroot); !s.ok()) {
     return Refuse(RefusalClass::kFilesystem, s);
   }

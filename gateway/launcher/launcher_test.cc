@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <set>
 
 #include "gateway/launcher/cufile_config.h"
@@ -143,6 +145,24 @@ TEST(Gwroot, TemplateExpansion) {
             std::string::npos);
   EXPECT_FALSE(ExpandGwrootTemplate("relative/{node}", "n1").ok());
   EXPECT_FALSE(ExpandGwrootTemplate("/l/{node}", "../etc").ok());
+}
+
+TEST(Gwroot, RequireMountRefusesARootOnTheSystemDisksFileSystem) {
+  // A root not created yet, on the same file system as the reference: refused before anything
+  // is created, naming the nearest existing parent.
+  const std::string base = ::testing::TempDir() + "require-mount-" + std::to_string(::getpid());
+  std::filesystem::create_directories(base + "/system");
+  const std::string gwroot = base + "/lustre/vol0/kvcache-s3-n1";
+  Status s = CheckMountedApartFrom(gwroot, base + "/system");
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(s.message().find("(not created; its parent " + base + ") is on the node's system disk"),
+            std::string::npos)
+      << s.message();
+  EXPECT_FALSE(std::filesystem::exists(base + "/lustre"));
+  // On another file system (proc stands in for a mounted backend): accepted.
+  EXPECT_TRUE(CheckMountedApartFrom("/proc/no-such-dir/kvcache-s3-n1", base + "/system").ok());
+  EXPECT_FALSE(CheckMountedApartFrom(gwroot, base + "/no-such-reference").ok());
+  std::filesystem::remove_all(base);
 }
 
 TEST(Memlock, CapabilityOrLimitMustCoverThePool) {

@@ -124,6 +124,22 @@ TEST(GatewayDaemonSetTest, TlsSecretServesHttpsAndProbesVerifyIt) {
             plain.Annotation(controllers::kAppliedHashAnnotation));
 }
 
+TEST(GatewayDaemonSetTest, RequireMountComparesTheRootWithTheIamDirectory) {
+  crd::GatewayPool pool = SamplePool();
+  EXPECT_EQ(Env(Render(pool), "RDMASTACK_GW_REQUIRE_MOUNT"), "<unset>");
+  pool.spec.backend.posix.require_mount = true;
+  const k8s::JsonObject ds = Render(pool);
+  // The launcher compares the root's file system with the IAM directory's, a hostPath under
+  // /var/lib/rdmastack on the node's system disk.
+  EXPECT_EQ(Env(ds, "RDMASTACK_GW_REQUIRE_MOUNT"), Env(ds, "VGW_IAM_DIR"));
+  std::string iam_host_path;
+  for (const auto& v : ds.GetArray({"spec", "template", "spec", "volumes"})) {
+    if (v.GetString({"name"}) == "iam")
+      iam_host_path = v.GetString({"hostPath", "path"}).value_or("");
+  }
+  EXPECT_EQ(iam_host_path.rfind("/var/lib/rdmastack/", 0), 0u) << iam_host_path;
+}
+
 TEST(GatewayDaemonSetTest, SecondMajorGetsItsOwnObjectAndPorts) {
   const k8s::JsonObject ds = Render(SamplePool("gatewaypool-kvcache-2.0.yaml"));
   EXPECT_EQ(ds.Name(), "kvcache-gateway-v2");

@@ -191,6 +191,17 @@ TEST_F(GatewayPoolE2eTest, ACollidingNewerPoolIsRefusedAndTheOlderServesOn) {
   env_->Kubectl({"delete", "gwp", "kvcache", "-n", newer.name(), "--timeout=90s"});
 }
 
+// `text` with the first occurrence of each `from` replaced by its `to` (each must occur).
+std::string Replaced(std::string text,
+                     const std::vector<std::pair<std::string, std::string>>& replacements) {
+  for (const auto& [from, to] : replacements) {
+    const size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
 std::string EdgePool() {
   return R"(apiVersion: v1
 kind: Secret
@@ -331,9 +342,9 @@ TEST_F(GatewayPoolE2eTest, NodesComeAndGoAndBadInputNeverStopsServing) {
   // nothing is re-rendered and the gateways serve on.
   const std::string before_image = Get(
       {"get", "ds", "edge-gateway-v1", "-n", ns_->name(), "-o", "jsonpath={.metadata.generation}"});
-  CommandResult foreign = env_->Kubectl(
-      {"patch", "gwp", "edge", "-n", ns_->name(), "--type=merge", "-p",
-       R"({"spec":{"gateway":{"image":"evil.example.com/vgwrdma:1.8.0-cuobj1"}}})"});
+  CommandResult foreign =
+      env_->Kubectl({"patch", "gwp", "edge", "-n", ns_->name(), "--type=merge", "-p",
+                     R"({"spec":{"gateway":{"image":"evil.example.com/vgwrdma:1.8.0-cuobj1"}}})"});
   ASSERT_EQ(foreign.exit_code, 0) << foreign.err;
   ASSERT_TRUE(Eventually(
       [&] { return PoolCondition("edge", "LibraryCompatible", "reason") == "NotAllowed"; }, 30s))
@@ -364,18 +375,14 @@ TEST_F(GatewayPoolE2eTest, NodesComeAndGoAndBadInputNeverStopsServing) {
 
   // A new pool on a host directory outside the allowed tree (the kubelet's, with its pods'
   // secrets) is refused and starts nothing.
-  std::string stray = EdgePool();
-  stray = stray.substr(stray.find("apiVersion: rdmastack.io"));
-  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
-           {"name: edge}", "name: stray}"},
-           {"/lustre/agent/vol0/edge-", "/var/lib/kubelet/stray-"},
-           {"hostPath: /lustre/agent/vol0", "hostPath: /var/lib/kubelet"},
-           {"SELECTOR", selector_label_}}) {
-    stray.replace(stray.find(from), from.size(), to);
-  }
-  ns_->Apply(stray);
-  ASSERT_TRUE(Eventually([&] { return PoolCondition("stray", "Ready", "reason") == "NotAllowed"; },
-                         30s))
+  const std::string edge = EdgePool();
+  ns_->Apply(Replaced(edge.substr(edge.find("apiVersion: rdmastack.io")),
+                      {{"name: edge}", "name: stray}"},
+                       {"/lustre/agent/vol0/edge-", "/var/lib/kubelet/stray-"},
+                       {"hostPath: /lustre/agent/vol0", "hostPath: /var/lib/kubelet"},
+                       {"SELECTOR", selector_label_}}));
+  ASSERT_TRUE(
+      Eventually([&] { return PoolCondition("stray", "Ready", "reason") == "NotAllowed"; }, 30s))
       << Diagnostics();
   EXPECT_NE(PoolCondition("stray", "Ready", "message")
                 .find("backend.posix.hostPath /var/lib/kubelet is not inside a host directory"),
@@ -395,6 +402,61 @@ TEST_F(GatewayPoolE2eTest, NodesComeAndGoAndBadInputNeverStopsServing) {
   EXPECT_EQ(PoolCondition("edge", "Degraded"), "True");
   for (const SliceEndpoint& e : serving) EXPECT_TRUE(Serves(e)) << e.node << " stopped serving";
   EXPECT_EQ(ReadyEndpointNodes("edge").size(), 2u);
+}
+
+// backend.posix.requireMount: a node whose backend file system is not mounted runs no gateway
+// and gets no directory on its system disk; once the file system is mounted (a tmpfs stands in for
+// Lustre) the gateway starts there and serves.
+TEST_F(GatewayPoolE2eTest, ARequireMountPoolServesOnlyFromAMountedBackend) {
+  std::vector<std::string> nodes;
+  const std::string missing = NodesWithFixture("storage-cx6-ib-ipoib-bond0-el8-inbox", 1, &nodes);
+  if (!missing.empty()) GTEST_SKIP() << missing << " (scripts/test.sh makes them)";
+  const std::string node = nodes[0];
+  const std::string backend = nodes_.at(node).host_root + "/lustre/agent/require-mount";
+  (void)RunCommand({"umount", "-l", backend});  // what an interrupted run left
+  std::filesystem::remove_all(backend);
+  std::filesystem::create_directories(backend);
+  // The edge pool's shape, on its own ports and on a backend that must be mounted.
+  Start("gwp-mount",
+        Replaced(EdgePool(), {{"name: edge}", "name: mnt}"},
+                              {"port: 7075", "port: 7077"},
+                              {"port: 19105", "port: 19107"},
+                              {"{posix: {hostPath: /lustre/agent/vol0, pathTemplate: "
+                               "\"/lustre/agent/vol0/edge-{nodeName}\"}}",
+                               "{posix: {hostPath: /lustre/agent/require-mount, pathTemplate: "
+                               "\"/lustre/agent/require-mount/mnt-{nodeName}\", "
+                               "requireMount: true}}"}}));
+  if (HasFatalFailure()) return;
+  ASSERT_EQ(env_->Kubectl({"label", "node", node, selector_label_ + "=in"}).exit_code, 0);
+
+  // Not mounted: the gateway refuses, says why, and creates nothing on the system disk.
+  ASSERT_TRUE(Eventually(
+      [&] {
+        return PoolField("mnt", "{.status.failingNodes}").find("is on the node's system disk") !=
+               std::string::npos;
+      },
+      120s))
+      << Diagnostics();
+  std::printf("unmounted: %s\n", PoolField("mnt", "{.status.failingNodes[0].message}").c_str());
+  EXPECT_TRUE(ReadyEndpointNodes("mnt").empty());
+  EXPECT_FALSE(std::filesystem::exists(backend + "/mnt-" + node));
+
+  // Mounted: the restarted gateway serves from the mount.
+  CommandResult mounted = RunCommand({"mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", backend});
+  ASSERT_EQ(mounted.exit_code, 0) << mounted.err;
+  struct Unmount {
+    std::string dir;
+    ~Unmount() { (void)RunCommand({"umount", "-l", dir}); }
+  } unmount{backend};
+  // (The pod restarts after its crash-loop back-off, as a kubelet's would.)
+  ASSERT_TRUE(Eventually([&] { return ReadyEndpointNodes("mnt").size() == 1; }, 180s))
+      << Diagnostics();
+  const std::vector<SliceEndpoint> serving = Endpoints("mnt");
+  ASSERT_EQ(serving.size(), 1u) << Diagnostics();
+  EXPECT_TRUE(Serves(serving[0]));
+  EXPECT_TRUE(std::filesystem::exists(backend + "/mnt-" + node)) << "the root is on the mount";
+  ASSERT_EQ(env_->Kubectl({"delete", "gwp", "mnt", "-n", ns_->name(), "--timeout=90s"}).exit_code,
+            0);
 }
 
 }  // namespace

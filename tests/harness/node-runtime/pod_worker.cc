@@ -37,6 +37,24 @@ seconds PodGrace(const k8s::JsonObject& pod) {
   return seconds(pod.GetInt({"spec", "terminationGracePeriodSeconds"}).value_or(30));
 }
 
+// The kubelet's FallbackToLogsOnError: the end of a failed container's log, at most 2048 bytes and
+// 80 lines.
+std::string LogTail(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return "";
+  const std::streamoff size = in.tellg();
+  const std::streamoff from = std::max<std::streamoff>(0, size - 2048);
+  in.seekg(from);
+  std::string tail(static_cast<size_t>(size - from), '\0');
+  in.read(tail.data(), static_cast<std::streamsize>(tail.size()));
+  size_t lines = 0, at = tail.size();
+  while (at > 0 && tail[at - 1] == '\n') --at;
+  for (size_t i = at; i > 0; --i) {
+    if (tail[i - 1] == '\n' && ++lines == 80) return tail.substr(i);
+  }
+  return tail;
+}
+
 std::string FormatDelay(Clock::Duration d) {
   return std::to_string(std::chrono::duration_cast<seconds>(d).count()) + "s";
 }
@@ -429,6 +447,11 @@ void PodWorker::OnExit(const k8s::JsonObject& pod, Run& run, int exit_code) {
                           : exit_code == kStartErrorExitCode && !start_error.empty() ? "StartError"
                                                                                      : "Error";
   run.terminated.message = run.terminated.reason == "StartError" ? start_error : "";
+  if (run.terminated.reason == "Error" &&
+      run.spec.GetString({"terminationMessagePolicy"}) == "FallbackToLogsOnError") {
+    run.terminated.message = LogTail(config_.log_dir + "/" + run.name + "/" +
+                                     std::to_string(run.restart_count) + ".log");
+  }
   run.terminated.container_id = run.container_id;
   run.terminated.started_at = run.started_at;
   run.terminated.finished_at = deps_.clock.WallNow();
