@@ -19,6 +19,8 @@
 #   cluster.sh restart COMPONENT  restart one component (watch-resilience tests)
 #   cluster.sh stop COMPONENT     stop one component until `restart` starts it again (the scale
 #                                 benchmark stops kwok to measure informers without its churn)
+#   cluster.sh pause COMPONENT    freeze one component (SIGSTOP; the fault tests freeze etcd) until
+#                                 `resume` (SIGCONT) thaws it
 #   cluster.sh compact            compact etcd past every revision clients have seen (410 Gone for
 #                                 their watches once kube-apiserver restarts)
 #   cluster.sh build              build/fetch every component without starting anything
@@ -755,10 +757,16 @@ main() {
         kwok|kube-controller-manager|kube-scheduler|node-runtime) stop_component "$1" ;;
         *) die "cannot stop '${1:-}'; choose kube-controller-manager, kube-scheduler, kwok or node-runtime" ;;
       esac ;;
+    pause|resume)
+      local pid
+      pid="$(pid_of "${1:?usage: cluster.sh $cmd COMPONENT}" 2>/dev/null || true)"
+      [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null || die "$1 is not running"
+      kill "$([[ $cmd == pause ]] && echo -STOP || echo -CONT)" "$pid"
+      log "${cmd}d $1 (pid $pid)" ;;
     compact) cmd_compact ;;
     start-process) cmd_start_process "$@" ;;
     stop-process) stop_component "extra-${1:?usage: cluster.sh stop-process NAME}" ;;
-    ""|-h|--help|help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' ;;
+    ""|-h|--help|help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//' ;;
     *) die "unknown command '$cmd'; run 'scripts/cluster.sh help'" ;;
   esac
 }

@@ -158,20 +158,20 @@ AdmissionDecision DecideWithPod(const HelloClaim& claim, const TokenReviewResult
                       ", but Hello claims node " + claim.node_name);
   }
   if (!policy.daemonset_name.empty()) {
-    const std::string daemonset = "DaemonSet " + policy.service_account_namespace + "/" +
-                                  policy.daemonset_name;
+    const std::string daemonset =
+        "DaemonSet " + policy.service_account_namespace + "/" + policy.daemonset_name;
     const auto& owner = pod->controller;
-    const bool owned = owner && owner->kind == "DaemonSet" &&
-                       owner->api_version == "apps/v1" && owner->name == policy.daemonset_name &&
-                       daemonset_uid && owner->uid == *daemonset_uid;
+    const bool owned = owner && owner->kind == "DaemonSet" && owner->api_version == "apps/v1" &&
+                       owner->name == policy.daemonset_name && daemonset_uid &&
+                       owner->uid == *daemonset_uid;
     if (!owned) {
       const std::string by =
           owner ? owner->kind + " " + owner->name + " (uid " + owner->uid + ")" : "nothing";
-      return Refuse(StatusCode::kPermissionDenied, kReasonNotAgentPod,
-                    "pod " + PodRef(policy, review) + " is controlled by " + by + ", not by " +
-                        daemonset + (daemonset_uid ? " (uid " + *daemonset_uid + ")"
-                                                   : ", which does not exist") +
-                        "; only the agent DaemonSet's pods may report for a node");
+      return Refuse(
+          StatusCode::kPermissionDenied, kReasonNotAgentPod,
+          "pod " + PodRef(policy, review) + " is controlled by " + by + ", not by " + daemonset +
+              (daemonset_uid ? " (uid " + *daemonset_uid + ")" : ", which does not exist") +
+              "; only the agent DaemonSet's pods may report for a node");
     }
   }
   AdmissionDecision d;

@@ -30,9 +30,9 @@ AdmissionDecision AgentAuthenticator::Authenticate(const agent::v1::Hello& hello
   if (pod && !policy_.daemonset_name.empty()) {
     auto uid = AgentDaemonSetUid(pod->controller ? pod->controller->uid : "");
     if (!uid.ok()) {
-      return Unavailable("reading DaemonSet " + policy_.service_account_namespace + "/" +
-                             policy_.daemonset_name,
-                         uid.status());
+      return Unavailable(
+          "reading DaemonSet " + policy_.service_account_namespace + "/" + policy_.daemonset_name,
+          uid.status());
     }
     daemonset_uid = std::move(*uid);
   }

@@ -20,6 +20,12 @@ Status ValidateAgentHubOptions(const AgentHubOptions& o) {
         "agent hub: no certificate names; give the DNS names/IPs agents dial (e.g. the hub "
         "Service's name)");
   }
+  if (o.handshake_timeout.count() < 1 || o.connection_idle.count() < 1 ||
+      o.max_message_bytes < 64 * 1024) {
+    return InvalidArgumentError(
+        "agent hub: handshake timeout and connection idle must be positive, the message limit at "
+        "least 64 KiB");
+  }
   if (o.streams.heartbeat_seconds < 1 || o.streams.reports_per_minute < 1) {
     return InvalidArgumentError(
         "agent hub: heartbeat seconds and reports per minute must be at least 1");
@@ -85,6 +91,10 @@ Status AgentHub::Start() {
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS,
                              static_cast<int>(options_.keepalive_timeout.count()));
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 0);
+  builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS,
+                             static_cast<int>(options_.handshake_timeout.count()));
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS,
+                             static_cast<int>(options_.connection_idle.count()));
   // One agent needs one stream (two while a reconnect overlaps the old one's end).
   builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, 2);
   server_ = builder.BuildAndStart();

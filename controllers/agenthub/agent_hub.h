@@ -45,8 +45,15 @@ struct AgentHubOptions {
   HubStreamOptions streams;
   HubCertificateOptions certificates;
   TokenReviewCacheOptions token_cache;
-  // Largest message the hub accepts from an agent (a report of a large host is ~100 KiB).
-  int max_message_bytes = 4 * 1024 * 1024;
+  // Largest message the hub accepts from an agent (a report of a large host is ~100 KiB). gRPC
+  // buffers a message whole before the hub sees it, so this is also what a stream that has not
+  // authenticated can make the hub hold (two streams per connection).
+  int max_message_bytes = 1024 * 1024;
+  // A peer must finish its TLS handshake this soon (gRPC's default is 120 s), and a connection
+  // without a stream is closed after connection_idle: neither a slow handshake nor a connection
+  // that never opens a stream holds the hub's memory for long.
+  std::chrono::milliseconds handshake_timeout{10'000};
+  std::chrono::milliseconds connection_idle{30'000};
   // How often gRPC re-reads the identity file for a new certificate.
   unsigned int certificate_refresh_seconds = 10;
   int auth_threads = 4;

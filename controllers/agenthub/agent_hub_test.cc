@@ -3,8 +3,12 @@
 // limits, the Hello deadline and shutdown. Built under ThreadSanitizer too.
 #include "controllers/agenthub/agent_hub.h"
 
+#include <arpa/inet.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <functional>
@@ -335,6 +339,40 @@ TEST_F(AgentHubTest, AMessageOverTheLimitIsRefusedByGrpc) {
   EXPECT_EQ(sink_.reports, 0);
 }
 
+TEST_F(AgentHubTest, ASilentPeerIsClosedAfterTheHandshakeTimeoutAStreamlessOneWhenIdle) {
+  ASSERT_NO_FATAL_FAILURE(Start([](AgentHubOptions& o) {
+    o.handshake_timeout = milliseconds(500);
+    o.connection_idle = milliseconds(500);
+  }));
+  // A TCP peer that never starts its TLS handshake: the hub closes it (EOF) well before the
+  // 10 s this socket waits; gRPC's default would wait 120 s.
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(hub_->port()));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  timeval wait{10, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof(wait));
+  char byte = 0;
+  EXPECT_EQ(::recv(fd, &byte, 1, 0), 0) << "closed by the hub, not by our own timeout";
+  ::close(fd);
+
+  // A TLS connection that opens no stream: closed once idle (the channel leaves READY).
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  auto channel =
+      grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(hub_->port()), creds_, args);
+  ASSERT_TRUE(channel->WaitForConnected(std::chrono::system_clock::now() + seconds(5)));
+  bool left_ready = false;
+  for (int i = 0; i < 100 && !left_ready; ++i) {
+    std::this_thread::sleep_for(milliseconds(100));
+    left_ready = channel->GetState(false) != GRPC_CHANNEL_READY;
+  }
+  EXPECT_TRUE(left_ready) << "the idle connection was not closed";
+}
+
 TEST_F(AgentHubTest, RefusalsRecordAWarningEventOnTheClaimedNode) {
   api_.AddPod("agent-1", "node-1");
   ASSERT_NO_FATAL_FAILURE(Start());
@@ -353,10 +391,10 @@ TEST_F(AgentHubTest, RefusalsRecordAWarningEventOnTheClaimedNode) {
 TEST_F(AgentHubTest, AMalformedHelloIsRefusedBeforeItIsReviewedLoggedOrRecorded) {
   api_.AddPod("agent-1", "node-1");
   ASSERT_NO_FATAL_FAILURE(Start());
-  auto huge = Open("node-1/agent-1", std::string(1 << 20, 'n'));
+  auto huge = Open("node-1/agent-1", std::string(512 << 10, 'n'));
   grpc::Status s = huge->Drain();
   EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_EQ(s.error_message(), "Hello.node_name is 1048576 bytes, over the limit of 253");
+  EXPECT_EQ(s.error_message(), "Hello.node_name is 524288 bytes, over the limit of 253");
   auto odd = Open("node-1/agent-1", "Node_1");
   s = odd->Drain();
   EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
@@ -404,16 +442,15 @@ TEST_F(AgentHubTest, StopAnswersQueuedHellosInsteadOfReviewingThem) {
   ASSERT_NO_FATAL_FAILURE(Start([](AgentHubOptions& o) { o.auth_threads = 1; }));
   std::vector<std::unique_ptr<Call>> calls;
   for (int i = 0; i < kAgents; ++i) {
-    calls.push_back(
-        Open("node-" + std::to_string(i) + "/agent-" + std::to_string(i), "node-" + std::to_string(i)));
+    calls.push_back(Open("node-" + std::to_string(i) + "/agent-" + std::to_string(i),
+                         "node-" + std::to_string(i)));
   }
   auto waited = [](const std::function<bool()>& done) {
     for (int i = 0; i < 1000 && !done(); ++i) std::this_thread::sleep_for(milliseconds(10));
     return done();
   };
-  ASSERT_TRUE(waited([&] {
-    return api_.reviews.load() == 1 && hub_->queued_authentications() == kAgents - 1;
-  }));
+  ASSERT_TRUE(waited(
+      [&] { return api_.reviews.load() == 1 && hub_->queued_authentications() == kAgents - 1; }));
   std::thread stopper([&] { hub_->Stop(); });
   ASSERT_TRUE(waited([&] { return hub_->shutting_down(); }));
   release.set_value();
@@ -425,9 +462,10 @@ TEST_F(AgentHubTest, StopAnswersQueuedHellosInsteadOfReviewingThem) {
     if (s.error_code() == grpc::StatusCode::UNAVAILABLE) ++unavailable;
   }
   EXPECT_EQ(unavailable, kAgents);
-  EXPECT_NE(Metrics().find(R"(rdmastack_agenthub_streams_refused_total{reason="HubShuttingDown"} )" +
-                           std::to_string(kAgents - 1)),
-            std::string::npos)
+  EXPECT_NE(
+      Metrics().find(R"(rdmastack_agenthub_streams_refused_total{reason="HubShuttingDown"} )" +
+                     std::to_string(kAgents - 1)),
+      std::string::npos)
       << Metrics();
 }
 

@@ -39,8 +39,8 @@ std::string WithoutTrailingSlash(std::string_view path) {
 bool PathWithin(std::string_view path, std::string_view prefix) {
   const std::string p = WithoutTrailingSlash(path), root = WithoutTrailingSlash(prefix);
   if (root == "/") return true;
-  return p == root || (p.size() > root.size() && p.compare(0, root.size(), root) == 0 &&
-                       p[root.size()] == '/');
+  return p == root ||
+         (p.size() > root.size() && p.compare(0, root.size(), root) == 0 && p[root.size()] == '/');
 }
 
 // The rules that apply in `ns`, as "a, b" for a message; "none" when there are none.
@@ -60,8 +60,9 @@ StatusOr<TenancyRule> ParseImageRule(std::string_view text) {
   if (rule.prefix.empty()) return InvalidArgumentError("an image prefix is empty");
   const char last = rule.prefix.back();
   if (last != '/' && last != ':' && last != '@') {
-    return InvalidArgumentError("image prefix '" + rule.prefix +
-                                "' must end in '/', ':' or '@' (e.g. registry.example.com/nvidia/)");
+    return InvalidArgumentError(
+        "image prefix '" + rule.prefix +
+        "' must end in '/', ':' or '@' (e.g. registry.example.com/nvidia/)");
   }
   return rule;
 }

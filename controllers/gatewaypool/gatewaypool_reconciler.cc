@@ -250,9 +250,11 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
   };
   std::vector<NodeNow> planned;                                   // in up.nodes order
   std::vector<std::pair<std::string, std::string>> node_patches;  // node, merge patch
+  // Nodes whose move starts in this pass, written after every other node's step (below).
+  std::vector<std::pair<std::string, std::string>> start_patches;
   auto patch_node = [&](const NodeNow& n, const std::set<std::string>& want_tracks,
                         const std::optional<NodeUpgradeState>& want_state,
-                        const std::optional<std::string>& want_maintenance) {
+                        const std::optional<std::string>& want_maintenance, bool starts = false) {
     std::map<std::string, std::string> want;
     for (const auto& t : want_tracks) want[NodeTrackLabel(ns, name, t)] = "true";
     k8s::JsonObject patch;
@@ -275,7 +277,7 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
     if (!changed) return;
     std::string body = patch.Serialize();
     if (writer_.NodePatchPending(n.name, body, n.resource_version)) return;
-    node_patches.push_back({n.name, std::move(body)});
+    (starts ? start_patches : node_patches).push_back({n.name, std::move(body)});
   };
   for (const auto& node : stores_.nodes.List()) {
     NodeNow n{node,           std::string(node->Name()),   std::string(node->ResourceVersion()),
@@ -338,10 +340,13 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
   for (size_t i = 0; i < plan.nodes.size(); ++i) {
     const NodeDecision& d = plan.nodes[i];
     const std::optional<MaintenanceState>& m = d.maintenance.state;
+    const std::optional<NodeUpgradeState>& was = up.nodes[i].state;
+    const bool starts = d.state && InFlight(*d.state) && !(was && InFlight(*was));
     patch_node(planned[i], d.tracks, d.state,
                !planned_now ? planned[i].maintenance
                : m          ? std::optional<std::string>(SerializeMaintenanceState(*m))
-                            : std::nullopt);
+                            : std::nullopt,
+               starts);
     if (planned_now && !d.maintenance.transition.empty()) {
       events_.RecordRelated(*object, *planned[i].object, runtime::EventType::kNormal,
                             d.maintenance.event_reason, "Maintenance",
@@ -360,6 +365,11 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
     }
   }
   RDMASTACK_RETURN_IF_ERROR(writer_.PatchNodes(node_patches, kLabelWriters));
+  // A start spends budget that another node's step in this pass may have freed (Done, Failed):
+  // written together, a lost write of that step (an API server going away mid-pass) would leave
+  // the node in flight beside the started one, over maxParallel. So starts go only once every
+  // other step is written; after a failure they wait for the next pass.
+  RDMASTACK_RETURN_IF_ERROR(writer_.PatchNodes(start_patches, kLabelWriters));
   for (const NodeDecision& d : plan.nodes) {
     if (d.delete_pod.empty()) continue;
     RDMASTACK_RETURN_IF_ERROR(

@@ -328,14 +328,13 @@ crd::GatewayPoolStatus ComputePoolStatus(const PoolStatusInputs& in) {
       s.conditions.push_back(set.Make(kUpgrading, ConditionStatus::kTrue, "Paused",
                                       progress + "; paused: no node starts until "
                                                  "spec.upgrade.paused is false"));
-    } else if (up->held_by_failed > 0 ||
-               up->phases.pending + up->phases.start_new + up->phases.validate +
-                       up->phases.switch_ + up->phases.drain + up->phases.stop_old +
-                       up->phases.roll_back ==
-                   0) {
+    } else if (up->held_by_failed > 0 || up->phases.pending + up->phases.start_new +
+                                                 up->phases.validate + up->phases.switch_ +
+                                                 up->phases.drain + up->phases.stop_old +
+                                                 up->phases.roll_back ==
+                                             0) {
       std::string message = progress + "; " + failed_names + " failed and " +
-                            (up->in_place ? "may have no serving gateway"
-                                          : "serve the old track");
+                            (up->in_place ? "may have no serving gateway" : "serve the old track");
       if (up->held_by_failed > 0)
         message += "; " + Count(static_cast<size_t>(up->held_by_failed), "pending node") +
                    " wait: failed nodes hold their maxParallel/maxUnavailable slots until their "

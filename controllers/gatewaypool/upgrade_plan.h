@@ -86,8 +86,8 @@ struct UpgradePlan {
   crd::UpgradePhaseCounts phases;
   int32_t moving_total = 0;  // nodes this rollout moves (pending + moving + done + failed)
   bool paused = false;
-  bool halted = false;                   // autoRollback stopped the rollout after a failure
-  std::string blocked;                   // why nothing can start (port conflict), "" if not
+  bool halted = false;  // autoRollback stopped the rollout after a failure
+  std::string blocked;  // why nothing can start (port conflict), "" if not
   // Pending nodes that cannot start because failed nodes hold every maxParallel slot (or the
   // maxUnavailable budget) and nothing else is moving; 0 otherwise.
   int64_t held_by_failed = 0;

@@ -185,6 +185,16 @@ StatusOr<OperatorOptions> ParseOperatorOptions(const std::vector<std::string>& a
       return OkStatus();
     };
   };
+  using RuleParser = StatusOr<controllers::TenancyRule> (*)(std::string_view);
+  auto tenancy_rule = [](RuleParser parse, std::vector<controllers::TenancyRule>* rules) -> Setter {
+    return [parse, rules](const std::string& flag, const std::string& value) {
+      auto rule = parse(value);
+      if (!rule.ok())
+        return InvalidArgumentError(flag + ": " + std::string(rule.status().message()));
+      rules->push_back(*rule);
+      return OkStatus();
+    };
+  };
   const std::map<std::string, Setter> value_flags = {
       {"--kubeconfig", text(&o.kubeconfig)},
       {"--leader-election-namespace", text(&o.leader_election_namespace)},
@@ -206,20 +216,9 @@ StatusOr<OperatorOptions> ParseOperatorOptions(const std::vector<std::string>& a
       {"--agent-resources", json(&o.agent_resources, false)},
       {"--image-pull-secret", list(&o.image_pull_secrets)},
       {"--node-priority-class", text(&o.node_priority_class)},
-      {"--allow-image",
-       [&o](const std::string& flag, const std::string& value) {
-         auto rule = controllers::ParseImageRule(value);
-         if (!rule.ok()) return InvalidArgumentError(flag + ": " + std::string(rule.status().message()));
-         o.tenancy.images.push_back(*rule);
-         return OkStatus();
-       }},
+      {"--allow-image", tenancy_rule(controllers::ParseImageRule, &o.tenancy.images)},
       {"--allow-backend-path",
-       [&o](const std::string& flag, const std::string& value) {
-         auto rule = controllers::ParseBackendPathRule(value);
-         if (!rule.ok()) return InvalidArgumentError(flag + ": " + std::string(rule.status().message()));
-         o.tenancy.backend_paths.push_back(*rule);
-         return OkStatus();
-       }},
+       tenancy_rule(controllers::ParseBackendPathRule, &o.tenancy.backend_paths)},
       {"--gateway-pod-label", key_value(&o.gateway_pod_labels)},
       {"--client-image", text(&o.client_image)},
       {"--client-pod-label", key_value(&o.client_pod_labels)},

@@ -234,28 +234,28 @@ struct HttpServer::Impl {
   }
 
   void Accept(const HttpServer& server) {
-    acceptor.async_accept(asio::make_strand(io), [this, &server](beast::error_code ec,
-                                                                 tcp::socket socket) {
-      if (ec == asio::error::operation_aborted) return;  // closed by Stop
-      if (!ec && open_connections.fetch_add(1) >= max_connections) {
-        open_connections.fetch_sub(1);
-        if (refused_connections != nullptr) refused_connections->Inc();
-        beast::error_code ignored;
-        socket.close(ignored);
-      } else if (!ec) {
-        ConnectionSlot slot(open_connections);
-        if (auto context = CurrentTls()) {
-          std::make_shared<Session<TlsStream>>(std::move(socket), std::move(context), server,
-                                               max_request_body, std::move(slot))
-              ->Start();
-        } else {
-          std::make_shared<Session<beast::tcp_stream>>(std::move(socket), server, max_request_body,
-                                                       std::move(slot))
-              ->Start();
-        }
-      }
-      Accept(server);
-    });
+    acceptor.async_accept(
+        asio::make_strand(io), [this, &server](beast::error_code ec, tcp::socket socket) {
+          if (ec == asio::error::operation_aborted) return;  // closed by Stop
+          if (!ec && open_connections.fetch_add(1) >= max_connections) {
+            open_connections.fetch_sub(1);
+            if (refused_connections != nullptr) refused_connections->Inc();
+            beast::error_code ignored;
+            socket.close(ignored);
+          } else if (!ec) {
+            ConnectionSlot slot(open_connections);
+            if (auto context = CurrentTls()) {
+              std::make_shared<Session<TlsStream>>(std::move(socket), std::move(context), server,
+                                                   max_request_body, std::move(slot))
+                  ->Start();
+            } else {
+              std::make_shared<Session<beast::tcp_stream>>(std::move(socket), server,
+                                                           max_request_body, std::move(slot))
+                  ->Start();
+            }
+          }
+          Accept(server);
+        });
   }
 };
 

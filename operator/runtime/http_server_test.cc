@@ -284,9 +284,10 @@ TEST(HttpServerTest, ConnectionsOverTheLimitAreClosedAtOnceAndCounted) {
   Counter& refused = registry.CounterFamily("refused_total", "test", {}).With({});
   HttpServer server;
   server.Handle("/ok", [](const HttpRequest&) { return HttpResponse{200, "text/plain", "ok"}; });
-  ASSERT_TRUE(
-      server.Start("127.0.0.1:0", {.tls = *creds, .max_connections = 2, .refused_connections = &refused})
-          .ok());
+  ASSERT_TRUE(server
+                  .Start("127.0.0.1:0",
+                         {.tls = *creds, .max_connections = 2, .refused_connections = &refused})
+                  .ok());
   asio::io_context io;
   const asio::ip::tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), server.port());
   std::vector<std::unique_ptr<asio::ip::tcp::socket>> silent;

@@ -174,7 +174,6 @@ void Manager::AddRunnable(Runnable runnable) {
   runnables_.push_back(std::move(runnable));
 }
 
-
 Status Manager::StartLeaderRunnables() {
   return StartAll(leader_runnables_, leader_runnables_started_);
 }

@@ -115,9 +115,9 @@ TEST_F(AgentHubIdentityTest, OnlyTheAgentDaemonSetsPodsAreAccepted) {
                  "tolerations": [{"operator": "Exists"}]}}}})");
   ASSERT_TRUE(ds.ok());
   ds->SetNamespace(ns_);
-  ASSERT_TRUE(ds->SetString({"spec", "template", "spec", "nodeSelector", "kubernetes.io/hostname"},
-                            node_a_)
-                  .ok());
+  ASSERT_TRUE(
+      ds->SetString({"spec", "template", "spec", "nodeSelector", "kubernetes.io/hostname"}, node_a_)
+          .ok());
   ASSERT_TRUE(admin_->Create(k8s::kinds::DaemonSet(), *ds).ok());
   std::string pod_name, pod_uid;
   ASSERT_TRUE(rdmastack::testing::Eventually(
@@ -145,9 +145,9 @@ TEST_F(AgentHubIdentityTest, OnlyTheAgentDaemonSetsPodsAreAccepted) {
   AgentCall again = AgentCall::Open(channel, node_a_, BoundToken("agent-bare", bare_uid));
   const grpc::Status end = again.Drain();
   EXPECT_EQ(end.error_code(), grpc::StatusCode::PERMISSION_DENIED) << end.error_message();
-  EXPECT_NE(metrics_.Render().find(
-                "rdmastack_agenthub_streams_refused_total{reason=\"NotAgentPod\"} 2"),
-            std::string::npos)
+  EXPECT_NE(
+      metrics_.Render().find("rdmastack_agenthub_streams_refused_total{reason=\"NotAgentPod\"} 2"),
+      std::string::npos)
       << metrics_.Render();
 }
 

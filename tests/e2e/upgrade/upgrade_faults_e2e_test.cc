@@ -1,0 +1,148 @@
+// The rolling upgrade through faults of what it depends on: the API server restarted twice while
+// nodes move, etcd frozen for 30 s, and the agent hub's port blocked for 60 s (every agent stops
+// Reporting). A client keeps doing signed PUTs and GETs, without retries, through the
+// EndpointSlices the whole time; the upgrade must finish with no failed request, no node without a
+// ready endpoint, no node moved twice, and every object readable.
+
+#include <functional>
+#include <sstream>
+#include <utility>
+
+#include "tests/e2e/upgrade/upgrade_fixture.h"
+
+namespace rdmastack::testing {
+namespace {
+
+// Undoes a fault when the test ends early.
+class Undo {
+ public:
+  explicit Undo(std::function<void()> undo) : undo_(std::move(undo)) {}
+  ~Undo() { Now(); }
+  void Now() {
+    if (undo_) std::exchange(undo_, nullptr)();
+  }
+
+ private:
+  std::function<void()> undo_;
+};
+
+// The operator's warning and error lines (its log: "<time> W ..." / "<time> E ...").
+std::string WarningsOf(const std::string& output) {
+  std::istringstream in(output);
+  std::string out;
+  for (std::string line; std::getline(in, line);) {
+    const size_t space = line.find(' ');
+    if (space != std::string::npos && line.size() > space + 2 &&
+        (line[space + 1] == 'W' || line[space + 1] == 'E') && line[space + 2] == ' ')
+      out += line + "\n";
+  }
+  return out;
+}
+
+TEST_F(UpgradeE2eTest, AnUpgradeRidesOutApiServerRestartsAnEtcdFreezeAndAHubOutage) {
+  // Agents silent for 20 s are Stale, so the hub outage shows; the hub's keepalive (60 s + 20 s)
+  // would only end the streams after the outage.
+  extra_operator_args_ = {"--agent-stale-ttl=20s"};
+  StartPool("upgrade-faults", 4,
+            "    strategy: SideBySide\n    maxParallel: 1\n    validationTimeout: 3m\n"
+            "    drainSeconds: 3\n    autoRollback: false\n");
+  if (HasFatalFailure() || IsSkipped()) return;
+  auto cluster = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), env_->cluster_script);
+    CommandResult r = RunCommand(args);
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  };
+  auto moving = [&](const std::string& node) { return !Phase(node).empty(); };
+
+  Traffic traffic(*env_, ns_->name(), "kvcache");
+  traffic.Start();
+  InvariantWatcher watcher(*env_, ns_->name(), "kvcache",
+                           {nodes_in_pool_.begin(), nodes_in_pool_.end()}, 1);
+  watcher.Start();
+  std::this_thread::sleep_for(3s);
+  const int64_t before = traffic.requests();
+  Patch(kToV2);
+  std::string log;
+
+  // The API server goes away twice, each time while a node is in the middle of its move.
+  for (size_t i = 0; i < 2; ++i) {
+    ASSERT_TRUE(Eventually([&] { return moving(nodes_in_pool_[i]); }, 180s)) << Diagnostics();
+    log +=
+        "API server restart with " + nodes_in_pool_[i] + " in " + Phase(nodes_in_pool_[i]) + "\n";
+    cluster({"restart", "kube-apiserver"});
+  }
+
+  // etcd frozen for 30 s while the third node moves: every API call hangs or fails meanwhile.
+  ASSERT_TRUE(Eventually([&] { return moving(nodes_in_pool_[2]); }, 180s)) << Diagnostics();
+  log += "etcd frozen with " + nodes_in_pool_[2] + " in " + Phase(nodes_in_pool_[2]) + "\n";
+  cluster({"pause", "etcd"});
+  Undo thaw([&] { cluster({"resume", "etcd"}); });
+  std::this_thread::sleep_for(30s);
+  thaw.Now();
+
+  // The hub's port blocked for 60 s: agents cannot reach it (their packets are dropped), stop
+  // Reporting, and come back; no gateway is stopped for an agent's silence (the watcher sees every
+  // node keep a ready endpoint).
+  const std::string hub_rule =
+      "-p tcp -d " + bridge_ + " --dport " + std::to_string(hub_port_) + " -j DROP";
+  auto iptables = [&](const std::string& op) {
+    std::vector<std::string> args = {"iptables", "-w", op, "INPUT"};
+    std::istringstream words(hub_rule);
+    for (std::string w; words >> w;) args.push_back(w);
+    CommandResult r = RunCommand(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+  };
+  ASSERT_TRUE(Eventually([&] { return moving(nodes_in_pool_[3]); }, 180s)) << Diagnostics();
+  log += "hub blocked with " + nodes_in_pool_[3] + " in " + Phase(nodes_in_pool_[3]) + "\n";
+  iptables("-I");
+  Undo unblock([&] { iptables("-D"); });
+  const auto blocked_at = std::chrono::steady_clock::now();
+  auto reporting = [&](const std::string& node, const char* field) {
+    return Get(
+        {"get", "rdmanode", node, "--ignore-not-found", "-o",
+         "jsonpath={.status.conditions[?(@.type==\"Reporting\")]." + std::string(field) + "}"});
+  };
+  EXPECT_TRUE(Eventually([&] { return reporting(nodes_in_pool_[0], "status") == "False"; }, 55s))
+      << "an agent cut off from the hub stops Reporting\n"
+      << Get({"get", "rdmanode", nodes_in_pool_[0], "-o", "yaml"});
+  log += "cut-off agent: Reporting " + reporting(nodes_in_pool_[0], "reason") + " (" +
+         reporting(nodes_in_pool_[0], "message") + ")\n";
+  std::this_thread::sleep_until(blocked_at + 60s);
+  log += "hub unblocked with phases";
+  for (const auto& n : nodes_in_pool_) log += " " + Phase(n);
+  log += "\n";
+  unblock.Now();
+  for (const std::string& node : nodes_in_pool_) {
+    EXPECT_TRUE(Eventually([&] { return reporting(node, "status") == "True"; }, 120s))
+        << node << " reports again\n"
+        << Get({"get", "rdmanode", node, "-o", "yaml"});
+  }
+
+  EXPECT_TRUE(Eventually([&] { return UpgradeDone(); }, 300s)) << log << Diagnostics();
+  std::this_thread::sleep_for(2s);
+  traffic.Stop();
+  watcher.Stop();
+  std::printf(
+      "traffic: %lld requests (%lld before the upgrade), %zu failed; watcher: max %d in flight, "
+      "%zu violations\n%s",
+      static_cast<long long>(traffic.requests()), static_cast<long long>(before),
+      traffic.failures().size(), watcher.max_in_flight(), watcher.violations().size(), log.c_str());
+  EXPECT_EQ(traffic.failures().size(), 0u) << Join(traffic.failures()) << log;
+  EXPECT_GT(traffic.requests(), before + 100) << "the traffic kept going through the faults";
+  EXPECT_EQ(watcher.violations().size(), 0u)
+      << Join(watcher.violations()) << log << "operator warnings and errors:\n"
+      << WarningsOf(operator_->Output());
+  EXPECT_LE(watcher.max_in_flight(), 1);
+  const auto moves = watcher.moves("v2");
+  for (const std::string& node : nodes_in_pool_) {
+    ASSERT_TRUE(moves.count(node)) << node;
+    EXPECT_EQ(moves.at(node).size(), 1u) << node << " moved more than once";
+    EXPECT_EQ(NodeTracks(node), "v2") << node;
+    EXPECT_EQ(Phase(node), "Done") << node;
+  }
+  ExpectObjectsReadBack(traffic);
+  for (const SliceEndpoint& e : Endpoints("kvcache")) EXPECT_EQ(e.port, 7072) << e.node;
+}
+
+}  // namespace
+}  // namespace rdmastack::testing
