@@ -1,5 +1,7 @@
 #include "controllers/common/tenancy.h"
 
+#include "crds/types/path_template.h"
+
 namespace rdmastack::controllers {
 namespace {
 
@@ -28,19 +30,6 @@ bool CleanAbsolutePath(std::string_view path) {
     start = end + 1;
   }
   return true;
-}
-
-std::string WithoutTrailingSlash(std::string_view path) {
-  std::string out(path);
-  while (out.size() > 1 && out.back() == '/') out.pop_back();
-  return out;
-}
-
-bool PathWithin(std::string_view path, std::string_view prefix) {
-  const std::string p = WithoutTrailingSlash(path), root = WithoutTrailingSlash(prefix);
-  if (root == "/") return true;
-  return p == root ||
-         (p.size() > root.size() && p.compare(0, root.size(), root) == 0 && p[root.size()] == '/');
 }
 
 // The rules that apply in `ns`, as "a, b" for a message; "none" when there are none.
@@ -95,7 +84,7 @@ std::optional<std::string> CheckBackendPath(const TenancyPolicy& policy, std::st
   if (CleanAbsolutePath(path)) {
     for (const auto& r : policy.backend_paths) {
       if (!r.namespace_.empty() && r.namespace_ != ns) continue;
-      if (PathWithin(path, r.prefix)) return std::nullopt;
+      if (crd::PathIsWithin(path, r.prefix)) return std::nullopt;
     }
   }
   return std::string(field) + " " + std::string(path) +

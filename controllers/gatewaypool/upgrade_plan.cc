@@ -401,12 +401,11 @@ UpgradePlan Planner::Run() {
   }
 
   // Nothing could start and only failures hold the budgets: say so, or the rollout looks stuck.
-  if (may_start_moves && failed_holding > 0 && failed_holding == in_flight) {
-    for (size_t i : candidates) {
-      if (plan_.nodes[i].state == in_.nodes[i].state) ++plan_.held_by_failed;
-    }
-    if (plan_.held_by_failed < static_cast<int64_t>(candidates.size())) plan_.held_by_failed = 0;
-  }
+  const bool none_started = std::all_of(candidates.begin(), candidates.end(), [&](size_t i) {
+    return plan_.nodes[i].state == in_.nodes[i].state;
+  });
+  if (may_start_moves && failed_holding > 0 && failed_holding == in_flight && none_started)
+    plan_.held_by_failed = static_cast<int64_t>(candidates.size());
 
   // Transitions and the summary.
   for (size_t i = 0; i < in_.nodes.size(); ++i) {

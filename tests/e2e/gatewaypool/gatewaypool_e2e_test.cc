@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "tests/e2e/common/pool_e2e_fixture.h"
+#include "tests/harness/scope_exit.h"
 
 namespace rdmastack::testing {
 namespace {
@@ -444,10 +445,7 @@ TEST_F(GatewayPoolE2eTest, ARequireMountPoolServesOnlyFromAMountedBackend) {
   // Mounted: the restarted gateway serves from the mount.
   CommandResult mounted = RunCommand({"mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", backend});
   ASSERT_EQ(mounted.exit_code, 0) << mounted.err;
-  struct Unmount {
-    std::string dir;
-    ~Unmount() { (void)RunCommand({"umount", "-l", dir}); }
-  } unmount{backend};
+  ScopeExit unmount([&] { (void)RunCommand({"umount", "-l", backend}); });
   // (The pod restarts after its crash-loop back-off, as a kubelet's would.)
   ASSERT_TRUE(Eventually([&] { return ReadyEndpointNodes("mnt").size() == 1; }, 180s))
       << Diagnostics();

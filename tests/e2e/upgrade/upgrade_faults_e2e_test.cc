@@ -9,22 +9,10 @@
 #include <utility>
 
 #include "tests/e2e/upgrade/upgrade_fixture.h"
+#include "tests/harness/scope_exit.h"
 
 namespace rdmastack::testing {
 namespace {
-
-// Undoes a fault when the test ends early.
-class Undo {
- public:
-  explicit Undo(std::function<void()> undo) : undo_(std::move(undo)) {}
-  ~Undo() { Now(); }
-  void Now() {
-    if (undo_) std::exchange(undo_, nullptr)();
-  }
-
- private:
-  std::function<void()> undo_;
-};
 
 // The operator's warning and error lines (its log: "<time> W ..." / "<time> E ...").
 std::string WarningsOf(const std::string& output) {
@@ -76,7 +64,7 @@ TEST_F(UpgradeE2eTest, AnUpgradeRidesOutApiServerRestartsAnEtcdFreezeAndAHubOuta
   ASSERT_TRUE(Eventually([&] { return moving(nodes_in_pool_[2]); }, 180s)) << Diagnostics();
   log += "etcd frozen with " + nodes_in_pool_[2] + " in " + Phase(nodes_in_pool_[2]) + "\n";
   cluster({"pause", "etcd"});
-  Undo thaw([&] { cluster({"resume", "etcd"}); });
+  ScopeExit thaw([&] { cluster({"resume", "etcd"}); });
   std::this_thread::sleep_for(30s);
   thaw.Now();
 
@@ -95,7 +83,7 @@ TEST_F(UpgradeE2eTest, AnUpgradeRidesOutApiServerRestartsAnEtcdFreezeAndAHubOuta
   ASSERT_TRUE(Eventually([&] { return moving(nodes_in_pool_[3]); }, 180s)) << Diagnostics();
   log += "hub blocked with " + nodes_in_pool_[3] + " in " + Phase(nodes_in_pool_[3]) + "\n";
   iptables("-I");
-  Undo unblock([&] { iptables("-D"); });
+  ScopeExit unblock([&] { iptables("-D"); });
   const auto blocked_at = std::chrono::steady_clock::now();
   auto reporting = [&](const std::string& node, const char* field) {
     return Get(

@@ -23,6 +23,7 @@
 #include "operator/runtime/testing/http_fetch.h"
 #include "tests/harness/audit_log.h"
 #include "tests/harness/cluster_env.h"
+#include "tests/harness/scope_exit.h"
 #include "tests/integration/runtime/runtime_cluster.h"
 
 namespace rdmastack::runtime {
@@ -30,21 +31,12 @@ namespace {
 
 using namespace std::chrono_literals;
 using rdmastack::testing::Eventually;
+using rdmastack::testing::ScopeExit;
 
 std::string EnvOr(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
   return v != nullptr && *v != '\0' ? v : fallback;
 }
-
-// Runs `fn` at scope exit, also when an assertion returns early.
-class Cleanup {
- public:
-  explicit Cleanup(std::function<void()> fn) : fn_(std::move(fn)) {}
-  ~Cleanup() { fn_(); }
-
- private:
-  std::function<void()> fn_;
-};
 
 TEST(MetricsIntegrationTest, ScrapesAreAuthenticatedAndAuthorisedByTheApiServer) {
   RDMASTACK_REQUIRE_CLUSTER(env);
@@ -59,7 +51,7 @@ TEST(MetricsIntegrationTest, ScrapesAreAuthenticatedAndAuthorisedByTheApiServer)
   ASSERT_NE(admin, nullptr);
   const std::string ns = integration::CreateNamespace(*env, "metrics-auth");
   const std::string role = ns + "-metrics-reader";
-  Cleanup cleanup([&] {
+  ScopeExit cleanup([&] {
     (void)env->Kubectl({"delete", "clusterrole,clusterrolebinding", role, "--ignore-not-found"});
     integration::DeleteNamespace(*env, ns);
   });
@@ -97,7 +89,7 @@ TEST(MetricsIntegrationTest, ScrapesAreAuthenticatedAndAuthorisedByTheApiServer)
       .Watch(manager.cache().Get(informer), EnqueueSelf());
   Status run_result = UnknownError("not finished");
   std::thread runner([&] { run_result = manager.Run(); });
-  Cleanup stop([&] {
+  ScopeExit stop([&] {
     manager.RequestStop();
     if (runner.joinable()) runner.join();
   });
