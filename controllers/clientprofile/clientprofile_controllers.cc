@@ -45,8 +45,8 @@ ClientProfileControllers::ClientProfileControllers(runtime::Manager& manager, Cl
   runtime::Informer& nodes = CachedInformer(manager, k8s::kinds::Node(), "",
                                             controllers::NodeLabelsAndOperatorAnnotations());
   runtime::Informer& rdmanodes = CachedInformer(manager, k8s::kinds::RdmaNode());
-  runtime::Informer& secrets =
-      CachedInformer(manager, k8s::kinds::Secret(), "", controllers::SecretKeysOnly());
+  const controllers::SecretKeyCache secrets =
+      controllers::SecretKeyCache::Open(manager, options.render.node_pods.tenancy.namespaces);
   runtime::Informer& slices =
       CachedInformer(manager, gatewaypool::EndpointSliceType(), gatewaypool::OwnedSelector());
   runtime::Informer& daemonsets = CachedInformer(manager, k8s::kinds::DaemonSet(), OwnedSelector());
@@ -55,10 +55,10 @@ ClientProfileControllers::ClientProfileControllers(runtime::Manager& manager, Cl
       CachedInformer(manager, k8s::kinds::Pod(), OwnedSelector(), controllers::PodReadiness());
   runtime::Informer& workloads =
       CachedInformer(manager, k8s::kinds::Pod(), kWorkloadLabel, controllers::PodPlacement());
-  ClientProfileStores stores{profiles.store(),   pools.store(),      nodes.store(),
-                             rdmanodes.store(),  secrets.store(),    slices.store(),
-                             daemonsets.store(), configmaps.store(), pods.store(),
-                             workloads.store()};
+  ClientProfileStores stores{
+      profiles.store(), pools.store(),    nodes.store(),      rdmanodes.store(),
+      secrets,          slices.store(),   daemonsets.store(), configmaps.store(),
+      pods.store(),     workloads.store()};
   parts_->reconciler = std::make_unique<ClientProfileReconciler>(
       manager.client(), manager.events(), clock, stores, std::move(options.render));
   runtime::Controller& controller = manager.NewController("clientprofile", *parts_->reconciler);
@@ -94,13 +94,15 @@ ClientProfileControllers::ClientProfileControllers(runtime::Manager& manager, Cl
   pools.AddEventHandler(on_every_change(pool_profiles(node_batch)));
   slices.AddEventHandler(on_every_change(pool_profiles(endpoint_batch)));
   // Secrets: every profile of the namespace (few per namespace).
-  secrets.AddEventHandler(on_every_change([&profiles, add_after](const runtime::ObjectPtr& o) {
-    std::vector<std::string> keys;
-    for (const auto& p : profiles.store().List()) {
-      if (p->Namespace() == o->Namespace()) keys.push_back(p->Key());
-    }
-    add_after(keys, std::chrono::milliseconds(0));
-  }));
+  for (runtime::Informer* informer : secrets.informers()) {
+    informer->AddEventHandler(on_every_change([&profiles, add_after](const runtime::ObjectPtr& o) {
+      std::vector<std::string> keys;
+      for (const auto& p : profiles.store().List()) {
+        if (p->Namespace() == o->Namespace()) keys.push_back(p->Key());
+      }
+      add_after(keys, std::chrono::milliseconds(0));
+    }));
+  }
   // Nodes (labels) and agent verdicts: every profile, gathered.
   auto every_profile = [&profiles, add_after, node_batch](const runtime::ObjectPtr&) {
     add_after(profiles.store().ListKeys(), node_batch);

@@ -121,7 +121,12 @@ StatusOr<runtime::Result> ClientProfileReconciler::Reconcile(const runtime::Requ
     endpoints = PoolEndpoints(ns, pool->metadata.name);
     in.endpoints = static_cast<int32_t>(endpoints.size());
   }
-  if (const auto& creds = profile.spec.credentials_secret) {
+  // A namespace the operator does not serve: its RBAC reaches neither the Secrets nor what the
+  // profile would own there, so nothing is checked or written in it.
+  if (auto unserved = controllers::CheckNamespace(render_.node_pods.tenancy, ns, "ClientProfile")) {
+    in.refused_reason = controllers::kReasonNamespaceNotServed;
+    in.refused_message = std::move(*unserved);
+  } else if (const auto& creds = profile.spec.credentials_secret) {
     if (pool && creds->name == pool->spec.s3.credentials_secret.name) {
       in.refused_reason = "RootCredentialsRefused";
       in.refused_message = "credentialsSecret names " + creds->name +

@@ -1,5 +1,8 @@
 #include "controllers/common/tenancy.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include "crds/types/path_template.h"
 
 namespace rdmastack::controllers {
@@ -43,6 +46,31 @@ std::string Allowed(const std::vector<TenancyRule>& rules, std::string_view ns) 
 }
 
 }  // namespace
+
+Status CheckNamespaceName(std::string_view name) {
+  const bool fits =
+      !name.empty() && name.size() <= 63 && std::isalnum((unsigned char)name.front()) &&
+      std::isalnum((unsigned char)name.back()) && std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+      });
+  if (fits) return OkStatus();
+  return InvalidArgumentError("namespace '" + std::string(name) +
+                              "' is not a DNS label (lower-case letters, digits and '-', 63 at "
+                              "most, starting and ending with a letter or digit)");
+}
+
+std::optional<std::string> CheckNamespace(const TenancyPolicy& policy, std::string_view ns,
+                                          std::string_view kind) {
+  if (policy.namespaces.empty() ||
+      std::find(policy.namespaces.begin(), policy.namespaces.end(), ns) != policy.namespaces.end())
+    return std::nullopt;
+  std::string served;
+  for (const auto& n : policy.namespaces) served += (served.empty() ? "" : ", ") + n;
+  return "the operator serves " + std::string(kind) + "s only in namespaces " + served +
+         " (its RBAC reaches Secrets and owned objects there only); create this " +
+         std::string(kind) + " in one of them, or ask the admin to add namespace " +
+         std::string(ns) + " (chart: tenancy.namespaces, flag --tenant-namespace)";
+}
 
 StatusOr<TenancyRule> ParseImageRule(std::string_view text) {
   TenancyRule rule = Split(text);

@@ -22,6 +22,10 @@ struct TenancyRule {
 struct TenancyPolicy {
   std::vector<TenancyRule> images;         // empty: any image
   std::vector<TenancyRule> backend_paths;  // empty: any host path
+  // The namespaces whose pools and profiles the operator serves; its RBAC (Secrets, and writes of
+  // what pools and profiles own) is granted there only. Empty: every namespace, granted
+  // cluster-wide.
+  std::vector<std::string> namespaces;
 };
 
 // "[NAMESPACE=]PREFIX". An image prefix ends in '/', ':' or '@' (a registry, repository or
@@ -32,6 +36,13 @@ StatusOr<TenancyRule> ParseBackendPathRule(std::string_view text);
 
 // The reason of a refusal, on the object's conditions and Warning event.
 inline constexpr char kReasonNotAllowed[] = "NotAllowed";
+inline constexpr char kReasonNamespaceNotServed[] = "NamespaceNotServed";
+
+// A namespace name for --tenant-namespace: a DNS label.
+Status CheckNamespaceName(std::string_view name);
+// nullopt when the operator serves `ns`; otherwise the message for a `kind` there.
+std::optional<std::string> CheckNamespace(const TenancyPolicy& policy, std::string_view ns,
+                                          std::string_view kind);
 
 // nullopt when `image` (named by `field`, e.g. "gateway.image") may be used in `ns`; otherwise
 // the message: what is refused and which prefixes the namespace may use.

@@ -56,8 +56,8 @@ StatusOr<std::unique_ptr<GatewayPoolControllers>> GatewayPoolControllers::Create
   runtime::Informer& nodes = controllers::CachedInformer(
       manager, k8s::kinds::Node(), "", controllers::NodeLabelsAndOperatorAnnotations());
   runtime::Informer& rdmanodes = controllers::CachedInformer(manager, k8s::kinds::RdmaNode());
-  runtime::Informer& secrets =
-      controllers::CachedInformer(manager, k8s::kinds::Secret(), "", controllers::SecretKeysOnly());
+  const controllers::SecretKeyCache secrets =
+      controllers::SecretKeyCache::Open(manager, options.render.node_pods.tenancy.namespaces);
   runtime::Informer& daemonsets =
       controllers::CachedInformer(manager, k8s::kinds::DaemonSet(), OwnedSelector());
   runtime::Informer& pods = controllers::CachedInformer(manager, k8s::kinds::Pod(), OwnedSelector(),
@@ -95,7 +95,7 @@ StatusOr<std::unique_ptr<GatewayPoolControllers>> GatewayPoolControllers::Create
     return InvalidArgumentError("--upgrade-validation must be s3 or pod-ready, not '" +
                                 options.upgrade_validation + "'");
   }
-  GatewayPoolStores stores{pools.store(),      nodes.store(), rdmanodes.store(), secrets.store(),
+  GatewayPoolStores stores{pools.store(),      nodes.store(), rdmanodes.store(), secrets,
                            daemonsets.store(), pods.store(),  services.store(),  slices.store()};
   parts.reconciler = std::make_unique<GatewayPoolReconciler>(manager.client(), manager.events(),
                                                              clock, stores, *parts.compatibility,
@@ -114,7 +114,8 @@ StatusOr<std::unique_ptr<GatewayPoolControllers>> GatewayPoolControllers::Create
   // A pool's spec or its deletion can make or end a collision with any other pool
   // (pool_conflict.h): the newer one must hear of it.
   controller.Watch(pools, EveryPool(pools.store()), not_status_only);
-  controller.Watch(secrets, PoolsInNamespace(pools.store()));
+  for (runtime::Informer* informer : secrets.informers())
+    controller.Watch(*informer, PoolsInNamespace(pools.store()));
   if (configmap_informer != nullptr)
     controller.Watch(*configmap_informer, EveryPool(pools.store()));
   // What the pool owns changes in bursts during a rollout (pods turning Ready, the DaemonSet's

@@ -106,13 +106,20 @@ std::optional<PoolConflict> GatewayPoolReconciler::FindConflict(
       f.ports.insert(t.s3_port);
       f.ports.insert(t.rdma_port);
     };
-    if (matrix != nullptr) {
+    // A pool of a namespace the operator does not serve starts nothing: only the gateways it
+    // still runs (from before the namespace left the list) hold ports.
+    const bool served =
+        !controllers::CheckNamespace(render_.node_pods.tenancy, f.namespace_, "GatewayPool");
+    if (matrix != nullptr && served) {
       if (TrackDecision d = DecideTrack(p.spec, *matrix); d.track) add(*d.track);
     }
+    bool runs = false;
     for (const auto& d : stores_.daemonsets.List()) {
       if (!OwnedBy(*d, f.namespace_, f.name)) continue;
+      runs = true;
       if (auto t = ParseTrack(d->Annotation(kTrackSpecAnnotation).value_or("")); t.ok()) add(*t);
     }
+    if (!served && !runs) f.nodes.clear();  // nor a gateway root
     return f;
   };
   std::vector<PoolFootprint> others;
@@ -165,6 +172,15 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
     in.decision.reason = controllers::kReasonNotAllowed;
     in.decision.message = std::move(*refused);
   }
+  // A namespace the operator does not serve: its RBAC reaches neither the Secrets nor what the
+  // pool would own there, so nothing is started, checked or written in it.
+  const std::optional<std::string> unserved =
+      controllers::CheckNamespace(render_.node_pods.tenancy, ns, "GatewayPool");
+  if (unserved) {
+    in.decision.track.reset();
+    in.decision.reason = controllers::kReasonNamespaceNotServed;
+    in.decision.message = *unserved;
+  }
   // An older pool's ports or gateway root on a shared node: this one starts nothing.
   in.conflict = FindConflict(pool, matrix.ok() ? matrix->get() : nullptr);
   std::optional<k8s::JsonObject> daemonset;
@@ -178,8 +194,9 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
     }
   }
   const controllers::SecretCheck secret =
-      controllers::CheckCredentialsSecret(stores_.secrets, pool.metadata.namespace_.value_or(""),
-                                          pool.spec.s3.credentials_secret, "s3.credentialsSecret");
+      unserved ? controllers::SecretCheck{}
+               : controllers::CheckCredentialsSecret(
+                     stores_.secrets, ns, pool.spec.s3.credentials_secret, "s3.credentialsSecret");
   in.secret = secret.state;
   in.secret_message = secret.message;
   if (secret.state == SecretState::kPresent && pool.spec.s3.tls_secret) {

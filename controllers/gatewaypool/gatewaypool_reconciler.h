@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "controllers/common/object_writer.h"
+#include "controllers/common/secret_key_cache.h"
 #include "controllers/common/write_memo.h"
 #include "controllers/gatewaypool/compatibility_source.h"
 #include "controllers/gatewaypool/gateway_daemonset.h"
@@ -32,9 +33,9 @@ struct GatewayPoolStores {
   const runtime::Store& pools;
   const runtime::Store& nodes;  // labels only
   const runtime::Store& rdmanodes;
-  const runtime::Store& secrets;     // keys of data only, never values
-  const runtime::Store& daemonsets;  // the pools' gateway DaemonSets
-  const runtime::Store& pods;        // the pools' gateway pods
+  controllers::SecretKeyCache secrets;  // keys of data only, never values
+  const runtime::Store& daemonsets;     // the pools' gateway DaemonSets
+  const runtime::Store& pods;           // the pools' gateway pods
   const runtime::Store& services;
   const runtime::Store& slices;
 };

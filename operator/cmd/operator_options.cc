@@ -94,6 +94,9 @@ const char* const kOperatorUsage =
     "  --allow-backend-path [NS=]DIR        a pool's backend.posix.hostPath lies in one of these\n"
     "                                       (in NS only, with NS=); none given: any directory\n"
     "                                       (repeatable)\n"
+    "  --tenant-namespace NS                serve pools and profiles in NS only (repeatable; the\n"
+    "                                       chart then grants Secrets and writes there only);\n"
+    "                                       none given: every namespace\n"
     "  --gateway-pod-label KEY=VALUE        extra label on gateway pods (repeatable)\n"
     "  --gateway-env NAME=VALUE             extra environment of the gateway container "
     "(repeatable)\n"
@@ -219,6 +222,13 @@ StatusOr<OperatorOptions> ParseOperatorOptions(const std::vector<std::string>& a
       {"--allow-image", tenancy_rule(controllers::ParseImageRule, &o.tenancy.images)},
       {"--allow-backend-path",
        tenancy_rule(controllers::ParseBackendPathRule, &o.tenancy.backend_paths)},
+      {"--tenant-namespace",
+       [&o](const std::string& flag, const std::string& value) {
+         if (Status ok = controllers::CheckNamespaceName(value); !ok.ok())
+           return InvalidArgumentError(flag + ": " + std::string(ok.message()));
+         o.tenancy.namespaces.push_back(value);
+         return OkStatus();
+       }},
       {"--gateway-pod-label", key_value(&o.gateway_pod_labels)},
       {"--client-image", text(&o.client_image)},
       {"--client-pod-label", key_value(&o.client_pod_labels)},

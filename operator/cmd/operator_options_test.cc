@@ -137,6 +137,7 @@ TEST(OperatorOptionsTest, BadInputNamesTheFlag) {
        "at least 1s"},
       {{"--leader-election-retry-period=9s"}, "--leader-election-retry-period"},
       {{"--allow-image=registry.example.com"}, "--allow-image: image prefix"},
+      {{"--tenant-namespace=Team_A"}, "--tenant-namespace: namespace 'Team_A' is not a DNS label"},
       {{"--allow-backend-path=team-a=/data/../etc"}, "--allow-backend-path"},
       {{"--kubeconfig"}, "--kubeconfig"},
       {{"--agent-pod-label", "novalue"}, "--agent-pod-label"},
@@ -213,7 +214,8 @@ TEST(OperatorOptionsTest, AgentTolerationsAndResourcesAreJson) {
 
 TEST(OperatorOptionsTest, TenancyRulesReachThePoolAndProfileControllers) {
   auto o = ParseOperatorOptions({"--allow-image=nvcr.io/nvidia/", "--allow-image",
-                                 "team-a=ghcr.io/team-a/", "--allow-backend-path=/lustre/s3"});
+                                 "team-a=ghcr.io/team-a/", "--allow-backend-path=/lustre/s3",
+                                 "--tenant-namespace=team-a", "--tenant-namespace", "team-b"});
   ASSERT_TRUE(o.ok()) << o.status().message();
   const controllers::TenancyPolicy& pools = GatewayPoolOptionsFrom(*o).render.node_pods.tenancy;
   ASSERT_EQ(pools.images.size(), 2u);
@@ -221,6 +223,8 @@ TEST(OperatorOptionsTest, TenancyRulesReachThePoolAndProfileControllers) {
   EXPECT_EQ(pools.images[1].prefix, "ghcr.io/team-a/");
   ASSERT_EQ(pools.backend_paths.size(), 1u);
   EXPECT_EQ(ClientProfileOptionsFrom(*o).render.node_pods.tenancy.images.size(), 2u);
+  EXPECT_EQ(pools.namespaces, (std::vector<std::string>{"team-a", "team-b"}));
+  EXPECT_EQ(ClientProfileOptionsFrom(*o).render.node_pods.tenancy.namespaces, pools.namespaces);
 }
 
 // Every node pod (agent, gateway, client) gets the same pull secrets and priority class.

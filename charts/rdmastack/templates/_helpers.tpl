@@ -32,3 +32,34 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- define "rdmastack.webhookConfigurationName" -}}
 {{ include "rdmastack.name" . }}-clientprofile-injector
 {{- end -}}
+
+{{/*
+What the operator needs in a namespace that holds pools and profiles: granted cluster-wide, or with
+tenancy.namespaces only in those namespaces (operator-rbac.yaml).
+*/}}
+{{- define "rdmastack.tenantRules" -}}
+# Writes of what pools and profiles own. Pods are deleted one at a time during an upgrade.
+- apiGroups: [apps]
+  resources: [daemonsets]
+  verbs: [create, patch, delete]
+- apiGroups: [""]
+  resources: [services, configmaps]
+  verbs: [create, patch, delete]
+- apiGroups: [discovery.k8s.io]
+  resources: [endpointslices]
+  verbs: [create, patch, delete]
+- apiGroups: [""]
+  resources: [pods]
+  verbs: [delete]
+# The S3 key Secrets pools and profiles name: the informer keeps only their key names; the
+# upgrade's validation reads a pool's keys once per node to sign its read-only check.
+- apiGroups: [""]
+  resources: [secrets]
+  verbs: [get, list, watch]
+# A ClientProfile's S3 user keys (spec.s3User) go into <profile>-s3-user in its namespace, made
+# and rotated by the operator; the garbage collector deletes it with the profile (owner
+# reference), so no delete.
+- apiGroups: [""]
+  resources: [secrets]
+  verbs: [create, update]
+{{- end }}

@@ -62,5 +62,23 @@ TEST(TenancyTest, BackendPathsByComponent) {
   EXPECT_FALSE(CheckBackendPath(root, "x", "f", "/anything"));
 }
 
+TEST(TenancyTest, ServedNamespaces) {
+  TenancyPolicy p;
+  EXPECT_FALSE(CheckNamespace(p, "anywhere", "GatewayPool"));  // none listed: every namespace
+  p.namespaces = {"team-a", "team-b"};
+  EXPECT_FALSE(CheckNamespace(p, "team-b", "GatewayPool"));
+  const auto refused = CheckNamespace(p, "team-c", "ClientProfile");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(*refused,
+            "the operator serves ClientProfiles only in namespaces team-a, team-b (its RBAC "
+            "reaches Secrets and owned objects there only); create this ClientProfile in one of "
+            "them, or ask the admin to add namespace team-c (chart: tenancy.namespaces, flag "
+            "--tenant-namespace)");
+  EXPECT_TRUE(CheckNamespaceName("team-a").ok());
+  for (const char* bad : {"", "Team", "-a", "a-", "a_b", "a.b"})
+    EXPECT_FALSE(CheckNamespaceName(bad).ok()) << bad;
+  EXPECT_FALSE(CheckNamespaceName(std::string(64, 'a')).ok());
+}
+
 }  // namespace
 }  // namespace rdmastack::controllers

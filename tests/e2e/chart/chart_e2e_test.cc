@@ -146,13 +146,20 @@ class ChartE2eTest : public PoolE2eTest {
     return RunCommand(args);
   }
 
-  // The chart into rdmastack-system with its default values; returns once the operator
-  // Deployment is ready (helm --wait) and a replica holds the lease.
-  void Install() {
+  // The chart into rdmastack-system with its default values and `extra` helm arguments; returns
+  // once the operator Deployment is ready (helm --wait) and a replica holds the lease.
+  void Install(const std::vector<std::string>& extra) {
     Uninstall();  // what an interrupted run left
-    CommandResult r =
-        Helm({"install", kRelease, SourcePath("charts/rdmastack"), "--create-namespace", "-f",
-              SourcePath("tests/harness/chart/simulated-nodes.yaml"), "--wait", "--timeout=180s"});
+    std::vector<std::string> args = {"install",
+                                     kRelease,
+                                     SourcePath("charts/rdmastack"),
+                                     "--create-namespace",
+                                     "-f",
+                                     SourcePath("tests/harness/chart/simulated-nodes.yaml"),
+                                     "--wait",
+                                     "--timeout=180s"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    CommandResult r = Helm(args);
     installed_ = true;
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err << OperatorLog()
                               << Get({"get", "pods", "-n", kReleaseNamespace, "-o", "wide"});
@@ -212,9 +219,9 @@ class ChartE2eTest : public PoolE2eTest {
                       Get({"get", "ds", "-n", kReleaseNamespace, "-o", "yaml"}) +
                       Get({"get", "events", "-n", kReleaseNamespace, "--sort-by=.lastTimestamp"}) +
                       Get({"get", "nodes", "--show-labels"});
-    std::istringstream agents(Get({"get", "pods", "-n", kReleaseNamespace, "-l",
-                                   "app.kubernetes.io/name=rdmastack-agent", "-o",
-                                   "jsonpath={range .items[*]}{.metadata.name}{\"\\n\"}{end}"}));
+    std::istringstream agents(
+        Get({"get", "pods", "-n", kReleaseNamespace, "-l", "app.kubernetes.io/name=rdmastack-agent",
+             "-o", "jsonpath={range .items[*]}{.metadata.name}{\"\\n\"}{end}"}));
     for (std::string pod; std::getline(agents, pod);) {
       if (pod.empty()) continue;
       CommandResult r = RunCommand({env_->cluster_script, "logs", "-n", kReleaseNamespace, pod});
@@ -238,8 +245,15 @@ TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
     GTEST_SKIP() << missing << " (scripts/test.sh makes them)";
   const auto started = std::chrono::system_clock::now();
 
+  // The pool's and profile's namespace is the user's; agents live in the chart's namespace. The
+  // operator serves only that namespace (tenancy.namespaces): its Secrets and writes are granted
+  // there by a Role, not cluster-wide.
+  ns_ = std::make_unique<TestNamespace>(*env_, "chart");
+  selector_label_ = "e2e.rdmastack.io/" + ns_->name();
+  TestNamespace unserved(*env_, "unserved");
+
   // helm install: CRDs are there already (helm leaves existing ones alone), the rest is new.
-  Install();
+  Install({"--set", "tenancy.namespaces={" + ns_->name() + "}"});
   if (HasFatalFailure()) return;
   EXPECT_NE(notes_.find("kubectl rdmastack status"), std::string::npos) << notes_;
   // The Deployment's pods run the operator image as its securityContext says, and found the API
@@ -274,15 +288,55 @@ TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
       eviction);
   EXPECT_EQ(evict.exit_code, 0) << evict.out << evict.err;
 
-  // The pool's and profile's namespace is the user's; agents live in the chart's namespace.
-  ns_ = std::make_unique<TestNamespace>(*env_, "chart");
-  selector_label_ = "e2e.rdmastack.io/" + ns_->name();
-
   std::string pool = SeedPool("    drainSeconds: 3\n    maxParallel: 1\n");
+  std::string stray_pool = pool;
   pool.replace(pool.find("SELECTOR"), 8, selector_label_);
   ns_->Apply(pool);
   std::string profile = ReadSample("clientprofile-gpudirect.yaml");
   ns_->Apply(profile);
+  // The same pool and profile where the operator does not serve: refused with the reason and a
+  // Warning event, nothing made there; the operator could not read a Secret there if it tried.
+  stray_pool.replace(stray_pool.find("SELECTOR"), 8, selector_label_ + "-unserved");
+  unserved.Apply(stray_pool);
+  unserved.Apply(profile);
+  for (const char* object : {"gwp/kvcache", "cprof/kvcache-gpudirect"}) {
+    const std::string type = object[0] == 'g' ? "LibraryCompatible" : "Degraded";
+    std::string reason;
+    EXPECT_TRUE(Eventually(
+        [&] {
+          reason = Get({"get", object, "-n", unserved.name(), "-o",
+                        "jsonpath={.status.conditions[?(@.type==\"" + type + "\")].reason}"});
+          return reason == "NamespaceNotServed";
+        },
+        60s))
+        << object << " " << type << ": " << reason << OperatorLog();
+  }
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return Get({"get", "events", "-n", unserved.name(), "--field-selector",
+                    "reason=NamespaceNotServed,type=Warning", "-o", "name"}) != "";
+      },
+      30s));
+  EXPECT_EQ(Get({"get", "ds,svc,endpointslices,configmaps,secrets", "-n", unserved.name(), "-l",
+                 "app.kubernetes.io/managed-by=rdmastack-operator", "-o", "name"}),
+            "");
+  for (const auto& [ns, want] : std::vector<std::pair<std::string, std::string>>{
+           {unserved.name(), "no"}, {ns_->name(), "yes"}}) {
+    for (const char* verb : {"get", "list", "create"}) {
+      CommandResult can = env_->Kubectl(
+          {"auth", "can-i", verb, "secrets", "-n", ns, "--as=" + std::string(kOperatorUser)});
+      EXPECT_EQ(can.out, want + "\n") << verb << " secrets in " << ns;
+    }
+    CommandResult del = env_->Kubectl(
+        {"auth", "can-i", "delete", "pods", "-n", ns, "--as=" + std::string(kOperatorUser)});
+    EXPECT_EQ(del.out, want + "\n") << "delete pods in " << ns;
+  }
+  // They go while the operator runs: its finalizers do not hold them (nothing to clean there).
+  for (const char* kind : {"clientprofiles", "gatewaypools"}) {
+    CommandResult gone =
+        env_->Kubectl({"delete", kind, "--all", "-n", unserved.name(), "--timeout=60s"});
+    EXPECT_EQ(gone.exit_code, 0) << kind << ": " << gone.err << OperatorLog();
+  }
   for (const std::string& n : storage)
     ASSERT_EQ(env_->Kubectl({"label", "node", n, selector_label_ + "=in"}).exit_code, 0);
   for (const char* object : {"gwp/kvcache", "cprof/kvcache-gpudirect"}) {
@@ -303,8 +357,8 @@ TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
       },
       60s))
       << "gateways with the user/endpoints: " << s3_user << Diagnostics();
-  ASSERT_EQ(env_->Kubectl({"patch", "cprof", "kvcache-gpudirect", "-n", ns_->name(),
-                           "--type=merge", "-p", R"({"spec":{"s3User":{"rotation":"2"}}})"})
+  ASSERT_EQ(env_->Kubectl({"patch", "cprof", "kvcache-gpudirect", "-n", ns_->name(), "--type=merge",
+                           "-p", R"({"spec":{"s3User":{"rotation":"2"}}})"})
                 .exit_code,
             0);
   EXPECT_TRUE(Eventually(
