@@ -414,6 +414,43 @@ TEST_F(AgentHubTest, AMalformedHelloIsRefusedBeforeItIsReviewedLoggedOrRecorded)
   EXPECT_TRUE(good->stream->Read(&m));
 }
 
+// A peer that sends Hellos with made-up tokens: its first refusals are reviewed as usual (a
+// TokenReview, a log line, a Warning Event each), then its address is throttled: later Hellos are
+// refused RESOURCE_EXHAUSTED at once, without a review or an Event. An agent already connected
+// from the same address is untouched.
+TEST_F(AgentHubTest, AFloodOfBadHellosFromOneAddressIsThrottledWithoutReviews) {
+  api_.AddPod("agent-1", "node-1");
+  ASSERT_NO_FATAL_FAILURE(Start([](AgentHubOptions& o) {
+    o.streams.per_address.max_pending = 2;
+    o.streams.per_address.max_failures_per_minute = 5;
+  }));
+  auto good = Open("node-1/agent-1", "node-1");
+  pb::HubMessage m;
+  ASSERT_TRUE(good->stream->Read(&m));
+  const int reviews_before = api_.reviews.load();
+  std::map<grpc::StatusCode, int> codes;
+  for (int i = 0; i < 40; ++i) {
+    auto bad = Open("made-up-" + std::to_string(i), "node-" + std::to_string(i % 3));
+    ++codes[bad->Drain().error_code()];
+  }
+  EXPECT_EQ(codes[grpc::StatusCode::UNAUTHENTICATED], 5);
+  EXPECT_EQ(codes[grpc::StatusCode::RESOURCE_EXHAUSTED], 35);
+  EXPECT_EQ(api_.reviews.load() - reviews_before, 5)
+      << "one review per refusal before the throttle";
+  {
+    std::lock_guard<std::mutex> l(events_.mu);
+    EXPECT_EQ(events_.recorded.size(), 5u);
+  }
+  EXPECT_NE(
+      Metrics().find(R"(rdmastack_agenthub_streams_refused_total{reason="AddressThrottled"} 35)"),
+      std::string::npos)
+      << Metrics();
+  // The connected agent still speaks.
+  good->stream->Write(Report("node-1", "after-flood"));
+  ASSERT_TRUE(good->stream->Read(&m));
+  EXPECT_EQ(m.ack().report_hash(), "after-flood");
+}
+
 TEST_F(AgentHubTest, StopEndsConnectedStreamsWithUnavailable) {
   api_.AddPod("agent-1", "node-1");
   // ":port", as the operator's --agent-bind-address is written, listens on every address.
@@ -439,7 +476,10 @@ TEST_F(AgentHubTest, StopAnswersQueuedHellosInsteadOfReviewingThem) {
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
   api_.before_review = [released] { released.wait(); };
-  ASSERT_NO_FATAL_FAILURE(Start([](AgentHubOptions& o) { o.auth_threads = 1; }));
+  ASSERT_NO_FATAL_FAILURE(Start([](AgentHubOptions& o) {
+    o.auth_threads = 1;
+    o.streams.per_address.max_pending = 0;  // twelve agents share this test's one address
+  }));
   std::vector<std::unique_ptr<Call>> calls;
   for (int i = 0; i < kAgents; ++i) {
     calls.push_back(Open("node-" + std::to_string(i) + "/agent-" + std::to_string(i),

@@ -37,7 +37,8 @@ HubCore::HubCore(AgentEventSink& sink, runtime::EventRecorder& events, HubMetric
       clock_(clock),
       options_(options),
       pool_(pool),
-      authenticator_(authenticator) {}
+      authenticator_(authenticator),
+      throttle_(options.per_address, clock) {}
 
 HubCore::~HubCore() {
   Shutdown();
@@ -73,6 +74,7 @@ void HubCore::SweepLoop() {
     for (AgentStream* stream : pending_) {
       if (now - stream->started() >= options_.hello_timeout) stream->ExpireHello();
     }
+    throttle_.Sweep();
   }
 }
 
@@ -88,27 +90,35 @@ void HubCore::HelloReceived(AgentStream* stream) {
 }
 
 void HubCore::Authenticate(AgentStream* stream, const agent::v1::Hello& hello) {
+  // What this address may still make the hub do comes first: a throttled peer's Hellos are not
+  // even looked at.
+  const std::string address = PeerAddress(stream->peer());
+  if (auto refused = throttle_.Admit(address)) {
+    stream->OnAuthenticated("", *refused);
+    return;
+  }
   // Before the Hello is copied into the queue or its fields reach a log line or an Event.
   if (auto malformed =
           CheckHelloShape(hello.node_name(), hello.agent_version(), hello.token().size())) {
+    throttle_.Done(address, *malformed);
     stream->OnAuthenticated("", *malformed);
     return;
   }
-  const bool queued = pool_.TrySubmit([this, stream, hello] {
+  const bool queued = pool_.TrySubmit([this, stream, hello, address] {
     // Once the hub stops, queued Hellos are answered, not reviewed: the backlog (up to
     // auth_queue of them, each a TokenReview and a Pod read) must not hold shutdown, and with it
     // the lease release, past the pod's grace period. The agents reconnect to the next leader.
-    if (ShuttingDown()) {
-      stream->OnAuthenticated(hello.node_name(), ShuttingDownRefusal());
-      return;
-    }
-    stream->OnAuthenticated(hello.node_name(), authenticator_.Authenticate(hello));
+    const AdmissionDecision decision =
+        ShuttingDown() ? ShuttingDownRefusal() : authenticator_.Authenticate(hello);
+    throttle_.Done(address, decision);
+    stream->OnAuthenticated(hello.node_name(), decision);
   });
   if (!queued) {
-    stream->OnAuthenticated(
-        hello.node_name(),
+    const AdmissionDecision busy =
         Unavailable("queueing the authentication",
-                    UnavailableError("too many agents are being authenticated at once")));
+                    UnavailableError("too many agents are being authenticated at once"));
+    throttle_.Done(address, busy);
+    stream->OnAuthenticated(hello.node_name(), busy);
   }
 }
 
@@ -144,7 +154,11 @@ void HubCore::Remove(AgentStream* stream) {
 
 void HubCore::RecordRefusal(const std::string& node_name, const AdmissionDecision& decision) {
   metrics_.refused.With({decision.reason}).Inc();
-  if (decision.reason == kReasonShuttingDown) return;  // not the agent's problem; one per Hello
+  // Not the agent's problem (one per Hello at shutdown), or a flood's: neither is logged per
+  // stream (AddressThrottle logs a throttled address once a minute).
+  if (decision.reason == kReasonShuttingDown || decision.reason == kReasonTooManyPending ||
+      decision.reason == kReasonAddressThrottled)
+    return;
   spdlog::warn("agenthub: refused agent for node '{}': {} ({})", node_name, decision.message,
                decision.reason);
   const bool identity_problem = decision.code == StatusCode::kUnauthenticated ||

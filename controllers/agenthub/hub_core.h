@@ -17,6 +17,7 @@
 #include <unordered_set>
 
 #include "agents/proto/agenthub.pb.h"
+#include "controllers/agenthub/address_throttle.h"
 #include "controllers/agenthub/admission.h"
 #include "controllers/agenthub/agent_authenticator.h"
 #include "controllers/agenthub/agent_events.h"
@@ -34,6 +35,7 @@ struct HubStreamOptions {
   int reports_per_minute = 12;  // per stream (token bucket, burst of the same size)
   Clock::Duration hello_timeout = std::chrono::seconds(10);
   size_t max_queued_messages = 64;  // hub->agent messages waiting on a stream that does not read
+  AddressLimits per_address;        // what one peer address may have reviewed (address_throttle.h)
 };
 
 struct HubMetrics {
@@ -91,6 +93,7 @@ class HubCore {
   const HubStreamOptions options_;
   WorkerPool& pool_;
   AgentAuthenticator& authenticator_;
+  AddressThrottle throttle_;
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

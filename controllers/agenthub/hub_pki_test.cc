@@ -44,7 +44,8 @@ TEST(HubPkiTest, MismatchedKeyAndBadPemAreNamed) {
   ASSERT_TRUE(one.ok() && two.ok());
   Status mismatch = CheckKeyAndCertificate({two->key_pem, one->cert_pem});
   EXPECT_EQ(mismatch.code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(mismatch.message().find("tls.key does not belong to the certificate in tls.crt"), std::string::npos);
+  EXPECT_NE(mismatch.message().find("tls.key does not belong to the certificate in tls.crt"),
+            std::string::npos);
   EXPECT_NE(CheckKeyAndCertificate({one->key_pem, "garbage"}).message().find("tls.crt"),
             std::string::npos);
   EXPECT_NE(CheckKeyAndCertificate({"garbage", one->cert_pem}).message().find("tls.key"),

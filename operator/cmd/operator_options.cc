@@ -1,6 +1,7 @@
 #include "operator/cmd/operator_options.h"
 
 #include <algorithm>
+#include <charconv>
 #include <functional>
 #include <map>
 #include <optional>
@@ -75,6 +76,11 @@ const char* const kOperatorUsage =
     "5m)\n"
     "  --agent-hub-cert-validity D          validity of the hub's generated serving certificate,\n"
     "                                       renewed after 2/3 of it (default 2160h)\n"
+    "  --agent-hub-pending-per-address N    Hellos of one address in authentication at once\n"
+    "                                       (default 4; 0: no limit)\n"
+    "  --agent-hub-failures-per-minute N    refused Hellos of one address before its Hellos are\n"
+    "                                       refused unreviewed for the rest of the minute\n"
+    "                                       (default 10; 0: no limit)\n"
     "  --webhook-bind-address ADDR          pod admission webhook (HTTPS); 0 disables (default\n"
     "                                       :9444)\n"
     "  --webhook-configuration NAME         MutatingWebhookConfiguration whose caBundle the\n"
@@ -157,6 +163,20 @@ StatusOr<OperatorOptions> ParseOperatorOptions(const std::vector<std::string>& a
         return InvalidArgumentError(flag + " must be KEY=VALUE, got '" + value + "'");
       }
       (*field)[value.substr(0, eq)] = value.substr(eq + 1);
+      return OkStatus();
+    };
+  };
+  // A whole number from 0 to 1,000,000 (0 = no limit).
+  auto count = [](int* field) -> Setter {
+    return [field](const std::string& flag, const std::string& value) {
+      int n = 0;
+      const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), n);
+      if (error != std::errc() || end != value.data() + value.size() || n < 0 || n > 1'000'000)
+        return InvalidArgumentError(flag +
+                                    " must be a whole number from 0 (no limit) to "
+                                    "1000000, got '" +
+                                    value + "'");
+      *field = n;
       return OkStatus();
     };
   };
@@ -286,6 +306,8 @@ StatusOr<OperatorOptions> ParseOperatorOptions(const std::vector<std::string>& a
       {"--agent-stale-ttl", duration(&o.agent_stale_ttl)},
       {"--node-label-grace", duration(&o.node_label_grace)},
       {"--agent-hub-cert-validity", duration(&o.agent_hub_cert_validity)},
+      {"--agent-hub-pending-per-address", count(&o.agent_hub_per_address.max_pending)},
+      {"--agent-hub-failures-per-minute", count(&o.agent_hub_per_address.max_failures_per_minute)},
       {"--webhook-bind-address", address(&o.webhook_bind_address, true)},
       {"--webhook-configuration", text(&o.webhook_configuration)},
       {"--webhook-host", list(&o.webhook_hosts)},
@@ -440,6 +462,7 @@ agenthub::AgentHubOptions AgentHubOptionsFrom(const OperatorOptions& options,
   out.policy.service_account_name = rdmanode::kAgentServiceAccount;
   out.policy.audience = rdmanode::kAgentHubAudience;
   out.policy.daemonset_name = rdmanode::kAgentName;
+  out.streams.per_address = options.agent_hub_per_address;
   out.certificates.namespace_ = ns;
   out.certificates.ca_config_map = rdmanode::kAgentHubCaConfigMap;
   out.certificates.serving_validity =

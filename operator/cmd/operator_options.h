@@ -48,6 +48,8 @@ struct OperatorOptions {
   std::chrono::milliseconds node_label_grace{300'000};
   // Validity of the serving certificate the hub generates (renewed after 2/3 of it).
   std::chrono::milliseconds agent_hub_cert_validity{std::chrono::hours(24 * 90)};
+  // What one peer address may make the hub review (agenthub/address_throttle.h).
+  agenthub::AddressLimits agent_hub_per_address;
   // The pod admission webhook (docs/operations.md "Workload injection"): "0" disables it.
   std::string webhook_bind_address = ":9444";
   std::string webhook_configuration = "rdmastack-clientprofile-injector";

@@ -86,6 +86,27 @@ TEST(OperatorOptionsTest, NodeControllerOptionsDefaultToTheOperatorsVersionAndNa
 
 // The hub accepts exactly the agents the DaemonSet runs, and its certificate names the host they
 // dial: an agent pointed at an address outside the certificate would fail verification.
+TEST(OperatorOptionsTest, AgentHubAddressLimits) {
+  auto defaults = ParseOperatorOptions({});
+  ASSERT_TRUE(defaults.ok());
+  auto h = AgentHubOptionsFrom(*defaults, NodeControllerOptionsFrom(*defaults, "ops"));
+  EXPECT_EQ(h.streams.per_address.max_pending, 4);
+  EXPECT_EQ(h.streams.per_address.max_failures_per_minute, 10);
+  auto o = ParseOperatorOptions(
+      {"--agent-hub-pending-per-address=0", "--agent-hub-failures-per-minute", "25"});
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  h = AgentHubOptionsFrom(*o, NodeControllerOptionsFrom(*o, "ops"));
+  EXPECT_EQ(h.streams.per_address.max_pending, 0);
+  EXPECT_EQ(h.streams.per_address.max_failures_per_minute, 25);
+  for (const char* bad : {"-1", "4x", "", "2000000"}) {
+    auto r = ParseOperatorOptions({std::string("--agent-hub-pending-per-address=") + bad});
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("--agent-hub-pending-per-address must be a whole number"),
+              std::string::npos)
+        << r.status().message();
+  }
+}
+
 TEST(OperatorOptionsTest, AgentHubOptionsMatchTheAgentDaemonSet) {
   auto o = ParseOperatorOptions({"--agent-bind-address=:7443", "--agent-namespace=agents"});
   ASSERT_TRUE(o.ok());

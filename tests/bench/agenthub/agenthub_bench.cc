@@ -321,7 +321,9 @@ TEST_F(AgentHubBench, OperatorWritesForThousandsOfReports) {
       "agenthub-bench-operator",
       {"--kubeconfig", env->kubeconfig, "--metrics-bind-address=0", "--health-probe-bind-address=0",
        "--agent-namespace=" + ns_, "--agent-bind-address=127.0.0.1:0",
-       "--agent-hub-address=127.0.0.1:9443"});
+       "--agent-hub-address=127.0.0.1:9443",
+       // Every load agent dials from 127.0.0.1: one address for thousands of agents.
+       "--agent-hub-pending-per-address=0"});
   const std::string identity = op.Identity();
   ASSERT_FALSE(identity.empty()) << op.Output();
   int port = 0;

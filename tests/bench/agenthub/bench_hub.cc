@@ -59,6 +59,9 @@ int main(int argc, char** argv) {
   o.certificates.namespace_ = argv[2];
   o.certificates.hosts = {"127.0.0.1"};
   o.streams.heartbeat_seconds = std::stoi(argv[4]);
+  // Every load agent dials from 127.0.0.1: one address for thousands of agents.
+  o.streams.per_address.max_pending = 0;
+  o.streams.per_address.max_failures_per_minute = 0;
   CountingSink sink;
   NoEvents events;
   rdmastack::runtime::MetricsRegistry metrics;

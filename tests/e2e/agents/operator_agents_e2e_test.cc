@@ -11,7 +11,9 @@
 #include <fstream>
 #include <map>
 
+#include "tests/e2e/agents/hub_flood.h"
 #include "tests/e2e/common/pool_e2e_fixture.h"
+#include "tests/harness/proc_stat.h"
 
 namespace rdmastack::testing {
 namespace {
@@ -289,6 +291,86 @@ TEST_F(OperatorAgentsE2eTest, CertificateRotationKeepsAgentsAndASilentAgentGoesS
   EXPECT_TRUE(Eventually([&] { return Condition(silent, "Reporting", "status") == "True"; }, 60s))
       << Get({"get", "rdmanode", silent, "-o", "yaml"});
   EXPECT_TRUE(Eventually([&] { return label(silent, "gpudirect") == "true"; }, 30s));
+  operator_->Signal(SIGTERM);
+  EXPECT_EQ(operator_->WaitExit(40s), 0) << operator_->Output();
+}
+
+// A peer on the storage network floods the leader's agent hub from one address for 45 s: 300 TCP
+// connections that never start TLS, 100 TLS connections that never open a stream, and Hellos
+// from four threads (made-up tokens claiming the real nodes, and 900 KiB node names). Every real
+// agent stays connected and Reporting throughout (each accepted once, so no stream was lost); the
+// made-up Hellos cost at most a minute's failure budget of TokenReviews and Events; the silent
+// connections are closed by the hub; the leader's memory stays bounded.
+TEST_F(OperatorAgentsE2eTest, AFloodAtTheHubLeavesEveryAgentReportingAndTheLeaderBounded) {
+  TestNamespace ns(*env_, "agents-flood");
+  // Agents silent for 20 s would be Stale, so a heartbeat the flood held up shows.
+  StartWithAgents(ns, "agents-flood", {"--agent-stale-ttl=20s"});
+  if (HasFatalFailure()) return;
+  std::this_thread::sleep_for(5s);  // the first reports' writes settle
+  const pid_t leader = operator_->pid();
+  const long rss_before_kib = ReadProcStat(leader).rss_kib;
+  const std::string ca = Get({"get", "configmap", "rdmastack-agenthub-ca", "-n", ns.name(), "-o",
+                              "jsonpath={.data.ca\\.crt}"});
+  ASSERT_FALSE(ca.empty());
+  const auto started = std::chrono::system_clock::now();
+
+  HubFloodOptions o;
+  o.host = bridge_;
+  o.port = hub_port_;
+  o.ca_pem = ca;
+  for (const auto& [name, node] : nodes_) o.node_names.push_back(name);
+  HubFlood flood(o);
+  std::thread attacker([&] { flood.Start(); });
+  long rss_max_kib = rss_before_kib;
+  std::string lapses;
+  const auto until = std::chrono::steady_clock::now() + 45s;
+  while (std::chrono::steady_clock::now() < until) {
+    rss_max_kib = std::max(rss_max_kib, ReadProcStat(leader).rss_kib);
+    for (const auto& [name, node] : nodes_) {
+      if (Condition(name, "Reporting", "status") != "True") lapses += name + " ";
+    }
+    std::this_thread::sleep_for(1s);
+  }
+  flood.StopHellos();
+  attacker.join();
+  const auto stopped = std::chrono::system_clock::now();
+  const int silent_closed = flood.SilentSocketsClosed(5s);
+  const int idle_still_ready = flood.IdleChannelsReady();
+  const long rss_after_kib = ReadProcStat(leader).rss_kib;
+
+  const std::map<grpc::StatusCode, int> codes = flood.HelloCodes();
+  auto code = [&](grpc::StatusCode c) { return codes.count(c) ? codes.at(c) : 0; };
+  // Each made-up token is new, so every UNAUTHENTICATED answer cost a TokenReview (the audit
+  // policy does not log TokenReviews); the Events are in the audit log.
+  const int reviews = code(grpc::StatusCode::UNAUTHENTICATED);
+  int events = 0;
+  for (const AuditedWrite& w : OperatorWrites()) {
+    if (w.received >= started && w.received <= stopped) events += w.resource == "events";
+  }
+  std::printf(
+      "flood: %d Hellos (%d UNAUTHENTICATED, %d INVALID_ARGUMENT, %d RESOURCE_EXHAUSTED), %d of "
+      "%d TLS connections made; hub: %d TokenReviews, %d Event writes; silent sockets closed %d "
+      "of %d, idle TLS connections still open %d; leader RSS %.1f MiB before, %.1f max, %.1f "
+      "after\n",
+      flood.hellos(), code(grpc::StatusCode::UNAUTHENTICATED),
+      code(grpc::StatusCode::INVALID_ARGUMENT), code(grpc::StatusCode::RESOURCE_EXHAUSTED),
+      flood.idle_channels_connected(), o.idle_channels, reviews, events, silent_closed,
+      o.silent_sockets, idle_still_ready, rss_before_kib / 1024.0, rss_max_kib / 1024.0,
+      rss_after_kib / 1024.0);
+
+  EXPECT_EQ(lapses, "") << "nodes not Reporting during the flood";
+  for (const auto& [name, node] : nodes_)
+    EXPECT_EQ(Accepts(name), 1u) << name << ": its stream was lost during the flood";
+  EXPECT_GT(flood.hellos(), 1000) << "the flood did not flood";
+  EXPECT_GT(code(grpc::StatusCode::RESOURCE_EXHAUSTED), flood.hellos() * 9 / 10)
+      << "the address was not throttled";
+  // One minute's failure budget (10, malformed Hellos included), plus what was already in review
+  // when it ran out (4).
+  EXPECT_LE(reviews + code(grpc::StatusCode::INVALID_ARGUMENT), 14);
+  EXPECT_LE(events, 14);
+  EXPECT_EQ(silent_closed, o.silent_sockets) << "the hub closes a peer that never starts TLS";
+  EXPECT_EQ(idle_still_ready, 0) << "the hub closes a connection that never opens a stream";
+  EXPECT_LT(rss_max_kib - rss_before_kib, 128 * 1024) << "the leader's memory during the flood";
   operator_->Signal(SIGTERM);
   EXPECT_EQ(operator_->WaitExit(40s), 0) << operator_->Output();
 }
