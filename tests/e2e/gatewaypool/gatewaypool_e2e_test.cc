@@ -453,6 +453,45 @@ TEST_F(GatewayPoolE2eTest, ARequireMountPoolServesOnlyFromAMountedBackend) {
   ASSERT_EQ(serving.size(), 1u) << Diagnostics();
   EXPECT_TRUE(Serves(serving[0]));
   EXPECT_TRUE(std::filesystem::exists(backend + "/mnt-" + node)) << "the root is on the mount";
+
+  // The backend is unmounted on the node while the gateway serves. The gateway's copy of the
+  // mount (mountPropagation None, the default: a private copy) is not pulled from under it: it
+  // goes on serving from the same file system, so neither an object written before nor one
+  // written after lands on the system disk, and it stays Ready.
+  auto put = [&](const std::string& path, const std::string& body) {
+    auto r = Client(serving[0]).Send({.method = "PUT", .path = path, .body = body});
+    return r.ok() ? r->status : -1;
+  };
+  auto get = [&](const std::string& path) {
+    auto r = Client(serving[0]).Send({.method = "GET", .path = path});
+    return r.ok() && r->status == 200 ? r->body : std::string("(failed)");
+  };
+  ASSERT_EQ(put("/before", ""), 200);
+  ASSERT_EQ(put("/before/object", "written while mounted"), 200);
+  CommandResult unmounted = RunCommand({"umount", backend});
+  ASSERT_EQ(unmounted.exit_code, 0) << "the node's unmount succeeds: " << unmounted.err;
+  EXPECT_EQ(get("/before/object"), "written while mounted");
+  EXPECT_EQ(put("/before/after-unmount", "written after the unmount"), 200);
+  EXPECT_EQ(get("/before/after-unmount"), "written after the unmount");
+  EXPECT_TRUE(std::filesystem::is_empty(backend))
+      << "nothing reached the system disk under the mount point";
+  std::this_thread::sleep_for(25s);  // two readiness periods
+  EXPECT_EQ(ReadyEndpointNodes("mnt").size(), 1u) << Diagnostics();
+
+  // A gateway that starts now (a restart, an upgrade) finds no mount and refuses, as at first.
+  ASSERT_EQ(env_->Kubectl({"delete", "pods", "-n", ns_->name(), "-l",
+                           "gatewaypool.rdmastack.io/name=mnt", "--wait=false"})
+                .exit_code,
+            0);
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return PoolField("mnt", "{.status.failingNodes}").find("is on the node's system disk") !=
+               std::string::npos;
+      },
+      120s))
+      << Diagnostics();
+  EXPECT_TRUE(ReadyEndpointNodes("mnt").empty());
+  EXPECT_TRUE(std::filesystem::is_empty(backend));
   ASSERT_EQ(env_->Kubectl({"delete", "gwp", "mnt", "-n", ns_->name(), "--timeout=90s"}).exit_code,
             0);
 }
