@@ -21,6 +21,8 @@
 #                                 benchmark stops kwok to measure informers without its churn)
 #   cluster.sh pause COMPONENT    freeze one component (SIGSTOP; the fault tests freeze etcd) until
 #                                 `resume` (SIGCONT) thaws it
+#   cluster.sh partition NODE     cut a simulated node off the network (its veth, its node Lease, its
+#                                 pods' status) until `heal NODE` connects it again
 #   cluster.sh compact            compact etcd past every revision clients have seen (410 Gone for
 #                                 their watches once kube-apiserver restarts)
 #   cluster.sh build              build/fetch every component without starting anything
@@ -676,6 +678,36 @@ cmd_restart() {
 
 # etcd's v3 JSON gateway: write a key outside /registry (no watcher sees it, so the new revision is
 # past every resourceVersion a client holds), then compact to that revision.
+# partition|heal NODE: cut a simulated node off the network, or connect it again. The host end of its
+# veth goes down (nothing reaches the node or leaves it); its node Lease is taken from kwok (another
+# holder, a day long, which kwok leaves alone), so it is renewed no more and the node controller
+# marks the node NotReady and its pods not Ready, as for a real unreachable node; and the node
+# runtime, its kubelet, stops probing and writing for its pods (a marker file beside the host root).
+# `heal` reverses all three; the Lease is handed back expired, so kwok takes it over at its next
+# look (within its renew interval) and marks the node Ready again.
+cmd_partition() {
+  local cmd="$1" node="${2:?usage: cluster.sh $1 NODE}" addr veth marker now
+  addr="$(awk -v n="$node" '$1 == n {print $3}' "$SIM_NODE_TABLE" 2>/dev/null || true)"
+  [[ -n "$addr" ]] || die "'$node' is not a simulated node of cluster '$CLUSTER' ($SIM_NODE_TABLE)"
+  veth="rs${SIM_INDEX}v$((${addr##*.} - 10))"
+  ip link show "$veth" >/dev/null 2>&1 || die "node $node has no veth $veth"
+  marker="$SIM_DIR/nodes/$node/partitioned"
+  now="$(date -u +%Y-%m-%dT%H:%M:%S.000000Z)"
+  if [[ "$cmd" == partition ]]; then
+    : >"$marker"
+    ip link set "$veth" down
+    kubectl_admin patch lease -n kube-node-lease "$node" --type=merge -p \
+      '{"spec":{"holderIdentity":"rdmastack-partition","leaseDurationSeconds":86400,"renewTime":"'"$now"'"}}' >/dev/null
+    log "partitioned node $node ($addr): $veth down, its Lease no longer renewed, its pods' status frozen"
+  else
+    ip link set "$veth" up
+    rm -f "$marker"
+    kubectl_admin patch lease -n kube-node-lease "$node" --type=merge -p \
+      '{"spec":{"holderIdentity":"rdmastack-partition","leaseDurationSeconds":1,"renewTime":"2000-01-01T00:00:00.000000Z"}}' >/dev/null
+    log "healed node $node ($addr)"
+  fi
+}
+
 cmd_compact() {
   local rev
   rev="$(curl -sf -X POST "http://127.0.0.1:$PORT_ETCD/v3/kv/put" \
@@ -763,10 +795,11 @@ main() {
       [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null || die "$1 is not running"
       kill "$([[ $cmd == pause ]] && echo -STOP || echo -CONT)" "$pid"
       log "${cmd}d $1 (pid $pid)" ;;
+    partition|heal) cmd_partition "$cmd" "$@" ;;
     compact) cmd_compact ;;
     start-process) cmd_start_process "$@" ;;
     stop-process) stop_component "extra-${1:?usage: cluster.sh stop-process NAME}" ;;
-    ""|-h|--help|help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//' ;;
+    ""|-h|--help|help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//' ;;
     *) die "unknown command '$cmd'; run 'scripts/cluster.sh help'" ;;
   esac
 }

@@ -1,8 +1,9 @@
 // The rolling upgrade through faults of what it depends on: the API server restarted twice while
 // nodes move, etcd frozen for 30 s, and the agent hub's port blocked for 60 s (every agent stops
-// Reporting). A client keeps doing signed PUTs and GETs, without retries, through the
-// EndpointSlices the whole time; the upgrade must finish with no failed request, no node without a
-// ready endpoint, no node moved twice, and every object readable.
+// Reporting); and a storage node cut off the network mid-move. A client keeps doing signed PUTs
+// and GETs, without retries, through the EndpointSlices the whole time; the upgrade must finish
+// with no failed request (but those sent to the cut-off node before its endpoints left), no other
+// node without a ready endpoint, no node moved twice, and every object readable.
 
 #include <functional>
 #include <sstream>
@@ -130,6 +131,111 @@ TEST_F(UpgradeE2eTest, AnUpgradeRidesOutApiServerRestartsAnEtcdFreezeAndAHubOuta
   }
   ExpectObjectsReadBack(traffic);
   for (const SliceEndpoint& e : Endpoints("kvcache")) EXPECT_EQ(e.port, 7072) << e.node;
+}
+
+// A storage node cut off the network while its endpoint moves (Switch, or Drain when Switch was
+// too short to catch): nothing reaches it, its heartbeats stop, its kubelet (the node runtime)
+// neither probes nor writes (cluster.sh partition). The node controller marks it NotReady and its
+// pods not Ready; the pool then takes its endpoints out of the slices, so the only failed requests
+// are those sent to that node before that, and no other node starts moving while it holds the
+// one slot (maxParallel 1). Once it is connected again the upgrade finishes, each node moved
+// once, and every object written through any node reads back.
+TEST_F(UpgradeE2eTest, ANodeCutOffMidMoveLeavesTheEndpointsAndTheUpgradeFinishesOnceItIsBack) {
+  StartPool("upgrade-cut", 4,
+            "    strategy: SideBySide\n    maxParallel: 1\n    validationTimeout: 3m\n"
+            "    drainSeconds: 20\n    autoRollback: true\n");
+  if (HasFatalFailure() || IsSkipped()) return;
+  auto cluster = [&](const std::string& cmd, const std::string& node) {
+    CommandResult r = RunCommand({env_->cluster_script, cmd, node});
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  };
+  const std::string cut = nodes_in_pool_[1];
+  const std::string cut_ip =
+      Get({"get", "node", cut, "-o",
+           "jsonpath={.status.addresses[?(@.type==\"InternalIP\")].address}"});
+  ASSERT_FALSE(cut_ip.empty());
+
+  Traffic traffic(*env_, ns_->name(), "kvcache");
+  traffic.Start();
+  InvariantWatcher watcher(*env_, ns_->name(), "kvcache",
+                           {nodes_in_pool_.begin(), nodes_in_pool_.end()}, 1);
+  watcher.Start();
+  std::this_thread::sleep_for(3s);
+  Patch(kToV2);
+
+  std::string phase;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        phase = Phase(cut);
+        return phase == "Switch" || phase == "Drain";
+      },
+      240s))
+      << Diagnostics();
+  cluster("partition", cut);
+  ScopeExit heal([&] { cluster("heal", cut); });
+  const auto cut_at = std::chrono::steady_clock::now();
+  std::string log = "cut off " + cut + " (" + cut_ip + ") in " + phase + "\n";
+
+  // Its endpoints leave once the node controller has marked it (grace period 50 s) and the pool
+  // saw its pods not Ready.
+  auto published = [&] { return ReadyEndpointNodes("kvcache").count(cut) != 0; };
+  ASSERT_TRUE(Eventually([&] { return !published(); }, 120s)) << log << Diagnostics();
+  const double left_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - cut_at).count();
+  log += "its endpoints left after " + std::to_string(static_cast<int>(left_s)) + " s\n";
+  const size_t failed_until_left = traffic.failures().size();
+
+  // Cut off for 90 s in all: the move waits for it; no other node starts.
+  std::this_thread::sleep_until(cut_at + 90s);
+  log += "while cut off: Upgrading " + PoolCondition("kvcache", "Upgrading", "reason") + " (" +
+         PoolCondition("kvcache", "Upgrading", "message") + "); phases";
+  for (const auto& n : nodes_in_pool_) log += " " + n + "=" + Phase(n);
+  log += "\n";
+  for (size_t i = 2; i < nodes_in_pool_.size(); ++i)
+    EXPECT_EQ(Phase(nodes_in_pool_[i]), "")
+        << nodes_in_pool_[i] << " started while " << cut << " held the only slot\n"
+        << log;
+  EXPECT_FALSE(published()) << "a cut-off node's endpoint came back\n" << log;
+  const size_t failed_while_cut = traffic.failures().size();
+  heal.Now();
+
+  EXPECT_TRUE(Eventually([&] { return UpgradeDone(); }, 360s)) << log << Diagnostics();
+  std::this_thread::sleep_for(2s);
+  traffic.Stop();
+  watcher.Stop();
+  size_t elsewhere = 0;
+  for (const std::string& f : traffic.failures())
+    elsewhere += f.find(" via " + cut_ip + ":") == std::string::npos;
+  std::printf(
+      "traffic: %lld requests, %zu failed (%zu before the endpoints left, %zu while cut off), "
+      "%zu through another node\n%s",
+      static_cast<long long>(traffic.requests()), traffic.failures().size(), failed_until_left,
+      failed_while_cut, elsewhere, log.c_str());
+  EXPECT_EQ(elsewhere, 0u) << Join(traffic.failures()) << log;
+  EXPECT_EQ(traffic.failures().size(), failed_while_cut) << "failures after the node came back\n"
+                                                         << Join(traffic.failures()) << log;
+  EXPECT_LE(failed_while_cut, failed_until_left + 4) << "requests failed after the endpoints left\n"
+                                                     << Join(traffic.failures()) << log;
+  // The cut-off node is without a ready endpoint while it is away, as it must be; every other
+  // node always had one, and never were two nodes in flight.
+  std::vector<std::string> violations;
+  size_t cut_without_endpoint = 0;
+  for (const std::string& v : watcher.violations()) {
+    if (v == "no ready endpoint for " + cut) {
+      ++cut_without_endpoint;
+    } else {
+      violations.push_back(v);
+    }
+  }
+  EXPECT_EQ(violations.size(), 0u) << Join(violations) << log;
+  EXPECT_GT(cut_without_endpoint, 0u) << "the watcher never saw the cut-off node's endpoint go";
+  const auto moves = watcher.moves("v2");
+  for (const std::string& node : nodes_in_pool_) {
+    ASSERT_TRUE(moves.count(node)) << node;
+    EXPECT_EQ(moves.at(node).size(), 1u) << node << " moved more than once";
+    EXPECT_EQ(NodeTracks(node), "v2") << node;
+  }
+  ExpectObjectsReadBack(traffic);
 }
 
 }  // namespace

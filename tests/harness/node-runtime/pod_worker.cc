@@ -201,10 +201,30 @@ PodFacts PodWorker::Facts(const k8s::JsonObject& pod) const {
   return PodFacts{&pod, config_.node.address, config_.node.address};
 }
 
+bool PodWorker::Partitioned() const {
+  std::error_code ec;
+  return fs::exists(fs::path(config_.node.host_root).parent_path() / "partitioned", ec);
+}
+
 void PodWorker::Loop() {
   spdlog::info("{}: starting", Describe());
   for (bool first = true;; first = false) {
-    if (!first) Wait();
+    const bool cut = Partitioned();
+    if (cut != partitioned_) {
+      spdlog::info("{}: node {} (cluster.sh {})", Describe(),
+                   cut ? "cut off: no probes, no API writes" : "reconnected",
+                   cut ? "partition" : "heal");
+      partitioned_ = cut;
+    }
+    if (cut) {
+      // Only the runtime's own shutdown still counts (a pod deleted meanwhile is not heard of).
+      pollfd wake{wake_fd_, POLLIN, 0};
+      ::poll(&wake, 1, 1000);
+      std::lock_guard lock(mu_);
+      if (!shutdown_) continue;
+    } else if (!first) {
+      Wait();
+    }
     runtime::ObjectPtr pod;
     bool gone = false, shutdown = false;
     {
@@ -659,8 +679,21 @@ PodView PodWorker::View(const k8s::JsonObject& pod, bool final_view) {
 }
 
 void PodWorker::WriteStatus(const k8s::JsonObject& pod, bool final_view) {
-  const std::string patch = StatusPatch(View(pod, final_view)).Serialize();
-  if (patch == last_status_) return;
+  const PodView view = View(pod, final_view);
+  const std::string patch = StatusPatch(view).Serialize();
+  // Unchanged since our last write, and the API server still shows our Ready (the node lifecycle
+  // controller sets it False on a node that stopped heartbeating; a kubelet that comes back
+  // writes its own view again, as this does).
+  auto ready_of = [](const std::vector<ConditionView>& conditions) {
+    for (const auto& c : conditions)
+      if (c.type == "Ready") return c.status;
+    return false;
+  };
+  std::optional<bool> api_ready;
+  for (const k8s::JsonObject& c : pod.GetArray({"status", "conditions"})) {
+    if (c.GetString({"type"}) == "Ready") api_ready = c.GetString({"status"}) == "True";
+  }
+  if (patch == last_status_ && (!api_ready || *api_ready == ready_of(view.conditions))) return;
   k8s::PatchOptions options;
   options.field_manager = config_.field_manager;
   StatusOr<k8s::JsonObject> r =

@@ -104,6 +104,10 @@ class PodWorker {
   PodFacts Facts(const k8s::JsonObject& pod) const;
   // Sleeps until something is due or happens; see PodWorkerConfig::max_wait.
   void Wait();
+  // `cluster.sh partition NODE` cut this pod's node off the network (a file beside its host
+  // root): a kubelet there would hear nothing from the API server and write nothing to it, so the
+  // worker only waits (what runs goes on running) until `cluster.sh heal`.
+  bool Partitioned() const;
   void Wake();
   std::string Describe() const;
   bool ShuttingDown() const;
@@ -125,6 +129,7 @@ class PodWorker {
   Clock::WallTime start_time_{};
   std::map<std::string, std::pair<bool, Clock::WallTime>> conditions_;
   std::string last_status_;
+  bool partitioned_ = false;  // as last seen, to log the changes
 
   mutable std::mutex mu_;
   int wake_fd_ = -1;  // eventfd: Update/Gone/Shutdown
