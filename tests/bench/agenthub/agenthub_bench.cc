@@ -23,6 +23,7 @@
 
 #include "operator/k8s/api_error.h"
 #include "tests/harness/audit_log.h"
+#include "tests/harness/hub_flood.h"
 #include "tests/harness/proc_stat.h"
 #include "tests/integration/agenthub/hub_fixture.h"
 #include "tests/integration/operator/operator_process.h"
@@ -62,6 +63,10 @@ class LoadAgent final : public grpc::ClientBidiReactor<pb::AgentMessage, pb::Hub
     Send(&heartbeat_);
   }
   void Cancel() { context_.TryCancel(); }
+  bool done() {
+    std::lock_guard<std::mutex> l(mu_);
+    return done_;
+  }
   grpc::Status Wait() {
     std::unique_lock<std::mutex> l(mu_);
     cv_.wait(l, [&] { return done_; });
@@ -206,8 +211,72 @@ class AgentHubBench : public HubFixture {
     stubs.clear();  // the last reference to each channel: its connection closes
   }
 
+  // agenthub-bench-hub (or RDMASTACK_AGENTHUB_BENCH_HUB: another hub with the same command line
+  // and summary line, e.g. the grpc-go peer that tests/bench/agenthub/gohub/build.sh prints) in
+  // its own process, with `extra` arguments; returns its port.
+  int StartHub(const std::vector<std::string>& extra) {
+    port_file_ = "/tmp/" + ns_ + ".port";
+    hub_out_ = "/tmp/" + ns_ + ".hub.out";
+    const char* hub_env = std::getenv("RDMASTACK_AGENTHUB_BENCH_HUB");
+    const std::string hub_binary =
+        hub_env != nullptr && *hub_env != '\0'
+            ? std::string(hub_env)
+            : rdmastack::testing::BinaryDir() + "/bin/agenthub-bench-hub";
+    std::printf("hub: %s\n", hub_binary.c_str());
+    std::vector<std::string> argv = {hub_binary,
+                                     rdmastack::testing::GetClusterEnv()->kubeconfig,
+                                     ns_,
+                                     kAgentServiceAccount,
+                                     std::to_string(kHeartbeatSeconds),
+                                     port_file_};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    std::vector<char*> args;
+    for (auto& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, hub_out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
+    EXPECT_EQ(posix_spawn(&hub_pid_, args[0], &actions, nullptr, args.data(), environ), 0);
+    posix_spawn_file_actions_destroy(&actions);
+    int port = 0;
+    EXPECT_TRUE(rdmastack::testing::Eventually(
+        [&] {
+          std::ifstream in(port_file_);
+          return static_cast<bool>(in >> port) && port > 0;
+        },
+        seconds(30)));
+    std::this_thread::sleep_for(seconds(2));
+    return port;
+  }
+  // SIGTERM to the hub; its summary line ("accepted=... reports=... heartbeats=...
+  // token_reviews=...").
+  std::string StopHub() {
+    ::kill(hub_pid_, SIGTERM);
+    int status = 0;
+    ::waitpid(hub_pid_, &status, 0);
+    hub_pid_ = -1;
+    std::ifstream counts_file(hub_out_);
+    std::string counts;
+    std::getline(counts_file, counts);
+    std::printf("hub: %s\n", counts.c_str());
+    std::remove(hub_out_.c_str());
+    std::remove(port_file_.c_str());
+    return counts;
+  }
+  struct HubCounts {
+    long accepted = -1, reports = -1, heartbeats = -1, reviews = -1;
+  };
+  static HubCounts ParseCounts(const std::string& counts) {
+    HubCounts c;
+    std::sscanf(counts.c_str(), "accepted=%ld reports=%ld heartbeats=%ld token_reviews=%ld",
+                &c.accepted, &c.reports, &c.heartbeats, &c.reviews);
+    return c;
+  }
+
   pid_t hub_pid_ = -1;
   int nodes_ = 0;
+  std::string port_file_, hub_out_;
 };
 
 TEST_F(AgentHubBench, ThousandsOfAgentsOverTls) {
@@ -216,36 +285,8 @@ TEST_F(AgentHubBench, ThousandsOfAgentsOverTls) {
   const std::vector<std::string> tokens = MakeAgents(n);
   if (HasFailure()) return;
 
-  // The hub, in its own process.
-  const std::string port_file = "/tmp/" + ns_ + ".port";
-  // RDMASTACK_AGENTHUB_BENCH_HUB names another hub with the same command line and summary line
-  // (the grpc-go peer: tests/bench/agenthub/gohub/build.sh prints its path).
-  const char* hub_env = std::getenv("RDMASTACK_AGENTHUB_BENCH_HUB");
-  const std::string hub_binary = hub_env != nullptr && *hub_env != '\0'
-                                     ? std::string(hub_env)
-                                     : rdmastack::testing::BinaryDir() + "/bin/agenthub-bench-hub";
-  std::printf("hub: %s\n", hub_binary.c_str());
-  std::vector<std::string> argv = {
-      hub_binary, env->kubeconfig, ns_, kAgentServiceAccount, std::to_string(kHeartbeatSeconds),
-      port_file};
-  std::vector<char*> args;
-  for (auto& a : argv) args.push_back(a.data());
-  args.push_back(nullptr);
-  const std::string hub_out = "/tmp/" + ns_ + ".hub.out";
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, hub_out.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
-  ASSERT_EQ(posix_spawn(&hub_pid_, args[0], &actions, nullptr, args.data(), environ), 0);
-  posix_spawn_file_actions_destroy(&actions);
-  int port = 0;
-  ASSERT_TRUE(rdmastack::testing::Eventually(
-      [&] {
-        std::ifstream in(port_file);
-        return static_cast<bool>(in >> port) && port > 0;
-      },
-      seconds(30)));
-  std::this_thread::sleep_for(seconds(2));
+  const int port = StartHub({});
+  ASSERT_GT(port, 0);
   const ProcStat idle = ReadProcStat(hub_pid_);
 
   std::vector<std::unique_ptr<pb::AgentHub::Stub>> stubs;
@@ -276,10 +317,7 @@ TEST_F(AgentHubBench, ThousandsOfAgentsOverTls) {
   const double storm_s = ConnectAll(port, tokens, stubs2, agents2, accepted2);
   const ProcStat stormed = ReadProcStat(hub_pid_);
 
-  ::kill(hub_pid_, SIGTERM);
-  int status = 0;
-  ::waitpid(hub_pid_, &status, 0);
-  hub_pid_ = -1;
+  const std::string counts = StopHub();
   DisconnectAll(stubs2, agents2);
 
   const double per_conn_kib =
@@ -291,19 +329,86 @@ TEST_F(AgentHubBench, ThousandsOfAgentsOverTls) {
       "storm: all accepted again in %.1f s, hub RSS %.1f MiB\n",
       n, connect_s, idle.rss_kib / 1024.0, connected.rss_kib / 1024.0, per_conn_kib,
       kHeartbeatSeconds, cpu_pct, steady_s, storm_s, stormed.rss_kib / 1024.0);
-  std::ifstream counts_file(hub_out);
-  std::string counts;
-  std::getline(counts_file, counts);
-  std::printf("hub: %s\n", counts.c_str());
-  long accepted_by_hub = -1, reports = -1, heartbeats = -1, reviews = -1;
-  std::sscanf(counts.c_str(), "accepted=%ld reports=%ld heartbeats=%ld token_reviews=%ld",
-              &accepted_by_hub, &reports, &heartbeats, &reviews);
-  EXPECT_EQ(reports, 2L * n) << "one report per accepted stream";
-  EXPECT_EQ(accepted_by_hub, 2L * n);
-  EXPECT_GE(heartbeats, 5L * n) << "about 6 per agent in 60 s";
-  EXPECT_LE(reviews, static_cast<long>(n)) << "one TokenReview per distinct token";
-  std::remove(hub_out.c_str());
-  std::remove(port_file.c_str());
+  const HubCounts c = ParseCounts(counts);
+  EXPECT_EQ(c.reports, 2L * n) << "one report per accepted stream";
+  EXPECT_EQ(c.accepted, 2L * n);
+  EXPECT_GE(c.heartbeats, 5L * n) << "about 6 per agent in 60 s";
+  EXPECT_LE(c.reviews, static_cast<long>(n)) << "one TokenReview per distinct token";
+}
+
+// A hostile peer floods the hub from the agents' own address (127.0.0.1) for 45 s while N agents
+// stay connected and heartbeat: TCP connections that never start TLS, TLS connections that never
+// open a stream, and Hellos with made-up tokens or 900 KiB node names (tests/harness/hub_flood.h).
+// The hub throttles refused Hellos per address (10 a minute, as the operator's default); the
+// figures are its memory and CPU meanwhile and whether any agent's stream was lost.
+TEST_F(AgentHubBench, HostileFloodFromOneAddressBesideConnectedAgents) {
+  RDMASTACK_REQUIRE_CLUSTER(env);
+  const int n = AgentCount();
+  const std::vector<std::string> tokens = MakeAgents(n);
+  if (HasFailure()) return;
+  const int port = StartHub({"10"});
+  ASSERT_GT(port, 0);
+  std::vector<std::unique_ptr<pb::AgentHub::Stub>> stubs;
+  std::vector<std::unique_ptr<LoadAgent>> agents;
+  std::atomic<int> accepted{0};
+  ConnectAll(port, tokens, stubs, agents, accepted);
+  std::this_thread::sleep_for(seconds(5));
+  const ProcStat before = ReadProcStat(hub_pid_);
+
+  rdmastack::testing::HubFloodOptions o;
+  o.host = "127.0.0.1";
+  o.port = static_cast<uint16_t>(port);
+  o.ca_pem = PublishedCa();
+  for (int i = 0; i < std::min(n, 16); ++i) o.node_names.push_back(NodeName(i));
+  rdmastack::testing::HubFlood flood(o);
+  std::atomic<bool> flooding{true};
+  std::atomic<long> rss_max_kib{before.rss_kib};
+  std::thread sampler([&] {
+    while (flooding) {
+      rss_max_kib = std::max<long>(rss_max_kib, ReadProcStat(hub_pid_).rss_kib);
+      std::this_thread::sleep_for(milliseconds(500));
+    }
+  });
+  std::thread attacker([&] { flood.Start(); });
+  const auto start = SteadyClock::now();
+  constexpr int kFloodSeconds = 45;
+  for (int round = 0; round < kFloodSeconds / kHeartbeatSeconds; ++round) {
+    for (int i = 0; i < n; ++i) {
+      agents[i]->Beat();
+      std::this_thread::sleep_until(
+          start + milliseconds((round * n + i + 1) * kHeartbeatSeconds * 1000 / n));
+    }
+  }
+  std::this_thread::sleep_until(start + seconds(kFloodSeconds));
+  flood.StopHellos();
+  attacker.join();
+  const ProcStat after = ReadProcStat(hub_pid_);
+  const double flood_s = std::chrono::duration<double>(SteadyClock::now() - start).count();
+  flooding = false;
+  sampler.join();
+  int lost = 0;
+  for (auto& a : agents) lost += a->done();
+  const int silent_closed = flood.SilentSocketsClosed(seconds(15));
+  const int idle_open = flood.IdleChannelsReady();
+  const HubCounts c = ParseCounts(StopHub());
+  DisconnectAll(stubs, agents);
+
+  const auto codes = flood.HelloCodes();
+  auto code = [&](grpc::StatusCode s) { return codes.count(s) ? codes.at(s) : 0; };
+  std::printf(
+      "flood at the agents' address with %d agents connected: %d Hellos in %.0f s (%d "
+      "UNAUTHENTICATED, %d INVALID_ARGUMENT, %d RESOURCE_EXHAUSTED), %d of %d TLS connections "
+      "made, silent sockets closed %d of %d, idle TLS connections open after %d; hub RSS %.1f MiB "
+      "before, %.1f max; hub CPU %.1f%% of a core during the flood; agents lost %d; TokenReviews "
+      "%ld (%d for the agents)\n",
+      n, flood.hellos(), flood_s, code(grpc::StatusCode::UNAUTHENTICATED),
+      code(grpc::StatusCode::INVALID_ARGUMENT), code(grpc::StatusCode::RESOURCE_EXHAUSTED),
+      flood.idle_channels_connected(), o.idle_channels, silent_closed, o.silent_sockets, idle_open,
+      before.rss_kib / 1024.0, rss_max_kib / 1024.0, 100.0 * (after.cpu_s - before.cpu_s) / flood_s,
+      lost, c.reviews, n);
+  EXPECT_EQ(lost, 0) << "an agent's stream ended during the flood";
+  EXPECT_EQ(c.accepted, static_cast<long>(n));
+  EXPECT_LE(c.reviews, static_cast<long>(n) + 14) << "the flood's reviews: one minute's budget";
 }
 
 // The writes behind the agents' reports, through the real operator: its hub accepts N agents, its

@@ -42,8 +42,10 @@ class NoEvents final : public rdmastack::runtime::EventRecorder {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 6) {
-    std::fprintf(stderr, "usage: %s KUBECONFIG NAMESPACE SERVICEACCOUNT HEARTBEAT_S PORT_FILE\n",
+  if (argc != 6 && argc != 7) {
+    std::fprintf(stderr,
+                 "usage: %s KUBECONFIG NAMESPACE SERVICEACCOUNT HEARTBEAT_S PORT_FILE "
+                 "[FAILURES_PER_MINUTE]\n",
                  argv[0]);
     return 2;
   }
@@ -59,9 +61,10 @@ int main(int argc, char** argv) {
   o.certificates.namespace_ = argv[2];
   o.certificates.hosts = {"127.0.0.1"};
   o.streams.heartbeat_seconds = std::stoi(argv[4]);
-  // Every load agent dials from 127.0.0.1: one address for thousands of agents.
+  // Every load agent dials from 127.0.0.1: one address for thousands of agents. The flood
+  // benchmark throttles refusals only (its agents are never refused).
   o.streams.per_address.max_pending = 0;
-  o.streams.per_address.max_failures_per_minute = 0;
+  o.streams.per_address.max_failures_per_minute = argc == 7 ? std::stoi(argv[6]) : 0;
   CountingSink sink;
   NoEvents events;
   rdmastack::runtime::MetricsRegistry metrics;

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <map>
 
-#include "tests/e2e/agents/hub_flood.h"
+#include "tests/harness/hub_flood.h"
 #include "tests/e2e/common/pool_e2e_fixture.h"
 #include "tests/harness/proc_stat.h"
 

@@ -431,13 +431,11 @@ TEST_F(GatewayPoolE2eTest, ARequireMountPoolServesOnlyFromAMountedBackend) {
   ASSERT_EQ(env_->Kubectl({"label", "node", node, selector_label_ + "=in"}).exit_code, 0);
 
   // Not mounted: the gateway refuses, says why, and creates nothing on the system disk.
-  ASSERT_TRUE(Eventually(
-      [&] {
-        return PoolField("mnt", "{.status.failingNodes}").find("is on the node's system disk") !=
-               std::string::npos;
-      },
-      120s))
-      << Diagnostics();
+  auto refused = [&] {
+    return PoolField("mnt", "{.status.failingNodes}").find("is on the node's system disk") !=
+           std::string::npos;
+  };
+  ASSERT_TRUE(Eventually(refused, 120s)) << Diagnostics();
   std::printf("unmounted: %s\n", PoolField("mnt", "{.status.failingNodes[0].message}").c_str());
   EXPECT_TRUE(ReadyEndpointNodes("mnt").empty());
   EXPECT_FALSE(std::filesystem::exists(backend + "/mnt-" + node));
@@ -483,13 +481,7 @@ TEST_F(GatewayPoolE2eTest, ARequireMountPoolServesOnlyFromAMountedBackend) {
                            "gatewaypool.rdmastack.io/name=mnt", "--wait=false"})
                 .exit_code,
             0);
-  EXPECT_TRUE(Eventually(
-      [&] {
-        return PoolField("mnt", "{.status.failingNodes}").find("is on the node's system disk") !=
-               std::string::npos;
-      },
-      120s))
-      << Diagnostics();
+  EXPECT_TRUE(Eventually(refused, 120s)) << Diagnostics();
   EXPECT_TRUE(ReadyEndpointNodes("mnt").empty());
   EXPECT_TRUE(std::filesystem::is_empty(backend));
   ASSERT_EQ(env_->Kubectl({"delete", "gwp", "mnt", "-n", ns_->name(), "--timeout=90s"}).exit_code,

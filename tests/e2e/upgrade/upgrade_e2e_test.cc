@@ -31,13 +31,9 @@ TEST_F(UpgradeE2eTest, MajorUpgradeUnderTrafficLosesNoRequestThroughOperatorKill
   operator_ = LaunchOperator("upgrade-leader-0", elect);
 
   Traffic traffic(*env_, ns_->name(), "kvcache");
-  traffic.Start();
   InvariantWatcher watcher(*env_, ns_->name(), "kvcache",
                            {nodes_in_pool_.begin(), nodes_in_pool_.end()}, 2);
-  watcher.Start();
-  std::this_thread::sleep_for(3s);  // objects written before the upgrade
-  const int64_t before = traffic.requests();
-  Patch(kToV2);
+  const int64_t before = StartUpgradeUnderTraffic(traffic, watcher);
 
   std::mt19937 rng(std::random_device{}());
   std::string killed;

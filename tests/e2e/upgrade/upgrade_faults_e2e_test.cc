@@ -36,21 +36,13 @@ TEST_F(UpgradeE2eTest, AnUpgradeRidesOutApiServerRestartsAnEtcdFreezeAndAHubOuta
             "    strategy: SideBySide\n    maxParallel: 1\n    validationTimeout: 3m\n"
             "    drainSeconds: 3\n    autoRollback: false\n");
   if (HasFatalFailure() || IsSkipped()) return;
-  auto cluster = [&](std::vector<std::string> args) {
-    args.insert(args.begin(), env_->cluster_script);
-    CommandResult r = RunCommand(args);
-    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  };
+  auto cluster = [&](const std::vector<std::string>& args) { ClusterScript(args); };
   auto moving = [&](const std::string& node) { return !Phase(node).empty(); };
 
   Traffic traffic(*env_, ns_->name(), "kvcache");
-  traffic.Start();
   InvariantWatcher watcher(*env_, ns_->name(), "kvcache",
                            {nodes_in_pool_.begin(), nodes_in_pool_.end()}, 1);
-  watcher.Start();
-  std::this_thread::sleep_for(3s);
-  const int64_t before = traffic.requests();
-  Patch(kToV2);
+  const int64_t before = StartUpgradeUnderTraffic(traffic, watcher);
   std::string log;
 
   // The API server goes away twice, each time while a node is in the middle of its move.
@@ -146,8 +138,7 @@ TEST_F(UpgradeE2eTest, ANodeCutOffMidMoveLeavesTheEndpointsAndTheUpgradeFinishes
             "    drainSeconds: 20\n    autoRollback: true\n");
   if (HasFatalFailure() || IsSkipped()) return;
   auto cluster = [&](const std::string& cmd, const std::string& node) {
-    CommandResult r = RunCommand({env_->cluster_script, cmd, node});
-    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    ClusterScript({cmd, node});
   };
   const std::string cut = nodes_in_pool_[1];
   const std::string cut_ip =
@@ -156,12 +147,9 @@ TEST_F(UpgradeE2eTest, ANodeCutOffMidMoveLeavesTheEndpointsAndTheUpgradeFinishes
   ASSERT_FALSE(cut_ip.empty());
 
   Traffic traffic(*env_, ns_->name(), "kvcache");
-  traffic.Start();
   InvariantWatcher watcher(*env_, ns_->name(), "kvcache",
                            {nodes_in_pool_.begin(), nodes_in_pool_.end()}, 1);
-  watcher.Start();
-  std::this_thread::sleep_for(3s);
-  Patch(kToV2);
+  StartUpgradeUnderTraffic(traffic, watcher);
 
   std::string phase;
   ASSERT_TRUE(Eventually(

@@ -15,6 +15,7 @@
 
 #include "tests/e2e/common/pool_e2e_fixture.h"
 #include "tests/e2e/common/pool_traffic.h"
+#include "tests/e2e/common/pool_traffic.h"
 
 namespace rdmastack::testing {
 
@@ -135,6 +136,22 @@ class UpgradeE2eTest : public PoolE2eTest {
     CommandResult r =
         env_->Kubectl({"patch", "gwp", "kvcache", "-n", ns_->name(), "--type=merge", "-p", patch});
     ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  // scripts/cluster.sh ARGS, which must succeed.
+  void ClusterScript(std::vector<std::string> args) const {
+    args.insert(args.begin(), env_->cluster_script);
+    CommandResult r = RunCommand(args);
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  }
+  // Starts the traffic and the watcher, lets the traffic run 3 s, then asks for v2; returns the
+  // requests made before the ask.
+  int64_t StartUpgradeUnderTraffic(Traffic& traffic, InvariantWatcher& watcher) {
+    traffic.Start();
+    watcher.Start();
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    const int64_t before = traffic.requests();
+    Patch(kToV2);
+    return before;
   }
   std::string Phase(const std::string& node) const {
     const std::string key = "upgrade\\.gwp\\.rdmastack\\.io/" + ns_->name() + "\\.kvcache";

@@ -1,4 +1,4 @@
-#include "tests/e2e/agents/hub_flood.h"
+#include "tests/harness/hub_flood.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
