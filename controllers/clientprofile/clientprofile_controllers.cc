@@ -45,20 +45,26 @@ ClientProfileControllers::ClientProfileControllers(runtime::Manager& manager, Cl
   runtime::Informer& nodes = CachedInformer(manager, k8s::kinds::Node(), "",
                                             controllers::NodeLabelsAndOperatorAnnotations());
   runtime::Informer& rdmanodes = CachedInformer(manager, k8s::kinds::RdmaNode());
-  const controllers::SecretKeyCache secrets =
-      controllers::SecretKeyCache::Open(manager, options.render.node_pods.tenancy.namespaces);
-  runtime::Informer& slices =
-      CachedInformer(manager, gatewaypool::EndpointSliceType(), gatewaypool::OwnedSelector());
-  runtime::Informer& daemonsets = CachedInformer(manager, k8s::kinds::DaemonSet(), OwnedSelector());
-  runtime::Informer& configmaps = CachedInformer(manager, k8s::kinds::ConfigMap(), OwnedSelector());
-  runtime::Informer& pods =
-      CachedInformer(manager, k8s::kinds::Pod(), OwnedSelector(), controllers::PodReadiness());
-  runtime::Informer& workloads =
-      CachedInformer(manager, k8s::kinds::Pod(), kWorkloadLabel, controllers::PodPlacement());
+  // Namespaced kinds: from the served namespaces only when the admin lists them. A workload
+  // names a profile of its own namespace, so its pods are there too.
+  const std::vector<std::string>& served = options.render.node_pods.tenancy.namespaces;
+  using controllers::CachedIn;
+  using controllers::NamespacedCache;
+  const NamespacedCache secrets =
+      CachedIn(manager, served, k8s::kinds::Secret(), "", controllers::SecretKeysOnly());
+  const NamespacedCache slices =
+      CachedIn(manager, served, gatewaypool::EndpointSliceType(), gatewaypool::OwnedSelector());
+  const NamespacedCache daemonsets =
+      CachedIn(manager, served, k8s::kinds::DaemonSet(), OwnedSelector());
+  const NamespacedCache configmaps =
+      CachedIn(manager, served, k8s::kinds::ConfigMap(), OwnedSelector());
+  const NamespacedCache pods =
+      CachedIn(manager, served, k8s::kinds::Pod(), OwnedSelector(), controllers::PodReadiness());
+  const NamespacedCache workloads =
+      CachedIn(manager, served, k8s::kinds::Pod(), kWorkloadLabel, controllers::PodPlacement());
   ClientProfileStores stores{
-      profiles.store(), pools.store(),    nodes.store(),      rdmanodes.store(),
-      secrets,          slices.store(),   daemonsets.store(), configmaps.store(),
-      pods.store(),     workloads.store()};
+      profiles.store(), pools.store(), nodes.store(), rdmanodes.store(), secrets, slices,
+      daemonsets,       configmaps,    pods,          workloads};
   parts_->reconciler = std::make_unique<ClientProfileReconciler>(
       manager.client(), manager.events(), clock, stores, std::move(options.render));
   runtime::Controller& controller = manager.NewController("clientprofile", *parts_->reconciler);
@@ -94,15 +100,13 @@ ClientProfileControllers::ClientProfileControllers(runtime::Manager& manager, Cl
   pools.AddEventHandler(on_every_change(pool_profiles(node_batch)));
   slices.AddEventHandler(on_every_change(pool_profiles(endpoint_batch)));
   // Secrets: every profile of the namespace (few per namespace).
-  for (runtime::Informer* informer : secrets.informers()) {
-    informer->AddEventHandler(on_every_change([&profiles, add_after](const runtime::ObjectPtr& o) {
-      std::vector<std::string> keys;
-      for (const auto& p : profiles.store().List()) {
-        if (p->Namespace() == o->Namespace()) keys.push_back(p->Key());
-      }
-      add_after(keys, std::chrono::milliseconds(0));
-    }));
-  }
+  secrets.AddEventHandler(on_every_change([&profiles, add_after](const runtime::ObjectPtr& o) {
+    std::vector<std::string> keys;
+    for (const auto& p : profiles.store().List()) {
+      if (p->Namespace() == o->Namespace()) keys.push_back(p->Key());
+    }
+    add_after(keys, std::chrono::milliseconds(0));
+  }));
   // Nodes (labels) and agent verdicts: every profile, gathered.
   auto every_profile = [&profiles, add_after, node_batch](const runtime::ObjectPtr&) {
     add_after(profiles.store().ListKeys(), node_batch);
@@ -127,10 +131,10 @@ ClientProfileControllers::ClientProfileControllers(runtime::Manager& manager, Cl
         old->GetString({"status", "phase"}) != now->GetString({"status", "phase"}))
       workload_profile(now);
   };
-  workloads.AddEventHandler(std::move(workload_handler));
+  workloads.AddEventHandler(workload_handler);
   // What a profile owns: that profile.
   Parts* parts = parts_.get();
-  for (runtime::Informer* owned : {&daemonsets, &configmaps, &pods}) {
+  for (const NamespacedCache* owned : {&daemonsets, &configmaps, &pods}) {
     runtime::EventHandler h =
         on_every_change([add_after, endpoint_batch](const runtime::ObjectPtr& o) {
           if (auto profile = o->Label(kProfileLabel))
@@ -141,7 +145,7 @@ ClientProfileControllers::ClientProfileControllers(runtime::Manager& manager, Cl
       parts->reconciler->ObjectDeleted(*o);
       enqueue(o);
     };
-    owned->AddEventHandler(std::move(h));
+    owned->AddEventHandler(h);
   }
 }
 

@@ -23,7 +23,7 @@ bool OwnedBy(const k8s::JsonObject& o, const std::string& ns, const std::string&
 }
 
 // The cached object `name` of `profile`'s namespace when the profile owns it, else null.
-runtime::ObjectPtr OwnedObject(const runtime::Store& store, const std::string& ns,
+runtime::ObjectPtr OwnedObject(const controllers::NamespacedCache& store, const std::string& ns,
                                const std::string& profile, const std::string& name) {
   runtime::ObjectPtr o = store.Get(ns + "/" + name);
   return o != nullptr && OwnedBy(*o, ns, profile) ? o : nullptr;

@@ -16,8 +16,8 @@
 #include "controllers/clientprofile/client_workload.h"
 #include "controllers/clientprofile/profile_status.h"
 #include "controllers/clientprofile/s3_user_provisioner.h"
+#include "controllers/common/namespaced_cache.h"
 #include "controllers/common/object_writer.h"
-#include "controllers/common/secret_key_cache.h"
 #include "controllers/common/write_memo.h"
 #include "controllers/gatewaypool/gateway_pod.h"
 #include "operator/k8s/client.h"
@@ -32,12 +32,13 @@ struct ClientProfileStores {
   const runtime::Store& pools;
   const runtime::Store& nodes;  // labels only
   const runtime::Store& rdmanodes;
-  controllers::SecretKeyCache secrets;  // keys of data only, never values
-  const runtime::Store& slices;         // the pools' EndpointSlices
-  const runtime::Store& daemonsets;     // the profiles' client and uninstall DaemonSets
-  const runtime::Store& configmaps;     // the profiles' endpoints ConfigMaps
-  const runtime::Store& pods;           // the profiles' client and uninstall pods
-  const runtime::Store& workloads;      // pods that name a profile (kWorkloadLabel): node and phase
+  controllers::NamespacedCache secrets;     // keys of data only, never values
+  controllers::NamespacedCache slices;      // the pools' EndpointSlices
+  controllers::NamespacedCache daemonsets;  // the profiles' client and uninstall DaemonSets
+  controllers::NamespacedCache configmaps;  // the profiles' endpoints ConfigMaps
+  controllers::NamespacedCache pods;        // the profiles' client and uninstall pods
+  controllers::NamespacedCache
+      workloads;  // pods that name a profile (kWorkloadLabel): node and phase
 };
 
 class ClientProfileReconciler final : public runtime::Reconciler {

@@ -14,7 +14,7 @@
 #include "controllers/clientprofile/client_workload.h"
 #include "controllers/clientprofile/s3_user.h"
 #include "controllers/clientprofile/s3_user_sync.h"
-#include "controllers/common/secret_key_cache.h"
+#include "controllers/common/namespaced_cache.h"
 #include "crds/types/types.h"
 #include "operator/base/clock.h"
 #include "operator/k8s/client.h"
@@ -24,7 +24,7 @@ namespace rdmastack::clientprofile {
 
 class S3UserProvisioner {
  public:
-  S3UserProvisioner(k8s::Client& client, controllers::SecretKeyCache secrets, const Clock& clock)
+  S3UserProvisioner(k8s::Client& client, controllers::NamespacedCache secrets, const Clock& clock)
       : client_(client), secrets_(std::move(secrets)), clock_(clock) {}
 
   struct Outcome {
@@ -53,7 +53,7 @@ class S3UserProvisioner {
                  const S3UserGrant& grant, const std::string& fingerprint);
 
   k8s::Client& client_;
-  const controllers::SecretKeyCache secrets_;
+  const controllers::NamespacedCache secrets_;
   const Clock& clock_;
   std::mutex mu_;
   // "<ns>/<profile>|<address>:<port>" -> fingerprint of the state that gateway has.

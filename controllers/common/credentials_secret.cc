@@ -4,7 +4,7 @@
 
 namespace rdmastack::controllers {
 
-SecretCheck CheckSecretKeys(const SecretKeyCache& secrets, const std::string& ns,
+SecretCheck CheckSecretKeys(const NamespacedCache& secrets, const std::string& ns,
                             const std::string& secret_name, const std::vector<std::string>& keys,
                             std::string_view field) {
   const std::string name = ns + "/" + secret_name;
@@ -46,7 +46,7 @@ StatusOr<std::vector<std::string>> ReadSecretValues(k8s::Client& client, const s
   return values;
 }
 
-SecretCheck CheckCredentialsSecret(const SecretKeyCache& secrets, const std::string& ns,
+SecretCheck CheckCredentialsSecret(const NamespacedCache& secrets, const std::string& ns,
                                    const crd::CredentialsSecretRef& ref, std::string_view field) {
   return CheckSecretKeys(secrets, ns, ref.name, {ref.access_key_id_key, ref.secret_access_key_key},
                          field);

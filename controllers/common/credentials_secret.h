@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "controllers/common/secret_key_cache.h"
+#include "controllers/common/namespaced_cache.h"
 #include "crds/types/types.h"
 #include "operator/k8s/client.h"
 
@@ -21,7 +21,7 @@ struct SecretCheck {
 
 // The Secret `ns`/`name` exists with every one of `keys`; `field` names the spec field in
 // messages ("s3.tlsSecret").
-SecretCheck CheckSecretKeys(const SecretKeyCache& secrets, const std::string& ns,
+SecretCheck CheckSecretKeys(const NamespacedCache& secrets, const std::string& ns,
                             const std::string& name, const std::vector<std::string>& keys,
                             std::string_view field);
 
@@ -33,7 +33,7 @@ StatusOr<std::vector<std::string>> ReadSecretValues(k8s::Client& client, const s
                                                     const std::vector<std::string>& keys);
 
 // `field` names the spec field in messages ("s3.credentialsSecret").
-SecretCheck CheckCredentialsSecret(const SecretKeyCache& secrets, const std::string& ns,
+SecretCheck CheckCredentialsSecret(const NamespacedCache& secrets, const std::string& ns,
                                    const crd::CredentialsSecretRef& ref, std::string_view field);
 
 }  // namespace rdmastack::controllers

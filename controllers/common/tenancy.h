@@ -22,9 +22,9 @@ struct TenancyRule {
 struct TenancyPolicy {
   std::vector<TenancyRule> images;         // empty: any image
   std::vector<TenancyRule> backend_paths;  // empty: any host path
-  // The namespaces whose pools and profiles the operator serves; its RBAC (Secrets, and writes of
-  // what pools and profiles own) is granted there only. Empty: every namespace, granted
-  // cluster-wide.
+  // The namespaces whose pools and profiles the operator serves; its RBAC for Secrets and for
+  // what pools and profiles own (read and write) is granted there only, and it watches those kinds
+  // there only (NamespacedCache). Empty: every namespace, granted cluster-wide.
   std::vector<std::string> namespaces;
 };
 

@@ -56,16 +56,19 @@ StatusOr<std::unique_ptr<GatewayPoolControllers>> GatewayPoolControllers::Create
   runtime::Informer& nodes = controllers::CachedInformer(
       manager, k8s::kinds::Node(), "", controllers::NodeLabelsAndOperatorAnnotations());
   runtime::Informer& rdmanodes = controllers::CachedInformer(manager, k8s::kinds::RdmaNode());
-  const controllers::SecretKeyCache secrets =
-      controllers::SecretKeyCache::Open(manager, options.render.node_pods.tenancy.namespaces);
-  runtime::Informer& daemonsets =
-      controllers::CachedInformer(manager, k8s::kinds::DaemonSet(), OwnedSelector());
-  runtime::Informer& pods = controllers::CachedInformer(manager, k8s::kinds::Pod(), OwnedSelector(),
-                                                        controllers::PodReadiness());
-  runtime::Informer& services =
-      controllers::CachedInformer(manager, k8s::kinds::Service(), OwnedSelector());
-  runtime::Informer& slices =
-      controllers::CachedInformer(manager, EndpointSliceType(), OwnedSelector());
+  // Namespaced kinds: from the served namespaces only when the admin lists them.
+  const std::vector<std::string>& served = options.render.node_pods.tenancy.namespaces;
+  using controllers::CachedIn;
+  const controllers::NamespacedCache secrets =
+      CachedIn(manager, served, k8s::kinds::Secret(), "", controllers::SecretKeysOnly());
+  const controllers::NamespacedCache daemonsets =
+      CachedIn(manager, served, k8s::kinds::DaemonSet(), OwnedSelector());
+  const controllers::NamespacedCache pods =
+      CachedIn(manager, served, k8s::kinds::Pod(), OwnedSelector(), controllers::PodReadiness());
+  const controllers::NamespacedCache services =
+      CachedIn(manager, served, k8s::kinds::Service(), OwnedSelector());
+  const controllers::NamespacedCache slices =
+      CachedIn(manager, served, EndpointSliceType(), OwnedSelector());
 
   const runtime::Store* configmaps = nullptr;
   std::string configmap_key;
@@ -95,8 +98,8 @@ StatusOr<std::unique_ptr<GatewayPoolControllers>> GatewayPoolControllers::Create
     return InvalidArgumentError("--upgrade-validation must be s3 or pod-ready, not '" +
                                 options.upgrade_validation + "'");
   }
-  GatewayPoolStores stores{pools.store(),      nodes.store(), rdmanodes.store(), secrets,
-                           daemonsets.store(), pods.store(),  services.store(),  slices.store()};
+  GatewayPoolStores stores{pools.store(), nodes.store(), rdmanodes.store(), secrets,
+                           daemonsets,    pods,          services,          slices};
   parts.reconciler = std::make_unique<GatewayPoolReconciler>(manager.client(), manager.events(),
                                                              clock, stores, *parts.compatibility,
                                                              options.render, *parts.validator);
@@ -155,7 +158,7 @@ StatusOr<std::unique_ptr<GatewayPoolControllers>> GatewayPoolControllers::Create
   };
   rdmanode_handler.on_delete = every_pool_later;
   rdmanodes.AddEventHandler(std::move(rdmanode_handler));
-  for (runtime::Informer* owned : {&daemonsets, &pods, &services, &slices}) {
+  for (const controllers::NamespacedCache* owned : {&daemonsets, &pods, &services, &slices}) {
     runtime::EventHandler handler;
     handler.on_add = later;
     handler.on_update = [later](const runtime::ObjectPtr&, const runtime::ObjectPtr& now) {
@@ -165,7 +168,7 @@ StatusOr<std::unique_ptr<GatewayPoolControllers>> GatewayPoolControllers::Create
       parts.reconciler->ObjectDeleted(*o);
       later(o);
     };
-    owned->AddEventHandler(std::move(handler));
+    owned->AddEventHandler(handler);
   }
   return self;
 }

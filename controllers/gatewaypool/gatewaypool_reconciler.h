@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "controllers/common/namespaced_cache.h"
 #include "controllers/common/object_writer.h"
-#include "controllers/common/secret_key_cache.h"
 #include "controllers/common/write_memo.h"
 #include "controllers/gatewaypool/compatibility_source.h"
 #include "controllers/gatewaypool/gateway_daemonset.h"
@@ -33,11 +33,11 @@ struct GatewayPoolStores {
   const runtime::Store& pools;
   const runtime::Store& nodes;  // labels only
   const runtime::Store& rdmanodes;
-  controllers::SecretKeyCache secrets;  // keys of data only, never values
-  const runtime::Store& daemonsets;     // the pools' gateway DaemonSets
-  const runtime::Store& pods;           // the pools' gateway pods
-  const runtime::Store& services;
-  const runtime::Store& slices;
+  controllers::NamespacedCache secrets;     // keys of data only, never values
+  controllers::NamespacedCache daemonsets;  // the pools' gateway DaemonSets
+  controllers::NamespacedCache pods;        // the pools' gateway pods
+  controllers::NamespacedCache services;
+  controllers::NamespacedCache slices;
 };
 
 class GatewayPoolReconciler final : public runtime::Reconciler {

@@ -38,19 +38,21 @@ What the operator needs in a namespace that holds pools and profiles: granted cl
 tenancy.namespaces only in those namespaces (operator-rbac.yaml).
 */}}
 {{- define "rdmastack.tenantRules" -}}
-# Writes of what pools and profiles own. Pods are deleted one at a time during an upgrade.
+# What pools and profiles own: gateway and client DaemonSets and pods, the pool's Service and
+# EndpointSlices, the clients' endpoints ConfigMap (the informers select them by label); and the
+# pods of workloads that name a profile. Pods are deleted one at a time during an upgrade.
 - apiGroups: [apps]
   resources: [daemonsets]
-  verbs: [create, patch, delete]
+  verbs: [list, watch, create, patch, delete]
 - apiGroups: [""]
   resources: [services, configmaps]
-  verbs: [create, patch, delete]
+  verbs: [list, watch, create, patch, delete]
 - apiGroups: [discovery.k8s.io]
   resources: [endpointslices]
-  verbs: [create, patch, delete]
+  verbs: [list, watch, create, patch, delete]
 - apiGroups: [""]
   resources: [pods]
-  verbs: [delete]
+  verbs: [list, watch, delete]
 # The S3 key Secrets pools and profiles name: the informer keeps only their key names; the
 # upgrade's validation reads a pool's keys once per node to sign its read-only check.
 - apiGroups: [""]

@@ -295,7 +295,8 @@ TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
   std::string profile = ReadSample("clientprofile-gpudirect.yaml");
   ns_->Apply(profile);
   // The same pool and profile where the operator does not serve: refused with the reason and a
-  // Warning event, nothing made there; the operator could not read a Secret there if it tried.
+  // Warning event, nothing made there; the operator could neither read a Secret nor list pods
+  // there if it tried.
   stray_pool.replace(stray_pool.find("SELECTOR"), 8, selector_label_ + "-unserved");
   unserved.Apply(stray_pool);
   unserved.Apply(profile);
@@ -327,10 +328,19 @@ TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
           {"auth", "can-i", verb, "secrets", "-n", ns, "--as=" + std::string(kOperatorUser)});
       EXPECT_EQ(can.out, want + "\n") << verb << " secrets in " << ns;
     }
-    CommandResult del = env_->Kubectl(
-        {"auth", "can-i", "delete", "pods", "-n", ns, "--as=" + std::string(kOperatorUser)});
-    EXPECT_EQ(del.out, want + "\n") << "delete pods in " << ns;
+    for (const auto& [verb, resource] :
+         std::vector<std::pair<std::string, std::string>>{{"delete", "pods"},
+                                                          {"list", "pods"},
+                                                          {"list", "daemonsets.apps"},
+                                                          {"watch", "configmaps"}}) {
+      CommandResult can = env_->Kubectl(
+          {"auth", "can-i", verb, resource, "-n", ns, "--as=" + std::string(kOperatorUser)});
+      EXPECT_EQ(can.out, want + "\n") << verb << " " << resource << " in " << ns;
+    }
   }
+  CommandResult everywhere = env_->Kubectl(
+      {"auth", "can-i", "list", "pods", "--all-namespaces", "--as=" + std::string(kOperatorUser)});
+  EXPECT_EQ(everywhere.out, "no\n") << "list pods in every namespace";
   // They go while the operator runs: its finalizers do not hold them (nothing to clean there).
   for (const char* kind : {"clientprofiles", "gatewaypools"}) {
     CommandResult gone =

@@ -1,0 +1,49 @@
+#include "controllers/common/namespaced_cache.h"
+
+namespace rdmastack::controllers {
+
+NamespacedCache NamespacedCache::Open(runtime::Manager& manager, runtime::InformerOptions options,
+                                      const std::vector<std::string>& namespaces) {
+  NamespacedCache cache;
+  const std::vector<std::string> every{""};
+  for (const std::string& ns : namespaces.empty() ? every : namespaces) {
+    options.ns = ns;
+    cache.informers_.push_back(&manager.cache().Get(options));
+  }
+  return cache;
+}
+
+runtime::ObjectPtr NamespacedCache::Get(const std::string& key) const {
+  const std::string ns = key.substr(0, key.find('/'));
+  for (const runtime::Informer* informer : informers_) {
+    const std::string& covers = informer->options().ns;
+    if (covers.empty() || covers == ns) return informer->store().Get(key);
+  }
+  return nullptr;
+}
+
+std::vector<runtime::ObjectPtr> NamespacedCache::List() const {
+  if (informers_.size() == 1) return informers_.front()->store().List();
+  std::vector<runtime::ObjectPtr> out;
+  for (const runtime::Informer* informer : informers_) {
+    std::vector<runtime::ObjectPtr> part = informer->store().List();
+    out.insert(out.end(), part.begin(), part.end());
+  }
+  return out;
+}
+
+void NamespacedCache::AddEventHandler(const runtime::EventHandler& handler) const {
+  for (runtime::Informer* informer : informers_) informer->AddEventHandler(handler);
+}
+
+NamespacedCache CachedIn(runtime::Manager& manager, const std::vector<std::string>& namespaces,
+                         const k8s::ResourceType& type, std::string label_selector,
+                         runtime::Transform transform) {
+  runtime::InformerOptions o;
+  o.type = type;
+  o.label_selector = std::move(label_selector);
+  o.transform = std::move(transform);
+  return NamespacedCache::Open(manager, std::move(o), namespaces);
+}
+
+}  // namespace rdmastack::controllers

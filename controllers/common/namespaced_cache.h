@@ -1,0 +1,38 @@
+#pragma once
+// A cache of one namespaced kind: one informer over every namespace, or, when the admin names the
+// namespaces the operator serves (TenancyPolicy::namespaces), one per served namespace, because
+// the chart then grants that kind there only and a cluster-wide watch would be refused. Readers
+// see one store either way.
+
+#include <string>
+#include <vector>
+
+#include "operator/runtime/informer.h"
+#include "operator/runtime/manager.h"
+
+namespace rdmastack::controllers {
+
+class NamespacedCache {
+ public:
+  // The manager's shared informers for `options` (its `ns` is set here; the first caller's
+  // transform wins, as for any shared informer). `namespaces` empty: every namespace.
+  static NamespacedCache Open(runtime::Manager& manager, runtime::InformerOptions options,
+                              const std::vector<std::string>& namespaces);
+
+  // The cached object "ns/name"; nullptr when absent or in a namespace not cached.
+  runtime::ObjectPtr Get(const std::string& key) const;
+  std::vector<runtime::ObjectPtr> List() const;
+  // To watch: a change in any of them is a change of this kind.
+  const std::vector<runtime::Informer*>& informers() const { return informers_; }
+  void AddEventHandler(const runtime::EventHandler& handler) const;
+
+ private:
+  std::vector<runtime::Informer*> informers_;  // options().ns "" covers every namespace
+};
+
+// Open() for `type` with CachedInformer's selector and transform.
+NamespacedCache CachedIn(runtime::Manager& manager, const std::vector<std::string>& namespaces,
+                         const k8s::ResourceType& type, std::string label_selector = "",
+                         runtime::Transform transform = runtime::StripManagedFields());
+
+}  // namespace rdmastack::controllers
