@@ -106,8 +106,9 @@ std::optional<PoolConflict> GatewayPoolReconciler::FindConflict(
       f.ports.insert(t.s3_port);
       f.ports.insert(t.rdma_port);
     };
-    // A pool of a namespace the operator does not serve starts nothing: only the gateways it
-    // still runs (from before the namespace left the list) hold ports.
+    // A pool of a namespace the operator does not serve starts nothing: it holds ports only with
+    // gateways the cache still shows (with a namespace list, the cache has none of an unlisted
+    // namespace; operations.md says to delete a namespace's pools before it leaves the list).
     const bool served =
         !controllers::CheckNamespace(render_.node_pods.tenancy, f.namespace_, "GatewayPool");
     if (matrix != nullptr && served) {
