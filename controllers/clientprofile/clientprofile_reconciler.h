@@ -37,8 +37,7 @@ struct ClientProfileStores {
   controllers::NamespacedCache daemonsets;  // the profiles' client and uninstall DaemonSets
   controllers::NamespacedCache configmaps;  // the profiles' endpoints ConfigMaps
   controllers::NamespacedCache pods;        // the profiles' client and uninstall pods
-  controllers::NamespacedCache
-      workloads;  // pods that name a profile (kWorkloadLabel): node and phase
+  controllers::NamespacedCache workloads;   // pods naming a profile: node and phase
 };
 
 class ClientProfileReconciler final : public runtime::Reconciler {

@@ -40,13 +40,18 @@ runtime::Transform PodPlacement() {
   return runtime::TrimToFields({{"metadata", "labels"}, {"spec", "nodeName"}, {"status", "phase"}});
 }
 
-runtime::Informer& CachedInformer(runtime::Manager& manager, const k8s::ResourceType& type,
-                                  std::string label_selector, runtime::Transform transform) {
+runtime::InformerOptions CachedOptions(const k8s::ResourceType& type, std::string label_selector,
+                                       runtime::Transform transform) {
   runtime::InformerOptions o;
   o.type = type;
   o.label_selector = std::move(label_selector);
   o.transform = std::move(transform);
-  return manager.cache().Get(o);
+  return o;
+}
+
+runtime::Informer& CachedInformer(runtime::Manager& manager, const k8s::ResourceType& type,
+                                  std::string label_selector, runtime::Transform transform) {
+  return manager.cache().Get(CachedOptions(type, std::move(label_selector), std::move(transform)));
 }
 
 }  // namespace rdmastack::controllers

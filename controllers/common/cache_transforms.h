@@ -30,6 +30,10 @@ runtime::Transform PodReadiness();
 // ClientProfile): labels, node and phase.
 runtime::Transform PodPlacement();
 
+// The options of a shared informer for `type` (all namespaces) with this selector and transform.
+runtime::InformerOptions CachedOptions(const k8s::ResourceType& type, std::string label_selector,
+                                       runtime::Transform transform);
+
 // The manager's shared informer for `type` (all namespaces) with this selector and transform.
 runtime::Informer& CachedInformer(runtime::Manager& manager, const k8s::ResourceType& type,
                                   std::string label_selector = "",

@@ -1,5 +1,7 @@
 #include "controllers/common/namespaced_cache.h"
 
+#include "controllers/common/cache_transforms.h"
+
 namespace rdmastack::controllers {
 
 NamespacedCache NamespacedCache::Open(runtime::Manager& manager, runtime::InformerOptions options,
@@ -39,11 +41,8 @@ void NamespacedCache::AddEventHandler(const runtime::EventHandler& handler) cons
 NamespacedCache CachedIn(runtime::Manager& manager, const std::vector<std::string>& namespaces,
                          const k8s::ResourceType& type, std::string label_selector,
                          runtime::Transform transform) {
-  runtime::InformerOptions o;
-  o.type = type;
-  o.label_selector = std::move(label_selector);
-  o.transform = std::move(transform);
-  return NamespacedCache::Open(manager, std::move(o), namespaces);
+  return NamespacedCache::Open(
+      manager, CachedOptions(type, std::move(label_selector), std::move(transform)), namespaces);
 }
 
 }  // namespace rdmastack::controllers

@@ -1,9 +1,9 @@
 #include "controllers/common/tenancy.h"
 
 #include <algorithm>
-#include <cctype>
 
 #include "crds/types/path_template.h"
+#include "crds/types/validate.h"
 
 namespace rdmastack::controllers {
 namespace {
@@ -48,12 +48,7 @@ std::string Allowed(const std::vector<TenancyRule>& rules, std::string_view ns) 
 }  // namespace
 
 Status CheckNamespaceName(std::string_view name) {
-  const bool fits =
-      !name.empty() && name.size() <= 63 && std::isalnum((unsigned char)name.front()) &&
-      std::isalnum((unsigned char)name.back()) && std::all_of(name.begin(), name.end(), [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
-      });
-  if (fits) return OkStatus();
+  if (crd::IsDnsLabel(name)) return OkStatus();
   return InvalidArgumentError("namespace '" + std::string(name) +
                               "' is not a DNS label (lower-case letters, digits and '-', 63 at "
                               "most, starting and ending with a letter or digit)");

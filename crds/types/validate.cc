@@ -399,6 +399,10 @@ void CheckNodeStatus(const RdmaNodeStatus& status, const Problems& p) {
 
 }  // namespace
 
+bool IsDnsLabel(std::string_view s) {
+  return s.size() <= 63 && IsToken(s, IsLowerAlnum, [](char c) { return c == '-'; });
+}
+
 FieldProblems Validate(const GatewayPool& pool) {
   FieldProblems out;
   const Problems root(&out);

@@ -8,6 +8,7 @@
 // Every problem is returned, each with its field path, so one pass tells a user everything.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "crds/types/types.h"
@@ -33,5 +34,9 @@ FieldProblems ValidateUpdate(const GatewayPool& old_pool, const GatewayPool& upd
 
 // "spec.rdma.port: must differ ...; spec.s3.port: ..." — for logs, events and conditions.
 std::string FormatProblems(const FieldProblems& problems);
+
+// A DNS-1123 label (a namespace's name): lower-case alphanumerics and '-', alphanumeric at both
+// ends, 63 characters at most.
+bool IsDnsLabel(std::string_view s);
 
 }  // namespace rdmastack::crd
