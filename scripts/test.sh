@@ -2,7 +2,7 @@
 # Runs every test: builds (dev preset), unit tests, then brings up a private local control plane
 # (cluster "test", ports shifted so a running dev cluster is untouched), runs the integration and
 # e2e tests against it, and always tears it down. Then the unit tests again under ASan+UBSan, the
-# unit tests of concurrent code (tests marked TSAN: operator/runtime, operator/base) under
+# unit tests of concurrent code (tests marked TSAN: operator/runtime, base) under
 # ThreadSanitizer and, with clang available, the bounded fuzz runs. Benchmarks (label bench) are
 # never part of this run.
 #

@@ -53,7 +53,7 @@ void AddQuotedNames(std::string_view arg, std::set<std::string>* out) {
 std::set<std::string> AgentCheckReasons() {
   std::set<std::string> reasons;
   for (const auto& entry :
-       std::filesystem::directory_iterator(SourceDir() + "/agents/node-agent/checks")) {
+       std::filesystem::directory_iterator(SourceDir() + "/node/checks")) {
     if (entry.path().extension() != ".cc") continue;
     const std::string text = Slurp(entry.path());
     for (std::string_view call : {"Fail(", "Warn(", "Unknown("}) {
@@ -487,18 +487,18 @@ Variables ReasonVariables() {
   Append(v["outcome->reason"],
          Assigned("controllers/rdmanode/rdmanode_status.cc", "out.reason", "RdmaNode"));
   Append(v["outcome->reason"],
-         Assigned("agents/node-agent/checks/evaluate.cc", "v.reason", "RdmaNode"));
+         Assigned("node/checks/evaluate.cc", "v.reason", "RdmaNode"));
   for (const auto& name : AgentCheckReasons())
-    v["outcome->reason"].push_back({name, "Node checks", "agents/node-agent/checks"});
+    v["outcome->reason"].push_back({name, "Node checks", "node/checks"});
   // ClientProfile: what blocks the whole profile (Ready and Degraded).
   Append(v["bad_reason"], Assigned(cprof + "profile_status.cc", "bad_reason", "ClientProfile"));
   Append(v["bad_reason"],
          Assigned(cprof + "clientprofile_reconciler.cc", "in.refused_reason", "ClientProfile"));
   // Agent hub refusals: the admission decision's and the stream's (Warning events on the Node).
   Append(v["decision.reason"],
-         Constants("controllers/agenthub/admission.h", "kReason", "Agent hub"));
+         Constants("servers/agenthub/admission.h", "kReason", "Agent hub"));
   Append(v["decision.reason"],
-         Argument("controllers/agenthub/agent_stream.cc", "Refuse(", 0, "Agent hub"));
+         Argument("servers/agenthub/agent_stream.cc", "Refuse(", 0, "Agent hub"));
   return v;
 }
 
@@ -586,7 +586,7 @@ OperatorReasons CollectOperatorReasons() {
   static constexpr Controller kControllers[] = {{"controllers/gatewaypool", "GatewayPool"},
                                                 {"controllers/rdmanode", "RdmaNode"},
                                                 {"controllers/clientprofile", "ClientProfile"},
-                                                {"controllers/agenthub", "Agent hub"},
+                                                {"servers/agenthub", "Agent hub"},
                                                 {"controllers/common", ""}};
   OperatorReasons out;
   Variables vars = ReasonVariables();

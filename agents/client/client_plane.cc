@@ -5,7 +5,7 @@
 #include "agents/client/endpoint_check.h"
 #include "agents/client/endpoints.h"
 #include "agents/client/render.h"
-#include "agents/node-agent/probe/node_probe.h"
+#include "node/probe/node_probe.h"
 
 namespace rdmastack::client {
 namespace {

@@ -21,9 +21,9 @@
 #include "agents/client/node_plan.h"
 #include "agents/client/options.h"
 #include "agents/client/state.h"
-#include "agents/node-agent/probe/device_prober.h"
-#include "gateway/s3/http.h"
-#include "operator/base/clock.h"
+#include "node/probe/device_prober.h"
+#include "lib/s3/http.h"
+#include "base/clock.h"
 
 namespace rdmastack::client {
 

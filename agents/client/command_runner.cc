@@ -4,7 +4,7 @@
 
 #include <cstdlib>
 
-#include "agents/node-agent/probe/parsers.h"
+#include "node/probe/parsers.h"
 
 namespace rdmastack::client {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "agents/node-agent/probe/subprocess.h"
-#include "operator/base/status.h"
+#include "node/probe/subprocess.h"
+#include "base/status.h"
 
 namespace rdmastack::client {
 

@@ -11,9 +11,9 @@
 #include "agents/client/options.h"
 #include "agents/client/state.h"
 #include "agents/client/uninstall_pass.h"
-#include "agents/node-agent/cli/check_command.h"
-#include "agents/node-agent/probe/host_root.h"
-#include "operator/base/logging.h"
+#include "node/probe/prober_choice.h"
+#include "node/probe/host_root.h"
+#include "base/logging.h"
 
 namespace rdmastack::client {
 namespace {

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <thread>
 
-#include "agents/node-agent/probe/host_root.h"
-#include "gateway/s3/readiness_probe.h"
-#include "gateway/s3/s3_client.h"
+#include "node/probe/host_root.h"
+#include "lib/s3/readiness_probe.h"
+#include "lib/s3/s3_client.h"
 
 namespace rdmastack::client {
 namespace {

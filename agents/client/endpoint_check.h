@@ -1,7 +1,7 @@
 #pragma once
 // Does the pool answer this node? Up to a bounded number of the pool's endpoints are asked per
 // pass, in parallel, each with a short deadline: with S3 keys a SigV4-signed ListBuckets after
-// the health path (the gateway's own readiness probe, gateway/s3), without keys the
+// the health path (the gateway's own readiness probe, lib/s3), without keys the
 // unauthenticated health path must answer 200. Larger pools are covered over several passes.
 
 #include <chrono>
@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "gateway/s3/http.h"
-#include "gateway/s3/sigv4.h"
-#include "operator/base/clock.h"
+#include "lib/s3/http.h"
+#include "lib/s3/sigv4.h"
+#include "base/clock.h"
 
 namespace rdmastack::client {
 

@@ -3,7 +3,7 @@
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
 
-#include "agents/node-agent/probe/host_root.h"
+#include "node/probe/host_root.h"
 
 namespace rdmastack::client {
 namespace {

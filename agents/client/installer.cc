@@ -10,9 +10,9 @@
 #include <optional>
 #include <set>
 
-#include "agents/node-agent/probe/host_root.h"
-#include "gateway/elf/elf_dynamic.h"
-#include "operator/base/atomic_file.h"
+#include "node/probe/host_root.h"
+#include "lib/elf/elf_dynamic.h"
+#include "base/atomic_file.h"
 
 namespace rdmastack::client {
 namespace {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "agents/client/render.h"
-#include "operator/base/status.h"
+#include "base/status.h"
 
 namespace rdmastack::client {
 

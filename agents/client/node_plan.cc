@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "agents/node-agent/checks/checks.h"
-#include "agents/node-agent/checks/rdma_checks.h"
+#include "node/checks/checks.h"
+#include "node/checks/rdma_checks.h"
 
 namespace rdmastack::client {
 namespace {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "agents/node-agent/checks/check.h"
-#include "agents/node-agent/probe/facts.h"
+#include "node/checks/check.h"
+#include "node/probe/facts.h"
 
 namespace rdmastack::client {
 

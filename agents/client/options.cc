@@ -2,10 +2,10 @@
 
 #include <unistd.h>
 
-#include "agents/node-agent/cli/flag_reader.h"
-#include "agents/node-agent/probe/parsers.h"
-#include "operator/base/duration.h"
-#include "operator/base/quantity.h"
+#include "base/flag_reader.h"
+#include "node/probe/parsers.h"
+#include "base/duration.h"
+#include "base/quantity.h"
 
 namespace rdmastack::client {
 namespace {
@@ -51,8 +51,8 @@ StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args,
   o.requirements.role = agent::Role::kClient;
   bool have_modprobe = false;
   for (size_t i = 0; i < args.size();) {
-    RDMASTACK_ASSIGN_OR_RETURN(agent::FlagValue next,
-                               agent::ReadFlag(args, &i, {"--live-probes", "--load-peermem"}));
+    RDMASTACK_ASSIGN_OR_RETURN(FlagValue next,
+                               ReadFlag(args, &i, {"--live-probes", "--load-peermem"}));
     const std::string& flag = next.flag;
     const std::string& value = next.value;
     agent::Requirements& r = o.requirements;
@@ -142,7 +142,7 @@ StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args,
 StatusOr<ReadyOptions> ParseReadyOptions(const std::vector<std::string>& args) {
   ReadyOptions o;
   for (size_t i = 0; i < args.size();) {
-    RDMASTACK_ASSIGN_OR_RETURN(agent::FlagValue next, agent::ReadFlag(args, &i, {}));
+    RDMASTACK_ASSIGN_OR_RETURN(FlagValue next, ReadFlag(args, &i, {}));
     if (next.flag == "--state-dir") {
       RDMASTACK_ASSIGN_OR_RETURN(o.state_dir, ParseDir(next.flag, next.value));
     } else if (next.flag == "--max-age") {
@@ -158,7 +158,7 @@ StatusOr<ReadyOptions> ParseReadyOptions(const std::vector<std::string>& args) {
 StatusOr<UninstallOptions> ParseUninstallOptions(const std::vector<std::string>& args) {
   UninstallOptions o;
   for (size_t i = 0; i < args.size();) {
-    RDMASTACK_ASSIGN_OR_RETURN(agent::FlagValue next, agent::ReadFlag(args, &i, {}));
+    RDMASTACK_ASSIGN_OR_RETURN(FlagValue next, ReadFlag(args, &i, {}));
     if (next.flag == "--install-dir") {
       RDMASTACK_ASSIGN_OR_RETURN(o.install_dir, ParseDir(next.flag, next.value));
     } else if (next.flag == "--state-dir") {

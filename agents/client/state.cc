@@ -6,9 +6,9 @@
 
 #include <filesystem>
 
-#include "operator/base/atomic_file.h"
-#include "operator/base/duration.h"
-#include "operator/base/rfc3339.h"
+#include "base/atomic_file.h"
+#include "base/duration.h"
+#include "base/rfc3339.h"
 
 namespace rdmastack::client {
 namespace {

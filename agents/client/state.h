@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "operator/base/status.h"
+#include "base/status.h"
 
 namespace rdmastack::client {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "operator/base/status.h"
+#include "base/status.h"
 #include "operator/k8s/resource.h"
 
 namespace rdmastack::plugin {

@@ -10,6 +10,7 @@
 #include "cli/kubectl-rdmastack/snapshot.h"
 #include "cli/kubectl-rdmastack/text.h"
 #include "operator/k8s/api_error.h"
+#include "crds/types/kinds.h"
 
 namespace rdmastack::plugin {
 namespace {
@@ -35,9 +36,9 @@ StatusOr<Listed> ListAllKinds(k8s::Client& client, const std::string& ns,
                               const ClusterInfo& cluster) {
   Listed listed;
   const std::pair<const k8s::ResourceType*, std::vector<k8s::JsonObject>*> kinds[] = {
-      {&k8s::kinds::GatewayPool(), &listed.pools},
-      {&k8s::kinds::ClientProfile(), &listed.profiles},
-      {&k8s::kinds::RdmaNode(), &listed.nodes},
+      {&crd::kinds::GatewayPool(), &listed.pools},
+      {&crd::kinds::ClientProfile(), &listed.profiles},
+      {&crd::kinds::RdmaNode(), &listed.nodes},
   };
   for (const auto& [type, out] : kinds) {
     StatusOr<k8s::ObjectList> list = client.ListAll(*type, type->namespaced ? ns : "");
@@ -101,7 +102,7 @@ CommandResult RunUpgrade(k8s::Client& client, const Options& options,
                          const std::string& default_namespace, const ClusterInfo& cluster,
                          int64_t now) {
   const std::string ns = UpgradeNamespace(options, default_namespace);
-  const k8s::ResourceType& pools = k8s::kinds::GatewayPool();
+  const k8s::ResourceType& pools = crd::kinds::GatewayPool();
   StatusOr<k8s::JsonObject> object = client.Get(pools, ns, options.argument);
   if (!object.ok()) {
     if (!k8s::IsNotFound(object.status()) || IsNotServed(object.status()))

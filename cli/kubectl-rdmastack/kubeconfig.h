@@ -7,7 +7,7 @@
 #include <string>
 
 #include "cli/kubectl-rdmastack/options.h"
-#include "operator/base/status.h"
+#include "base/status.h"
 #include "operator/k8s/config.h"
 
 namespace rdmastack::plugin {

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "cli/kubectl-rdmastack/text.h"
+#include "crds/types/rdmanode_api.h"
 
 namespace rdmastack::plugin {
 namespace {
@@ -18,9 +19,9 @@ struct VerdictKind {
 };
 
 constexpr std::array<VerdictKind, 3> kVerdicts{{
-    {"GatewayCapable", "Gateway", "gateway", &crd::Verdicts::gateway},
-    {"GPUDirectCapable", "GPUDirect", "client", &crd::Verdicts::gpu_direct},
-    {"HostMemoryCapable", "HostMemory", "client", &crd::Verdicts::host_memory},
+    {rdmanode::kGatewayCapable, "Gateway", "gateway", &crd::Verdicts::gateway},
+    {rdmanode::kGPUDirectCapable, "GPUDirect", "client", &crd::Verdicts::gpu_direct},
+    {rdmanode::kHostMemoryCapable, "HostMemory", "client", &crd::Verdicts::host_memory},
 }};
 
 // What a verdict condition says, or, for an RdmaNode written before the conditions existed,
@@ -47,7 +48,7 @@ AgentView AgentOf(const crd::RdmaNodeStatus& status, int64_t now) {
     a.version = status.agent->version.value_or("");
     a.last_report_time = status.agent->last_report_time.value_or("");
   }
-  if (const crd::Condition* c = FindCondition(status.conditions, "Reporting")) {
+  if (const crd::Condition* c = FindCondition(status.conditions, rdmanode::kReporting)) {
     a.reporting = c->status == crd::ConditionStatus::kTrue;
     a.state = c->reason;
     a.since = c->last_transition_time;

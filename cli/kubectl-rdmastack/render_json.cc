@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "operator/base/json_fields.h"
+#include "base/json_fields.h"
 
 namespace rdmastack::plugin {
 namespace {

@@ -15,7 +15,7 @@
 namespace rdmastack::plugin {
 
 // The parts of a core Node the plugin reads: the operator keeps a pool's per-node upgrade state
-// in an annotation and the node's tracks in labels (controllers/gatewaypool/node_upgrade.h).
+// in an annotation and the node's tracks in labels (crds/types/node_upgrade.h).
 struct NodeInfo {
   std::string name;
   std::map<std::string, std::string> labels;

@@ -1,5 +1,8 @@
 #include "cli/kubectl-rdmastack/status_view.h"
 
+#include "crds/types/clientprofile_api.h"
+#include "crds/types/gatewaypool_api.h"
+
 #include <charconv>
 #include <tuple>
 
@@ -12,11 +15,11 @@ PoolSummary SummarizePool(const crd::GatewayPool& pool) {
   p.name = pool.metadata.name;
   p.library = pool.spec.server_library.version;
   if (!pool.status) {
-    p.ready = SummarizeCondition({}, "Ready", false);
+    p.ready = SummarizeCondition({}, gatewaypool::kReady, false);
     return p;
   }
   const crd::GatewayPoolStatus& s = *pool.status;
-  p.ready = SummarizeCondition(s.conditions, "Ready", true);
+  p.ready = SummarizeCondition(s.conditions, gatewaypool::kReady, true);
   if (s.node_counts) {
     p.ready_gateways = s.node_counts->ready;
     p.desired_gateways = s.node_counts->selected;
@@ -26,7 +29,7 @@ PoolSummary SummarizePool(const crd::GatewayPool& pool) {
   if (s.current_upgrade) {
     const crd::CurrentUpgrade& cu = *s.current_upgrade;
     PoolUpgradeSummary u;
-    const crd::Condition* upgrading = FindCondition(s.conditions, "Upgrading");
+    const crd::Condition* upgrading = FindCondition(s.conditions, gatewaypool::kUpgrading);
     u.state = upgrading != nullptr ? upgrading->reason : "Upgrading";
     u.from = cu.from;
     u.to = cu.to;
@@ -45,11 +48,11 @@ ProfileSummary SummarizeProfile(const crd::ClientProfile& profile) {
   p.pool = profile.spec.gateway_pool_ref.name;
   p.transport = std::string(crd::ToString(profile.spec.transport));
   if (!profile.status) {
-    p.ready = SummarizeCondition({}, "Ready", false);
+    p.ready = SummarizeCondition({}, clientprofile::kReady, false);
     return p;
   }
   const crd::ClientProfileStatus& s = *profile.status;
-  p.ready = SummarizeCondition(s.conditions, "Ready", true);
+  p.ready = SummarizeCondition(s.conditions, clientprofile::kReady, true);
   if (s.transport && !s.transport->empty()) p.transport = *s.transport;
   if (s.node_counts) {
     p.matched = s.node_counts->matched;

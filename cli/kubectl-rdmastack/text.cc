@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "operator/base/rfc3339.h"
+#include "base/rfc3339.h"
 
 namespace rdmastack::plugin {
 namespace {

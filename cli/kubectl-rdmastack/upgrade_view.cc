@@ -6,9 +6,9 @@
 #include <tuple>
 
 #include "cli/kubectl-rdmastack/text.h"
-#include "controllers/gatewaypool/node_upgrade.h"
-#include "controllers/gatewaypool/track.h"
-#include "operator/base/rfc3339.h"
+#include "crds/types/node_upgrade.h"
+#include "crds/types/gatewaypool_api.h"
+#include "base/rfc3339.h"
 
 namespace rdmastack::plugin {
 namespace {
@@ -122,7 +122,7 @@ UpgradeView BuildUpgradeView(const crd::GatewayPool& pool,
   v.library = pool.spec.server_library.version;
   v.upgrading =
       SummarizeCondition(pool.status ? pool.status->conditions : std::vector<crd::Condition>{},
-                         "Upgrading", pool.status.has_value());
+                         gatewaypool::kUpgrading, pool.status.has_value());
   if (pool.status) {
     const crd::GatewayPoolStatus& s = *pool.status;
     if (s.library) v.library = *s.library;

@@ -9,8 +9,9 @@
 #include "controllers/clientprofile/s3_user.h"
 #include "controllers/common/node_access.h"
 #include "controllers/common/render.h"
-#include "controllers/gatewaypool/track.h"
+#include "crds/types/gatewaypool_api.h"
 #include "crds/types/int_or_string.h"
+#include "crds/types/label_names.h"
 
 namespace rdmastack::clientprofile {
 namespace {
@@ -31,7 +32,7 @@ void CommonMetadata(const crd::ClientProfile& profile, k8s::JsonObject* o,
   o->SetLabel("app.kubernetes.io/name", "rdmastack-client");
   o->SetLabel("app.kubernetes.io/instance", profile.metadata.name);
   o->SetLabel(gatewaypool::kComponentLabel, component);
-  o->SetLabel(controllers::kManagedByLabel, controllers::kManagedByValue);
+  o->SetLabel(crd::kManagedByLabel, crd::kManagedByValue);
   o->SetLabel(kProfileLabel, profile.metadata.name);
   (void)o->Append({"metadata", "ownerReferences"},
                   controllers::ControllerOwner("ClientProfile", profile.metadata));
@@ -88,7 +89,7 @@ StatusOr<k8s::JsonObject> ClientContainer(const crd::ClientProfile& profile,
                                           const ClientRenderOptions& options) {
   RDMASTACK_ASSIGN_OR_RETURN(std::vector<std::string> args, ClientArgs(profile, options));
   k8s::JsonObject c;
-  (void)c.SetString({"name"}, "client");
+  (void)c.SetString({"name"}, kClientContainer);
   (void)c.SetString({"image"}, options.image);
   for (const auto& a : args) (void)c.Append({"args"}, Str(a));
   (void)c.Append(
@@ -163,11 +164,6 @@ void SetNodeAffinity(const std::string& label, std::initializer_list<const char*
 }
 
 }  // namespace
-
-std::string ClientNodeLabel(std::string_view ns, std::string_view profile) {
-  constexpr size_t kNamePrefix = sizeof("client.") - 1;
-  return std::string("rdmastack.io/client.") + controllers::LabelNameStem(ns, profile, kNamePrefix);
-}
 
 std::string DaemonSetName(std::string_view profile) {
   return std::string(profile) + "-client";

@@ -9,25 +9,17 @@
 #include <vector>
 
 #include "controllers/common/node_pod_policy.h"
+#include "crds/types/clientprofile_api.h"
 #include "crds/types/types.h"
-#include "operator/base/status.h"
+#include "base/status.h"
 #include "operator/k8s/json_object.h"
 
 namespace rdmastack::clientprofile {
 
-inline constexpr char kProfileLabel[] = "clientprofile.rdmastack.io/name";
-// On application pods: the profile (of the pod's namespace) whose client configuration the
-// webhook gives them; while such a pod runs on a node, the profile's files stay there.
-inline constexpr char kWorkloadLabel[] = "rdmastack.io/client-profile";
-inline constexpr char kClientComponent[] = "client";
-inline constexpr char kUninstallComponent[] = "client-uninstall";
-inline constexpr char kFinalizer[] = "rdmastack.io/clientprofile-cleanup";
-// Values of a node's profile label: the client runs there (eligible), and is Ready (ready).
-inline constexpr char kEligibleValue[] = "eligible";
-inline constexpr char kReadyValue[] = "ready";
 // Where the client writes its configuration and library on the host, one directory per profile.
 inline constexpr char kHostInstallRoot[] = "/var/lib/rdmastack/client";
 inline constexpr char kEndpointsKey[] = "endpoints.json";
+inline constexpr char kClientContainer[] = "client";
 
 struct ClientRenderOptions {
   std::string image;                              // the rdmastack-client program
@@ -36,9 +28,6 @@ struct ClientRenderOptions {
   controllers::NodePodPolicy node_pods;           // pull secrets and priority class (the chart's)
 };
 
-// "rdmastack.io/client.<ns>.<profile>" (cut and hashed past 63 characters): the node label that
-// schedules the profile's client (eligible) and that workloads select on (ready).
-std::string ClientNodeLabel(std::string_view ns, std::string_view profile);
 std::string DaemonSetName(std::string_view profile);
 std::string UninstallDaemonSetName(std::string_view profile);
 std::string EndpointsConfigMapName(std::string_view profile);

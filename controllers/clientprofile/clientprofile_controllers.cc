@@ -3,9 +3,9 @@
 #include "controllers/clientprofile/clientprofile_reconciler.h"
 #include "controllers/common/cache_transforms.h"
 #include "controllers/common/render.h"
-#include "controllers/gatewaypool/gatewaypool_controllers.h"
-#include "controllers/gatewaypool/gatewaypool_reconciler.h"
-#include "controllers/gatewaypool/track.h"
+#include "crds/types/gatewaypool_api.h"
+#include "crds/types/kinds.h"
+#include "crds/types/label_names.h"
 
 namespace rdmastack::clientprofile {
 namespace {
@@ -13,8 +13,8 @@ namespace {
 // The clients and the uninstallers of every profile, with what they mount.
 std::string OwnedSelector() {
   return std::string(gatewaypool::kComponentLabel) + " in (" + kClientComponent + "," +
-         kUninstallComponent + ")," + controllers::kManagedByLabel + "=" +
-         controllers::kManagedByValue + "," + kProfileLabel;
+         kUninstallComponent + ")," + crd::kManagedByLabel + "=" +
+         crd::kManagedByValue + "," + kProfileLabel;
 }
 
 // The profiles of `ns` that name `pool`.
@@ -40,11 +40,11 @@ ClientProfileControllers::ClientProfileControllers(runtime::Manager& manager, Cl
                                                    ClientProfileControllerOptions options)
     : parts_(std::make_unique<Parts>()) {
   using controllers::CachedInformer;
-  runtime::Informer& profiles = CachedInformer(manager, k8s::kinds::ClientProfile());
-  runtime::Informer& pools = CachedInformer(manager, k8s::kinds::GatewayPool());
+  runtime::Informer& profiles = CachedInformer(manager, crd::kinds::ClientProfile());
+  runtime::Informer& pools = CachedInformer(manager, crd::kinds::GatewayPool());
   runtime::Informer& nodes = CachedInformer(manager, k8s::kinds::Node(), "",
                                             controllers::NodeLabelsAndOperatorAnnotations());
-  runtime::Informer& rdmanodes = CachedInformer(manager, k8s::kinds::RdmaNode());
+  runtime::Informer& rdmanodes = CachedInformer(manager, crd::kinds::RdmaNode());
   // Namespaced kinds: from the served namespaces only when the admin lists them. A workload
   // names a profile of its own namespace, so its pods are there too.
   const std::vector<std::string>& served = options.render.node_pods.tenancy.namespaces;
@@ -53,7 +53,7 @@ ClientProfileControllers::ClientProfileControllers(runtime::Manager& manager, Cl
   const NamespacedCache secrets =
       CachedIn(manager, served, k8s::kinds::Secret(), "", controllers::SecretKeysOnly());
   const NamespacedCache slices =
-      CachedIn(manager, served, gatewaypool::EndpointSliceType(), gatewaypool::OwnedSelector());
+      CachedIn(manager, served, k8s::kinds::EndpointSlice(), gatewaypool::OwnedSelector());
   const NamespacedCache daemonsets =
       CachedIn(manager, served, k8s::kinds::DaemonSet(), OwnedSelector());
   const NamespacedCache configmaps =

@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "controllers/clientprofile/client_workload.h"
-#include "operator/base/clock.h"
+#include "base/clock.h"
 #include "operator/runtime/manager.h"
 
 namespace rdmastack::clientprofile {

@@ -10,10 +10,11 @@
 #include "controllers/common/credentials_secret.h"
 #include "controllers/common/render.h"
 #include "controllers/common/status_writer.h"
-#include "controllers/gatewaypool/gateway_pod.h"
-#include "controllers/gatewaypool/track.h"
-#include "controllers/rdmanode/requirements.h"
+#include "controllers/common/owned_pod.h"
+#include "crds/types/gatewaypool_api.h"
 #include "crds/types/json.h"
+#include "crds/types/kinds.h"
+#include "controllers/common/node_selection.h"
 
 namespace rdmastack::clientprofile {
 namespace {
@@ -105,7 +106,7 @@ StatusOr<runtime::Result> ClientProfileReconciler::Reconcile(const runtime::Requ
     return runtime::Result{};
   }
   RDMASTACK_RETURN_IF_ERROR(
-      writer_.EnsureFinalizer(k8s::kinds::ClientProfile(), *object, kFinalizer));
+      writer_.EnsureFinalizer(crd::kinds::ClientProfile(), *object, kFinalizer));
 
   ProfileStatusInputs in;
   in.profile = &profile;
@@ -164,7 +165,7 @@ StatusOr<runtime::Result> ClientProfileReconciler::Reconcile(const runtime::Requ
     const auto found = labels.find(label);
     const std::optional<std::string> current =
         found == labels.end() ? std::nullopt : std::optional(found->second);
-    if (!rdmanode::SelectorMatches(profile.spec.node_selector, labels)) {
+    if (!controllers::SelectorMatches(profile.spec.node_selector, labels)) {
       if (current) PlanNodeLabel(node, current, /*wanted=*/false, false, &plan);
       continue;
     }
@@ -177,7 +178,7 @@ StatusOr<runtime::Result> ClientProfileReconciler::Reconcile(const runtime::Requ
     }
     n.eligibility = DecideEligibility(profile.spec, rdma ? &*rdma : nullptr);
     const auto on = plan.pods.find(n.name);
-    const gatewaypool::GatewayPod* client =
+    const controllers::OwnedPod* client =
         on == plan.pods.end() || !on->second.client ? nullptr : &*on->second.client;
     n.ready = client && client->ready && !client->terminating;
     if (n.eligibility.eligible && !n.ready && client && !client->waiting_reason.empty()) {
@@ -235,7 +236,7 @@ Status ClientProfileReconciler::WriteStatus(const k8s::JsonObject& object,
                                             const crd::ClientProfile& profile,
                                             const crd::ClientProfileStatus& status) {
   RDMASTACK_ASSIGN_OR_RETURN(
-      bool written, controllers::ApplyStatusIfChanged(client_, k8s::kinds::ClientProfile(), object,
+      bool written, controllers::ApplyStatusIfChanged(client_, crd::kinds::ClientProfile(), object,
                                                       profile, status, statuses_));
   if (!written) return OkStatus();
   const crd::Condition* ready = controllers::FindCondition(status.conditions, kReady);
@@ -303,7 +304,7 @@ Status ClientProfileReconciler::Cleanup(const k8s::JsonObject& object,
       writer_.Delete(k8s::kinds::ConfigMap(),
                      OwnedObject(stores_.configmaps, ns, name, EndpointsConfigMapName(name))));
   RDMASTACK_RETURN_IF_ERROR(
-      writer_.RemoveFinalizer(k8s::kinds::ClientProfile(), object, kFinalizer));
+      writer_.RemoveFinalizer(crd::kinds::ClientProfile(), object, kFinalizer));
   statuses_.Forget(object.Key());
   spdlog::info("clientprofile {}/{}: deleted its clients, their files and its node labels", ns,
                name);
@@ -315,12 +316,12 @@ std::map<std::string, ClientProfileReconciler::NodePods> ClientProfileReconciler
   std::map<std::string, NodePods> out;
   for (const auto& o : stores_.pods.List()) {
     if (!OwnedBy(*o, ns, profile)) continue;
-    gatewaypool::GatewayPod pod = gatewaypool::ReadGatewayPod(*o);
+    controllers::OwnedPod pod = controllers::ReadOwnedPod(*o, kClientContainer);
     if (pod.node.empty()) continue;
     const bool uninstaller = o->Label(gatewaypool::kComponentLabel) == kUninstallComponent;
-    std::optional<gatewaypool::GatewayPod>& slot =
+    std::optional<controllers::OwnedPod>& slot =
         uninstaller ? out[pod.node].uninstall : out[pod.node].client;
-    if (!slot || gatewaypool::Supersedes(pod, *slot)) slot = std::move(pod);
+    if (!slot || controllers::Supersedes(pod, *slot)) slot = std::move(pod);
   }
   for (const auto& o : stores_.workloads.List()) {
     if (o->Namespace() != ns || o->Label(kWorkloadLabel) != profile) continue;

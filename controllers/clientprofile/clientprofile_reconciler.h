@@ -19,7 +19,7 @@
 #include "controllers/common/namespaced_cache.h"
 #include "controllers/common/object_writer.h"
 #include "controllers/common/write_memo.h"
-#include "controllers/gatewaypool/gateway_pod.h"
+#include "controllers/common/owned_pod.h"
 #include "operator/k8s/client.h"
 #include "operator/runtime/event_recorder.h"
 #include "operator/runtime/reconciler.h"
@@ -56,7 +56,7 @@ class ClientProfileReconciler final : public runtime::Reconciler {
   Status Cleanup(const k8s::JsonObject& object, const crd::ClientProfile& profile);
   // The profile's pods on one node: its client, its uninstall pod, the workloads naming it.
   struct NodePods {
-    std::optional<gatewaypool::GatewayPod> client, uninstall;
+    std::optional<controllers::OwnedPod> client, uninstall;
     std::vector<std::string> holders;  // sorted
   };
   std::map<std::string, NodePods> PodsByNode(const std::string& ns,

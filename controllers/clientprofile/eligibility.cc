@@ -5,10 +5,10 @@
 #include <string_view>
 #include <vector>
 
-#include "agents/node-agent/checks/checks.h"
-#include "agents/node-agent/checks/gpu_checks.h"
-#include "agents/node-agent/probe/parsers.h"
-#include "agents/node-agent/probe/pci_topology.h"
+#include "node/checks/checks.h"
+#include "node/checks/gpu_checks.h"
+#include "node/probe/parsers.h"
+#include "node/probe/pci_topology.h"
 #include "crds/types/int_or_string.h"
 
 namespace rdmastack::clientprofile {

@@ -8,14 +8,9 @@
 
 #include "controllers/clientprofile/eligibility.h"
 #include "crds/types/types.h"
-#include "operator/base/clock.h"
+#include "base/clock.h"
 
 namespace rdmastack::clientprofile {
-
-inline constexpr char kReady[] = "Ready";
-inline constexpr char kProgressing[] = "Progressing";
-inline constexpr char kDegraded[] = "Degraded";
-inline constexpr char kNodesEligible[] = "NodesEligible";
 
 // Bounds of the per-node lists in status.
 inline constexpr size_t kMaxListedNodes = 32;

@@ -7,8 +7,9 @@
 
 #include "controllers/clientprofile/client_workload.h"
 #include "controllers/common/render.h"
-#include "operator/base/rfc3339.h"
+#include "base/rfc3339.h"
 #include "operator/k8s/config.h"
+#include "base/sha256.h"
 
 namespace rdmastack::clientprofile {
 namespace {
@@ -23,7 +24,7 @@ std::string Upper(std::string s) {
 }
 
 std::string ProfileDigest(std::string_view ns, std::string_view name) {
-  return Upper(controllers::Sha256Hex(std::string(ns) + "/" + std::string(name)).substr(0, 8));
+  return Upper(Sha256Hex(std::string(ns) + "/" + std::string(name)).substr(0, 8));
 }
 
 }  // namespace

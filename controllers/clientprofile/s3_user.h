@@ -16,8 +16,9 @@
 #include <vector>
 
 #include "crds/types/types.h"
-#include "gateway/s3/sigv4.h"
-#include "operator/base/status.h"
+#include "lib/s3/sigv4.h"
+#include "base/status.h"
+#include "crds/types/clientprofile_api.h"
 #include "operator/k8s/json_object.h"
 
 namespace rdmastack::clientprofile {
@@ -25,12 +26,6 @@ namespace rdmastack::clientprofile {
 inline constexpr char kS3UserAccessKeyKey[] = "accessKeyId";
 inline constexpr char kS3UserSecretKeyKey[] = "secretAccessKey";
 inline constexpr char kS3UserComponent[] = "s3-user";
-// The spec.s3User.rotation the keys were made for; a different value makes new keys.
-inline constexpr char kS3UserRotationAnnotation[] = "s3user.rdmastack.io/rotation";
-// The access key the current one replaced, and when: it keeps working for the grace period.
-inline constexpr char kS3UserPreviousKeyAnnotation[] = "s3user.rdmastack.io/previous-access-key";
-inline constexpr char kS3UserRotatedAtAnnotation[] = "s3user.rdmastack.io/rotated-at";
-
 // "<profile>-s3-user"
 std::string S3UserSecretName(std::string_view profile);
 

@@ -5,10 +5,11 @@
 #include "controllers/common/credentials_secret.h"
 #include "controllers/common/parallel.h"
 #include "controllers/common/render.h"
-#include "gateway/s3/http.h"
-#include "gateway/s3/s3_client.h"
-#include "gateway/s3/versitygw_admin.h"
-#include "operator/base/rfc3339.h"
+#include "lib/s3/http.h"
+#include "lib/s3/s3_client.h"
+#include "lib/s3/versitygw_admin.h"
+#include "base/rfc3339.h"
+#include "base/sha256.h"
 
 namespace rdmastack::clientprofile {
 namespace {
@@ -188,7 +189,7 @@ S3UserProvisioner::Outcome S3UserProvisioner::Sync(const crd::ClientProfile& pro
   std::string fingerprint = grant.current->access_key_id + "|" + grant.current->secret_access_key +
                             "|" + grant.previous_access_key;
   for (const std::string& b : grant.buckets) fingerprint += "|" + b;
-  fingerprint = controllers::Sha256Hex(fingerprint);
+  fingerprint = Sha256Hex(fingerprint);
 
   const Gateways gateways = Apply(profile, pool, endpoints, ca_pem, grant, fingerprint);
   crd::S3UserStatus status;

@@ -16,7 +16,7 @@
 #include "controllers/clientprofile/s3_user_sync.h"
 #include "controllers/common/namespaced_cache.h"
 #include "crds/types/types.h"
-#include "operator/base/clock.h"
+#include "base/clock.h"
 #include "operator/k8s/client.h"
 #include "operator/runtime/store.h"
 

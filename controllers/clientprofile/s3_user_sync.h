@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "gateway/s3/versitygw_admin.h"
-#include "operator/base/status.h"
+#include "lib/s3/versitygw_admin.h"
+#include "base/status.h"
 
 namespace rdmastack::clientprofile {
 

@@ -1,6 +1,6 @@
 #include "controllers/common/conditions.h"
 
-#include "operator/base/rfc3339.h"
+#include "base/rfc3339.h"
 
 namespace rdmastack::controllers {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "crds/types/types.h"
-#include "operator/base/clock.h"
+#include "base/clock.h"
 
 namespace rdmastack::controllers {
 

@@ -1,6 +1,6 @@
 #include "controllers/common/render.h"
 
-#include <openssl/sha.h>
+#include "base/sha256.h"
 
 namespace rdmastack::controllers {
 
@@ -14,18 +14,6 @@ k8s::JsonObject Str(std::string_view s) {
   o.document().SetString(s.data(), static_cast<rapidjson::SizeType>(s.size()),
                          o.document().GetAllocator());
   return o;
-}
-
-std::string Sha256Hex(std::string_view bytes) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex;
-  for (unsigned char b : digest) {
-    hex += kHex[b >> 4];
-    hex += kHex[b & 0xf];
-  }
-  return hex;
 }
 
 k8s::JsonObject TolerationJson(const crd::Toleration& t) {
@@ -119,18 +107,6 @@ k8s::JsonObject HostPathVolume(std::string_view name, std::string_view path,
   (void)v.SetString({"hostPath", "path"}, path);
   (void)v.SetString({"hostPath", "type"}, type);
   return v;
-}
-
-std::string LabelNameStem(std::string_view ns, std::string_view name, size_t reserved) {
-  constexpr size_t kLabelNameMax = 63;
-  std::string stem = std::string(ns) + "." + std::string(name);
-  if (stem.size() + reserved <= kLabelNameMax) return stem;
-  const std::string hash = Sha256Hex(std::string(ns) + "/" + std::string(name));
-  const size_t keep = kLabelNameMax - reserved - 11;
-  std::string cut = stem.substr(0, keep);
-  while (!cut.empty() && (cut.back() == '.' || cut.back() == '-' || cut.back() == '_'))
-    cut.pop_back();
-  return cut + "-" + hash.substr(0, 10);
 }
 
 }  // namespace rdmastack::controllers

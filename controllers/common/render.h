@@ -16,15 +16,12 @@ namespace rdmastack::controllers {
 // SHA-256 of the rendered object, so that a reconciler writes only when it changes.
 inline constexpr char kAppliedHashAnnotation[] = "rdmastack.io/applied-hash";
 inline constexpr char kFieldManager[] = "rdmastack-operator";
-inline constexpr char kManagedByLabel[] = "app.kubernetes.io/managed-by";
-inline constexpr char kManagedByValue[] = "rdmastack-operator";
 
 // A JSON literal written in the source (an empty object if it does not parse: a programming
 // error that the golden tests catch).
 k8s::JsonObject Obj(std::string_view json);
 // A JSON string value.
 k8s::JsonObject Str(std::string_view s);
-std::string Sha256Hex(std::string_view bytes);
 
 k8s::JsonObject TolerationJson(const crd::Toleration& t);
 
@@ -39,10 +36,6 @@ k8s::JsonObject EnvSecret(std::string_view name, std::string_view secret, std::s
 k8s::JsonObject Mount(std::string_view name, std::string_view path, bool read_only);
 k8s::JsonObject HostPathVolume(std::string_view name, std::string_view path, std::string_view type);
 
-// "<ns>.<name>" as the name part of a node label key that has `reserved` more characters of its
-// own (a prefix or suffix): cut and suffixed with a hash of ns/name when the whole would pass
-// the 63-character limit, so that two objects never share a key.
-std::string LabelNameStem(std::string_view ns, std::string_view name, size_t reserved);
 // A nodeSelectorTerm (or part of one): each pair as `key In [value]`.
 void AppendSelectorExpressions(const crd::StringMap& selector, k8s::JsonObject* term);
 

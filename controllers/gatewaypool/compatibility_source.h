@@ -8,8 +8,8 @@
 #include <mutex>
 #include <string>
 
-#include "gateway/compat/compatibility.h"
-#include "operator/base/status.h"
+#include "lib/compat/compatibility.h"
+#include "base/status.h"
 #include "operator/runtime/store.h"
 
 namespace rdmastack::gatewaypool {

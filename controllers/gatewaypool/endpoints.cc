@@ -5,6 +5,7 @@
 #include <set>
 
 #include "controllers/common/render.h"
+#include "crds/types/label_names.h"
 
 namespace rdmastack::gatewaypool {
 namespace {
@@ -16,7 +17,7 @@ void CommonMetadata(const crd::GatewayPool& pool, k8s::JsonObject* o) {
   o->SetNamespace(pool.metadata.namespace_.value_or(""));
   o->SetLabel(kPoolLabel, pool.metadata.name);
   o->SetLabel(kComponentLabel, kGatewayComponent);
-  o->SetLabel(controllers::kManagedByLabel, controllers::kManagedByValue);
+  o->SetLabel(crd::kManagedByLabel, crd::kManagedByValue);
   (void)o->Append({"metadata", "ownerReferences"},
                   controllers::ControllerOwner("GatewayPool", pool.metadata));
 }
@@ -82,11 +83,11 @@ SliceAssignment ReadSliceAssignment(const std::vector<const k8s::JsonObject*>& s
 }
 
 std::vector<k8s::JsonObject> RenderEndpointSlices(const crd::GatewayPool& pool, const Track& track,
-                                                  const std::vector<GatewayPod>& pods,
+                                                  const std::vector<controllers::OwnedPod>& pods,
                                                   const SliceAssignment& current,
                                                   const RoleFunc& role) {
   // One pod per node: during a replacement the live one.
-  std::map<std::string, const GatewayPod*> by_node;
+  std::map<std::string, const controllers::OwnedPod*> by_node;
   std::map<std::string, bool> draining;
   for (const auto& p : pods) {
     if (p.track != track.name || p.ip.empty() || p.node.empty()) continue;
@@ -96,7 +97,7 @@ std::vector<k8s::JsonObject> RenderEndpointSlices(const crd::GatewayPool& pool, 
     auto [it, inserted] = by_node.emplace(p.node, &p);
     if (!inserted && Supersedes(p, *it->second)) it->second = &p;
   }
-  std::vector<std::vector<const GatewayPod*>> slots(std::max<size_t>(current.size(), 1));
+  std::vector<std::vector<const controllers::OwnedPod*>> slots(std::max<size_t>(current.size(), 1));
   std::set<std::string> placed;
   for (size_t i = 0; i < current.size(); ++i) {
     for (const std::string& node : current[i]) {
@@ -111,7 +112,7 @@ std::vector<k8s::JsonObject> RenderEndpointSlices(const crd::GatewayPool& pool, 
     if (placed.count(node)) continue;
     auto slot = std::find_if(slots.begin(), slots.end(),
                              [](const auto& s) { return s.size() < kMaxEndpointsPerSlice; });
-    if (slot == slots.end()) slot = slots.insert(slots.end(), std::vector<const GatewayPod*>{});
+    if (slot == slots.end()) slot = slots.insert(slots.end(), std::vector<const controllers::OwnedPod*>{});
     slot->push_back(pod);
   }
   while (slots.size() > 1 && slots.back().empty()) slots.pop_back();
@@ -119,7 +120,7 @@ std::vector<k8s::JsonObject> RenderEndpointSlices(const crd::GatewayPool& pool, 
   std::vector<k8s::JsonObject> out;
   for (size_t n = 0; n < slots.size(); ++n) {
     std::sort(slots[n].begin(), slots[n].end(),
-              [](const GatewayPod* a, const GatewayPod* b) { return a->node < b->node; });
+              [](const controllers::OwnedPod* a, const controllers::OwnedPod* b) { return a->node < b->node; });
     k8s::JsonObject slice;
     slice.SetApiVersion("discovery.k8s.io/v1");
     slice.SetKind("EndpointSlice");
@@ -133,8 +134,8 @@ std::vector<k8s::JsonObject> RenderEndpointSlices(const crd::GatewayPool& pool, 
     (void)slice.Append({"ports"}, Port("s3", track.s3_port, "http"));
     (void)slice.Append({"ports"}, Port("rdma", track.rdma_port, "rdmastack.io/cuobject-rdma"));
     (void)slice.Set({"endpoints"}, k8s::JsonObject::Array());
-    for (const GatewayPod* pod : slots[n]) {
-      const GatewayPod& p = *pod;
+    for (const controllers::OwnedPod* pod : slots[n]) {
+      const controllers::OwnedPod& p = *pod;
       const bool terminating = p.terminating || draining[p.node];
       k8s::JsonObject e;
       (void)e.Append({"addresses"}, Str(p.ip));

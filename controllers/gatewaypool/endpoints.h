@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "controllers/gatewaypool/gateway_pod.h"
-#include "controllers/gatewaypool/node_upgrade.h"
+#include "controllers/common/owned_pod.h"
+#include "crds/types/node_upgrade.h"
 #include "controllers/gatewaypool/track.h"
 #include "crds/types/types.h"
 #include "operator/k8s/json_object.h"
@@ -41,7 +41,7 @@ SliceAssignment ReadSliceAssignment(const std::vector<const k8s::JsonObject*>& s
 // a pod of the track is active.
 using RoleFunc = std::function<EndpointRole(const std::string& node)>;
 std::vector<k8s::JsonObject> RenderEndpointSlices(const crd::GatewayPool& pool, const Track& track,
-                                                  const std::vector<GatewayPod>& pods,
+                                                  const std::vector<controllers::OwnedPod>& pods,
                                                   const SliceAssignment& current = {},
                                                   const RoleFunc& role = nullptr);
 

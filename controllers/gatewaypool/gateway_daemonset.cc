@@ -1,8 +1,10 @@
 #include "controllers/gatewaypool/gateway_daemonset.h"
 
 #include "controllers/common/render.h"
-#include "controllers/rdmanode/node_labels.h"
+#include "crds/types/rdmanode_api.h"
 #include "crds/types/path_template.h"
+#include "base/sha256.h"
+#include "crds/types/label_names.h"
 
 namespace rdmastack::gatewaypool {
 namespace {
@@ -19,7 +21,7 @@ k8s::JsonObject Labels(const crd::GatewayPool& pool, const Track& track) {
   (void)l.SetString({"app.kubernetes.io/name"}, "rdmastack-gateway");
   (void)l.SetString({"app.kubernetes.io/instance"}, pool.metadata.name);
   (void)l.SetString({kComponentLabel}, kGatewayComponent);
-  (void)l.SetString({controllers::kManagedByLabel}, controllers::kManagedByValue);
+  (void)l.SetString({crd::kManagedByLabel}, crd::kManagedByValue);
   (void)l.SetString({kPoolLabel}, pool.metadata.name);
   (void)l.SetString({kTrackLabel}, track.name);
   (void)l.SetString({kLibraryVersionLabel}, track.library_version);
@@ -258,7 +260,7 @@ StatusOr<k8s::JsonObject> RenderGatewayDaemonSet(const crd::GatewayPool& pool, c
   (void)ds.Set({"spec", "template", "spec"}, pod);
   // Which template a pod was made from, so that outdated pods can be found and replaced.
   const std::string template_hash =
-      controllers::Sha256Hex(ds.Get({"spec", "template"})->Serialize()).substr(0, 16);
+      Sha256Hex(ds.Get({"spec", "template"})->Serialize()).substr(0, 16);
   (void)ds.SetString({"spec", "template", "metadata", "labels", kTemplateHashLabel}, template_hash);
   controllers::StampAppliedHash(&ds);
   return ds;

@@ -12,7 +12,7 @@
 #include "controllers/common/node_pod_policy.h"
 #include "controllers/gatewaypool/track.h"
 #include "crds/types/types.h"
-#include "operator/base/status.h"
+#include "base/status.h"
 #include "operator/k8s/json_object.h"
 
 namespace rdmastack::gatewaypool {

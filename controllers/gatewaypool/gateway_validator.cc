@@ -1,8 +1,8 @@
 #include "controllers/gatewaypool/gateway_validator.h"
 
 #include "controllers/gatewaypool/gateway_daemonset.h"
-#include "gateway/s3/readiness_probe.h"
-#include "gateway/s3/s3_client.h"
+#include "lib/s3/readiness_probe.h"
+#include "lib/s3/s3_client.h"
 
 namespace rdmastack::gatewaypool {
 namespace {

@@ -6,13 +6,10 @@
 #include "controllers/gatewaypool/gateway_validator.h"
 #include "controllers/gatewaypool/gatewaypool_reconciler.h"
 #include "controllers/gatewaypool/track.h"
+#include "crds/types/kinds.h"
+#include "crds/types/label_names.h"
 
 namespace rdmastack::gatewaypool {
-
-std::string OwnedSelector() {
-  return std::string(kComponentLabel) + "=" + kGatewayComponent + "," +
-         controllers::kManagedByLabel + "=" + controllers::kManagedByValue + "," + kPoolLabel;
-}
 
 namespace {
 
@@ -51,11 +48,11 @@ StatusOr<std::unique_ptr<GatewayPoolControllers>> GatewayPoolControllers::Create
     runtime::Manager& manager, Clock& clock, GatewayPoolControllerOptions options) {
   std::unique_ptr<GatewayPoolControllers> self(new GatewayPoolControllers());
   Parts& parts = *self->parts_;
-  runtime::Informer& pools = controllers::CachedInformer(manager, k8s::kinds::GatewayPool());
+  runtime::Informer& pools = controllers::CachedInformer(manager, crd::kinds::GatewayPool());
   // The node controllers ask for Nodes trimmed to their labels first; the same informer serves.
   runtime::Informer& nodes = controllers::CachedInformer(
       manager, k8s::kinds::Node(), "", controllers::NodeLabelsAndOperatorAnnotations());
-  runtime::Informer& rdmanodes = controllers::CachedInformer(manager, k8s::kinds::RdmaNode());
+  runtime::Informer& rdmanodes = controllers::CachedInformer(manager, crd::kinds::RdmaNode());
   // Namespaced kinds: from the served namespaces only when the admin lists them.
   const std::vector<std::string>& served = options.render.node_pods.tenancy.namespaces;
   using controllers::CachedIn;
@@ -68,7 +65,7 @@ StatusOr<std::unique_ptr<GatewayPoolControllers>> GatewayPoolControllers::Create
   const controllers::NamespacedCache services =
       CachedIn(manager, served, k8s::kinds::Service(), OwnedSelector());
   const controllers::NamespacedCache slices =
-      CachedIn(manager, served, EndpointSliceType(), OwnedSelector());
+      CachedIn(manager, served, k8s::kinds::EndpointSlice(), OwnedSelector());
 
   const runtime::Store* configmaps = nullptr;
   std::string configmap_key;

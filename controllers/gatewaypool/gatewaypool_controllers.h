@@ -7,7 +7,7 @@
 #include <string>
 
 #include "controllers/gatewaypool/gateway_daemonset.h"
-#include "operator/base/status.h"
+#include "base/status.h"
 #include "operator/runtime/manager.h"
 
 namespace rdmastack::gatewaypool {
@@ -29,9 +29,6 @@ struct GatewayPoolControllerOptions {
   std::string upgrade_validation = "s3";
 };
 
-// The label selector of every object a pool owns (DaemonSets, pods, Service, EndpointSlices); the
-// ClientProfile controller watches the pools' EndpointSlices through the same informer.
-std::string OwnedSelector();
 
 class GatewayPoolControllers {
  public:

@@ -10,11 +10,12 @@
 #include "controllers/common/render.h"
 #include "controllers/common/status_writer.h"
 #include "controllers/gatewaypool/endpoints.h"
-#include "controllers/rdmanode/requirements.h"
 #include "crds/types/json.h"
-#include "operator/base/duration.h"
+#include "base/duration.h"
 #include "operator/k8s/api_error.h"
 #include "operator/k8s/config.h"
+#include "crds/types/kinds.h"
+#include "controllers/common/node_selection.h"
 
 namespace rdmastack::gatewaypool {
 namespace {
@@ -38,17 +39,12 @@ std::optional<std::string> NotAllowed(const controllers::TenancyPolicy& policy,
 
 }  // namespace
 
-const k8s::ResourceType& EndpointSliceType() {
-  static const k8s::ResourceType* type =
-      new k8s::ResourceType{"discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", true};
-  return *type;
-}
 
 struct GatewayPoolReconciler::Owned {
   std::vector<runtime::ObjectPtr> daemonsets;
   std::vector<runtime::ObjectPtr> slices;
   runtime::ObjectPtr service;
-  std::vector<GatewayPod> pods;
+  std::vector<controllers::OwnedPod> pods;
 };
 
 GatewayPoolReconciler::GatewayPoolReconciler(k8s::Client& client, runtime::EventRecorder& events,
@@ -75,7 +71,7 @@ GatewayPoolReconciler::Owned GatewayPoolReconciler::Collect(const std::string& n
     if (OwnedBy(*o, ns, pool)) owned.slices.push_back(o);
   }
   for (const auto& o : stores_.pods.List()) {
-    if (OwnedBy(*o, ns, pool)) owned.pods.push_back(ReadGatewayPod(*o));
+    if (OwnedBy(*o, ns, pool)) owned.pods.push_back(controllers::ReadOwnedPod(*o, kGatewayContainer));
   }
   owned.service = stores_.services.Get(ns + "/" + ServiceName(pool));
   if (owned.service != nullptr && !OwnedBy(*owned.service, ns, pool)) owned.service = nullptr;
@@ -89,7 +85,7 @@ std::optional<PoolConflict> GatewayPoolReconciler::FindConflict(
   // Only this pool's nodes can be shared, so the other pools are matched against those alone.
   std::vector<runtime::ObjectPtr> mine;
   for (const auto& n : stores_.nodes.List()) {
-    if (rdmanode::SelectorMatchesLabelsOf(pool.spec.node_selector, *n)) mine.push_back(n);
+    if (controllers::SelectorMatchesLabelsOf(pool.spec.node_selector, *n)) mine.push_back(n);
   }
   if (mine.empty()) return std::nullopt;
   auto footprint = [&](const crd::GatewayPool& p) {
@@ -99,7 +95,7 @@ std::optional<PoolConflict> GatewayPoolReconciler::FindConflict(
     f.created = p.metadata.creation_timestamp.value_or("");
     f.path_template = p.spec.backend.posix.path_template;
     for (const auto& n : mine) {
-      if (rdmanode::SelectorMatchesLabelsOf(p.spec.node_selector, *n))
+      if (controllers::SelectorMatchesLabelsOf(p.spec.node_selector, *n))
         f.nodes.insert(std::string(n->Name()));
     }
     auto add = [&f](const Track& t) {
@@ -154,7 +150,7 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
     return runtime::Result{};
   }
   RDMASTACK_RETURN_IF_ERROR(
-      writer_.EnsureFinalizer(k8s::kinds::GatewayPool(), *object, kFinalizer));
+      writer_.EnsureFinalizer(crd::kinds::GatewayPool(), *object, kFinalizer));
 
   // Decide: compatibility first, then the Secret; nothing new starts unless both pass.
   PoolStatusInputs in;
@@ -248,7 +244,7 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
     const std::string t = slice->Label(kTrackLabel).value_or("");
     for (const auto& node : ReadyNodes(*slice)) published[node].insert(t);
   }
-  std::map<std::string, std::map<std::string, GatewayPod>> pods_by_node;
+  std::map<std::string, std::map<std::string, controllers::OwnedPod>> pods_by_node;
   for (const auto& p : owned.pods) {
     if (p.node.empty()) continue;
     auto [it, inserted] = pods_by_node[p.node].emplace(p.track, p);
@@ -304,7 +300,7 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
     for (const auto& [k, v] : n.labels) {
       if (is_mine(k)) mine.insert(k.substr(k.rfind('.') + 1));
     }
-    const bool selected = rdmanode::SelectorMatches(pool.spec.node_selector, n.labels);
+    const bool selected = controllers::SelectorMatches(pool.spec.node_selector, n.labels);
     if (!selected) {
       if (!mine.empty() || n.state || n.maintenance)  // left the pool
         patch_node(n, {}, std::nullopt, std::nullopt);
@@ -452,7 +448,7 @@ void GatewayPoolReconciler::ValidateNewGateways(const crd::GatewayPool& pool, in
       n.validation = Validation{false, "CredentialsUnavailable", failure};
       return;
     }
-    const GatewayPod& pod = n.pods.at(up.target);
+    const controllers::OwnedPod& pod = n.pods.at(up.target);
     ValidationTarget t = base;
     t.ip = pod.ip;
     n.validation = validator_.Validate(t);
@@ -522,9 +518,9 @@ Status GatewayPoolReconciler::SyncWorkloads(const crd::GatewayPool& pool,
   }
   for (auto* writes : {&gaining, &rest}) {
     for (const SliceWrite& w : *writes)
-      RDMASTACK_RETURN_IF_ERROR(writer_.ApplyIfChanged(EndpointSliceType(), w.desired, w.existing));
+      RDMASTACK_RETURN_IF_ERROR(writer_.ApplyIfChanged(k8s::kinds::EndpointSlice(), w.desired, w.existing));
   }
-  for (const auto& s : unwanted) RDMASTACK_RETURN_IF_ERROR(writer_.Delete(EndpointSliceType(), s));
+  for (const auto& s : unwanted) RDMASTACK_RETURN_IF_ERROR(writer_.Delete(k8s::kinds::EndpointSlice(), s));
   if (may_start) {
     // Tracks the spec left, once no node runs them any more.
     std::set<std::string> tracks_still_labelled;
@@ -536,7 +532,7 @@ Status GatewayPoolReconciler::SyncWorkloads(const crd::GatewayPool& pool,
       RDMASTACK_RETURN_IF_ERROR(writer_.Delete(k8s::kinds::DaemonSet(), d));
       for (const auto& s : owned.slices) {
         if (s->Label(kTrackLabel) == t)
-          RDMASTACK_RETURN_IF_ERROR(writer_.Delete(EndpointSliceType(), s));
+          RDMASTACK_RETURN_IF_ERROR(writer_.Delete(k8s::kinds::EndpointSlice(), s));
       }
     }
   }
@@ -547,7 +543,7 @@ Status GatewayPoolReconciler::WriteStatus(const k8s::JsonObject& object,
                                           const crd::GatewayPool& pool,
                                           const crd::GatewayPoolStatus& status) {
   RDMASTACK_ASSIGN_OR_RETURN(
-      bool written, controllers::ApplyStatusIfChanged(client_, k8s::kinds::GatewayPool(), object,
+      bool written, controllers::ApplyStatusIfChanged(client_, crd::kinds::GatewayPool(), object,
                                                       pool, status, statuses_));
   if (!written) return OkStatus();
   const crd::Condition* ready = controllers::FindCondition(status.conditions, kReady);
@@ -583,7 +579,7 @@ Status GatewayPoolReconciler::Cleanup(const k8s::JsonObject& object, const crd::
   // Clients first (the endpoints go), then the gateways: deleting the DaemonSets lets each pod
   // end within its grace period. The backend directories are never touched.
   for (const auto& s : owned.slices)
-    RDMASTACK_RETURN_IF_ERROR(writer_.Delete(EndpointSliceType(), s));
+    RDMASTACK_RETURN_IF_ERROR(writer_.Delete(k8s::kinds::EndpointSlice(), s));
   RDMASTACK_RETURN_IF_ERROR(writer_.Delete(k8s::kinds::Service(), owned.service));
   for (const auto& d : owned.daemonsets)
     RDMASTACK_RETURN_IF_ERROR(writer_.Delete(k8s::kinds::DaemonSet(), d));
@@ -603,7 +599,7 @@ Status GatewayPoolReconciler::Cleanup(const k8s::JsonObject& object, const crd::
     if (changed) unlabel.emplace_back(std::string(node->Name()), patch.Serialize());
   }
   RDMASTACK_RETURN_IF_ERROR(writer_.PatchNodes(unlabel, kLabelWriters));
-  RDMASTACK_RETURN_IF_ERROR(writer_.RemoveFinalizer(k8s::kinds::GatewayPool(), object, kFinalizer));
+  RDMASTACK_RETURN_IF_ERROR(writer_.RemoveFinalizer(crd::kinds::GatewayPool(), object, kFinalizer));
   statuses_.Forget(object.Key());
   spdlog::info(
       "gatewaypool {}/{}: deleted its gateways, endpoints, node labels, upgrade and maintenance "

@@ -27,7 +27,6 @@
 
 namespace rdmastack::gatewaypool {
 
-const k8s::ResourceType& EndpointSliceType();
 
 struct GatewayPoolStores {
   const runtime::Store& pools;

@@ -14,7 +14,7 @@
 #include <string_view>
 
 #include "crds/types/types.h"
-#include "operator/base/status.h"
+#include "base/status.h"
 
 namespace rdmastack::gatewaypool {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "controllers/common/conditions.h"
-#include "controllers/rdmanode/rdmanode_status.h"
+#include "crds/types/rdmanode_api.h"
 
 namespace rdmastack::gatewaypool {
 namespace {

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "controllers/common/conditions.h"
-#include "operator/base/rfc3339.h"
+#include "base/rfc3339.h"
 
 namespace rdmastack::gatewaypool {
 namespace {
@@ -25,11 +25,11 @@ std::string SelectorText(const crd::StringMap& selector) {
 
 // The node's serving gateway of the current track, else any live one of the pool.
 struct NodeGateway {
-  const GatewayPod* current = nullptr;  // pod of the spec's track
+  const controllers::OwnedPod* current = nullptr;  // pod of the spec's track
   bool any_ready = false;               // some track's gateway is Ready here
 };
 
-std::map<std::string, NodeGateway> ByNode(const std::vector<GatewayPod>& pods,
+std::map<std::string, NodeGateway> ByNode(const std::vector<controllers::OwnedPod>& pods,
                                           const std::optional<Track>& track) {
   std::map<std::string, NodeGateway> out;
   for (const auto& p : pods) {
@@ -41,7 +41,7 @@ std::map<std::string, NodeGateway> ByNode(const std::vector<GatewayPod>& pods,
   return out;
 }
 
-crd::NodeProblem GatewayProblem(const std::string& node, const GatewayPod* pod, int32_t port) {
+crd::NodeProblem GatewayProblem(const std::string& node, const controllers::OwnedPod* pod, int32_t port) {
   crd::NodeProblem p;
   p.node = node;
   if (pod == nullptr) {
@@ -122,7 +122,7 @@ crd::GatewayPoolStatus ComputePoolStatus(const PoolStatusInputs& in) {
     }
     ++verified;
     if (!track) continue;
-    const GatewayPod* pod = g != gateways.end() ? g->second.current : nullptr;
+    const controllers::OwnedPod* pod = g != gateways.end() ? g->second.current : nullptr;
     if (pod != nullptr && pod->ready && !pod->terminating) continue;
     if (pod != nullptr && IsFailing(*pod)) {
       ++failing_gateways;

@@ -10,22 +10,16 @@
 #include <vector>
 
 #include "controllers/common/credentials_secret.h"
-#include "controllers/gatewaypool/gateway_pod.h"
+#include "controllers/common/owned_pod.h"
 #include "controllers/gatewaypool/node_verdict.h"
 #include "controllers/gatewaypool/pool_conflict.h"
 #include "controllers/gatewaypool/track.h"
 #include "controllers/gatewaypool/upgrade_plan.h"
 #include "crds/types/types.h"
-#include "operator/base/clock.h"
+#include "base/clock.h"
 
 namespace rdmastack::gatewaypool {
 
-inline constexpr char kReady[] = "Ready";
-inline constexpr char kProgressing[] = "Progressing";
-inline constexpr char kDegraded[] = "Degraded";
-inline constexpr char kLibraryCompatible[] = "LibraryCompatible";
-inline constexpr char kNodesVerified[] = "NodesVerified";
-inline constexpr char kUpgrading[] = "Upgrading";
 inline constexpr size_t kMaxFailingNodes = 32;
 inline constexpr size_t kMaxMaintenanceNodes = 32;
 inline constexpr size_t kMaxStatusEndpoints = 1024;
@@ -45,7 +39,7 @@ struct PoolStatusInputs {
   // Which Secret: CredentialsSecretMissing (s3.credentialsSecret) or TlsSecretMissing.
   std::string secret_reason = "CredentialsSecretMissing";
   std::vector<SelectedNode> selected;  // every node the selector matches, sorted by name
-  std::vector<GatewayPod> pods;        // the pool's gateway pods, every track
+  std::vector<controllers::OwnedPod> pods;        // the pool's gateway pods, every track
   Clock::WallTime now{};
   // The rollout plan of this pass (null: none computed) and the tracks it names.
   const UpgradePlan* upgrade = nullptr;

@@ -1,52 +1,17 @@
 #pragma once
 // A GatewayPool "track": one gateway build + one libcuobjserver major, with its own S3 and RDMA
-// ports, run by one DaemonSet and published by its own EndpointSlices. Pure: names, labels and
-// the compatibility decision that must pass before anything of a track is created.
+// ports, run by one DaemonSet and published by its own EndpointSlices. Pure: the compatibility
+// decision that must pass before anything of a track is created (the Track itself, its names and
+// labels: crds/types/gatewaypool_api.h).
 
 #include <optional>
 #include <string>
-#include <string_view>
 
+#include "crds/types/gatewaypool_api.h"
 #include "crds/types/types.h"
-#include "gateway/compat/compatibility.h"
-#include "operator/base/status.h"
+#include "lib/compat/compatibility.h"
 
 namespace rdmastack::gatewaypool {
-
-// Labels on everything a pool owns (DaemonSets, pods, Service, EndpointSlices).
-inline constexpr char kPoolLabel[] = "gatewaypool.rdmastack.io/name";
-inline constexpr char kTrackLabel[] = "gatewaypool.rdmastack.io/track";
-inline constexpr char kLibraryVersionLabel[] = "gatewaypool.rdmastack.io/library-version";
-// On gateway pods: the hash of the DaemonSet template they were made from.
-inline constexpr char kTemplateHashLabel[] = "gatewaypool.rdmastack.io/template-hash";
-// On a track's DaemonSet: the Track it runs (JSON), so that a track the spec has left can still be
-// published and reported while nodes move off it.
-inline constexpr char kTrackSpecAnnotation[] = "gatewaypool.rdmastack.io/track";
-inline constexpr char kComponentLabel[] = "app.kubernetes.io/component";
-inline constexpr char kGatewayComponent[] = "gateway";
-// Held on a pool until what the operator created for it is gone.
-inline constexpr char kFinalizer[] = "rdmastack.io/gatewaypool-cleanup";
-// Node labels `gwp.rdmastack.io/<namespace>.<pool>.<track>: "true"` say which tracks of which
-// pools run on the node; the gateway DaemonSets select on them.
-inline constexpr char kNodeTrackLabelPrefix[] = "gwp.rdmastack.io/";
-// s3.tlsSecret: the keys it must hold (kubernetes.io/tls plus the CA that clients, the readiness
-// probe and the operator verify the gateways against).
-inline constexpr char kTlsCertKey[] = "tls.crt";
-inline constexpr char kTlsKeyKey[] = "tls.key";
-inline constexpr char kTlsCaKey[] = "ca.crt";
-
-struct Track {
-  std::string name;  // "v1": the library major
-  int major = 0;
-  std::string gateway_build;  // compatibility-file build name (vgwrdma-v1.8.0)
-  std::string gateway_version;
-  std::string gateway_image;
-  std::string library_version;
-  std::string library_image;
-  int32_t s3_port = 0;
-  int32_t rdma_port = 0;
-  friend bool operator==(const Track&, const Track&) = default;
-};
 
 // The spec's track, or why not: a LibraryCompatible=False reason and message.
 struct TrackDecision {
@@ -56,21 +21,5 @@ struct TrackDecision {
 };
 TrackDecision DecideTrack(const crd::GatewayPoolSpec& spec,
                           const compat::CompatibilityMatrix& matrix);
-
-std::string SerializeTrack(const Track& track);
-StatusOr<Track> ParseTrack(std::string_view json);
-
-std::string TrackName(int major);
-// "<pool>-gateway-v1".
-std::string DaemonSetName(std::string_view pool, std::string_view track);
-// The headless Service that owns the pool's EndpointSlices: "<pool>-gateway".
-std::string ServiceName(std::string_view pool);
-// Label names are at most 63 characters: a long namespace+pool is cut and suffixed with a hash
-// so that two pools never share a key.
-std::string NodeTrackLabel(std::string_view ns, std::string_view pool, std::string_view track);
-bool IsNodeTrackLabelOf(std::string_view key, std::string_view ns, std::string_view pool);
-// A per-pool annotation on a Node: "<prefix>gwp.rdmastack.io/<namespace>.<pool>", the name cut
-// and hashed as the track labels' are (prefix "upgrade." or "maintenance.").
-std::string NodePoolAnnotation(std::string_view prefix, std::string_view ns, std::string_view pool);
 
 }  // namespace rdmastack::gatewaypool

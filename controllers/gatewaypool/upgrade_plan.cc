@@ -7,21 +7,21 @@
 namespace rdmastack::gatewaypool {
 namespace {
 
-const GatewayPod* PodOn(const UpgradeNode& n, const std::string& track) {
+const controllers::OwnedPod* PodOn(const UpgradeNode& n, const std::string& track) {
   auto it = n.pods.find(track);
   return it == n.pods.end() ? nullptr : &it->second;
 }
 
-bool Ready(const GatewayPod* p) {
+bool Ready(const controllers::OwnedPod* p) {
   return p != nullptr && p->ready && !p->terminating;
 }
 
-bool Outdated(const GatewayPod* p, const std::string& hash) {
+bool Outdated(const controllers::OwnedPod* p, const std::string& hash) {
   return p != nullptr && !p->terminating && !hash.empty() && p->template_hash != hash;
 }
 
 // What the pod says about why it is not serving, for a rollback message.
-std::string PodProblem(const GatewayPod* p, const std::string& track) {
+std::string PodProblem(const controllers::OwnedPod* p, const std::string& track) {
   if (p == nullptr) return "no " + track + " gateway pod was scheduled on the node";
   std::string out = "pod " + p->name + " is not Ready";
   if (!p->waiting_reason.empty()) out += " (" + p->waiting_reason + ")";
@@ -83,7 +83,7 @@ class Planner {
   }
   // Why a node's new gateway did not pass in time: the operator's check when the pod was Ready,
   // else the pod's own state.
-  std::pair<std::string, std::string> TimeoutWhy(const UpgradeNode& n, const GatewayPod* next,
+  std::pair<std::string, std::string> TimeoutWhy(const UpgradeNode& n, const controllers::OwnedPod* next,
                                                  const std::string& track) const {
     const std::string within =
         " within validationTimeout " + std::to_string(in_.validation_timeout_s) + "s";
@@ -126,7 +126,7 @@ void Planner::Abandon(const UpgradeNode& n, NodeUpgradeState s, NodeDecision& d)
 }
 
 void Planner::StepSideBySide(const UpgradeNode& n, NodeUpgradeState s, NodeDecision& d) {
-  const GatewayPod* next = PodOn(n, s.to);
+  const controllers::OwnedPod* next = PodOn(n, s.to);
   if (halt_ && MovingSideBySide(s)) {
     d.tracks = {s.from, s.to};
     d.state = RollBack(std::move(s), "RolloutHalted", "another node failed and autoRollback is set",
@@ -214,7 +214,7 @@ void Planner::StepSideBySide(const UpgradeNode& n, NodeUpgradeState s, NodeDecis
 }
 
 void Planner::StepInPlace(const UpgradeNode& n, NodeUpgradeState s, NodeDecision& d) {
-  const GatewayPod* next = PodOn(n, s.to);
+  const controllers::OwnedPod* next = PodOn(n, s.to);
   const bool same_track = s.from == s.to;
   switch (s.phase) {
     case UpgradePhase::kDrain:

@@ -25,9 +25,9 @@
 #include <string>
 #include <vector>
 
-#include "controllers/gatewaypool/gateway_pod.h"
+#include "controllers/common/owned_pod.h"
 #include "controllers/gatewaypool/node_maintenance.h"
-#include "controllers/gatewaypool/node_upgrade.h"
+#include "crds/types/node_upgrade.h"
 #include "crds/types/types.h"
 
 namespace rdmastack::gatewaypool {
@@ -45,7 +45,7 @@ struct UpgradeNode {
   bool eligible = false;
   std::set<std::string> tracks;  // this pool's track labels on the node
   std::optional<NodeUpgradeState> state;
-  std::map<std::string, GatewayPod> pods;  // by track: the node's live gateway pod
+  std::map<std::string, controllers::OwnedPod> pods;  // by track: the node's live gateway pod
   // Tracks whose EndpointSlice lists the node as ready (not terminating) now.
   std::set<std::string> published;
   std::optional<Validation> validation;  // filled where NeedsValidation said so

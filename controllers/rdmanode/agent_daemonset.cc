@@ -4,6 +4,7 @@
 #include <set>
 
 #include "controllers/common/node_access.h"
+#include "crds/types/label_names.h"
 
 namespace rdmastack::rdmanode {
 namespace {
@@ -106,7 +107,7 @@ std::optional<k8s::JsonObject> RenderAgentDaemonSet(
   ds.SetName(kAgentName);
   ds.SetNamespace(o.namespace_);
   ds.SetLabel("app.kubernetes.io/name", kAgentName);
-  ds.SetLabel(controllers::kManagedByLabel, controllers::kManagedByValue);
+  ds.SetLabel(crd::kManagedByLabel, crd::kManagedByValue);
   (void)ds.SetString({"spec", "selector", "matchLabels", "app.kubernetes.io/name"}, kAgentName);
   (void)ds.SetString({"spec", "updateStrategy", "type"}, "RollingUpdate");
   (void)ds.SetString({"spec", "updateStrategy", "rollingUpdate", "maxUnavailable"}, "10%");

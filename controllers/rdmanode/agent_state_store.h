@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "controllers/agenthub/agent_events.h"
-#include "operator/base/clock.h"
+#include "servers/agenthub/agent_events.h"
+#include "base/clock.h"
 
 namespace rdmastack::rdmanode {
 

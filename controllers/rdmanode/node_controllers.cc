@@ -6,6 +6,7 @@
 #include "controllers/rdmanode/node_labels.h"
 #include "controllers/rdmanode/rdmanode_reconciler.h"
 #include "controllers/rdmanode/requirements_reconciler.h"
+#include "crds/types/kinds.h"
 
 namespace rdmastack::rdmanode {
 namespace {
@@ -63,9 +64,9 @@ NodeControllers::NodeControllers(runtime::Manager& manager, Clock& clock, AgentS
                                  NodeControllerOptions options)
     : parts_(std::make_unique<Parts>()) {
   runtime::Informer& nodes = NodeInformer(manager);
-  runtime::Informer& rdmanodes = InformerFor(manager, k8s::kinds::RdmaNode());
-  runtime::Informer& pools = InformerFor(manager, k8s::kinds::GatewayPool());
-  runtime::Informer& profiles = InformerFor(manager, k8s::kinds::ClientProfile());
+  runtime::Informer& rdmanodes = InformerFor(manager, crd::kinds::RdmaNode());
+  runtime::Informer& pools = InformerFor(manager, crd::kinds::GatewayPool());
+  runtime::Informer& profiles = InformerFor(manager, crd::kinds::ClientProfile());
   runtime::Informer& daemonsets =
       InformerFor(manager, k8s::kinds::DaemonSet(), options.agent.namespace_,
                   std::string("metadata.name=") + kAgentName);

@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "controllers/agenthub/agent_events.h"
+#include "servers/agenthub/agent_events.h"
 #include "controllers/rdmanode/agent_daemonset.h"
 #include "controllers/rdmanode/agent_state_store.h"
 #include "operator/runtime/manager.h"

@@ -3,7 +3,7 @@
 // (node_labels.h). Patches only the labels that differ, and only when some do.
 
 #include "controllers/common/write_memo.h"
-#include "operator/base/clock.h"
+#include "base/clock.h"
 #include "operator/k8s/client.h"
 #include "operator/runtime/reconciler.h"
 #include "operator/runtime/store.h"

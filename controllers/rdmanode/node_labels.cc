@@ -4,7 +4,7 @@
 
 #include "controllers/common/render.h"
 #include "controllers/rdmanode/rdmanode_status.h"
-#include "operator/base/rfc3339.h"
+#include "base/rfc3339.h"
 #include "operator/k8s/json_object.h"
 
 namespace rdmastack::rdmanode {

@@ -6,18 +6,11 @@
 #include <string>
 #include <string_view>
 
+#include "crds/types/rdmanode_api.h"
 #include "crds/types/types.h"
-#include "operator/base/clock.h"
+#include "base/clock.h"
 
 namespace rdmastack::rdmanode {
-
-inline constexpr char kGatewayCapableLabel[] = "rdmastack.io/gateway-capable";
-inline constexpr char kGPUDirectLabel[] = "rdmastack.io/gpudirect";
-inline constexpr char kHostMemLabel[] = "rdmastack.io/hostmem";
-inline constexpr char kLinkLayerLabel[] = "rdmastack.io/link-layer";
-// Every label this controller owns: one not in the desired set is removed.
-inline constexpr std::string_view kOwnedNodeLabels[] = {kGatewayCapableLabel, kGPUDirectLabel,
-                                                        kHostMemLabel, kLinkLayerLabel};
 
 struct DesiredLabels {
   std::map<std::string, std::string> labels;

@@ -4,6 +4,7 @@
 
 #include "controllers/rdmanode/rdmanode_status.h"
 #include "crds/types/json.h"
+#include "crds/types/kinds.h"
 
 namespace rdmastack::rdmanode {
 namespace {
@@ -49,7 +50,7 @@ Status RdmaNodeReconciler::EnsureObject(const std::string& name, const k8s::Json
   k8s::PatchOptions options;
   options.field_manager = kFieldManager;
   options.force = true;
-  auto applied = client_.Apply(k8s::kinds::RdmaNode(), DesiredObject(name, node), options);
+  auto applied = client_.Apply(crd::kinds::RdmaNode(), DesiredObject(name, node), options);
   if (!applied.ok()) return applied.status().WithContext("apply RdmaNode " + name);
   spdlog::info("rdmanode {}: {} (owner Node uid {})", name,
                existing == nullptr ? "created" : "owner set", node.Uid());
@@ -122,7 +123,7 @@ StatusOr<runtime::Result> RdmaNodeReconciler::Reconcile(const runtime::Request& 
   k8s::PatchOptions options;
   options.field_manager = kFieldManager;
   options.force = true;
-  auto applied = client_.ApplyStatus(k8s::kinds::RdmaNode(), *body, options);
+  auto applied = client_.ApplyStatus(crd::kinds::RdmaNode(), *body, options);
   if (!applied.ok()) return applied.status().WithContext("apply RdmaNode " + name + " status");
   written_.Remember(name, computed.status, std::string(applied->ResourceVersion()));
   const crd::Condition* reporting = FindCondition(computed.status, kReporting);

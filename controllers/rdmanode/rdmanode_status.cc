@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "controllers/common/conditions.h"
-#include "operator/base/rfc3339.h"
+#include "base/rfc3339.h"
 
 namespace rdmastack::rdmanode {
 namespace {

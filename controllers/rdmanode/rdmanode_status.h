@@ -6,16 +6,11 @@
 
 #include "agents/proto/agenthub.pb.h"
 #include "controllers/rdmanode/agent_state_store.h"
+#include "crds/types/rdmanode_api.h"
 #include "crds/types/types.h"
-#include "operator/base/clock.h"
+#include "base/clock.h"
 
 namespace rdmastack::rdmanode {
-
-// Condition types.
-inline constexpr char kReporting[] = "Reporting";
-inline constexpr char kGatewayCapable[] = "GatewayCapable";
-inline constexpr char kGPUDirectCapable[] = "GPUDirectCapable";
-inline constexpr char kHostMemoryCapable[] = "HostMemoryCapable";
 
 struct StatusInputs {
   // The status the RdmaNode has now; null when there is none yet.

@@ -3,21 +3,9 @@
 #include <algorithm>
 
 #include "crds/types/int_or_string.h"
+#include "controllers/common/node_selection.h"
 
 namespace rdmastack::rdmanode {
-
-bool SelectorMatches(const crd::StringMap& selector,
-                     const std::map<std::string, std::string>& labels) {
-  return std::all_of(selector.begin(), selector.end(), [&](const auto& kv) {
-    auto it = labels.find(kv.first);
-    return it != labels.end() && it->second == kv.second;
-  });
-}
-
-bool SelectorMatchesLabelsOf(const crd::StringMap& selector, const k8s::JsonObject& object) {
-  return std::all_of(selector.begin(), selector.end(),
-                     [&](const auto& kv) { return object.Label(kv.first) == kv.second; });
-}
 
 agent::v1::ClientRequirement ClientRequirementOf(const crd::ClientProfile& profile) {
   const crd::ClientProfileSpec& spec = profile.spec;
@@ -39,7 +27,7 @@ agent::v1::Requirements ComputeRequirements(const std::map<std::string, std::str
   agent::v1::Requirements out;
   for (const auto& pool : pools) {
     if (pool.metadata.deletion_timestamp) continue;
-    if (SelectorMatches(pool.spec.node_selector, node_labels)) {
+    if (controllers::SelectorMatches(pool.spec.node_selector, node_labels)) {
       out.set_gateway(true);
       break;
     }
@@ -47,7 +35,7 @@ agent::v1::Requirements ComputeRequirements(const std::map<std::string, std::str
   std::vector<agent::v1::ClientRequirement> clients;
   for (const auto& profile : profiles) {
     if (profile.metadata.deletion_timestamp) continue;
-    if (SelectorMatches(profile.spec.node_selector, node_labels))
+    if (controllers::SelectorMatches(profile.spec.node_selector, node_labels))
       clients.push_back(ClientRequirementOf(profile));
   }
   std::sort(clients.begin(), clients.end(),

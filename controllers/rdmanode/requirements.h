@@ -11,13 +11,6 @@
 
 namespace rdmastack::rdmanode {
 
-// A nodeSelector matches when every pair is among the node's labels; an empty one matches every
-// node (as a Pod's nodeSelector does).
-bool SelectorMatches(const crd::StringMap& selector,
-                     const std::map<std::string, std::string>& labels);
-// The same on a cached object's labels, read in place (no copy of its label map).
-bool SelectorMatchesLabelsOf(const crd::StringMap& selector, const k8s::JsonObject& object);
-
 // gateway = some GatewayPool selects the node; one ClientRequirement per ClientProfile selecting
 // it, sorted by "namespace/name". Objects being deleted select nothing.
 agent::v1::Requirements ComputeRequirements(const std::map<std::string, std::string>& node_labels,

@@ -6,7 +6,7 @@
 #include <mutex>
 #include <string>
 
-#include "controllers/agenthub/agent_events.h"
+#include "servers/agenthub/agent_events.h"
 #include "operator/runtime/reconciler.h"
 #include "operator/runtime/store.h"
 

@@ -14,7 +14,7 @@
 
 #include "controllers/clientprofile/client_workload.h"
 #include "crds/types/types.h"
-#include "operator/base/status.h"
+#include "base/status.h"
 #include "operator/k8s/json_object.h"
 
 namespace rdmastack::workload {

@@ -2,11 +2,15 @@
 
 #include <spdlog/spdlog.h>
 
-#include "controllers/workload/admission_review.h"
+#include "servers/webhook/admission_review.h"
 #include "controllers/workload/pod_injection.h"
 #include "crds/types/json.h"
 
 namespace rdmastack::workload {
+
+using webhook::AdmitResponse;
+using webhook::DenyResponse;
+using webhook::ParseAdmissionReview;
 namespace {
 
 runtime::HttpResponse Json(std::string body) {

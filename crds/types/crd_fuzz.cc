@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "crds/types/json.h"
-#include "operator/base/quantity.h"
+#include "base/quantity.h"
 #include "crds/types/validate.h"
 
 namespace {

@@ -3,7 +3,7 @@
 #include <charconv>
 #include <limits>
 
-#include "operator/base/quantity.h"
+#include "base/quantity.h"
 
 namespace rdmastack::crd {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <variant>
 
-#include "operator/base/status.h"
+#include "base/status.h"
 
 namespace rdmastack::crd {
 

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "crds/types/path_template.h"
-#include "operator/base/quantity.h"
+#include "base/quantity.h"
 
 namespace rdmastack::crd {
 namespace {

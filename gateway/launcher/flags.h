@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "operator/base/status.h"
+#include "base/status.h"
 
 namespace rdmastack::gateway {
 

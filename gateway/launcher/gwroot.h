@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "operator/base/status.h"
+#include "base/status.h"
 
 namespace rdmastack::gateway {
 

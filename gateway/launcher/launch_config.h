@@ -7,7 +7,7 @@
 
 #include "gateway/launcher/flags.h"
 #include "gateway/launcher/library_pin.h"
-#include "operator/base/status.h"
+#include "base/status.h"
 
 namespace rdmastack::gateway {
 

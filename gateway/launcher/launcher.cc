@@ -7,13 +7,13 @@
 #include <filesystem>
 #include <iostream>
 
-#include "gateway/compat/compatibility.h"
+#include "lib/compat/compatibility.h"
 #include "gateway/launcher/cufile_config.h"
 #include "gateway/launcher/gwroot.h"
 #include "gateway/launcher/library_pin.h"
 #include "gateway/launcher/rdma_address.h"
 #include "gateway/launcher/tls_reload.h"
-#include "operator/base/atomic_file.h"
+#include "base/atomic_file.h"
 
 namespace rdmastack::gateway {
 namespace {

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <system_error>
 
-#include "gateway/elf/elf_dynamic.h"
+#include "lib/elf/elf_dynamic.h"
 
 namespace rdmastack::gateway {
 namespace {

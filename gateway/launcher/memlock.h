@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "operator/base/status.h"
+#include "base/status.h"
 
 namespace rdmastack::gateway {
 

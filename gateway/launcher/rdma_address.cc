@@ -5,8 +5,8 @@
 #include <charconv>
 #include <optional>
 
-#include "agents/node-agent/probe/ip_lookup.h"
-#include "agents/node-agent/probe/node_probe.h"
+#include "node/probe/ip_lookup.h"
+#include "node/probe/node_probe.h"
 
 namespace rdmastack::gateway {
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "agents/node-agent/probe/facts.h"
-#include "operator/base/status.h"
+#include "node/probe/facts.h"
+#include "base/status.h"
 
 namespace rdmastack::gateway {
 

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "gateway/launcher/launcher.h"
-#include "operator/base/status.h"
+#include "base/status.h"
 
 namespace rdmastack::gateway {
 

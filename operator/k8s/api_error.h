@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "operator/base/status.h"
+#include "base/status.h"
 
 namespace rdmastack::k8s {
 

@@ -18,7 +18,7 @@
 #include <optional>
 #include <string_view>
 
-#include "operator/base/status.h"
+#include "base/status.h"
 
 namespace rdmastack::k8s {
 

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "operator/base/status.h"
+#include "base/status.h"
 #include "operator/k8s/config.h"
 #include "operator/k8s/json_object.h"
 #include "operator/k8s/resource.h"

@@ -13,7 +13,7 @@
 #include <memory>
 #include <sstream>
 
-#include "operator/base/version.h"
+#include "base/version.h"
 
 namespace rdmastack::k8s {
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "operator/base/clock.h"
-#include "operator/base/status.h"
+#include "base/clock.h"
+#include "base/status.h"
 
 namespace rdmastack::k8s {
 

@@ -11,7 +11,7 @@
 #include <memory>
 #include <string_view>
 
-#include "operator/base/status.h"
+#include "base/status.h"
 
 namespace rdmastack::k8s {
 

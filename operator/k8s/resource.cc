@@ -56,14 +56,13 @@ RDMASTACK_KIND(SubjectAccessReview, "authorization.k8s.io", "v1", "SubjectAccess
                "subjectaccessreviews", false)
 RDMASTACK_KIND(CustomResourceDefinition, "apiextensions.k8s.io", "v1", "CustomResourceDefinition",
                "customresourcedefinitions", false)
-RDMASTACK_KIND(GatewayPool, "rdmastack.io", "v1alpha1", "GatewayPool", "gatewaypools", true)
-RDMASTACK_KIND(ClientProfile, "rdmastack.io", "v1alpha1", "ClientProfile", "clientprofiles", true)
-RDMASTACK_KIND(RdmaNode, "rdmastack.io", "v1alpha1", "RdmaNode", "rdmanodes", false)
+RDMASTACK_KIND(EndpointSlice, "discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", true)
 #undef RDMASTACK_KIND
 }  // namespace kinds
 
-const std::vector<ResourceType>& KnownResources() {
-  static const std::vector<ResourceType> table{
+ResourceRegistry ResourceRegistry::BuiltIn() {
+  ResourceRegistry registry;
+  registry.types_ = {
       kinds::Namespace(),
       kinds::Node(),
       kinds::Pod(),
@@ -80,26 +79,36 @@ const std::vector<ResourceType>& KnownResources() {
       kinds::TokenReview(),
       kinds::SubjectAccessReview(),
       kinds::CustomResourceDefinition(),
-      kinds::GatewayPool(),
-      kinds::ClientProfile(),
-      kinds::RdmaNode(),
+      kinds::EndpointSlice(),
   };
-  return table;
+  return registry;
 }
 
-StatusOr<ResourceType> LookupResource(std::string_view api_version, std::string_view kind) {
-  for (const auto& type : KnownResources()) {
+Status ResourceRegistry::Add(const ResourceType& type) {
+  for (const auto& known : types_) {
+    if (known.kind != type.kind || known.ApiVersion() != type.ApiVersion()) continue;
+    if (known == type) return OkStatus();
+    return AlreadyExistsError(type.ApiVersion() + " " + type.kind +
+                              " is registered already with other fields");
+  }
+  types_.push_back(type);
+  return OkStatus();
+}
+
+StatusOr<ResourceType> ResourceRegistry::Lookup(std::string_view api_version,
+                                                std::string_view kind) const {
+  for (const auto& type : types_) {
     if (type.kind == kind && type.ApiVersion() == api_version) return type;
   }
   return NotFoundError("no API path known for apiVersion '" + std::string(api_version) +
                        "' kind '" + std::string(kind) + "'");
 }
 
-StatusOr<ResourceType> LookupResourceFor(const JsonObject& object) {
+StatusOr<ResourceType> ResourceRegistry::LookupFor(const JsonObject& object) const {
   if (object.ApiVersion().empty() || object.Kind().empty()) {
     return InvalidArgumentError("object has no apiVersion/kind");
   }
-  return LookupResource(object.ApiVersion(), object.Kind());
+  return Lookup(object.ApiVersion(), object.Kind());
 }
 
 StatusOr<std::string> CollectionPath(const ResourceType& type, std::string_view ns) {

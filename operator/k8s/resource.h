@@ -1,13 +1,14 @@
 #pragma once
-// Which API path serves a kind. A static table covers the kinds rdmastack uses; an ad-hoc
-// ResourceType (e.g. a test CRD) works the same way.
+// Which API path serves a kind. The built-in kinds rdmastack uses are here; an API package (the
+// CRDs: crds/types/kinds.h) or a test adds its own to a ResourceRegistry, and an ad-hoc
+// ResourceType works the same way without one.
 
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "operator/base/status.h"
+#include "base/status.h"
 
 namespace rdmastack::k8s {
 
@@ -46,18 +47,31 @@ const ResourceType& EventsV1();
 const ResourceType& TokenReview();
 const ResourceType& SubjectAccessReview();
 const ResourceType& CustomResourceDefinition();
-const ResourceType& GatewayPool();
-const ResourceType& ClientProfile();
-const ResourceType& RdmaNode();
+const ResourceType& EndpointSlice();
 }  // namespace kinds
 
-// Every entry of the static table.
-const std::vector<ResourceType>& KnownResources();
-// Lookup by apiVersion ("apps/v1", "v1") and kind. NotFound names the pair.
-StatusOr<ResourceType> LookupResource(std::string_view api_version, std::string_view kind);
-// Lookup for an object: uses its apiVersion and kind.
 class JsonObject;
-StatusOr<ResourceType> LookupResourceFor(const JsonObject& object);
+
+// The kinds a caller can name by apiVersion and kind (applying a manifest): the built-ins above
+// plus what the caller adds. Each (apiVersion, kind) once.
+class ResourceRegistry {
+ public:
+  // Every kind of kinds::.
+  static ResourceRegistry BuiltIn();
+
+  // Adds `type`; AlreadyExists when its (apiVersion, kind) is there with other fields.
+  Status Add(const ResourceType& type);
+
+  // Lookup by apiVersion ("apps/v1", "v1") and kind. NotFound names the pair.
+  StatusOr<ResourceType> Lookup(std::string_view api_version, std::string_view kind) const;
+  // Lookup for an object: uses its apiVersion and kind.
+  StatusOr<ResourceType> LookupFor(const JsonObject& object) const;
+
+  const std::vector<ResourceType>& types() const { return types_; }
+
+ private:
+  std::vector<ResourceType> types_;
+};
 
 // /api/v1/namespaces/<ns>/pods, or /api/v1/nodes for cluster-scoped kinds. An empty namespace on
 // a namespaced kind means "all namespaces". Fails on a namespace for a cluster-scoped kind and on

@@ -9,6 +9,18 @@
 namespace rdmastack::k8s {
 namespace {
 
+// A custom resource as the CRDs declare one (the real ones are in crds/types/kinds.h, above
+// this layer).
+const ResourceType& TestPool() {
+  static const ResourceType type{"rdmastack.io", "v1alpha1", "GatewayPool", "gatewaypools", true};
+  return type;
+}
+const ResourceType& TestNodeReport() {
+  static const ResourceType type{"rdmastack.io", "v1alpha1", "RdmaNode", "rdmanodes", false};
+  return type;
+}
+
+
 TEST(ResourceTest, PathTable) {
   struct Case {
     const ResourceType& type;
@@ -28,21 +40,21 @@ TEST(ResourceTest, PathTable) {
       {kinds::SubjectAccessReview(), "", "/apis/authorization.k8s.io/v1/subjectaccessreviews"},
       {kinds::CustomResourceDefinition(), "",
        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"},
-      {kinds::GatewayPool(), "s", "/apis/rdmastack.io/v1alpha1/namespaces/s/gatewaypools"},
-      {kinds::ClientProfile(), "s", "/apis/rdmastack.io/v1alpha1/namespaces/s/clientprofiles"},
-      {kinds::RdmaNode(), "", "/apis/rdmastack.io/v1alpha1/rdmanodes"},
+      {TestPool(), "s", "/apis/rdmastack.io/v1alpha1/namespaces/s/gatewaypools"},
+      {kinds::EndpointSlice(), "s", "/apis/discovery.k8s.io/v1/namespaces/s/endpointslices"},
+      {TestNodeReport(), "", "/apis/rdmastack.io/v1alpha1/rdmanodes"},
   };
   for (const auto& c : cases) {
     auto path = CollectionPath(c.type, c.ns);
     ASSERT_TRUE(path.ok()) << c.type.kind << ": " << path.status().ToString();
     EXPECT_EQ(*path, c.want_collection);
   }
-  EXPECT_FALSE(kinds::RdmaNode().namespaced);
-  EXPECT_TRUE(kinds::GatewayPool().namespaced);
+  EXPECT_FALSE(TestNodeReport().namespaced);
+  EXPECT_TRUE(TestPool().namespaced);
 }
 
 TEST(ResourceTest, ObjectPathsAndSubresources) {
-  EXPECT_EQ(*ObjectPath(kinds::GatewayPool(), "s", "pool-a", "status"),
+  EXPECT_EQ(*ObjectPath(TestPool(), "s", "pool-a", "status"),
             "/apis/rdmastack.io/v1alpha1/namespaces/s/gatewaypools/pool-a/status");
   EXPECT_EQ(*ObjectPath(kinds::ServiceAccount(), "s", "agent", "token"),
             "/api/v1/namespaces/s/serviceaccounts/agent/token");
@@ -71,24 +83,35 @@ TEST(ResourceTest, RejectsBadScopesAndSegments) {
   }
 }
 
-TEST(ResourceTest, LookupByApiVersionAndKind) {
-  EXPECT_EQ(*LookupResource("apps/v1", "DaemonSet"), kinds::DaemonSet());
-  EXPECT_EQ(*LookupResource("v1", "Event"), kinds::Event());
-  EXPECT_EQ(*LookupResource("events.k8s.io/v1", "Event"), kinds::EventsV1());
-  EXPECT_EQ(*LookupResource("rdmastack.io/v1alpha1", "RdmaNode"), kinds::RdmaNode());
-  auto missing = LookupResource("apps/v1", "Gadget");
+TEST(ResourceTest, RegistryLooksUpBuiltInsAndWhatIsAdded) {
+  ResourceRegistry registry = ResourceRegistry::BuiltIn();
+  EXPECT_EQ(*registry.Lookup("apps/v1", "DaemonSet"), kinds::DaemonSet());
+  EXPECT_EQ(*registry.Lookup("v1", "Event"), kinds::Event());
+  EXPECT_EQ(*registry.Lookup("events.k8s.io/v1", "Event"), kinds::EventsV1());
+  EXPECT_EQ(*registry.Lookup("discovery.k8s.io/v1", "EndpointSlice"), kinds::EndpointSlice());
+  // A custom resource is unknown until added.
+  EXPECT_EQ(registry.Lookup("rdmastack.io/v1alpha1", "RdmaNode").status().code(),
+            StatusCode::kNotFound);
+  ASSERT_TRUE(registry.Add(TestNodeReport()).ok());
+  ASSERT_TRUE(registry.Add(TestNodeReport()).ok());  // the same again changes nothing
+  EXPECT_EQ(*registry.Lookup("rdmastack.io/v1alpha1", "RdmaNode"), TestNodeReport());
+  ResourceType other = TestNodeReport();
+  other.namespaced = true;
+  EXPECT_EQ(registry.Add(other).code(), StatusCode::kAlreadyExists);
+
+  auto missing = registry.Lookup("apps/v1", "Gadget");
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
   EXPECT_NE(missing.status().message().find("Gadget"), std::string::npos);
 
   JsonObject lease;
   lease.SetApiVersion("coordination.k8s.io/v1");
   lease.SetKind("Lease");
-  EXPECT_EQ(*LookupResourceFor(lease), kinds::Lease());
-  EXPECT_FALSE(LookupResourceFor(JsonObject()).ok());
+  EXPECT_EQ(*registry.LookupFor(lease), kinds::Lease());
+  EXPECT_FALSE(registry.LookupFor(JsonObject()).ok());
 
-  // Every (apiVersion, kind) pair in the table is unique.
+  // Every (apiVersion, kind) pair is there once.
   std::set<std::string> seen;
-  for (const auto& t : KnownResources()) {
+  for (const auto& t : registry.types()) {
     EXPECT_TRUE(seen.insert(t.ApiVersion() + "/" + t.kind).second) << t.kind;
   }
   EXPECT_EQ(kinds::Deployment().GroupResource(), "deployments.apps");

@@ -13,6 +13,14 @@
 namespace rdmastack::k8s {
 namespace {
 
+// A custom resource as the CRDs declare one (the real ones are in crds/types/kinds.h, above
+// this layer).
+const ResourceType& TestPool() {
+  static const ResourceType type{"rdmastack.io", "v1alpha1", "GatewayPool", "gatewaypools", true};
+  return type;
+}
+
+
 using testing::Chunk;
 using testing::ChunkedHeader;
 using testing::HttpsTestServer;
@@ -222,7 +230,7 @@ TEST(RestClientTest, WritesUseTheRightVerbsPathsAndBodies) {
   bare.SetNamespace("x");
   ASSERT_TRUE(client->Create(kinds::ConfigMap(), bare, {"mgr", false}).ok());
   ASSERT_TRUE(client->Update(kinds::ConfigMap(), cm).ok());
-  ASSERT_TRUE(client->UpdateStatus(kinds::GatewayPool(), cm).ok());
+  ASSERT_TRUE(client->UpdateStatus(TestPool(), cm).ok());
   ASSERT_TRUE(
       client->Patch(kinds::ConfigMap(), "x", "a", PatchType::kMerge, R"({"data":{"k":"v"}})").ok());
   ASSERT_TRUE(client
@@ -230,7 +238,7 @@ TEST(RestClientTest, WritesUseTheRightVerbsPathsAndBodies) {
                           R"([{"op":"remove","path":"/data"}])")
                   .ok());
   ASSERT_TRUE(client->Apply(kinds::ConfigMap(), bare, {"rdmastack", true, false}).ok());
-  ASSERT_TRUE(client->ApplyStatus(kinds::GatewayPool(), bare, {"rdmastack", false, false}).ok());
+  ASSERT_TRUE(client->ApplyStatus(TestPool(), bare, {"rdmastack", false, false}).ok());
   DeleteOptions del;
   del.precondition_uid = "u-1";
   del.propagation_policy = PropagationPolicy::kBackground;

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "operator/base/status.h"
+#include "base/status.h"
 #include "operator/k8s/client.h"
 
 namespace rdmastack::k8s {

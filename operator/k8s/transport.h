@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "operator/base/status.h"
+#include "base/status.h"
 #include "operator/k8s/config.h"
 
 namespace rdmastack::k8s {

@@ -6,7 +6,7 @@
 #include <chrono>
 #include <functional>
 
-#include "operator/base/clock.h"
+#include "base/clock.h"
 
 namespace rdmastack::runtime {
 

@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "operator/base/clock.h"
+#include "base/clock.h"
 #include "operator/runtime/informer.h"
 #include "operator/runtime/metrics.h"
 #include "operator/runtime/predicates.h"

@@ -12,7 +12,7 @@
 #include <string>
 #include <thread>
 
-#include "operator/base/clock.h"
+#include "base/clock.h"
 #include "operator/k8s/client.h"
 #include "operator/runtime/event_series.h"
 #include "operator/runtime/metrics.h"

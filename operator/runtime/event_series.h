@@ -15,7 +15,7 @@
 #include <tuple>
 #include <vector>
 
-#include "operator/base/clock.h"
+#include "base/clock.h"
 
 namespace rdmastack::runtime {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "operator/base/status.h"
+#include "base/status.h"
 #include "operator/runtime/metrics.h"
 
 namespace rdmastack::runtime {

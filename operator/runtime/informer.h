@@ -16,7 +16,7 @@
 #include <tuple>
 #include <vector>
 
-#include "operator/base/clock.h"
+#include "base/clock.h"
 #include "operator/k8s/client.h"
 #include "operator/runtime/reflector.h"
 #include "operator/runtime/store.h"

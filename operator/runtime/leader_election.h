@@ -19,7 +19,7 @@
 #include <optional>
 #include <string>
 
-#include "operator/base/clock.h"
+#include "base/clock.h"
 #include "operator/k8s/call_context.h"
 #include "operator/k8s/client.h"
 

@@ -11,7 +11,7 @@
 #include <functional>
 #include <optional>
 
-#include "operator/base/clock.h"
+#include "base/clock.h"
 #include "operator/k8s/client.h"
 
 namespace rdmastack::runtime {

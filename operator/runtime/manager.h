@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "operator/base/clock.h"
+#include "base/clock.h"
 #include "operator/k8s/client.h"
 #include "operator/runtime/controller.h"
 #include "operator/runtime/event_recorder.h"

@@ -16,8 +16,8 @@
 #include <string>
 #include <string_view>
 
-#include "operator/base/clock.h"
-#include "operator/base/expiring_lru.h"
+#include "base/clock.h"
+#include "base/expiring_lru.h"
 #include "operator/k8s/client.h"
 #include "operator/runtime/http_server.h"
 

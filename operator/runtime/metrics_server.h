@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
-#include "operator/base/clock.h"
-#include "operator/base/status.h"
+#include "base/clock.h"
+#include "base/status.h"
 #include "operator/k8s/client.h"
 #include "operator/runtime/http_server.h"
 #include "operator/runtime/metrics.h"

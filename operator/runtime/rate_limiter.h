@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "operator/base/clock.h"
+#include "base/clock.h"
 
 namespace rdmastack::runtime {
 

@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "operator/base/clock.h"
+#include "base/clock.h"
 #include "operator/k8s/client.h"
 #include "operator/runtime/backoff.h"
 #include "operator/runtime/object_ptr.h"

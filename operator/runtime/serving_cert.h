@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "operator/base/status.h"
+#include "base/status.h"
 #include "operator/runtime/http_server.h"
 
 namespace rdmastack::runtime {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "operator/base/status.h"
+#include "base/status.h"
 #include "operator/k8s/json_object.h"
 #include "operator/runtime/object_ptr.h"
 

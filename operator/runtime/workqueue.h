@@ -19,7 +19,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "operator/base/clock.h"
+#include "base/clock.h"
 #include "operator/runtime/metrics.h"
 #include "operator/runtime/rate_limiter.h"
 

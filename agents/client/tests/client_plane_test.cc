@@ -10,9 +10,9 @@
 #include "agents/client/endpoint_check.h"
 #include "agents/client/tests/test_util.h"
 #include "agents/client/uninstall_pass.h"
-#include "agents/node-agent/cli/check_command.h"
-#include "agents/node-agent/probe/host_root.h"
-#include "agents/node-agent/probe/system_probe.h"
+#include "node/probe/prober_choice.h"
+#include "node/probe/host_root.h"
+#include "node/probe/system_probe.h"
 
 namespace rdmastack::client {
 namespace {

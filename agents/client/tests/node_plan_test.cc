@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "agents/node-agent/checks/checks.h"
+#include "node/checks/checks.h"
 #include "agents/node-agent/tests/fixture_util.h"
 
 namespace rdmastack::client {

@@ -1,8 +1,8 @@
 #include "agents/node-agent/cli/check_options.h"
 
-#include "agents/node-agent/cli/flag_reader.h"
-#include "agents/node-agent/probe/parsers.h"
-#include "operator/base/quantity.h"
+#include "base/flag_reader.h"
+#include "node/probe/parsers.h"
+#include "base/quantity.h"
 
 namespace rdmastack::agent {
 

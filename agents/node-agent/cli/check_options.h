@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "agents/node-agent/checks/check.h"
-#include "operator/base/status.h"
+#include "node/checks/check.h"
+#include "base/status.h"
 
 namespace rdmastack::agent {
 

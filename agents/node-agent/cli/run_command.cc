@@ -9,10 +9,10 @@
 #include <thread>
 
 #include "agents/node-agent/cli/check_command.h"
-#include "agents/node-agent/cli/flag_reader.h"
-#include "agents/node-agent/probe/parsers.h"
-#include "operator/base/duration.h"
-#include "operator/base/logging.h"
+#include "base/flag_reader.h"
+#include "node/probe/parsers.h"
+#include "base/duration.h"
+#include "base/logging.h"
 
 namespace rdmastack::agent {
 namespace {

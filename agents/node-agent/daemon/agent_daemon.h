@@ -16,8 +16,8 @@
 
 #include "agents/node-agent/daemon/backoff.h"
 #include "agents/proto/agenthub.pb.h"
-#include "operator/base/clock.h"
-#include "operator/base/status.h"
+#include "base/clock.h"
+#include "base/status.h"
 
 namespace rdmastack::agent {
 

@@ -4,9 +4,9 @@
 
 #include <optional>
 
-#include "agents/node-agent/checks/checks.h"
+#include "node/checks/checks.h"
 #include "agents/node-agent/daemon/report_proto.h"
-#include "agents/node-agent/probe/node_probe.h"
+#include "node/probe/node_probe.h"
 
 namespace rdmastack::agent {
 

@@ -6,9 +6,9 @@
 #include <memory>
 #include <string>
 
-#include "agents/node-agent/checks/check.h"
+#include "node/checks/check.h"
 #include "agents/node-agent/daemon/agent_daemon.h"
-#include "agents/node-agent/probe/device_prober.h"
+#include "node/probe/device_prober.h"
 
 namespace rdmastack::agent {
 

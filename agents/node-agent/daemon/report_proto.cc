@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <map>
 
-#include "operator/base/version.h"
+#include "base/version.h"
 
 namespace rdmastack::agent {
 namespace {

@@ -3,8 +3,8 @@
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 
-#include "operator/base/json_fields.h"
-#include "operator/base/version.h"
+#include "base/json_fields.h"
+#include "base/version.h"
 
 namespace rdmastack::agent {
 namespace {

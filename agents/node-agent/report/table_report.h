@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "agents/node-agent/checks/check.h"
-#include "agents/node-agent/probe/facts.h"
+#include "node/checks/check.h"
+#include "node/probe/facts.h"
 
 namespace rdmastack::agent {
 

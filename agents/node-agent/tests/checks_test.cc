@@ -1,10 +1,10 @@
 // Checks and verdicts as pure functions over hand-built NodeFacts.
-#include "agents/node-agent/checks/checks.h"
+#include "node/checks/checks.h"
 
 #include <gtest/gtest.h>
 
-#include "agents/node-agent/checks/gpu_checks.h"
-#include "agents/node-agent/checks/rdma_checks.h"
+#include "node/checks/gpu_checks.h"
+#include "node/checks/rdma_checks.h"
 
 namespace rdmastack::agent {
 namespace {

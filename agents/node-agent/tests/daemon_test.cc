@@ -1,7 +1,7 @@
 // Pure parts of the daemon: backoff, report building and content hashing, hub requirements.
 #include <gtest/gtest.h>
 
-#include "agents/node-agent/checks/checks.h"
+#include "node/checks/checks.h"
 #include "agents/node-agent/cli/run_command.h"
 #include "agents/node-agent/daemon/backoff.h"
 #include "agents/node-agent/daemon/report_proto.h"

@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "agents/node-agent/probe/device_prober.h"
-#include "agents/node-agent/probe/node_probe.h"
+#include "node/probe/device_prober.h"
+#include "node/probe/node_probe.h"
 #include "tests/harness/cluster_env.h"
 
 namespace rdmastack::agent::testing {

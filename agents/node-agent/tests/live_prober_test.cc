@@ -8,10 +8,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "agents/node-agent/probe/device_prober.h"
-#include "agents/node-agent/probe/node_probe.h"
-#include "agents/node-agent/probe/subprocess.h"
-#include "agents/node-agent/probe/system_probe.h"
+#include "node/probe/device_prober.h"
+#include "node/probe/node_probe.h"
+#include "node/probe/subprocess.h"
+#include "node/probe/system_probe.h"
 #include "agents/node-agent/tests/fixture_util.h"
 
 namespace rdmastack::agent {

@@ -1,7 +1,7 @@
 // Finding the host's NVML below a host root, as the agent must in its pod (the image has none),
 // and the one rule for where device facts come from. A stand-in libnvidia-ml.so.1
 // (tests/fake_nvml.cc) plays the host's library.
-#include "agents/node-agent/probe/nvml_library.h"
+#include "node/probe/nvml_library.h"
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "agents/node-agent/cli/check_command.h"
-#include "agents/node-agent/probe/nvml_query.h"
+#include "node/probe/nvml_query.h"
 #include "agents/node-agent/tests/fixture_util.h"
 
 namespace rdmastack::agent {

@@ -1,8 +1,8 @@
-#include "agents/node-agent/probe/parsers.h"
+#include "node/probe/parsers.h"
 
 #include <gtest/gtest.h>
 
-#include "operator/base/quantity.h"
+#include "base/quantity.h"
 
 namespace rdmastack::agent {
 namespace {

@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "agents/node-agent/checks/checks.h"
-#include "agents/node-agent/probe/ip_lookup.h"
+#include "node/checks/checks.h"
+#include "node/probe/ip_lookup.h"
 #include "agents/node-agent/tests/fixture_util.h"
 
 namespace rdmastack::agent {

@@ -6,7 +6,7 @@
 #include <mbedtls/ssl.h>
 #include <mbedtls/ssl_ciphersuites.h>
 
-#include "agents/node-agent/checks/checks.h"
+#include "node/checks/checks.h"
 #include "agents/node-agent/daemon/agent_daemon.h"
 #include "agents/node-agent/daemon/probing_source.h"
 #include "agents/node-agent/daemon/report_proto.h"

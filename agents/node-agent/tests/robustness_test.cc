@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "agents/node-agent/checks/checks.h"
-#include "agents/node-agent/probe/node_probe.h"
+#include "node/checks/checks.h"
+#include "node/probe/node_probe.h"
 #include "agents/node-agent/tests/fixture_util.h"
 
 namespace rdmastack::agent {

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "agents/node-agent/probe/netdev_probe.h"
-#include "agents/node-agent/probe/pci_topology.h"
+#include "node/probe/netdev_probe.h"
+#include "node/probe/pci_topology.h"
 
 namespace rdmastack::agent {
 namespace {

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "operator/base/status.h"
+#include "base/status.h"
 
 namespace rdmastack::agent::transport {
 

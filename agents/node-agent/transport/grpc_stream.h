@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "operator/base/status.h"
+#include "base/status.h"
 
 namespace rdmastack::agent::transport {
 

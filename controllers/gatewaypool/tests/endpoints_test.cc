@@ -10,8 +10,8 @@ namespace {
 using testing::SamplePool;
 using testing::ShippedMatrix;
 
-GatewayPod Pod(const std::string& node, bool ready, const std::string& track = "v1") {
-  GatewayPod p;
+controllers::OwnedPod Pod(const std::string& node, bool ready, const std::string& track = "v1") {
+  controllers::OwnedPod p;
   p.name = "kvcache-gateway-" + track + "-" + node;
   p.uid = "uid-" + node;
   p.node = node;
@@ -26,11 +26,11 @@ Track V1() {
 }
 
 TEST(EndpointsTest, OneEndpointPerNodeWithItsConditions) {
-  std::vector<GatewayPod> pods = {Pod("b", true), Pod("a", false), Pod("c", true, "v2")};
-  GatewayPod leaving = Pod("d", true);
+  std::vector<controllers::OwnedPod> pods = {Pod("b", true), Pod("a", false), Pod("c", true, "v2")};
+  controllers::OwnedPod leaving = Pod("d", true);
   leaving.terminating = true;
   pods.push_back(leaving);
-  GatewayPod pending = Pod("e", false);
+  controllers::OwnedPod pending = Pod("e", false);
   pending.ip.clear();
   pods.push_back(pending);
   const auto slices = RenderEndpointSlices(SamplePool(), V1(), pods);
@@ -55,7 +55,7 @@ TEST(EndpointsTest, OneEndpointPerNodeWithItsConditions) {
 }
 
 TEST(EndpointsTest, UpgradeRolesLeaveOutOrDrainNodes) {
-  const std::vector<GatewayPod> pods = {Pod("a", true), Pod("b", true), Pod("c", true)};
+  const std::vector<controllers::OwnedPod> pods = {Pod("a", true), Pod("b", true), Pod("c", true)};
   auto role = [](const std::string& node) {
     if (node == "a") return EndpointRole::kDraining;
     if (node == "b") return EndpointRole::kAbsent;
@@ -75,9 +75,9 @@ TEST(EndpointsTest, UpgradeRolesLeaveOutOrDrainNodes) {
 }
 
 TEST(EndpointsTest, ReplacementPodKeepsTheLiveOne) {
-  GatewayPod old = Pod("a", true);
+  controllers::OwnedPod old = Pod("a", true);
   old.terminating = true;
-  GatewayPod fresh = Pod("a", false);
+  controllers::OwnedPod fresh = Pod("a", false);
   fresh.uid = "uid-new";
   const auto slices = RenderEndpointSlices(SamplePool(), V1(), {old, fresh});
   const auto endpoints = slices[0].GetArray({"endpoints"});
@@ -86,7 +86,7 @@ TEST(EndpointsTest, ReplacementPodKeepsTheLiveOne) {
 }
 
 TEST(EndpointsTest, AtMostAHundredPerSlice) {
-  std::vector<GatewayPod> pods;
+  std::vector<controllers::OwnedPod> pods;
   for (int i = 0; i < 250; ++i) pods.push_back(Pod("n" + std::to_string(1000 + i), true));
   const auto slices = RenderEndpointSlices(SamplePool(), V1(), pods);
   ASSERT_EQ(slices.size(), 3u);
@@ -96,7 +96,7 @@ TEST(EndpointsTest, AtMostAHundredPerSlice) {
 }
 
 TEST(EndpointsTest, NodesStayInTheirSliceAndNewOnesFillGaps) {
-  std::vector<GatewayPod> pods;
+  std::vector<controllers::OwnedPod> pods;
   for (int i = 0; i < 150; ++i) pods.push_back(Pod("n" + std::to_string(1000 + i), true));
   const auto first = RenderEndpointSlices(SamplePool(), V1(), pods);
   ASSERT_EQ(first.size(), 2u);

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "controllers/gatewaypool/node_upgrade.h"
+#include "crds/types/node_upgrade.h"
 
 namespace rdmastack::gatewaypool {
 namespace {

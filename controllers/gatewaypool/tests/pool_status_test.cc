@@ -26,8 +26,8 @@ SelectedNode Unverified(const std::string& name, const std::string& reason) {
   return {name, v};
 }
 
-GatewayPod Pod(const std::string& node, bool ready) {
-  GatewayPod p;
+controllers::OwnedPod Pod(const std::string& node, bool ready) {
+  controllers::OwnedPod p;
   p.name = "kvcache-gateway-v1-" + node;
   p.node = node;
   p.track = "v1";
@@ -107,7 +107,7 @@ TEST(PoolStatusTest, UnverifiedNodeIsListedAndTheRestIsReady) {
 TEST(PoolStatusTest, CrashLoopIsDegraded) {
   Fixture f;
   f.in.selected = {Verified("a")};
-  GatewayPod p = Pod("a", false);
+  controllers::OwnedPod p = Pod("a", false);
   p.waiting_reason = "CrashLoopBackOff";
   p.message = "rdmastack-gateway: refused (library-pin): ...";
   f.in.pods = {p};

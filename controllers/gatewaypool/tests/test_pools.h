@@ -7,7 +7,7 @@
 
 #include "controllers/gatewaypool/node_verdict.h"
 #include "crds/types/types.h"
-#include "gateway/compat/compatibility.h"
+#include "lib/compat/compatibility.h"
 
 namespace rdmastack::gatewaypool::testing {
 

@@ -7,9 +7,9 @@ namespace {
 
 constexpr int64_t kNow = 1'800'000'000;
 
-GatewayPod Pod(const std::string& node, const std::string& track, bool ready,
+controllers::OwnedPod Pod(const std::string& node, const std::string& track, bool ready,
                const std::string& hash = "h2") {
-  GatewayPod p;
+  controllers::OwnedPod p;
   p.name = "gw-" + track + "-" + node;
   p.node = node;
   p.track = track;

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "controllers/rdmanode/rdmanode_status.h"
-#include "operator/base/rfc3339.h"
+#include "base/rfc3339.h"
 
 namespace rdmastack::rdmanode {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "controllers/rdmanode/testing/fixture_reports.h"
 #include "crds/types/json.h"
-#include "operator/base/rfc3339.h"
+#include "base/rfc3339.h"
 
 namespace rdmastack::rdmanode {
 namespace {

@@ -1,4 +1,5 @@
 #include "controllers/rdmanode/requirements.h"
+#include "controllers/common/node_selection.h"
 
 #include <gtest/gtest.h>
 
@@ -22,22 +23,22 @@ crd::ClientProfile Profile(const std::string& name, crd::StringMap selector) {
 }
 
 TEST(RequirementsTest, SelectorsMatchByEveryPair) {
-  EXPECT_TRUE(SelectorMatches({}, {}));
-  EXPECT_TRUE(SelectorMatches({}, {{"a", "1"}}));
-  EXPECT_TRUE(SelectorMatches({{"a", "1"}}, {{"a", "1"}, {"b", "2"}}));
-  EXPECT_FALSE(SelectorMatches({{"a", "1"}, {"c", ""}}, {{"a", "1"}}));
-  EXPECT_FALSE(SelectorMatches({{"a", "1"}}, {{"a", "2"}}));
+  EXPECT_TRUE(controllers::SelectorMatches({}, {}));
+  EXPECT_TRUE(controllers::SelectorMatches({}, {{"a", "1"}}));
+  EXPECT_TRUE(controllers::SelectorMatches({{"a", "1"}}, {{"a", "1"}, {"b", "2"}}));
+  EXPECT_FALSE(controllers::SelectorMatches({{"a", "1"}, {"c", ""}}, {{"a", "1"}}));
+  EXPECT_FALSE(controllers::SelectorMatches({{"a", "1"}}, {{"a", "2"}}));
 }
 
 TEST(RequirementsTest, SelectorsMatchACachedObjectsLabels) {
   k8s::JsonObject node;
   node.SetLabel("a", "1");
   node.SetLabel("b", "2");
-  EXPECT_TRUE(SelectorMatchesLabelsOf({}, node));
-  EXPECT_TRUE(SelectorMatchesLabelsOf({}, k8s::JsonObject()));
-  EXPECT_TRUE(SelectorMatchesLabelsOf({{"a", "1"}}, node));
-  EXPECT_FALSE(SelectorMatchesLabelsOf({{"a", "1"}, {"c", ""}}, node));
-  EXPECT_FALSE(SelectorMatchesLabelsOf({{"a", "2"}}, node));
+  EXPECT_TRUE(controllers::SelectorMatchesLabelsOf({}, node));
+  EXPECT_TRUE(controllers::SelectorMatchesLabelsOf({}, k8s::JsonObject()));
+  EXPECT_TRUE(controllers::SelectorMatchesLabelsOf({{"a", "1"}}, node));
+  EXPECT_FALSE(controllers::SelectorMatchesLabelsOf({{"a", "1"}, {"c", ""}}, node));
+  EXPECT_FALSE(controllers::SelectorMatchesLabelsOf({{"a", "2"}}, node));
 }
 
 TEST(RequirementsTest, UnionOfWhatSelectsTheNode) {

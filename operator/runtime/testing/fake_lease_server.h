@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "operator/base/clock.h"
+#include "base/clock.h"
 #include "operator/k8s/call_context.h"
 #include "operator/runtime/leader_election.h"
 #include "operator/runtime/testing/mock_client.h"

@@ -11,7 +11,7 @@
 #include <boost/beast/ssl.hpp>
 #include <string>
 
-#include "operator/base/status.h"
+#include "base/status.h"
 
 namespace rdmastack::runtime::testing {
 

@@ -16,10 +16,10 @@
 #include <fstream>
 #include <thread>
 
-#include "agents/node-agent/checks/checks.h"
+#include "node/checks/checks.h"
 #include "agents/node-agent/daemon/report_proto.h"
-#include "agents/node-agent/probe/device_prober.h"
-#include "agents/node-agent/probe/node_probe.h"
+#include "node/probe/device_prober.h"
+#include "node/probe/node_probe.h"
 #include "tests/harness/cluster_env.h"
 #include "tests/integration/agent/test_hub.h"
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <thread>
 
-#include "controllers/agenthub/agent_hub.h"
-#include "operator/base/logging.h"
+#include "servers/agenthub/agent_hub.h"
+#include "base/logging.h"
 #include "operator/k8s/config.h"
 
 namespace {

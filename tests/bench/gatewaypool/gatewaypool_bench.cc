@@ -26,6 +26,7 @@
 #include "tests/harness/cluster_test.h"
 #include "tests/harness/proc_stat.h"
 #include "tests/integration/operator/operator_process.h"
+#include "crds/types/kinds.h"
 
 namespace rdmastack::testing {
 namespace {
@@ -70,7 +71,7 @@ class GatewayPoolBench : public ClusterWithCrdsTest {
     }
     operator_.reset();
     controllers::ParallelFor(nodes_, 8, [&](size_t i) {
-      (void)admin_->Delete(k8s::kinds::RdmaNode(), "", NodeName(i));
+      (void)admin_->Delete(crd::kinds::RdmaNode(), "", NodeName(i));
       (void)admin_->Delete(k8s::kinds::Node(), "", NodeName(i));
     });
     (void)admin_->Delete(k8s::kinds::Namespace(), "", ns_);
@@ -260,7 +261,7 @@ TEST_F(GatewayPoolBench, SideBySideUpgradeAgainstTheFloor) {
   int violations = 0, samples = 0, max_in_flight = 0;
   std::string first_violation;
   auto done = [&] {
-    auto pool = admin_->Get(k8s::kinds::GatewayPool(), ns_, "bench");
+    auto pool = admin_->Get(crd::kinds::GatewayPool(), ns_, "bench");
     if (!pool.ok()) return false;
     std::map<std::string, int64_t> phase;
     for (const char* p : kPhases)

@@ -15,7 +15,7 @@
 #include <mutex>
 
 #include "controllers/common/cache_transforms.h"
-#include "operator/base/clock.h"
+#include "base/clock.h"
 #include "operator/k8s/json_object.h"
 #include "operator/k8s/rest_client.h"
 #include "operator/k8s/rest_codec.h"

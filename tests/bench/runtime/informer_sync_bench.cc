@@ -17,7 +17,7 @@
 #include <fstream>
 #include <string>
 
-#include "operator/base/clock.h"
+#include "base/clock.h"
 #include "operator/k8s/client.h"
 #include "operator/k8s/config.h"
 #include "operator/runtime/informer.h"

@@ -9,7 +9,7 @@
 #include <ctime>
 #include <string>
 
-#include "operator/base/clock.h"
+#include "base/clock.h"
 #include "operator/runtime/workqueue.h"
 
 namespace rdmastack::runtime {

@@ -30,7 +30,7 @@
 
 #include "controllers/common/cache_transforms.h"
 #include "controllers/common/parallel.h"
-#include "operator/base/clock.h"
+#include "base/clock.h"
 #include "operator/k8s/api_error.h"
 #include "operator/k8s/client.h"
 #include "operator/k8s/config.h"

@@ -4,6 +4,7 @@
 #include "controllers/rdmanode/testing/fixture_reports.h"
 #include "crds/types/json.h"
 #include "operator/k8s/api_error.h"
+#include "crds/types/kinds.h"
 
 namespace rdmastack::bench {
 
@@ -75,14 +76,14 @@ Status CreateRdmaNode(k8s::Client& client, const std::string& node, crd::RdmaNod
   rnode.spec.node_name = node;
   auto body = k8s::JsonObject::Parse(crd::SerializeResource(rnode));
   if (!body.ok()) return body.status();
-  auto created = client.Create(k8s::kinds::RdmaNode(), *body);
+  auto created = client.Create(crd::kinds::RdmaNode(), *body);
   if (!created.ok() && !k8s::IsAlreadyExists(created.status())) return created.status();
   rnode.status = std::move(status);
   auto patch = k8s::JsonObject::Parse(crd::SerializeStatusPatch(rnode));
   if (!patch.ok()) return patch.status();
   k8s::PatchOptions options;
   options.field_manager = "bench";
-  return client.ApplyStatus(k8s::kinds::RdmaNode(), *patch, options).status();
+  return client.ApplyStatus(crd::kinds::RdmaNode(), *patch, options).status();
 }
 
 }  // namespace rdmastack::bench

@@ -22,7 +22,7 @@
 #include <sstream>
 #include <thread>
 
-#include "operator/base/version.h"
+#include "base/version.h"
 #include "tests/e2e/common/pool_e2e_fixture.h"
 #include "tests/e2e/common/pool_traffic.h"
 #include "tests/harness/golden.h"

@@ -15,7 +15,7 @@
 #include <sstream>
 #include <thread>
 
-#include "controllers/agenthub/hub_pki.h"
+#include "servers/agenthub/hub_pki.h"
 #include "operator/k8s/config.h"
 #include "operator/k8s/json_object.h"
 #include "tests/e2e/common/pool_e2e_fixture.h"

@@ -7,7 +7,7 @@
 #include <random>
 #include <sstream>
 
-#include "operator/base/clock.h"
+#include "base/clock.h"
 #include "operator/k8s/config.h"
 
 namespace rdmastack::testing {

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "gateway/s3/http.h"
-#include "gateway/s3/s3_client.h"
+#include "lib/s3/http.h"
+#include "lib/s3/s3_client.h"
 #include "tests/harness/audit_log.h"
 #include "tests/harness/cluster_env.h"
 #include "tests/integration/operator/operator_process.h"

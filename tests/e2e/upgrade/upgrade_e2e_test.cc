@@ -8,7 +8,7 @@
 
 #include <random>
 
-#include "controllers/agenthub/hub_pki.h"
+#include "servers/agenthub/hub_pki.h"
 #include "tests/e2e/upgrade/upgrade_fixture.h"
 
 namespace rdmastack::testing {

@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "operator/base/status.h"
+#include "base/status.h"
 
 namespace rdmastack::sim {
 

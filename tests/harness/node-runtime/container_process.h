@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "operator/base/status.h"
+#include "base/status.h"
 
 namespace rdmastack::sim {
 

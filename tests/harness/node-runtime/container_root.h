@@ -12,7 +12,7 @@
 // Called in the container's first process after unshare(CLONE_NEWNS), before exec. Paths are
 // resolved after the pivot, so a symlink in a target path stays inside the container's root.
 
-#include "operator/base/status.h"
+#include "base/status.h"
 #include "tests/harness/node-runtime/launch_spec.h"
 
 namespace rdmastack::sim {

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "operator/base/status.h"
+#include "base/status.h"
 #include "tests/harness/node-runtime/launch_spec.h"
 
 namespace rdmastack::sim {

@@ -4,7 +4,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include "operator/base/json_fields.h"
+#include "base/json_fields.h"
 
 // RapidJSON directly rather than k8s::JsonObject: the shim links nothing of the Kubernetes client,
 // so one shim per container stays small.

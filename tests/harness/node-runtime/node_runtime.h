@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "operator/base/clock.h"
+#include "base/clock.h"
 #include "operator/k8s/client.h"
 #include "operator/runtime/informer.h"
 #include "tests/harness/node-runtime/dns_config.h"

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "operator/base/status.h"
+#include "base/status.h"
 
 namespace rdmastack::k8s {
 class Client;

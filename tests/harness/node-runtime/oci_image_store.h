@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "operator/base/status.h"
+#include "base/status.h"
 #include "tests/harness/node-runtime/image_table.h"
 
 namespace rdmastack::sim {

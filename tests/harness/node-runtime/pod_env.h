@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "operator/base/status.h"
+#include "base/status.h"
 #include "operator/k8s/json_object.h"
 #include "tests/harness/node-runtime/env_list.h"
 #include "tests/harness/node-runtime/image_table.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "operator/base/clock.h"
+#include "base/clock.h"
 #include "operator/k8s/json_object.h"
 
 namespace rdmastack::sim {

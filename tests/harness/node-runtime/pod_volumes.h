@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "operator/base/clock.h"
-#include "operator/base/status.h"
+#include "base/clock.h"
+#include "base/status.h"
 #include "operator/k8s/json_object.h"
 #include "tests/harness/node-runtime/atomic_writer.h"
 #include "tests/harness/node-runtime/launch_spec.h"

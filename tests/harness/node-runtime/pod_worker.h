@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "operator/base/clock.h"
+#include "base/clock.h"
 #include "operator/k8s/client.h"
 #include "operator/runtime/store.h"
 #include "tests/harness/node-runtime/container_process.h"

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "operator/base/clock.h"
-#include "operator/base/status.h"
+#include "base/clock.h"
+#include "base/status.h"
 #include "operator/k8s/json_object.h"
 
 namespace rdmastack::sim {

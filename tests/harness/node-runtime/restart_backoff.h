@@ -4,7 +4,7 @@
 
 #include <chrono>
 
-#include "operator/base/clock.h"
+#include "base/clock.h"
 
 namespace rdmastack::sim {
 

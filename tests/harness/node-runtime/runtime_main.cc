@@ -31,8 +31,8 @@
 #include <filesystem>
 #include <thread>
 
-#include "operator/base/clock.h"
-#include "operator/base/logging.h"
+#include "base/clock.h"
+#include "base/logging.h"
 #include "operator/k8s/client.h"
 #include "operator/k8s/config.h"
 #include "operator/runtime/signals.h"

@@ -1,6 +1,6 @@
 #include "tests/harness/node-runtime/runtime_options.h"
 
-#include "operator/base/duration.h"
+#include "base/duration.h"
 
 namespace rdmastack::sim {
 

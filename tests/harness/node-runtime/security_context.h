@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "operator/base/status.h"
+#include "base/status.h"
 #include "operator/k8s/json_object.h"
 
 namespace rdmastack::sim {

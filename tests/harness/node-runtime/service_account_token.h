@@ -6,8 +6,8 @@
 #include <chrono>
 #include <string>
 
-#include "operator/base/clock.h"
-#include "operator/base/status.h"
+#include "base/clock.h"
+#include "base/status.h"
 
 namespace rdmastack::k8s {
 class Client;

@@ -11,7 +11,7 @@
 #include <set>
 #include <thread>
 
-#include "controllers/agenthub/hub_pki.h"
+#include "servers/agenthub/hub_pki.h"
 #include "operator/k8s/api_error.h"
 #include "tests/harness/audit_log.h"
 #include "tests/integration/agenthub/hub_fixture.h"

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "agents/proto/agenthub.grpc.pb.h"
-#include "controllers/agenthub/agent_hub.h"
+#include "servers/agenthub/agent_hub.h"
 #include "operator/k8s/client.h"
 #include "operator/runtime/event_recorder.h"
 #include "operator/runtime/metrics.h"

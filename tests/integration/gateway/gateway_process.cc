@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <thread>
 
-#include "gateway/s3/http.h"
+#include "lib/s3/http.h"
 
 namespace rdmastack::gateway::testing {
 

@@ -19,9 +19,9 @@
 #include "controllers/clientprofile/s3_user.h"
 #include "controllers/clientprofile/s3_user_sync.h"
 #include "gateway/launcher/test_paths.h"
-#include "gateway/s3/crypto.h"
-#include "gateway/s3/s3_client.h"
-#include "gateway/s3/versitygw_admin.h"
+#include "lib/s3/crypto.h"
+#include "lib/s3/s3_client.h"
+#include "lib/s3/versitygw_admin.h"
 #include "tests/harness/cluster_env.h"
 #include "tests/integration/gateway/gateway_process.h"
 

@@ -14,7 +14,7 @@
 #include <functional>
 #include <thread>
 
-#include "operator/base/clock.h"
+#include "base/clock.h"
 #include "operator/k8s/client.h"
 #include "operator/k8s/config.h"
 #include "operator/runtime/manager.h"

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "controllers/rdmanode/agent_daemonset.h"
-#include "operator/base/version.h"
+#include "base/version.h"
 #include "tests/harness/audit_log.h"
 #include "tests/integration/rdmanode/node_controllers_run.h"
 #include "tests/integration/sim/sim_cluster.h"

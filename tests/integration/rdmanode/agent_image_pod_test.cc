@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "controllers/rdmanode/agent_daemonset.h"
-#include "operator/base/version.h"
+#include "base/version.h"
 #include "operator/k8s/json_object.h"
 #include "tests/harness/cluster_env.h"
 #include "tests/integration/sim/sim_cluster.h"

@@ -14,8 +14,8 @@
 #include <string>
 #include <thread>
 
-#include "operator/base/clock.h"
-#include "operator/base/logging.h"
+#include "base/clock.h"
+#include "base/logging.h"
 #include "operator/k8s/client.h"
 #include "operator/k8s/config.h"
 #include "operator/runtime/manager.h"

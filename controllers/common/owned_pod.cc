@@ -1,0 +1,51 @@
+#include "controllers/common/owned_pod.h"
+
+#include "crds/types/gatewaypool_api.h"
+
+namespace rdmastack::controllers {
+namespace {
+
+void ReadContainer(const k8s::JsonObject& status, OwnedPod* out) {
+  out->restarts += static_cast<int32_t>(status.GetInt({"restartCount"}).value_or(0));
+  if (auto reason = status.GetString({"state", "waiting", "reason"})) {
+    out->waiting_reason = *reason;
+    out->message = status.GetString({"state", "waiting", "message"}).value_or("");
+  }
+  // The launcher's refusal (one line on stderr) is the last termination message.
+  if (auto last = status.GetString({"lastState", "terminated", "message"}); last && !last->empty())
+    out->message = *last;
+}
+
+}  // namespace
+
+OwnedPod ReadOwnedPod(const k8s::JsonObject& pod, std::string_view container) {
+  OwnedPod p;
+  p.name = std::string(pod.Name());
+  p.uid = std::string(pod.Uid());
+  p.node = pod.GetString({"spec", "nodeName"}).value_or("");
+  p.track = pod.Label(gatewaypool::kTrackLabel).value_or("");
+  p.library_version = pod.Label(gatewaypool::kLibraryVersionLabel).value_or("");
+  p.template_hash = pod.Label(gatewaypool::kTemplateHashLabel).value_or("");
+  p.ip = pod.GetString({"status", "podIP"}).value_or("");
+  p.terminating = pod.IsBeingDeleted();
+  for (const auto& c : pod.GetArray({"status", "conditions"})) {
+    if (c.GetString({"type"}) == "Ready") p.ready = c.GetString({"status"}) == "True";
+  }
+  for (const auto& c : pod.GetArray({"status", "initContainerStatuses"})) ReadContainer(c, &p);
+  for (const auto& c : pod.GetArray({"status", "containerStatuses"})) {
+    if (c.GetString({"name"}) == container) ReadContainer(c, &p);
+  }
+  return p;
+}
+
+bool IsFailing(const OwnedPod& pod) {
+  static constexpr std::string_view kFailing[] = {
+      "CrashLoopBackOff", "CreateContainerConfigError", "CreateContainerError", "ErrImagePull",
+      "ImagePullBackOff", "InvalidImageName",           "RunContainerError"};
+  for (std::string_view r : kFailing) {
+    if (pod.waiting_reason == r) return true;
+  }
+  return false;
+}
+
+}  // namespace rdmastack::controllers

@@ -1,0 +1,43 @@
+#pragma once
+// What a controller needs to know about a pod of a DaemonSet it owns (a pool's gateway, a
+// profile's client), read from the Pod object (pure).
+
+#include <string>
+#include <string_view>
+
+#include "operator/k8s/json_object.h"
+
+namespace rdmastack::controllers {
+
+struct OwnedPod {
+  std::string name;
+  std::string uid;
+  std::string node;
+  // A gateway pod's labels (crds/types/gatewaypool_api.h); empty on other pods.
+  std::string track;            // kTrackLabel
+  std::string library_version;  // kLibraryVersionLabel
+  std::string template_hash;    // kTemplateHashLabel: the DaemonSet template it was made from
+  std::string ip;               // status.podIP: the node's address (host network)
+  bool ready = false;           // the Ready condition
+  bool terminating = false;     // deletionTimestamp set
+  int32_t restarts = 0;
+  // Why the gateway container is not running, when it is not: the kubelet's waiting reason
+  // (CrashLoopBackOff, CreateContainerConfigError, ...) and the last exit's message.
+  std::string waiting_reason;
+  std::string message;
+  friend bool operator==(const OwnedPod&, const OwnedPod&) = default;
+};
+
+// `container`: the DaemonSet's main container, whose waiting reason and restarts count (with
+// every init container's).
+OwnedPod ReadOwnedPod(const k8s::JsonObject& pod, std::string_view container);
+
+// Which of two pods of one DaemonSet on one node to go by (a replacement in progress): the live one.
+inline bool Supersedes(const OwnedPod& candidate, const OwnedPod& kept) {
+  return kept.terminating && !candidate.terminating;
+}
+
+// Reasons that will not clear by waiting: the pod is failing, not starting.
+bool IsFailing(const OwnedPod& pod);
+
+}  // namespace rdmastack::controllers

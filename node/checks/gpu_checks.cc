@@ -1,0 +1,236 @@
+#include "node/checks/gpu_checks.h"
+
+#include "node/checks/checks.h"
+#include "node/probe/parsers.h"
+
+namespace rdmastack::agent::checks {
+namespace {
+
+// The NIC-side dma-buf answer over all usable devices: yes if any says yes.
+Tristate NicDmaBuf(const NodeFacts& facts, std::string* detail) {
+  Tristate out = Tristate::kUnknown;
+  *detail = "no RDMA device to probe";
+  for (const RdmaDevice* d : UsableDevices(facts)) {
+    if (d->dmabuf_supported == Tristate::kYes) {
+      *detail = d->name + ": " + d->dmabuf_detail;
+      return Tristate::kYes;
+    }
+    if (d->dmabuf_supported == Tristate::kNo) {
+      out = Tristate::kNo;
+      *detail = d->name + ": " + d->dmabuf_detail;
+    } else if (detail->empty() || *detail == "no RDMA device to probe") {
+      *detail = d->name + ": " + (d->dmabuf_detail.empty() ? "not probed" : d->dmabuf_detail);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+bool KernelHasDmaBufMr(int major, int minor) {
+  return major > 5 || (major == 5 && minor >= 12);
+}
+
+CheckResult CheckGpuPresent(const NodeFacts& facts) {
+  const char* id = "gpu.present";
+  if (!facts.gpus.empty()) {
+    std::vector<std::string> names;
+    for (const auto& g : facts.gpus) names.push_back(g.model + " (" + g.pci_address + ")");
+    return Pass(id, JoinList(names));
+  }
+  const std::string issues = DescribeIssues(facts, "gpu");
+  if (!issues.empty()) {
+    return Unknown(id, "GpuSysfsUnreadable", "cannot list GPUs: " + issues,
+                   "Mount the host's /sys.");
+  }
+  return Fail(id, "NoGpu", "no NVIDIA GPU (vendor 0x10de, class 0x0300/0x0302) on the PCI bus",
+              "Use transport HostMemory on nodes without GPUs, or select GPU nodes only.");
+}
+
+CheckResult CheckNvidiaDriver(const NodeFacts& facts) {
+  const char* id = "gpu.driver";
+  const auto& d = facts.drivers;
+  if (d.nvidia_driver_version.empty() && !d.Loaded("nvidia")) {
+    return Fail(id, "NvidiaDriverNotLoaded", "the nvidia kernel module is not loaded",
+                "Install the NVIDIA driver (GPU Operator or host packages); the open kernel module "
+                "enables dma-buf.");
+  }
+  std::string flavor =
+      d.nvidia_module_flavor.empty() ? "module type unknown" : d.nvidia_module_flavor;
+  return Pass(id, "NVIDIA driver " +
+                      (d.nvidia_driver_version.empty() ? "?" : d.nvidia_driver_version) + " (" +
+                      flavor + ")");
+}
+
+CheckResult CheckPeerMem(const NodeFacts& facts) {
+  const char* id = "gpu.peermem";
+  const auto& d = facts.drivers;
+  if (d.Loaded("nvidia_peermem")) {
+    const Module* m = d.Find("nvidia_peermem");
+    return Pass(id, "nvidia_peermem loaded" + (m->version.empty() ? "" : " (" + m->version + ")"));
+  }
+  if (d.peer_memory_api) {
+    return Fail(id, "PeerMemNotLoaded",
+                "nvidia_peermem is not loaded; the ib_core on this node has the PeerDirect API (" +
+                    (d.ib_core_flavor.empty() ? "ib_core" : d.ib_core_flavor) + ")",
+                "modprobe nvidia-peermem (GPU Operator: driver.rdma.enabled=true), or allow "
+                "loadPeerMem in the "
+                "ClientProfile.");
+  }
+  return Fail(id, "PeerMemNotLoaded",
+              "nvidia_peermem is not loaded and the " +
+                  (d.ib_core_flavor.empty() ? std::string("RDMA") : d.ib_core_flavor) +
+                  " ib_core lacks the PeerDirect API (ib_register_peer_memory_client)",
+              "Install MOFED/DOCA-OFED and modprobe nvidia-peermem, or use DMABuf (open kernel "
+              "module, kernel >= 5.12).");
+}
+
+CheckResult CheckDmaBuf(const NodeFacts& facts) {
+  const char* id = "gpu.dmabuf";
+  const auto& d = facts.drivers;
+  std::string nic_detail;
+  const Tristate nic = NicDmaBuf(facts, &nic_detail);
+  const std::string remedy_module =
+      "Switch to the NVIDIA open kernel module (GPU Operator driver.kernelModuleType=open) or use "
+      "PeerMem.";
+  if (d.nvidia_module_flavor == "Proprietary") {
+    return Fail(id, "DmaBufUnsupported",
+                "the proprietary NVIDIA kernel module cannot export dma-buf", remedy_module);
+  }
+  if (d.nvidia_module_flavor.empty()) {
+    return Unknown(id, "DmaBufUnverified",
+                   "NVIDIA kernel module type unknown (open vs proprietary)",
+                   "Mount the host's /proc (proc/driver/nvidia/version).");
+  }
+  if (facts.kernel.major > 0 && !KernelHasDmaBufMr(facts.kernel.major, facts.kernel.minor) &&
+      nic != Tristate::kYes) {
+    return Fail(id, "DmaBufUnsupported",
+                "kernel " + facts.kernel.release + " predates dma-buf memory regions (5.12)",
+                "Use a kernel >= 5.12 (or a distro kernel with the RDMA dma-buf backport), or use "
+                "PeerMem.");
+  }
+  for (const auto& g : facts.gpus) {
+    if (!g.turing_or_newer) {
+      return Fail(id, "DmaBufUnsupported",
+                  g.model + " (" + g.pci_address + ") is older than Turing",
+                  "dma-buf needs a Turing or newer GPU; use PeerMem.");
+    }
+    if (g.dma_buf_attr == Tristate::kNo) {
+      return Fail(id, "DmaBufUnsupported",
+                  "CUDA reports CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED=0 for " + g.pci_address,
+                  "Use the open kernel module with a CUDA >= 11.7 driver, or use PeerMem.");
+    }
+  }
+  if (nic == Tristate::kNo) {
+    return Fail(
+        id, "DmaBufUnsupported",
+        "the RDMA stack refuses dma-buf registrations (" + nic_detail + ")",
+        "EOPNOTSUPP: update the NIC driver/provider; EPROTONOSUPPORT: kernel uverbs too old; "
+        "missing symbol: rdma-core >= 34.");
+  }
+  if (nic == Tristate::kUnknown) {
+    return Unknown(
+        id, "DmaBufUnverified",
+        "open module and kernel " + facts.kernel.release + " fit, but the NIC probe did not run (" +
+            nic_detail + ")",
+        "Run the agent with libibverbs and /dev/infiniband so ibv_reg_dmabuf_mr can be probed.");
+  }
+  return Pass(id, "dma-buf registration works (" + nic_detail + ", open module, kernel " +
+                      facts.kernel.release + ")");
+}
+
+CheckResult CheckBar1(const NodeFacts& facts, int64_t max_transfer_bytes) {
+  const char* id = "gpu.bar1";
+  std::vector<std::string> ok, small, unknown;
+  std::string too_small;
+  for (const auto& g : facts.gpus) {
+    const std::string name = g.model + " " + g.pci_address;
+    if (g.bar1_total_bytes <= 0) {
+      unknown.push_back(name + ": " + DescribeIssues(facts, "gpu", g.pci_address));
+      continue;
+    }
+    const bool nvml = g.bar1_free_bytes >= 0;
+    const int64_t free = nvml ? g.bar1_free_bytes : g.bar1_total_bytes - kBar1DriverBytes;
+    std::string text =
+        name + " BAR1 " + FormatBytes(g.bar1_total_bytes) +
+        (nvml ? ", free " + FormatBytes(free) : " (sysfs; free not known without NVML)");
+    if (max_transfer_bytes > 0 && max_transfer_bytes + kBar1ReserveBytes > free &&
+        too_small.empty()) {
+      too_small = name + ": a " + FormatBytes(max_transfer_bytes) + " transfer plus " +
+                  FormatBytes(kBar1ReserveBytes) + " headroom does not fit BAR1 free " +
+                  FormatBytes(free) + " (total " + FormatBytes(g.bar1_total_bytes) + ")";
+      continue;
+    }
+    (g.bar1_total_bytes < kBar1SmallBytes ? small : ok).push_back(text);
+  }
+  if (!too_small.empty()) {
+    int64_t limit = 0;
+    for (const auto& g : facts.gpus) {
+      int64_t free =
+          g.bar1_free_bytes >= 0 ? g.bar1_free_bytes : g.bar1_total_bytes - kBar1DriverBytes;
+      if (g.bar1_total_bytes > 0 && (limit == 0 || free - kBar1ReserveBytes < limit))
+        limit = free - kBar1ReserveBytes;
+    }
+    return Fail(id, "Bar1TooSmall", too_small,
+                "Lower maxTransferSize below " + FormatBytes(std::max<int64_t>(limit, 0)) +
+                    ", use transport HostMemory, or enable a larger BAR1 (resizable BAR / "
+                    "display-off mode).");
+  }
+  if (!unknown.empty() && ok.empty() && small.empty()) {
+    return Unknown(
+        id, "Bar1Unknown", "BAR1 size unknown: " + JoinList(unknown, "; "),
+        "Check sys/bus/pci/devices/<gpu>/resource, or run with NVML (libnvidia-ml.so.1).");
+  }
+  if (!small.empty()) {
+    return Warn(id, "Bar1Small",
+                JoinList(small, "; ") + "; GPU-direct registrations are capped by BAR1",
+                "Keep GPU buffers (sum of in-flight transfers) below BAR1 free, or use HostMemory "
+                "for large objects.");
+  }
+  return Pass(id, JoinList(ok, "; "));
+}
+
+CheckResult CheckGpuNicDistance(const NodeFacts& facts, PathType max_distance) {
+  const char* id = "gpu.nic-distance";
+  std::vector<std::string> ok, far, unknown;
+  for (const auto& g : facts.gpus) {
+    if (g.path_type.empty()) {
+      unknown.push_back(g.pci_address);
+      continue;
+    }
+    PathType t = PathType::kSys;
+    ParsePathType(g.path_type, &t);
+    std::string text = g.pci_address + " -> " + g.nearest_nic + " " + g.path_type;
+    const RdmaDevice* nic = facts.FindDevice(g.nearest_nic);
+    if (g.numa_node < 0 && nic != nullptr && nic->numa_node < 0) {
+      // Flat VM topologies and some firmware report no NUMA node; the path is then a guess.
+      text +=
+          " (NUMA unknown: in a VM this says nothing about the physical path, and P2P may be "
+          "blocked)";
+    }
+    (static_cast<int>(t) > static_cast<int>(max_distance) ? far : ok).push_back(text);
+  }
+  const std::string max = PathTypeName(max_distance);
+  if (!far.empty()) {
+    return Fail(
+        id, "GpuNicTooFar",
+        JoinList(far) + " is farther than " + max +
+            " (NCCL disables GPU-direct beyond PXB by default)",
+        "Use a NIC under the same PCIe switch as the GPU, pin the client to the NIC's NUMA node, "
+        "or raise maxGpuNicDistance knowingly (traffic crosses the host bridge / CPU "
+        "interconnect).");
+  }
+  if (ok.empty()) {
+    const std::string issues = DescribeIssues(facts, "pci");
+    return Unknown(id, "TopologyUnknown",
+                   "no GPU <-> RDMA NIC PCIe path could be computed" +
+                       (HardwareDevices(facts).empty() ? std::string(" (no RDMA device)") : "") +
+                       (issues.empty() ? "" : ": " + issues),
+                   "Check that sys/bus/pci/devices links resolve for the GPU and the NIC.");
+  }
+  std::string msg = JoinList(ok) + " (max " + max + ")";
+  if (!unknown.empty()) msg += "; unknown: " + JoinList(unknown);
+  return Pass(id, msg);
+}
+
+}  // namespace rdmastack::agent::checks

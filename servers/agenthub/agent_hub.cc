@@ -1,0 +1,131 @@
+#include "servers/agenthub/agent_hub.h"
+
+#include <grpcpp/security/tls_certificate_provider.h>
+#include <grpcpp/security/tls_credentials_options.h>
+#include <spdlog/spdlog.h>
+
+namespace rdmastack::agenthub {
+
+Status ValidateAgentHubOptions(const AgentHubOptions& o) {
+  if (o.policy.service_account_namespace.empty() || o.policy.service_account_name.empty()) {
+    return InvalidArgumentError(
+        "agent hub: the agent ServiceAccount (namespace and name) must be set");
+  }
+  if (o.policy.audience.empty()) return InvalidArgumentError("agent hub: empty token audience");
+  if (o.certificates.namespace_.empty()) {
+    return InvalidArgumentError("agent hub: the namespace for its Secret and ConfigMap is empty");
+  }
+  if (o.certificates.hosts.empty()) {
+    return InvalidArgumentError(
+        "agent hub: no certificate names; give the DNS names/IPs agents dial (e.g. the hub "
+        "Service's name)");
+  }
+  if (o.handshake_timeout.count() < 1 || o.connection_idle.count() < 1 ||
+      o.max_message_bytes < 64 * 1024) {
+    return InvalidArgumentError(
+        "agent hub: handshake timeout and connection idle must be positive, the message limit at "
+        "least 64 KiB");
+  }
+  if (o.streams.heartbeat_seconds < 1 || o.streams.reports_per_minute < 1) {
+    return InvalidArgumentError(
+        "agent hub: heartbeat seconds and reports per minute must be at least 1");
+  }
+  if (o.certificates.renew_fraction <= 0 || o.certificates.renew_fraction >= 1) {
+    return InvalidArgumentError("agent hub: the renew fraction must be between 0 and 1");
+  }
+  if (o.certificates.serving_validity <= std::chrono::seconds(0) ||
+      o.certificates.ca_validity <= o.certificates.serving_validity) {
+    return InvalidArgumentError(
+        "agent hub: the CA must be valid longer than the serving certificate (both > 0)");
+  }
+  if (o.max_message_bytes < 1024 || o.auth_threads < 1 || o.certificate_refresh_seconds < 1) {
+    return InvalidArgumentError(
+        "agent hub: max message size >= 1024, auth threads >= 1, refresh >= 1 s");
+  }
+  return OkStatus();
+}
+
+AgentHub::AgentHub(k8s::Client& reader, k8s::Client& writer, runtime::EventRecorder& events,
+                   runtime::MetricsRegistry& metrics, AgentEventSink& sink, Clock& clock,
+                   AgentHubOptions options)
+    : options_(std::move(options)),
+      metrics_(metrics),
+      certificates_(reader, writer, clock, options_.certificates),
+      api_reviewer_(reader, options_.policy.audience, &metrics_.token_reviews),
+      reviewer_(api_reviewer_, clock, options_.token_cache),
+      authenticator_(reviewer_, reader, options_.policy),
+      pool_(options_.auth_threads, options_.auth_queue),
+      core_(sink, events, metrics_, clock, options_.streams, pool_, authenticator_),
+      service_(core_) {}
+
+AgentHub::~AgentHub() {
+  Stop();
+}
+
+Status AgentHub::Start() {
+  RDMASTACK_RETURN_IF_ERROR(ValidateAgentHubOptions(options_));
+  RDMASTACK_RETURN_IF_ERROR(certificates_.Start());
+  // The identity file holds the key and the chain (see hub_certificates.h for why one file).
+  const std::string identity = certificates_.identity_file();
+  provider_ = std::make_shared<grpc::experimental::FileWatcherCertificateProvider>(
+      identity, identity, options_.certificate_refresh_seconds);
+  grpc::experimental::TlsServerCredentialsOptions tls(provider_);
+  tls.watch_identity_key_cert_pairs();
+  // Agents prove who they are with a ServiceAccount token, not a client certificate.
+  tls.set_cert_request_type(GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
+  // gRPC 1.51 has no setting for the TLS versions or cipher suites of these credentials: it
+  // negotiates TLS 1.2 or 1.3 (fixed minimum/maximum) with its default suites, which are
+  // ECDHE + AEAD only for TLS 1.2 (ECDHE-{ECDSA,RSA}-AES{128,256}-GCM-SHA{256,384}) and
+  // TLS 1.3's AES-GCM/ChaCha20-Poly1305. Only the GRPC_SSL_CIPHER_SUITES environment variable
+  // (process-wide) could change the 1.2 list. agenthub_tls_integration_test checks all of this.
+  grpc::ServerBuilder builder;
+  // ":9443" (the operator flag's form) means every address; gRPC wants a host.
+  const std::string address = options_.listen_address.starts_with(':')
+                                  ? "[::]" + options_.listen_address
+                                  : options_.listen_address;
+  builder.AddListeningPort(address, grpc::experimental::TlsServerCredentials(tls), &port_);
+  builder.RegisterService(&service_);
+  builder.SetMaxReceiveMessageSize(options_.max_message_bytes);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS,
+                             static_cast<int>(options_.keepalive_time.count()));
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS,
+                             static_cast<int>(options_.keepalive_timeout.count()));
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 0);
+  builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS,
+                             static_cast<int>(options_.handshake_timeout.count()));
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS,
+                             static_cast<int>(options_.connection_idle.count()));
+  // One agent needs one stream (two while a reconnect overlaps the old one's end).
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, 2);
+  server_ = builder.BuildAndStart();
+  if (!server_ || port_ == 0) {
+    certificates_.Stop();
+    return UnavailableError("agent hub: could not listen on " + options_.listen_address);
+  }
+  core_.Start();
+  spdlog::info("agenthub: listening on {} (port {}), TLS with the certificate of {}",
+               options_.listen_address, port_, certificates_.source());
+  return OkStatus();
+}
+
+void AgentHub::Stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  core_.Shutdown();
+  if (server_) {
+    server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+    server_->Wait();
+  }
+  pool_.Stop();
+  certificates_.Stop();
+}
+
+void AgentHub::Publish(const std::string& node_name, const agent::v1::Requirements& requirements) {
+  core_.Publish(node_name, requirements);
+}
+
+void AgentHub::Forget(const std::string& node_name) {
+  core_.Forget(node_name);
+}
+
+}  // namespace rdmastack::agenthub

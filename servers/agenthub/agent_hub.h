@@ -1,0 +1,112 @@
+#pragma once
+// The operator's AgentHub: a TLS-only gRPC server for AgentHub.Connect (agents/proto), the
+// certificates it serves with (hub_certificates.h), the identity check of every agent
+// (admission.h, agent_authenticator.h) and the streams (agent_stream.h). What agents say goes to
+// an AgentEventSink; requirements come in through RequirementsPublisher (agent_events.h).
+//
+// Wiring (operator main):
+//   agenthub::AgentHubOptions o;            // listen address, agent ServiceAccount, cert names...
+//   agenthub::AgentHub hub(api_client,      // NOT the leader-fenced one: TokenReviews are creates
+//                          manager.client() /* fenced: Secret/ConfigMap writes */,
+//                          manager.events(), manager.metrics(), sink, RealClock::Instance(), o);
+//   RDMASTACK_RETURN_IF_ERROR(hub.Start());  // certificates, then listening
+//   ... controllers call hub.Publish(node, requirements) / hub.Forget(node) ...
+//   hub.Stop();                              // ends streams (UNAVAILABLE), stops serving
+// Start() creates the generated Secret and the CA ConfigMap when they are missing, so on a
+// cluster without them it succeeds only where the writer may write (the leader). Start() once per
+// object. RBAC the operator needs: create tokenreviews; get pods in the agent namespace; get,
+// create, update secrets and configmaps in its own namespace; create events.
+
+#include <grpcpp/grpcpp.h>
+
+#include <memory>
+#include <string>
+
+#include "servers/agenthub/admission.h"
+#include "servers/agenthub/agent_authenticator.h"
+#include "servers/agenthub/agent_events.h"
+#include "servers/agenthub/agent_stream.h"
+#include "servers/agenthub/hub_certificates.h"
+#include "servers/agenthub/hub_core.h"
+#include "servers/agenthub/token_reviewer.h"
+#include "servers/agenthub/worker_pool.h"
+#include "base/clock.h"
+#include "operator/k8s/client.h"
+#include "operator/runtime/event_recorder.h"
+#include "operator/runtime/metrics.h"
+
+namespace rdmastack::agenthub {
+
+struct AgentHubOptions {
+  // host:port to listen on (":port" = every address); port 0 picks a free port (see port()).
+  std::string listen_address = "0.0.0.0:9443";
+  // The agent DaemonSet's ServiceAccount and the token audience.
+  AgentPolicy policy;
+  HubStreamOptions streams;
+  HubCertificateOptions certificates;
+  TokenReviewCacheOptions token_cache;
+  // Largest message the hub accepts from an agent (a report of a large host is ~100 KiB). gRPC
+  // buffers a message whole before the hub sees it, so this is also what a stream that has not
+  // authenticated can make the hub hold (two streams per connection).
+  int max_message_bytes = 1024 * 1024;
+  // A peer must finish its TLS handshake this soon (gRPC's default is 120 s), and a connection
+  // without a stream is closed after connection_idle: neither a slow handshake nor a connection
+  // that never opens a stream holds the hub's memory for long.
+  std::chrono::milliseconds handshake_timeout{10'000};
+  std::chrono::milliseconds connection_idle{30'000};
+  // How often gRPC re-reads the identity file for a new certificate.
+  unsigned int certificate_refresh_seconds = 10;
+  int auth_threads = 4;
+  size_t auth_queue = 10'000;
+  // The hub pings an agent silent this long (and drops it when the ping is not answered within
+  // keepalive_timeout): a node that lost power leaves no half-open stream behind.
+  std::chrono::milliseconds keepalive_time{60'000};
+  std::chrono::milliseconds keepalive_timeout{20'000};
+};
+
+// Checks options a person sets (through operator flags); the error names the option.
+Status ValidateAgentHubOptions(const AgentHubOptions& options);
+
+class AgentHub final : public RequirementsPublisher {
+ public:
+  // `reader`: TokenReviews and reads (Pods, Secrets, ConfigMaps). `writer`: the Secret and
+  // ConfigMap writes (the leader-fenced client). Events about refused agents go to `events`.
+  AgentHub(k8s::Client& reader, k8s::Client& writer, runtime::EventRecorder& events,
+           runtime::MetricsRegistry& metrics, AgentEventSink& sink, Clock& clock,
+           AgentHubOptions options);
+  ~AgentHub() override;
+
+  // Certificates first (an error when there is nothing to serve with), then the server. Returns
+  // once it listens.
+  Status Start();
+  // Ends every stream with UNAVAILABLE, stops the server, the workers and the certificate
+  // checks. Idempotent.
+  void Stop();
+
+  void Publish(const std::string& node_name, const agent::v1::Requirements& requirements) override;
+  void Forget(const std::string& node_name) override;
+
+  int port() const { return port_; }
+  size_t connected_agents() const { return core_.connected(); }
+  // Hellos waiting for an authentication thread; whether Stop() has begun.
+  size_t queued_authentications() const { return core_.queued_authentications(); }
+  bool shutting_down() const { return core_.ShuttingDown(); }
+  const HubCertificates& certificates() const { return certificates_; }
+
+ private:
+  const AgentHubOptions options_;
+  HubMetrics metrics_;
+  HubCertificates certificates_;
+  ApiTokenReviewer api_reviewer_;
+  CachingTokenReviewer reviewer_;
+  AgentAuthenticator authenticator_;
+  WorkerPool pool_;
+  HubCore core_;
+  AgentHubService service_;
+  std::shared_ptr<grpc::experimental::CertificateProviderInterface> provider_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+  bool stopped_ = false;
+};
+
+}  // namespace rdmastack::agenthub
