@@ -60,23 +60,57 @@ class [[nodiscard]] Status {
   std::vector<std::pair<std::string, std::string>> payloads_;
 };
 
-inline Status OkStatus() { return {}; }
-inline Status InvalidArgumentError(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
-inline Status NotFoundError(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
-inline Status AlreadyExistsError(std::string m) { return {StatusCode::kAlreadyExists, std::move(m)}; }
-inline Status FailedPreconditionError(std::string m) { return {StatusCode::kFailedPrecondition, std::move(m)}; }
-inline Status UnavailableError(std::string m) { return {StatusCode::kUnavailable, std::move(m)}; }
-inline Status InternalError(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
-inline Status DeadlineExceededError(std::string m) { return {StatusCode::kDeadlineExceeded, std::move(m)}; }
-inline Status PermissionDeniedError(std::string m) { return {StatusCode::kPermissionDenied, std::move(m)}; }
-inline Status UnauthenticatedError(std::string m) { return {StatusCode::kUnauthenticated, std::move(m)}; }
-inline Status AbortedError(std::string m) { return {StatusCode::kAborted, std::move(m)}; }
-inline Status ResourceExhaustedError(std::string m) { return {StatusCode::kResourceExhausted, std::move(m)}; }
-inline Status OutOfRangeError(std::string m) { return {StatusCode::kOutOfRange, std::move(m)}; }
-inline Status UnimplementedError(std::string m) { return {StatusCode::kUnimplemented, std::move(m)}; }
-inline Status CancelledError(std::string m) { return {StatusCode::kCancelled, std::move(m)}; }
-inline Status DataLossError(std::string m) { return {StatusCode::kDataLoss, std::move(m)}; }
-inline Status UnknownError(std::string m) { return {StatusCode::kUnknown, std::move(m)}; }
+inline Status OkStatus() {
+  return {};
+}
+inline Status InvalidArgumentError(std::string m) {
+  return {StatusCode::kInvalidArgument, std::move(m)};
+}
+inline Status NotFoundError(std::string m) {
+  return {StatusCode::kNotFound, std::move(m)};
+}
+inline Status AlreadyExistsError(std::string m) {
+  return {StatusCode::kAlreadyExists, std::move(m)};
+}
+inline Status FailedPreconditionError(std::string m) {
+  return {StatusCode::kFailedPrecondition, std::move(m)};
+}
+inline Status UnavailableError(std::string m) {
+  return {StatusCode::kUnavailable, std::move(m)};
+}
+inline Status InternalError(std::string m) {
+  return {StatusCode::kInternal, std::move(m)};
+}
+inline Status DeadlineExceededError(std::string m) {
+  return {StatusCode::kDeadlineExceeded, std::move(m)};
+}
+inline Status PermissionDeniedError(std::string m) {
+  return {StatusCode::kPermissionDenied, std::move(m)};
+}
+inline Status UnauthenticatedError(std::string m) {
+  return {StatusCode::kUnauthenticated, std::move(m)};
+}
+inline Status AbortedError(std::string m) {
+  return {StatusCode::kAborted, std::move(m)};
+}
+inline Status ResourceExhaustedError(std::string m) {
+  return {StatusCode::kResourceExhausted, std::move(m)};
+}
+inline Status OutOfRangeError(std::string m) {
+  return {StatusCode::kOutOfRange, std::move(m)};
+}
+inline Status UnimplementedError(std::string m) {
+  return {StatusCode::kUnimplemented, std::move(m)};
+}
+inline Status CancelledError(std::string m) {
+  return {StatusCode::kCancelled, std::move(m)};
+}
+inline Status DataLossError(std::string m) {
+  return {StatusCode::kDataLoss, std::move(m)};
+}
+inline Status UnknownError(std::string m) {
+  return {StatusCode::kUnknown, std::move(m)};
+}
 
 namespace internal {
 // Prints the status and aborts; out of line so that every StatusOr<T> shares one copy.
@@ -86,10 +120,11 @@ namespace internal {
 template <typename T>
 class [[nodiscard]] StatusOr {
  public:
-  StatusOr(T value) : value_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  StatusOr(T value) : value_(std::move(value)) {}         // NOLINT(google-explicit-constructor)
   StatusOr(Status status) : status_(std::move(status)) {  // NOLINT(google-explicit-constructor)
     assert(!status_.ok() && "StatusOr constructed from an OK status without a value");
-    if (status_.ok()) status_ = InternalError("StatusOr constructed from OK status without a value");
+    if (status_.ok())
+      status_ = InternalError("StatusOr constructed from OK status without a value");
   }
 
   bool ok() const { return value_.has_value(); }
@@ -123,9 +158,9 @@ class [[nodiscard]] StatusOr {
 }  // namespace rdmastack
 
 // Propagate a non-OK Status to the caller.
-#define RDMASTACK_RETURN_IF_ERROR(expr)              \
-  do {                                               \
-    ::rdmastack::Status rdmastack_status_ = (expr);  \
+#define RDMASTACK_RETURN_IF_ERROR(expr)                    \
+  do {                                                     \
+    ::rdmastack::Status rdmastack_status_ = (expr);        \
     if (!rdmastack_status_.ok()) return rdmastack_status_; \
   } while (0)
 

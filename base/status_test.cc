@@ -36,7 +36,8 @@ TEST(StatusTest, AssignOrReturnPropagates) {
 TEST(StatusOrDeathTest, ReadingTheValueOfAnErrorAbortsWithTheStatus) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   StatusOr<int> error = ParsePositive(-2);
-  EXPECT_DEATH((void)error.value(), "value\\(\\) of an error: InvalidArgument: must be positive, got -2");
+  EXPECT_DEATH((void)error.value(),
+               "value\\(\\) of an error: InvalidArgument: must be positive, got -2");
   EXPECT_DEATH((void)*error, "must be positive");
   StatusOr<std::string> text = NotFoundError("gone");
   EXPECT_DEATH((void)text->size(), "NotFound: gone");

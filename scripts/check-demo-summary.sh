@@ -22,11 +22,11 @@ positive() { [[ "$(field "$1")" =~ ^[1-9][0-9]*$ ]]; }
 check gatewaypools_ready "N/N, N > 0" all_of gatewaypools_ready
 check clientprofiles_ready "N/N, N > 0" all_of clientprofiles_ready
 check operator_pods_ready "N/N, N > 0" all_of operator_pods_ready
-check leader_handover done is leader_handover done
-check upgrade done is upgrade done
+check leader_handover "done" is leader_handover "done"
+check upgrade "done" is upgrade "done"
 check upgrade_s3_requests "> 0" positive upgrade_s3_requests
 check upgrade_s3_failed 0 is upgrade_s3_failed 0
-check app_pod_put_get done is app_pod_put_get done
+check app_pod_put_get "done" is app_pod_put_get "done"
 check operator_requests_refused 0 is operator_requests_refused 0
 check result pass is result pass
 if ((${#problems[@]})); then

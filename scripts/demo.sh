@@ -128,7 +128,7 @@ done
 echo "lease now held by pod $new ($(kubectl get pod "$new" -n rdmastack-system -o jsonpath='{.metadata.creationTimestamp}' 2>/dev/null | sed 's/^/created /'))"
 echo "agents accepted by the new leader: $accepted of $nodes, $((SECONDS - t_handover))s after the delete"
 echo "status writes (RdmaNodes, pools, profiles) by the new leader: $(oplog "$new" | grep -c "status written" || true)"
-handover=done
+handover="done"
 [[ -n "$new" && "$new" != "$leader" ]] && ((accepted >= nodes)) || handover="$accepted of $nodes agents reconnected, lease held by '$(holder)'"
 kubectl rollout status deploy/rdmastack-operator -n rdmastack-system --timeout=120s
 kubectl get pods -n rdmastack-system -l app.kubernetes.io/name=rdmastack-operator -o wide
@@ -179,7 +179,7 @@ for _ in $(seq 1 300); do
     sed -E 's/ +[0-9]+[smh]( +)/\1/' || true)
   [[ "$now" != "$last" ]] && { echo "$now" | sed 's/^/  /'; echo "  --"; last="$now"; }
   [[ "$(kubectl get gwp kvcache -n demo -o jsonpath='{.status.conditions[?(@.type=="Upgrading")].reason}')" == UpToDate &&
-     "$(kubectl get gwp kvcache -n demo -o jsonpath='{.status.library}')" == 2.0.0.109 ]] && { upgrade=done; break; }
+     "$(kubectl get gwp kvcache -n demo -o jsonpath='{.status.library}')" == 2.0.0.109 ]] && { upgrade="done"; break; }
   sleep 1
 done
 echo '$ kubectl rdmastack upgrade kvcache -n demo'
@@ -227,7 +227,7 @@ echo "$ scripts/cluster.sh logs -n demo s3-smoke"
 scripts/cluster.sh logs -n demo s3-smoke | tee "$logs/s3-smoke.log"
 app_phase=$(kubectl get pod s3-smoke -n demo -o jsonpath='{.status.phase}')
 app="phase $app_phase, no PUT+GET in its log"
-[[ $app_phase == Succeeded ]] && grep -q '^PUT+GET .*: written by gpu-node-' "$logs/s3-smoke.log" && app=done
+[[ $app_phase == Succeeded ]] && grep -q '^PUT+GET .*: written by gpu-node-' "$logs/s3-smoke.log" && app="done"
 echo
 echo "A pod naming a profile without spec.workload is refused at admission, saying why:"
 sed 's/client-profile: kvcache-gpudirect/client-profile: kvcache-hostmem/' crds/samples/workload-pod-gpudirect.yaml |
@@ -250,9 +250,9 @@ operator_pods=$(kubectl get deploy rdmastack-operator -n rdmastack-system \
   -o go-template='{{or .status.readyReplicas 0}}/{{.spec.replicas}}')
 all_ready() { [[ ${1%/*} == "${1#*/}" && ${1#*/} -gt 0 ]]; }
 result=pass
-all_ready "$pools" && all_ready "$profiles" && all_ready "$operator_pods" && [[ $handover == done ]] &&
-  [[ $upgrade == done ]] && ((fail == 0 && ok > 0)) &&
-  [[ $app == done ]] && ((denied == 0)) || result=fail
+all_ready "$pools" && all_ready "$profiles" && all_ready "$operator_pods" && [[ $handover == "done" ]] &&
+  [[ $upgrade == "done" ]] && ((fail == 0 && ok > 0)) &&
+  [[ $app == "done" ]] && ((denied == 0)) || result=fail
 step "summary"
 cat <<EOF
 --- demo summary ---

@@ -12,7 +12,7 @@ PACKAGES=(
   libibverbs-dev rdma-core ibverbs-providers
   buildah mmdebstrap runc
   libgtest-dev libgmock-dev googletest
-  clang-14 libclang-rt-14-dev clang-format-14 clang-tidy-14
+  clang-14 libclang-rt-14-dev clang-format-14 clang-tidy-14 shellcheck
   iproute2 procps psmisc iptables
 )
 

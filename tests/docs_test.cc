@@ -52,8 +52,7 @@ void AddQuotedNames(std::string_view arg, std::set<std::string>* out) {
 // Unknown(...) in agents/node-agent/checks.
 std::set<std::string> AgentCheckReasons() {
   std::set<std::string> reasons;
-  for (const auto& entry :
-       std::filesystem::directory_iterator(SourceDir() + "/node/checks")) {
+  for (const auto& entry : std::filesystem::directory_iterator(SourceDir() + "/node/checks")) {
     if (entry.path().extension() != ".cc") continue;
     const std::string text = Slurp(entry.path());
     for (std::string_view call : {"Fail(", "Warn(", "Unknown("}) {
@@ -474,7 +473,7 @@ Variables ReasonVariables() {
   Append(v["in.decision.reason"],
          Assigned(gwp + "gatewaypool_reconciler.cc", "in.decision.reason", "GatewayPool"));
   // The upgrade event of a node's phase: "Upgrade" + PhaseName(...).
-  Append(v["PhaseName()"], TableEntries(gwp + "node_upgrade.cc", "kPhases", "GatewayPool"));
+  Append(v["PhaseName()"], TableEntries("crds/types/node_upgrade.cc", "kPhases", "GatewayPool"));
   // Which Secret a pool lacks: the credentials (the default) or the TLS one.
   Append(v["in.secret_reason"], Assigned(gwp + "pool_status.h", "secret_reason", "GatewayPool"));
   Append(v["in.secret_reason"],
@@ -486,8 +485,7 @@ Variables ReasonVariables() {
   // not capable, the blocking check's reason (documented with the node checks).
   Append(v["outcome->reason"],
          Assigned("controllers/rdmanode/rdmanode_status.cc", "out.reason", "RdmaNode"));
-  Append(v["outcome->reason"],
-         Assigned("node/checks/evaluate.cc", "v.reason", "RdmaNode"));
+  Append(v["outcome->reason"], Assigned("node/checks/evaluate.cc", "v.reason", "RdmaNode"));
   for (const auto& name : AgentCheckReasons())
     v["outcome->reason"].push_back({name, "Node checks", "node/checks"});
   // ClientProfile: what blocks the whole profile (Ready and Degraded).
@@ -495,8 +493,7 @@ Variables ReasonVariables() {
   Append(v["bad_reason"],
          Assigned(cprof + "clientprofile_reconciler.cc", "in.refused_reason", "ClientProfile"));
   // Agent hub refusals: the admission decision's and the stream's (Warning events on the Node).
-  Append(v["decision.reason"],
-         Constants("servers/agenthub/admission.h", "kReason", "Agent hub"));
+  Append(v["decision.reason"], Constants("servers/agenthub/admission.h", "kReason", "Agent hub"));
   Append(v["decision.reason"],
          Argument("servers/agenthub/agent_stream.cc", "Refuse(", 0, "Agent hub"));
   return v;

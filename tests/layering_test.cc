@@ -52,13 +52,14 @@ const std::vector<Part>& Plan() {
       {"controllers/rdmanode",
        {"base", "operator", "crds", "node", "lib", "controllers/common", "servers/agenthub",
         "agents/proto"}},
-      {"controllers/gatewaypool", {"base", "operator", "crds", "node", "lib", "controllers/common"}},
+      {"controllers/gatewaypool",
+       {"base", "operator", "crds", "node", "lib", "controllers/common"}},
       {"controllers/clientprofile",
        {"base", "operator", "crds", "node", "lib", "controllers/common"}},
       // The pod webhook's handler injects a profile's client workload: the one sideways edge.
       {"controllers/workload",
-       {"base", "operator", "crds", "node", "lib", "controllers/common", "controllers/clientprofile",
-        "servers/webhook"}},
+       {"base", "operator", "crds", "node", "lib", "controllers/common",
+        "controllers/clientprofile", "servers/webhook"}},
       // The other binaries' libraries.
       {"agents/node-agent", {"base", "node", "agents/proto"}},
       {"agents/client", {"base", "node", "lib"}},
@@ -104,7 +105,8 @@ std::string Check(const std::string& from, const std::string& target) {
     if (allowed == "*" || Under(to->path, allowed) || Under(target, allowed)) return "";
   }
   std::string rule;
-  for (std::string_view allowed : source->may_use) rule += (rule.empty() ? "" : ", ") + std::string(allowed);
+  for (std::string_view allowed : source->may_use)
+    rule += (rule.empty() ? "" : ", ") + std::string(allowed);
   return "includes \"" + target + "\" (" + std::string(to->path) + "), but " +
          std::string(source->path) + " may use only: " + (rule.empty() ? "nothing of ours" : rule);
 }
@@ -112,9 +114,8 @@ std::string Check(const std::string& from, const std::string& target) {
 std::vector<std::string> Violations(const fs::path& root) {
   static const std::regex kInclude(R"re(^\s*#\s*include\s+"([^"]+)")re");
   std::vector<std::string> out;
-  for (const std::string_view top :
-       {"base", "node", "lib", "crds", "operator", "servers", "controllers", "agents", "gateway",
-        "cli", "cmd"}) {
+  for (const std::string_view top : {"base", "node", "lib", "crds", "operator", "servers",
+                                     "controllers", "agents", "gateway", "cli", "cmd"}) {
     if (!fs::exists(root / top)) {
       out.push_back(std::string(top) + "/ is missing");
       continue;

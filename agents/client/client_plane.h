@@ -21,9 +21,9 @@
 #include "agents/client/node_plan.h"
 #include "agents/client/options.h"
 #include "agents/client/state.h"
-#include "node/probe/device_prober.h"
-#include "lib/s3/http.h"
 #include "base/clock.h"
+#include "lib/s3/http.h"
+#include "node/probe/device_prober.h"
 
 namespace rdmastack::client {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "node/probe/subprocess.h"
 #include "base/status.h"
+#include "node/probe/subprocess.h"
 
 namespace rdmastack::client {
 

@@ -11,9 +11,9 @@
 #include "agents/client/options.h"
 #include "agents/client/state.h"
 #include "agents/client/uninstall_pass.h"
-#include "node/probe/prober_choice.h"
-#include "node/probe/host_root.h"
 #include "base/logging.h"
+#include "node/probe/host_root.h"
+#include "node/probe/prober_choice.h"
 
 namespace rdmastack::client {
 namespace {

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <thread>
 
-#include "node/probe/host_root.h"
 #include "lib/s3/readiness_probe.h"
 #include "lib/s3/s3_client.h"
+#include "node/probe/host_root.h"
 
 namespace rdmastack::client {
 namespace {

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "base/clock.h"
 #include "lib/s3/http.h"
 #include "lib/s3/sigv4.h"
-#include "base/clock.h"
 
 namespace rdmastack::client {
 

@@ -10,9 +10,9 @@
 #include <optional>
 #include <set>
 
-#include "node/probe/host_root.h"
-#include "lib/elf/elf_dynamic.h"
 #include "base/atomic_file.h"
+#include "lib/elf/elf_dynamic.h"
+#include "node/probe/host_root.h"
 
 namespace rdmastack::client {
 namespace {

@@ -2,10 +2,10 @@
 
 #include <unistd.h>
 
-#include "base/flag_reader.h"
-#include "node/probe/parsers.h"
 #include "base/duration.h"
+#include "base/flag_reader.h"
 #include "base/quantity.h"
+#include "node/probe/parsers.h"
 
 namespace rdmastack::client {
 namespace {
@@ -57,9 +57,9 @@ StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args,
     const std::string& value = next.value;
     agent::Requirements& r = o.requirements;
     if (flag == "--live-probes") {
-      o.live_probes = true;
+      o.live_probes = value == "true";
     } else if (flag == "--load-peermem") {
-      o.load_peermem = true;
+      o.load_peermem = value == "true";
     } else if (flag == "--profile") {
       RDMASTACK_RETURN_IF_ERROR(ParseProfile(value));
       o.profile = value;

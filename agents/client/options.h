@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "node/checks/check.h"
 #include "base/status.h"
+#include "node/checks/check.h"
 
 namespace rdmastack::client {
 

@@ -9,8 +9,8 @@
 #include "cli/kubectl-rdmastack/render_text.h"
 #include "cli/kubectl-rdmastack/snapshot.h"
 #include "cli/kubectl-rdmastack/text.h"
-#include "operator/k8s/api_error.h"
 #include "crds/types/kinds.h"
+#include "operator/k8s/api_error.h"
 
 namespace rdmastack::plugin {
 namespace {

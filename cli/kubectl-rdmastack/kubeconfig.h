@@ -6,8 +6,8 @@
 #include <functional>
 #include <string>
 
-#include "cli/kubectl-rdmastack/options.h"
 #include "base/status.h"
+#include "cli/kubectl-rdmastack/options.h"
 #include "operator/k8s/config.h"
 
 namespace rdmastack::plugin {

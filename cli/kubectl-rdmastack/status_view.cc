@@ -1,10 +1,10 @@
 #include "cli/kubectl-rdmastack/status_view.h"
 
-#include "crds/types/clientprofile_api.h"
-#include "crds/types/gatewaypool_api.h"
-
 #include <charconv>
 #include <tuple>
+
+#include "crds/types/clientprofile_api.h"
+#include "crds/types/gatewaypool_api.h"
 
 namespace rdmastack::plugin {
 namespace {

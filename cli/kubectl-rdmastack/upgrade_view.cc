@@ -5,10 +5,10 @@
 #include <set>
 #include <tuple>
 
-#include "cli/kubectl-rdmastack/text.h"
-#include "crds/types/node_upgrade.h"
-#include "crds/types/gatewaypool_api.h"
 #include "base/rfc3339.h"
+#include "cli/kubectl-rdmastack/text.h"
+#include "crds/types/gatewaypool_api.h"
+#include "crds/types/node_upgrade.h"
 
 namespace rdmastack::plugin {
 namespace {

@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "base/logging.h"
+#include "base/version.h"
 #include "cli/kubectl-rdmastack/commands.h"
 #include "cli/kubectl-rdmastack/kubeconfig.h"
 #include "cli/kubectl-rdmastack/options.h"
-#include "base/logging.h"
-#include "base/version.h"
 #include "operator/k8s/client.h"
 
 namespace {

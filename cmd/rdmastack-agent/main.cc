@@ -5,8 +5,8 @@
 
 #include "agents/node-agent/cli/check_command.h"
 #include "agents/node-agent/cli/run_command.h"
-#include "node/probe/nvml_query.h"
 #include "base/version.h"
+#include "node/probe/nvml_query.h"
 
 namespace {
 

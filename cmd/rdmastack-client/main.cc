@@ -8,8 +8,8 @@
 
 #include "agents/client/commands.h"
 #include "agents/client/options.h"
-#include "node/probe/nvml_query.h"
 #include "base/version.h"
+#include "node/probe/nvml_query.h"
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);

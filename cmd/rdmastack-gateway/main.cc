@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "base/version.h"
 #include "cmd/rdmastack-gateway/probe_command.h"
 #include "gateway/launcher/launcher.h"
-#include "base/version.h"
 
 extern char** environ;
 

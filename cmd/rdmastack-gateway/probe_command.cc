@@ -2,8 +2,8 @@
 
 #include <iostream>
 
-#include "gateway/launcher/refusal.h"
 #include "base/clock.h"
+#include "gateway/launcher/refusal.h"
 
 namespace rdmastack::gateway {
 namespace {

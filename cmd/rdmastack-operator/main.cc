@@ -10,19 +10,19 @@
 #include <cstdlib>
 #include <random>
 
-#include "servers/agenthub/agent_hub.h"
+#include "base/version.h"
+#include "cmd/rdmastack-operator/operator_options.h"
+#include "cmd/rdmastack-operator/startup_report.h"
 #include "controllers/common/cache_transforms.h"
 #include "controllers/rdmanode/agent_state_store.h"
 #include "controllers/rdmanode/node_controllers.h"
 #include "controllers/workload/pod_webhook.h"
-#include "base/version.h"
-#include "cmd/rdmastack-operator/operator_options.h"
-#include "cmd/rdmastack-operator/startup_report.h"
+#include "crds/types/kinds.h"
 #include "operator/k8s/client.h"
 #include "operator/k8s/config.h"
 #include "operator/runtime/manager.h"
 #include "operator/runtime/signals.h"
-#include "crds/types/kinds.h"
+#include "servers/agenthub/agent_hub.h"
 
 namespace rdmastack::operator_cmd {
 namespace {

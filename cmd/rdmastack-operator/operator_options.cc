@@ -5,8 +5,10 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "base/duration.h"
+#include "base/flag_reader.h"
 #include "base/version.h"
 #include "operator/k8s/json_object.h"
 #include "operator/runtime/http_server.h"
@@ -343,29 +345,23 @@ StatusOr<OperatorOptions> ParseOperatorOptions(const std::vector<std::string>& a
       {"--help", boolean(&o.show_help)},
   };
 
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string flag = args[i];
-    if (flag == "-h") flag = "--help";
-    std::optional<std::string> value;
-    if (const size_t eq = flag.find('='); flag.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = flag.substr(eq + 1);
-      flag.resize(eq);
+  std::set<std::string> booleans = {"-h"};
+  for (const auto& [name, setter] : bool_flags) booleans.insert(name);
+  for (size_t i = 0; i < args.size();) {
+    // Known before its value is taken: an unknown flag must not swallow the next argument.
+    const std::string name = args[i].substr(0, args[i].find('='));
+    if (booleans.count(name) == 0 && value_flags.count(name) == 0) {
+      if (name.rfind("-", 0) != 0)
+        return InvalidArgumentError("unexpected argument '" + name + "'");
+      return InvalidArgumentError("unknown flag " + name + " (see --help)");
     }
-    if (auto b = bool_flags.find(flag); b != bool_flags.end()) {
-      RDMASTACK_RETURN_IF_ERROR(b->second(flag, value.value_or("true")));
-      continue;
+    RDMASTACK_ASSIGN_OR_RETURN(FlagValue next, ReadFlag(args, &i, booleans));
+    if (next.flag == "-h") next.flag = "--help";
+    if (auto b = bool_flags.find(next.flag); b != bool_flags.end()) {
+      RDMASTACK_RETURN_IF_ERROR(b->second(next.flag, next.value));
+    } else {
+      RDMASTACK_RETURN_IF_ERROR(value_flags.at(next.flag)(next.flag, next.value));
     }
-    auto v = value_flags.find(flag);
-    if (v == value_flags.end()) {
-      if (flag.rfind("-", 0) != 0)
-        return InvalidArgumentError("unexpected argument '" + flag + "'");
-      return InvalidArgumentError("unknown flag " + flag + " (see --help)");
-    }
-    if (!value) {
-      if (i + 1 >= args.size()) return InvalidArgumentError(flag + " needs a value");
-      value = args[++i];
-    }
-    RDMASTACK_RETURN_IF_ERROR(v->second(flag, *value));
   }
   // client-go's rules, checked here so that a bad combination is a flag error, not a start-up one.
   if (o.lease_duration < std::chrono::seconds(1)) {
@@ -492,7 +488,7 @@ agenthub::AgentHubOptions AgentHubOptionsFrom(const OperatorOptions& options,
 }
 
 webhook::WebhookServerOptions WebhookOptionsFrom(const OperatorOptions& options,
-                                                  const std::string& ns) {
+                                                 const std::string& ns) {
   webhook::WebhookServerOptions out;
   out.bind_address = options.webhook_bind_address;
   out.namespace_ = ns;

@@ -8,14 +8,14 @@
 #include <string_view>
 #include <vector>
 
-#include "servers/agenthub/agent_hub.h"
+#include "base/logging.h"
+#include "base/status.h"
 #include "controllers/clientprofile/clientprofile_controllers.h"
 #include "controllers/common/node_pod_policy.h"
 #include "controllers/gatewaypool/gatewaypool_controllers.h"
 #include "controllers/rdmanode/node_controllers.h"
+#include "servers/agenthub/agent_hub.h"
 #include "servers/webhook/webhook_server.h"
-#include "base/logging.h"
-#include "base/status.h"
 
 namespace rdmastack::operator_cmd {
 
@@ -119,7 +119,7 @@ namespace rdmastack::operator_cmd {
 // The webhook's settings; `ns` holds its certificate Secrets and Service, like the agent hub's
 // (the agent namespace: the chart's release namespace).
 webhook::WebhookServerOptions WebhookOptionsFrom(const OperatorOptions& options,
-                                                  const std::string& ns);
+                                                 const std::string& ns);
 
 agenthub::AgentHubOptions AgentHubOptionsFrom(const OperatorOptions& options,
                                               const rdmanode::NodeControllerOptions& nodes);

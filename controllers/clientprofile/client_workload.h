@@ -8,10 +8,10 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
 #include "controllers/common/node_pod_policy.h"
 #include "crds/types/clientprofile_api.h"
 #include "crds/types/types.h"
-#include "base/status.h"
 #include "operator/k8s/json_object.h"
 
 namespace rdmastack::clientprofile {

@@ -13,8 +13,8 @@ namespace {
 // The clients and the uninstallers of every profile, with what they mount.
 std::string OwnedSelector() {
   return std::string(gatewaypool::kComponentLabel) + " in (" + kClientComponent + "," +
-         kUninstallComponent + ")," + crd::kManagedByLabel + "=" +
-         crd::kManagedByValue + "," + kProfileLabel;
+         kUninstallComponent + ")," + crd::kManagedByLabel + "=" + crd::kManagedByValue + "," +
+         kProfileLabel;
 }
 
 // The profiles of `ns` that name `pool`.
@@ -70,83 +70,52 @@ ClientProfileControllers::ClientProfileControllers(runtime::Manager& manager, Cl
   runtime::Controller& controller = manager.NewController("clientprofile", *parts_->reconciler);
 
   // Not for our own status writes, which would start another pass at once.
-  runtime::Predicate not_status_only;
-  not_status_only.update = [](const k8s::JsonObject& a, const k8s::JsonObject& b) {
-    return a.Generation() != b.Generation() || a.DeletionTimestamp() != b.DeletionTimestamp() ||
-           a.Finalizers() != b.Finalizers();
-  };
-  controller.Watch(profiles, runtime::EnqueueSelf(), not_status_only);
+  controller.Watch(profiles, runtime::EnqueueSelf(), runtime::NotStatusOnly());
 
-  auto add_after = [&controller](const std::vector<std::string>& keys, Clock::Duration after) {
-    for (const auto& key : keys) controller.queue().AddAfter(key, after);
-  };
-  auto on_every_change = [](std::function<void(const runtime::ObjectPtr&)> fn) {
-    runtime::EventHandler h;
-    h.on_add = fn;
-    h.on_update = [fn](const runtime::ObjectPtr&, const runtime::ObjectPtr& now) { fn(now); };
-    h.on_delete = fn;
-    return h;
+  auto gathered = [](Clock::Duration after) {
+    runtime::WatchOptions w;
+    w.batch = [after](const runtime::Request&) { return after; };
+    return w;
   };
   const Clock::Duration node_batch = options.node_batch, endpoint_batch = options.endpoint_batch;
   // A pool's spec, status and endpoints: the profiles that name it.
-  auto pool_profiles = [&profiles, add_after](Clock::Duration after) {
-    return [&profiles, add_after, after](const runtime::ObjectPtr& o) {
-      const std::string pool = o->Kind() == "GatewayPool"
-                                   ? std::string(o->Name())
-                                   : o->Label(gatewaypool::kPoolLabel).value_or("");
-      add_after(ProfilesOfPool(profiles.store(), o->Namespace(), pool), after);
-    };
+  runtime::MapFunc pool_profiles = [&profiles](const k8s::JsonObject& o) {
+    const std::string pool = o.Kind() == "GatewayPool"
+                                 ? std::string(o.Name())
+                                 : o.Label(gatewaypool::kPoolLabel).value_or("");
+    std::vector<runtime::Request> out;
+    for (const auto& key : ProfilesOfPool(profiles.store(), o.Namespace(), pool))
+      out.push_back(runtime::Request::FromKey(key));
+    return out;
   };
-  pools.AddEventHandler(on_every_change(pool_profiles(node_batch)));
-  slices.AddEventHandler(on_every_change(pool_profiles(endpoint_batch)));
+  controller.Watch(pools, pool_profiles, gathered(node_batch));
+  slices.Watch(controller, pool_profiles, gathered(endpoint_batch));
   // Secrets: every profile of the namespace (few per namespace).
-  secrets.AddEventHandler(on_every_change([&profiles, add_after](const runtime::ObjectPtr& o) {
-    std::vector<std::string> keys;
-    for (const auto& p : profiles.store().List()) {
-      if (p->Namespace() == o->Namespace()) keys.push_back(p->Key());
-    }
-    add_after(keys, std::chrono::milliseconds(0));
-  }));
+  secrets.Watch(controller, runtime::EnqueueAllInNamespace(profiles.store()));
   // Nodes (labels) and agent verdicts: every profile, gathered.
-  auto every_profile = [&profiles, add_after, node_batch](const runtime::ObjectPtr&) {
-    add_after(profiles.store().ListKeys(), node_batch);
-  };
-  runtime::EventHandler node_handler = on_every_change(every_profile);
-  node_handler.on_update = [every_profile](const runtime::ObjectPtr& old,
-                                           const runtime::ObjectPtr& now) {
-    if (old->Labels() != now->Labels()) every_profile(now);
-  };
-  nodes.AddEventHandler(std::move(node_handler));
-  rdmanodes.AddEventHandler(on_every_change(every_profile));
+  runtime::WatchOptions node_changes = gathered(node_batch);
+  node_changes.predicate =
+      runtime::UpdatesWhere([](const k8s::JsonObject& old, const k8s::JsonObject& now) {
+        return old.Labels() != now.Labels();
+      });
+  controller.Watch(nodes, runtime::EnqueueAll(profiles.store()), node_changes);
+  controller.Watch(rdmanodes, runtime::EnqueueAll(profiles.store()), gathered(node_batch));
   // A workload that names a profile arrives on a node, ends or goes: that profile (it may hold or
   // release a retiring node).
-  auto workload_profile = [add_after, endpoint_batch](const runtime::ObjectPtr& o) {
-    if (auto profile = o->Label(kWorkloadLabel))
-      add_after({std::string(o->Namespace()) + "/" + *profile}, endpoint_batch);
-  };
-  runtime::EventHandler workload_handler = on_every_change(workload_profile);
-  workload_handler.on_update = [workload_profile](const runtime::ObjectPtr& old,
-                                                  const runtime::ObjectPtr& now) {
-    if (old->GetString({"spec", "nodeName"}) != now->GetString({"spec", "nodeName"}) ||
-        old->GetString({"status", "phase"}) != now->GetString({"status", "phase"}))
-      workload_profile(now);
-  };
-  workloads.AddEventHandler(workload_handler);
+  runtime::WatchOptions placement = gathered(endpoint_batch);
+  placement.predicate =
+      runtime::UpdatesWhere([](const k8s::JsonObject& old, const k8s::JsonObject& now) {
+        return old.GetString({"spec", "nodeName"}) != now.GetString({"spec", "nodeName"}) ||
+               old.GetString({"status", "phase"}) != now.GetString({"status", "phase"});
+      });
+  workloads.Watch(controller, runtime::EnqueueByLabel(kWorkloadLabel), placement);
   // What a profile owns: that profile.
-  Parts* parts = parts_.get();
-  for (const NamespacedCache* owned : {&daemonsets, &configmaps, &pods}) {
-    runtime::EventHandler h =
-        on_every_change([add_after, endpoint_batch](const runtime::ObjectPtr& o) {
-          if (auto profile = o->Label(kProfileLabel))
-            add_after({std::string(o->Namespace()) + "/" + *profile}, endpoint_batch);
-        });
-    auto enqueue = h.on_delete;
-    h.on_delete = [parts, enqueue](const runtime::ObjectPtr& o) {
-      parts->reconciler->ObjectDeleted(*o);
-      enqueue(o);
-    };
-    owned->AddEventHandler(h);
-  }
+  runtime::WatchOptions owned = gathered(endpoint_batch);
+  owned.on_delete = [parts = parts_.get()](const k8s::JsonObject& o) {
+    parts->reconciler->ObjectDeleted(o);
+  };
+  for (const NamespacedCache* cache : {&daemonsets, &configmaps, &pods})
+    cache->Watch(controller, runtime::EnqueueByLabel(kProfileLabel), owned);
 }
 
 }  // namespace rdmastack::clientprofile

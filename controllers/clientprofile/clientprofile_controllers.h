@@ -5,8 +5,8 @@
 
 #include <memory>
 
-#include "controllers/clientprofile/client_workload.h"
 #include "base/clock.h"
+#include "controllers/clientprofile/client_workload.h"
 #include "operator/runtime/manager.h"
 
 namespace rdmastack::clientprofile {

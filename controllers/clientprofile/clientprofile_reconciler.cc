@@ -8,13 +8,13 @@
 #include "controllers/clientprofile/node_retirement.h"
 #include "controllers/common/conditions.h"
 #include "controllers/common/credentials_secret.h"
+#include "controllers/common/node_selection.h"
+#include "controllers/common/owned_pod.h"
 #include "controllers/common/render.h"
 #include "controllers/common/status_writer.h"
-#include "controllers/common/owned_pod.h"
 #include "crds/types/gatewaypool_api.h"
 #include "crds/types/json.h"
 #include "crds/types/kinds.h"
-#include "controllers/common/node_selection.h"
 
 namespace rdmastack::clientprofile {
 namespace {

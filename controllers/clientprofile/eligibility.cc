@@ -5,11 +5,11 @@
 #include <string_view>
 #include <vector>
 
+#include "crds/types/int_or_string.h"
 #include "node/checks/checks.h"
 #include "node/checks/gpu_checks.h"
 #include "node/probe/parsers.h"
 #include "node/probe/pci_topology.h"
-#include "crds/types/int_or_string.h"
 
 namespace rdmastack::clientprofile {
 namespace {

@@ -6,9 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "controllers/clientprofile/eligibility.h"
-#include "crds/types/types.h"
 #include "base/clock.h"
+#include "controllers/clientprofile/eligibility.h"
+#include "crds/types/clientprofile_api.h"
+#include "crds/types/types.h"
 
 namespace rdmastack::clientprofile {
 

@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <cctype>
 
+#include "base/rfc3339.h"
+#include "base/sha256.h"
 #include "controllers/clientprofile/client_workload.h"
 #include "controllers/common/render.h"
-#include "base/rfc3339.h"
 #include "operator/k8s/config.h"
-#include "base/sha256.h"
 
 namespace rdmastack::clientprofile {
 namespace {

@@ -15,10 +15,10 @@
 #include <string_view>
 #include <vector>
 
-#include "crds/types/types.h"
-#include "lib/s3/sigv4.h"
 #include "base/status.h"
 #include "crds/types/clientprofile_api.h"
+#include "crds/types/types.h"
+#include "lib/s3/sigv4.h"
 #include "operator/k8s/json_object.h"
 
 namespace rdmastack::clientprofile {

@@ -2,14 +2,14 @@
 
 #include <spdlog/spdlog.h>
 
+#include "base/rfc3339.h"
+#include "base/sha256.h"
 #include "controllers/common/credentials_secret.h"
 #include "controllers/common/parallel.h"
 #include "controllers/common/render.h"
 #include "lib/s3/http.h"
 #include "lib/s3/s3_client.h"
 #include "lib/s3/versitygw_admin.h"
-#include "base/rfc3339.h"
-#include "base/sha256.h"
 
 namespace rdmastack::clientprofile {
 namespace {

@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "base/clock.h"
 #include "controllers/clientprofile/client_workload.h"
 #include "controllers/clientprofile/s3_user.h"
 #include "controllers/clientprofile/s3_user_sync.h"
 #include "controllers/common/namespaced_cache.h"
 #include "crds/types/types.h"
-#include "base/clock.h"
 #include "operator/k8s/client.h"
 #include "operator/runtime/store.h"
 

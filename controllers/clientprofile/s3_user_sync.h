@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "lib/s3/versitygw_admin.h"
 #include "base/status.h"
+#include "lib/s3/versitygw_admin.h"
 
 namespace rdmastack::clientprofile {
 

@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "crds/types/types.h"
 #include "base/clock.h"
+#include "crds/types/types.h"
 
 namespace rdmastack::controllers {
 

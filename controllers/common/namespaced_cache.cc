@@ -34,8 +34,9 @@ std::vector<runtime::ObjectPtr> NamespacedCache::List() const {
   return out;
 }
 
-void NamespacedCache::AddEventHandler(const runtime::EventHandler& handler) const {
-  for (runtime::Informer* informer : informers_) informer->AddEventHandler(handler);
+void NamespacedCache::Watch(runtime::Controller& controller, runtime::MapFunc map,
+                            runtime::WatchOptions options) const {
+  for (runtime::Informer* informer : informers_) controller.Watch(*informer, map, options);
 }
 
 NamespacedCache CachedIn(runtime::Manager& manager, const std::vector<std::string>& namespaces,

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "operator/runtime/controller.h"
 #include "operator/runtime/informer.h"
 #include "operator/runtime/manager.h"
 
@@ -22,9 +23,10 @@ class NamespacedCache {
   // The cached object "ns/name"; nullptr when absent or in a namespace not cached.
   runtime::ObjectPtr Get(const std::string& key) const;
   std::vector<runtime::ObjectPtr> List() const;
-  // To watch: a change in any of them is a change of this kind.
   const std::vector<runtime::Informer*>& informers() const { return informers_; }
-  void AddEventHandler(const runtime::EventHandler& handler) const;
+  // controller.Watch on each informer: a change in any of them is a change of this kind.
+  void Watch(runtime::Controller& controller, runtime::MapFunc map,
+             runtime::WatchOptions options = {}) const;
 
  private:
   std::vector<runtime::Informer*> informers_;  // options().ns "" covers every namespace

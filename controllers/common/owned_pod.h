@@ -32,7 +32,8 @@ struct OwnedPod {
 // every init container's).
 OwnedPod ReadOwnedPod(const k8s::JsonObject& pod, std::string_view container);
 
-// Which of two pods of one DaemonSet on one node to go by (a replacement in progress): the live one.
+// Which of two pods of one DaemonSet on one node to go by (a replacement in progress): the live
+// one.
 inline bool Supersedes(const OwnedPod& candidate, const OwnedPod& kept) {
   return kept.terminating && !candidate.terminating;
 }

@@ -8,8 +8,8 @@
 #include <mutex>
 #include <string>
 
-#include "lib/compat/compatibility.h"
 #include "base/status.h"
+#include "lib/compat/compatibility.h"
 #include "operator/runtime/store.h"
 
 namespace rdmastack::gatewaypool {

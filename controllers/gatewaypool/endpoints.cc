@@ -112,7 +112,8 @@ std::vector<k8s::JsonObject> RenderEndpointSlices(const crd::GatewayPool& pool, 
     if (placed.count(node)) continue;
     auto slot = std::find_if(slots.begin(), slots.end(),
                              [](const auto& s) { return s.size() < kMaxEndpointsPerSlice; });
-    if (slot == slots.end()) slot = slots.insert(slots.end(), std::vector<const controllers::OwnedPod*>{});
+    if (slot == slots.end())
+      slot = slots.insert(slots.end(), std::vector<const controllers::OwnedPod*>{});
     slot->push_back(pod);
   }
   while (slots.size() > 1 && slots.back().empty()) slots.pop_back();
@@ -120,7 +121,9 @@ std::vector<k8s::JsonObject> RenderEndpointSlices(const crd::GatewayPool& pool, 
   std::vector<k8s::JsonObject> out;
   for (size_t n = 0; n < slots.size(); ++n) {
     std::sort(slots[n].begin(), slots[n].end(),
-              [](const controllers::OwnedPod* a, const controllers::OwnedPod* b) { return a->node < b->node; });
+              [](const controllers::OwnedPod* a, const controllers::OwnedPod* b) {
+                return a->node < b->node;
+              });
     k8s::JsonObject slice;
     slice.SetApiVersion("discovery.k8s.io/v1");
     slice.SetKind("EndpointSlice");

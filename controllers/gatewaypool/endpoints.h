@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "controllers/common/owned_pod.h"
-#include "crds/types/node_upgrade.h"
 #include "controllers/gatewaypool/track.h"
+#include "crds/types/node_upgrade.h"
 #include "crds/types/types.h"
 #include "operator/k8s/json_object.h"
 

@@ -1,10 +1,10 @@
 #include "controllers/gatewaypool/gateway_daemonset.h"
 
-#include "controllers/common/render.h"
-#include "crds/types/rdmanode_api.h"
-#include "crds/types/path_template.h"
 #include "base/sha256.h"
+#include "controllers/common/render.h"
 #include "crds/types/label_names.h"
+#include "crds/types/path_template.h"
+#include "crds/types/rdmanode_api.h"
 
 namespace rdmastack::gatewaypool {
 namespace {

@@ -9,10 +9,10 @@
 #include <utility>
 #include <vector>
 
+#include "base/status.h"
 #include "controllers/common/node_pod_policy.h"
 #include "controllers/gatewaypool/track.h"
 #include "crds/types/types.h"
-#include "base/status.h"
 #include "operator/k8s/json_object.h"
 
 namespace rdmastack::gatewaypool {

@@ -7,33 +7,8 @@
 #include "controllers/gatewaypool/gatewaypool_reconciler.h"
 #include "controllers/gatewaypool/track.h"
 #include "crds/types/kinds.h"
-#include "crds/types/label_names.h"
 
 namespace rdmastack::gatewaypool {
-
-namespace {
-
-// The pool named by an owned object's labels, in the object's namespace.
-runtime::MapFunc EveryPool(const runtime::Store& pools) {
-  return [&pools](const k8s::JsonObject&) {
-    std::vector<runtime::Request> out;
-    for (const auto& key : pools.ListKeys()) out.push_back(runtime::Request::FromKey(key));
-    return out;
-  };
-}
-
-runtime::MapFunc PoolsInNamespace(const runtime::Store& pools) {
-  return [&pools](const k8s::JsonObject& o) {
-    std::vector<runtime::Request> out;
-    for (const auto& key : pools.ListKeys()) {
-      runtime::Request r = runtime::Request::FromKey(key);
-      if (r.ns == o.Namespace()) out.push_back(std::move(r));
-    }
-    return out;
-  };
-}
-
-}  // namespace
 
 struct GatewayPoolControllers::Parts {
   std::unique_ptr<CompatibilitySource> compatibility;
@@ -104,69 +79,35 @@ StatusOr<std::unique_ptr<GatewayPoolControllers>> GatewayPoolControllers::Create
 
   // Not for our own status writes: each would start another pass at once and, during a rollout,
   // chain status writes at the API server's pace instead of the batch's.
-  runtime::Predicate not_status_only;
-  not_status_only.update = [](const k8s::JsonObject& a, const k8s::JsonObject& b) {
-    return a.Generation() != b.Generation() || a.DeletionTimestamp() != b.DeletionTimestamp() ||
-           a.Finalizers() != b.Finalizers() || a.Labels() != b.Labels() ||
-           a.Annotations() != b.Annotations();
-  };
-  controller.Watch(pools, runtime::EnqueueSelf(), not_status_only);
+  controller.Watch(pools, runtime::EnqueueSelf(), runtime::NotStatusOnly());
   // A pool's spec or its deletion can make or end a collision with any other pool
   // (pool_conflict.h): the newer one must hear of it.
-  controller.Watch(pools, EveryPool(pools.store()), not_status_only);
-  for (runtime::Informer* informer : secrets.informers())
-    controller.Watch(*informer, PoolsInNamespace(pools.store()));
+  controller.Watch(pools, runtime::EnqueueAll(pools.store()), runtime::NotStatusOnly());
+  secrets.Watch(controller, runtime::EnqueueAllInNamespace(pools.store()));
   if (configmap_informer != nullptr)
-    controller.Watch(*configmap_informer, EveryPool(pools.store()));
+    controller.Watch(*configmap_informer, runtime::EnqueueAll(pools.store()));
   // What the pool owns changes in bursts during a rollout (pods turning Ready, the DaemonSet's
   // status, our own EndpointSlice writes): gather those changes for a moment and reconcile once.
-  const Clock::Duration batch = options.pod_batch, upgrade_batch = options.upgrade_batch;
-  auto batch_for = [&pools, batch, upgrade_batch](const std::string& key) {
-    const runtime::ObjectPtr pool = pools.store().Get(key);
+  runtime::WatchOptions gathered;
+  gathered.batch = [&pools, batch = options.pod_batch,
+                    upgrade_batch = options.upgrade_batch](const runtime::Request& r) {
+    const runtime::ObjectPtr pool = pools.store().Get(r.Key());
     return pool != nullptr && pool->Has({"status", "currentUpgrade"}) ? upgrade_batch : batch;
-  };
-  auto later = [&controller, batch_for](const runtime::ObjectPtr& o) {
-    if (auto pool = o->Label(kPoolLabel)) {
-      const std::string key = std::string(o->Namespace()) + "/" + *pool;
-      controller.queue().AddAfter(key, batch_for(key));
-    }
   };
   // Node labels, cordons and agent verdicts change one node at a time, a thousand at once when the
   // pool's own label writes come back: every pool, gathered the same way.
-  auto every_pool_later = [&controller, &pools, batch_for](const runtime::ObjectPtr&) {
-    for (const auto& key : pools.store().ListKeys())
-      controller.queue().AddAfter(key, batch_for(key));
-  };
-  runtime::EventHandler node_handler;
-  node_handler.on_add = every_pool_later;
-  node_handler.on_update = [every_pool_later](const runtime::ObjectPtr& old,
-                                              const runtime::ObjectPtr& now) {
-    if (old->Labels() != now->Labels() || old->Annotations() != now->Annotations() ||
-        old->GetBool({"spec", "unschedulable"}) != now->GetBool({"spec", "unschedulable"}))
-      every_pool_later(now);
-  };
-  node_handler.on_delete = every_pool_later;
-  nodes.AddEventHandler(std::move(node_handler));
-  runtime::EventHandler rdmanode_handler;
-  rdmanode_handler.on_add = every_pool_later;
-  rdmanode_handler.on_update = [every_pool_later](const runtime::ObjectPtr&,
-                                                  const runtime::ObjectPtr& now) {
-    every_pool_later(now);
-  };
-  rdmanode_handler.on_delete = every_pool_later;
-  rdmanodes.AddEventHandler(std::move(rdmanode_handler));
-  for (const controllers::NamespacedCache* owned : {&daemonsets, &pods, &services, &slices}) {
-    runtime::EventHandler handler;
-    handler.on_add = later;
-    handler.on_update = [later](const runtime::ObjectPtr&, const runtime::ObjectPtr& now) {
-      later(now);
-    };
-    handler.on_delete = [later, &parts](const runtime::ObjectPtr& o) {
-      parts.reconciler->ObjectDeleted(*o);
-      later(o);
-    };
-    owned->AddEventHandler(handler);
-  }
+  runtime::WatchOptions node_changes = gathered;
+  node_changes.predicate =
+      runtime::UpdatesWhere([](const k8s::JsonObject& old, const k8s::JsonObject& now) {
+        return old.Labels() != now.Labels() || old.Annotations() != now.Annotations() ||
+               old.GetBool({"spec", "unschedulable"}) != now.GetBool({"spec", "unschedulable"});
+      });
+  controller.Watch(nodes, runtime::EnqueueAll(pools.store()), node_changes);
+  controller.Watch(rdmanodes, runtime::EnqueueAll(pools.store()), gathered);
+  runtime::WatchOptions owned = gathered;
+  owned.on_delete = [&parts](const k8s::JsonObject& o) { parts.reconciler->ObjectDeleted(o); };
+  for (const controllers::NamespacedCache* cache : {&daemonsets, &pods, &services, &slices})
+    cache->Watch(controller, runtime::EnqueueByLabel(kPoolLabel), owned);
   return self;
 }
 

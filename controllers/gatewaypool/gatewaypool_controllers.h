@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
-#include "controllers/gatewaypool/gateway_daemonset.h"
 #include "base/status.h"
+#include "controllers/gatewaypool/gateway_daemonset.h"
 #include "operator/runtime/manager.h"
 
 namespace rdmastack::gatewaypool {
@@ -28,7 +28,6 @@ struct GatewayPoolControllerOptions {
   // operator's signed ListBuckets against the node) or "pod-ready" (the pod's Ready condition).
   std::string upgrade_validation = "s3";
 };
-
 
 class GatewayPoolControllers {
  public:

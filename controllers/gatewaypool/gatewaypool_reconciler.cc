@@ -5,17 +5,17 @@
 #include <algorithm>
 #include <set>
 
+#include "base/duration.h"
 #include "controllers/common/conditions.h"
+#include "controllers/common/node_selection.h"
 #include "controllers/common/parallel.h"
 #include "controllers/common/render.h"
 #include "controllers/common/status_writer.h"
 #include "controllers/gatewaypool/endpoints.h"
 #include "crds/types/json.h"
-#include "base/duration.h"
+#include "crds/types/kinds.h"
 #include "operator/k8s/api_error.h"
 #include "operator/k8s/config.h"
-#include "crds/types/kinds.h"
-#include "controllers/common/node_selection.h"
 
 namespace rdmastack::gatewaypool {
 namespace {
@@ -38,7 +38,6 @@ std::optional<std::string> NotAllowed(const controllers::TenancyPolicy& policy,
 }
 
 }  // namespace
-
 
 struct GatewayPoolReconciler::Owned {
   std::vector<runtime::ObjectPtr> daemonsets;
@@ -71,7 +70,8 @@ GatewayPoolReconciler::Owned GatewayPoolReconciler::Collect(const std::string& n
     if (OwnedBy(*o, ns, pool)) owned.slices.push_back(o);
   }
   for (const auto& o : stores_.pods.List()) {
-    if (OwnedBy(*o, ns, pool)) owned.pods.push_back(controllers::ReadOwnedPod(*o, kGatewayContainer));
+    if (OwnedBy(*o, ns, pool))
+      owned.pods.push_back(controllers::ReadOwnedPod(*o, kGatewayContainer));
   }
   owned.service = stores_.services.Get(ns + "/" + ServiceName(pool));
   if (owned.service != nullptr && !OwnedBy(*owned.service, ns, pool)) owned.service = nullptr;
@@ -518,9 +518,11 @@ Status GatewayPoolReconciler::SyncWorkloads(const crd::GatewayPool& pool,
   }
   for (auto* writes : {&gaining, &rest}) {
     for (const SliceWrite& w : *writes)
-      RDMASTACK_RETURN_IF_ERROR(writer_.ApplyIfChanged(k8s::kinds::EndpointSlice(), w.desired, w.existing));
+      RDMASTACK_RETURN_IF_ERROR(
+          writer_.ApplyIfChanged(k8s::kinds::EndpointSlice(), w.desired, w.existing));
   }
-  for (const auto& s : unwanted) RDMASTACK_RETURN_IF_ERROR(writer_.Delete(k8s::kinds::EndpointSlice(), s));
+  for (const auto& s : unwanted)
+    RDMASTACK_RETURN_IF_ERROR(writer_.Delete(k8s::kinds::EndpointSlice(), s));
   if (may_start) {
     // Tracks the spec left, once no node runs them any more.
     std::set<std::string> tracks_still_labelled;

@@ -27,7 +27,6 @@
 
 namespace rdmastack::gatewaypool {
 
-
 struct GatewayPoolStores {
   const runtime::Store& pools;
   const runtime::Store& nodes;  // labels only

@@ -4,8 +4,8 @@
 #include <map>
 #include <set>
 
-#include "controllers/common/conditions.h"
 #include "base/rfc3339.h"
+#include "controllers/common/conditions.h"
 
 namespace rdmastack::gatewaypool {
 namespace {
@@ -26,7 +26,7 @@ std::string SelectorText(const crd::StringMap& selector) {
 // The node's serving gateway of the current track, else any live one of the pool.
 struct NodeGateway {
   const controllers::OwnedPod* current = nullptr;  // pod of the spec's track
-  bool any_ready = false;               // some track's gateway is Ready here
+  bool any_ready = false;                          // some track's gateway is Ready here
 };
 
 std::map<std::string, NodeGateway> ByNode(const std::vector<controllers::OwnedPod>& pods,
@@ -41,7 +41,8 @@ std::map<std::string, NodeGateway> ByNode(const std::vector<controllers::OwnedPo
   return out;
 }
 
-crd::NodeProblem GatewayProblem(const std::string& node, const controllers::OwnedPod* pod, int32_t port) {
+crd::NodeProblem GatewayProblem(const std::string& node, const controllers::OwnedPod* pod,
+                                int32_t port) {
   crd::NodeProblem p;
   p.node = node;
   if (pod == nullptr) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "base/clock.h"
 #include "controllers/common/credentials_secret.h"
 #include "controllers/common/owned_pod.h"
 #include "controllers/gatewaypool/node_verdict.h"
@@ -16,7 +17,6 @@
 #include "controllers/gatewaypool/track.h"
 #include "controllers/gatewaypool/upgrade_plan.h"
 #include "crds/types/types.h"
-#include "base/clock.h"
 
 namespace rdmastack::gatewaypool {
 
@@ -38,8 +38,8 @@ struct PoolStatusInputs {
   std::string secret_message;  // what is wrong with it, when not present
   // Which Secret: CredentialsSecretMissing (s3.credentialsSecret) or TlsSecretMissing.
   std::string secret_reason = "CredentialsSecretMissing";
-  std::vector<SelectedNode> selected;  // every node the selector matches, sorted by name
-  std::vector<controllers::OwnedPod> pods;        // the pool's gateway pods, every track
+  std::vector<SelectedNode> selected;       // every node the selector matches, sorted by name
+  std::vector<controllers::OwnedPod> pods;  // the pool's gateway pods, every track
   Clock::WallTime now{};
   // The rollout plan of this pass (null: none computed) and the tracks it names.
   const UpgradePlan* upgrade = nullptr;

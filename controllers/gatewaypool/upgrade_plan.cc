@@ -83,7 +83,8 @@ class Planner {
   }
   // Why a node's new gateway did not pass in time: the operator's check when the pod was Ready,
   // else the pod's own state.
-  std::pair<std::string, std::string> TimeoutWhy(const UpgradeNode& n, const controllers::OwnedPod* next,
+  std::pair<std::string, std::string> TimeoutWhy(const UpgradeNode& n,
+                                                 const controllers::OwnedPod* next,
                                                  const std::string& track) const {
     const std::string within =
         " within validationTimeout " + std::to_string(in_.validation_timeout_s) + "s";

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "servers/agenthub/agent_events.h"
 #include "base/clock.h"
+#include "servers/agenthub/agent_events.h"
 
 namespace rdmastack::rdmanode {
 

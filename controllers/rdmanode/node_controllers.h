@@ -5,10 +5,10 @@
 
 #include <memory>
 
-#include "servers/agenthub/agent_events.h"
 #include "controllers/rdmanode/agent_daemonset.h"
 #include "controllers/rdmanode/agent_state_store.h"
 #include "operator/runtime/manager.h"
+#include "servers/agenthub/agent_events.h"
 
 namespace rdmastack::rdmanode {
 

@@ -2,8 +2,8 @@
 // Keeps the rdmastack.io/ capability labels of each Node in step with its RdmaNode status
 // (node_labels.h). Patches only the labels that differ, and only when some do.
 
-#include "controllers/common/write_memo.h"
 #include "base/clock.h"
+#include "controllers/common/write_memo.h"
 #include "operator/k8s/client.h"
 #include "operator/runtime/reconciler.h"
 #include "operator/runtime/store.h"

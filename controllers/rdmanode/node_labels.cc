@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
+#include "base/rfc3339.h"
 #include "controllers/common/render.h"
 #include "controllers/rdmanode/rdmanode_status.h"
-#include "base/rfc3339.h"
 #include "operator/k8s/json_object.h"
 
 namespace rdmastack::rdmanode {

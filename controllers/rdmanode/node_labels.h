@@ -6,9 +6,9 @@
 #include <string>
 #include <string_view>
 
+#include "base/clock.h"
 #include "crds/types/rdmanode_api.h"
 #include "crds/types/types.h"
-#include "base/clock.h"
 
 namespace rdmastack::rdmanode {
 

@@ -5,8 +5,8 @@
 #include <set>
 #include <string_view>
 
-#include "controllers/common/conditions.h"
 #include "base/rfc3339.h"
+#include "controllers/common/conditions.h"
 
 namespace rdmastack::rdmanode {
 namespace {

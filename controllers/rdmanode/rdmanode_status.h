@@ -5,10 +5,10 @@
 #include <optional>
 
 #include "agents/proto/agenthub.pb.h"
+#include "base/clock.h"
 #include "controllers/rdmanode/agent_state_store.h"
 #include "crds/types/rdmanode_api.h"
 #include "crds/types/types.h"
-#include "base/clock.h"
 
 namespace rdmastack::rdmanode {
 

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "crds/types/int_or_string.h"
 #include "controllers/common/node_selection.h"
+#include "crds/types/int_or_string.h"
 
 namespace rdmastack::rdmanode {
 

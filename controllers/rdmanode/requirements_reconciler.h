@@ -6,9 +6,9 @@
 #include <mutex>
 #include <string>
 
-#include "servers/agenthub/agent_events.h"
 #include "operator/runtime/reconciler.h"
 #include "operator/runtime/store.h"
+#include "servers/agenthub/agent_events.h"
 
 namespace rdmastack::rdmanode {
 

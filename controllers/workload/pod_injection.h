@@ -12,9 +12,9 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
 #include "controllers/clientprofile/client_workload.h"
 #include "crds/types/types.h"
-#include "base/status.h"
 #include "operator/k8s/json_object.h"
 
 namespace rdmastack::workload {

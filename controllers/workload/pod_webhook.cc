@@ -2,9 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
-#include "servers/webhook/admission_review.h"
 #include "controllers/workload/pod_injection.h"
 #include "crds/types/json.h"
+#include "servers/webhook/admission_review.h"
 
 namespace rdmastack::workload {
 

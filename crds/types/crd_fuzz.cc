@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "crds/types/json.h"
 #include "base/quantity.h"
+#include "crds/types/json.h"
 #include "crds/types/validate.h"
 
 namespace {

@@ -6,8 +6,8 @@
 namespace rdmastack::gatewaypool {
 
 std::string OwnedSelector() {
-  return std::string(kComponentLabel) + "=" + kGatewayComponent + "," +
-         crd::kManagedByLabel + "=" + crd::kManagedByValue + "," + kPoolLabel;
+  return std::string(kComponentLabel) + "=" + kGatewayComponent + "," + crd::kManagedByLabel + "=" +
+         crd::kManagedByValue + "," + kPoolLabel;
 }
 
 std::string SerializeTrack(const Track& t) {
@@ -54,8 +54,8 @@ std::string ServiceName(std::string_view pool) {
 }
 
 std::string NodeTrackLabel(std::string_view ns, std::string_view pool, std::string_view track) {
-  return std::string(kNodeTrackLabelPrefix) +
-         crd::LabelNameStem(ns, pool, track.size() + 1) + "." + std::string(track);
+  return std::string(kNodeTrackLabelPrefix) + crd::LabelNameStem(ns, pool, track.size() + 1) + "." +
+         std::string(track);
 }
 
 bool IsNodeTrackLabelOf(std::string_view key, std::string_view ns, std::string_view pool) {

@@ -11,8 +11,8 @@
 #include <string>
 #include <string_view>
 
-#include "crds/types/types.h"
 #include "base/status.h"
+#include "crds/types/types.h"
 
 namespace rdmastack::crd {
 

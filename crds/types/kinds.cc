@@ -12,8 +12,8 @@ const k8s::ResourceType& GatewayPool() {
   return type;
 }
 const k8s::ResourceType& ClientProfile() {
-  static const k8s::ResourceType type{"rdmastack.io", "v1alpha1", "ClientProfile",
-                                      "clientprofiles", true};
+  static const k8s::ResourceType type{"rdmastack.io", "v1alpha1", "ClientProfile", "clientprofiles",
+                                      true};
   return type;
 }
 const k8s::ResourceType& RdmaNode() {

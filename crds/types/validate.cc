@@ -7,8 +7,8 @@
 #include <set>
 #include <string_view>
 
-#include "crds/types/path_template.h"
 #include "base/quantity.h"
+#include "crds/types/path_template.h"
 
 namespace rdmastack::crd {
 namespace {

@@ -1,6 +1,9 @@
 #include "gateway/launcher/flags.h"
 
 #include <charconv>
+#include <set>
+
+#include "base/flag_reader.h"
 
 namespace rdmastack::gateway {
 
@@ -41,32 +44,21 @@ StatusOr<ParsedFlags> ParseFlags(const std::vector<FlagSpec>& specs,
     }
     return nullptr;
   };
+  std::set<std::string> switches;
+  for (const FlagSpec& s : specs) {
+    if (s.is_switch) switches.insert("--" + s.name);
+  }
   ParsedFlags out;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg.rfind("--", 0) != 0 || arg.size() == 2) {
-      return InvalidArgumentError("unexpected argument '" + arg +
+  for (size_t i = 0; i < args.size();) {
+    if (args[i].rfind("--", 0) != 0 || args[i].size() == 2) {
+      return InvalidArgumentError("unexpected argument '" + args[i] +
                                   "'; flags look like --name value");
     }
-    std::string name = arg.substr(2);
-    std::optional<std::string> inline_value;
-    if (size_t eq = name.find('='); eq != std::string::npos) {
-      inline_value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-    }
-    const FlagSpec* spec = find(name);
-    if (spec == nullptr) return InvalidArgumentError("unknown flag --" + name + "; see --help");
-    if (spec->is_switch) {
-      out.values[name] = inline_value.value_or("true");
-      continue;
-    }
-    if (inline_value) {
-      out.values[name] = *inline_value;
-    } else if (i + 1 < args.size()) {
-      out.values[name] = args[++i];
-    } else {
-      return InvalidArgumentError("flag --" + name + " needs a value");
-    }
+    const std::string name = args[i].substr(2, args[i].find('=') - 2);
+    if (find(name) == nullptr)
+      return InvalidArgumentError("unknown flag --" + name + "; see --help");
+    RDMASTACK_ASSIGN_OR_RETURN(FlagValue next, ReadFlag(args, &i, switches));
+    out.values[name] = std::move(next.value);
   }
   for (const FlagSpec& s : specs) {
     if (s.env.empty()) continue;

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "gateway/launcher/flags.h"
 #include "gateway/launcher/library_pin.h"
-#include "base/status.h"
 
 namespace rdmastack::gateway {
 

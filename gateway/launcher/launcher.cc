@@ -7,13 +7,13 @@
 #include <filesystem>
 #include <iostream>
 
-#include "lib/compat/compatibility.h"
+#include "base/atomic_file.h"
 #include "gateway/launcher/cufile_config.h"
 #include "gateway/launcher/gwroot.h"
 #include "gateway/launcher/library_pin.h"
 #include "gateway/launcher/rdma_address.h"
 #include "gateway/launcher/tls_reload.h"
-#include "base/atomic_file.h"
+#include "lib/compat/compatibility.h"
 
 namespace rdmastack::gateway {
 namespace {

@@ -9,8 +9,8 @@
 #include <chrono>
 #include <string>
 
-#include "gateway/launcher/launcher.h"
 #include "base/status.h"
+#include "gateway/launcher/launcher.h"
 
 namespace rdmastack::gateway {
 

@@ -13,8 +13,8 @@
 #include <string>
 #include <string_view>
 
-#include "lib/s3/sigv4.h"
 #include "base/status.h"
+#include "lib/s3/sigv4.h"
 
 namespace rdmastack::s3 {
 

@@ -6,9 +6,9 @@
 #include <string_view>
 #include <vector>
 
+#include "base/clock.h"
 #include "lib/s3/http.h"
 #include "lib/s3/sigv4.h"
-#include "base/clock.h"
 
 namespace rdmastack::s3 {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "lib/s3/s3_client.h"
 #include "base/status.h"
+#include "lib/s3/s3_client.h"
 
 namespace rdmastack::s3 {
 

@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "node/probe/pci_topology.h"
 #include "base/status.h"
+#include "node/probe/pci_topology.h"
 
 namespace rdmastack::agent {
 

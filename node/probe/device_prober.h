@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "node/probe/facts.h"
 #include "base/status.h"
+#include "node/probe/facts.h"
 
 namespace rdmastack::agent {
 

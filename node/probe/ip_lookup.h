@@ -5,8 +5,8 @@
 #include <string>
 #include <string_view>
 
-#include "node/probe/facts.h"
 #include "base/status.h"
+#include "node/probe/facts.h"
 
 namespace rdmastack::agent {
 

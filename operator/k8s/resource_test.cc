@@ -20,7 +20,6 @@ const ResourceType& TestNodeReport() {
   return type;
 }
 
-
 TEST(ResourceTest, PathTable) {
   struct Case {
     const ResourceType& type;

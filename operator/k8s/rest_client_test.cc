@@ -20,7 +20,6 @@ const ResourceType& TestPool() {
   return type;
 }
 
-
 using testing::Chunk;
 using testing::ChunkedHeader;
 using testing::HttpsTestServer;

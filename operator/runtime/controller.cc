@@ -55,22 +55,39 @@ Controller::~Controller() {
   Stop(std::chrono::seconds(0));
 }
 
-void Controller::Enqueue(const MapFunc& map, const k8s::JsonObject& object) {
-  for (const Request& r : map(object)) queue_.Add(r.Key());
+void Controller::Enqueue(const MapFunc& map, const k8s::JsonObject& object,
+                         const std::function<Clock::Duration(const Request&)>& batch) {
+  for (const Request& r : map(object)) {
+    if (batch) {
+      queue_.AddAfter(r.Key(), batch(r));
+    } else {
+      queue_.Add(r.Key());
+    }
+  }
 }
 
 void Controller::Watch(Informer& informer, MapFunc map, Predicate predicate) {
+  WatchOptions options;
+  options.predicate = std::move(predicate);
+  Watch(informer, std::move(map), std::move(options));
+}
+
+void Controller::Watch(Informer& informer, MapFunc map, WatchOptions options) {
   EventHandler h;
-  h.on_add = [this, map, predicate](const ObjectPtr& o) {
-    if (!predicate.create || predicate.create(*o)) Enqueue(map, *o);
+  const Predicate& p = options.predicate;
+  h.on_add = [this, map, p, batch = options.batch](const ObjectPtr& o) {
+    if (!p.create || p.create(*o)) Enqueue(map, *o, batch);
   };
-  h.on_update = [this, map, predicate](const ObjectPtr& old, const ObjectPtr& current) {
-    if (predicate.update && !predicate.update(*old, *current)) return;
-    Enqueue(map, *old);
-    Enqueue(map, *current);
+  h.on_update = [this, map, p, batch = options.batch](const ObjectPtr& old,
+                                                      const ObjectPtr& current) {
+    if (p.update && !p.update(*old, *current)) return;
+    Enqueue(map, *old, batch);
+    Enqueue(map, *current, batch);
   };
-  h.on_delete = [this, map, predicate](const ObjectPtr& o) {
-    if (!predicate.del || predicate.del(*o)) Enqueue(map, *o);
+  h.on_delete = [this, map, p, batch = options.batch,
+                 forget = options.on_delete](const ObjectPtr& o) {
+    if (forget) forget(*o);
+    if (!p.del || p.del(*o)) Enqueue(map, *o, batch);
   };
   informer.AddEventHandler(std::move(h));
 }

@@ -4,6 +4,7 @@
 // Result handling: error -> rate-limited retry; terminal error -> logged, counted, not retried;
 // requeue_after -> forget and add after the delay; success -> forget.
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -24,6 +25,16 @@ struct ControllerOptions {
   std::unique_ptr<RateLimiter> rate_limiter;
 };
 
+struct WatchOptions {
+  Predicate predicate;
+  // When set, a request waits this long before its pass, so that a burst of events (pods turning
+  // Ready in a rollout, a thousand node labels) is reconciled once; unset: at once.
+  std::function<Clock::Duration(const Request&)> batch;
+  // Called with a deleted object before its requests are queued (a reconciler that keeps
+  // per-object state forgets it here).
+  std::function<void(const k8s::JsonObject&)> on_delete;
+};
+
 class Controller {
  public:
   // `metrics` may be null.
@@ -35,6 +46,7 @@ class Controller {
 
   // Enqueues map(object) for events that pass `predicate`. On an update both the old and the new
   // object are mapped (an owner change re-triggers the old owner too).
+  void Watch(Informer& informer, MapFunc map, WatchOptions options);
   void Watch(Informer& informer, MapFunc map, Predicate predicate = {});
 
   void Start();
@@ -49,7 +61,8 @@ class Controller {
   WorkQueue& queue() { return queue_; }
 
  private:
-  void Enqueue(const MapFunc& map, const k8s::JsonObject& object);
+  void Enqueue(const MapFunc& map, const k8s::JsonObject& object,
+               const std::function<Clock::Duration(const Request&)>& batch);
   void ReconcileKey(const std::string& key);
 
   const std::string name_;

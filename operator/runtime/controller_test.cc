@@ -171,6 +171,48 @@ TEST_F(ControllerTest, GenerationPredicateDropsStatusOnlyUpdates) {
   informer.Stop();
 }
 
+// A batched watch queues its requests after the batch delay, and a delete is seen by the
+// on_delete hook even when the predicate drops it.
+TEST_F(ControllerTest, BatchedWatchDelaysRequestsAndTellsOfDeletes) {
+  ::testing::NiceMock<testing::MockClient> client;
+  testing::WatchFeed feed;
+  k8s::JsonObject pod = testing::MakeObject("ns", "pod-1", "1");
+  pod.SetLabel("owner", "pool-a");
+  EXPECT_CALL(client, List(::testing::_, ::testing::_, ::testing::_))
+      .WillOnce(::testing::Return(testing::MakeList({pod}, "1")));
+  EXPECT_CALL(client, Watch(::testing::_, ::testing::_, ::testing::_))
+      .WillRepeatedly(::testing::Invoke([&](auto&&...) { return feed.NewStream(); }));
+  InformerOptions o;
+  o.reflector.initial_sync = ReflectorOptions::InitialSync::kWatchCacheList;  // the mocks list
+  o.type = k8s::kinds::Pod();
+  Informer informer(client, clock_, o);
+  WatchOptions watch;
+  watch.batch = [](const Request& r) { return r.name == "pool-a" ? 5s : 0s; };
+  Predicate no_deletes;
+  no_deletes.del = [](const k8s::JsonObject&) { return false; };
+  watch.predicate = no_deletes;
+  std::vector<std::string> deleted;
+  std::atomic<int> deletes{0};
+  watch.on_delete = [&](const k8s::JsonObject& gone) {
+    deleted.emplace_back(gone.Name());
+    ++deletes;
+  };
+  controller_.Watch(informer, EnqueueByLabel("owner"), std::move(watch));
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForSync(clock_.Now() + 1h));
+  EXPECT_EQ(controller_.queue().TryGet(), std::nullopt);  // waits for the batch
+  clock_.Advance(5s);
+  for (int i = 0; i < 1000 && controller_.queue().Len() == 0; ++i) std::this_thread::sleep_for(1ms);
+  ASSERT_EQ(controller_.queue().TryGet(), "ns/pool-a");
+  controller_.queue().Done("ns/pool-a");
+  feed.Push(k8s::WatchEventType::kDeleted, testing::MakeObject("ns", "pod-1", "2"));
+  while (deletes.load() < 1) std::this_thread::yield();
+  EXPECT_EQ(deleted, std::vector<std::string>{"pod-1"});
+  clock_.Advance(1h);
+  EXPECT_EQ(controller_.queue().TryGet(), std::nullopt);  // the predicate dropped the delete
+  informer.Stop();
+}
+
 TEST_F(ControllerTest, WorkersDrainOnStop) {
   Controller c("drain", reconciler_, RealClock::Instance(), nullptr, ControllerOptions{3, nullptr});
   for (int i = 0; i < 20; ++i) c.queue().Add("ns/k" + std::to_string(i));

@@ -30,6 +30,49 @@ Predicate GenerationChanged() {
   return p;
 }
 
+Predicate NotStatusOnly() {
+  return UpdatesWhere([](const k8s::JsonObject& a, const k8s::JsonObject& b) {
+    return a.Generation() != b.Generation() || a.DeletionTimestamp() != b.DeletionTimestamp() ||
+           a.Finalizers() != b.Finalizers() || a.Labels() != b.Labels() ||
+           a.Annotations() != b.Annotations();
+  });
+}
+
+Predicate UpdatesWhere(
+    std::function<bool(const k8s::JsonObject& old, const k8s::JsonObject& current)> changed) {
+  Predicate p;
+  p.update = std::move(changed);
+  return p;
+}
+
+MapFunc EnqueueByLabel(std::string label) {
+  return [label = std::move(label)](const k8s::JsonObject& o) {
+    std::vector<Request> out;
+    if (auto value = o.Label(label))
+      out.push_back({std::string(o.Namespace()), std::string(*value)});
+    return out;
+  };
+}
+
+MapFunc EnqueueAll(const Store& store) {
+  return [&store](const k8s::JsonObject&) {
+    std::vector<Request> out;
+    for (const auto& key : store.ListKeys()) out.push_back(Request::FromKey(key));
+    return out;
+  };
+}
+
+MapFunc EnqueueAllInNamespace(const Store& store) {
+  return [&store](const k8s::JsonObject& o) {
+    std::vector<Request> out;
+    for (const auto& key : store.ListKeys()) {
+      Request r = Request::FromKey(key);
+      if (r.ns == o.Namespace()) out.push_back(std::move(r));
+    }
+    return out;
+  };
+}
+
 MapFunc EnqueueSelf() {
   return [](const k8s::JsonObject& o) {
     return std::vector<Request>{{std::string(o.Namespace()), std::string(o.Name())}};

@@ -21,6 +21,12 @@ struct Predicate {
 // Drops updates that leave metadata.generation unchanged (status-only writes). Use it on the
 // primary resource only: owned objects report progress through status.
 Predicate GenerationChanged();
+// Drops updates that change nothing but status: a controller's own status writes must not start
+// another pass. Spec (generation), deletion, finalizers, labels and annotations pass.
+Predicate NotStatusOnly();
+// Passes an update only when `changed(old, current)`; creates and deletes always pass.
+Predicate UpdatesWhere(
+    std::function<bool(const k8s::JsonObject& old, const k8s::JsonObject& current)> changed);
 
 // Maps one object to the requests it triggers.
 using MapFunc = std::function<std::vector<Request>(const k8s::JsonObject&)>;
@@ -33,6 +39,15 @@ MapFunc EnqueueSelf();
 // kind pass owner_namespaced=false.
 MapFunc EnqueueOwner(std::string owner_group, std::string owner_kind, bool only_controller = true,
                      bool owner_namespaced = true);
+
+// "<namespace>/<value of `label`>": the owner an owned object names by label (nothing when the
+// label is absent).
+MapFunc EnqueueByLabel(std::string label);
+// Every object in `store` (a change that can concern all of them: a node, a shared file).
+MapFunc EnqueueAll(const Store& store);
+// Every object in `store` of the changed object's namespace (a Secret: the objects that may
+// name it).
+MapFunc EnqueueAllInNamespace(const Store& store);
 
 // "apps/v1" -> "apps"; "v1" -> "".
 std::string GroupOf(std::string_view api_version);

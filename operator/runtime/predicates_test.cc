@@ -92,5 +92,35 @@ TEST(TerminalErrorTest, MarksAndKeepsTheCause) {
   EXPECT_TRUE(IsTerminalError(terminal.WithContext("reconcile")));
 }
 
+TEST(PredicatesTest, NotStatusOnlyPassesMetadataAndSpecButNotStatus) {
+  const Predicate p = NotStatusOnly();
+  k8s::JsonObject a = testing::MakeObject("ns", "p", "1", 1);
+  k8s::JsonObject status = a;
+  ASSERT_TRUE(status.SetString({"status", "phase"}, "Ready").ok());
+  EXPECT_FALSE(p.update(a, status));
+  k8s::JsonObject spec = testing::MakeObject("ns", "p", "2", 2);
+  EXPECT_TRUE(p.update(a, spec));
+  k8s::JsonObject labelled = a;
+  labelled.SetLabel("x", "y");
+  EXPECT_TRUE(p.update(a, labelled));
+  EXPECT_FALSE(p.create);  // creates and deletes pass
+}
+
+TEST(MappersTest, ByLabelAllAndAllInNamespace) {
+  k8s::JsonObject pod = testing::MakeObject("ns", "pod", "1");
+  EXPECT_TRUE(EnqueueByLabel("owner")(pod).empty());
+  pod.SetLabel("owner", "pool-a");
+  ASSERT_EQ(EnqueueByLabel("owner")(pod).size(), 1u);
+  EXPECT_EQ(EnqueueByLabel("owner")(pod)[0].Key(), "ns/pool-a");
+
+  Store store;
+  store.Upsert(std::make_shared<const k8s::JsonObject>(testing::MakeObject("ns", "a", "1")));
+  store.Upsert(std::make_shared<const k8s::JsonObject>(testing::MakeObject("other", "b", "1")));
+  EXPECT_EQ(EnqueueAll(store)(pod).size(), 2u);
+  const std::vector<Request> same_ns = EnqueueAllInNamespace(store)(pod);
+  ASSERT_EQ(same_ns.size(), 1u);
+  EXPECT_EQ(same_ns[0].Key(), "ns/a");
+}
+
 }  // namespace
 }  // namespace rdmastack::runtime

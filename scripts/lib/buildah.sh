@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # buildah without a daemon and without the system's container storage: vfs (plain directories, no
 # overlay mounts), chroot isolation (no runc), and a store of the caller's. Sourced by
 # scripts/images.sh, tests/images/images_test.sh and tests/harness/node-runtime/standin_images.sh.

@@ -84,7 +84,7 @@ build_k8s() {
     printf ')\n'
   } >"$d/src/go.mod"
   local pkgs="k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler"
-  # shellcheck disable=SC2086
+  # shellcheck disable=SC2086,SC2046 # word splitting of the package list is the point
   (cd "$d/src" && run_step "kubernetes go get" "$d/build.log" go_env go get $(for p in $pkgs; do echo "$p@$v"; done) &&
     run_step "kubernetes go build" "$d/build.log" go_env go build -mod=mod -trimpath -ldflags "$(k8s_ldflags "$v")" -o "$d/bin/" $pkgs) || exit 1
   mark_built kubernetes "$v"

@@ -145,8 +145,8 @@ EOF2
 
 # One kube-proxy per simulated node, in its namespace; returns once each has synced its rules.
 start_kube_proxies() {
-  local name ns addr root pending=()
-  while read -r name ns addr root; do
+  local name ns pending=()
+  while read -r name ns _ _; do
     kube_proxy_config "$name" >"$STATE/kube-proxy-$name.yaml"
     start_bg "$(svc_pid_name "kube-proxy-$name")" ip netns exec "$ns" "$(kube_proxy_bin)" \
       --config="$STATE/kube-proxy-$name.yaml" --v=1

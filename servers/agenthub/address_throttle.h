@@ -15,8 +15,8 @@
 #include <string>
 #include <string_view>
 
-#include "servers/agenthub/admission.h"
 #include "base/clock.h"
+#include "servers/agenthub/admission.h"
 
 namespace rdmastack::agenthub {
 

@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include "servers/agenthub/agent_events.h"
 #include "base/status.h"
 #include "operator/k8s/json_object.h"
+#include "servers/agenthub/agent_events.h"
 
 namespace rdmastack::agenthub {
 

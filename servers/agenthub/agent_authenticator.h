@@ -7,9 +7,9 @@
 #include <string>
 
 #include "agents/proto/agenthub.pb.h"
+#include "operator/k8s/client.h"
 #include "servers/agenthub/admission.h"
 #include "servers/agenthub/token_reviewer.h"
-#include "operator/k8s/client.h"
 
 namespace rdmastack::agenthub {
 

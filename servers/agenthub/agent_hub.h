@@ -22,6 +22,10 @@
 #include <memory>
 #include <string>
 
+#include "base/clock.h"
+#include "operator/k8s/client.h"
+#include "operator/runtime/event_recorder.h"
+#include "operator/runtime/metrics.h"
 #include "servers/agenthub/admission.h"
 #include "servers/agenthub/agent_authenticator.h"
 #include "servers/agenthub/agent_events.h"
@@ -30,10 +34,6 @@
 #include "servers/agenthub/hub_core.h"
 #include "servers/agenthub/token_reviewer.h"
 #include "servers/agenthub/worker_pool.h"
-#include "base/clock.h"
-#include "operator/k8s/client.h"
-#include "operator/runtime/event_recorder.h"
-#include "operator/runtime/metrics.h"
 
 namespace rdmastack::agenthub {
 

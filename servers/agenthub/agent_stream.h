@@ -20,9 +20,9 @@
 #include <string>
 
 #include "agents/proto/agenthub.grpc.pb.h"
+#include "operator/runtime/rate_limiter.h"
 #include "servers/agenthub/admission.h"
 #include "servers/agenthub/hub_core.h"
-#include "operator/runtime/rate_limiter.h"
 
 namespace rdmastack::agenthub {
 

@@ -21,9 +21,9 @@
 #include <thread>
 #include <vector>
 
-#include "servers/agenthub/hub_pki.h"
 #include "base/clock.h"
 #include "operator/k8s/client.h"
+#include "servers/agenthub/hub_pki.h"
 
 namespace rdmastack::agenthub {
 

@@ -17,14 +17,14 @@
 #include <unordered_set>
 
 #include "agents/proto/agenthub.pb.h"
+#include "base/clock.h"
+#include "operator/runtime/event_recorder.h"
+#include "operator/runtime/metrics.h"
 #include "servers/agenthub/address_throttle.h"
 #include "servers/agenthub/admission.h"
 #include "servers/agenthub/agent_authenticator.h"
 #include "servers/agenthub/agent_events.h"
 #include "servers/agenthub/worker_pool.h"
-#include "base/clock.h"
-#include "operator/runtime/event_recorder.h"
-#include "operator/runtime/metrics.h"
 
 namespace rdmastack::agenthub {
 

@@ -12,11 +12,11 @@
 #include <string>
 #include <unordered_map>
 
-#include "servers/agenthub/admission.h"
 #include "base/clock.h"
 #include "base/expiring_lru.h"
 #include "operator/k8s/client.h"
 #include "operator/runtime/metrics.h"
+#include "servers/agenthub/admission.h"
 
 namespace rdmastack::agenthub {
 

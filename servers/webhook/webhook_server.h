@@ -17,11 +17,11 @@
 #include <thread>
 #include <vector>
 
-#include "servers/agenthub/hub_certificates.h"
 #include "base/clock.h"
 #include "operator/k8s/client.h"
 #include "operator/runtime/http_server.h"
 #include "operator/runtime/metrics.h"
+#include "servers/agenthub/hub_certificates.h"
 
 namespace rdmastack::webhook {
 

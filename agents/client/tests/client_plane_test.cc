@@ -10,8 +10,8 @@
 #include "agents/client/endpoint_check.h"
 #include "agents/client/tests/test_util.h"
 #include "agents/client/uninstall_pass.h"
-#include "node/probe/prober_choice.h"
 #include "node/probe/host_root.h"
+#include "node/probe/prober_choice.h"
 #include "node/probe/system_probe.h"
 
 namespace rdmastack::client {

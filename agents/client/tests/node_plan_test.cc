@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "node/checks/checks.h"
 #include "agents/node-agent/tests/fixture_util.h"
+#include "node/checks/checks.h"
 
 namespace rdmastack::client {
 namespace {

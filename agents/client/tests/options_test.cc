@@ -130,7 +130,7 @@ TEST(ClientOptions, RefusesWhatItCannotRunWith) {
       {With({"--interval", "0s"}), "--interval"},
       {With({"--modprobe-command", "   "}), "--modprobe-command must not be empty"},
       {With({"--host-install-dir", "relative/dir"}), "must be absolute"},
-      {With({"--load-peermem=yes"}), "takes no value"},
+      {With({"--load-peermem=yes"}), "is true or false, not 'yes'"},
       {With({"--rdma-ip", "10.0.0.1"}), "unknown flag --rdma-ip"},
       {With({"--transport"}), "--transport needs a value"},
   };

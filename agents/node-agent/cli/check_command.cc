@@ -1,9 +1,9 @@
 #include "agents/node-agent/cli/check_command.h"
 
-#include "node/checks/checks.h"
-#include "node/probe/node_probe.h"
 #include "agents/node-agent/report/json_report.h"
 #include "agents/node-agent/report/table_report.h"
+#include "node/checks/checks.h"
+#include "node/probe/node_probe.h"
 
 namespace rdmastack::agent {
 

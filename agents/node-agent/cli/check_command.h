@@ -5,10 +5,10 @@
 #include <memory>
 #include <string>
 
-#include "node/checks/check.h"
 #include "agents/node-agent/cli/check_options.h"
-#include "node/probe/prober_choice.h"
+#include "node/checks/check.h"
 #include "node/probe/facts.h"
+#include "node/probe/prober_choice.h"
 
 namespace rdmastack::agent {
 

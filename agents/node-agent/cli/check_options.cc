@@ -1,8 +1,8 @@
 #include "agents/node-agent/cli/check_options.h"
 
 #include "base/flag_reader.h"
-#include "node/probe/parsers.h"
 #include "base/quantity.h"
+#include "node/probe/parsers.h"
 
 namespace rdmastack::agent {
 
@@ -14,7 +14,7 @@ StatusOr<CheckOptions> ParseCheckOptions(const std::vector<std::string>& args) {
     const std::string& flag = next.flag;
     const std::string& value = next.value;
     if (flag == "--live-probes") {
-      o.live_probes = true;
+      o.live_probes = value == "true";
       continue;
     }
     Requirements& r = o.requirements;

@@ -9,10 +9,10 @@
 #include <thread>
 
 #include "agents/node-agent/cli/check_command.h"
-#include "base/flag_reader.h"
-#include "node/probe/parsers.h"
 #include "base/duration.h"
+#include "base/flag_reader.h"
 #include "base/logging.h"
+#include "node/probe/parsers.h"
 
 namespace rdmastack::agent {
 namespace {
@@ -36,7 +36,7 @@ StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args) {
     const std::string& flag = next.flag;
     const std::string& value = next.value;
     if (flag == "--live-probes") {
-      o.live_probes = true;
+      o.live_probes = value == "true";
       continue;
     }
     if (flag == "--hub") {

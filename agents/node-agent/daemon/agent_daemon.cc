@@ -5,11 +5,11 @@
 #include <random>
 #include <thread>
 
-#include "node/probe/host_root.h"
 #include "agents/node-agent/transport/grpc_stream.h"
 #include "agents/node-agent/transport/tls_socket.h"
 #include "base/logging.h"
 #include "base/version.h"
+#include "node/probe/host_root.h"
 
 namespace rdmastack::agent {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <optional>
 
-#include "node/checks/checks.h"
 #include "agents/node-agent/daemon/report_proto.h"
+#include "node/checks/checks.h"
 #include "node/probe/node_probe.h"
 
 namespace rdmastack::agent {

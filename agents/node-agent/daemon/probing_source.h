@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
-#include "node/checks/check.h"
 #include "agents/node-agent/daemon/agent_daemon.h"
+#include "node/checks/check.h"
 #include "node/probe/device_prober.h"
 
 namespace rdmastack::agent {

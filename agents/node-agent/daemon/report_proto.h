@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "agents/proto/agenthub.pb.h"
 #include "node/checks/check.h"
 #include "node/probe/facts.h"
-#include "agents/proto/agenthub.pb.h"
 
 namespace rdmastack::agent {
 

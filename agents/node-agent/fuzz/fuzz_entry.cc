@@ -2,10 +2,10 @@
 
 #include <string_view>
 
+#include "base/quantity.h"
 #include "node/probe/device_prober.h"
 #include "node/probe/ip_source.h"
 #include "node/probe/parsers.h"
-#include "base/quantity.h"
 
 namespace rdmastack::agent {
 

@@ -1,11 +1,11 @@
 // Pure parts of the daemon: backoff, report building and content hashing, hub requirements.
 #include <gtest/gtest.h>
 
-#include "node/checks/checks.h"
 #include "agents/node-agent/cli/run_command.h"
 #include "agents/node-agent/daemon/backoff.h"
 #include "agents/node-agent/daemon/report_proto.h"
 #include "agents/node-agent/tests/fixture_util.h"
+#include "node/checks/checks.h"
 
 namespace rdmastack::agent {
 namespace {
@@ -104,7 +104,10 @@ TEST(RunOptionsTest, AcceptsTheFlagEqualsValueForm) {
   EXPECT_TRUE(o->live_probes);
   auto bad = ParseRunOptions({"--hub=h:1", "--ca-file=c", "--token-file=t", "--live-probes=yes"});
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().message(), "--live-probes takes no value");
+  EXPECT_EQ(bad.status().message(), "--live-probes is true or false, not 'yes'");
+  auto off = ParseRunOptions({"--hub=h:1", "--ca-file=c", "--token-file=t", "--live-probes=false"});
+  ASSERT_TRUE(off.ok()) << off.status().ToString();
+  EXPECT_FALSE(off->live_probes);
 }
 
 TEST(RunOptionsTest, GpuMemoryIntervalDefaultsToFiveMinutes) {

@@ -12,8 +12,8 @@
 #include <sstream>
 
 #include "agents/node-agent/cli/check_command.h"
-#include "node/probe/nvml_query.h"
 #include "agents/node-agent/tests/fixture_util.h"
+#include "node/probe/nvml_query.h"
 
 namespace rdmastack::agent {
 namespace {

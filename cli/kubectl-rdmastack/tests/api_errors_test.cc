@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "operator/k8s/api_error.h"
 #include "crds/types/kinds.h"
+#include "operator/k8s/api_error.h"
 
 namespace rdmastack::plugin {
 namespace {

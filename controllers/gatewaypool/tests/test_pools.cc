@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "controllers/gatewaypool/compatibility_source.h"
-#include "controllers/rdmanode/rdmanode_status.h"
 #include "crds/types/json.h"
+#include "crds/types/rdmanode_api.h"
 #include "crds/types/test_support.h"
 
 namespace rdmastack::gatewaypool::testing {

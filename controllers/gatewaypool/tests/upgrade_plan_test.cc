@@ -8,7 +8,7 @@ namespace {
 constexpr int64_t kNow = 1'800'000'000;
 
 controllers::OwnedPod Pod(const std::string& node, const std::string& track, bool ready,
-               const std::string& hash = "h2") {
+                          const std::string& hash = "h2") {
   controllers::OwnedPod p;
   p.name = "gw-" + track + "-" + node;
   p.node = node;

@@ -1,7 +1,7 @@
 #include "controllers/rdmanode/testing/fixture_reports.h"
 
-#include "node/checks/checks.h"
 #include "agents/node-agent/daemon/report_proto.h"
+#include "node/checks/checks.h"
 #include "node/probe/device_prober.h"
 #include "node/probe/node_probe.h"
 #include "tests/harness/cluster_env.h"

@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "controllers/rdmanode/rdmanode_status.h"
 #include "base/rfc3339.h"
+#include "controllers/rdmanode/rdmanode_status.h"
 
 namespace rdmastack::rdmanode {
 namespace {

@@ -4,9 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include "base/rfc3339.h"
 #include "controllers/rdmanode/testing/fixture_reports.h"
 #include "crds/types/json.h"
-#include "base/rfc3339.h"
 
 namespace rdmastack::rdmanode {
 namespace {

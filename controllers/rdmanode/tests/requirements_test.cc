@@ -1,7 +1,8 @@
 #include "controllers/rdmanode/requirements.h"
-#include "controllers/common/node_selection.h"
 
 #include <gtest/gtest.h>
+
+#include "controllers/common/node_selection.h"
 
 namespace rdmastack::rdmanode {
 namespace {

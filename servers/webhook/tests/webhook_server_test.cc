@@ -4,19 +4,18 @@
 // threads, the renewal loop and the swap of the TLS context run at once).
 #include "servers/webhook/webhook_server.h"
 
-#include "controllers/workload/pod_webhook.h"
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <thread>
 
+#include "controllers/workload/pod_webhook.h"
+#include "crds/types/kinds.h"
 #include "operator/k8s/api_error.h"
 #include "operator/k8s/config.h"
 #include "operator/runtime/informer.h"
 #include "operator/runtime/testing/http_fetch.h"
 #include "operator/runtime/testing/mock_client.h"
-#include "crds/types/kinds.h"
 
 namespace rdmastack::webhook {
 namespace {
@@ -117,8 +116,9 @@ TEST(WebhookServerTest, ServesOverTlsPublishesTheCaAndKeepsServingThroughRenewal
   options.check_interval = 200ms;
   options.retry_interval = 50ms;
   workload::PodWebhook pods(profiles, metrics);
-  WebhookServer server(client, client, RealClock::Instance(), metrics, workload::kMutatePodsPath,
-                       [&pods](const runtime::HttpRequest& r) { return pods.Handle(r); }, options);
+  WebhookServer server(
+      client, client, RealClock::Instance(), metrics, workload::kMutatePodsPath,
+      [&pods](const runtime::HttpRequest& r) { return pods.Handle(r); }, options);
   server.Start();
   for (int i = 0; i < 200 && server.port() == 0; ++i) std::this_thread::sleep_for(10ms);
   ASSERT_NE(server.port(), 0);
@@ -140,7 +140,7 @@ TEST(WebhookServerTest, ServesOverTlsPublishesTheCaAndKeepsServingThroughRenewal
   const auto deadline = std::chrono::steady_clock::now() + 10s;
   while (std::chrono::steady_clock::now() < deadline &&
          (api.SecretValue("tls.crt") == first_cert || answered < 40)) {
-    auto reply = runtime::testing::HttpFetch(server.port(), kMutatePodsPath, post);
+    auto reply = runtime::testing::HttpFetch(server.port(), workload::kMutatePodsPath, post);
     if (!reply.ok()) {
       failures += reply.status().ToString() + "\n";
       continue;
@@ -164,7 +164,7 @@ TEST(WebhookServerTest, ServesOverTlsPublishesTheCaAndKeepsServingThroughRenewal
 
   // A body that is no AdmissionReview is a 400, not a crash.
   post.body = "{}";
-  auto bad = runtime::testing::HttpFetch(server.port(), kMutatePodsPath, post);
+  auto bad = runtime::testing::HttpFetch(server.port(), workload::kMutatePodsPath, post);
   ASSERT_TRUE(bad.ok()) << bad.status().ToString();
   EXPECT_EQ(bad->status, 400);
   server.Stop();

@@ -16,8 +16,8 @@
 #include <fstream>
 #include <thread>
 
-#include "node/checks/checks.h"
 #include "agents/node-agent/daemon/report_proto.h"
+#include "node/checks/checks.h"
 #include "node/probe/device_prober.h"
 #include "node/probe/node_probe.h"
 #include "tests/harness/cluster_env.h"

@@ -10,9 +10,9 @@
 #include <string>
 #include <thread>
 
-#include "servers/agenthub/agent_hub.h"
 #include "base/logging.h"
 #include "operator/k8s/config.h"
+#include "servers/agenthub/agent_hub.h"
 
 namespace {
 

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "controllers/common/parallel.h"
+#include "crds/types/kinds.h"
 #include "operator/k8s/api_error.h"
 #include "operator/k8s/client.h"
 #include "operator/k8s/config.h"
@@ -26,7 +27,6 @@
 #include "tests/harness/cluster_test.h"
 #include "tests/harness/proc_stat.h"
 #include "tests/integration/operator/operator_process.h"
-#include "crds/types/kinds.h"
 
 namespace rdmastack::testing {
 namespace {

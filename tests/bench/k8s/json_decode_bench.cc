@@ -14,8 +14,8 @@
 #include <fstream>
 #include <mutex>
 
-#include "controllers/common/cache_transforms.h"
 #include "base/clock.h"
+#include "controllers/common/cache_transforms.h"
 #include "operator/k8s/json_object.h"
 #include "operator/k8s/rest_client.h"
 #include "operator/k8s/rest_codec.h"
@@ -166,9 +166,9 @@ TEST(JsonDecodeBench, WatchListInformerSync5000) {
     const char* name;
     runtime::Transform transform;
   };
-  const Form forms[] = {{"whole nodes (managedFields dropped)", runtime::StripManagedFields()},
-                        {"trimmed as the operator caches them",
-                         controllers::NodeLabelsAndOperatorAnnotations()}};
+  const Form forms[] = {
+      {"whole nodes (managedFields dropped)", runtime::StripManagedFields()},
+      {"trimmed as the operator caches them", controllers::NodeLabelsAndOperatorAnnotations()}};
   std::printf("best of %d syncs, from Start to synced     CPU time          wall time\n", kRounds);
   for (const Form& form : forms) {
     double best_cpu = 1e9, best_wall = 1e9;

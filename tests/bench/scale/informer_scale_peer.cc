@@ -28,9 +28,9 @@
 #include <string>
 #include <thread>
 
+#include "base/clock.h"
 #include "controllers/common/cache_transforms.h"
 #include "controllers/common/parallel.h"
-#include "base/clock.h"
 #include "operator/k8s/api_error.h"
 #include "operator/k8s/client.h"
 #include "operator/k8s/config.h"

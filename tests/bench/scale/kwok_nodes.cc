@@ -3,8 +3,8 @@
 #include "controllers/rdmanode/rdmanode_status.h"
 #include "controllers/rdmanode/testing/fixture_reports.h"
 #include "crds/types/json.h"
-#include "operator/k8s/api_error.h"
 #include "crds/types/kinds.h"
+#include "operator/k8s/api_error.h"
 
 namespace rdmastack::bench {
 
@@ -18,9 +18,9 @@ Status CreateKwokNode(k8s::Client& client, const std::string& name,
   if (!node.ok()) return node.status();
   node->SetName(name);
   for (const auto& [key, value] : labels) node->SetLabel(key, value);
-  RDMASTACK_RETURN_IF_ERROR(node->Append(
-      {"status", "addresses"},
-      *k8s::JsonObject::Parse(R"({"type":"InternalIP","address":")" + ip + "\"}")));
+  RDMASTACK_RETURN_IF_ERROR(
+      node->Append({"status", "addresses"},
+                   *k8s::JsonObject::Parse(R"({"type":"InternalIP","address":")" + ip + "\"}")));
   auto created = client.Create(k8s::kinds::Node(), *node);
   if (!created.ok() && !k8s::IsAlreadyExists(created.status())) return created.status();
   // kwok's node controller keeps the status, but the API server drops status on create.

@@ -15,9 +15,9 @@
 #include <sstream>
 #include <thread>
 
-#include "servers/agenthub/hub_pki.h"
 #include "operator/k8s/config.h"
 #include "operator/k8s/json_object.h"
+#include "servers/agenthub/hub_pki.h"
 #include "tests/e2e/common/pool_e2e_fixture.h"
 #include "tests/harness/golden.h"
 

@@ -11,8 +11,8 @@
 #include <set>
 #include <thread>
 
-#include "servers/agenthub/hub_pki.h"
 #include "operator/k8s/api_error.h"
+#include "servers/agenthub/hub_pki.h"
 #include "tests/harness/audit_log.h"
 #include "tests/integration/agenthub/hub_fixture.h"
 

@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "agents/proto/agenthub.grpc.pb.h"
-#include "servers/agenthub/agent_hub.h"
 #include "operator/k8s/client.h"
 #include "operator/runtime/event_recorder.h"
 #include "operator/runtime/metrics.h"
+#include "servers/agenthub/agent_hub.h"
 #include "tests/harness/cluster_env.h"
 
 namespace rdmastack::agenthub::testing {

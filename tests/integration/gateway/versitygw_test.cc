@@ -221,10 +221,10 @@ TEST_F(VersitygwTest, ObjectRoundTripKeepsChecksum) {
   ASSERT_TRUE(get.ok()) << get.status().ToString();
   ASSERT_EQ(get->status, 200) << get->body.substr(0, 200);
   EXPECT_EQ(get->body.size(), payload.size());
-  EXPECT_EQ(s3::Sha256Hex(get->body), s3::Sha256Hex(payload));
+  EXPECT_EQ(Sha256Hex(get->body), Sha256Hex(payload));
   // The posix backend stores the object as a plain file under the gateway root.
-  EXPECT_EQ(s3::Sha256Hex(ReadFile(gateway_->dir + "/gw-it-node/it-bucket/dir/hello world+1.bin")),
-            s3::Sha256Hex(payload));
+  EXPECT_EQ(Sha256Hex(ReadFile(gateway_->dir + "/gw-it-node/it-bucket/dir/hello world+1.bin")),
+            Sha256Hex(payload));
 
   StatusOr<s3::HttpResponse> forbidden = Client("bad").Send({.method = "GET", .path = key});
   ASSERT_TRUE(forbidden.ok());

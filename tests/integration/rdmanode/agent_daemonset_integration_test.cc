@@ -3,8 +3,8 @@
 // agent runs for real (rdmastack-agent in the node's network namespace, dialling the hub).
 #include <gtest/gtest.h>
 
-#include "controllers/rdmanode/agent_daemonset.h"
 #include "base/version.h"
+#include "controllers/rdmanode/agent_daemonset.h"
 #include "tests/harness/audit_log.h"
 #include "tests/integration/rdmanode/node_controllers_run.h"
 #include "tests/integration/sim/sim_cluster.h"

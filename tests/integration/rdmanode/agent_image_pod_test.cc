@@ -11,8 +11,8 @@
 #include <map>
 #include <sstream>
 
-#include "controllers/rdmanode/agent_daemonset.h"
 #include "base/version.h"
+#include "controllers/rdmanode/agent_daemonset.h"
 #include "operator/k8s/json_object.h"
 #include "tests/harness/cluster_env.h"
 #include "tests/integration/sim/sim_cluster.h"

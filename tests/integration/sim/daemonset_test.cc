@@ -10,9 +10,9 @@
 #include <filesystem>
 #include <thread>
 
+#include "base/clock.h"
 #include "lib/s3/http.h"
 #include "lib/s3/s3_client.h"
-#include "base/clock.h"
 #include "tests/integration/sim/sim_cluster.h"
 
 namespace rdmastack::testing {
