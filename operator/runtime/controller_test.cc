@@ -45,6 +45,20 @@ class ControllerTest : public ::testing::Test {
     return std::stod(text.substr(at + line_prefix.size() + 1));
   }
 
+  // An informer of `type` over `client` that lists `objects` and then follows `feed`.
+  std::unique_ptr<Informer> ListingInformer(testing::MockClient& client, testing::WatchFeed& feed,
+                                            const k8s::ResourceType& type,
+                                            std::vector<k8s::JsonObject> objects) {
+    EXPECT_CALL(client, List(::testing::_, ::testing::_, ::testing::_))
+        .WillOnce(::testing::Return(testing::MakeList(std::move(objects), "1")));
+    EXPECT_CALL(client, Watch(::testing::_, ::testing::_, ::testing::_))
+        .WillRepeatedly(::testing::Invoke([&feed](auto&&...) { return feed.NewStream(); }));
+    InformerOptions o;
+    o.reflector.initial_sync = ReflectorOptions::InitialSync::kWatchCacheList;  // the mocks list
+    o.type = type;
+    return std::make_unique<Informer>(client, clock_, o);
+  }
+
   FakeClock clock_;
   MetricsRegistry metrics_;
   ScriptedReconciler reconciler_;
@@ -126,14 +140,8 @@ TEST_F(ControllerTest, WatchMapsEventsThroughPredicateAndMapper) {
       k8s::JsonObject::Parse(
           R"({"apiVersion":"rdmastack.io/v1alpha1","kind":"GatewayPool","name":"pool-a","uid":"u","controller":true})")
           .value());
-  EXPECT_CALL(client, List(::testing::_, ::testing::_, ::testing::_))
-      .WillOnce(::testing::Return(testing::MakeList({child}, "1")));
-  EXPECT_CALL(client, Watch(::testing::_, ::testing::_, ::testing::_))
-      .WillRepeatedly(::testing::Invoke([&](auto&&...) { return feed.NewStream(); }));
-  InformerOptions o;
-  o.reflector.initial_sync = ReflectorOptions::InitialSync::kWatchCacheList;  // the mocks list
-  o.type = k8s::kinds::ConfigMap();
-  Informer informer(client, clock_, o);
+  auto owned = ListingInformer(client, feed, k8s::kinds::ConfigMap(), {child});
+  Informer& informer = *owned;
   controller_.Watch(informer, EnqueueOwner("rdmastack.io", "GatewayPool"));
   informer.Start();
   ASSERT_TRUE(informer.WaitForSync(clock_.Now() + 1h));
@@ -144,15 +152,9 @@ TEST_F(ControllerTest, WatchMapsEventsThroughPredicateAndMapper) {
 TEST_F(ControllerTest, GenerationPredicateDropsStatusOnlyUpdates) {
   ::testing::NiceMock<testing::MockClient> client;
   testing::WatchFeed feed;
-  EXPECT_CALL(client, List(::testing::_, ::testing::_, ::testing::_))
-      .WillOnce(
-          ::testing::Return(testing::MakeList({testing::MakeObject("ns", "p", "1", 1)}, "1")));
-  EXPECT_CALL(client, Watch(::testing::_, ::testing::_, ::testing::_))
-      .WillRepeatedly(::testing::Invoke([&](auto&&...) { return feed.NewStream(); }));
-  InformerOptions o;
-  o.reflector.initial_sync = ReflectorOptions::InitialSync::kWatchCacheList;  // the mocks list
-  o.type = k8s::kinds::ConfigMap();
-  Informer informer(client, clock_, o);
+  auto owned = ListingInformer(client, feed, k8s::kinds::ConfigMap(),
+                               {testing::MakeObject("ns", "p", "1", 1)});
+  Informer& informer = *owned;
   controller_.Watch(informer, EnqueueSelf(), GenerationChanged());
   // A second handler tells the test when each event has been dispatched.
   std::atomic<int> updates{0};
@@ -178,14 +180,8 @@ TEST_F(ControllerTest, BatchedWatchDelaysRequestsAndTellsOfDeletes) {
   testing::WatchFeed feed;
   k8s::JsonObject pod = testing::MakeObject("ns", "pod-1", "1");
   pod.SetLabel("owner", "pool-a");
-  EXPECT_CALL(client, List(::testing::_, ::testing::_, ::testing::_))
-      .WillOnce(::testing::Return(testing::MakeList({pod}, "1")));
-  EXPECT_CALL(client, Watch(::testing::_, ::testing::_, ::testing::_))
-      .WillRepeatedly(::testing::Invoke([&](auto&&...) { return feed.NewStream(); }));
-  InformerOptions o;
-  o.reflector.initial_sync = ReflectorOptions::InitialSync::kWatchCacheList;  // the mocks list
-  o.type = k8s::kinds::Pod();
-  Informer informer(client, clock_, o);
+  auto owned = ListingInformer(client, feed, k8s::kinds::Pod(), {pod});
+  Informer& informer = *owned;
   WatchOptions watch;
   watch.batch = [](const Request& r) { return r.name == "pool-a" ? 5s : 0s; };
   Predicate no_deletes;
