@@ -122,7 +122,6 @@ StatusOr<JsonObject> FakeClient::Put(const ResourceType& type, JsonObject object
   if (object.CreationTimestamp().empty())
     (void)object.SetString({"metadata", "creationTimestamp"},
                            existing != nullptr ? std::string(existing->CreationTimestamp()) : now_);
-  if (!object.Has({"metadata", "generation"})) (void)object.SetInt({"metadata", "generation"}, 1);
   object.SetResourceVersion(NextResourceVersionLocked());
   objects_[type.GroupResource()][object.Key()] = object;
   return object;

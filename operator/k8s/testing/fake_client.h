@@ -50,9 +50,8 @@ class FakeClient final : public Client {
 
   // ---- test setup and inspection: none of these is recorded as an Action ----
   // Stores `object` as given, status included, replacing any object of that name (whose uid it
-  // keeps unless `object` has one). Fills in apiVersion, kind, uid, creationTimestamp and
-  // generation when absent; the resourceVersion is always the fake's next one. Returns the object
-  // as stored.
+  // keeps unless `object` has one). Fills in apiVersion, kind, uid and creationTimestamp when
+  // absent; the resourceVersion is always the fake's next one. Returns the object as stored.
   StatusOr<JsonObject> Put(const ResourceType& type, JsonObject object);
   // Removes an object at once, finalizers or not; false when there was none.
   bool Erase(const ResourceType& type, std::string_view ns, std::string_view name);
