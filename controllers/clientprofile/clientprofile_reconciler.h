@@ -1,11 +1,12 @@
 #pragma once
-// The thin shell around DecideEligibility, the renderers and ComputeProfileStatus: reads the
-// caches, labels each matched node eligible or ready (its client pod's readiness), keeps the
-// client DaemonSet and the endpoints ConfigMap, and writes the status and a Warning event when a
-// condition turns bad. Nothing is deployed while the pool is missing or the spec is refused, and
-// what runs is never taken down for it. A node that leaves the profile, and every node when the
-// profile is deleted, keeps the profile's files until no running pod there names the profile; then
-// the uninstall DaemonSet removes them and the label goes (node_retirement.h).
+// The thin shell around DecideEligibility, the renderers and ComputeProfileStatus, on the skeleton
+// of controllers/common (reconcile_skeleton.h): reads the caches, labels each matched node
+// eligible or ready (its client pod's readiness), keeps the client DaemonSet and the endpoints
+// ConfigMap, and writes the status and a Warning event when a condition turns bad. Nothing is
+// deployed while the pool is missing or the spec is refused, and what runs is never taken down for
+// it. A node that leaves the profile, and every node when the profile is deleted, keeps the
+// profile's files until no running pod there names the profile; then the uninstall DaemonSet
+// removes them and the label goes (node_retirement.h).
 
 #include <map>
 #include <mutex>
@@ -19,7 +20,7 @@
 #include "controllers/common/namespaced_cache.h"
 #include "controllers/common/object_writer.h"
 #include "controllers/common/owned_pod.h"
-#include "controllers/common/write_memo.h"
+#include "controllers/common/owner_status.h"
 #include "operator/k8s/client.h"
 #include "operator/runtime/event_recorder.h"
 #include "operator/runtime/reconciler.h"
@@ -50,6 +51,8 @@ class ClientProfileReconciler final : public runtime::Reconciler {
 
  private:
   static constexpr size_t kLabelWriters = 16;
+  // A pass over a profile that is not being deleted and carries the finalizer.
+  StatusOr<runtime::Result> Pass(const k8s::JsonObject& object, const crd::ClientProfile& profile);
   std::optional<crd::GatewayPool> Pool(const std::string& ns,
                                        const crd::ClientProfile& profile) const;
   std::vector<PoolEndpoint> PoolEndpoints(const std::string& ns, const std::string& pool) const;
@@ -75,10 +78,6 @@ class ClientProfileReconciler final : public runtime::Reconciler {
                      bool wanted, bool client_ready, LabelPlan* plan) const;
   // The uninstall DaemonSet exists while some node is retiring, and not otherwise.
   Status SyncUninstaller(const crd::ClientProfile& profile, bool needed);
-  Status WriteStatus(const k8s::JsonObject& object, const crd::ClientProfile& profile,
-                     const crd::ClientProfileStatus& status);
-  void RecordTransitions(const k8s::JsonObject& object, const crd::ClientProfile& profile,
-                         const crd::ClientProfileStatus& status);
 
   k8s::Client& client_;
   runtime::EventRecorder& events_;
@@ -86,7 +85,7 @@ class ClientProfileReconciler final : public runtime::Reconciler {
   ClientProfileStores stores_;
   const ClientRenderOptions render_;
   controllers::ObjectWriter writer_;
-  controllers::WriteMemo<crd::ClientProfileStatus> statuses_;  // profile key -> status
+  controllers::OwnerStatus<crd::ClientProfile, crd::ClientProfileStatus> status_;
   // An https pool's CA (ca.crt of its s3.tlsSecret) for its clients, read with a GET when the
   // Secret's resourceVersion changes (the Secrets cache holds key names only).
   StatusOr<std::string> PoolCaBundle(const crd::GatewayPool& pool);

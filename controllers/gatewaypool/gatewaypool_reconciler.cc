@@ -6,11 +6,12 @@
 #include <set>
 
 #include "base/duration.h"
-#include "controllers/common/conditions.h"
 #include "controllers/common/node_selection.h"
+#include "controllers/common/node_walk.h"
+#include "controllers/common/owned_objects.h"
 #include "controllers/common/parallel.h"
+#include "controllers/common/reconcile_skeleton.h"
 #include "controllers/common/render.h"
-#include "controllers/common/status_writer.h"
 #include "controllers/gatewaypool/endpoints.h"
 #include "crds/types/json.h"
 #include "crds/types/kinds.h"
@@ -20,8 +21,8 @@
 namespace rdmastack::gatewaypool {
 namespace {
 
-bool OwnedBy(const k8s::JsonObject& o, const std::string& ns, const std::string& pool) {
-  return o.Namespace() == ns && o.Label(kPoolLabel) == pool;
+controllers::Owner OwnerOf(std::string_view ns, std::string_view pool) {
+  return {ns, kPoolLabel, pool};
 }
 
 // The first image or host directory of the pool the admin's policy refuses, as its message.
@@ -35,6 +36,21 @@ std::optional<std::string> NotAllowed(const controllers::TenancyPolicy& policy,
     return m;
   return controllers::CheckBackendPath(policy, ns, "backend.posix.hostPath",
                                        pool.spec.backend.posix.host_path);
+}
+
+// Events for the conditions a human should hear of, and what the status log line counts.
+controllers::OwnerStatus<crd::GatewayPool, crd::GatewayPoolStatus>::Options StatusOptions() {
+  using crd::ConditionStatus;
+  using runtime::EventType;
+  return {crd::kinds::GatewayPool(),
+          "gatewaypool",
+          {{kLibraryCompatible, ConditionStatus::kFalse, EventType::kWarning, "Refuse"},
+           {kDegraded, ConditionStatus::kTrue, EventType::kWarning, "Degrade", "SpecRefused"},
+           {kNodesVerified, ConditionStatus::kFalse, EventType::kWarning, "Verify"},
+           {kReady, ConditionStatus::kTrue, EventType::kNormal, "Ready"}},
+          [](const crd::GatewayPoolStatus& s) {
+            return "nodes " + (s.node_counts ? s.node_counts->ready_of_selected : "");
+          }};
 }
 
 }  // namespace
@@ -58,23 +74,17 @@ GatewayPoolReconciler::GatewayPoolReconciler(k8s::Client& client, runtime::Event
       compatibility_(compatibility),
       render_(std::move(render)),
       validator_(validator),
-      writer_(client, "gatewaypool") {}
+      writer_(client, "gatewaypool"),
+      status_(client, events, StatusOptions()) {}
 
 GatewayPoolReconciler::Owned GatewayPoolReconciler::Collect(const std::string& ns,
                                                             const std::string& pool) const {
+  const controllers::Owner owner = OwnerOf(ns, pool);
   Owned owned;
-  for (const auto& o : stores_.daemonsets.List()) {
-    if (OwnedBy(*o, ns, pool)) owned.daemonsets.push_back(o);
-  }
-  for (const auto& o : stores_.slices.List()) {
-    if (OwnedBy(*o, ns, pool)) owned.slices.push_back(o);
-  }
-  for (const auto& o : stores_.pods.List()) {
-    if (OwnedBy(*o, ns, pool))
-      owned.pods.push_back(controllers::ReadOwnedPod(*o, kGatewayContainer));
-  }
-  owned.service = stores_.services.Get(ns + "/" + ServiceName(pool));
-  if (owned.service != nullptr && !OwnedBy(*owned.service, ns, pool)) owned.service = nullptr;
+  owned.daemonsets = controllers::ListOwned(stores_.daemonsets, owner);
+  owned.slices = controllers::ListOwned(stores_.slices, owner);
+  owned.pods = controllers::ListOwnedPods(stores_.pods, owner, kGatewayContainer);
+  owned.service = controllers::GetOwned(stores_.services, owner, ServiceName(pool));
   return owned;
 }
 
@@ -112,7 +122,7 @@ std::optional<PoolConflict> GatewayPoolReconciler::FindConflict(
     }
     bool runs = false;
     for (const auto& d : stores_.daemonsets.List()) {
-      if (!OwnedBy(*d, f.namespace_, f.name)) continue;
+      if (!controllers::OwnedBy(*d, OwnerOf(f.namespace_, f.name))) continue;
       runs = true;
       if (auto t = ParseTrack(d->Annotation(kTrackSpecAnnotation).value_or("")); t.ok()) add(*t);
     }
@@ -132,25 +142,21 @@ void GatewayPoolReconciler::ObjectDeleted(const k8s::JsonObject& object) {
 }
 
 StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Request& request) {
-  const runtime::ObjectPtr object = stores_.pools.Get(request.Key());
-  if (object == nullptr) {
-    statuses_.Forget(request.Key());
-    return runtime::Result{};
-  }
-  auto parsed = crd::ParseResource<crd::GatewayPool>(object->value());
-  if (!parsed.ok()) return runtime::TerminalError(parsed.status().WithContext(request.Key()));
-  const crd::GatewayPool& pool = *parsed;
-  const std::string& ns = request.ns;
-  const std::string& name = request.name;
+  return controllers::ReconcileOwner<crd::GatewayPool>(
+      request, {stores_.pools, crd::kinds::GatewayPool(), kFinalizer}, writer_, status_,
+      [this](const k8s::JsonObject& object, const crd::GatewayPool& pool) {
+        return Cleanup(object, pool, Collect(std::string(object.Namespace()), pool.metadata.name));
+      },
+      [this](const k8s::JsonObject& object, const crd::GatewayPool& pool) {
+        return Pass(object, pool);
+      });
+}
+
+StatusOr<runtime::Result> GatewayPoolReconciler::Pass(const k8s::JsonObject& object,
+                                                      const crd::GatewayPool& pool) {
+  const std::string ns(object.Namespace());
+  const std::string& name = pool.metadata.name;
   const Owned owned = Collect(ns, name);
-  if (object->IsBeingDeleted()) {
-    const std::vector<std::string> finalizers = object->Finalizers();
-    if (std::find(finalizers.begin(), finalizers.end(), kFinalizer) != finalizers.end())
-      RDMASTACK_RETURN_IF_ERROR(Cleanup(*object, pool, owned));
-    return runtime::Result{};
-  }
-  RDMASTACK_RETURN_IF_ERROR(
-      writer_.EnsureFinalizer(crd::kinds::GatewayPool(), *object, kFinalizer));
 
   // Decide: compatibility first, then the Secret; nothing new starts unless both pass.
   PoolStatusInputs in;
@@ -244,12 +250,8 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
     const std::string t = slice->Label(kTrackLabel).value_or("");
     for (const auto& node : ReadyNodes(*slice)) published[node].insert(t);
   }
-  std::map<std::string, std::map<std::string, controllers::OwnedPod>> pods_by_node;
-  for (const auto& p : owned.pods) {
-    if (p.node.empty()) continue;
-    auto [it, inserted] = pods_by_node[p.node].emplace(p.track, p);
-    if (!inserted && Supersedes(p, it->second)) it->second = p;
-  }
+  const controllers::PodsByNode pods_by_node =
+      controllers::GroupByNode(owned.pods, [](const controllers::OwnedPod& p) { return p.track; });
 
   // Nodes: which the selector matches, which can run the gateway, which carry our labels.
   const std::string state_key = NodeUpgradeAnnotation(ns, name);
@@ -293,60 +295,60 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
     if (writer_.NodePatchPending(n.name, body, n.resource_version)) return;
     (starts ? start_patches : node_patches).push_back({n.name, std::move(body)});
   };
-  for (const auto& node : stores_.nodes.List()) {
-    NodeNow n{node,           std::string(node->Name()),   std::string(node->ResourceVersion()),
-              node->Labels(), node->Annotation(state_key), node->Annotation(maintenance_key)};
-    std::set<std::string> mine;
-    for (const auto& [k, v] : n.labels) {
-      if (is_mine(k)) mine.insert(k.substr(k.rfind('.') + 1));
-    }
-    const bool selected = controllers::SelectorMatches(pool.spec.node_selector, n.labels);
-    if (!selected) {
-      if (!mine.empty() || n.state || n.maintenance)  // left the pool
-        patch_node(n, {}, std::nullopt, std::nullopt);
-      continue;
-    }
-    NodeInput input{n.name, n.labels, std::nullopt};
-    if (const runtime::ObjectPtr r = stores_.rdmanodes.Get(n.name); r != nullptr) {
-      auto rnode = crd::ParseResource<crd::RdmaNode>(r->value());
-      if (rnode.ok() && rnode->status) input.rdma = std::move(rnode->status);
-    }
-    NodeVerdict verdict = VerifyNode(pool.spec, input);
-    UpgradeNode u;
-    u.name = n.name;
-    // A silent agent does not take a running gateway away; a failed check does.
-    u.eligible = verdict.verified ||
-                 (track && mine.count(track->name) != 0 && verdict.reason == "AgentNotReporting");
-    u.tracks = mine;
-    if (n.state) {
-      auto parsed_state = ParseNodeUpgradeState(*n.state);
-      if (parsed_state.ok()) {
-        u.state = std::move(*parsed_state);
-      } else {
-        spdlog::warn("gatewaypool {}: node {}: {}; starting it over", request.Key(), n.name,
-                     parsed_state.status().message());
-      }
-    }
-    if (auto it = pods_by_node.find(n.name); it != pods_by_node.end()) u.pods = it->second;
-    if (auto it = published.find(n.name); it != published.end()) u.published = it->second;
-    MaintenanceInput m{
-        MaintenanceCause(node->GetBool({"spec", "unschedulable"}).value_or(false), n.labels),
-        std::nullopt, mine, u.published};
-    if (pool.spec.node_maintenance == crd::NodeMaintenancePolicy::kIgnore) m.cause.clear();
-    if (n.maintenance) {
-      auto parsed_maintenance = ParseMaintenanceState(*n.maintenance);
-      if (parsed_maintenance.ok()) {
-        m.state = std::move(*parsed_maintenance);
-      } else {
-        spdlog::warn("gatewaypool {}: node {}: {}; its maintenance starts over", request.Key(),
-                     n.name, parsed_maintenance.status().message());
-      }
-    }
-    u.maintenance = StepMaintenance(m, up.now, pool.spec.upgrade.drain_seconds);
-    in.selected.push_back({n.name, std::move(verdict)});
-    up.nodes.push_back(std::move(u));
-    planned.push_back(std::move(n));
-  }
+  controllers::ForEachNode(
+      stores_.nodes, stores_.rdmanodes, pool.spec.node_selector, [&](controllers::NodeView& node) {
+        NodeNow n{node.object,
+                  node.name,
+                  std::string(node.object->ResourceVersion()),
+                  node.labels,
+                  node.object->Annotation(state_key),
+                  node.object->Annotation(maintenance_key)};
+        std::set<std::string> mine;
+        for (const auto& [k, v] : n.labels) {
+          if (is_mine(k)) mine.insert(k.substr(k.rfind('.') + 1));
+        }
+        if (!node.selected) {
+          if (!mine.empty() || n.state || n.maintenance)  // left the pool
+            patch_node(n, {}, std::nullopt, std::nullopt);
+          return;
+        }
+        NodeVerdict verdict =
+            VerifyNode(pool.spec, NodeInput{n.name, n.labels, std::move(node.report)});
+        UpgradeNode u;
+        u.name = n.name;
+        u.eligible = controllers::KeepsWorkload(
+            verdict.verified, track && mine.count(track->name) != 0, verdict.reason);
+        u.tracks = mine;
+        if (n.state) {
+          auto parsed_state = ParseNodeUpgradeState(*n.state);
+          if (parsed_state.ok()) {
+            u.state = std::move(*parsed_state);
+          } else {
+            spdlog::warn("gatewaypool {}: node {}: {}; starting it over", object.Key(), n.name,
+                         parsed_state.status().message());
+          }
+        }
+        if (auto it = pods_by_node.find(n.name); it != pods_by_node.end()) u.pods = it->second;
+        if (auto it = published.find(n.name); it != published.end()) u.published = it->second;
+        MaintenanceInput m{
+            MaintenanceCause(node.object->GetBool({"spec", "unschedulable"}).value_or(false),
+                             n.labels),
+            std::nullopt, mine, u.published};
+        if (pool.spec.node_maintenance == crd::NodeMaintenancePolicy::kIgnore) m.cause.clear();
+        if (n.maintenance) {
+          auto parsed_maintenance = ParseMaintenanceState(*n.maintenance);
+          if (parsed_maintenance.ok()) {
+            m.state = std::move(*parsed_maintenance);
+          } else {
+            spdlog::warn("gatewaypool {}: node {}: {}; its maintenance starts over", object.Key(),
+                         n.name, parsed_maintenance.status().message());
+          }
+        }
+        u.maintenance = StepMaintenance(m, up.now, pool.spec.upgrade.drain_seconds);
+        in.selected.push_back({n.name, std::move(verdict)});
+        up.nodes.push_back(std::move(u));
+        planned.push_back(std::move(n));
+      });
   if (track) ValidateNewGateways(pool, track->s3_port, up);
   const UpgradePlan plan = PlanUpgrade(up);
   // A refused spec changes nothing on a node, its maintenance record included.
@@ -362,14 +364,14 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
                             : std::nullopt,
                starts);
     if (planned_now && !d.maintenance.transition.empty()) {
-      events_.RecordRelated(*object, *planned[i].object, runtime::EventType::kNormal,
+      events_.RecordRelated(object, *planned[i].object, runtime::EventType::kNormal,
                             d.maintenance.event_reason, "Maintenance",
                             "node " + d.node + ": " + d.maintenance.transition);
     }
     if (!d.transition.empty()) {
       // Related to the node: each node's transitions are a series of their own.
       events_.RecordRelated(
-          *object, *planned[i].object,
+          object, *planned[i].object,
           d.warning ? runtime::EventType::kWarning : runtime::EventType::kNormal,
           "Upgrade" + std::string(d.state ? PhaseName(d.state->phase) : "Pending"), "Upgrade",
           "node " + d.node + ": " + d.transition +
@@ -398,10 +400,7 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
   in.upgrade = &plan;
   in.tracks = tracks;
 
-  const crd::GatewayPoolStatus status = ComputePoolStatus(in);
-  RecordTransitions(*object, pool, status);
-  RDMASTACK_RETURN_IF_ERROR(WriteStatus(*object, pool, status));
-  RDMASTACK_RETURN_IF_ERROR(synced);
+  RDMASTACK_RETURN_IF_ERROR(status_.Publish(object, pool, ComputePoolStatus(in), synced));
   runtime::Result result;
   if (plan.wake_after_s > 0) result.requeue_after = std::chrono::seconds(plan.wake_after_s);
   return result;
@@ -541,39 +540,6 @@ Status GatewayPoolReconciler::SyncWorkloads(const crd::GatewayPool& pool,
   return OkStatus();
 }
 
-Status GatewayPoolReconciler::WriteStatus(const k8s::JsonObject& object,
-                                          const crd::GatewayPool& pool,
-                                          const crd::GatewayPoolStatus& status) {
-  RDMASTACK_ASSIGN_OR_RETURN(
-      bool written, controllers::ApplyStatusIfChanged(client_, crd::kinds::GatewayPool(), object,
-                                                      pool, status, statuses_));
-  if (!written) return OkStatus();
-  const crd::Condition* ready = controllers::FindCondition(status.conditions, kReady);
-  spdlog::info("gatewaypool {}: status written (Ready={} {}, nodes {})", object.Key(),
-               ready ? crd::ToString(ready->status) : "", ready ? ready->reason : "",
-               status.node_counts ? status.node_counts->ready_of_selected : "");
-  return OkStatus();
-}
-
-void GatewayPoolReconciler::RecordTransitions(const k8s::JsonObject& object,
-                                              const crd::GatewayPool& pool,
-                                              const crd::GatewayPoolStatus& status) {
-  static const std::vector<crd::Condition> kNone;
-  const std::vector<crd::Condition>& before = pool.status ? pool.status->conditions : kNone;
-  auto changed = [&](const char* type) {
-    return controllers::ChangedCondition(before, status.conditions, type);
-  };
-  if (const auto* c = changed(kLibraryCompatible); c && c->status == crd::ConditionStatus::kFalse)
-    events_.Record(object, runtime::EventType::kWarning, c->reason, "Refuse", c->message);
-  if (const auto* c = changed(kDegraded);
-      c && c->status == crd::ConditionStatus::kTrue && c->reason != "SpecRefused")
-    events_.Record(object, runtime::EventType::kWarning, c->reason, "Degrade", c->message);
-  if (const auto* c = changed(kNodesVerified); c && c->status == crd::ConditionStatus::kFalse)
-    events_.Record(object, runtime::EventType::kWarning, c->reason, "Verify", c->message);
-  if (const auto* c = changed(kReady); c && c->status == crd::ConditionStatus::kTrue)
-    events_.Record(object, runtime::EventType::kNormal, c->reason, "Ready", c->message);
-}
-
 Status GatewayPoolReconciler::Cleanup(const k8s::JsonObject& object, const crd::GatewayPool& pool,
                                       const Owned& owned) {
   const std::string ns = pool.metadata.namespace_.value_or("");
@@ -602,7 +568,7 @@ Status GatewayPoolReconciler::Cleanup(const k8s::JsonObject& object, const crd::
   }
   RDMASTACK_RETURN_IF_ERROR(writer_.PatchNodes(unlabel, kLabelWriters));
   RDMASTACK_RETURN_IF_ERROR(writer_.RemoveFinalizer(crd::kinds::GatewayPool(), object, kFinalizer));
-  statuses_.Forget(object.Key());
+  status_.Forget(object.Key());
   spdlog::info(
       "gatewaypool {}/{}: deleted its gateways, endpoints, node labels, upgrade and maintenance "
       "state",
