@@ -23,18 +23,17 @@ controllers::Owner OwnerOf(std::string_view ns, std::string_view profile) {
   return {ns, kProfileLabel, profile};
 }
 
-// Events for the conditions a human should hear of, and what the status log line counts.
-controllers::OwnerStatus<crd::ClientProfile, crd::ClientProfileStatus>::Options StatusOptions() {
+// The condition changes a human should hear of.
+std::vector<controllers::ConditionEvent> ConditionEvents() {
   using crd::ConditionStatus;
   using runtime::EventType;
-  return {crd::kinds::ClientProfile(),
-          "clientprofile",
-          {{kDegraded, ConditionStatus::kTrue, EventType::kWarning, "Degrade"},
-           {kNodesEligible, ConditionStatus::kFalse, EventType::kWarning, "Evaluate"},
-           {kReady, ConditionStatus::kTrue, EventType::kNormal, "Ready"}},
-          [](const crd::ClientProfileStatus& s) {
-            return "clients " + (s.node_counts ? s.node_counts->ready_of_eligible : "");
-          }};
+  return {{kDegraded, ConditionStatus::kTrue, EventType::kWarning, "Degrade"},
+          {kNodesEligible, ConditionStatus::kFalse, EventType::kWarning, "Evaluate"},
+          {kReady, ConditionStatus::kTrue, EventType::kNormal, "Ready"}};
+}
+
+std::string ReadyClients(const crd::ClientProfileStatus& s) {
+  return "clients " + (s.node_counts ? s.node_counts->ready_of_eligible : "");
 }
 
 }  // namespace
@@ -43,13 +42,13 @@ ClientProfileReconciler::ClientProfileReconciler(k8s::Client& client,
                                                  runtime::EventRecorder& events, Clock& clock,
                                                  ClientProfileStores stores,
                                                  ClientRenderOptions render)
-    : client_(client),
+    : OwnerReconciler(client, events, {stores.profiles, crd::kinds::ClientProfile(), kFinalizer},
+                      "clientprofile", ConditionEvents(), ReadyClients),
+      client_(client),
       events_(events),
       clock_(clock),
       stores_(stores),
       render_(std::move(render)),
-      writer_(client, "clientprofile"),
-      status_(client, events, StatusOptions()),
       s3_users_(client, stores.secrets, clock) {}
 
 StatusOr<std::string> ClientProfileReconciler::PoolCaBundle(const crd::GatewayPool& pool) {
@@ -94,17 +93,6 @@ std::optional<crd::GatewayPool> ClientProfileReconciler::Pool(
   auto parsed = crd::ParseResource<crd::GatewayPool>(p->value());
   if (!parsed.ok()) return std::nullopt;
   return std::move(*parsed);
-}
-
-StatusOr<runtime::Result> ClientProfileReconciler::Reconcile(const runtime::Request& request) {
-  return controllers::ReconcileOwner<crd::ClientProfile>(
-      request, {stores_.profiles, crd::kinds::ClientProfile(), kFinalizer}, writer_, status_,
-      [this](const k8s::JsonObject& object, const crd::ClientProfile& profile) {
-        return Cleanup(object, profile);
-      },
-      [this](const k8s::JsonObject& object, const crd::ClientProfile& profile) {
-        return Pass(object, profile);
-      });
 }
 
 StatusOr<runtime::Result> ClientProfileReconciler::Pass(const k8s::JsonObject& object,
@@ -214,19 +202,20 @@ StatusOr<runtime::Result> ClientProfileReconciler::Pass(const k8s::JsonObject& o
       result.requeue_after = user.requeue_after;
     }
     if (synced.ok())
-      synced = writer_.ApplyIfChanged(k8s::kinds::ConfigMap(),
-                                      RenderEndpointsConfigMap(profile, *pool, endpoints, *ca),
-                                      controllers::GetOwned(stores_.configmaps, owner, cm_name));
+      synced = writer().ApplyIfChanged(k8s::kinds::ConfigMap(),
+                                       RenderEndpointsConfigMap(profile, *pool, endpoints, *ca),
+                                       controllers::GetOwned(stores_.configmaps, owner, cm_name));
     if (synced.ok())
-      synced = writer_.ApplyIfChanged(k8s::kinds::DaemonSet(), *daemonset,
-                                      controllers::GetOwned(stores_.daemonsets, owner, ds_name));
+      synced = writer().ApplyIfChanged(k8s::kinds::DaemonSet(), *daemonset,
+                                       controllers::GetOwned(stores_.daemonsets, owner, ds_name));
     // The uninstaller before the labels that schedule it; removed after the last label is gone.
     if (synced.ok() && plan.uninstaller_needed) synced = SyncUninstaller(profile, true);
-    if (synced.ok()) synced = writer_.PatchNodes(plan.patches, kLabelWriters);
+    if (synced.ok()) synced = writer().PatchNodes(plan.patches, kLabelWriters);
     if (synced.ok() && !plan.uninstaller_needed) synced = SyncUninstaller(profile, false);
   }
 
-  RDMASTACK_RETURN_IF_ERROR(status_.Publish(object, profile, ComputeProfileStatus(in), synced));
+  RDMASTACK_RETURN_IF_ERROR(
+      status_writer().Publish(object, profile, ComputeProfileStatus(in), synced));
   return result;
 }
 
@@ -238,8 +227,8 @@ Status ClientProfileReconciler::Cleanup(const k8s::JsonObject& object,
   // node leaving the profile does: once no running pod there names the profile.
   const controllers::Owner owner = OwnerOf(ns, name);
   RDMASTACK_RETURN_IF_ERROR(
-      writer_.Delete(k8s::kinds::DaemonSet(),
-                     controllers::GetOwned(stores_.daemonsets, owner, DaemonSetName(name))));
+      writer().Delete(k8s::kinds::DaemonSet(),
+                      controllers::GetOwned(stores_.daemonsets, owner, DaemonSetName(name))));
   LabelPlan plan{ClientNodeLabel(ns, name), PodsByNode(ns, name), {}, {}, false};
   for (const auto& node : stores_.nodes.List()) {
     if (std::optional<std::string> current = node->Label(plan.label))
@@ -247,16 +236,16 @@ Status ClientProfileReconciler::Cleanup(const k8s::JsonObject& object,
   }
   if (plan.uninstaller_needed) {
     RDMASTACK_RETURN_IF_ERROR(SyncUninstaller(profile, true));
-    RDMASTACK_RETURN_IF_ERROR(writer_.PatchNodes(plan.patches, kLabelWriters));
+    RDMASTACK_RETURN_IF_ERROR(writer().PatchNodes(plan.patches, kLabelWriters));
     if (plan.retiring.size() > kMaxListedNodes) plan.retiring.resize(kMaxListedNodes);
     crd::ClientProfileStatus status = profile.status.value_or(crd::ClientProfileStatus{});
     status.retiring_nodes = std::move(plan.retiring);
-    RDMASTACK_RETURN_IF_ERROR(status_.Write(object, profile, status));
+    RDMASTACK_RETURN_IF_ERROR(status_writer().Write(object, profile, status));
     spdlog::info("clientprofile {}/{}: deleting; waiting for {} node(s) to give up its files", ns,
                  name, status.retiring_nodes.size());
     return OkStatus();
   }
-  RDMASTACK_RETURN_IF_ERROR(writer_.PatchNodes(plan.patches, kLabelWriters));
+  RDMASTACK_RETURN_IF_ERROR(writer().PatchNodes(plan.patches, kLabelWriters));
   RDMASTACK_RETURN_IF_ERROR(SyncUninstaller(profile, false));
   // The S3 user after its clients are gone; its Secret goes with the profile (owner reference).
   if (const std::optional<crd::GatewayPool> pool = Pool(ns, profile);
@@ -270,12 +259,12 @@ Status ClientProfileReconciler::Cleanup(const k8s::JsonObject& object,
           object, runtime::EventType::kWarning, "S3UserCleanupFailed", "Cleanup",
           "the S3 user stays on a gateway (its keys are deleted with the profile): " + f);
   }
-  RDMASTACK_RETURN_IF_ERROR(writer_.Delete(
+  RDMASTACK_RETURN_IF_ERROR(writer().Delete(
       k8s::kinds::ConfigMap(),
       controllers::GetOwned(stores_.configmaps, owner, EndpointsConfigMapName(name))));
   RDMASTACK_RETURN_IF_ERROR(
-      writer_.RemoveFinalizer(crd::kinds::ClientProfile(), object, kFinalizer));
-  status_.Forget(object.Key());
+      writer().RemoveFinalizer(crd::kinds::ClientProfile(), object, kFinalizer));
+  status_writer().Forget(object.Key());
   spdlog::info("clientprofile {}/{}: deleted its clients, their files and its node labels", ns,
                name);
   return OkStatus();
@@ -335,7 +324,7 @@ void ClientProfileReconciler::PlanNodeLabel(const runtime::ObjectPtr& node,
   if (next) desired[plan->label] = *next;
   std::string body = controllers::LabelPatch(
       node->Labels(), desired, [&](std::string_view key) { return key == plan->label; });
-  if (body.empty() || writer_.NodePatchPending(name, body, node->ResourceVersion())) return;
+  if (body.empty() || writer().NodePatchPending(name, body, node->ResourceVersion())) return;
   plan->patches.emplace_back(name, std::move(body));
 }
 
@@ -344,9 +333,9 @@ Status ClientProfileReconciler::SyncUninstaller(const crd::ClientProfile& profil
   const std::string& name = profile.metadata.name;
   const runtime::ObjectPtr existing =
       controllers::GetOwned(stores_.daemonsets, OwnerOf(ns, name), UninstallDaemonSetName(name));
-  if (!needed) return writer_.Delete(k8s::kinds::DaemonSet(), existing);
-  return writer_.ApplyIfChanged(k8s::kinds::DaemonSet(), RenderUninstallDaemonSet(profile, render_),
-                                existing);
+  if (!needed) return writer().Delete(k8s::kinds::DaemonSet(), existing);
+  return writer().ApplyIfChanged(k8s::kinds::DaemonSet(),
+                                 RenderUninstallDaemonSet(profile, render_), existing);
 }
 
 }  // namespace rdmastack::clientprofile

@@ -18,9 +18,8 @@
 #include "controllers/clientprofile/profile_status.h"
 #include "controllers/clientprofile/s3_user_provisioner.h"
 #include "controllers/common/namespaced_cache.h"
-#include "controllers/common/object_writer.h"
 #include "controllers/common/owned_pod.h"
-#include "controllers/common/owner_status.h"
+#include "controllers/common/reconcile_skeleton.h"
 #include "operator/k8s/client.h"
 #include "operator/runtime/event_recorder.h"
 #include "operator/runtime/reconciler.h"
@@ -41,22 +40,20 @@ struct ClientProfileStores {
   controllers::NamespacedCache workloads;   // pods naming a profile: node and phase
 };
 
-class ClientProfileReconciler final : public runtime::Reconciler {
+class ClientProfileReconciler final
+    : public controllers::OwnerReconciler<crd::ClientProfile, crd::ClientProfileStatus> {
  public:
   ClientProfileReconciler(k8s::Client& client, runtime::EventRecorder& events, Clock& clock,
                           ClientProfileStores stores, ClientRenderOptions render);
-  StatusOr<runtime::Result> Reconcile(const runtime::Request& request) override;
-  // An owned object left the cache: the next reconcile writes it again if it is still wanted.
-  void ObjectDeleted(const k8s::JsonObject& object) { writer_.Forget(object); }
 
  private:
   static constexpr size_t kLabelWriters = 16;
-  // A pass over a profile that is not being deleted and carries the finalizer.
-  StatusOr<runtime::Result> Pass(const k8s::JsonObject& object, const crd::ClientProfile& profile);
+  StatusOr<runtime::Result> Pass(const k8s::JsonObject& object,
+                                 const crd::ClientProfile& profile) override;
+  Status Cleanup(const k8s::JsonObject& object, const crd::ClientProfile& profile) override;
   std::optional<crd::GatewayPool> Pool(const std::string& ns,
                                        const crd::ClientProfile& profile) const;
   std::vector<PoolEndpoint> PoolEndpoints(const std::string& ns, const std::string& pool) const;
-  Status Cleanup(const k8s::JsonObject& object, const crd::ClientProfile& profile);
   // The profile's pods on one node: its client, its uninstall pod, the workloads naming it.
   struct NodePods {
     std::optional<controllers::OwnedPod> client, uninstall;
@@ -84,8 +81,6 @@ class ClientProfileReconciler final : public runtime::Reconciler {
   Clock& clock_;
   ClientProfileStores stores_;
   const ClientRenderOptions render_;
-  controllers::ObjectWriter writer_;
-  controllers::OwnerStatus<crd::ClientProfile, crd::ClientProfileStatus> status_;
   // An https pool's CA (ca.crt of its s3.tlsSecret) for its clients, read with a GET when the
   // Secret's resourceVersion changes (the Secrets cache holds key names only).
   StatusOr<std::string> PoolCaBundle(const crd::GatewayPool& pool);

@@ -41,34 +41,35 @@ void LogStatusWritten(std::string_view log_name, const std::string& key,
 template <typename Resource, typename StatusType>
 class OwnerStatus {
  public:
-  struct Options {
-    const k8s::ResourceType& type;
-    std::string log_name;  // "gatewaypool"
-    std::vector<ConditionEvent> events;
-    // What the log line says after Ready ("nodes 3/4").
-    std::function<std::string(const StatusType&)> summary;
-  };
+  // What the status log line says after Ready ("nodes 3/4").
+  using Summary = std::function<std::string(const StatusType&)>;
 
-  OwnerStatus(k8s::Client& client, runtime::EventRecorder& events, Options options)
-      : client_(client), events_(events), options_(std::move(options)) {}
+  // `log_name` starts the log line ("gatewaypool"); `rules` say which condition changes get an
+  // Event.
+  OwnerStatus(k8s::Client& client, runtime::EventRecorder& events, const k8s::ResourceType& type,
+              std::string log_name, std::vector<ConditionEvent> rules, Summary summary)
+      : client_(client),
+        events_(events),
+        type_(type),
+        log_name_(std::move(log_name)),
+        rules_(std::move(rules)),
+        summary_(std::move(summary)) {}
 
   // The end of a pass: Events, the status, then `synced` (the pass's other writes).
   Status Publish(const k8s::JsonObject& object, const Resource& resource, const StatusType& status,
                  Status synced) {
     static const std::vector<crd::Condition> kNone;
     RecordConditionEvents(events_, object, resource.status ? resource.status->conditions : kNone,
-                          status.conditions, options_.events);
+                          status.conditions, rules_);
     RDMASTACK_RETURN_IF_ERROR(Write(object, resource, status));
     return synced;
   }
 
   // The status alone, when it differs from the cached one and from what this process wrote last.
   Status Write(const k8s::JsonObject& object, const Resource& resource, const StatusType& status) {
-    RDMASTACK_ASSIGN_OR_RETURN(bool written, ApplyStatusIfChanged(client_, options_.type, object,
-                                                                  resource, status, memo_));
-    if (written)
-      LogStatusWritten(options_.log_name, object.Key(), status.conditions,
-                       options_.summary(status));
+    RDMASTACK_ASSIGN_OR_RETURN(
+        bool written, ApplyStatusIfChanged(client_, type_, object, resource, status, memo_));
+    if (written) LogStatusWritten(log_name_, object.Key(), status.conditions, summary_(status));
     return OkStatus();
   }
 
@@ -78,7 +79,10 @@ class OwnerStatus {
  private:
   k8s::Client& client_;
   runtime::EventRecorder& events_;
-  const Options options_;
+  const k8s::ResourceType& type_;
+  const std::string log_name_;
+  const std::vector<ConditionEvent> rules_;
+  const Summary summary_;
   WriteMemo<StatusType> memo_;  // object key -> status
 };
 

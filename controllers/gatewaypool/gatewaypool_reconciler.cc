@@ -38,19 +38,18 @@ std::optional<std::string> NotAllowed(const controllers::TenancyPolicy& policy,
                                        pool.spec.backend.posix.host_path);
 }
 
-// Events for the conditions a human should hear of, and what the status log line counts.
-controllers::OwnerStatus<crd::GatewayPool, crd::GatewayPoolStatus>::Options StatusOptions() {
+// The condition changes a human should hear of.
+std::vector<controllers::ConditionEvent> ConditionEvents() {
   using crd::ConditionStatus;
   using runtime::EventType;
-  return {crd::kinds::GatewayPool(),
-          "gatewaypool",
-          {{kLibraryCompatible, ConditionStatus::kFalse, EventType::kWarning, "Refuse"},
-           {kDegraded, ConditionStatus::kTrue, EventType::kWarning, "Degrade", "SpecRefused"},
-           {kNodesVerified, ConditionStatus::kFalse, EventType::kWarning, "Verify"},
-           {kReady, ConditionStatus::kTrue, EventType::kNormal, "Ready"}},
-          [](const crd::GatewayPoolStatus& s) {
-            return "nodes " + (s.node_counts ? s.node_counts->ready_of_selected : "");
-          }};
+  return {{kLibraryCompatible, ConditionStatus::kFalse, EventType::kWarning, "Refuse"},
+          {kDegraded, ConditionStatus::kTrue, EventType::kWarning, "Degrade", "SpecRefused"},
+          {kNodesVerified, ConditionStatus::kFalse, EventType::kWarning, "Verify"},
+          {kReady, ConditionStatus::kTrue, EventType::kNormal, "Ready"}};
+}
+
+std::string ServingNodes(const crd::GatewayPoolStatus& s) {
+  return "nodes " + (s.node_counts ? s.node_counts->ready_of_selected : "");
 }
 
 }  // namespace
@@ -67,15 +66,15 @@ GatewayPoolReconciler::GatewayPoolReconciler(k8s::Client& client, runtime::Event
                                              const CompatibilitySource& compatibility,
                                              GatewayRenderOptions render,
                                              GatewayValidator& validator)
-    : client_(client),
+    : OwnerReconciler(client, events, {stores.pools, crd::kinds::GatewayPool(), kFinalizer},
+                      "gatewaypool", ConditionEvents(), ServingNodes),
+      client_(client),
       events_(events),
       clock_(clock),
       stores_(stores),
       compatibility_(compatibility),
       render_(std::move(render)),
-      validator_(validator),
-      writer_(client, "gatewaypool"),
-      status_(client, events, StatusOptions()) {}
+      validator_(validator) {}
 
 GatewayPoolReconciler::Owned GatewayPoolReconciler::Collect(const std::string& ns,
                                                             const std::string& pool) const {
@@ -135,21 +134,6 @@ std::optional<PoolConflict> GatewayPoolReconciler::FindConflict(
     if (parsed.ok()) others.push_back(footprint(*parsed));
   }
   return FindConflictWithOlderPool(footprint(pool), others);
-}
-
-void GatewayPoolReconciler::ObjectDeleted(const k8s::JsonObject& object) {
-  writer_.Forget(object);
-}
-
-StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Request& request) {
-  return controllers::ReconcileOwner<crd::GatewayPool>(
-      request, {stores_.pools, crd::kinds::GatewayPool(), kFinalizer}, writer_, status_,
-      [this](const k8s::JsonObject& object, const crd::GatewayPool& pool) {
-        return Cleanup(object, pool, Collect(std::string(object.Namespace()), pool.metadata.name));
-      },
-      [this](const k8s::JsonObject& object, const crd::GatewayPool& pool) {
-        return Pass(object, pool);
-      });
 }
 
 StatusOr<runtime::Result> GatewayPoolReconciler::Pass(const k8s::JsonObject& object,
@@ -292,7 +276,7 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Pass(const k8s::JsonObject& obj
     annotate(maintenance_key, want_maintenance, n.maintenance);
     if (!changed) return;
     std::string body = patch.Serialize();
-    if (writer_.NodePatchPending(n.name, body, n.resource_version)) return;
+    if (writer().NodePatchPending(n.name, body, n.resource_version)) return;
     (starts ? start_patches : node_patches).push_back({n.name, std::move(body)});
   };
   controllers::ForEachNode(
@@ -380,16 +364,16 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Pass(const k8s::JsonObject& obj
                    : ""));
     }
   }
-  RDMASTACK_RETURN_IF_ERROR(writer_.PatchNodes(node_patches, kLabelWriters));
+  RDMASTACK_RETURN_IF_ERROR(writer().PatchNodes(node_patches, kLabelWriters));
   // A start spends budget that another node's step in this pass may have freed (Done, Failed):
   // written together, a lost write of that step (an API server going away mid-pass) would leave
   // the node in flight beside the started one, over maxParallel. So starts go only once every
   // other step is written; after a failure they wait for the next pass.
-  RDMASTACK_RETURN_IF_ERROR(writer_.PatchNodes(start_patches, kLabelWriters));
+  RDMASTACK_RETURN_IF_ERROR(writer().PatchNodes(start_patches, kLabelWriters));
   for (const NodeDecision& d : plan.nodes) {
     if (d.delete_pod.empty()) continue;
     RDMASTACK_RETURN_IF_ERROR(
-        writer_.Delete(k8s::kinds::Pod(), stores_.pods.Get(ns + "/" + d.delete_pod)));
+        writer().Delete(k8s::kinds::Pod(), stores_.pods.Get(ns + "/" + d.delete_pod)));
   }
   std::sort(in.selected.begin(), in.selected.end(),
             [](const auto& a, const auto& b) { return a.name < b.name; });
@@ -400,7 +384,7 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Pass(const k8s::JsonObject& obj
   in.upgrade = &plan;
   in.tracks = tracks;
 
-  RDMASTACK_RETURN_IF_ERROR(status_.Publish(object, pool, ComputePoolStatus(in), synced));
+  RDMASTACK_RETURN_IF_ERROR(status_writer().Publish(object, pool, ComputePoolStatus(in), synced));
   runtime::Result result;
   if (plan.wake_after_s > 0) result.requeue_after = std::chrono::seconds(plan.wake_after_s);
   return result;
@@ -470,10 +454,10 @@ Status GatewayPoolReconciler::SyncWorkloads(const crd::GatewayPool& pool,
     return nullptr;
   };
   if (may_start) {
-    RDMASTACK_RETURN_IF_ERROR(writer_.ApplyIfChanged(k8s::kinds::DaemonSet(), *daemonset,
-                                                     existing_ds(std::string(daemonset->Name()))));
+    RDMASTACK_RETURN_IF_ERROR(writer().ApplyIfChanged(k8s::kinds::DaemonSet(), *daemonset,
+                                                      existing_ds(std::string(daemonset->Name()))));
     RDMASTACK_RETURN_IF_ERROR(
-        writer_.ApplyIfChanged(k8s::kinds::Service(), RenderService(pool, *track), owned.service));
+        writer().ApplyIfChanged(k8s::kinds::Service(), RenderService(pool, *track), owned.service));
   }
   // Each track's slices list the nodes the plan publishes there. A refused spec leaves the
   // slices as they are (nothing serving changes).
@@ -518,10 +502,10 @@ Status GatewayPoolReconciler::SyncWorkloads(const crd::GatewayPool& pool,
   for (auto* writes : {&gaining, &rest}) {
     for (const SliceWrite& w : *writes)
       RDMASTACK_RETURN_IF_ERROR(
-          writer_.ApplyIfChanged(k8s::kinds::EndpointSlice(), w.desired, w.existing));
+          writer().ApplyIfChanged(k8s::kinds::EndpointSlice(), w.desired, w.existing));
   }
   for (const auto& s : unwanted)
-    RDMASTACK_RETURN_IF_ERROR(writer_.Delete(k8s::kinds::EndpointSlice(), s));
+    RDMASTACK_RETURN_IF_ERROR(writer().Delete(k8s::kinds::EndpointSlice(), s));
   if (may_start) {
     // Tracks the spec left, once no node runs them any more.
     std::set<std::string> tracks_still_labelled;
@@ -530,27 +514,27 @@ Status GatewayPoolReconciler::SyncWorkloads(const crd::GatewayPool& pool,
     for (const auto& d : owned.daemonsets) {
       const std::string t = d->Label(kTrackLabel).value_or("");
       if (t == track->name || tracks_still_labelled.count(t)) continue;
-      RDMASTACK_RETURN_IF_ERROR(writer_.Delete(k8s::kinds::DaemonSet(), d));
+      RDMASTACK_RETURN_IF_ERROR(writer().Delete(k8s::kinds::DaemonSet(), d));
       for (const auto& s : owned.slices) {
         if (s->Label(kTrackLabel) == t)
-          RDMASTACK_RETURN_IF_ERROR(writer_.Delete(k8s::kinds::EndpointSlice(), s));
+          RDMASTACK_RETURN_IF_ERROR(writer().Delete(k8s::kinds::EndpointSlice(), s));
       }
     }
   }
   return OkStatus();
 }
 
-Status GatewayPoolReconciler::Cleanup(const k8s::JsonObject& object, const crd::GatewayPool& pool,
-                                      const Owned& owned) {
+Status GatewayPoolReconciler::Cleanup(const k8s::JsonObject& object, const crd::GatewayPool& pool) {
   const std::string ns = pool.metadata.namespace_.value_or("");
   const std::string& name = pool.metadata.name;
+  const Owned owned = Collect(ns, name);
   // Clients first (the endpoints go), then the gateways: deleting the DaemonSets lets each pod
   // end within its grace period. The backend directories are never touched.
   for (const auto& s : owned.slices)
-    RDMASTACK_RETURN_IF_ERROR(writer_.Delete(k8s::kinds::EndpointSlice(), s));
-  RDMASTACK_RETURN_IF_ERROR(writer_.Delete(k8s::kinds::Service(), owned.service));
+    RDMASTACK_RETURN_IF_ERROR(writer().Delete(k8s::kinds::EndpointSlice(), s));
+  RDMASTACK_RETURN_IF_ERROR(writer().Delete(k8s::kinds::Service(), owned.service));
   for (const auto& d : owned.daemonsets)
-    RDMASTACK_RETURN_IF_ERROR(writer_.Delete(k8s::kinds::DaemonSet(), d));
+    RDMASTACK_RETURN_IF_ERROR(writer().Delete(k8s::kinds::DaemonSet(), d));
   // The pool's track labels and its upgrade state annotation leave every node.
   std::vector<std::pair<std::string, std::string>> unlabel;
   const std::string state_key = NodeUpgradeAnnotation(ns, name);
@@ -566,9 +550,10 @@ Status GatewayPoolReconciler::Cleanup(const k8s::JsonObject& object, const crd::
     }
     if (changed) unlabel.emplace_back(std::string(node->Name()), patch.Serialize());
   }
-  RDMASTACK_RETURN_IF_ERROR(writer_.PatchNodes(unlabel, kLabelWriters));
-  RDMASTACK_RETURN_IF_ERROR(writer_.RemoveFinalizer(crd::kinds::GatewayPool(), object, kFinalizer));
-  status_.Forget(object.Key());
+  RDMASTACK_RETURN_IF_ERROR(writer().PatchNodes(unlabel, kLabelWriters));
+  RDMASTACK_RETURN_IF_ERROR(
+      writer().RemoveFinalizer(crd::kinds::GatewayPool(), object, kFinalizer));
+  status_writer().Forget(object.Key());
   spdlog::info(
       "gatewaypool {}/{}: deleted its gateways, endpoints, node labels, upgrade and maintenance "
       "state",

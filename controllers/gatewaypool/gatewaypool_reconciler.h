@@ -13,8 +13,7 @@
 #include <vector>
 
 #include "controllers/common/namespaced_cache.h"
-#include "controllers/common/object_writer.h"
-#include "controllers/common/owner_status.h"
+#include "controllers/common/reconcile_skeleton.h"
 #include "controllers/gatewaypool/compatibility_source.h"
 #include "controllers/gatewaypool/gateway_daemonset.h"
 #include "controllers/gatewaypool/gateway_validator.h"
@@ -38,20 +37,19 @@ struct GatewayPoolStores {
   controllers::NamespacedCache slices;
 };
 
-class GatewayPoolReconciler final : public runtime::Reconciler {
+class GatewayPoolReconciler final
+    : public controllers::OwnerReconciler<crd::GatewayPool, crd::GatewayPoolStatus> {
  public:
   GatewayPoolReconciler(k8s::Client& client, runtime::EventRecorder& events, Clock& clock,
                         GatewayPoolStores stores, const CompatibilitySource& compatibility,
                         GatewayRenderOptions render, GatewayValidator& validator);
-  StatusOr<runtime::Result> Reconcile(const runtime::Request& request) override;
-  // An owned object left the cache: the next reconcile writes it again if it is still wanted.
-  void ObjectDeleted(const k8s::JsonObject& object);
 
  private:
   struct Owned;  // what the caches hold for one pool
   Owned Collect(const std::string& ns, const std::string& pool) const;
-  // A pass over a pool that is not being deleted and carries the finalizer.
-  StatusOr<runtime::Result> Pass(const k8s::JsonObject& object, const crd::GatewayPool& pool);
+  StatusOr<runtime::Result> Pass(const k8s::JsonObject& object,
+                                 const crd::GatewayPool& pool) override;
+  Status Cleanup(const k8s::JsonObject& object, const crd::GatewayPool& pool) override;
   // The older pool this one collides with on some node (pool_conflict.h), from the caches.
   std::optional<PoolConflict> FindConflict(const crd::GatewayPool& pool,
                                            const compat::CompatibilityMatrix* matrix) const;
@@ -64,7 +62,6 @@ class GatewayPoolReconciler final : public runtime::Reconciler {
                        const UpgradePlan& plan);
   // Fills the validation of every node waiting for the operator's S3 check.
   void ValidateNewGateways(const crd::GatewayPool& pool, int32_t s3_port, UpgradeInputs& up);
-  Status Cleanup(const k8s::JsonObject& object, const crd::GatewayPool& pool, const Owned& owned);
 
   k8s::Client& client_;
   runtime::EventRecorder& events_;
@@ -73,8 +70,6 @@ class GatewayPoolReconciler final : public runtime::Reconciler {
   const CompatibilitySource& compatibility_;
   const GatewayRenderOptions render_;
   GatewayValidator& validator_;
-  controllers::ObjectWriter writer_;
-  controllers::OwnerStatus<crd::GatewayPool, crd::GatewayPoolStatus> status_;
 };
 
 }  // namespace rdmastack::gatewaypool
