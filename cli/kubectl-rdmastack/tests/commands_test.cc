@@ -40,9 +40,7 @@ void LoadFixtures(FakeClient& api) {
 
 // What the command asked the API server, in order.
 std::vector<std::string> Calls(const FakeClient& api) {
-  std::vector<std::string> out;
-  for (const k8s::testing::Action& a : api.actions()) out.push_back(a.ToString());
-  return out;
+  return k8s::testing::ToStrings(api.actions());
 }
 
 Options Make(Command command, std::string argument = "", std::string ns = "",

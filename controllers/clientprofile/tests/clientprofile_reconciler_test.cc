@@ -13,6 +13,7 @@
 #include "controllers/common/conditions.h"
 #include "controllers/common/node_walk.h"
 #include "controllers/common/testing/fake_caches.h"
+#include "controllers/common/testing/json_text.h"
 #include "controllers/common/testing/recorded_events.h"
 #include "crds/types/gatewaypool_api.h"
 #include "crds/types/json.h"
@@ -24,21 +25,16 @@
 namespace rdmastack::clientprofile {
 namespace {
 
+using controllers::testing::JsonText;
 using k8s::testing::Action;
 
 constexpr char kNs[] = "storage";
 constexpr char kProfile[] = "kvcache-hostmem";
 constexpr char kGpuLabel[] = "node-role.rdmastack.io/gpu";
 
-k8s::JsonObject Json(const std::string& text) {
-  auto o = k8s::JsonObject::Parse(text);
-  EXPECT_TRUE(o.ok()) << o.status().ToString();
-  return o.ok() ? *o : k8s::JsonObject();
-}
-
 // The first document of `kind` in crds/samples/`file`, in namespace storage.
 k8s::JsonObject Sample(const std::string& file, const std::string& kind) {
-  k8s::JsonObject o = Json(crd::testing::YamlToJson(
+  k8s::JsonObject o = JsonText(crd::testing::YamlToJson(
       crd::testing::FindKind(crd::testing::LoadSourceYaml("crds/samples/" + file), kind)));
   o.SetNamespace(kNs);
   return o;
@@ -75,7 +71,7 @@ class ClientProfileReconcilerTest : public ::testing::Test {
     ASSERT_TRUE(
         api_.Put(crd::kinds::GatewayPool(), Sample("gatewaypool-kvcache.yaml", "GatewayPool"))
             .ok());
-    k8s::JsonObject slice = Json(R"({"metadata": {"name": "kvcache-gateway-v1-0"},
+    k8s::JsonObject slice = JsonText(R"({"metadata": {"name": "kvcache-gateway-v1-0"},
         "addressType": "IPv4", "ports": [{"name": "s3", "port": 7071}],
         "endpoints": [{"addresses": ["10.0.0.1"], "nodeName": "stg-a",
                        "conditions": {"ready": true, "serving": true, "terminating": false}}]})");
@@ -98,7 +94,7 @@ class ClientProfileReconcilerTest : public ::testing::Test {
     node.SetLabel(ClientNodeLabel(kNs, kProfile), kReadyValue);
     ASSERT_TRUE(api_.Put(k8s::kinds::Node(), node).ok());
     k8s::JsonObject pod =
-        Json(R"({"status": {"conditions": [{"type": "Ready", "status": "True"}]}})");
+        JsonText(R"({"status": {"conditions": [{"type": "Ready", "status": "True"}]}})");
     pod.SetName(DaemonSetName(kProfile) + "-" + name);
     pod.SetNamespace(kNs);
     pod.SetLabel(gatewaypool::kComponentLabel, kClientComponent);
@@ -115,7 +111,7 @@ class ClientProfileReconcilerTest : public ::testing::Test {
     report.status.emplace();
     report.status->agent = crd::AgentStatus{
         connected ? crd::AgentState::kConnected : crd::AgentState::kStale, "0.1.0", {}, {}, {}};
-    ASSERT_TRUE(api_.Put(crd::kinds::RdmaNode(), Json(crd::SerializeResource(report))).ok());
+    ASSERT_TRUE(api_.Put(crd::kinds::RdmaNode(), JsonText(crd::SerializeResource(report))).ok());
   }
 
   std::vector<Action> Reconcile() {
@@ -161,9 +157,7 @@ TEST_F(ClientProfileReconcilerTest, ANodeThatFailsItsChecksGivesItsClientUp) {
   // The agent reports, and the node has no RDMA device: a failed check, not silence.
   ASSERT_NO_FATAL_FAILURE(PutReport("gpu-a", /*connected=*/true));
 
-  const std::vector<Action> writes = Reconcile();
-  std::vector<std::string> written;
-  for (const Action& a : writes) written.push_back(a.ToString());
+  const std::vector<std::string> written = k8s::testing::ToStrings(Reconcile());
   const std::string uninstaller = "apply DaemonSet storage/" + UninstallDaemonSetName(kProfile);
   const auto at = [&](const std::string& what) {
     return std::find(written.begin(), written.end(), what) - written.begin();

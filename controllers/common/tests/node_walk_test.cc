@@ -9,15 +9,14 @@
 
 #include "controllers/common/owned_objects.h"
 #include "controllers/common/owned_pod.h"
+#include "controllers/common/testing/json_text.h"
 #include "crds/types/json.h"
 
 namespace rdmastack::controllers {
 namespace {
 
 runtime::ObjectPtr Object(const std::string& text) {
-  auto o = k8s::JsonObject::Parse(text);
-  EXPECT_TRUE(o.ok()) << o.status().ToString();
-  return std::make_shared<const k8s::JsonObject>(o.ok() ? *o : k8s::JsonObject());
+  return std::make_shared<const k8s::JsonObject>(testing::JsonText(text));
 }
 
 TEST(NodeWalkTest, VisitsEveryNodeInNameOrderWithTheReportsOfSelectedOnes) {

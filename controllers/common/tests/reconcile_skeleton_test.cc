@@ -77,9 +77,7 @@ class ReconcileSkeletonTest : public ::testing::Test {
     } else {
       EXPECT_TRUE(result.ok()) << result.status().ToString();
     }
-    std::vector<std::string> out;
-    for (const auto& a : api_.writes()) out.push_back(a.ToString());
-    return out;
+    return k8s::testing::ToStrings(api_.writes());
   }
 
   k8s::testing::FakeClient api_;

@@ -11,6 +11,7 @@
 #include "controllers/common/cache_transforms.h"
 #include "controllers/common/conditions.h"
 #include "controllers/common/testing/fake_caches.h"
+#include "controllers/common/testing/json_text.h"
 #include "controllers/common/testing/recorded_events.h"
 #include "controllers/gatewaypool/tests/test_pools.h"
 #include "crds/types/json.h"
@@ -20,22 +21,12 @@
 namespace rdmastack::gatewaypool {
 namespace {
 
+using controllers::testing::JsonText;
 using k8s::testing::Action;
+using k8s::testing::ToStrings;
 
 constexpr char kNs[] = "storage";
 constexpr char kStorageLabel[] = "node-role.rdmastack.io/storage";
-
-k8s::JsonObject Json(const std::string& text) {
-  auto o = k8s::JsonObject::Parse(text);
-  EXPECT_TRUE(o.ok()) << o.status().ToString();
-  return o.ok() ? *o : k8s::JsonObject();
-}
-
-std::vector<std::string> Strings(const std::vector<Action>& actions) {
-  std::vector<std::string> out;
-  for (const Action& a : actions) out.push_back(a.ToString());
-  return out;
-}
 
 class GatewayPoolReconcilerTest : public ::testing::Test {
  protected:
@@ -62,11 +53,12 @@ class GatewayPoolReconcilerTest : public ::testing::Test {
     pool.metadata.name = name;
     pool.metadata.uid = "uid-" + name;
     pool.metadata.creation_timestamp = created;
-    ASSERT_TRUE(api_.Put(crd::kinds::GatewayPool(), Json(crd::SerializeResource(pool))).ok());
-    ASSERT_TRUE(api_.Put(k8s::kinds::Secret(),
-                         Json(R"({"metadata": {"name": "kvcache-s3-root", "namespace": "storage"},
+    ASSERT_TRUE(api_.Put(crd::kinds::GatewayPool(), JsonText(crd::SerializeResource(pool))).ok());
+    ASSERT_TRUE(
+        api_.Put(k8s::kinds::Secret(),
+                 JsonText(R"({"metadata": {"name": "kvcache-s3-root", "namespace": "storage"},
                                   "data": {"accessKeyId": "YQ==", "secretAccessKey": "Yg=="}})"))
-                    .ok());
+            .ok());
   }
 
   // A storage node and its agent's report: reporting (and gateway capable) or silent.
@@ -84,7 +76,7 @@ class GatewayPoolReconcilerTest : public ::testing::Test {
       report.status->conditions[0].reason = "Stale";
       report.status->conditions[0].message = "no heartbeat for 5m";
     }
-    ASSERT_TRUE(api_.Put(crd::kinds::RdmaNode(), Json(crd::SerializeResource(report))).ok());
+    ASSERT_TRUE(api_.Put(crd::kinds::RdmaNode(), JsonText(crd::SerializeResource(report))).ok());
   }
 
   // What the DaemonSet controller and the kubelet would make of pool `pool`'s DaemonSet on
@@ -100,9 +92,9 @@ class GatewayPoolReconcilerTest : public ::testing::Test {
       pod.SetLabel(k, v);
     (void)pod.SetString({"spec", "nodeName"}, node);
     (void)pod.SetString({"status", "podIP"}, ip);
-    (void)pod.Append(
-        {"status", "conditions"},
-        Json(std::string(R"({"type": "Ready", "status": ")") + (ready ? "True" : "False") + "\"}"));
+    (void)pod.Append({"status", "conditions"},
+                     JsonText(std::string(R"({"type": "Ready", "status": ")") +
+                              (ready ? "True" : "False") + "\"}"));
     ASSERT_TRUE(api_.Put(k8s::kinds::Pod(), pod).ok());
   }
 
@@ -150,7 +142,7 @@ class GatewayPoolReconcilerTest : public ::testing::Test {
 TEST_F(GatewayPoolReconcilerTest, APoolStartsWithItsFinalizerThenItsGatewaysAndStatus) {
   PutPool("kvcache", "2026-01-01T00:00:00Z");
   PutNode("stg-a", "10.0.0.1");
-  EXPECT_EQ(Strings(Reconcile("kvcache")),
+  EXPECT_EQ(ToStrings(Reconcile("kvcache")),
             (std::vector<std::string>{"patch GatewayPool storage/kvcache", "patch Node stg-a",
                                       "apply DaemonSet storage/kvcache-gateway-v1",
                                       "apply Service storage/kvcache-s3",
@@ -159,7 +151,7 @@ TEST_F(GatewayPoolReconcilerTest, APoolStartsWithItsFinalizerThenItsGatewaysAndS
   EXPECT_EQ(api_.Find(k8s::kinds::Node(), "", "stg-a")->Label(NodeTrackLabel(kNs, "kvcache", "v1")),
             "true");
   // Nothing changed: nothing is written.
-  EXPECT_EQ(Strings(Reconcile("kvcache")), std::vector<std::string>{});
+  EXPECT_EQ(ToStrings(Reconcile("kvcache")), std::vector<std::string>{});
 }
 
 TEST_F(GatewayPoolReconcilerTest, TheLaterOfTwoPoolsOnTheSamePortsIsRefusedAndCreatesNothing) {
@@ -170,8 +162,9 @@ TEST_F(GatewayPoolReconcilerTest, TheLaterOfTwoPoolsOnTheSamePortsIsRefusedAndCr
   const std::vector<Action> first = Reconcile("first");
   EXPECT_EQ(api_.writes("DaemonSet").size(), 1u) << "the older pool starts";
   const std::vector<Action> second = Reconcile("second");
-  EXPECT_EQ(Strings(second), (std::vector<std::string>{"patch GatewayPool storage/second",
-                                                       "apply/status GatewayPool storage/second"}))
+  EXPECT_EQ(ToStrings(second),
+            (std::vector<std::string>{"patch GatewayPool storage/second",
+                                      "apply/status GatewayPool storage/second"}))
       << "only its finalizer and its status";
   EXPECT_FALSE(api_.Find(k8s::kinds::DaemonSet(), kNs, DaemonSetName("second", "v1")));
   EXPECT_FALSE(api_.Find(k8s::kinds::Service(), kNs, ServiceName("second")));
@@ -236,7 +229,7 @@ TEST_F(GatewayPoolReconcilerTest, ASliceThatGainsAReadyEndpointIsWrittenBeforeOn
   PutGatewayPod("kvcache", "stg-b", "10.0.0.2", true);
 
   Reconcile("kvcache");
-  EXPECT_EQ(Strings(api_.writes("EndpointSlice")),
+  EXPECT_EQ(ToStrings(api_.writes("EndpointSlice")),
             (std::vector<std::string>{"apply EndpointSlice storage/kvcache-gateway-v1-1",
                                       "apply EndpointSlice storage/kvcache-gateway-v1-0"}))
       << "slice 1 gains stg-b, slice 0 loses stg-a: clients must never be left without one";

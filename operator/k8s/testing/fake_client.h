@@ -20,7 +20,6 @@
 // and on the order of the writes. Thread-safe.
 
 #include <functional>
-#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -28,6 +27,7 @@
 #include <vector>
 
 #include "operator/k8s/client.h"
+#include "operator/k8s/testing/object_tracker.h"
 
 namespace rdmastack::k8s::testing {
 
@@ -43,6 +43,9 @@ struct Action {
   bool IsWrite() const;
   friend bool operator==(const Action&, const Action&) = default;
 };
+
+// Each action's ToString(), in order: what a test compares with what it expects.
+std::vector<std::string> ToStrings(const std::vector<Action>& actions);
 
 class FakeClient final : public Client {
  public:
@@ -104,7 +107,6 @@ class FakeClient final : public Client {
                                          const JsonObject& body) override;
 
  private:
-  using Bucket = std::map<std::string, JsonObject>;  // "ns/name" -> object
   struct Failure {
     std::string verb, kind;
     Status error;
@@ -119,42 +121,15 @@ class FakeClient final : public Client {
   // runs without the lock: it may block).
   std::optional<StatusOr<JsonObject>> Intercept(const Action& action,
                                                 const JsonObject* body = nullptr);
+  // Update and UpdateStatus; Patch and PatchStatus.
   StatusOr<JsonObject> Replace(const ResourceType& type, const JsonObject& object,
                                std::string_view field_manager, bool status_only);
   StatusOr<JsonObject> PatchAny(const ResourceType& type, std::string_view ns,
                                 std::string_view name, PatchType patch_type, std::string_view body,
                                 const PatchOptions& options, bool status_only);
 
-  // ---- under mu_ ----
-  StatusOr<JsonObject> CreateLocked(const ResourceType& type, JsonObject object,
-                                    std::string_view field_manager, std::string_view operation);
-  // Server-side apply: creates, or merges into the stored object after removing what this
-  // manager applied last time and leaves out now.
-  StatusOr<JsonObject> ApplyLocked(const ResourceType& type, std::string_view ns,
-                                   std::string_view name, std::string_view body,
-                                   const PatchOptions& options, bool status_only);
-  // Stores `desired` as the next state of `current`: what a client cannot change comes from
-  // `current`, and so does the status (or, for a status write, everything else). Bumps the
-  // resourceVersion (and, when more than metadata and status changed, the generation) unless
-  // nothing changed; removes the object when it is being deleted and has no finalizer left.
-  StatusOr<JsonObject> CommitLocked(const ResourceType& type, const JsonObject& current,
-                                    JsonObject desired, bool status_only,
-                                    std::string_view field_manager, std::string_view operation);
-  const JsonObject* FindLocked(const ResourceType& type, std::string_view ns,
-                               std::string_view name) const;
-  JsonObject* MutableLocked(const ResourceType& type, std::string_view ns, std::string_view name);
-  bool EraseLocked(const ResourceType& type, const std::string& key);
-  std::string NextResourceVersionLocked();
-  std::string NewUidLocked();
-
   mutable std::mutex mu_;
-  std::map<std::string, Bucket> objects_;  // GroupResource() -> objects
-  // What each manager applied last: "resource|ns/name|subresource|manager" -> object.
-  std::map<std::string, JsonObject> last_applied_;
-  int64_t resource_version_ = 0;
-  int64_t uids_ = 0;
-  int64_t generated_names_ = 0;
-  std::string now_ = "2026-01-01T00:00:00Z";
+  ObjectTracker tracker_;
   std::vector<Action> actions_;
   std::vector<Failure> failures_;
   std::vector<Answerer> answers_;
