@@ -145,7 +145,7 @@ TEST_F(GatewayPoolReconcilerTest, APoolStartsWithItsFinalizerThenItsGatewaysAndS
   EXPECT_EQ(ToStrings(Reconcile("kvcache")),
             (std::vector<std::string>{"patch GatewayPool storage/kvcache", "patch Node stg-a",
                                       "apply DaemonSet storage/kvcache-gateway-v1",
-                                      "apply Service storage/kvcache-s3",
+                                      "apply Service storage/kvcache-gateway",
                                       "apply EndpointSlice storage/kvcache-gateway-v1-0",
                                       "apply/status GatewayPool storage/kvcache"}));
   EXPECT_EQ(api_.Find(k8s::kinds::Node(), "", "stg-a")->Label(NodeTrackLabel(kNs, "kvcache", "v1")),
