@@ -15,9 +15,10 @@ std::string SelectorText(const crd::StringMap& selector) {
 }  // namespace
 
 crd::Condition LibraryCompatibleCondition(const PoolFacts& f) {
+  const PoolStatusInputs& in = f.in;
   return f.set.Make(kLibraryCompatible,
-                    f.in.decision.track ? ConditionStatus::kTrue : ConditionStatus::kFalse,
-                    f.in.decision.reason, f.in.decision.message);
+                    in.decision.track ? ConditionStatus::kTrue : ConditionStatus::kFalse,
+                    in.decision.reason, in.decision.message);
 }
 
 crd::Condition NodesVerifiedCondition(const PoolFacts& f) {
@@ -111,11 +112,12 @@ crd::Condition ProgressingCondition(const PoolFacts& f) {
 
 crd::Condition UpgradingCondition(const PoolFacts& f,
                                   const std::optional<crd::CurrentUpgrade>& upgrade) {
-  const std::optional<Track>& track = f.in.decision.track;
+  const PoolStatusInputs& in = f.in;
+  const std::optional<Track>& track = in.decision.track;
   const UpgradePlan* up = f.nodes.upgrade;
   if (!up || !upgrade)
     return f.set.Make(
-        kUpgrading, ConditionStatus::kFalse, track ? "UpToDate" : f.in.decision.reason,
+        kUpgrading, ConditionStatus::kFalse, track ? "UpToDate" : in.decision.reason,
         track ? "every node runs the spec's gateway and libcuobjserver " + track->library_version
               : "nothing is upgraded while the spec is refused");
   const std::string progress =
