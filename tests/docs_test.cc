@@ -86,13 +86,18 @@ TEST(DocsTest, EveryAgentReasonIsDocumented) {
 
 // Every ClientProfile condition reason and per-node reason the operator writes has a row in
 // docs/troubleshooting.md: Ineligible("X", ...) / Refused("X", ...) in the eligibility function,
-// `..._reason = "X"` and conditions.Make(type, status, "X", ...) in the status function.
+// `..._reason = "X"`, what blocks the profile (`return {"X", ...}`) and Make(type, status, "X",
+// ...) in the status functions.
 TEST(DocsTest, EveryClientProfileReasonIsDocumented) {
   std::set<std::string> reasons;
-  for (const char* file : {"eligibility.cc", "profile_status.cc", "clientprofile_reconciler.cc"}) {
+  for (const char* file : {"eligibility.cc", "profile_status.cc", "profile_conditions.cc",
+                           "clientprofile_reconciler.cc"}) {
     const std::string text = Slurp(SourceDir() + "/controllers/clientprofile/" + file);
     ASSERT_FALSE(text.empty()) << file;
-    for (std::string_view call : {"Ineligible(\"", "Refused(\"", "_reason = \""}) {
+    std::vector<std::string_view> calls = {"Ineligible(\"", "Refused(\"", "_reason = \""};
+    // What blocks the whole profile: FindBlocker's `return {"X", ...}`.
+    if (std::string_view(file) == "profile_conditions.cc") calls.push_back("return {\"");
+    for (std::string_view call : calls) {
       for (size_t at = text.find(call); at != std::string::npos; at = text.find(call, at + 1)) {
         const size_t open = at + call.size() - 1;
         AddQuotedNames(std::string_view(text).substr(open, text.find('"', open + 1) - open + 1),
@@ -489,8 +494,9 @@ Variables ReasonVariables() {
   for (const auto& name : AgentCheckReasons())
     v["outcome->reason"].push_back({name, "Node checks", "node/checks"});
   // ClientProfile: what blocks the whole profile (Ready and Degraded).
-  Append(v["bad_reason"], Assigned(cprof + "profile_status.cc", "bad_reason", "ClientProfile"));
-  Append(v["bad_reason"],
+  Append(v["f.blocker.reason"],
+         Returned(cprof + "profile_conditions.cc", "FindBlocker", "ClientProfile"));
+  Append(v["f.blocker.reason"],
          Assigned(cprof + "clientprofile_reconciler.cc", "in.refused_reason", "ClientProfile"));
   // Agent hub refusals: the admission decision's and the stream's (Warning events on the Node).
   Append(v["decision.reason"], Constants("servers/agenthub/admission.h", "kReason", "Agent hub"));
@@ -506,7 +512,8 @@ Reasons PerNodeReasons(std::vector<std::string>* problems) {
       // GatewayPool failingNodes: why a node is not verified ...
       {"Fail( in node_verdict.cc", Argument(gwp + "node_verdict.cc", "Fail(", 0, "GatewayPool")},
       // ... why its gateway does not serve ...
-      {"p.reason in pool_status.cc", Assigned(gwp + "pool_status.cc", "p.reason", "GatewayPool")},
+      {"p.reason in pool_node_tally.cc",
+       Assigned(gwp + "pool_node_tally.cc", "p.reason", "GatewayPool")},
       // ... and why its upgrade was rolled back or failed.
       {"RollBack( in upgrade_plan.cc",
        Argument(gwp + "upgrade_plan.cc", "RollBack(", 1, "GatewayPool")},
@@ -618,10 +625,12 @@ OperatorReasons CollectOperatorReasons() {
         }
       }
     };
-    // Conditions first: an event about a condition change passes its reason (c->reason) on.
+    // Conditions first: an event about a condition change passes its reason (c->reason) on; the
+    // common skeleton's (owner_status.cc) passes on any controller's.
     Reasons conditions;
     for (const auto& path : files) sink(path, "Make(", 2, &conditions);
     vars["c->reason"] = conditions;
+    if (std::string_view(c.area).empty()) Append(vars["c->reason"], out.conditions);
     for (const auto& path : files) {
       sink(path, "Record(", 2, &out.events);
       sink(path, "RecordRelated(", 3, &out.events);

@@ -6,12 +6,12 @@
 #include <map>
 
 #include "controllers/clientprofile/node_retirement.h"
-#include "controllers/common/conditions.h"
 #include "controllers/common/credentials_secret.h"
-#include "controllers/common/node_selection.h"
+#include "controllers/common/node_walk.h"
+#include "controllers/common/owned_objects.h"
 #include "controllers/common/owned_pod.h"
+#include "controllers/common/reconcile_skeleton.h"
 #include "controllers/common/render.h"
-#include "controllers/common/status_writer.h"
 #include "crds/types/gatewaypool_api.h"
 #include "crds/types/json.h"
 #include "crds/types/kinds.h"
@@ -19,15 +19,21 @@
 namespace rdmastack::clientprofile {
 namespace {
 
-bool OwnedBy(const k8s::JsonObject& o, const std::string& ns, const std::string& profile) {
-  return o.Namespace() == ns && o.Label(kProfileLabel) == profile;
+controllers::Owner OwnerOf(std::string_view ns, std::string_view profile) {
+  return {ns, kProfileLabel, profile};
 }
 
-// The cached object `name` of `profile`'s namespace when the profile owns it, else null.
-runtime::ObjectPtr OwnedObject(const controllers::NamespacedCache& store, const std::string& ns,
-                               const std::string& profile, const std::string& name) {
-  runtime::ObjectPtr o = store.Get(ns + "/" + name);
-  return o != nullptr && OwnedBy(*o, ns, profile) ? o : nullptr;
+// The condition changes a human should hear of.
+std::vector<controllers::ConditionEvent> ConditionEvents() {
+  using crd::ConditionStatus;
+  using runtime::EventType;
+  return {{kDegraded, ConditionStatus::kTrue, EventType::kWarning, "Degrade"},
+          {kNodesEligible, ConditionStatus::kFalse, EventType::kWarning, "Evaluate"},
+          {kReady, ConditionStatus::kTrue, EventType::kNormal, "Ready"}};
+}
+
+std::string ReadyClients(const crd::ClientProfileStatus& s) {
+  return "clients " + (s.node_counts ? s.node_counts->ready_of_eligible : "");
 }
 
 }  // namespace
@@ -36,12 +42,13 @@ ClientProfileReconciler::ClientProfileReconciler(k8s::Client& client,
                                                  runtime::EventRecorder& events, Clock& clock,
                                                  ClientProfileStores stores,
                                                  ClientRenderOptions render)
-    : client_(client),
+    : OwnerReconciler(client, events, {stores.profiles, crd::kinds::ClientProfile(), kFinalizer},
+                      "clientprofile", ConditionEvents(), ReadyClients),
+      client_(client),
       events_(events),
       clock_(clock),
       stores_(stores),
       render_(std::move(render)),
-      writer_(client, "clientprofile"),
       s3_users_(client, stores.secrets, clock) {}
 
 StatusOr<std::string> ClientProfileReconciler::PoolCaBundle(const crd::GatewayPool& pool) {
@@ -88,26 +95,10 @@ std::optional<crd::GatewayPool> ClientProfileReconciler::Pool(
   return std::move(*parsed);
 }
 
-StatusOr<runtime::Result> ClientProfileReconciler::Reconcile(const runtime::Request& request) {
-  const runtime::ObjectPtr object = stores_.profiles.Get(request.Key());
-  if (object == nullptr) {
-    statuses_.Forget(request.Key());
-    return runtime::Result{};
-  }
-  auto parsed = crd::ParseResource<crd::ClientProfile>(object->value());
-  if (!parsed.ok()) return runtime::TerminalError(parsed.status().WithContext(request.Key()));
-  const crd::ClientProfile& profile = *parsed;
-  const std::string& ns = request.ns;
-  const std::string& name = request.name;
-  if (object->IsBeingDeleted()) {
-    const std::vector<std::string> finalizers = object->Finalizers();
-    if (std::find(finalizers.begin(), finalizers.end(), kFinalizer) != finalizers.end())
-      RDMASTACK_RETURN_IF_ERROR(Cleanup(*object, profile));
-    return runtime::Result{};
-  }
-  RDMASTACK_RETURN_IF_ERROR(
-      writer_.EnsureFinalizer(crd::kinds::ClientProfile(), *object, kFinalizer));
-
+StatusOr<runtime::Result> ClientProfileReconciler::Pass(const k8s::JsonObject& object,
+                                                        const crd::ClientProfile& profile) {
+  const std::string ns(object.Namespace());
+  const std::string& name = profile.metadata.name;
   ProfileStatusInputs in;
   in.profile = &profile;
   in.now = clock_.WallNow();
@@ -160,38 +151,35 @@ StatusOr<runtime::Result> ClientProfileReconciler::Reconcile(const runtime::Requ
   // Nodes: matched ones get a verdict; the label follows it, and a node leaving the profile keeps
   // its files until no running pod there names the profile (node_retirement.h).
   LabelPlan plan{label, PodsByNode(ns, name), {}, {}, false};
-  for (const auto& node : stores_.nodes.List()) {
-    const std::map<std::string, std::string> labels = node->Labels();
-    const auto found = labels.find(label);
-    const std::optional<std::string> current =
-        found == labels.end() ? std::nullopt : std::optional(found->second);
-    if (!controllers::SelectorMatches(profile.spec.node_selector, labels)) {
-      if (current) PlanNodeLabel(node, current, /*wanted=*/false, false, &plan);
-      continue;
-    }
-    NodeOutcome n;
-    n.name = std::string(node->Name());
-    std::optional<crd::RdmaNodeStatus> rdma;
-    if (const runtime::ObjectPtr r = stores_.rdmanodes.Get(n.name); r != nullptr) {
-      if (auto rnode = crd::ParseResource<crd::RdmaNode>(r->value()); rnode.ok())
-        rdma = std::move(rnode->status);
-    }
-    n.eligibility = DecideEligibility(profile.spec, rdma ? &*rdma : nullptr);
-    const auto on = plan.pods.find(n.name);
-    const controllers::OwnedPod* client =
-        on == plan.pods.end() || !on->second.client ? nullptr : &*on->second.client;
-    n.ready = client && client->ready && !client->terminating;
-    if (n.eligibility.eligible && !n.ready && client && !client->waiting_reason.empty()) {
-      n.eligibility.message = "client " + client->waiting_reason +
-                              (client->message.empty() ? "" : ": " + client->message) + "; " +
-                              n.eligibility.message;
-    }
-    // A silent agent does not take a running client away; a failed check does.
-    const bool keep =
-        current && !IsRetiringLabel(*current) && n.eligibility.reason == "AgentNotReporting";
-    PlanNodeLabel(node, current, n.eligibility.eligible || keep, n.ready, &plan);
-    in.nodes.push_back(std::move(n));
-  }
+  controllers::ForEachNode(
+      stores_.nodes, stores_.rdmanodes, profile.spec.node_selector,
+      [&](controllers::NodeView& node) {
+        const auto found = node.labels.find(label);
+        const std::optional<std::string> current =
+            found == node.labels.end() ? std::nullopt : std::optional(found->second);
+        if (!node.selected) {
+          if (current) PlanNodeLabel(node.object, current, /*wanted=*/false, false, &plan);
+          return;
+        }
+        NodeOutcome n;
+        n.name = node.name;
+        n.eligibility = DecideEligibility(profile.spec, node.report ? &*node.report : nullptr);
+        const auto on = plan.pods.find(n.name);
+        const controllers::OwnedPod* client =
+            on == plan.pods.end() || !on->second.client ? nullptr : &*on->second.client;
+        n.ready = client && client->ready && !client->terminating;
+        if (n.eligibility.eligible && !n.ready && client && !client->waiting_reason.empty()) {
+          n.eligibility.message = "client " + client->waiting_reason +
+                                  (client->message.empty() ? "" : ": " + client->message) + "; " +
+                                  n.eligibility.message;
+        }
+        const bool runs_here = current && !IsRetiringLabel(*current);
+        PlanNodeLabel(
+            node.object, current,
+            controllers::KeepsWorkload(n.eligibility.eligible, runs_here, n.eligibility.reason),
+            n.ready, &plan);
+        in.nodes.push_back(std::move(n));
+      });
   std::sort(in.nodes.begin(), in.nodes.end(),
             [](const NodeOutcome& a, const NodeOutcome& b) { return a.name < b.name; });
   in.retiring = std::move(plan.retiring);
@@ -200,6 +188,7 @@ StatusOr<runtime::Result> ClientProfileReconciler::Reconcile(const runtime::Requ
   Status synced = OkStatus();
   runtime::Result result;
   if (pool && daemonset) {
+    const controllers::Owner owner = OwnerOf(ns, name);
     const std::string cm_name = EndpointsConfigMapName(name);
     const std::string ds_name = DaemonSetName(name);
     // The endpoints first: a client pod cannot start without them.
@@ -213,53 +202,21 @@ StatusOr<runtime::Result> ClientProfileReconciler::Reconcile(const runtime::Requ
       result.requeue_after = user.requeue_after;
     }
     if (synced.ok())
-      synced = writer_.ApplyIfChanged(k8s::kinds::ConfigMap(),
-                                      RenderEndpointsConfigMap(profile, *pool, endpoints, *ca),
-                                      OwnedObject(stores_.configmaps, ns, name, cm_name));
+      synced = writer().ApplyIfChanged(k8s::kinds::ConfigMap(),
+                                       RenderEndpointsConfigMap(profile, *pool, endpoints, *ca),
+                                       controllers::GetOwned(stores_.configmaps, owner, cm_name));
     if (synced.ok())
-      synced = writer_.ApplyIfChanged(k8s::kinds::DaemonSet(), *daemonset,
-                                      OwnedObject(stores_.daemonsets, ns, name, ds_name));
+      synced = writer().ApplyIfChanged(k8s::kinds::DaemonSet(), *daemonset,
+                                       controllers::GetOwned(stores_.daemonsets, owner, ds_name));
     // The uninstaller before the labels that schedule it; removed after the last label is gone.
     if (synced.ok() && plan.uninstaller_needed) synced = SyncUninstaller(profile, true);
-    if (synced.ok()) synced = writer_.PatchNodes(plan.patches, kLabelWriters);
+    if (synced.ok()) synced = writer().PatchNodes(plan.patches, kLabelWriters);
     if (synced.ok() && !plan.uninstaller_needed) synced = SyncUninstaller(profile, false);
   }
 
-  const crd::ClientProfileStatus status = ComputeProfileStatus(in);
-  RecordTransitions(*object, profile, status);
-  RDMASTACK_RETURN_IF_ERROR(WriteStatus(*object, profile, status));
-  RDMASTACK_RETURN_IF_ERROR(synced);
+  RDMASTACK_RETURN_IF_ERROR(
+      status_writer().Publish(object, profile, ComputeProfileStatus(in), synced));
   return result;
-}
-
-Status ClientProfileReconciler::WriteStatus(const k8s::JsonObject& object,
-                                            const crd::ClientProfile& profile,
-                                            const crd::ClientProfileStatus& status) {
-  RDMASTACK_ASSIGN_OR_RETURN(
-      bool written, controllers::ApplyStatusIfChanged(client_, crd::kinds::ClientProfile(), object,
-                                                      profile, status, statuses_));
-  if (!written) return OkStatus();
-  const crd::Condition* ready = controllers::FindCondition(status.conditions, kReady);
-  spdlog::info("clientprofile {}: status written (Ready={} {}, clients {})", object.Key(),
-               ready ? crd::ToString(ready->status) : "", ready ? ready->reason : "",
-               status.node_counts ? status.node_counts->ready_of_eligible : "");
-  return OkStatus();
-}
-
-void ClientProfileReconciler::RecordTransitions(const k8s::JsonObject& object,
-                                                const crd::ClientProfile& profile,
-                                                const crd::ClientProfileStatus& status) {
-  static const std::vector<crd::Condition> kNone;
-  const std::vector<crd::Condition>& before = profile.status ? profile.status->conditions : kNone;
-  auto changed = [&](const char* type) {
-    return controllers::ChangedCondition(before, status.conditions, type);
-  };
-  if (const auto* c = changed(kDegraded); c && c->status == crd::ConditionStatus::kTrue)
-    events_.Record(object, runtime::EventType::kWarning, c->reason, "Degrade", c->message);
-  if (const auto* c = changed(kNodesEligible); c && c->status == crd::ConditionStatus::kFalse)
-    events_.Record(object, runtime::EventType::kWarning, c->reason, "Evaluate", c->message);
-  if (const auto* c = changed(kReady); c && c->status == crd::ConditionStatus::kTrue)
-    events_.Record(object, runtime::EventType::kNormal, c->reason, "Ready", c->message);
 }
 
 Status ClientProfileReconciler::Cleanup(const k8s::JsonObject& object,
@@ -268,8 +225,10 @@ Status ClientProfileReconciler::Cleanup(const k8s::JsonObject& object,
   const std::string& name = profile.metadata.name;
   // The clients first; their stop leaves the files, which every labelled node then gives up as a
   // node leaving the profile does: once no running pod there names the profile.
-  RDMASTACK_RETURN_IF_ERROR(writer_.Delete(
-      k8s::kinds::DaemonSet(), OwnedObject(stores_.daemonsets, ns, name, DaemonSetName(name))));
+  const controllers::Owner owner = OwnerOf(ns, name);
+  RDMASTACK_RETURN_IF_ERROR(
+      writer().Delete(k8s::kinds::DaemonSet(),
+                      controllers::GetOwned(stores_.daemonsets, owner, DaemonSetName(name))));
   LabelPlan plan{ClientNodeLabel(ns, name), PodsByNode(ns, name), {}, {}, false};
   for (const auto& node : stores_.nodes.List()) {
     if (std::optional<std::string> current = node->Label(plan.label))
@@ -277,16 +236,16 @@ Status ClientProfileReconciler::Cleanup(const k8s::JsonObject& object,
   }
   if (plan.uninstaller_needed) {
     RDMASTACK_RETURN_IF_ERROR(SyncUninstaller(profile, true));
-    RDMASTACK_RETURN_IF_ERROR(writer_.PatchNodes(plan.patches, kLabelWriters));
+    RDMASTACK_RETURN_IF_ERROR(writer().PatchNodes(plan.patches, kLabelWriters));
     if (plan.retiring.size() > kMaxListedNodes) plan.retiring.resize(kMaxListedNodes);
     crd::ClientProfileStatus status = profile.status.value_or(crd::ClientProfileStatus{});
     status.retiring_nodes = std::move(plan.retiring);
-    RDMASTACK_RETURN_IF_ERROR(WriteStatus(object, profile, status));
+    RDMASTACK_RETURN_IF_ERROR(status_writer().Write(object, profile, status));
     spdlog::info("clientprofile {}/{}: deleting; waiting for {} node(s) to give up its files", ns,
                  name, status.retiring_nodes.size());
     return OkStatus();
   }
-  RDMASTACK_RETURN_IF_ERROR(writer_.PatchNodes(plan.patches, kLabelWriters));
+  RDMASTACK_RETURN_IF_ERROR(writer().PatchNodes(plan.patches, kLabelWriters));
   RDMASTACK_RETURN_IF_ERROR(SyncUninstaller(profile, false));
   // The S3 user after its clients are gone; its Secret goes with the profile (owner reference).
   if (const std::optional<crd::GatewayPool> pool = Pool(ns, profile);
@@ -300,12 +259,12 @@ Status ClientProfileReconciler::Cleanup(const k8s::JsonObject& object,
           object, runtime::EventType::kWarning, "S3UserCleanupFailed", "Cleanup",
           "the S3 user stays on a gateway (its keys are deleted with the profile): " + f);
   }
+  RDMASTACK_RETURN_IF_ERROR(writer().Delete(
+      k8s::kinds::ConfigMap(),
+      controllers::GetOwned(stores_.configmaps, owner, EndpointsConfigMapName(name))));
   RDMASTACK_RETURN_IF_ERROR(
-      writer_.Delete(k8s::kinds::ConfigMap(),
-                     OwnedObject(stores_.configmaps, ns, name, EndpointsConfigMapName(name))));
-  RDMASTACK_RETURN_IF_ERROR(
-      writer_.RemoveFinalizer(crd::kinds::ClientProfile(), object, kFinalizer));
-  statuses_.Forget(object.Key());
+      writer().RemoveFinalizer(crd::kinds::ClientProfile(), object, kFinalizer));
+  status_writer().Forget(object.Key());
   spdlog::info("clientprofile {}/{}: deleted its clients, their files and its node labels", ns,
                name);
   return OkStatus();
@@ -314,14 +273,15 @@ Status ClientProfileReconciler::Cleanup(const k8s::JsonObject& object,
 std::map<std::string, ClientProfileReconciler::NodePods> ClientProfileReconciler::PodsByNode(
     const std::string& ns, const std::string& profile) const {
   std::map<std::string, NodePods> out;
-  for (const auto& o : stores_.pods.List()) {
-    if (!OwnedBy(*o, ns, profile)) continue;
-    controllers::OwnedPod pod = controllers::ReadOwnedPod(*o, kClientContainer);
-    if (pod.node.empty()) continue;
-    const bool uninstaller = o->Label(gatewaypool::kComponentLabel) == kUninstallComponent;
-    std::optional<controllers::OwnedPod>& slot =
-        uninstaller ? out[pod.node].uninstall : out[pod.node].client;
-    if (!slot || controllers::Supersedes(pod, *slot)) slot = std::move(pod);
+  const controllers::PodsByNode pods = controllers::GroupByNode(
+      controllers::ListOwnedPods(stores_.pods, OwnerOf(ns, profile), kClientContainer),
+      [](const controllers::OwnedPod& p) -> std::string {
+        return p.component == kUninstallComponent ? kUninstallComponent : kClientComponent;
+      });
+  for (const auto& [node, slots] : pods) {
+    NodePods& on = out[node];
+    if (auto it = slots.find(kClientComponent); it != slots.end()) on.client = it->second;
+    if (auto it = slots.find(kUninstallComponent); it != slots.end()) on.uninstall = it->second;
   }
   for (const auto& o : stores_.workloads.List()) {
     if (o->Namespace() != ns || o->Label(kWorkloadLabel) != profile) continue;
@@ -364,7 +324,7 @@ void ClientProfileReconciler::PlanNodeLabel(const runtime::ObjectPtr& node,
   if (next) desired[plan->label] = *next;
   std::string body = controllers::LabelPatch(
       node->Labels(), desired, [&](std::string_view key) { return key == plan->label; });
-  if (body.empty() || writer_.NodePatchPending(name, body, node->ResourceVersion())) return;
+  if (body.empty() || writer().NodePatchPending(name, body, node->ResourceVersion())) return;
   plan->patches.emplace_back(name, std::move(body));
 }
 
@@ -372,10 +332,10 @@ Status ClientProfileReconciler::SyncUninstaller(const crd::ClientProfile& profil
   const std::string ns = profile.metadata.namespace_.value_or("");
   const std::string& name = profile.metadata.name;
   const runtime::ObjectPtr existing =
-      OwnedObject(stores_.daemonsets, ns, name, UninstallDaemonSetName(name));
-  if (!needed) return writer_.Delete(k8s::kinds::DaemonSet(), existing);
-  return writer_.ApplyIfChanged(k8s::kinds::DaemonSet(), RenderUninstallDaemonSet(profile, render_),
-                                existing);
+      controllers::GetOwned(stores_.daemonsets, OwnerOf(ns, name), UninstallDaemonSetName(name));
+  if (!needed) return writer().Delete(k8s::kinds::DaemonSet(), existing);
+  return writer().ApplyIfChanged(k8s::kinds::DaemonSet(),
+                                 RenderUninstallDaemonSet(profile, render_), existing);
 }
 
 }  // namespace rdmastack::clientprofile

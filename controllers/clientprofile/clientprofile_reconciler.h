@@ -1,11 +1,12 @@
 #pragma once
-// The thin shell around DecideEligibility, the renderers and ComputeProfileStatus: reads the
-// caches, labels each matched node eligible or ready (its client pod's readiness), keeps the
-// client DaemonSet and the endpoints ConfigMap, and writes the status and a Warning event when a
-// condition turns bad. Nothing is deployed while the pool is missing or the spec is refused, and
-// what runs is never taken down for it. A node that leaves the profile, and every node when the
-// profile is deleted, keeps the profile's files until no running pod there names the profile; then
-// the uninstall DaemonSet removes them and the label goes (node_retirement.h).
+// The thin shell around DecideEligibility, the renderers and ComputeProfileStatus, on the skeleton
+// of controllers/common (reconcile_skeleton.h): reads the caches, labels each matched node
+// eligible or ready (its client pod's readiness), keeps the client DaemonSet and the endpoints
+// ConfigMap, and writes the status and a Warning event when a condition turns bad. Nothing is
+// deployed while the pool is missing or the spec is refused, and what runs is never taken down for
+// it. A node that leaves the profile, and every node when the profile is deleted, keeps the
+// profile's files until no running pod there names the profile; then the uninstall DaemonSet
+// removes them and the label goes (node_retirement.h).
 
 #include <map>
 #include <mutex>
@@ -17,9 +18,8 @@
 #include "controllers/clientprofile/profile_status.h"
 #include "controllers/clientprofile/s3_user_provisioner.h"
 #include "controllers/common/namespaced_cache.h"
-#include "controllers/common/object_writer.h"
 #include "controllers/common/owned_pod.h"
-#include "controllers/common/write_memo.h"
+#include "controllers/common/reconcile_skeleton.h"
 #include "operator/k8s/client.h"
 #include "operator/runtime/event_recorder.h"
 #include "operator/runtime/reconciler.h"
@@ -40,20 +40,20 @@ struct ClientProfileStores {
   controllers::NamespacedCache workloads;   // pods naming a profile: node and phase
 };
 
-class ClientProfileReconciler final : public runtime::Reconciler {
+class ClientProfileReconciler final
+    : public controllers::OwnerReconciler<crd::ClientProfile, crd::ClientProfileStatus> {
  public:
   ClientProfileReconciler(k8s::Client& client, runtime::EventRecorder& events, Clock& clock,
                           ClientProfileStores stores, ClientRenderOptions render);
-  StatusOr<runtime::Result> Reconcile(const runtime::Request& request) override;
-  // An owned object left the cache: the next reconcile writes it again if it is still wanted.
-  void ObjectDeleted(const k8s::JsonObject& object) { writer_.Forget(object); }
 
  private:
   static constexpr size_t kLabelWriters = 16;
+  StatusOr<runtime::Result> Pass(const k8s::JsonObject& object,
+                                 const crd::ClientProfile& profile) override;
+  Status Cleanup(const k8s::JsonObject& object, const crd::ClientProfile& profile) override;
   std::optional<crd::GatewayPool> Pool(const std::string& ns,
                                        const crd::ClientProfile& profile) const;
   std::vector<PoolEndpoint> PoolEndpoints(const std::string& ns, const std::string& pool) const;
-  Status Cleanup(const k8s::JsonObject& object, const crd::ClientProfile& profile);
   // The profile's pods on one node: its client, its uninstall pod, the workloads naming it.
   struct NodePods {
     std::optional<controllers::OwnedPod> client, uninstall;
@@ -75,18 +75,12 @@ class ClientProfileReconciler final : public runtime::Reconciler {
                      bool wanted, bool client_ready, LabelPlan* plan) const;
   // The uninstall DaemonSet exists while some node is retiring, and not otherwise.
   Status SyncUninstaller(const crd::ClientProfile& profile, bool needed);
-  Status WriteStatus(const k8s::JsonObject& object, const crd::ClientProfile& profile,
-                     const crd::ClientProfileStatus& status);
-  void RecordTransitions(const k8s::JsonObject& object, const crd::ClientProfile& profile,
-                         const crd::ClientProfileStatus& status);
 
   k8s::Client& client_;
   runtime::EventRecorder& events_;
   Clock& clock_;
   ClientProfileStores stores_;
   const ClientRenderOptions render_;
-  controllers::ObjectWriter writer_;
-  controllers::WriteMemo<crd::ClientProfileStatus> statuses_;  // profile key -> status
   // An https pool's CA (ca.crt of its s3.tlsSecret) for its clients, read with a GET when the
   // Secret's resourceVersion changes (the Secrets cache holds key names only).
   StatusOr<std::string> PoolCaBundle(const crd::GatewayPool& pool);

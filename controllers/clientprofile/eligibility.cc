@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "controllers/common/node_walk.h"
 #include "crds/types/int_or_string.h"
 #include "node/checks/checks.h"
 #include "node/checks/gpu_checks.h"
@@ -242,7 +243,7 @@ std::optional<GpuDirectPath> GpuLimits(const crd::ClientProfileSpec& spec,
 
 Eligibility DecideEligibility(const crd::ClientProfileSpec& spec, const crd::RdmaNodeStatus* node) {
   if (node == nullptr || !node->agent || node->agent->state != crd::AgentState::kConnected)
-    return Ineligible("AgentNotReporting",
+    return Ineligible(controllers::kAgentNotReporting,
                       "the node's agent is not reporting (no RdmaNode, or Stale); check the "
                       "rdmastack-agent pod on the node");
   for (std::string_view id : kNodeChecks) {

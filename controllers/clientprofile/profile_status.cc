@@ -4,43 +4,32 @@
 #include <map>
 #include <tuple>
 
+#include "controllers/clientprofile/profile_conditions.h"
 #include "controllers/common/conditions.h"
 
 namespace rdmastack::clientprofile {
 namespace {
 
-using crd::ConditionStatus;
-
 std::string Fraction(size_t a, size_t b) {
   return std::to_string(a) + "/" + std::to_string(b);
 }
 
-// "Bar1TooSmall x2 (gpu-node-0, gpu-node-4), NoRdmaDevice x1 (gpu-node-3)": the reasons of the
-// ineligible nodes, most frequent first, a few names each.
-std::string ReasonSummary(const std::vector<NodeOutcome>& nodes) {
-  std::map<std::string, std::vector<std::string>> by_reason;
-  for (const auto& n : nodes) {
-    if (!n.eligibility.eligible) by_reason[n.eligibility.reason].push_back(n.name);
+// "n1, n2, ...": the first five of `nodes` whose client is not Ready.
+std::string Waiting(const std::vector<const NodeOutcome*>& nodes) {
+  std::string waiting;
+  size_t count = 0;
+  for (const NodeOutcome* n : nodes) {
+    if (n->ready) continue;
+    if (++count <= 5) waiting += (waiting.empty() ? "" : ", ") + n->name;
   }
-  std::vector<std::pair<std::string, std::vector<std::string>>> sorted(by_reason.begin(),
-                                                                       by_reason.end());
-  std::stable_sort(sorted.begin(), sorted.end(),
-                   [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
-  std::string out;
-  for (const auto& [reason, names] : sorted) {
-    out += (out.empty() ? "" : ", ") + reason + " x" + std::to_string(names.size()) + " (";
-    for (size_t i = 0; i < names.size() && i < 3; ++i) out += (i ? ", " : "") + names[i];
-    out += names.size() > 3 ? ", ...)" : ")";
-  }
-  return out;
+  if (count > 5) waiting += ", ...";
+  return waiting;
 }
 
 }  // namespace
 
 crd::ClientProfileStatus ComputeProfileStatus(const ProfileStatusInputs& in) {
   const crd::ClientProfile& profile = *in.profile;
-  const std::string ns = profile.metadata.namespace_.value_or("");
-  const std::string pool = ns + "/" + profile.spec.gateway_pool_ref.name;
   crd::ClientProfileStatus s;
   s.observed_generation = profile.metadata.generation;
   const controllers::ConditionSetter conditions(
@@ -96,92 +85,10 @@ crd::ClientProfileStatus ComputeProfileStatus(const ProfileStatusInputs& in) {
     s.retiring_nodes.push_back(in.retiring[i]);
   s.s3_user = in.s3_user;
 
-  // NodesEligible
-  const std::string summary = ReasonSummary(in.nodes);
-  if (matched == 0) {
-    s.conditions.push_back(conditions.Make(kNodesEligible, ConditionStatus::kFalse,
-                                           "NoNodesMatched",
-                                           "no node carries every label of nodeSelector"));
-  } else if (eligible == 0) {
-    s.conditions.push_back(conditions.Make(
-        kNodesEligible, ConditionStatus::kFalse, "NoEligibleNodes",
-        "none of the " + std::to_string(matched) + " matched nodes can use this profile: " +
-            summary + "; status.ineligibleNodes says what each lacks"));
-  } else if (eligible < matched) {
-    s.conditions.push_back(conditions.Make(
-        kNodesEligible, ConditionStatus::kTrue, "SomeNodesIneligible",
-        Fraction(eligible, matched) + " matched nodes are eligible; ineligible: " + summary));
-  } else {
-    s.conditions.push_back(
-        conditions.Make(kNodesEligible, ConditionStatus::kTrue, "AllNodesEligible",
-                        "all " + std::to_string(matched) + " matched nodes can use this profile"));
-  }
-
-  // Degraded: something outside the nodes keeps the clients from working.
-  std::string bad_reason, bad_message;
-  if (!in.refused_reason.empty()) {
-    bad_reason = in.refused_reason;
-    bad_message = in.refused_message;
-  } else if (!in.pool_found) {
-    bad_reason = "PoolNotFound";
-    bad_message = "GatewayPool " + pool +
-                  " does not exist; create it or fix gatewayPoolRef (nothing is deployed until "
-                  "it exists)";
-  } else if (!in.secret_message.empty()) {
-    bad_reason = "CredentialsSecretInvalid";
-    bad_message = in.secret_message;
-  } else if (!in.s3_user_message.empty()) {
-    bad_reason = "S3UserNotProvisioned";
-    bad_message = in.s3_user_message;
-  } else if (in.endpoints == 0) {
-    bad_reason = "PoolNotServing";
-    bad_message = "GatewayPool " + pool +
-                  " publishes no Ready gateway endpoint; clients keep their last configuration "
-                  "and are not Ready until one answers (see kubectl get gwp)";
-  }
-  s.conditions.push_back(
-      bad_reason.empty()
-          ? conditions.Make(kDegraded, ConditionStatus::kFalse, "AsExpected",
-                            "the pool serves " + std::to_string(in.endpoints) + " endpoint" +
-                                (in.endpoints == 1 ? "" : "s"))
-          : conditions.Make(kDegraded, ConditionStatus::kTrue, bad_reason, bad_message));
-
-  // Progressing: client pods still starting on eligible nodes.
-  std::string waiting;
-  size_t waiting_count = 0;
-  for (const NodeOutcome* n : listed_eligible) {
-    if (n->ready) continue;
-    if (++waiting_count <= 5) waiting += (waiting.empty() ? "" : ", ") + n->name;
-  }
-  if (waiting_count > 5) waiting += ", ...";
-  const bool progressing = bad_reason.empty() && ready < eligible;
-  s.conditions.push_back(
-      progressing ? conditions.Make(kProgressing, ConditionStatus::kTrue, "ClientsStarting",
-                                    Fraction(ready, eligible) +
-                                        " client data planes Ready; waiting for " + waiting)
-                  : conditions.Make(kProgressing, ConditionStatus::kFalse,
-                                    bad_reason.empty() ? "Complete" : "Blocked",
-                                    bad_reason.empty() ? "every eligible node's client is Ready"
-                                                       : "blocked by " + bad_reason));
-
-  // Ready: every eligible node can do I/O to the pool.
-  if (!bad_reason.empty()) {
-    s.conditions.push_back(
-        conditions.Make(kReady, ConditionStatus::kFalse, bad_reason, bad_message));
-  } else if (eligible == 0) {
-    s.conditions.push_back(conditions.Make(
-        kReady, ConditionStatus::kFalse, "NoEligibleNodes",
-        matched == 0 ? "no node matches nodeSelector" : "no matched node is eligible: " + summary));
-  } else if (ready < eligible) {
-    s.conditions.push_back(conditions.Make(
-        kReady, ConditionStatus::kFalse, "ClientsNotReady",
-        Fraction(ready, eligible) + " eligible nodes have a Ready client; not yet: " + waiting));
-  } else {
-    s.conditions.push_back(conditions.Make(
-        kReady, ConditionStatus::kTrue, "AllClientsReady",
-        std::to_string(ready) + " node" + (ready == 1 ? "" : "s") +
-            " can read and write the pool; workloads select " + in.ready_node_label));
-  }
+  const ProfileFacts f{
+      in, matched, eligible, ready, Waiting(listed_eligible), FindBlocker(in), conditions};
+  s.conditions = {NodesEligibleCondition(f), DegradedCondition(f), ProgressingCondition(f),
+                  ReadyCondition(f)};
   return s;
 }
 

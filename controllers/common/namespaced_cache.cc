@@ -10,26 +10,33 @@ NamespacedCache NamespacedCache::Open(runtime::Manager& manager, runtime::Inform
   const std::vector<std::string> every{""};
   for (const std::string& ns : namespaces.empty() ? every : namespaces) {
     options.ns = ns;
-    cache.informers_.push_back(&manager.cache().Get(options));
+    runtime::Informer& informer = manager.cache().Get(options);
+    cache.informers_.push_back(&informer);
+    cache.parts_.push_back({&informer.store(), ns});
   }
+  return cache;
+}
+
+NamespacedCache NamespacedCache::OfStore(const runtime::Store& store) {
+  NamespacedCache cache;
+  cache.parts_.push_back({&store, ""});
   return cache;
 }
 
 runtime::ObjectPtr NamespacedCache::Get(const std::string& key) const {
   const std::string ns = key.substr(0, key.find('/'));
-  for (const runtime::Informer* informer : informers_) {
-    const std::string& covers = informer->options().ns;
-    if (covers.empty() || covers == ns) return informer->store().Get(key);
+  for (const Part& part : parts_) {
+    if (part.ns.empty() || part.ns == ns) return part.store->Get(key);
   }
   return nullptr;
 }
 
 std::vector<runtime::ObjectPtr> NamespacedCache::List() const {
-  if (informers_.size() == 1) return informers_.front()->store().List();
+  if (parts_.size() == 1) return parts_.front().store->List();
   std::vector<runtime::ObjectPtr> out;
-  for (const runtime::Informer* informer : informers_) {
-    std::vector<runtime::ObjectPtr> part = informer->store().List();
-    out.insert(out.end(), part.begin(), part.end());
+  for (const Part& part : parts_) {
+    std::vector<runtime::ObjectPtr> objects = part.store->List();
+    out.insert(out.end(), objects.begin(), objects.end());
   }
   return out;
 }

@@ -20,6 +20,10 @@ class NamespacedCache {
   static NamespacedCache Open(runtime::Manager& manager, runtime::InformerOptions options,
                               const std::vector<std::string>& namespaces);
 
+  // A store filled by the caller, covering every namespace, with nothing to watch: the seam for
+  // tests that feed a reconciler's caches themselves.
+  static NamespacedCache OfStore(const runtime::Store& store);
+
   // The cached object "ns/name"; nullptr when absent or in a namespace not cached.
   runtime::ObjectPtr Get(const std::string& key) const;
   std::vector<runtime::ObjectPtr> List() const;
@@ -29,7 +33,12 @@ class NamespacedCache {
              runtime::WatchOptions options = {}) const;
 
  private:
-  std::vector<runtime::Informer*> informers_;  // options().ns "" covers every namespace
+  struct Part {
+    const runtime::Store* store;
+    std::string ns;  // "" covers every namespace
+  };
+  std::vector<Part> parts_;
+  std::vector<runtime::Informer*> informers_;  // what fills parts_ (none for OfStore)
 };
 
 // Open() for `type` with CachedInformer's selector and transform.

@@ -23,6 +23,7 @@ OwnedPod ReadOwnedPod(const k8s::JsonObject& pod, std::string_view container) {
   p.name = std::string(pod.Name());
   p.uid = std::string(pod.Uid());
   p.node = pod.GetString({"spec", "nodeName"}).value_or("");
+  p.component = pod.Label(gatewaypool::kComponentLabel).value_or("");
   p.track = pod.Label(gatewaypool::kTrackLabel).value_or("");
   p.library_version = pod.Label(gatewaypool::kLibraryVersionLabel).value_or("");
   p.template_hash = pod.Label(gatewaypool::kTemplateHashLabel).value_or("");
@@ -36,6 +37,17 @@ OwnedPod ReadOwnedPod(const k8s::JsonObject& pod, std::string_view container) {
     if (c.GetString({"name"}) == container) ReadContainer(c, &p);
   }
   return p;
+}
+
+PodsByNode GroupByNode(const std::vector<OwnedPod>& pods,
+                       const std::function<std::string(const OwnedPod&)>& slot) {
+  PodsByNode out;
+  for (const OwnedPod& p : pods) {
+    if (p.node.empty()) continue;
+    auto [it, inserted] = out[p.node].emplace(slot(p), p);
+    if (!inserted && Supersedes(p, it->second)) it->second = p;
+  }
+  return out;
 }
 
 bool IsFailing(const OwnedPod& pod) {

@@ -2,8 +2,11 @@
 // What a controller needs to know about a pod of a DaemonSet it owns (a pool's gateway, a
 // profile's client), read from the Pod object (pure).
 
+#include <functional>
+#include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "operator/k8s/json_object.h"
 
@@ -13,6 +16,7 @@ struct OwnedPod {
   std::string name;
   std::string uid;
   std::string node;
+  std::string component;  // kComponentLabel: gateway, client, client-uninstall
   // A gateway pod's labels (crds/types/gatewaypool_api.h); empty on other pods.
   std::string track;            // kTrackLabel
   std::string library_version;  // kLibraryVersionLabel
@@ -37,6 +41,12 @@ OwnedPod ReadOwnedPod(const k8s::JsonObject& pod, std::string_view container);
 inline bool Supersedes(const OwnedPod& candidate, const OwnedPod& kept) {
   return kept.terminating && !candidate.terminating;
 }
+
+// Each node's pods, one per slot (a gateway's track; a client or its uninstaller): the first of
+// `pods` in that slot unless a later one supersedes it. Pods not on a node yet are left out.
+using PodsByNode = std::map<std::string, std::map<std::string, OwnedPod>>;
+PodsByNode GroupByNode(const std::vector<OwnedPod>& pods,
+                       const std::function<std::string(const OwnedPod&)>& slot);
 
 // Reasons that will not clear by waiting: the pod is failing, not starting.
 bool IsFailing(const OwnedPod& pod);

@@ -6,11 +6,12 @@
 #include <set>
 
 #include "base/duration.h"
-#include "controllers/common/conditions.h"
 #include "controllers/common/node_selection.h"
+#include "controllers/common/node_walk.h"
+#include "controllers/common/owned_objects.h"
 #include "controllers/common/parallel.h"
+#include "controllers/common/reconcile_skeleton.h"
 #include "controllers/common/render.h"
-#include "controllers/common/status_writer.h"
 #include "controllers/gatewaypool/endpoints.h"
 #include "crds/types/json.h"
 #include "crds/types/kinds.h"
@@ -20,8 +21,8 @@
 namespace rdmastack::gatewaypool {
 namespace {
 
-bool OwnedBy(const k8s::JsonObject& o, const std::string& ns, const std::string& pool) {
-  return o.Namespace() == ns && o.Label(kPoolLabel) == pool;
+controllers::Owner OwnerOf(std::string_view ns, std::string_view pool) {
+  return {ns, kPoolLabel, pool};
 }
 
 // The first image or host directory of the pool the admin's policy refuses, as its message.
@@ -35,6 +36,20 @@ std::optional<std::string> NotAllowed(const controllers::TenancyPolicy& policy,
     return m;
   return controllers::CheckBackendPath(policy, ns, "backend.posix.hostPath",
                                        pool.spec.backend.posix.host_path);
+}
+
+// The condition changes a human should hear of.
+std::vector<controllers::ConditionEvent> ConditionEvents() {
+  using crd::ConditionStatus;
+  using runtime::EventType;
+  return {{kLibraryCompatible, ConditionStatus::kFalse, EventType::kWarning, "Refuse"},
+          {kDegraded, ConditionStatus::kTrue, EventType::kWarning, "Degrade", "SpecRefused"},
+          {kNodesVerified, ConditionStatus::kFalse, EventType::kWarning, "Verify"},
+          {kReady, ConditionStatus::kTrue, EventType::kNormal, "Ready"}};
+}
+
+std::string ServingNodes(const crd::GatewayPoolStatus& s) {
+  return "nodes " + (s.node_counts ? s.node_counts->ready_of_selected : "");
 }
 
 }  // namespace
@@ -51,30 +66,24 @@ GatewayPoolReconciler::GatewayPoolReconciler(k8s::Client& client, runtime::Event
                                              const CompatibilitySource& compatibility,
                                              GatewayRenderOptions render,
                                              GatewayValidator& validator)
-    : client_(client),
+    : OwnerReconciler(client, events, {stores.pools, crd::kinds::GatewayPool(), kFinalizer},
+                      "gatewaypool", ConditionEvents(), ServingNodes),
+      client_(client),
       events_(events),
       clock_(clock),
       stores_(stores),
       compatibility_(compatibility),
       render_(std::move(render)),
-      validator_(validator),
-      writer_(client, "gatewaypool") {}
+      validator_(validator) {}
 
 GatewayPoolReconciler::Owned GatewayPoolReconciler::Collect(const std::string& ns,
                                                             const std::string& pool) const {
+  const controllers::Owner owner = OwnerOf(ns, pool);
   Owned owned;
-  for (const auto& o : stores_.daemonsets.List()) {
-    if (OwnedBy(*o, ns, pool)) owned.daemonsets.push_back(o);
-  }
-  for (const auto& o : stores_.slices.List()) {
-    if (OwnedBy(*o, ns, pool)) owned.slices.push_back(o);
-  }
-  for (const auto& o : stores_.pods.List()) {
-    if (OwnedBy(*o, ns, pool))
-      owned.pods.push_back(controllers::ReadOwnedPod(*o, kGatewayContainer));
-  }
-  owned.service = stores_.services.Get(ns + "/" + ServiceName(pool));
-  if (owned.service != nullptr && !OwnedBy(*owned.service, ns, pool)) owned.service = nullptr;
+  owned.daemonsets = controllers::ListOwned(stores_.daemonsets, owner);
+  owned.slices = controllers::ListOwned(stores_.slices, owner);
+  owned.pods = controllers::ListOwnedPods(stores_.pods, owner, kGatewayContainer);
+  owned.service = controllers::GetOwned(stores_.services, owner, ServiceName(pool));
   return owned;
 }
 
@@ -112,7 +121,7 @@ std::optional<PoolConflict> GatewayPoolReconciler::FindConflict(
     }
     bool runs = false;
     for (const auto& d : stores_.daemonsets.List()) {
-      if (!OwnedBy(*d, f.namespace_, f.name)) continue;
+      if (!controllers::OwnedBy(*d, OwnerOf(f.namespace_, f.name))) continue;
       runs = true;
       if (auto t = ParseTrack(d->Annotation(kTrackSpecAnnotation).value_or("")); t.ok()) add(*t);
     }
@@ -127,30 +136,11 @@ std::optional<PoolConflict> GatewayPoolReconciler::FindConflict(
   return FindConflictWithOlderPool(footprint(pool), others);
 }
 
-void GatewayPoolReconciler::ObjectDeleted(const k8s::JsonObject& object) {
-  writer_.Forget(object);
-}
-
-StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Request& request) {
-  const runtime::ObjectPtr object = stores_.pools.Get(request.Key());
-  if (object == nullptr) {
-    statuses_.Forget(request.Key());
-    return runtime::Result{};
-  }
-  auto parsed = crd::ParseResource<crd::GatewayPool>(object->value());
-  if (!parsed.ok()) return runtime::TerminalError(parsed.status().WithContext(request.Key()));
-  const crd::GatewayPool& pool = *parsed;
-  const std::string& ns = request.ns;
-  const std::string& name = request.name;
+StatusOr<runtime::Result> GatewayPoolReconciler::Pass(const k8s::JsonObject& object,
+                                                      const crd::GatewayPool& pool) {
+  const std::string ns(object.Namespace());
+  const std::string& name = pool.metadata.name;
   const Owned owned = Collect(ns, name);
-  if (object->IsBeingDeleted()) {
-    const std::vector<std::string> finalizers = object->Finalizers();
-    if (std::find(finalizers.begin(), finalizers.end(), kFinalizer) != finalizers.end())
-      RDMASTACK_RETURN_IF_ERROR(Cleanup(*object, pool, owned));
-    return runtime::Result{};
-  }
-  RDMASTACK_RETURN_IF_ERROR(
-      writer_.EnsureFinalizer(crd::kinds::GatewayPool(), *object, kFinalizer));
 
   // Decide: compatibility first, then the Secret; nothing new starts unless both pass.
   PoolStatusInputs in;
@@ -244,12 +234,8 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
     const std::string t = slice->Label(kTrackLabel).value_or("");
     for (const auto& node : ReadyNodes(*slice)) published[node].insert(t);
   }
-  std::map<std::string, std::map<std::string, controllers::OwnedPod>> pods_by_node;
-  for (const auto& p : owned.pods) {
-    if (p.node.empty()) continue;
-    auto [it, inserted] = pods_by_node[p.node].emplace(p.track, p);
-    if (!inserted && Supersedes(p, it->second)) it->second = p;
-  }
+  const controllers::PodsByNode pods_by_node =
+      controllers::GroupByNode(owned.pods, [](const controllers::OwnedPod& p) { return p.track; });
 
   // Nodes: which the selector matches, which can run the gateway, which carry our labels.
   const std::string state_key = NodeUpgradeAnnotation(ns, name);
@@ -290,63 +276,63 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
     annotate(maintenance_key, want_maintenance, n.maintenance);
     if (!changed) return;
     std::string body = patch.Serialize();
-    if (writer_.NodePatchPending(n.name, body, n.resource_version)) return;
+    if (writer().NodePatchPending(n.name, body, n.resource_version)) return;
     (starts ? start_patches : node_patches).push_back({n.name, std::move(body)});
   };
-  for (const auto& node : stores_.nodes.List()) {
-    NodeNow n{node,           std::string(node->Name()),   std::string(node->ResourceVersion()),
-              node->Labels(), node->Annotation(state_key), node->Annotation(maintenance_key)};
-    std::set<std::string> mine;
-    for (const auto& [k, v] : n.labels) {
-      if (is_mine(k)) mine.insert(k.substr(k.rfind('.') + 1));
-    }
-    const bool selected = controllers::SelectorMatches(pool.spec.node_selector, n.labels);
-    if (!selected) {
-      if (!mine.empty() || n.state || n.maintenance)  // left the pool
-        patch_node(n, {}, std::nullopt, std::nullopt);
-      continue;
-    }
-    NodeInput input{n.name, n.labels, std::nullopt};
-    if (const runtime::ObjectPtr r = stores_.rdmanodes.Get(n.name); r != nullptr) {
-      auto rnode = crd::ParseResource<crd::RdmaNode>(r->value());
-      if (rnode.ok() && rnode->status) input.rdma = std::move(rnode->status);
-    }
-    NodeVerdict verdict = VerifyNode(pool.spec, input);
-    UpgradeNode u;
-    u.name = n.name;
-    // A silent agent does not take a running gateway away; a failed check does.
-    u.eligible = verdict.verified ||
-                 (track && mine.count(track->name) != 0 && verdict.reason == "AgentNotReporting");
-    u.tracks = mine;
-    if (n.state) {
-      auto parsed_state = ParseNodeUpgradeState(*n.state);
-      if (parsed_state.ok()) {
-        u.state = std::move(*parsed_state);
-      } else {
-        spdlog::warn("gatewaypool {}: node {}: {}; starting it over", request.Key(), n.name,
-                     parsed_state.status().message());
-      }
-    }
-    if (auto it = pods_by_node.find(n.name); it != pods_by_node.end()) u.pods = it->second;
-    if (auto it = published.find(n.name); it != published.end()) u.published = it->second;
-    MaintenanceInput m{
-        MaintenanceCause(node->GetBool({"spec", "unschedulable"}).value_or(false), n.labels),
-        std::nullopt, mine, u.published};
-    if (pool.spec.node_maintenance == crd::NodeMaintenancePolicy::kIgnore) m.cause.clear();
-    if (n.maintenance) {
-      auto parsed_maintenance = ParseMaintenanceState(*n.maintenance);
-      if (parsed_maintenance.ok()) {
-        m.state = std::move(*parsed_maintenance);
-      } else {
-        spdlog::warn("gatewaypool {}: node {}: {}; its maintenance starts over", request.Key(),
-                     n.name, parsed_maintenance.status().message());
-      }
-    }
-    u.maintenance = StepMaintenance(m, up.now, pool.spec.upgrade.drain_seconds);
-    in.selected.push_back({n.name, std::move(verdict)});
-    up.nodes.push_back(std::move(u));
-    planned.push_back(std::move(n));
-  }
+  controllers::ForEachNode(
+      stores_.nodes, stores_.rdmanodes, pool.spec.node_selector, [&](controllers::NodeView& node) {
+        NodeNow n{node.object,
+                  node.name,
+                  std::string(node.object->ResourceVersion()),
+                  node.labels,
+                  node.object->Annotation(state_key),
+                  node.object->Annotation(maintenance_key)};
+        std::set<std::string> mine;
+        for (const auto& [k, v] : n.labels) {
+          if (is_mine(k)) mine.insert(k.substr(k.rfind('.') + 1));
+        }
+        if (!node.selected) {
+          if (!mine.empty() || n.state || n.maintenance)  // left the pool
+            patch_node(n, {}, std::nullopt, std::nullopt);
+          return;
+        }
+        NodeVerdict verdict =
+            VerifyNode(pool.spec, NodeInput{n.name, n.labels, std::move(node.report)});
+        UpgradeNode u;
+        u.name = n.name;
+        u.eligible = controllers::KeepsWorkload(
+            verdict.verified, track && mine.count(track->name) != 0, verdict.reason);
+        u.tracks = mine;
+        if (n.state) {
+          auto parsed_state = ParseNodeUpgradeState(*n.state);
+          if (parsed_state.ok()) {
+            u.state = std::move(*parsed_state);
+          } else {
+            spdlog::warn("gatewaypool {}: node {}: {}; starting it over", object.Key(), n.name,
+                         parsed_state.status().message());
+          }
+        }
+        if (auto it = pods_by_node.find(n.name); it != pods_by_node.end()) u.pods = it->second;
+        if (auto it = published.find(n.name); it != published.end()) u.published = it->second;
+        MaintenanceInput m{
+            MaintenanceCause(node.object->GetBool({"spec", "unschedulable"}).value_or(false),
+                             n.labels),
+            std::nullopt, mine, u.published};
+        if (pool.spec.node_maintenance == crd::NodeMaintenancePolicy::kIgnore) m.cause.clear();
+        if (n.maintenance) {
+          auto parsed_maintenance = ParseMaintenanceState(*n.maintenance);
+          if (parsed_maintenance.ok()) {
+            m.state = std::move(*parsed_maintenance);
+          } else {
+            spdlog::warn("gatewaypool {}: node {}: {}; its maintenance starts over", object.Key(),
+                         n.name, parsed_maintenance.status().message());
+          }
+        }
+        u.maintenance = StepMaintenance(m, up.now, pool.spec.upgrade.drain_seconds);
+        in.selected.push_back({n.name, std::move(verdict)});
+        up.nodes.push_back(std::move(u));
+        planned.push_back(std::move(n));
+      });
   if (track) ValidateNewGateways(pool, track->s3_port, up);
   const UpgradePlan plan = PlanUpgrade(up);
   // A refused spec changes nothing on a node, its maintenance record included.
@@ -362,14 +348,14 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
                             : std::nullopt,
                starts);
     if (planned_now && !d.maintenance.transition.empty()) {
-      events_.RecordRelated(*object, *planned[i].object, runtime::EventType::kNormal,
+      events_.RecordRelated(object, *planned[i].object, runtime::EventType::kNormal,
                             d.maintenance.event_reason, "Maintenance",
                             "node " + d.node + ": " + d.maintenance.transition);
     }
     if (!d.transition.empty()) {
       // Related to the node: each node's transitions are a series of their own.
       events_.RecordRelated(
-          *object, *planned[i].object,
+          object, *planned[i].object,
           d.warning ? runtime::EventType::kWarning : runtime::EventType::kNormal,
           "Upgrade" + std::string(d.state ? PhaseName(d.state->phase) : "Pending"), "Upgrade",
           "node " + d.node + ": " + d.transition +
@@ -378,16 +364,16 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
                    : ""));
     }
   }
-  RDMASTACK_RETURN_IF_ERROR(writer_.PatchNodes(node_patches, kLabelWriters));
+  RDMASTACK_RETURN_IF_ERROR(writer().PatchNodes(node_patches, kLabelWriters));
   // A start spends budget that another node's step in this pass may have freed (Done, Failed):
   // written together, a lost write of that step (an API server going away mid-pass) would leave
   // the node in flight beside the started one, over maxParallel. So starts go only once every
   // other step is written; after a failure they wait for the next pass.
-  RDMASTACK_RETURN_IF_ERROR(writer_.PatchNodes(start_patches, kLabelWriters));
+  RDMASTACK_RETURN_IF_ERROR(writer().PatchNodes(start_patches, kLabelWriters));
   for (const NodeDecision& d : plan.nodes) {
     if (d.delete_pod.empty()) continue;
     RDMASTACK_RETURN_IF_ERROR(
-        writer_.Delete(k8s::kinds::Pod(), stores_.pods.Get(ns + "/" + d.delete_pod)));
+        writer().Delete(k8s::kinds::Pod(), stores_.pods.Get(ns + "/" + d.delete_pod)));
   }
   std::sort(in.selected.begin(), in.selected.end(),
             [](const auto& a, const auto& b) { return a.name < b.name; });
@@ -398,10 +384,7 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Reconcile(const runtime::Reques
   in.upgrade = &plan;
   in.tracks = tracks;
 
-  const crd::GatewayPoolStatus status = ComputePoolStatus(in);
-  RecordTransitions(*object, pool, status);
-  RDMASTACK_RETURN_IF_ERROR(WriteStatus(*object, pool, status));
-  RDMASTACK_RETURN_IF_ERROR(synced);
+  RDMASTACK_RETURN_IF_ERROR(status_writer().Publish(object, pool, ComputePoolStatus(in), synced));
   runtime::Result result;
   if (plan.wake_after_s > 0) result.requeue_after = std::chrono::seconds(plan.wake_after_s);
   return result;
@@ -471,10 +454,10 @@ Status GatewayPoolReconciler::SyncWorkloads(const crd::GatewayPool& pool,
     return nullptr;
   };
   if (may_start) {
-    RDMASTACK_RETURN_IF_ERROR(writer_.ApplyIfChanged(k8s::kinds::DaemonSet(), *daemonset,
-                                                     existing_ds(std::string(daemonset->Name()))));
+    RDMASTACK_RETURN_IF_ERROR(writer().ApplyIfChanged(k8s::kinds::DaemonSet(), *daemonset,
+                                                      existing_ds(std::string(daemonset->Name()))));
     RDMASTACK_RETURN_IF_ERROR(
-        writer_.ApplyIfChanged(k8s::kinds::Service(), RenderService(pool, *track), owned.service));
+        writer().ApplyIfChanged(k8s::kinds::Service(), RenderService(pool, *track), owned.service));
   }
   // Each track's slices list the nodes the plan publishes there. A refused spec leaves the
   // slices as they are (nothing serving changes).
@@ -519,10 +502,10 @@ Status GatewayPoolReconciler::SyncWorkloads(const crd::GatewayPool& pool,
   for (auto* writes : {&gaining, &rest}) {
     for (const SliceWrite& w : *writes)
       RDMASTACK_RETURN_IF_ERROR(
-          writer_.ApplyIfChanged(k8s::kinds::EndpointSlice(), w.desired, w.existing));
+          writer().ApplyIfChanged(k8s::kinds::EndpointSlice(), w.desired, w.existing));
   }
   for (const auto& s : unwanted)
-    RDMASTACK_RETURN_IF_ERROR(writer_.Delete(k8s::kinds::EndpointSlice(), s));
+    RDMASTACK_RETURN_IF_ERROR(writer().Delete(k8s::kinds::EndpointSlice(), s));
   if (may_start) {
     // Tracks the spec left, once no node runs them any more.
     std::set<std::string> tracks_still_labelled;
@@ -531,60 +514,27 @@ Status GatewayPoolReconciler::SyncWorkloads(const crd::GatewayPool& pool,
     for (const auto& d : owned.daemonsets) {
       const std::string t = d->Label(kTrackLabel).value_or("");
       if (t == track->name || tracks_still_labelled.count(t)) continue;
-      RDMASTACK_RETURN_IF_ERROR(writer_.Delete(k8s::kinds::DaemonSet(), d));
+      RDMASTACK_RETURN_IF_ERROR(writer().Delete(k8s::kinds::DaemonSet(), d));
       for (const auto& s : owned.slices) {
         if (s->Label(kTrackLabel) == t)
-          RDMASTACK_RETURN_IF_ERROR(writer_.Delete(k8s::kinds::EndpointSlice(), s));
+          RDMASTACK_RETURN_IF_ERROR(writer().Delete(k8s::kinds::EndpointSlice(), s));
       }
     }
   }
   return OkStatus();
 }
 
-Status GatewayPoolReconciler::WriteStatus(const k8s::JsonObject& object,
-                                          const crd::GatewayPool& pool,
-                                          const crd::GatewayPoolStatus& status) {
-  RDMASTACK_ASSIGN_OR_RETURN(
-      bool written, controllers::ApplyStatusIfChanged(client_, crd::kinds::GatewayPool(), object,
-                                                      pool, status, statuses_));
-  if (!written) return OkStatus();
-  const crd::Condition* ready = controllers::FindCondition(status.conditions, kReady);
-  spdlog::info("gatewaypool {}: status written (Ready={} {}, nodes {})", object.Key(),
-               ready ? crd::ToString(ready->status) : "", ready ? ready->reason : "",
-               status.node_counts ? status.node_counts->ready_of_selected : "");
-  return OkStatus();
-}
-
-void GatewayPoolReconciler::RecordTransitions(const k8s::JsonObject& object,
-                                              const crd::GatewayPool& pool,
-                                              const crd::GatewayPoolStatus& status) {
-  static const std::vector<crd::Condition> kNone;
-  const std::vector<crd::Condition>& before = pool.status ? pool.status->conditions : kNone;
-  auto changed = [&](const char* type) {
-    return controllers::ChangedCondition(before, status.conditions, type);
-  };
-  if (const auto* c = changed(kLibraryCompatible); c && c->status == crd::ConditionStatus::kFalse)
-    events_.Record(object, runtime::EventType::kWarning, c->reason, "Refuse", c->message);
-  if (const auto* c = changed(kDegraded);
-      c && c->status == crd::ConditionStatus::kTrue && c->reason != "SpecRefused")
-    events_.Record(object, runtime::EventType::kWarning, c->reason, "Degrade", c->message);
-  if (const auto* c = changed(kNodesVerified); c && c->status == crd::ConditionStatus::kFalse)
-    events_.Record(object, runtime::EventType::kWarning, c->reason, "Verify", c->message);
-  if (const auto* c = changed(kReady); c && c->status == crd::ConditionStatus::kTrue)
-    events_.Record(object, runtime::EventType::kNormal, c->reason, "Ready", c->message);
-}
-
-Status GatewayPoolReconciler::Cleanup(const k8s::JsonObject& object, const crd::GatewayPool& pool,
-                                      const Owned& owned) {
+Status GatewayPoolReconciler::Cleanup(const k8s::JsonObject& object, const crd::GatewayPool& pool) {
   const std::string ns = pool.metadata.namespace_.value_or("");
   const std::string& name = pool.metadata.name;
+  const Owned owned = Collect(ns, name);
   // Clients first (the endpoints go), then the gateways: deleting the DaemonSets lets each pod
   // end within its grace period. The backend directories are never touched.
   for (const auto& s : owned.slices)
-    RDMASTACK_RETURN_IF_ERROR(writer_.Delete(k8s::kinds::EndpointSlice(), s));
-  RDMASTACK_RETURN_IF_ERROR(writer_.Delete(k8s::kinds::Service(), owned.service));
+    RDMASTACK_RETURN_IF_ERROR(writer().Delete(k8s::kinds::EndpointSlice(), s));
+  RDMASTACK_RETURN_IF_ERROR(writer().Delete(k8s::kinds::Service(), owned.service));
   for (const auto& d : owned.daemonsets)
-    RDMASTACK_RETURN_IF_ERROR(writer_.Delete(k8s::kinds::DaemonSet(), d));
+    RDMASTACK_RETURN_IF_ERROR(writer().Delete(k8s::kinds::DaemonSet(), d));
   // The pool's track labels and its upgrade state annotation leave every node.
   std::vector<std::pair<std::string, std::string>> unlabel;
   const std::string state_key = NodeUpgradeAnnotation(ns, name);
@@ -600,9 +550,10 @@ Status GatewayPoolReconciler::Cleanup(const k8s::JsonObject& object, const crd::
     }
     if (changed) unlabel.emplace_back(std::string(node->Name()), patch.Serialize());
   }
-  RDMASTACK_RETURN_IF_ERROR(writer_.PatchNodes(unlabel, kLabelWriters));
-  RDMASTACK_RETURN_IF_ERROR(writer_.RemoveFinalizer(crd::kinds::GatewayPool(), object, kFinalizer));
-  statuses_.Forget(object.Key());
+  RDMASTACK_RETURN_IF_ERROR(writer().PatchNodes(unlabel, kLabelWriters));
+  RDMASTACK_RETURN_IF_ERROR(
+      writer().RemoveFinalizer(crd::kinds::GatewayPool(), object, kFinalizer));
+  status_writer().Forget(object.Key());
   spdlog::info(
       "gatewaypool {}/{}: deleted its gateways, endpoints, node labels, upgrade and maintenance "
       "state",

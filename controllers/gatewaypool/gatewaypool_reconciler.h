@@ -1,9 +1,9 @@
 #pragma once
-// The thin shell around the pure functions: reads the informer caches, decides the track
-// (compatibility), verifies the selected nodes, and writes only what differs: the finalizer, the
-// nodes' track labels, the track DaemonSets, the Service and EndpointSlices, the status, and a
-// Warning event when a condition turns bad. Deleting a pool removes what it created (never the
-// backend directories).
+// The thin shell around the pure functions, on the skeleton of controllers/common
+// (reconcile_skeleton.h): reads the informer caches, decides the track (compatibility), verifies
+// the selected nodes, and writes only what differs: the finalizer, the nodes' track labels, the
+// track DaemonSets, the Service and EndpointSlices, the status, and a Warning event when a
+// condition turns bad. Deleting a pool removes what it created (never the backend directories).
 
 #include <map>
 #include <optional>
@@ -13,8 +13,7 @@
 #include <vector>
 
 #include "controllers/common/namespaced_cache.h"
-#include "controllers/common/object_writer.h"
-#include "controllers/common/write_memo.h"
+#include "controllers/common/reconcile_skeleton.h"
 #include "controllers/gatewaypool/compatibility_source.h"
 #include "controllers/gatewaypool/gateway_daemonset.h"
 #include "controllers/gatewaypool/gateway_validator.h"
@@ -38,18 +37,19 @@ struct GatewayPoolStores {
   controllers::NamespacedCache slices;
 };
 
-class GatewayPoolReconciler final : public runtime::Reconciler {
+class GatewayPoolReconciler final
+    : public controllers::OwnerReconciler<crd::GatewayPool, crd::GatewayPoolStatus> {
  public:
   GatewayPoolReconciler(k8s::Client& client, runtime::EventRecorder& events, Clock& clock,
                         GatewayPoolStores stores, const CompatibilitySource& compatibility,
                         GatewayRenderOptions render, GatewayValidator& validator);
-  StatusOr<runtime::Result> Reconcile(const runtime::Request& request) override;
-  // An owned object left the cache: the next reconcile writes it again if it is still wanted.
-  void ObjectDeleted(const k8s::JsonObject& object);
 
  private:
   struct Owned;  // what the caches hold for one pool
   Owned Collect(const std::string& ns, const std::string& pool) const;
+  StatusOr<runtime::Result> Pass(const k8s::JsonObject& object,
+                                 const crd::GatewayPool& pool) override;
+  Status Cleanup(const k8s::JsonObject& object, const crd::GatewayPool& pool) override;
   // The older pool this one collides with on some node (pool_conflict.h), from the caches.
   std::optional<PoolConflict> FindConflict(const crd::GatewayPool& pool,
                                            const compat::CompatibilityMatrix* matrix) const;
@@ -62,11 +62,6 @@ class GatewayPoolReconciler final : public runtime::Reconciler {
                        const UpgradePlan& plan);
   // Fills the validation of every node waiting for the operator's S3 check.
   void ValidateNewGateways(const crd::GatewayPool& pool, int32_t s3_port, UpgradeInputs& up);
-  Status Cleanup(const k8s::JsonObject& object, const crd::GatewayPool& pool, const Owned& owned);
-  Status WriteStatus(const k8s::JsonObject& object, const crd::GatewayPool& pool,
-                     const crd::GatewayPoolStatus& status);
-  void RecordTransitions(const k8s::JsonObject& object, const crd::GatewayPool& pool,
-                         const crd::GatewayPoolStatus& status);
 
   k8s::Client& client_;
   runtime::EventRecorder& events_;
@@ -75,8 +70,6 @@ class GatewayPoolReconciler final : public runtime::Reconciler {
   const CompatibilitySource& compatibility_;
   const GatewayRenderOptions render_;
   GatewayValidator& validator_;
-  controllers::ObjectWriter writer_;
-  controllers::WriteMemo<crd::GatewayPoolStatus> statuses_;  // pool key -> status
 };
 
 }  // namespace rdmastack::gatewaypool

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "controllers/common/conditions.h"
+#include "controllers/common/node_walk.h"
 #include "crds/types/rdmanode_api.h"
 
 namespace rdmastack::gatewaypool {
@@ -111,14 +112,14 @@ NodeVerdict PickByCidr(const std::string& text, const crd::RdmaNodeStatus& s) {
 
 NodeVerdict VerifyNode(const crd::GatewayPoolSpec& spec, const NodeInput& node) {
   if (!node.rdma) {
-    return Fail("AgentNotReporting",
+    return Fail(controllers::kAgentNotReporting,
                 "no report from the node's rdmastack-agent yet; check that its agent pod runs "
                 "(kubectl -n rdmastack-system get pods -o wide)");
   }
   const crd::RdmaNodeStatus& s = *node.rdma;
   if (const crd::Condition* r = controllers::FindCondition(s.conditions, rdmanode::kReporting);
       r == nullptr || r->status != crd::ConditionStatus::kTrue) {
-    return Fail("AgentNotReporting",
+    return Fail(controllers::kAgentNotReporting,
                 r != nullptr ? r->message : "the node's agent has not reported yet");
   }
   const crd::Condition* g = controllers::FindCondition(s.conditions, rdmanode::kGatewayCapable);

@@ -16,7 +16,7 @@
 #include <map>
 #include <thread>
 
-#include "operator/k8s/api_error.h"
+#include "operator/k8s/testing/fake_client.h"
 
 namespace rdmastack::agenthub {
 namespace {
@@ -27,85 +27,29 @@ using std::chrono::seconds;
 
 constexpr char kNs[] = "rdmastack-system";
 
-// Objects by "kind/ns/name"; a TokenReview of token "NODE/POD" authenticates the agent
-// ServiceAccount bound to POD on NODE; pods are registered by the test.
-class FakeApi final : public k8s::Client {
+// The API server in memory: the agent pods the test registers, and TokenReviews, where token
+// "NODE/POD" authenticates the agent ServiceAccount bound to POD on NODE.
+class FakeApi {
  public:
+  FakeApi() {
+    client.Answer("create", "TokenReview",
+                  [this](const k8s::JsonObject& review) { return Review(review); });
+  }
+
   void AddPod(const std::string& name, const std::string& node) {
-    auto pod = *k8s::JsonObject::Parse(R"({"apiVersion": "v1", "kind": "Pod"})");
+    k8s::JsonObject pod;
     pod.SetName(name);
     pod.SetNamespace(kNs);
     (void)pod.SetString({"metadata", "uid"}, "uid-" + name);
     (void)pod.SetString({"spec", "nodeName"}, node);
-    std::lock_guard<std::mutex> l(mu_);
-    objects_["Pod/" + std::string(kNs) + "/" + name] = pod;
+    ASSERT_TRUE(client.Put(k8s::kinds::Pod(), pod).ok());
   }
 
-  StatusOr<k8s::JsonObject> Get(const k8s::ResourceType& type, std::string_view ns,
-                                std::string_view name, const k8s::GetOptions&) override {
-    std::lock_guard<std::mutex> l(mu_);
-    auto it = objects_.find(Key(type.kind, ns, name));
-    if (it == objects_.end()) return NotFound(type, name);
-    return it->second;
-  }
-  StatusOr<k8s::JsonObject> Create(const k8s::ResourceType& type, const k8s::JsonObject& object,
-                                   const k8s::WriteOptions&) override {
-    if (type.kind == "TokenReview") return Review(object);
-    std::lock_guard<std::mutex> l(mu_);
-    objects_[Key(type.kind, object.Namespace(), object.Name())] = object;
-    return object;
-  }
-  StatusOr<k8s::JsonObject> Update(const k8s::ResourceType& type, const k8s::JsonObject& object,
-                                   const k8s::WriteOptions&) override {
-    std::lock_guard<std::mutex> l(mu_);
-    objects_[Key(type.kind, object.Namespace(), object.Name())] = object;
-    return object;
-  }
-  StatusOr<k8s::ObjectList> List(const k8s::ResourceType&, std::string_view,
-                                 const k8s::ListOptions&) override {
-    return UnimplementedError("List");
-  }
-  StatusOr<k8s::WatchStreamPtr> Watch(const k8s::ResourceType&, std::string_view,
-                                      const k8s::WatchOptions&) override {
-    return UnimplementedError("Watch");
-  }
-  StatusOr<k8s::JsonObject> UpdateStatus(const k8s::ResourceType&, const k8s::JsonObject&,
-                                         const k8s::WriteOptions&) override {
-    return UnimplementedError("UpdateStatus");
-  }
-  StatusOr<k8s::JsonObject> Patch(const k8s::ResourceType&, std::string_view, std::string_view,
-                                  k8s::PatchType, std::string_view,
-                                  const k8s::PatchOptions&) override {
-    return UnimplementedError("Patch");
-  }
-  StatusOr<k8s::JsonObject> PatchStatus(const k8s::ResourceType&, std::string_view,
-                                        std::string_view, k8s::PatchType, std::string_view,
-                                        const k8s::PatchOptions&) override {
-    return UnimplementedError("PatchStatus");
-  }
-  StatusOr<k8s::JsonObject> Delete(const k8s::ResourceType&, std::string_view, std::string_view,
-                                   const k8s::DeleteOptions&) override {
-    return UnimplementedError("Delete");
-  }
-  StatusOr<k8s::JsonObject> CreateSubresource(const k8s::ResourceType&, std::string_view,
-                                              std::string_view, std::string_view,
-                                              const k8s::JsonObject&) override {
-    return UnimplementedError("CreateSubresource");
-  }
-
+  k8s::testing::FakeClient client;
   std::atomic<int> reviews{0};
   std::function<void()> before_review;  // set before the hub starts
 
  private:
-  static std::string Key(std::string_view kind, std::string_view ns, std::string_view name) {
-    return std::string(kind) + "/" + std::string(ns) + "/" + std::string(name);
-  }
-  static Status NotFound(const k8s::ResourceType& type, std::string_view name) {
-    return k8s::ApiErrorFromStatusJson(R"({"kind": "Status", "status": "Failure", "message": ")" +
-                                       type.kind + " " + std::string(name) +
-                                       R"( not found", "reason": "NotFound", "code": 404})")
-        .ToStatus();
-  }
   StatusOr<k8s::JsonObject> Review(const k8s::JsonObject& review) {
     ++reviews;
     if (before_review) before_review();
@@ -125,9 +69,6 @@ class FakeApi final : public k8s::Client {
     (void)out.Set({"status", "user", "extra", "authentication.kubernetes.io/node-name"}, one(node));
     return out;
   }
-
-  std::mutex mu_;
-  std::map<std::string, k8s::JsonObject> objects_;
 };
 
 class NoEvents final : public runtime::EventRecorder {
@@ -176,8 +117,8 @@ class AgentHubTest : public ::testing::Test {
     o.certificates.namespace_ = kNs;
     o.certificates.hosts = {"127.0.0.1"};
     if (adjust) adjust(o);
-    hub_ =
-        std::make_unique<AgentHub>(api_, api_, events_, metrics_, sink_, RealClock::Instance(), o);
+    hub_ = std::make_unique<AgentHub>(api_.client, api_.client, events_, metrics_, sink_,
+                                      RealClock::Instance(), o);
     Status s = hub_->Start();
     ASSERT_TRUE(s.ok()) << s.ToString();
     grpc::SslCredentialsOptions ssl;

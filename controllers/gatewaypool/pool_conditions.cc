@@ -1,0 +1,183 @@
+#include "controllers/gatewaypool/pool_conditions.h"
+
+namespace rdmastack::gatewaypool {
+namespace {
+
+using crd::ConditionStatus;
+
+std::string SelectorText(const crd::StringMap& selector) {
+  if (selector.empty()) return "{} (every node)";
+  std::string out;
+  for (const auto& [k, v] : selector) out += (out.empty() ? "" : ",") + k + "=" + v;
+  return out;
+}
+
+}  // namespace
+
+crd::Condition LibraryCompatibleCondition(const PoolFacts& f) {
+  const PoolStatusInputs& in = f.in;
+  return f.set.Make(kLibraryCompatible,
+                    in.decision.track ? ConditionStatus::kTrue : ConditionStatus::kFalse,
+                    in.decision.reason, in.decision.message);
+}
+
+crd::Condition NodesVerifiedCondition(const PoolFacts& f) {
+  const PoolNodeTally& n = f.nodes;
+  if (f.in.conflict)
+    return f.set.Make(kNodesVerified, ConditionStatus::kFalse, "PoolConflict",
+                      f.in.conflict->message);
+  if (n.selected == 0)
+    return f.set.Make(kNodesVerified, ConditionStatus::kFalse, "NoNodesSelected",
+                      "nodeSelector " + SelectorText(f.in.pool->spec.node_selector) +
+                          " matches no node; label the storage nodes or fix the selector");
+  if (n.not_verified == 0)
+    return f.set.Make(kNodesVerified, ConditionStatus::kTrue, "AllNodesVerified",
+                      "all " + Count(n.selected - n.in_maintenance, "selected node") +
+                          " can run the gateway" + n.maintenance_text);
+  return f.set.Make(kNodesVerified, ConditionStatus::kFalse, "NodesNotVerified",
+                    std::to_string(n.not_verified) + " of " + Count(n.selected, "selected node") +
+                        " cannot run the gateway" +
+                        (n.unverified_names.empty() ? "" : ": " + n.unverified_names) +
+                        "; status.failingNodes says why");
+}
+
+crd::Condition ReadyCondition(const PoolFacts& f) {
+  const PoolStatusInputs& in = f.in;
+  const PoolNodeTally& n = f.nodes;
+  const std::optional<Track>& track = in.decision.track;
+  const size_t current_ready = n.verified - n.failing_gateways - n.starting;
+  if (!track)
+    return f.set.Make(kReady, ConditionStatus::kFalse, in.decision.reason,
+                      "the spec is refused (" + in.decision.message + "); " + f.serving_text +
+                          " from the last accepted spec");
+  if (in.conflict)
+    return f.set.Make(kReady, ConditionStatus::kFalse, "PoolConflict",
+                      "refused: it collides with pool " + in.conflict->other +
+                          " (status NodesVerified says where); " + f.serving_text +
+                          ", nothing starts");
+  if (n.selected == 0)
+    return f.set.Make(kReady, ConditionStatus::kFalse, "NoNodesSelected",
+                      "no node matches the nodeSelector");
+  if (n.verified == 0 && n.in_maintenance == n.selected)
+    return f.set.Make(
+        kReady, ConditionStatus::kFalse, "AllNodesInMaintenance",
+        "every selected node is under maintenance (status.maintenanceNodes): nothing serves "
+        "until one is uncordoned or spec.nodeMaintenance is Ignore");
+  if (n.verified == 0)
+    return f.set.Make(kReady, ConditionStatus::kFalse, "NoNodesVerified",
+                      "none of the " + Count(n.selected, "selected node") +
+                          " can run the gateway; status.failingNodes says why");
+  if (in.secret != SecretState::kPresent && n.ready == 0)
+    return f.set.Make(kReady, ConditionStatus::kFalse, in.secret_reason, in.secret_message);
+  if (current_ready < n.verified)
+    return f.set.Make(
+        kReady, ConditionStatus::kFalse,
+        n.failing_gateways > 0 ? "GatewaysFailing" : "GatewaysStarting",
+        std::to_string(current_ready) + " of " + Count(n.verified, "verified node") +
+            " serve S3 on :" + std::to_string(track->s3_port) +
+            (n.failing_gateways > 0 ? "; " + std::to_string(n.failing_gateways) + " failing" : ""));
+  if (n.upgrade)
+    return f.set.Make(kReady, ConditionStatus::kTrue, "GatewaysReady",
+                      "every verified node serves S3 (" + Count(n.ready, "node") +
+                          "); upgrading to libcuobjserver " + track->library_version +
+                          n.maintenance_text);
+  return f.set.Make(kReady, ConditionStatus::kTrue, "GatewaysReady",
+                    Count(current_ready, "node") +
+                        " serve S3 on :" + std::to_string(track->s3_port) +
+                        " with libcuobjserver " + track->library_version + n.maintenance_text);
+}
+
+crd::Condition ProgressingCondition(const PoolFacts& f) {
+  const PoolStatusInputs& in = f.in;
+  const PoolNodeTally& n = f.nodes;
+  const std::optional<Track>& track = in.decision.track;
+  const UpgradePlan* up = n.upgrade;
+  if (!track)
+    return f.set.Make(kProgressing, ConditionStatus::kFalse, in.decision.reason,
+                      "nothing new is started while the spec is refused");
+  if (in.conflict)
+    return f.set.Make(kProgressing, ConditionStatus::kFalse, "PoolConflict",
+                      "nothing new is started while the pool collides with " + in.conflict->other);
+  if (in.secret != SecretState::kPresent && n.starting > 0)
+    return f.set.Make(kProgressing, ConditionStatus::kFalse, in.secret_reason, in.secret_message);
+  if (n.starting > 0)
+    return f.set.Make(kProgressing, ConditionStatus::kTrue, "RollingOut",
+                      Count(n.starting, "gateway") + " starting");
+  if (up && !up->paused && !up->halted && up->blocked.empty())
+    return f.set.Make(kProgressing, ConditionStatus::kTrue, "Upgrading",
+                      "nodes are moving to libcuobjserver " + track->library_version);
+  return f.set.Make(kProgressing, ConditionStatus::kFalse, "RolloutComplete",
+                    "every verified node runs the current gateway");
+}
+
+crd::Condition UpgradingCondition(const PoolFacts& f,
+                                  const std::optional<crd::CurrentUpgrade>& upgrade) {
+  const PoolStatusInputs& in = f.in;
+  const std::optional<Track>& track = in.decision.track;
+  const UpgradePlan* up = f.nodes.upgrade;
+  if (!up || !upgrade)
+    return f.set.Make(
+        kUpgrading, ConditionStatus::kFalse, track ? "UpToDate" : in.decision.reason,
+        track ? "every node runs the spec's gateway and libcuobjserver " + track->library_version
+              : "nothing is upgraded while the spec is refused");
+  const std::string progress =
+      upgrade->from + " -> " + upgrade->to + ": " + *upgrade->progress + " nodes done";
+  std::string failed_names;
+  for (const auto& failed : up->failed)
+    failed_names += (failed_names.empty() ? "" : ", ") + failed.node;
+  if (!up->blocked.empty())
+    return f.set.Make(kUpgrading, ConditionStatus::kTrue, "PortsInUse", up->blocked);
+  if (up->halted)
+    return f.set.Make(
+        kUpgrading, ConditionStatus::kTrue, "RolloutHalted",
+        progress + "; halted by autoRollback after " + failed_names +
+            " failed (status.failingNodes says why); nodes in flight were rolled back");
+  if (up->paused)
+    return f.set.Make(kUpgrading, ConditionStatus::kTrue, "Paused",
+                      progress + "; paused: no node starts until spec.upgrade.paused is false");
+  const auto moving = up->phases.pending + up->phases.start_new + up->phases.validate +
+                      up->phases.switch_ + up->phases.drain + up->phases.stop_old +
+                      up->phases.roll_back;
+  if (up->held_by_failed > 0 || moving == 0) {
+    std::string message = progress + "; " + failed_names + " failed and " +
+                          (up->in_place ? "may have no serving gateway" : "serve the old track");
+    if (up->held_by_failed > 0)
+      message += "; " + Count(static_cast<size_t>(up->held_by_failed), "pending node") +
+                 " wait: failed nodes hold their maxParallel/maxUnavailable slots until their "
+                 "state is cleared (status.failingNodes says why)";
+    return f.set.Make(kUpgrading, ConditionStatus::kTrue, "NodesFailed", message);
+  }
+  return f.set.Make(kUpgrading, ConditionStatus::kTrue, "RollingOut", progress);
+}
+
+crd::Condition DegradedCondition(const PoolFacts& f) {
+  const PoolStatusInputs& in = f.in;
+  const PoolNodeTally& n = f.nodes;
+  const UpgradePlan* up = n.upgrade;
+  if (!in.decision.track)
+    return f.set.Make(kDegraded, ConditionStatus::kTrue, "SpecRefused",
+                      in.decision.message + "; " + f.serving_text + " unchanged");
+  if (in.conflict)
+    return f.set.Make(kDegraded, ConditionStatus::kTrue, "PoolConflict",
+                      in.conflict->message + "; " + f.serving_text + " unchanged");
+  if (in.secret != SecretState::kPresent)
+    return f.set.Make(
+        kDegraded, ConditionStatus::kTrue, in.secret_reason,
+        in.secret_message + "; " + f.serving_text + ", but no gateway can start or restart");
+  if (up && !up->failed.empty())
+    return f.set.Make(kDegraded, ConditionStatus::kTrue, "UpgradeFailed",
+                      Count(up->failed.size(), "node") +
+                          " failed the upgrade and serve the old track; status.failingNodes "
+                          "says why");
+  if (n.failing_gateways > 0)
+    return f.set.Make(
+        kDegraded, ConditionStatus::kTrue, "GatewaysFailing",
+        Count(n.failing_gateways, "gateway") + " failing; status.failingNodes says why");
+  if (n.selected > 0 && n.not_verified > 0)
+    return f.set.Make(kDegraded, ConditionStatus::kTrue, "NodesNotVerified",
+                      std::to_string(n.not_verified) + " of " + Count(n.selected, "selected node") +
+                          " cannot run the gateway");
+  return f.set.Make(kDegraded, ConditionStatus::kFalse, "AsExpected", "nothing needs attention");
+}
+
+}  // namespace rdmastack::gatewaypool

@@ -1,0 +1,239 @@
+// GatewayPoolReconciler against the in-memory API server: the writes it makes, in order, for pools
+// that collide, nodes whose agent goes silent, and endpoints that move between slices.
+#include "controllers/gatewaypool/gatewaypool_reconciler.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "controllers/common/cache_transforms.h"
+#include "controllers/common/conditions.h"
+#include "controllers/common/testing/fake_caches.h"
+#include "controllers/common/testing/json_text.h"
+#include "controllers/common/testing/recorded_events.h"
+#include "controllers/gatewaypool/tests/test_pools.h"
+#include "crds/types/json.h"
+#include "crds/types/kinds.h"
+#include "operator/k8s/testing/fake_client.h"
+
+namespace rdmastack::gatewaypool {
+namespace {
+
+using controllers::testing::JsonText;
+using k8s::testing::Action;
+using k8s::testing::ToStrings;
+
+constexpr char kNs[] = "storage";
+constexpr char kStorageLabel[] = "node-role.rdmastack.io/storage";
+
+class GatewayPoolReconcilerTest : public ::testing::Test {
+ protected:
+  GatewayPoolReconcilerTest() {
+    auto compatibility = CompatibilitySource::Create("", nullptr, "");
+    EXPECT_TRUE(compatibility.ok()) << compatibility.status().ToString();
+    compatibility_ = std::move(*compatibility);
+    GatewayPoolStores stores{
+        caches_.Store(crd::kinds::GatewayPool()),
+        caches_.Store(k8s::kinds::Node(), "", controllers::NodeLabelsAndOperatorAnnotations()),
+        caches_.Store(crd::kinds::RdmaNode()),
+        caches_.Cache(k8s::kinds::Secret(), "", controllers::SecretKeysOnly()),
+        caches_.Cache(k8s::kinds::DaemonSet(), OwnedSelector()),
+        caches_.Cache(k8s::kinds::Pod(), OwnedSelector(), controllers::PodReadiness()),
+        caches_.Cache(k8s::kinds::Service(), OwnedSelector()),
+        caches_.Cache(k8s::kinds::EndpointSlice(), OwnedSelector())};
+    reconciler_ = std::make_unique<GatewayPoolReconciler>(
+        api_, events_, clock_, stores, *compatibility_, GatewayRenderOptions{}, *validator_);
+  }
+
+  // The kvcache sample as `name`, created at `created`, with its Secret.
+  void PutPool(const std::string& name, const std::string& created) {
+    crd::GatewayPool pool = testing::SamplePool();
+    pool.metadata.name = name;
+    pool.metadata.uid = "uid-" + name;
+    pool.metadata.creation_timestamp = created;
+    ASSERT_TRUE(api_.Put(crd::kinds::GatewayPool(), JsonText(crd::SerializeResource(pool))).ok());
+    ASSERT_TRUE(
+        api_.Put(k8s::kinds::Secret(),
+                 JsonText(R"({"metadata": {"name": "kvcache-s3-root", "namespace": "storage"},
+                                  "data": {"accessKeyId": "YQ==", "secretAccessKey": "Yg=="}})"))
+            .ok());
+  }
+
+  // A storage node and its agent's report: reporting (and gateway capable) or silent.
+  void PutNode(const std::string& name, const std::string& rdma_ip, bool reporting = true) {
+    k8s::JsonObject node;
+    node.SetName(name);
+    node.SetLabel(kStorageLabel, "");
+    if (auto current = api_.Find(k8s::kinds::Node(), "", name)) node = *current;
+    ASSERT_TRUE(api_.Put(k8s::kinds::Node(), node).ok());
+    crd::RdmaNode report;
+    report.metadata.name = name;
+    report.status = testing::AgentStatus(true, {"bond0 " + rdma_ip + "/24"});
+    if (!reporting) {
+      report.status->conditions[0].status = crd::ConditionStatus::kFalse;
+      report.status->conditions[0].reason = "Stale";
+      report.status->conditions[0].message = "no heartbeat for 5m";
+    }
+    ASSERT_TRUE(api_.Put(crd::kinds::RdmaNode(), JsonText(crd::SerializeResource(report))).ok());
+  }
+
+  // What the DaemonSet controller and the kubelet would make of pool `pool`'s DaemonSet on
+  // `node`: its pod, Ready or not, at `ip`.
+  void PutGatewayPod(const std::string& pool, const std::string& node, const std::string& ip,
+                     bool ready) {
+    const auto ds = api_.Find(k8s::kinds::DaemonSet(), kNs, DaemonSetName(pool, "v1"));
+    ASSERT_TRUE(ds.has_value()) << "no DaemonSet of " << pool;
+    k8s::JsonObject pod;
+    pod.SetName(DaemonSetName(pool, "v1") + "-" + node);
+    pod.SetNamespace(kNs);
+    for (const auto& [k, v] : ds->GetStringMap({"spec", "template", "metadata", "labels"}))
+      pod.SetLabel(k, v);
+    (void)pod.SetString({"spec", "nodeName"}, node);
+    (void)pod.SetString({"status", "podIP"}, ip);
+    (void)pod.Append({"status", "conditions"},
+                     JsonText(std::string(R"({"type": "Ready", "status": ")") +
+                              (ready ? "True" : "False") + "\"}"));
+    ASSERT_TRUE(api_.Put(k8s::kinds::Pod(), pod).ok());
+  }
+
+  // One pass over pool `name` with the caches as the API server is now; only its writes stay in
+  // the log.
+  std::vector<Action> Reconcile(const std::string& name) {
+    caches_.Sync();
+    api_.ClearActions();
+    auto result = reconciler_->Reconcile({kNs, name});
+    EXPECT_TRUE(result.ok()) << result.status().ToString();
+    return api_.writes();
+  }
+
+  crd::GatewayPoolStatus StatusOf(const std::string& name) {
+    auto pool = crd::ParseResource<crd::GatewayPool>(
+        api_.Find(crd::kinds::GatewayPool(), kNs, name)->value());
+    EXPECT_TRUE(pool.ok()) << pool.status().ToString();
+    return pool.ok() && pool->status ? *pool->status : crd::GatewayPoolStatus{};
+  }
+
+  // Two verified nodes serving pool kvcache from Ready gateways.
+  void ServeOnTwoNodes() {
+    PutPool("kvcache", "2026-01-01T00:00:00Z");
+    PutNode("stg-a", "10.0.0.1");
+    PutNode("stg-b", "10.0.0.2");
+    Reconcile("kvcache");
+    PutGatewayPod("kvcache", "stg-a", "10.0.0.1", true);
+    PutGatewayPod("kvcache", "stg-b", "10.0.0.2", true);
+    Reconcile("kvcache");
+    const crd::Condition* ready =
+        controllers::FindCondition(StatusOf("kvcache").conditions, kReady);
+    ASSERT_NE(ready, nullptr);
+    ASSERT_EQ(ready->reason, "GatewaysReady") << ready->message;
+  }
+
+  k8s::testing::FakeClient api_;
+  controllers::testing::FakeCaches caches_{api_};
+  controllers::testing::RecordedEvents events_;
+  FakeClock clock_;
+  std::unique_ptr<CompatibilitySource> compatibility_;
+  std::unique_ptr<GatewayValidator> validator_ = MakePodReadyValidator();
+  std::unique_ptr<GatewayPoolReconciler> reconciler_;
+};
+
+TEST_F(GatewayPoolReconcilerTest, APoolStartsWithItsFinalizerThenItsGatewaysAndStatus) {
+  PutPool("kvcache", "2026-01-01T00:00:00Z");
+  PutNode("stg-a", "10.0.0.1");
+  EXPECT_EQ(ToStrings(Reconcile("kvcache")),
+            (std::vector<std::string>{"patch GatewayPool storage/kvcache", "patch Node stg-a",
+                                      "apply DaemonSet storage/kvcache-gateway-v1",
+                                      "apply Service storage/kvcache-gateway",
+                                      "apply EndpointSlice storage/kvcache-gateway-v1-0",
+                                      "apply/status GatewayPool storage/kvcache"}));
+  EXPECT_EQ(api_.Find(k8s::kinds::Node(), "", "stg-a")->Label(NodeTrackLabel(kNs, "kvcache", "v1")),
+            "true");
+  // Nothing changed: nothing is written.
+  EXPECT_EQ(ToStrings(Reconcile("kvcache")), std::vector<std::string>{});
+}
+
+TEST_F(GatewayPoolReconcilerTest, TheLaterOfTwoPoolsOnTheSamePortsIsRefusedAndCreatesNothing) {
+  PutPool("first", "2026-01-01T00:00:00Z");
+  PutPool("second", "2026-01-02T00:00:00Z");  // the sample's ports: 7071 and 19100 again
+  PutNode("stg-a", "10.0.0.1");
+
+  const std::vector<Action> first = Reconcile("first");
+  EXPECT_EQ(api_.writes("DaemonSet").size(), 1u) << "the older pool starts";
+  const std::vector<Action> second = Reconcile("second");
+  EXPECT_EQ(ToStrings(second),
+            (std::vector<std::string>{"patch GatewayPool storage/second",
+                                      "apply/status GatewayPool storage/second"}))
+      << "only its finalizer and its status";
+  EXPECT_FALSE(api_.Find(k8s::kinds::DaemonSet(), kNs, DaemonSetName("second", "v1")));
+  EXPECT_FALSE(api_.Find(k8s::kinds::Service(), kNs, ServiceName("second")));
+
+  const crd::GatewayPoolStatus status = StatusOf("second");
+  const crd::Condition* verified = controllers::FindCondition(status.conditions, kNodesVerified);
+  ASSERT_NE(verified, nullptr);
+  EXPECT_EQ(verified->reason, "PoolConflict");
+  EXPECT_NE(verified->message.find("pool storage/first, created before this one, holds port "
+                                   "7071, 19100 on stg-a"),
+            std::string::npos)
+      << verified->message;
+  EXPECT_EQ(controllers::FindCondition(status.conditions, kReady)->reason, "PoolConflict");
+  // The older pool is not held back by the newer one.
+  const crd::Condition* first_ready =
+      controllers::FindCondition(StatusOf("first").conditions, kReady);
+  ASSERT_NE(first_ready, nullptr);
+  EXPECT_NE(first_ready->reason, "PoolConflict");
+}
+
+TEST_F(GatewayPoolReconcilerTest, ANodeWhoseAgentWentSilentKeepsItsGateway) {
+  ASSERT_NO_FATAL_FAILURE(ServeOnTwoNodes());
+  PutNode("stg-b", "10.0.0.2", /*reporting=*/false);
+
+  const std::vector<Action> writes = Reconcile("kvcache");
+  for (const Action& a : writes) {
+    EXPECT_NE(a.verb, "delete") << a.ToString();
+    EXPECT_NE(a.kind, "Node") << a.ToString() << ": the node's track label must stay";
+    EXPECT_NE(a.kind, "EndpointSlice") << a.ToString() << ": its endpoint must stay";
+  }
+  EXPECT_EQ(api_.Find(k8s::kinds::Node(), "", "stg-b")->Label(NodeTrackLabel(kNs, "kvcache", "v1")),
+            "true");
+  const crd::GatewayPoolStatus status = StatusOf("kvcache");
+  EXPECT_EQ(status.node_counts->ready_of_selected, "2/2");
+  ASSERT_EQ(status.endpoints.size(), 2u);
+}
+
+TEST_F(GatewayPoolReconcilerTest, ASliceThatGainsAReadyEndpointIsWrittenBeforeOneThatLosesOne) {
+  ASSERT_NO_FATAL_FAILURE(ServeOnTwoNodes());
+  // The slices as an earlier layout left them: stg-a in slice 0, stg-b in slice 1 (not Ready).
+  const k8s::JsonObject slice =
+      *api_.Find(k8s::kinds::EndpointSlice(), kNs, DaemonSetName("kvcache", "v1") + "-0");
+  auto endpoint_of = [&](const std::string& node, bool ready) {
+    for (k8s::JsonObject e : slice.GetArray({"endpoints"})) {
+      if (e.GetString({"nodeName"}) != node) continue;
+      (void)e.SetBool({"conditions", "ready"}, ready);
+      return e;
+    }
+    ADD_FAILURE() << "no endpoint of " << node;
+    return k8s::JsonObject();
+  };
+  k8s::JsonObject zero = slice, one = slice;
+  (void)zero.SetArray({"endpoints"}, {endpoint_of("stg-a", true)});
+  (void)zero.Remove({"metadata", "annotations"});  // not what the operator applied: rewritten
+  one.SetName(DaemonSetName("kvcache", "v1") + "-1");
+  (void)one.SetArray({"endpoints"}, {endpoint_of("stg-b", false)});
+  (void)one.Remove({"metadata", "annotations"});
+  ASSERT_TRUE(api_.Put(k8s::kinds::EndpointSlice(), zero).ok());
+  ASSERT_TRUE(api_.Put(k8s::kinds::EndpointSlice(), one).ok());
+  // Now stg-a's gateway stops being Ready and stg-b's turns Ready.
+  PutGatewayPod("kvcache", "stg-a", "10.0.0.1", false);
+  PutGatewayPod("kvcache", "stg-b", "10.0.0.2", true);
+
+  Reconcile("kvcache");
+  EXPECT_EQ(ToStrings(api_.writes("EndpointSlice")),
+            (std::vector<std::string>{"apply EndpointSlice storage/kvcache-gateway-v1-1",
+                                      "apply EndpointSlice storage/kvcache-gateway-v1-0"}))
+      << "slice 1 gains stg-b, slice 0 loses stg-a: clients must never be left without one";
+}
+
+}  // namespace
+}  // namespace rdmastack::gatewaypool
