@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "crds/types/types.h"
+#include "operator/k8s/json_builder.h"
 #include "operator/k8s/json_object.h"
 
 namespace rdmastack::controllers {
@@ -37,10 +38,10 @@ k8s::JsonObject Mount(std::string_view name, std::string_view path, bool read_on
 k8s::JsonObject HostPathVolume(std::string_view name, std::string_view path, std::string_view type);
 
 // A nodeSelectorTerm (or part of one): each pair as `key In [value]`.
-void AppendSelectorExpressions(const crd::StringMap& selector, k8s::JsonObject* term);
+void AppendSelectorExpressions(const crd::StringMap& selector, k8s::JsonBuilder* term);
 
 // Sets kAppliedHashAnnotation to the hash of `object` as rendered so far.
-void StampAppliedHash(k8s::JsonObject* object);
+void StampAppliedHash(k8s::JsonBuilder* object);
 
 // The merge patch {"metadata":{"labels":{k: v or null}}} that takes `current` to `desired` for
 // the keys `owned` accepts (others are never touched); "" when nothing differs.
