@@ -46,6 +46,7 @@ class JsonBuilder {
   void SetKind(std::string_view v) { SetString({"kind"}, v); }
   void SetName(std::string_view v) { SetString({"metadata", "name"}, v); }
   void SetNamespace(std::string_view v) { SetString({"metadata", "namespace"}, v); }
+  void SetResourceVersion(std::string_view v) { SetString({"metadata", "resourceVersion"}, v); }
   void SetLabel(std::string_view key, std::string_view value) {
     SetString({"metadata", "labels", key}, value);
   }
