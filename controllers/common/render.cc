@@ -44,31 +44,39 @@ void StampAppliedHash(k8s::JsonBuilder* object) {
 bool AddMetadataMapPatch(std::string_view field, const std::map<std::string, std::string>& current,
                          const std::map<std::string, std::string>& desired,
                          const std::function<bool(std::string_view)>& owned,
-                         k8s::JsonObject* patch) {
-  // Moved in and back out: a patch is the caller's own building, so the builder's writes suit it.
-  k8s::JsonBuilder out(std::move(*patch));
+                         k8s::JsonBuilder* patch) {
   bool changed = false;
   for (const auto& [key, value] : desired) {
     if (!owned(key)) continue;
     auto have = current.find(key);
     if (have != current.end() && have->second == value) continue;
-    out.SetString({"metadata", field, key}, value);
+    patch->SetString({"metadata", field, key}, value);
     changed = true;
   }
   for (const auto& [key, value] : current) {
     if (!owned(key) || desired.count(key) != 0) continue;
-    out.SetNull({"metadata", field, key});
+    patch->SetNull({"metadata", field, key});
     changed = true;
   }
-  *patch = std::move(out).Build();
+  return changed;
+}
+
+bool AddMetadataMapPatch(std::string_view field, const std::map<std::string, std::string>& current,
+                         const std::map<std::string, std::string>& desired,
+                         const std::function<bool(std::string_view)>& owned,
+                         k8s::JsonObject* patch) {
+  k8s::JsonBuilder builder(std::move(*patch));
+  const bool changed = AddMetadataMapPatch(field, current, desired, owned, &builder);
+  *patch = std::move(builder).Build();
   return changed;
 }
 
 std::string LabelPatch(const std::map<std::string, std::string>& current,
                        const std::map<std::string, std::string>& desired,
                        const std::function<bool(std::string_view)>& owned) {
-  k8s::JsonObject patch;
-  return AddMetadataMapPatch("labels", current, desired, owned, &patch) ? patch.Serialize() : "";
+  k8s::JsonBuilder patch;
+  if (!AddMetadataMapPatch("labels", current, desired, owned, &patch)) return "";
+  return patch.object().Serialize();
 }
 
 k8s::JsonObject ControllerOwner(std::string_view kind, const crd::ObjectMeta& meta) {
