@@ -26,7 +26,7 @@ constexpr char kEndpointsDir[] = "/etc/rdmastack-client/endpoints";
 constexpr char kCredentialsDir[] = "/etc/rdmastack-client/credentials";
 constexpr char kStateDir[] = "/run/rdmastack-client";
 
-void CommonMetadata(const crd::ClientProfile& profile, k8s::JsonObject* o,
+void CommonMetadata(const crd::ClientProfile& profile, k8s::JsonBuilder* o,
                     std::string_view component = kClientComponent) {
   o->SetNamespace(profile.metadata.namespace_.value_or(""));
   o->SetLabel("app.kubernetes.io/name", "rdmastack-client");
@@ -34,8 +34,8 @@ void CommonMetadata(const crd::ClientProfile& profile, k8s::JsonObject* o,
   o->SetLabel(gatewaypool::kComponentLabel, component);
   o->SetLabel(crd::kManagedByLabel, crd::kManagedByValue);
   o->SetLabel(kProfileLabel, profile.metadata.name);
-  (void)o->Append({"metadata", "ownerReferences"},
-                  controllers::ControllerOwner("ClientProfile", profile.metadata));
+  o->Append({"metadata", "ownerReferences"},
+            controllers::ControllerOwner("ClientProfile", profile.metadata));
 }
 
 // Copies the pinned libcuobjclient and makes its SONAME link, as the gateway's init container does
@@ -45,17 +45,16 @@ k8s::JsonObject LibraryInitContainer(const crd::ClientProfile& profile) {
   const std::string file = "libcuobjclient.so." + lib.version;
   const std::string soname =
       "libcuobjclient.so." + std::to_string(crd::LibraryMajor(lib.version).value_or(1));
-  k8s::JsonObject c;
-  (void)c.SetString({"name"}, "install-client-library");
-  (void)c.SetString({"image"}, lib.image);
-  for (const char* a : {"/bin/sh", "-c"}) (void)c.Append({"command"}, Str(a));
-  (void)c.Append({"command"},
-                 Str("set -e; cp -f " + std::string(kLibraryDir) + "/" + file + " /staging/" +
-                     file + "; ln -sfn " + file + " /staging/" + soname));
-  (void)c.Append({"volumeMounts"}, Mount("client-library", "/staging", false));
-  (void)c.Set({"securityContext"}, Obj(R"({"allowPrivilegeEscalation":false})"));
-  (void)c.Set({"resources"}, Obj(R"({"requests":{"cpu":"10m","memory":"16Mi"}})"));
-  return c;
+  k8s::JsonBuilder c;
+  c.SetString({"name"}, "install-client-library");
+  c.SetString({"image"}, lib.image);
+  for (const char* a : {"/bin/sh", "-c"}) c.Append({"command"}, Str(a));
+  c.Append({"command"}, Str("set -e; cp -f " + std::string(kLibraryDir) + "/" + file +
+                            " /staging/" + file + "; ln -sfn " + file + " /staging/" + soname));
+  c.Append({"volumeMounts"}, Mount("client-library", "/staging", false));
+  c.Set({"securityContext"}, Obj(R"({"allowPrivilegeEscalation":false})"));
+  c.Set({"resources"}, Obj(R"({"requests":{"cpu":"10m","memory":"16Mi"}})"));
+  return std::move(c).Build();
 }
 
 StatusOr<std::vector<std::string>> ClientArgs(const crd::ClientProfile& profile,
@@ -88,79 +87,77 @@ StatusOr<std::vector<std::string>> ClientArgs(const crd::ClientProfile& profile,
 StatusOr<k8s::JsonObject> ClientContainer(const crd::ClientProfile& profile,
                                           const ClientRenderOptions& options) {
   RDMASTACK_ASSIGN_OR_RETURN(std::vector<std::string> args, ClientArgs(profile, options));
-  k8s::JsonObject c;
-  (void)c.SetString({"name"}, kClientContainer);
-  (void)c.SetString({"image"}, options.image);
-  for (const auto& a : args) (void)c.Append({"args"}, Str(a));
-  (void)c.Append(
-      {"env"},
-      Obj(R"({"name":"NODE_NAME","valueFrom":{"fieldRef":{"fieldPath":"spec.nodeName"}}})"));
+  k8s::JsonBuilder c;
+  c.SetString({"name"}, kClientContainer);
+  c.SetString({"image"}, options.image);
+  for (const auto& a : args) c.Append({"args"}, Str(a));
+  c.Append({"env"},
+           Obj(R"({"name":"NODE_NAME","valueFrom":{"fieldRef":{"fieldPath":"spec.nodeName"}}})"));
   // Ready = the node can do the selected transport and a pool endpoint answers; the node's
   // profile label follows this.
-  k8s::JsonObject ready = Obj(R"({"periodSeconds":3,"timeoutSeconds":2,"failureThreshold":1})");
+  k8s::JsonBuilder ready(Obj(R"({"periodSeconds":3,"timeoutSeconds":2,"failureThreshold":1})"));
   for (const char* a : {"rdmastack-client", "ready", "--state-dir", kStateDir})
-    (void)ready.Append({"exec", "command"}, Str(a));
-  (void)c.Set({"readinessProbe"}, ready);
+    ready.Append({"exec", "command"}, Str(a));
+  c.Set({"readinessProbe"}, ready);
   // The probes open the host's devices (node_access.h); privileged also gives loadPeerMem the
   // CAP_SYS_MODULE in the host's namespaces that loading nvidia_peermem takes.
-  (void)c.Set({"securityContext"}, controllers::LiveProbeSecurityContext());
-  (void)c.Set({"resources"},
-              Obj(R"({"requests":{"cpu":"10m","memory":"32Mi"},"limits":{"memory":"128Mi"}})"));
-  (void)c.Append({"volumeMounts"}, controllers::HostRootMount());
-  (void)c.Append({"volumeMounts"}, controllers::DevInfinibandMount());
-  (void)c.Append({"volumeMounts"}, Mount("client-install", kHostInstallRoot, false));
-  (void)c.Append({"volumeMounts"}, Mount("endpoints", kEndpointsDir, true));
+  c.Set({"securityContext"}, controllers::LiveProbeSecurityContext());
+  c.Set({"resources"},
+        Obj(R"({"requests":{"cpu":"10m","memory":"32Mi"},"limits":{"memory":"128Mi"}})"));
+  c.Append({"volumeMounts"}, controllers::HostRootMount());
+  c.Append({"volumeMounts"}, controllers::DevInfinibandMount());
+  c.Append({"volumeMounts"}, Mount("client-install", kHostInstallRoot, false));
+  c.Append({"volumeMounts"}, Mount("endpoints", kEndpointsDir, true));
   if (ClientCredentials(profile))
-    (void)c.Append({"volumeMounts"}, Mount("credentials", kCredentialsDir, true));
-  (void)c.Append({"volumeMounts"}, Mount("client-library", kLibraryDir, true));
-  (void)c.Append({"volumeMounts"}, Mount("state", kStateDir, false));
-  return c;
+    c.Append({"volumeMounts"}, Mount("credentials", kCredentialsDir, true));
+  c.Append({"volumeMounts"}, Mount("client-library", kLibraryDir, true));
+  c.Append({"volumeMounts"}, Mount("state", kStateDir, false));
+  return std::move(c).Build();
 }
 
-void AddVolumes(const crd::ClientProfile& profile, k8s::JsonObject* pod) {
-  (void)pod->Append({"volumes"}, controllers::HostRootVolume());
-  (void)pod->Append({"volumes"}, controllers::DevInfinibandVolume());
-  (void)pod->Append({"volumes"},
-                    HostPathVolume("client-install", kHostInstallRoot, "DirectoryOrCreate"));
-  k8s::JsonObject endpoints = Obj(R"({"name":"endpoints","configMap":{}})");
-  (void)endpoints.SetString({"configMap", "name"}, EndpointsConfigMapName(profile.metadata.name));
-  (void)pod->Append({"volumes"}, endpoints);
+void AddVolumes(const crd::ClientProfile& profile, k8s::JsonBuilder* pod) {
+  pod->Append({"volumes"}, controllers::HostRootVolume());
+  pod->Append({"volumes"}, controllers::DevInfinibandVolume());
+  pod->Append({"volumes"}, HostPathVolume("client-install", kHostInstallRoot, "DirectoryOrCreate"));
+  k8s::JsonBuilder endpoints(Obj(R"({"name":"endpoints","configMap":{}})"));
+  endpoints.SetString({"configMap", "name"}, EndpointsConfigMapName(profile.metadata.name));
+  pod->Append({"volumes"}, endpoints);
   if (const std::optional<crd::CredentialsSecretRef> creds = ClientCredentials(profile)) {
-    k8s::JsonObject secret = Obj(R"({"name":"credentials","secret":{}})");
-    (void)secret.SetString({"secret", "secretName"}, creds->name);
+    k8s::JsonBuilder secret(Obj(R"({"name":"credentials","secret":{}})"));
+    secret.SetString({"secret", "secretName"}, creds->name);
     // The files the client reads, whatever the keys are called in the Secret.
-    k8s::JsonObject id;
-    (void)id.SetString({"key"}, creds->access_key_id_key);
-    (void)id.SetString({"path"}, "accessKeyId");
-    k8s::JsonObject key;
-    (void)key.SetString({"key"}, creds->secret_access_key_key);
-    (void)key.SetString({"path"}, "secretAccessKey");
-    (void)secret.Append({"secret", "items"}, id);
-    (void)secret.Append({"secret", "items"}, key);
-    (void)pod->Append({"volumes"}, secret);
+    k8s::JsonBuilder id;
+    id.SetString({"key"}, creds->access_key_id_key);
+    id.SetString({"path"}, "accessKeyId");
+    k8s::JsonBuilder key;
+    key.SetString({"key"}, creds->secret_access_key_key);
+    key.SetString({"path"}, "secretAccessKey");
+    secret.Append({"secret", "items"}, id);
+    secret.Append({"secret", "items"}, key);
+    pod->Append({"volumes"}, secret);
   }
-  (void)pod->Append({"volumes"}, Obj(R"({"name":"client-library","emptyDir":{}})"));
-  (void)pod->Append({"volumes"}, Obj(R"({"name":"state","emptyDir":{"medium":"Memory"}})"));
+  pod->Append({"volumes"}, Obj(R"({"name":"client-library","emptyDir":{}})"));
+  pod->Append({"volumes"}, Obj(R"({"name":"state","emptyDir":{"medium":"Memory"}})"));
 }
 
 // The DaemonSet's labels on its pods, plus the operator's extra pod labels.
-void SetPodLabels(const ClientRenderOptions& options, k8s::JsonObject* ds) {
-  k8s::JsonObject pod_labels = *ds->Get({"metadata", "labels"});
-  for (const auto& [k, v] : options.pod_labels) (void)pod_labels.SetString({k}, v);
-  (void)ds->Set({"spec", "template", "metadata", "labels"}, pod_labels);
+void SetPodLabels(const ClientRenderOptions& options, k8s::JsonBuilder* ds) {
+  k8s::JsonBuilder pod_labels(*ds->object().Get({"metadata", "labels"}));
+  for (const auto& [k, v] : options.pod_labels) pod_labels.SetString({k}, v);
+  ds->Set({"spec", "template", "metadata", "labels"}, pod_labels);
 }
 
 // Scheduled only onto nodes whose profile label has one of `values`.
 void SetNodeAffinity(const std::string& label, std::initializer_list<const char*> values,
-                     k8s::JsonObject* pod) {
-  k8s::JsonObject expression = Obj(R"({"operator":"In"})");
-  (void)expression.SetString({"key"}, label);
-  for (const char* v : values) (void)expression.Append({"values"}, Str(v));
-  k8s::JsonObject term;
-  (void)term.Append({"matchExpressions"}, expression);
-  (void)pod->Append({"affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
-                     "nodeSelectorTerms"},
-                    term);
+                     k8s::JsonBuilder* pod) {
+  k8s::JsonBuilder expression(Obj(R"({"operator":"In"})"));
+  expression.SetString({"key"}, label);
+  for (const char* v : values) expression.Append({"values"}, Str(v));
+  k8s::JsonBuilder term;
+  term.Append({"matchExpressions"}, expression);
+  pod->Append({"affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
+               "nodeSelectorTerms"},
+              term);
 }
 
 }  // namespace
@@ -215,28 +212,28 @@ k8s::JsonObject RenderEndpointsConfigMap(const crd::ClientProfile& profile,
                                          const crd::GatewayPool& pool,
                                          const std::vector<PoolEndpoint>& endpoints,
                                          const std::string& ca_bundle) {
-  k8s::JsonObject data;
-  (void)data.SetString({"pool"}, pool.metadata.namespace_.value_or("") + "/" + pool.metadata.name);
-  (void)data.SetString({"region"}, pool.spec.s3.region);
-  (void)data.SetString({"scheme"}, pool.spec.s3.tls_secret ? "https" : "http");
-  if (!ca_bundle.empty()) (void)data.SetString({"caBundle"}, ca_bundle);
-  (void)data.Set({"endpoints"}, k8s::JsonObject::Array());
+  k8s::JsonBuilder data;
+  data.SetString({"pool"}, pool.metadata.namespace_.value_or("") + "/" + pool.metadata.name);
+  data.SetString({"region"}, pool.spec.s3.region);
+  data.SetString({"scheme"}, pool.spec.s3.tls_secret ? "https" : "http");
+  if (!ca_bundle.empty()) data.SetString({"caBundle"}, ca_bundle);
+  data.Set({"endpoints"}, k8s::JsonObject::Array());
   for (const auto& e : endpoints) {
-    k8s::JsonObject o;
-    (void)o.SetString({"node"}, e.node);
-    (void)o.SetString({"address"}, e.address);
-    (void)o.SetInt({"s3Port"}, e.s3_port);
-    (void)o.SetString({"libraryVersion"}, e.library_version);
-    (void)data.Append({"endpoints"}, o);
+    k8s::JsonBuilder o;
+    o.SetString({"node"}, e.node);
+    o.SetString({"address"}, e.address);
+    o.SetInt({"s3Port"}, e.s3_port);
+    o.SetString({"libraryVersion"}, e.library_version);
+    data.Append({"endpoints"}, o);
   }
-  k8s::JsonObject cm;
+  k8s::JsonBuilder cm;
   cm.SetApiVersion("v1");
   cm.SetKind("ConfigMap");
   cm.SetName(EndpointsConfigMapName(profile.metadata.name));
   CommonMetadata(profile, &cm);
-  (void)cm.SetString({"data", kEndpointsKey}, data.Serialize());
+  cm.SetString({"data", kEndpointsKey}, data.object().Serialize());
   controllers::StampAppliedHash(&cm);
-  return cm;
+  return std::move(cm).Build();
 }
 
 StatusOr<k8s::JsonObject> RenderClientDaemonSet(const crd::ClientProfile& profile,
@@ -244,82 +241,80 @@ StatusOr<k8s::JsonObject> RenderClientDaemonSet(const crd::ClientProfile& profil
   const crd::ClientProfileSpec& spec = profile.spec;
   const std::string ns = profile.metadata.namespace_.value_or("");
   RDMASTACK_ASSIGN_OR_RETURN(k8s::JsonObject container, ClientContainer(profile, options));
-  k8s::JsonObject ds;
+  k8s::JsonBuilder ds;
   ds.SetApiVersion("apps/v1");
   ds.SetKind("DaemonSet");
   ds.SetName(DaemonSetName(profile.metadata.name));
   CommonMetadata(profile, &ds);
-  (void)ds.SetString({"spec", "selector", "matchLabels", kProfileLabel}, profile.metadata.name);
-  (void)ds.SetString({"spec", "selector", "matchLabels", gatewaypool::kComponentLabel},
-                     kClientComponent);
+  ds.SetString({"spec", "selector", "matchLabels", kProfileLabel}, profile.metadata.name);
+  ds.SetString({"spec", "selector", "matchLabels", gatewaypool::kComponentLabel}, kClientComponent);
   // One node at a time: a node's client is not Ready between its old pod's stop and its new pod's
   // first pass (the files stay; node_retirement.h).
-  (void)ds.Set({"spec", "updateStrategy"},
-               Obj(R"({"type":"RollingUpdate","rollingUpdate":{"maxUnavailable":1}})"));
+  ds.Set({"spec", "updateStrategy"},
+         Obj(R"({"type":"RollingUpdate","rollingUpdate":{"maxUnavailable":1}})"));
   SetPodLabels(options, &ds);
-  k8s::JsonObject pod;
-  (void)pod.SetBool({"automountServiceAccountToken"}, false);
-  (void)pod.SetBool({"hostNetwork"}, true);
-  (void)pod.SetString({"dnsPolicy"}, "ClusterFirstWithHostNet");
-  (void)pod.SetInt({"terminationGracePeriodSeconds"}, 30);
+  k8s::JsonBuilder pod;
+  pod.SetBool({"automountServiceAccountToken"}, false);
+  pod.SetBool({"hostNetwork"}, true);
+  pod.SetString({"dnsPolicy"}, "ClusterFirstWithHostNet");
+  pod.SetInt({"terminationGracePeriodSeconds"}, 30);
   SetNodeAffinity(ClientNodeLabel(ns, profile.metadata.name), {kEligibleValue, kReadyValue}, &pod);
   for (const auto& t : spec.tolerations)
-    (void)pod.Append({"tolerations"}, controllers::TolerationJson(t));
-  (void)pod.Append({"initContainers"}, LibraryInitContainer(profile));
-  (void)pod.Append({"containers"}, container);
+    pod.Append({"tolerations"}, controllers::TolerationJson(t));
+  pod.Append({"initContainers"}, LibraryInitContainer(profile));
+  pod.Append({"containers"}, container);
   AddVolumes(profile, &pod);
   controllers::ApplyNodePodPolicy(options.node_pods, {}, &pod);
-  (void)ds.Set({"spec", "template", "spec"}, pod);
+  ds.Set({"spec", "template", "spec"}, pod);
   controllers::StampAppliedHash(&ds);
-  return ds;
+  return std::move(ds).Build();
 }
 
 k8s::JsonObject RenderUninstallDaemonSet(const crd::ClientProfile& profile,
                                          const ClientRenderOptions& options) {
   const std::string ns = profile.metadata.namespace_.value_or("");
-  k8s::JsonObject ds;
+  k8s::JsonBuilder ds;
   ds.SetApiVersion("apps/v1");
   ds.SetKind("DaemonSet");
   ds.SetName(UninstallDaemonSetName(profile.metadata.name));
   CommonMetadata(profile, &ds, kUninstallComponent);
-  (void)ds.SetString({"spec", "selector", "matchLabels", kProfileLabel}, profile.metadata.name);
-  (void)ds.SetString({"spec", "selector", "matchLabels", gatewaypool::kComponentLabel},
-                     kUninstallComponent);
+  ds.SetString({"spec", "selector", "matchLabels", kProfileLabel}, profile.metadata.name);
+  ds.SetString({"spec", "selector", "matchLabels", gatewaypool::kComponentLabel},
+               kUninstallComponent);
   SetPodLabels(options, &ds);
-  k8s::JsonObject pod;
-  (void)pod.SetBool({"automountServiceAccountToken"}, false);
-  (void)pod.SetInt({"terminationGracePeriodSeconds"}, 10);
+  k8s::JsonBuilder pod;
+  pod.SetBool({"automountServiceAccountToken"}, false);
+  pod.SetInt({"terminationGracePeriodSeconds"}, 10);
   SetNodeAffinity(ClientNodeLabel(ns, profile.metadata.name), {kUninstallValue}, &pod);
   for (const auto& t : profile.spec.tolerations)
-    (void)pod.Append({"tolerations"}, controllers::TolerationJson(t));
-  k8s::JsonObject c;
-  (void)c.SetString({"name"}, "uninstall");
-  (void)c.SetString({"image"}, options.image);
+    pod.Append({"tolerations"}, controllers::TolerationJson(t));
+  k8s::JsonBuilder c;
+  c.SetString({"name"}, "uninstall");
+  c.SetString({"image"}, options.image);
   for (const std::string& a :
        std::vector<std::string>{"uninstall", "--install-dir", InstallDir(ns, profile.metadata.name),
                                 "--state-dir", kStateDir})
-    (void)c.Append({"args"}, Str(a));
+    c.Append({"args"}, Str(a));
   // Ready = nothing a client installed is left; the operator then takes the node's label away.
-  k8s::JsonObject ready = Obj(R"({"periodSeconds":2,"timeoutSeconds":2,"failureThreshold":1})");
+  k8s::JsonBuilder ready(Obj(R"({"periodSeconds":2,"timeoutSeconds":2,"failureThreshold":1})"));
   for (const char* a : {"rdmastack-client", "ready", "--state-dir", kStateDir})
-    (void)ready.Append({"exec", "command"}, Str(a));
-  (void)c.Set({"readinessProbe"}, ready);
+    ready.Append({"exec", "command"}, Str(a));
+  c.Set({"readinessProbe"}, ready);
   // Root owns the files it removes; no capability is needed for that.
-  (void)c.Set({"securityContext"},
-              Obj(R"({"runAsUser":0,"allowPrivilegeEscalation":false,)"
-                  R"("readOnlyRootFilesystem":true,"capabilities":{"drop":["ALL"]}})"));
-  (void)c.Set({"resources"},
-              Obj(R"({"requests":{"cpu":"10m","memory":"16Mi"},"limits":{"memory":"64Mi"}})"));
-  (void)c.Append({"volumeMounts"}, Mount("client-install", kHostInstallRoot, false));
-  (void)c.Append({"volumeMounts"}, Mount("state", kStateDir, false));
-  (void)pod.Append({"containers"}, c);
-  (void)pod.Append({"volumes"},
-                   HostPathVolume("client-install", kHostInstallRoot, "DirectoryOrCreate"));
-  (void)pod.Append({"volumes"}, Obj(R"({"name":"state","emptyDir":{"medium":"Memory"}})"));
+  c.Set({"securityContext"},
+        Obj(R"({"runAsUser":0,"allowPrivilegeEscalation":false,)"
+            R"("readOnlyRootFilesystem":true,"capabilities":{"drop":["ALL"]}})"));
+  c.Set({"resources"},
+        Obj(R"({"requests":{"cpu":"10m","memory":"16Mi"},"limits":{"memory":"64Mi"}})"));
+  c.Append({"volumeMounts"}, Mount("client-install", kHostInstallRoot, false));
+  c.Append({"volumeMounts"}, Mount("state", kStateDir, false));
+  pod.Append({"containers"}, c);
+  pod.Append({"volumes"}, HostPathVolume("client-install", kHostInstallRoot, "DirectoryOrCreate"));
+  pod.Append({"volumes"}, Obj(R"({"name":"state","emptyDir":{"medium":"Memory"}})"));
   controllers::ApplyNodePodPolicy(options.node_pods, {}, &pod);
-  (void)ds.Set({"spec", "template", "spec"}, pod);
+  ds.Set({"spec", "template", "spec"}, pod);
   controllers::StampAppliedHash(&ds);
-  return ds;
+  return std::move(ds).Build();
 }
 
 }  // namespace rdmastack::clientprofile

@@ -88,24 +88,24 @@ StatusOr<S3UserSecret> ReadS3UserSecret(const k8s::JsonObject& secret) {
 }
 
 k8s::JsonObject RenderS3UserSecret(const crd::ClientProfile& profile, const S3UserSecret& state) {
-  k8s::JsonObject s = Obj(R"({"apiVersion":"v1","kind":"Secret","type":"Opaque"})");
-  (void)s.SetString({"metadata", "name"}, S3UserSecretName(profile.metadata.name));
-  (void)s.SetString({"metadata", "namespace"}, profile.metadata.namespace_.value_or(""));
-  (void)s.SetString({"metadata", "labels", kProfileLabel}, profile.metadata.name);
-  (void)s.SetString({"metadata", "labels", "app.kubernetes.io/component"}, kS3UserComponent);
-  (void)s.SetString({"metadata", "labels", "app.kubernetes.io/managed-by"}, "rdmastack");
-  (void)s.SetString({"metadata", "annotations", kS3UserRotationAnnotation}, state.rotation);
+  k8s::JsonBuilder s(Obj(R"({"apiVersion":"v1","kind":"Secret","type":"Opaque"})"));
+  s.SetString({"metadata", "name"}, S3UserSecretName(profile.metadata.name));
+  s.SetString({"metadata", "namespace"}, profile.metadata.namespace_.value_or(""));
+  s.SetString({"metadata", "labels", kProfileLabel}, profile.metadata.name);
+  s.SetString({"metadata", "labels", "app.kubernetes.io/component"}, kS3UserComponent);
+  s.SetString({"metadata", "labels", "app.kubernetes.io/managed-by"}, "rdmastack");
+  s.SetString({"metadata", "annotations", kS3UserRotationAnnotation}, state.rotation);
   if (!state.previous_access_key.empty())
-    (void)s.SetString({"metadata", "annotations", kS3UserPreviousKeyAnnotation},
-                      state.previous_access_key);
+    s.SetString({"metadata", "annotations", kS3UserPreviousKeyAnnotation},
+                state.previous_access_key);
   if (state.rotated_at)
-    (void)s.SetString({"metadata", "annotations", kS3UserRotatedAtAnnotation},
-                      FormatRfc3339(*state.rotated_at));
-  (void)s.Append({"metadata", "ownerReferences"},
-                 controllers::ControllerOwner("ClientProfile", profile.metadata));
-  (void)s.SetString({"data", kS3UserAccessKeyKey}, k8s::EncodeBase64(state.keys.access_key_id));
-  (void)s.SetString({"data", kS3UserSecretKeyKey}, k8s::EncodeBase64(state.keys.secret_access_key));
-  return s;
+    s.SetString({"metadata", "annotations", kS3UserRotatedAtAnnotation},
+                FormatRfc3339(*state.rotated_at));
+  s.Append({"metadata", "ownerReferences"},
+           controllers::ControllerOwner("ClientProfile", profile.metadata));
+  s.SetString({"data", kS3UserAccessKeyKey}, k8s::EncodeBase64(state.keys.access_key_id));
+  s.SetString({"data", kS3UserSecretKeyKey}, k8s::EncodeBase64(state.keys.secret_access_key));
+  return std::move(s).Build();
 }
 
 std::string PreviousKeyInGrace(const S3UserSecret& state, const crd::S3UserSpec& spec,
@@ -132,15 +132,15 @@ StatusOr<std::string> WithProfileStatement(std::string_view policy, std::string_
     if (st.GetString({"Sid"}) != sid) statements.push_back(std::move(st));
   }
   if (!principals.empty()) {
-    k8s::JsonObject st = Obj(R"({"Effect":"Allow","Action":["s3:*"]})");
-    (void)st.SetString({"Sid"}, sid);
-    for (const std::string& p : principals) (void)st.Append({"Principal", "AWS"}, Str(p));
-    (void)st.Append({"Resource"}, Str("arn:aws:s3:::" + std::string(bucket)));
-    (void)st.Append({"Resource"}, Str("arn:aws:s3:::" + std::string(bucket) + "/*"));
-    statements.push_back(std::move(st));
+    k8s::JsonBuilder st(Obj(R"({"Effect":"Allow","Action":["s3:*"]})"));
+    st.SetString({"Sid"}, sid);
+    for (const std::string& p : principals) st.Append({"Principal", "AWS"}, Str(p));
+    st.Append({"Resource"}, Str("arn:aws:s3:::" + std::string(bucket)));
+    st.Append({"Resource"}, Str("arn:aws:s3:::" + std::string(bucket) + "/*"));
+    statements.push_back(std::move(st).Build());
   }
   if (statements.empty()) return std::string();
-  (void)doc.SetArray({"Statement"}, statements);
+  RDMASTACK_RETURN_IF_ERROR(doc.SetArray({"Statement"}, statements));
   return doc.Serialize();
 }
 
@@ -168,7 +168,7 @@ StatusOr<std::string> WithoutStaleProfileStatements(std::string_view policy,
   }
   if (!dropped) return std::string(policy);
   if (kept.empty()) return std::string();
-  (void)doc->SetArray({"Statement"}, kept);
+  RDMASTACK_RETURN_IF_ERROR(doc->SetArray({"Statement"}, kept));
   return doc->Serialize();
 }
 

@@ -101,7 +101,7 @@ StatusOr<S3UserSecret> S3UserProvisioner::EnsureSecret(const crd::ClientProfile&
   if (!exists) {
     written = client_.Create(k8s::kinds::Secret(), desired);
   } else {
-    (void)desired.SetString({"metadata", "resourceVersion"}, resource_version);
+    desired.SetResourceVersion(resource_version);
     written = client_.Update(k8s::kinds::Secret(), desired);
   }
   if (!written.ok()) return written.status().WithContext("writing Secret " + key);

@@ -1,5 +1,6 @@
 #include "controllers/common/cache_transforms.h"
 
+#include "operator/k8s/json_builder.h"
 #include "operator/runtime/informer.h"
 
 namespace rdmastack::controllers {
@@ -21,9 +22,9 @@ runtime::Transform SecretKeysOnly() {
   runtime::Transform trim = runtime::TrimToFields({{"type"}});
   return [trim](k8s::JsonObject object) {
     std::vector<std::string> keys = object.Keys({"data"});
-    k8s::JsonObject out = trim(std::move(object));
-    for (const auto& k : keys) (void)out.SetString({"data", k}, "");
-    return out;
+    k8s::JsonBuilder out(trim(std::move(object)));
+    for (const auto& k : keys) out.SetString({"data", k}, "");
+    return std::move(out).Build();
   };
 }
 

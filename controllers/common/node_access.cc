@@ -9,9 +9,9 @@ k8s::JsonObject HostRootVolume() {
 }
 
 k8s::JsonObject HostRootMount() {
-  k8s::JsonObject m = Mount("host", "/host", true);
-  (void)m.SetString({"mountPropagation"}, "HostToContainer");
-  return m;
+  k8s::JsonBuilder m(Mount("host", "/host", true));
+  m.SetString({"mountPropagation"}, "HostToContainer");
+  return std::move(m).Build();
 }
 
 k8s::JsonObject DevInfinibandVolume() {

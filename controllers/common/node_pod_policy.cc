@@ -5,7 +5,7 @@
 namespace rdmastack::controllers {
 
 void ApplyNodePodPolicy(const NodePodPolicy& policy, const std::vector<std::string>& extra,
-                        k8s::JsonObject* pod_spec) {
+                        k8s::JsonBuilder* pod_spec) {
   std::vector<std::string> names;
   for (const auto* list : {&policy.image_pull_secrets, &extra}) {
     for (const std::string& name : *list) {
@@ -15,12 +15,12 @@ void ApplyNodePodPolicy(const NodePodPolicy& policy, const std::vector<std::stri
     }
   }
   for (const std::string& name : names) {
-    k8s::JsonObject ref;
-    (void)ref.SetString({"name"}, name);
-    (void)pod_spec->Append({"imagePullSecrets"}, ref);
+    k8s::JsonBuilder ref;
+    ref.SetString({"name"}, name);
+    pod_spec->Append({"imagePullSecrets"}, ref);
   }
   if (!policy.priority_class_name.empty()) {
-    (void)pod_spec->SetString({"priorityClassName"}, policy.priority_class_name);
+    pod_spec->SetString({"priorityClassName"}, policy.priority_class_name);
   }
 }
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "controllers/common/tenancy.h"
-#include "operator/k8s/json_object.h"
+#include "operator/k8s/json_builder.h"
 
 namespace rdmastack::controllers {
 
@@ -28,6 +28,6 @@ struct NodePodPolicy {
 // Sets spec.imagePullSecrets (the policy's names, then `extra` ones such as a pool's own, each
 // once, in that order; none: the field is left out) and spec.priorityClassName on a pod spec.
 void ApplyNodePodPolicy(const NodePodPolicy& policy, const std::vector<std::string>& extra,
-                        k8s::JsonObject* pod_spec);
+                        k8s::JsonBuilder* pod_spec);
 
 }  // namespace rdmastack::controllers

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "crds/types/types.h"
+#include "operator/k8s/json_builder.h"
 #include "operator/k8s/json_object.h"
 
 namespace rdmastack::controllers {
@@ -37,10 +38,10 @@ k8s::JsonObject Mount(std::string_view name, std::string_view path, bool read_on
 k8s::JsonObject HostPathVolume(std::string_view name, std::string_view path, std::string_view type);
 
 // A nodeSelectorTerm (or part of one): each pair as `key In [value]`.
-void AppendSelectorExpressions(const crd::StringMap& selector, k8s::JsonObject* term);
+void AppendSelectorExpressions(const crd::StringMap& selector, k8s::JsonBuilder* term);
 
 // Sets kAppliedHashAnnotation to the hash of `object` as rendered so far.
-void StampAppliedHash(k8s::JsonObject* object);
+void StampAppliedHash(k8s::JsonBuilder* object);
 
 // The merge patch {"metadata":{"labels":{k: v or null}}} that takes `current` to `desired` for
 // the keys `owned` accepts (others are never touched); "" when nothing differs.
@@ -49,6 +50,12 @@ std::string LabelPatch(const std::map<std::string, std::string>& current,
                        const std::function<bool(std::string_view)>& owned);
 // The same for metadata.<field> ("labels" or "annotations"), added to `patch`; true when
 // anything differs.
+bool AddMetadataMapPatch(std::string_view field, const std::map<std::string, std::string>& current,
+                         const std::map<std::string, std::string>& desired,
+                         const std::function<bool(std::string_view)>& owned,
+                         k8s::JsonBuilder* patch);
+// For a patch begun as a JsonObject (the gateway pool reconciler's node patches, until they move
+// to a JsonBuilder).
 bool AddMetadataMapPatch(std::string_view field, const std::map<std::string, std::string>& current,
                          const std::map<std::string, std::string>& desired,
                          const std::function<bool(std::string_view)>& owned,

@@ -13,43 +13,43 @@ namespace {
 using controllers::Obj;
 using controllers::Str;
 
-void CommonMetadata(const crd::GatewayPool& pool, k8s::JsonObject* o) {
+void CommonMetadata(const crd::GatewayPool& pool, k8s::JsonBuilder* o) {
   o->SetNamespace(pool.metadata.namespace_.value_or(""));
   o->SetLabel(kPoolLabel, pool.metadata.name);
   o->SetLabel(kComponentLabel, kGatewayComponent);
   o->SetLabel(crd::kManagedByLabel, crd::kManagedByValue);
-  (void)o->Append({"metadata", "ownerReferences"},
-                  controllers::ControllerOwner("GatewayPool", pool.metadata));
+  o->Append({"metadata", "ownerReferences"},
+            controllers::ControllerOwner("GatewayPool", pool.metadata));
 }
 
 // The RDMA port is not a TCP listener (clients never dial it: the library negotiates it), but
 // an EndpointPort must name a protocol; appProtocol says what it is.
 k8s::JsonObject Port(std::string_view name, int32_t port, std::string_view app_protocol) {
-  k8s::JsonObject p;
-  (void)p.SetString({"name"}, name);
-  (void)p.SetString({"protocol"}, "TCP");
-  (void)p.SetInt({"port"}, port);
-  (void)p.SetString({"appProtocol"}, app_protocol);
-  return p;
+  k8s::JsonBuilder p;
+  p.SetString({"name"}, name);
+  p.SetString({"protocol"}, "TCP");
+  p.SetInt({"port"}, port);
+  p.SetString({"appProtocol"}, app_protocol);
+  return std::move(p).Build();
 }
 
 }  // namespace
 
 k8s::JsonObject RenderService(const crd::GatewayPool& pool, const Track& track) {
-  k8s::JsonObject svc;
+  k8s::JsonBuilder svc;
   svc.SetApiVersion("v1");
   svc.SetKind("Service");
   svc.SetName(ServiceName(pool.metadata.name));
   CommonMetadata(pool, &svc);
   // Headless and without a selector: kube-controller-manager publishes nothing for it; the
   // operator's EndpointSlices are its endpoints.
-  (void)svc.SetString({"spec", "clusterIP"}, "None");
-  (void)svc.SetBool({"spec", "publishNotReadyAddresses"}, false);
-  k8s::JsonObject s3 = Port("s3", track.s3_port, "http");
-  (void)s3.SetInt({"targetPort"}, track.s3_port);
-  (void)svc.Append({"spec", "ports"}, s3);
+  svc.SetString({"spec", "clusterIP"}, "None");
+  svc.SetBool({"spec", "publishNotReadyAddresses"}, false);
+  k8s::JsonBuilder s3(Port("s3", track.s3_port, "http"));
+  s3.SetInt({"targetPort"}, track.s3_port);
+  svc.Append({"spec", "ports"}, s3);
   controllers::StampAppliedHash(&svc);
-  return svc;
+  return std::move(svc).Build();
 }
 
 std::set<std::string> ReadyNodes(const k8s::JsonObject& slice) {
@@ -124,7 +124,7 @@ std::vector<k8s::JsonObject> RenderEndpointSlices(const crd::GatewayPool& pool, 
               [](const controllers::OwnedPod* a, const controllers::OwnedPod* b) {
                 return a->node < b->node;
               });
-    k8s::JsonObject slice;
+    k8s::JsonBuilder slice;
     slice.SetApiVersion("discovery.k8s.io/v1");
     slice.SetKind("EndpointSlice");
     slice.SetName(DaemonSetName(pool.metadata.name, track.name) + "-" + std::to_string(n));
@@ -133,27 +133,27 @@ std::vector<k8s::JsonObject> RenderEndpointSlices(const crd::GatewayPool& pool, 
     slice.SetLabel("endpointslice.kubernetes.io/managed-by", kEndpointSliceManagedBy);
     slice.SetLabel(kTrackLabel, track.name);
     slice.SetLabel(kLibraryVersionLabel, track.library_version);
-    (void)slice.SetString({"addressType"}, "IPv4");
-    (void)slice.Append({"ports"}, Port("s3", track.s3_port, "http"));
-    (void)slice.Append({"ports"}, Port("rdma", track.rdma_port, "rdmastack.io/cuobject-rdma"));
-    (void)slice.Set({"endpoints"}, k8s::JsonObject::Array());
+    slice.SetString({"addressType"}, "IPv4");
+    slice.Append({"ports"}, Port("s3", track.s3_port, "http"));
+    slice.Append({"ports"}, Port("rdma", track.rdma_port, "rdmastack.io/cuobject-rdma"));
+    slice.Set({"endpoints"}, k8s::JsonObject::Array());
     for (const controllers::OwnedPod* pod : slots[n]) {
       const controllers::OwnedPod& p = *pod;
       const bool terminating = p.terminating || draining[p.node];
-      k8s::JsonObject e;
-      (void)e.Append({"addresses"}, Str(p.ip));
-      (void)e.SetBool({"conditions", "ready"}, p.ready && !terminating);
-      (void)e.SetBool({"conditions", "serving"}, p.ready);
-      (void)e.SetBool({"conditions", "terminating"}, terminating);
-      (void)e.SetString({"nodeName"}, p.node);
-      (void)e.SetString({"targetRef", "kind"}, "Pod");
-      (void)e.SetString({"targetRef", "namespace"}, pool.metadata.namespace_.value_or(""));
-      (void)e.SetString({"targetRef", "name"}, p.name);
-      (void)e.SetString({"targetRef", "uid"}, p.uid);
-      (void)slice.Append({"endpoints"}, e);
+      k8s::JsonBuilder e;
+      e.Append({"addresses"}, Str(p.ip));
+      e.SetBool({"conditions", "ready"}, p.ready && !terminating);
+      e.SetBool({"conditions", "serving"}, p.ready);
+      e.SetBool({"conditions", "terminating"}, terminating);
+      e.SetString({"nodeName"}, p.node);
+      e.SetString({"targetRef", "kind"}, "Pod");
+      e.SetString({"targetRef", "namespace"}, pool.metadata.namespace_.value_or(""));
+      e.SetString({"targetRef", "name"}, p.name);
+      e.SetString({"targetRef", "uid"}, p.uid);
+      slice.Append({"endpoints"}, e);
     }
     controllers::StampAppliedHash(&slice);
-    out.push_back(std::move(slice));
+    out.push_back(std::move(slice).Build());
   }
   return out;
 }

@@ -3,6 +3,7 @@
 #include <array>
 
 #include "controllers/gatewaypool/track.h"
+#include "operator/k8s/json_builder.h"
 #include "operator/k8s/json_object.h"
 
 namespace rdmastack::gatewaypool {
@@ -35,13 +36,13 @@ std::string_view MaintenancePhaseName(MaintenancePhase phase) {
 }
 
 std::string SerializeMaintenanceState(const MaintenanceState& s) {
-  k8s::JsonObject o;
-  (void)o.SetInt({"since"}, s.since);
-  (void)o.SetString({"cause"}, s.cause);
+  k8s::JsonBuilder o;
+  o.SetInt({"since"}, s.since);
+  o.SetString({"cause"}, s.cause);
   std::string draining;
   for (const auto& t : s.draining) draining += (draining.empty() ? "" : ",") + t;
-  (void)o.SetString({"draining"}, draining);
-  return o.Serialize();
+  o.SetString({"draining"}, draining);
+  return o.object().Serialize();
 }
 
 StatusOr<MaintenanceState> ParseMaintenanceState(std::string_view json) {

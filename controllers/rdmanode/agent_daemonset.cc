@@ -18,15 +18,15 @@ constexpr char kTokenDir[] = "/var/run/secrets/rdmastack.io/agenthub";
 
 // One nodeSelectorTerm per selector: its pairs ANDed as `In [value]` expressions.
 k8s::JsonObject SelectorTerm(const crd::StringMap& selector) {
-  k8s::JsonObject term;
+  k8s::JsonBuilder term;
   controllers::AppendSelectorExpressions(selector, &term);
-  return term;
+  return std::move(term).Build();
 }
 
 k8s::JsonObject AgentContainer(const AgentDaemonSetOptions& o) {
-  k8s::JsonObject c;
-  (void)c.SetString({"name"}, "agent");
-  (void)c.SetString({"image"}, o.image);
+  k8s::JsonBuilder c;
+  c.SetString({"name"}, "agent");
+  c.SetString({"image"}, o.image);
   std::vector<std::string> args = {"run", "--hub", o.hub_address, "--ca-file",
                                    std::string(kCaDir) + "/ca.crt", "--token-file",
                                    std::string(kTokenDir) + "/token", "--root", "/host",
@@ -38,39 +38,38 @@ k8s::JsonObject AgentContainer(const AgentDaemonSetOptions& o) {
     args.push_back(o.tls_server_name);
   }
   args.insert(args.end(), o.extra_args.begin(), o.extra_args.end());
-  for (const auto& a : args) (void)c.Append({"args"}, Str(a));
-  (void)c.Append(
-      {"env"},
-      Obj(R"({"name":"NODE_NAME","valueFrom":{"fieldRef":{"fieldPath":"spec.nodeName"}}})"));
-  (void)c.Append({"volumeMounts"}, controllers::HostRootMount());
-  (void)c.Append({"volumeMounts"}, controllers::DevInfinibandMount());
-  k8s::JsonObject ca = Obj(R"({"name":"agenthub-ca","readOnly":true})");
-  (void)ca.SetString({"mountPath"}, kCaDir);
-  (void)c.Append({"volumeMounts"}, ca);
-  k8s::JsonObject token = Obj(R"({"name":"agenthub-token","readOnly":true})");
-  (void)token.SetString({"mountPath"}, kTokenDir);
-  (void)c.Append({"volumeMounts"}, token);
-  (void)c.Set({"securityContext"}, controllers::LiveProbeSecurityContext());
-  (void)c.Set({"resources"},
-              Obj(o.resources_json.empty()
-                      ? R"({"requests":{"cpu":"10m","memory":"16Mi"},"limits":{"memory":"64Mi"}})"
-                      : o.resources_json));
-  return c;
+  for (const auto& a : args) c.Append({"args"}, Str(a));
+  c.Append({"env"},
+           Obj(R"({"name":"NODE_NAME","valueFrom":{"fieldRef":{"fieldPath":"spec.nodeName"}}})"));
+  c.Append({"volumeMounts"}, controllers::HostRootMount());
+  c.Append({"volumeMounts"}, controllers::DevInfinibandMount());
+  k8s::JsonBuilder ca(Obj(R"({"name":"agenthub-ca","readOnly":true})"));
+  ca.SetString({"mountPath"}, kCaDir);
+  c.Append({"volumeMounts"}, ca);
+  k8s::JsonBuilder token(Obj(R"({"name":"agenthub-token","readOnly":true})"));
+  token.SetString({"mountPath"}, kTokenDir);
+  c.Append({"volumeMounts"}, token);
+  c.Set({"securityContext"}, controllers::LiveProbeSecurityContext());
+  c.Set({"resources"},
+        Obj(o.resources_json.empty()
+                ? R"({"requests":{"cpu":"10m","memory":"16Mi"},"limits":{"memory":"64Mi"}})"
+                : o.resources_json));
+  return std::move(c).Build();
 }
 
-void AddVolumes(const AgentDaemonSetOptions& o, k8s::JsonObject* pod_spec) {
-  (void)pod_spec->Append({"volumes"}, controllers::HostRootVolume());
-  (void)pod_spec->Append({"volumes"}, controllers::DevInfinibandVolume());
-  k8s::JsonObject ca = Obj(R"({"name":"agenthub-ca","configMap":{}})");
-  (void)ca.SetString({"configMap", "name"}, kAgentHubCaConfigMap);
-  (void)pod_spec->Append({"volumes"}, ca);
-  k8s::JsonObject source;
-  (void)source.SetString({"serviceAccountToken", "audience"}, kAgentHubAudience);
-  (void)source.SetInt({"serviceAccountToken", "expirationSeconds"}, o.token_expiration_seconds);
-  (void)source.SetString({"serviceAccountToken", "path"}, "token");
-  k8s::JsonObject token = Obj(R"({"name":"agenthub-token"})");
-  (void)token.Append({"projected", "sources"}, source);
-  (void)pod_spec->Append({"volumes"}, token);
+void AddVolumes(const AgentDaemonSetOptions& o, k8s::JsonBuilder* pod_spec) {
+  pod_spec->Append({"volumes"}, controllers::HostRootVolume());
+  pod_spec->Append({"volumes"}, controllers::DevInfinibandVolume());
+  k8s::JsonBuilder ca(Obj(R"({"name":"agenthub-ca","configMap":{}})"));
+  ca.SetString({"configMap", "name"}, kAgentHubCaConfigMap);
+  pod_spec->Append({"volumes"}, ca);
+  k8s::JsonBuilder source;
+  source.SetString({"serviceAccountToken", "audience"}, kAgentHubAudience);
+  source.SetInt({"serviceAccountToken", "expirationSeconds"}, o.token_expiration_seconds);
+  source.SetString({"serviceAccountToken", "path"}, "token");
+  k8s::JsonBuilder token(Obj(R"({"name":"agenthub-token"})"));
+  token.Append({"projected", "sources"}, source);
+  pod_spec->Append({"volumes"}, token);
 }
 
 }  // namespace
@@ -101,47 +100,47 @@ std::optional<k8s::JsonObject> RenderAgentDaemonSet(
     return TolerationJson(a).Serialize() < TolerationJson(b).Serialize();
   });
 
-  k8s::JsonObject ds;
+  k8s::JsonBuilder ds;
   ds.SetApiVersion("apps/v1");
   ds.SetKind("DaemonSet");
   ds.SetName(kAgentName);
   ds.SetNamespace(o.namespace_);
   ds.SetLabel("app.kubernetes.io/name", kAgentName);
   ds.SetLabel(crd::kManagedByLabel, crd::kManagedByValue);
-  (void)ds.SetString({"spec", "selector", "matchLabels", "app.kubernetes.io/name"}, kAgentName);
-  (void)ds.SetString({"spec", "updateStrategy", "type"}, "RollingUpdate");
-  (void)ds.SetString({"spec", "updateStrategy", "rollingUpdate", "maxUnavailable"}, "10%");
+  ds.SetString({"spec", "selector", "matchLabels", "app.kubernetes.io/name"}, kAgentName);
+  ds.SetString({"spec", "updateStrategy", "type"}, "RollingUpdate");
+  ds.SetString({"spec", "updateStrategy", "rollingUpdate", "maxUnavailable"}, "10%");
 
   std::map<std::string, std::string> pod_labels = o.pod_labels;
   pod_labels["app.kubernetes.io/name"] = kAgentName;
-  (void)ds.SetStringMap({"spec", "template", "metadata", "labels"}, pod_labels);
+  ds.SetStringMap({"spec", "template", "metadata", "labels"}, pod_labels);
 
-  k8s::JsonObject spec;
-  (void)spec.SetString({"serviceAccountName"}, kAgentServiceAccount);
+  k8s::JsonBuilder spec;
+  spec.SetString({"serviceAccountName"}, kAgentServiceAccount);
   // The agent holds no API permissions: only the hub's audience-bound token is mounted.
-  (void)spec.SetBool({"automountServiceAccountToken"}, false);
-  (void)spec.SetBool({"hostNetwork"}, true);
-  (void)spec.SetString({"dnsPolicy"}, "ClusterFirstWithHostNet");
-  (void)spec.SetInt({"terminationGracePeriodSeconds"}, 10);
-  (void)spec.Append({"containers"}, AgentContainer(o));
+  spec.SetBool({"automountServiceAccountToken"}, false);
+  spec.SetBool({"hostNetwork"}, true);
+  spec.SetString({"dnsPolicy"}, "ClusterFirstWithHostNet");
+  spec.SetInt({"terminationGracePeriodSeconds"}, 10);
+  spec.Append({"containers"}, AgentContainer(o));
   AddVolumes(o, &spec);
-  for (const auto& t : tolerations) (void)spec.Append({"tolerations"}, TolerationJson(t));
+  for (const auto& t : tolerations) spec.Append({"tolerations"}, TolerationJson(t));
   if (!o.extra_tolerations_json.empty()) {
     for (const auto& t : Obj(o.extra_tolerations_json).GetArray({}))
-      (void)spec.Append({"tolerations"}, t);
+      spec.Append({"tolerations"}, t);
   }
   const bool every_node = std::any_of(selectors.begin(), selectors.end(),
                                       [](const crd::StringMap& s) { return s.empty(); });
   if (!every_node) {
-    k8s::JsonObject required;
-    for (const auto& s : selectors) (void)required.Append({"nodeSelectorTerms"}, SelectorTerm(s));
-    (void)spec.Set({"affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution"},
-                   required);
+    k8s::JsonBuilder required;
+    for (const auto& s : selectors) required.Append({"nodeSelectorTerms"}, SelectorTerm(s));
+    spec.Set({"affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution"},
+             required);
   }
   controllers::ApplyNodePodPolicy(o.node_pods, {}, &spec);
-  (void)ds.Set({"spec", "template", "spec"}, spec);
+  ds.Set({"spec", "template", "spec"}, spec);
   controllers::StampAppliedHash(&ds);
-  return ds;
+  return std::move(ds).Build();
 }
 
 }  // namespace rdmastack::rdmanode

@@ -19,19 +19,19 @@ bool OwnedBy(const k8s::JsonObject& existing, const k8s::JsonObject& node) {
 }
 
 k8s::JsonObject DesiredObject(const std::string& name, const k8s::JsonObject& node) {
-  k8s::JsonObject o;
+  k8s::JsonBuilder o;
   o.SetApiVersion(crd::kApiVersion);
   o.SetKind("RdmaNode");
   o.SetName(name);
-  k8s::JsonObject owner;
-  (void)owner.SetString({"apiVersion"}, "v1");
-  (void)owner.SetString({"kind"}, "Node");
-  (void)owner.SetString({"name"}, node.Name());
-  (void)owner.SetString({"uid"}, node.Uid());
-  (void)owner.SetBool({"controller"}, true);
-  (void)o.Append({"metadata", "ownerReferences"}, owner);
-  (void)o.SetString({"spec", "nodeName"}, name);
-  return o;
+  k8s::JsonBuilder owner;
+  owner.SetString({"apiVersion"}, "v1");
+  owner.SetString({"kind"}, "Node");
+  owner.SetString({"name"}, node.Name());
+  owner.SetString({"uid"}, node.Uid());
+  owner.SetBool({"controller"}, true);
+  o.Append({"metadata", "ownerReferences"}, owner);
+  o.SetString({"spec", "nodeName"}, name);
+  return std::move(o).Build();
 }
 
 }  // namespace

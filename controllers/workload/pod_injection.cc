@@ -42,6 +42,15 @@ std::vector<std::string> StringArray(const k8s::JsonObject& o, const k8s::JsonPa
   return out;
 }
 
+// The pod's fields have the Pod schema's types when the API server sends it; a request made by
+// hand may hold another type where a write goes, and what could not be written is reported with
+// the conflicts.
+bool Written(const Status& s, const std::string& what, Conflicts* conflicts) {
+  if (s.ok()) return true;
+  conflicts->Add(what + " not injected (" + s.message() + ")");
+  return false;
+}
+
 bool Contains(const std::vector<std::string>& items, std::string_view item) {
   return std::find(items.begin(), items.end(), item) != items.end();
 }
@@ -59,7 +68,7 @@ void InjectEnvEntry(k8s::JsonObject* c, const std::string& container, const k8s:
     }
     return;
   }
-  (void)c->Append({"env"}, entry);
+  Written(c->Append({"env"}, entry), "container " + container + ": env " + name, conflicts);
 }
 
 void InjectEnv(k8s::JsonObject* c, const std::string& container, std::string_view name,
@@ -92,7 +101,8 @@ void InjectMount(k8s::JsonObject* c, const std::string& container, const std::st
       return;
     }
   }
-  (void)c->Append({"volumeMounts"}, controllers::Mount(volume, path, read_only));
+  Written(c->Append({"volumeMounts"}, controllers::Mount(volume, path, read_only)),
+          "container " + container + ": mount of volume " + volume, conflicts);
 }
 
 void InjectIpcLock(k8s::JsonObject* c, const std::string& container, Conflicts* conflicts) {
@@ -107,14 +117,17 @@ void InjectIpcLock(k8s::JsonObject* c, const std::string& container, Conflicts* 
                    "RLIMIT_MEMLOCK)");
     return;
   }
-  (void)c->Append({"securityContext", "capabilities", "add"}, Str("IPC_LOCK"));
+  Written(c->Append({"securityContext", "capabilities", "add"}, Str("IPC_LOCK")),
+          "container " + container + ": IPC_LOCK", conflicts);
 }
 
 // One unit of an extended resource, unless the container already asks for it (any amount).
-void InjectResource(k8s::JsonObject* c, const std::string& resource) {
+void InjectResource(k8s::JsonObject* c, const std::string& container, const std::string& resource,
+                    Conflicts* conflicts) {
   if (c->Has({"resources", "limits", resource}) || c->Has({"resources", "requests", resource}))
     return;
-  (void)c->SetString({"resources", "limits", resource}, "1");
+  Written(c->SetString({"resources", "limits", resource}, "1"),
+          "container " + container + ": resource " + resource, conflicts);
 }
 
 void InjectPrivileged(k8s::JsonObject* c, const std::string& container, Conflicts* conflicts) {
@@ -126,7 +139,8 @@ void InjectPrivileged(k8s::JsonObject* c, const std::string& container, Conflict
                    std::string(kDevPath) + ")");
     return;
   }
-  (void)c->SetBool({"securityContext", "privileged"}, true);
+  Written(c->SetBool({"securityContext", "privileged"}, true),
+          "container " + container + ": privileged", conflicts);
 }
 
 // A pod volume named `name`: added when absent, a conflict when the pod has another of that name.
@@ -138,8 +152,7 @@ bool InjectVolume(k8s::JsonObject* pod, const k8s::JsonObject& volume, Conflicts
     conflicts->Add("volume " + name + " is defined by the pod (kept; not mounted)");
     return false;
   }
-  (void)pod->Append({"spec", "volumes"}, volume);
-  return true;
+  return Written(pod->Append({"spec", "volumes"}, volume), "volume " + name, conflicts);
 }
 
 // "name", "ns/name", "ns/name@iface" -> "ns/name" (the pod's namespace when none is given).
@@ -166,11 +179,12 @@ void InjectNetwork(k8s::JsonObject* pod, const std::string& attachment, std::str
                           n.GetString({"name"}).value_or("");
         if (key == want) return;
       }
-      k8s::JsonObject entry;
-      (void)entry.SetString({"name"}, want.substr(want.find('/') + 1));
-      (void)entry.SetString({"namespace"}, want.substr(0, want.find('/')));
-      (void)list->Append({}, entry);
-      pod->SetAnnotation(kNetworksAnnotation, list->Serialize());
+      k8s::JsonBuilder entry;
+      entry.SetString({"name"}, want.substr(want.find('/') + 1));
+      entry.SetString({"namespace"}, want.substr(0, want.find('/')));
+      k8s::JsonBuilder networks(std::move(*list));
+      networks.Append({}, entry);
+      pod->SetAnnotation(kNetworksAnnotation, networks.object().Serialize());
       return;
     }
   }
@@ -186,22 +200,24 @@ void InjectNetwork(k8s::JsonObject* pod, const std::string& attachment, std::str
 
 // requiredDuringScheduling: every node selector term (they are ORed) also requires the
 // profile's ready-node label.
-void InjectNodeAffinity(k8s::JsonObject* pod, const std::string& label) {
+void InjectNodeAffinity(k8s::JsonObject* pod, const std::string& label, Conflicts* conflicts) {
   const k8s::JsonPath terms_path = {"spec", "affinity", "nodeAffinity",
                                     "requiredDuringSchedulingIgnoredDuringExecution",
                                     "nodeSelectorTerms"};
-  k8s::JsonObject requirement;
-  (void)requirement.SetString({"key"}, label);
-  (void)requirement.SetString({"operator"}, "In");
-  (void)requirement.Append({"values"}, Str(clientprofile::kReadyValue));
+  k8s::JsonBuilder expression;
+  expression.SetString({"key"}, label);
+  expression.SetString({"operator"}, "In");
+  expression.Append({"values"}, Str(clientprofile::kReadyValue));
+  const k8s::JsonObject requirement = std::move(expression).Build();
   std::vector<k8s::JsonObject> terms = pod->GetArray(terms_path);
   if (terms.empty()) terms.emplace_back();
   for (auto& term : terms) {
     const auto expressions = term.GetArray({"matchExpressions"});
-    if (std::find(expressions.begin(), expressions.end(), requirement) == expressions.end())
-      (void)term.Append({"matchExpressions"}, requirement);
+    if (std::find(expressions.begin(), expressions.end(), requirement) == expressions.end()) {
+      Written(term.Append({"matchExpressions"}, requirement), "node affinity term", conflicts);
+    }
   }
-  (void)pod->SetArray(terms_path, terms);
+  Written(pod->SetArray(terms_path, terms), "node affinity", conflicts);
 }
 
 std::string DeviceSummary(const crd::WorkloadSpec& w) {
@@ -251,7 +267,7 @@ k8s::JsonObject InjectClientProfile(const k8s::JsonObject& pod, const crd::Clien
   const std::string& mount = w.config_mount_path;
   Conflicts conflicts;
 
-  InjectNodeAffinity(&out, clientprofile::ClientNodeLabel(ns, profile.metadata.name));
+  InjectNodeAffinity(&out, clientprofile::ClientNodeLabel(ns, profile.metadata.name), &conflicts);
   const bool config_volume = InjectVolume(
       &out,
       controllers::HostPathVolume(
@@ -267,9 +283,10 @@ k8s::JsonObject InjectClientProfile(const k8s::JsonObject& pod, const crd::Clien
   for (size_t i = 0; i < containers.size(); ++i) {
     k8s::JsonObject& c = containers[i];
     const std::string name = c.GetString({"name"}).value_or("#" + std::to_string(i));
-    if (w.shared_device_plugin) InjectResource(&c, w.shared_device_plugin->resource_name);
+    if (w.shared_device_plugin)
+      InjectResource(&c, name, w.shared_device_plugin->resource_name, &conflicts);
     // One VF per pod: the first container holds it.
-    if (w.sriov && i == 0) InjectResource(&c, w.sriov->resource_name);
+    if (w.sriov && i == 0) InjectResource(&c, name, w.sriov->resource_name, &conflicts);
     if (w.host_device) {
       if (dev_volume) InjectMount(&c, name, kDevVolume, kDevPath, false, &conflicts);
       InjectPrivileged(&c, name, &conflicts);
@@ -282,7 +299,7 @@ k8s::JsonObject InjectClientProfile(const k8s::JsonObject& pod, const crd::Clien
     InjectEnv(&c, name, "RDMASTACK_CLIENT_CONFIG_DIR", mount, &conflicts);
     if (profile.spec.s3_user) InjectS3UserKeys(&c, name, profile, &conflicts);
   }
-  (void)out.SetArray({"spec", "containers"}, containers);
+  Written(out.SetArray({"spec", "containers"}, containers), "containers", &conflicts);
 
   out.SetAnnotation(kInjectedAnnotation,
                     profile.metadata.name + ": " + DeviceSummary(w) + ", config at " + mount);
@@ -295,7 +312,7 @@ k8s::JsonObject InjectClientProfile(const k8s::JsonObject& pod, const crd::Clien
 }
 
 k8s::JsonObject PodPatch(const k8s::JsonObject& before, const k8s::JsonObject& after) {
-  k8s::JsonObject ops = k8s::JsonObject::Array();
+  k8s::JsonBuilder ops(k8s::JsonObject::Array());
   for (const char* top : {"metadata", "spec"}) {
     std::set<std::string> keys;
     for (const auto& k : before.Keys({top})) keys.insert(k);
@@ -304,15 +321,15 @@ k8s::JsonObject PodPatch(const k8s::JsonObject& before, const k8s::JsonObject& a
       const auto a = before.Get({top, key});
       const auto b = after.Get({top, key});
       if (a == b) continue;
-      k8s::JsonObject op;
-      (void)op.SetString({"op"}, !b ? "remove" : (a ? "replace" : "add"));
+      k8s::JsonBuilder op;
+      op.SetString({"op"}, !b ? "remove" : (a ? "replace" : "add"));
       // Member names of metadata and spec have no '/' or '~' to escape.
-      (void)op.SetString({"path"}, "/" + std::string(top) + "/" + key);
-      if (b) (void)op.Set({"value"}, *b);
-      (void)ops.Append({}, op);
+      op.SetString({"path"}, "/" + std::string(top) + "/" + key);
+      if (b) op.Set({"value"}, *b);
+      ops.Append({}, op);
     }
   }
-  return ops;
+  return std::move(ops).Build();
 }
 
 }  // namespace rdmastack::workload

@@ -6,7 +6,9 @@
 // Injection is idempotent: injecting into its own output changes nothing, so the API server may
 // call the webhook again (reinvocationPolicy IfNeeded) after other webhooks. Where a container
 // already sets something differently (an env var, a mount path, a dropped capability), the
-// container's own setting is kept and the conflict is named in kConflictsAnnotation.
+// container's own setting is kept and the conflict is named in kConflictsAnnotation. So is a
+// field of another type than the Pod schema's where something is added (only a request made by
+// hand has one: the API server sends the pod as it decoded it).
 
 #include <string>
 #include <string_view>

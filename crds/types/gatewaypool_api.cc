@@ -1,6 +1,7 @@
 #include "crds/types/gatewaypool_api.h"
 
 #include "crds/types/label_names.h"
+#include "operator/k8s/json_builder.h"
 #include "operator/k8s/json_object.h"
 
 namespace rdmastack::gatewaypool {
@@ -11,17 +12,17 @@ std::string OwnedSelector() {
 }
 
 std::string SerializeTrack(const Track& t) {
-  k8s::JsonObject o;
-  (void)o.SetString({"name"}, t.name);
-  (void)o.SetInt({"major"}, t.major);
-  (void)o.SetString({"gatewayBuild"}, t.gateway_build);
-  (void)o.SetString({"gatewayVersion"}, t.gateway_version);
-  (void)o.SetString({"gatewayImage"}, t.gateway_image);
-  (void)o.SetString({"libraryVersion"}, t.library_version);
-  (void)o.SetString({"libraryImage"}, t.library_image);
-  (void)o.SetInt({"s3Port"}, t.s3_port);
-  (void)o.SetInt({"rdmaPort"}, t.rdma_port);
-  return o.Serialize();
+  k8s::JsonBuilder o;
+  o.SetString({"name"}, t.name);
+  o.SetInt({"major"}, t.major);
+  o.SetString({"gatewayBuild"}, t.gateway_build);
+  o.SetString({"gatewayVersion"}, t.gateway_version);
+  o.SetString({"gatewayImage"}, t.gateway_image);
+  o.SetString({"libraryVersion"}, t.library_version);
+  o.SetString({"libraryImage"}, t.library_image);
+  o.SetInt({"s3Port"}, t.s3_port);
+  o.SetInt({"rdmaPort"}, t.rdma_port);
+  return o.object().Serialize();
 }
 
 StatusOr<Track> ParseTrack(std::string_view json) {

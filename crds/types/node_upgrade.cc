@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "crds/types/gatewaypool_api.h"
+#include "operator/k8s/json_builder.h"
 #include "operator/k8s/json_object.h"
 
 namespace rdmastack::gatewaypool {
@@ -37,19 +38,19 @@ std::optional<UpgradePhase> ParsePhase(std::string_view name) {
 }
 
 std::string SerializeNodeUpgradeState(const NodeUpgradeState& s) {
-  k8s::JsonObject o;
-  (void)o.SetString({"from"}, s.from);
-  (void)o.SetString({"to"}, s.to);
-  if (!s.template_hash.empty()) (void)o.SetString({"templateHash"}, s.template_hash);
-  if (s.in_place) (void)o.SetBool({"inPlace"}, true);
-  (void)o.SetString({"phase"}, PhaseName(s.phase));
-  (void)o.SetInt({"started"}, s.started);
-  (void)o.SetInt({"since"}, s.since);
-  if (!s.reason.empty()) (void)o.SetString({"reason"}, s.reason);
-  if (!s.message.empty()) (void)o.SetString({"message"}, s.message);
-  if (s.keep_failed) (void)o.SetBool({"keepFailed"}, true);
-  if (s.drain_new) (void)o.SetBool({"drainNew"}, true);
-  return o.Serialize();
+  k8s::JsonBuilder o;
+  o.SetString({"from"}, s.from);
+  o.SetString({"to"}, s.to);
+  if (!s.template_hash.empty()) o.SetString({"templateHash"}, s.template_hash);
+  if (s.in_place) o.SetBool({"inPlace"}, true);
+  o.SetString({"phase"}, PhaseName(s.phase));
+  o.SetInt({"started"}, s.started);
+  o.SetInt({"since"}, s.since);
+  if (!s.reason.empty()) o.SetString({"reason"}, s.reason);
+  if (!s.message.empty()) o.SetString({"message"}, s.message);
+  if (s.keep_failed) o.SetBool({"keepFailed"}, true);
+  if (s.drain_new) o.SetBool({"drainNew"}, true);
+  return o.object().Serialize();
 }
 
 StatusOr<NodeUpgradeState> ParseNodeUpgradeState(std::string_view json) {

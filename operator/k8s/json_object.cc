@@ -11,6 +11,8 @@
 #include <charconv>
 #include <cstring>
 
+#include "operator/k8s/json_copy.h"
+
 namespace rdmastack::k8s {
 namespace {
 
@@ -61,9 +63,9 @@ std::map<std::string, std::string> StringMapOf(const Value* node) {
   return out;
 }
 
-// Like CopyFrom, but also copies strings that reference an in-situ parse buffer (RapidJSON 1.1
-// shares those), so the copy never points into another document's memory.
-Value DeepCopy(const Value& src, Allocator& alloc) {
+}  // namespace
+
+Value internal::DeepCopy(const Value& src, Allocator& alloc) {
   switch (src.GetType()) {
     case rapidjson::kStringType: return Value(src.GetString(), src.GetStringLength(), alloc);
     case rapidjson::kArrayType: {
@@ -87,6 +89,10 @@ Value DeepCopy(const Value& src, Allocator& alloc) {
     }
   }
 }
+
+namespace {
+
+using internal::DeepCopy;
 
 void MergeValue(Value& target, const Value& patch, Allocator& alloc) {
   if (!patch.IsObject()) {
@@ -562,32 +568,36 @@ std::string JsonObject::Key() const {
 }
 
 namespace {
-void MustSet(JsonObject& o, const JsonPath& path, std::string_view value) {
-  // Only fails when the document root or metadata is not an object; then there is nothing to set.
-  (void)o.SetString(path, value);
+// The metadata setters have nothing to set where the root or metadata is not an object, and
+// leave such a document as it is.
+void TrySet(JsonObject& o, const JsonPath& path, std::string_view value) {
+  StatusOr<Value*> slot = SlotFor(o.document(), path);
+  if (!slot.ok()) return;
+  (*slot)->SetString(value.data(), static_cast<rapidjson::SizeType>(value.size()),
+                     o.document().GetAllocator());
 }
 }  // namespace
 
 void JsonObject::SetApiVersion(std::string_view v) {
-  MustSet(*this, {"apiVersion"}, v);
+  TrySet(*this, {"apiVersion"}, v);
 }
 void JsonObject::SetKind(std::string_view v) {
-  MustSet(*this, {"kind"}, v);
+  TrySet(*this, {"kind"}, v);
 }
 void JsonObject::SetName(std::string_view v) {
-  MustSet(*this, {"metadata", "name"}, v);
+  TrySet(*this, {"metadata", "name"}, v);
 }
 void JsonObject::SetNamespace(std::string_view v) {
-  MustSet(*this, {"metadata", "namespace"}, v);
+  TrySet(*this, {"metadata", "namespace"}, v);
 }
 void JsonObject::SetResourceVersion(std::string_view v) {
-  MustSet(*this, {"metadata", "resourceVersion"}, v);
+  TrySet(*this, {"metadata", "resourceVersion"}, v);
 }
 void JsonObject::SetLabel(std::string_view key, std::string_view value) {
-  MustSet(*this, {"metadata", "labels", key}, value);
+  TrySet(*this, {"metadata", "labels", key}, value);
 }
 void JsonObject::SetAnnotation(std::string_view key, std::string_view value) {
-  MustSet(*this, {"metadata", "annotations", key}, value);
+  TrySet(*this, {"metadata", "annotations", key}, value);
 }
 
 void JsonObject::StripManagedFields() {

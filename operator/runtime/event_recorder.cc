@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "operator/k8s/api_error.h"
+#include "operator/k8s/json_builder.h"
 
 namespace rdmastack::runtime {
 
@@ -11,20 +12,20 @@ namespace {
 constexpr size_t kMaxNoteBytes = 1024;
 
 k8s::JsonObject RefObject(const ObjectRef& ref) {
-  k8s::JsonObject o;
-  (void)o.SetString({"apiVersion"}, ref.api_version);
-  (void)o.SetString({"kind"}, ref.kind);
-  if (!ref.ns.empty()) (void)o.SetString({"namespace"}, ref.ns);
-  (void)o.SetString({"name"}, ref.name);
-  if (!ref.uid.empty()) (void)o.SetString({"uid"}, ref.uid);
-  return o;
+  k8s::JsonBuilder o;
+  o.SetString({"apiVersion"}, ref.api_version);
+  o.SetString({"kind"}, ref.kind);
+  if (!ref.ns.empty()) o.SetString({"namespace"}, ref.ns);
+  o.SetString({"name"}, ref.name);
+  if (!ref.uid.empty()) o.SetString({"uid"}, ref.uid);
+  return std::move(o).Build();
 }
 
 std::string SeriesPatch(const EventRecord& record) {
-  k8s::JsonObject patch;
-  (void)patch.SetInt({"series", "count"}, record.series_count);
-  (void)patch.SetString({"series", "lastObservedTime"}, FormatMicroTime(record.last_observed));
-  return patch.Serialize();
+  k8s::JsonBuilder patch;
+  patch.SetInt({"series", "count"}, record.series_count);
+  patch.SetString({"series", "lastObservedTime"}, FormatMicroTime(record.last_observed));
+  return patch.object().Serialize();
 }
 
 // Server-side rejections (bad request, forbidden, invalid) will not succeed on retry.
@@ -43,25 +44,25 @@ ObjectRef ObjectRefFor(const k8s::JsonObject& object) {
 
 k8s::JsonObject EventObject(const EventRecord& record, const EventRecorderOptions& options) {
   const EventSpec& spec = record.spec;
-  k8s::JsonObject o;
+  k8s::JsonBuilder o;
   o.SetApiVersion("events.k8s.io/v1");
   o.SetKind("Event");
   o.SetName(record.name);
   o.SetNamespace(spec.regarding.ns.empty() ? "default" : spec.regarding.ns);
-  (void)o.SetString({"eventTime"}, FormatMicroTime(record.event_time));
-  (void)o.SetString({"reportingController"}, options.reporting_controller);
-  (void)o.SetString({"reportingInstance"}, options.reporting_instance);
-  (void)o.SetString({"action"}, spec.action);
-  (void)o.SetString({"reason"}, spec.reason);
-  (void)o.SetString({"type"}, spec.type);
-  (void)o.SetString({"note"}, spec.note.substr(0, kMaxNoteBytes));
-  (void)o.Set({"regarding"}, RefObject(spec.regarding));
-  if (spec.related) (void)o.Set({"related"}, RefObject(*spec.related));
+  o.SetString({"eventTime"}, FormatMicroTime(record.event_time));
+  o.SetString({"reportingController"}, options.reporting_controller);
+  o.SetString({"reportingInstance"}, options.reporting_instance);
+  o.SetString({"action"}, spec.action);
+  o.SetString({"reason"}, spec.reason);
+  o.SetString({"type"}, spec.type);
+  o.SetString({"note"}, spec.note.substr(0, kMaxNoteBytes));
+  o.Set({"regarding"}, RefObject(spec.regarding));
+  if (spec.related) o.Set({"related"}, RefObject(*spec.related));
   if (record.series_count > 0) {
-    (void)o.SetInt({"series", "count"}, record.series_count);
-    (void)o.SetString({"series", "lastObservedTime"}, FormatMicroTime(record.last_observed));
+    o.SetInt({"series", "count"}, record.series_count);
+    o.SetString({"series", "lastObservedTime"}, FormatMicroTime(record.last_observed));
   }
-  return o;
+  return std::move(o).Build();
 }
 
 ApiEventRecorder::ApiEventRecorder(k8s::Client& client, Clock& clock, EventRecorderOptions options,

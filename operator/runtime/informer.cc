@@ -1,5 +1,6 @@
 #include "operator/runtime/informer.h"
 
+#include "operator/k8s/json_builder.h"
 #include "operator/runtime/compact_object.h"
 
 namespace rdmastack::runtime {
@@ -24,14 +25,14 @@ Transform TrimToFields(std::vector<k8s::JsonPath> keep) {
       {"metadata", "ownerReferences"},
   };
   return [keep = std::move(keep)](k8s::JsonObject o) {
-    k8s::JsonObject out;
+    k8s::JsonBuilder out;
     auto copy = [&](const k8s::JsonPath& path) {
       const rapidjson::Value* v = o.Find(path);
-      if (v != nullptr) (void)out.Set(path, k8s::JsonObject::FromValue(*v));
+      if (v != nullptr) out.Set(path, k8s::JsonObject::FromValue(*v));
     };
     for (const auto& path : kIdentity) copy(path);
     for (const auto& path : keep) copy(path);
-    return out;
+    return std::move(out).Build();
   };
 }
 

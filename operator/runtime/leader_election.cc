@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "operator/k8s/api_error.h"
+#include "operator/k8s/json_builder.h"
 #include "operator/runtime/event_series.h"
 
 namespace rdmastack::runtime {
@@ -46,20 +47,20 @@ k8s::JsonObject LeaseObject(const LeaderElectionConfig& c, const LeaseRecord& r,
                             const std::string& resource_version,
                             const std::map<std::string, std::string>& labels = {},
                             const std::map<std::string, std::string>& annotations = {}) {
-  k8s::JsonObject o;
+  k8s::JsonBuilder o;
   o.SetApiVersion("coordination.k8s.io/v1");
   o.SetKind("Lease");
   o.SetNamespace(c.lease_namespace);
   o.SetName(c.lease_name);
-  if (!labels.empty()) (void)o.SetStringMap({"metadata", "labels"}, labels);
-  if (!annotations.empty()) (void)o.SetStringMap({"metadata", "annotations"}, annotations);
+  if (!labels.empty()) o.SetStringMap({"metadata", "labels"}, labels);
+  if (!annotations.empty()) o.SetStringMap({"metadata", "annotations"}, annotations);
   if (!resource_version.empty()) o.SetResourceVersion(resource_version);
-  (void)o.SetString({"spec", "holderIdentity"}, r.holder);
-  (void)o.SetInt({"spec", "leaseDurationSeconds"}, r.lease_duration_seconds);
-  (void)o.SetString({"spec", "acquireTime"}, r.acquire_time);
-  (void)o.SetString({"spec", "renewTime"}, r.renew_time);
-  (void)o.SetInt({"spec", "leaseTransitions"}, r.lease_transitions);
-  return o;
+  o.SetString({"spec", "holderIdentity"}, r.holder);
+  o.SetInt({"spec", "leaseDurationSeconds"}, r.lease_duration_seconds);
+  o.SetString({"spec", "acquireTime"}, r.acquire_time);
+  o.SetString({"spec", "renewTime"}, r.renew_time);
+  o.SetInt({"spec", "leaseTransitions"}, r.lease_transitions);
+  return std::move(o).Build();
 }
 
 int Seconds(Clock::Duration d) {

@@ -1,16 +1,17 @@
 #include "servers/webhook/admission_review.h"
 
 #include "operator/k8s/config.h"
+#include "operator/k8s/json_builder.h"
 
 namespace rdmastack::webhook {
 namespace {
 
-k8s::JsonObject ResponseEnvelope(const AdmissionRequest& request, bool allowed) {
-  k8s::JsonObject review;
+k8s::JsonBuilder ResponseEnvelope(const AdmissionRequest& request, bool allowed) {
+  k8s::JsonBuilder review;
   review.SetApiVersion(request.api_version.empty() ? "admission.k8s.io/v1" : request.api_version);
   review.SetKind("AdmissionReview");
-  (void)review.SetString({"response", "uid"}, request.uid);
-  (void)review.SetBool({"response", "allowed"}, allowed);
+  review.SetString({"response", "uid"}, request.uid);
+  review.SetBool({"response", "allowed"}, allowed);
   return review;
 }
 
@@ -37,21 +38,20 @@ StatusOr<AdmissionRequest> ParseAdmissionReview(std::string_view body) {
 }
 
 std::string AdmitResponse(const AdmissionRequest& request, const k8s::JsonObject& patch) {
-  k8s::JsonObject review = ResponseEnvelope(request, true);
+  k8s::JsonBuilder review = ResponseEnvelope(request, true);
   if (patch.IsArray() && !patch.value().Empty()) {
-    (void)review.SetString({"response", "patchType"}, "JSONPatch");
-    (void)review.SetString({"response", "patch"}, k8s::EncodeBase64(patch.Serialize()));
+    review.SetString({"response", "patchType"}, "JSONPatch");
+    review.SetString({"response", "patch"}, k8s::EncodeBase64(patch.Serialize()));
   }
-  return review.Serialize();
+  return review.object().Serialize();
 }
 
 std::string DenyResponse(const AdmissionRequest& request, int code, const std::string& message) {
-  k8s::JsonObject review = ResponseEnvelope(request, false);
-  (void)review.SetInt({"response", "status", "code"}, code);
-  (void)review.SetString({"response", "status", "message"}, message);
-  (void)review.SetString({"response", "status", "reason"},
-                         code == 403 ? "Forbidden" : "BadRequest");
-  return review.Serialize();
+  k8s::JsonBuilder review = ResponseEnvelope(request, false);
+  review.SetInt({"response", "status", "code"}, code);
+  review.SetString({"response", "status", "message"}, message);
+  review.SetString({"response", "status", "reason"}, code == 403 ? "Forbidden" : "BadRequest");
+  return review.object().Serialize();
 }
 
 }  // namespace rdmastack::webhook

@@ -42,14 +42,15 @@ Status PublishWebhookCaBundle(k8s::Client& reader, k8s::Client& writer,
     if (w.GetString({"name"}) != kWebhookName) continue;
     ++ours;
     if (w.GetString({"clientConfig", "caBundle"}) == bundle) continue;
-    (void)w.SetString({"clientConfig", "caBundle"}, bundle);
+    Status set = w.SetString({"clientConfig", "caBundle"}, bundle);
+    if (!set.ok()) return set.WithContext("MutatingWebhookConfiguration " + configuration);
     changed = true;
   }
   *note = ours == 0 ? "MutatingWebhookConfiguration " + configuration + " has no webhook named " +
                           kWebhookName + "; its caBundle is left alone"
                     : "";
   if (!changed) return OkStatus();
-  (void)object->SetArray({"webhooks"}, webhooks);
+  RDMASTACK_RETURN_IF_ERROR(object->SetArray({"webhooks"}, webhooks));
   object->StripManagedFields();
   k8s::WriteOptions write;
   write.field_manager = "rdmastack-operator";

@@ -12,26 +12,26 @@ std::string PullSecrets(const k8s::JsonObject& spec) {
 }
 
 TEST(NodePodPolicyTest, DefaultIsNodeCriticalWithoutPullSecrets) {
-  k8s::JsonObject spec;
+  k8s::JsonBuilder spec;
   ApplyNodePodPolicy(NodePodPolicy{}, {}, &spec);
-  EXPECT_EQ(spec.GetString({"priorityClassName"}), "system-node-critical");
-  EXPECT_FALSE(spec.Has({"imagePullSecrets"}));
+  EXPECT_EQ(spec.object().GetString({"priorityClassName"}), "system-node-critical");
+  EXPECT_FALSE(spec.object().Has({"imagePullSecrets"}));
 }
 
 TEST(NodePodPolicyTest, TheInstallsSecretsFirstThenTheObjectsOwnEachOnce) {
   NodePodPolicy policy;
   policy.image_pull_secrets = {"mirror", "ngc"};
-  k8s::JsonObject spec;
+  k8s::JsonBuilder spec;
   ApplyNodePodPolicy(policy, {"site", "ngc", ""}, &spec);
-  EXPECT_EQ(PullSecrets(spec), R"({"name":"mirror"}{"name":"ngc"}{"name":"site"})");
+  EXPECT_EQ(PullSecrets(spec.object()), R"({"name":"mirror"}{"name":"ngc"}{"name":"site"})");
 }
 
 TEST(NodePodPolicyTest, NoPriorityClassWhenTheInstallAsksForNone) {
   NodePodPolicy policy;
   policy.priority_class_name = "";
-  k8s::JsonObject spec;
+  k8s::JsonBuilder spec;
   ApplyNodePodPolicy(policy, {}, &spec);
-  EXPECT_FALSE(spec.Has({"priorityClassName"}));
+  EXPECT_FALSE(spec.object().Has({"priorityClassName"}));
 }
 
 }  // namespace

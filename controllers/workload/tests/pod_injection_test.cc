@@ -94,6 +94,24 @@ TEST(PodInjectionTest, ContainerSettingsWinAndAreNamed) {
   EXPECT_TRUE(PodPatch(out, InjectClientProfile(out, profile, "ml")).value().Empty());
 }
 
+// Only a request made by hand has such a pod: what cannot be added is named, the rest is added.
+TEST(PodInjectionTest, FieldsOfAnotherTypeAreNamedWithTheConflicts) {
+  const k8s::JsonObject pod = Pod(R"({
+    "metadata": {"name": "app", "labels": {"rdmastack.io/client-profile": "kvcache-gpudirect"}},
+    "spec": {"containers": [{"name": "app", "image": "x:1", "env": "PATH=/bin",
+                             "resources": {"limits": 4}}]}})");
+  const k8s::JsonObject out = InjectClientProfile(pod, WithMode("shared"), "ml");
+  const std::string conflicts = out.Annotation(kConflictsAnnotation).value_or("");
+  EXPECT_NE(conflicts.find("container app: env LD_LIBRARY_PATH not injected (env is not an array)"),
+            std::string::npos)
+      << conflicts;
+  EXPECT_NE(conflicts.find("container app: resource rdma/hca_shared_devices_a not injected"),
+            std::string::npos)
+      << conflicts;
+  EXPECT_EQ(out.GetString({"spec", "containers", "0", "env"}), "PATH=/bin");
+  EXPECT_EQ(out.GetArray({"spec", "containers", "0", "volumeMounts"}).size(), 1u);
+}
+
 TEST(PodInjectionTest, TheProfilesS3UserKeysComeFromItsSecretUnlessThePodSetsItsOwn) {
   const crd::ClientProfile profile = WithMode("shared");
   ASSERT_TRUE(profile.spec.s3_user.has_value());
