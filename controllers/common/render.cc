@@ -61,16 +61,6 @@ bool AddMetadataMapPatch(std::string_view field, const std::map<std::string, std
   return changed;
 }
 
-bool AddMetadataMapPatch(std::string_view field, const std::map<std::string, std::string>& current,
-                         const std::map<std::string, std::string>& desired,
-                         const std::function<bool(std::string_view)>& owned,
-                         k8s::JsonObject* patch) {
-  k8s::JsonBuilder builder(std::move(*patch));
-  const bool changed = AddMetadataMapPatch(field, current, desired, owned, &builder);
-  *patch = std::move(builder).Build();
-  return changed;
-}
-
 std::string LabelPatch(const std::map<std::string, std::string>& current,
                        const std::map<std::string, std::string>& desired,
                        const std::function<bool(std::string_view)>& owned) {

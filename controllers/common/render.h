@@ -54,11 +54,5 @@ bool AddMetadataMapPatch(std::string_view field, const std::map<std::string, std
                          const std::map<std::string, std::string>& desired,
                          const std::function<bool(std::string_view)>& owned,
                          k8s::JsonBuilder* patch);
-// For a patch begun as a JsonObject (the gateway pool reconciler's node patches, until they move
-// to a JsonBuilder).
-bool AddMetadataMapPatch(std::string_view field, const std::map<std::string, std::string>& current,
-                         const std::map<std::string, std::string>& desired,
-                         const std::function<bool(std::string_view)>& owned,
-                         k8s::JsonObject* patch);
 
 }  // namespace rdmastack::controllers

@@ -17,6 +17,7 @@
 #include "crds/types/kinds.h"
 #include "operator/k8s/api_error.h"
 #include "operator/k8s/config.h"
+#include "operator/k8s/json_builder.h"
 
 namespace rdmastack::gatewaypool {
 namespace {
@@ -257,15 +258,15 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Pass(const k8s::JsonObject& obj
                         const std::optional<std::string>& want_maintenance, bool starts = false) {
     std::map<std::string, std::string> want;
     for (const auto& t : want_tracks) want[NodeTrackLabel(ns, name, t)] = "true";
-    k8s::JsonObject patch;
+    k8s::JsonBuilder patch;
     bool changed = controllers::AddMetadataMapPatch("labels", n.labels, want, is_mine, &patch);
     auto annotate = [&](const std::string& key, const std::optional<std::string>& value,
                         const std::optional<std::string>& now) {
       if (value == now) return;
       if (value) {
-        (void)patch.SetString({"metadata", "annotations", key}, *value);
+        patch.SetString({"metadata", "annotations", key}, *value);
       } else {
-        (void)patch.SetNull({"metadata", "annotations", key});
+        patch.SetNull({"metadata", "annotations", key});
       }
       changed = true;
     };
@@ -275,7 +276,7 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Pass(const k8s::JsonObject& obj
              n.state.value_or("").empty() ? std::nullopt : n.state);
     annotate(maintenance_key, want_maintenance, n.maintenance);
     if (!changed) return;
-    std::string body = patch.Serialize();
+    std::string body = patch.object().Serialize();
     if (writer().NodePatchPending(n.name, body, n.resource_version)) return;
     (starts ? start_patches : node_patches).push_back({n.name, std::move(body)});
   };
@@ -539,16 +540,16 @@ Status GatewayPoolReconciler::Cleanup(const k8s::JsonObject& object, const crd::
   std::vector<std::pair<std::string, std::string>> unlabel;
   const std::string state_key = NodeUpgradeAnnotation(ns, name);
   for (const auto& node : stores_.nodes.List()) {
-    k8s::JsonObject patch;
+    k8s::JsonBuilder patch;
     bool changed = controllers::AddMetadataMapPatch(
         "labels", node->Labels(), {},
         [&](std::string_view key) { return IsNodeTrackLabelOf(key, ns, name); }, &patch);
     for (const std::string& key : {state_key, NodeMaintenanceAnnotation(ns, name)}) {
       if (!node->Annotation(key)) continue;
-      (void)patch.SetNull({"metadata", "annotations", key});
+      patch.SetNull({"metadata", "annotations", key});
       changed = true;
     }
-    if (changed) unlabel.emplace_back(std::string(node->Name()), patch.Serialize());
+    if (changed) unlabel.emplace_back(std::string(node->Name()), patch.object().Serialize());
   }
   RDMASTACK_RETURN_IF_ERROR(writer().PatchNodes(unlabel, kLabelWriters));
   RDMASTACK_RETURN_IF_ERROR(
