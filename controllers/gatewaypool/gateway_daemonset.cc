@@ -16,6 +16,15 @@ using controllers::Mount;
 using controllers::Obj;
 using controllers::Str;
 
+// A GET of the gateway's health path on its S3 port, with `timing` (periods and thresholds).
+k8s::JsonObject HealthProbe(std::string_view timing, bool tls) {
+  k8s::JsonBuilder probe(Obj(timing));
+  probe.SetString({"httpGet", "path"}, kHealthPath);
+  probe.SetString({"httpGet", "port"}, "s3");
+  if (tls) probe.SetString({"httpGet", "scheme"}, "HTTPS");
+  return std::move(probe).Build();
+}
+
 k8s::JsonObject Labels(const crd::GatewayPool& pool, const Track& track) {
   k8s::JsonBuilder l;
   l.SetString({"app.kubernetes.io/name"}, "rdmastack-gateway");
@@ -122,11 +131,8 @@ StatusOr<k8s::JsonObject> GatewayContainer(const crd::GatewayPool& pool, const T
 
   // vgwrdma registers its buffers before it opens the listener: the first health answer proves
   // the RDMA set-up succeeded.
-  k8s::JsonBuilder startup(Obj(R"({"periodSeconds":2,"failureThreshold":60,"timeoutSeconds":2})"));
-  startup.SetString({"httpGet", "path"}, kHealthPath);
-  startup.SetString({"httpGet", "port"}, "s3");
-  if (tls) startup.SetString({"httpGet", "scheme"}, "HTTPS");
-  c.Set({"startupProbe"}, startup);
+  c.Set({"startupProbe"},
+        HealthProbe(R"({"periodSeconds":2,"failureThreshold":60,"timeoutSeconds":2})", tls));
   // Ready = health plus a signed ListBuckets: the listener, the root keys and a readdir of the
   // backend (a hung Lustre mount shows as a timeout).
   k8s::JsonBuilder ready(Obj(R"({"periodSeconds":10,"timeoutSeconds":6,"failureThreshold":3})"));
@@ -138,11 +144,8 @@ StatusOr<k8s::JsonObject> GatewayContainer(const crd::GatewayPool& pool, const T
   }
   c.Set({"readinessProbe"}, ready);
   // Restart only a gateway that stopped answering at all, and not for a slow backend.
-  k8s::JsonBuilder live(Obj(R"({"periodSeconds":10,"timeoutSeconds":5,"failureThreshold":6})"));
-  live.SetString({"httpGet", "path"}, kHealthPath);
-  live.SetString({"httpGet", "port"}, "s3");
-  if (tls) live.SetString({"httpGet", "scheme"}, "HTTPS");
-  c.Set({"livenessProbe"}, live);
+  c.Set({"livenessProbe"},
+        HealthProbe(R"({"periodSeconds":10,"timeoutSeconds":5,"failureThreshold":6})", tls));
 
   c.Set({"securityContext"},
         Obj(R"({"capabilities":{"add":["IPC_LOCK"]},"allowPrivilegeEscalation":false})"));

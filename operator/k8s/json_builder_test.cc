@@ -2,19 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include "operator/k8s/testing/json_text.h"
+
 namespace rdmastack::k8s {
 namespace {
-
-JsonObject MustParse(std::string_view text) {
-  auto parsed = JsonObject::Parse(text);
-  EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
-  return parsed.ok() ? *parsed : JsonObject();
-}
 
 // The renderers moved from JsonObject's setters to the builder: the same writes must give the same
 // bytes, member order included.
 TEST(JsonBuilderTest, WritesWhatJsonObjectWrites) {
-  const JsonObject item = MustParse(R"({"name":"a","readOnly":true})");
+  const JsonObject item = testing::JsonText(R"({"name":"a","readOnly":true})");
   JsonObject o;
   ASSERT_TRUE(o.SetString({"metadata", "name"}, "x").ok());
   ASSERT_TRUE(o.SetInt({"spec", "replicas"}, -3).ok());
@@ -44,7 +40,7 @@ TEST(JsonBuilderTest, WritesWhatJsonObjectWrites) {
 }
 
 TEST(JsonBuilderTest, MetadataSettersAndLiterals) {
-  JsonBuilder b(MustParse(R"({"kind":"old","spec":{}})"));
+  JsonBuilder b(testing::JsonText(R"({"kind":"old","spec":{}})"));
   b.SetApiVersion("v1");
   b.SetKind("ConfigMap");
   b.SetName("n");
@@ -75,16 +71,16 @@ TEST(JsonBuilderTest, ListsAndFragments) {
 // Where JsonObject's setters would fail, the write makes its path: segments are member names, a
 // member that is not an object becomes one, and Append starts an array where there is none.
 TEST(JsonBuilderTest, EveryWriteSucceeds) {
-  JsonBuilder b(MustParse(R"({"a":"text","list":[1,2],"n":5})"));
+  JsonBuilder b(testing::JsonText(R"({"a":"text","list":[1,2],"n":5})"));
   b.SetString({"a", "b"}, "x");
   b.SetString({"list", "0"}, "y");
-  b.Append({"n"}, MustParse("3"));
+  b.Append({"n"}, testing::JsonText("3"));
   EXPECT_EQ(b.object().Serialize(), R"({"a":{"b":"x"},"list":{"0":"y"},"n":[3]})");
 
-  JsonBuilder scalar(MustParse(R"("just a string")"));
+  JsonBuilder scalar(testing::JsonText(R"("just a string")"));
   scalar.SetInt({"x"}, 1);
   EXPECT_EQ(scalar.object().Serialize(), R"({"x":1})");
-  scalar.Set({}, MustParse("[]"));
+  scalar.Set({}, testing::JsonText("[]"));
   EXPECT_EQ(scalar.object().Serialize(), "[]");
 }
 

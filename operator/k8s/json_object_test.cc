@@ -2,14 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include "operator/k8s/testing/json_text.h"
+
 namespace rdmastack::k8s {
 namespace {
-
-JsonObject MustParse(std::string_view text) {
-  auto parsed = JsonObject::Parse(text);
-  EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
-  return parsed.ok() ? *parsed : JsonObject();
-}
 
 constexpr std::string_view kPod = R"({
   "apiVersion": "v1", "kind": "Pod",
@@ -31,7 +27,7 @@ struct ReadCase {
 };
 
 TEST(JsonObjectTest, ReadsByPath) {
-  const JsonObject pod = MustParse(kPod);
+  const JsonObject pod = testing::JsonText(kPod);
   const std::vector<ReadCase> cases = {
       {"top-level string", {"kind"}, "Pod", std::nullopt},
       {"nested string", {"metadata", "name"}, "web-0", std::nullopt},
@@ -59,7 +55,7 @@ TEST(JsonObjectTest, ReadsByPath) {
 }
 
 TEST(JsonObjectTest, TypedMetadata) {
-  JsonObject pod = MustParse(kPod);
+  JsonObject pod = testing::JsonText(kPod);
   EXPECT_EQ(pod.ApiVersion(), "v1");
   EXPECT_EQ(pod.Kind(), "Pod");
   EXPECT_EQ(pod.Name(), "web-0");
@@ -108,7 +104,7 @@ TEST(JsonObjectTest, WritesCreateIntermediateObjects) {
 }
 
 TEST(JsonObjectTest, WriteThroughScalarFailsClearly) {
-  JsonObject o = MustParse(R"({"spec": "oops"})");
+  JsonObject o = testing::JsonText(R"({"spec": "oops"})");
   Status s = o.SetString({"spec", "x"}, "v");
   EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
   EXPECT_NE(s.message().find("'spec' is not an object"), std::string::npos) << s.message();
@@ -165,11 +161,11 @@ TEST(JsonObjectTest, MergePatchFollowsRfc7386) {
       {"empty patch is a no-op", R"({"a":1})", R"({})", R"({"a":1})"},
   };
   for (const auto& c : cases) {
-    JsonObject target = MustParse(c.target);
-    target.MergeFrom(MustParse(c.patch));
+    JsonObject target = testing::JsonText(c.target);
+    target.MergeFrom(testing::JsonText(c.patch));
     EXPECT_EQ(target.Serialize(), c.want) << c.name;
   }
-  JsonObject self = MustParse(R"({"a":{"b":1}})");
+  JsonObject self = testing::JsonText(R"({"a":{"b":1}})");
   self.MergeFrom(self);  // aliasing is safe
   EXPECT_EQ(self.Serialize(), R"({"a":{"b":1}})");
 }
@@ -214,7 +210,7 @@ TEST(JsonObjectTest, CopiesOfInSituParsesAreIndependent) {
 }
 
 TEST(JsonObjectTest, SetSubtreeAndEquality) {
-  JsonObject a = MustParse(R"({"x":1})");
+  JsonObject a = testing::JsonText(R"({"x":1})");
   JsonObject b;
   ASSERT_TRUE(b.Set({"nested"}, a).ok());
   ASSERT_TRUE(b.Set({"self"}, b).ok());

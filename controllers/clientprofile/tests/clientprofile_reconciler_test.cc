@@ -13,7 +13,6 @@
 #include "controllers/common/conditions.h"
 #include "controllers/common/node_walk.h"
 #include "controllers/common/testing/fake_caches.h"
-#include "controllers/common/testing/json_text.h"
 #include "controllers/common/testing/recorded_events.h"
 #include "crds/types/gatewaypool_api.h"
 #include "crds/types/json.h"
@@ -21,12 +20,13 @@
 #include "crds/types/label_names.h"
 #include "crds/types/test_support.h"
 #include "operator/k8s/testing/fake_client.h"
+#include "operator/k8s/testing/json_text.h"
 
 namespace rdmastack::clientprofile {
 namespace {
 
-using controllers::testing::JsonText;
 using k8s::testing::Action;
+using k8s::testing::JsonText;
 
 constexpr char kNs[] = "storage";
 constexpr char kProfile[] = "kvcache-hostmem";

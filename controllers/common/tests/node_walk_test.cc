@@ -9,14 +9,14 @@
 
 #include "controllers/common/owned_objects.h"
 #include "controllers/common/owned_pod.h"
-#include "controllers/common/testing/json_text.h"
 #include "crds/types/json.h"
+#include "operator/k8s/testing/json_text.h"
 
 namespace rdmastack::controllers {
 namespace {
 
 runtime::ObjectPtr Object(const std::string& text) {
-  return std::make_shared<const k8s::JsonObject>(testing::JsonText(text));
+  return std::make_shared<const k8s::JsonObject>(k8s::testing::JsonText(text));
 }
 
 TEST(NodeWalkTest, VisitsEveryNodeInNameOrderWithTheReportsOfSelectedOnes) {

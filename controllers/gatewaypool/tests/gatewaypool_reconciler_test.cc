@@ -11,18 +11,18 @@
 #include "controllers/common/cache_transforms.h"
 #include "controllers/common/conditions.h"
 #include "controllers/common/testing/fake_caches.h"
-#include "controllers/common/testing/json_text.h"
 #include "controllers/common/testing/recorded_events.h"
 #include "controllers/gatewaypool/tests/test_pools.h"
 #include "crds/types/json.h"
 #include "crds/types/kinds.h"
 #include "operator/k8s/testing/fake_client.h"
+#include "operator/k8s/testing/json_text.h"
 
 namespace rdmastack::gatewaypool {
 namespace {
 
-using controllers::testing::JsonText;
 using k8s::testing::Action;
+using k8s::testing::JsonText;
 using k8s::testing::ToStrings;
 
 constexpr char kNs[] = "storage";

@@ -7,12 +7,12 @@
 
 #include "operator/k8s/json_object.h"
 
-namespace rdmastack::controllers::testing {
+namespace rdmastack::k8s::testing {
 
-inline k8s::JsonObject JsonText(std::string_view text) {
-  auto o = k8s::JsonObject::Parse(text);
+inline JsonObject JsonText(std::string_view text) {
+  auto o = JsonObject::Parse(text);
   EXPECT_TRUE(o.ok()) << o.status().ToString() << ": " << text;
-  return o.ok() ? *o : k8s::JsonObject();
+  return o.ok() ? *o : JsonObject();
 }
 
-}  // namespace rdmastack::controllers::testing
+}  // namespace rdmastack::k8s::testing
