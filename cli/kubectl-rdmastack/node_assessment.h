@@ -54,5 +54,8 @@ NodeAssessment AssessNode(const crd::RdmaNode& node, int64_t now);
 // First condition of `type`, or nullptr.
 const crd::Condition* FindCondition(const std::vector<crd::Condition>& conditions,
                                     std::string_view type);
+// Not on a temporary: the pointer would dangle.
+const crd::Condition* FindCondition(std::vector<crd::Condition>&& conditions,
+                                    std::string_view type) = delete;
 
 }  // namespace rdmastack::plugin

@@ -14,6 +14,9 @@ namespace rdmastack::controllers {
 
 const crd::Condition* FindCondition(const std::vector<crd::Condition>& conditions,
                                     std::string_view type);
+// A pointer into a temporary would dangle (a status returned by value): take it by name first.
+const crd::Condition* FindCondition(std::vector<crd::Condition>&& conditions,
+                                    std::string_view type) = delete;
 
 // The condition `type` of `now` when its status or reason differs from `before` (or it is new);
 // null otherwise. What an event is recorded for.

@@ -37,5 +37,7 @@ ComputedStatus ComputeRdmaNodeStatus(const StatusInputs& in);
 void FillFacts(const agent::v1::NodeReport& report, crd::RdmaNodeStatus* status);
 
 const crd::Condition* FindCondition(const crd::RdmaNodeStatus& status, std::string_view type);
+// Not on a temporary: the pointer would dangle.
+const crd::Condition* FindCondition(crd::RdmaNodeStatus&& status, std::string_view type) = delete;
 
 }  // namespace rdmastack::rdmanode

@@ -124,8 +124,8 @@ class GatewayPoolReconcilerTest : public ::testing::Test {
     PutGatewayPod("kvcache", "stg-a", "10.0.0.1", true);
     PutGatewayPod("kvcache", "stg-b", "10.0.0.2", true);
     Reconcile("kvcache");
-    const crd::Condition* ready =
-        controllers::FindCondition(StatusOf("kvcache").conditions, kReady);
+    const crd::GatewayPoolStatus status = StatusOf("kvcache");
+    const crd::Condition* ready = controllers::FindCondition(status.conditions, kReady);
     ASSERT_NE(ready, nullptr);
     ASSERT_EQ(ready->reason, "GatewaysReady") << ready->message;
   }
@@ -179,8 +179,8 @@ TEST_F(GatewayPoolReconcilerTest, TheLaterOfTwoPoolsOnTheSamePortsIsRefusedAndCr
       << verified->message;
   EXPECT_EQ(controllers::FindCondition(status.conditions, kReady)->reason, "PoolConflict");
   // The older pool is not held back by the newer one.
-  const crd::Condition* first_ready =
-      controllers::FindCondition(StatusOf("first").conditions, kReady);
+  const crd::GatewayPoolStatus first_status = StatusOf("first");
+  const crd::Condition* first_ready = controllers::FindCondition(first_status.conditions, kReady);
   ASSERT_NE(first_ready, nullptr);
   EXPECT_NE(first_ready->reason, "PoolConflict");
 }
