@@ -45,6 +45,18 @@ function(rdmastack_binary name)
   target_link_libraries(${name} PRIVATE ${ARG_DEPS})
 endfunction()
 
+# A binary that runs on every node for the life of the node (the agent, the client): its resident
+# memory is a product feature (target 8 MiB, docs/bench-agent.md), so protobuf is linked statically
+# (see rdmastack::protobuf), unused sections are dropped, and libstdc++ too is static: only libc
+# and libm stay shared (the sanitizers need the shared runtime).
+function(rdmastack_lean_node_binary target)
+  set_target_properties(${target} PROPERTIES RDMASTACK_STATIC_RUNTIME ON)
+  target_link_options(${target} PRIVATE -Wl,--gc-sections -Wl,--as-needed)
+  if(NOT RDMASTACK_SANITIZE AND NOT RDMASTACK_FUZZ)
+    target_link_options(${target} PRIVATE -static-libstdc++ -static-libgcc)
+  endif()
+endfunction()
+
 # rdmastack_test(NAME SRCS a_test.cc DEPS x LABEL unit|integration|e2e|bench [TIMEOUT s] [TSAN])
 # Integration/e2e tests expect a running cluster (scripts/test.sh brings one up) and read
 # RDMASTACK_KUBECONFIG; ctest -L selects by label. TSAN marks unit tests of concurrent code: the
