@@ -26,6 +26,9 @@
 #   cluster.sh compact            compact etcd past every revision clients have seen (410 Gone for
 #                                 their watches once kube-apiserver restarts)
 #   cluster.sh build              build/fetch every component without starting anything
+#   cluster.sh prometheus         run the Prometheus Operator and Prometheus for this cluster in the
+#                                 foreground (tests/harness/prometheus/prometheus-stack.sh), the
+#                                 API at 127.0.0.1:9090+offset, until Ctrl-C
 #   cluster.sh start-process NAME CMD...   run CMD beside the cluster (log: logs/extra-NAME.log); `down`
 #                                 stops it first (the demo's operator replicas)
 #   cluster.sh stop-process NAME  SIGTERM to it (SIGKILL after 10 s)
@@ -719,6 +722,18 @@ cmd_compact() {
   echo "$rev"
 }
 
+# A real Prometheus configured by the real Prometheus Operator from the cluster's ServiceMonitors
+# and PrometheusRules, both host processes (docs/development.md, "Prometheus").
+cmd_prometheus() {
+  is_running kube-apiserver || die "the cluster is not up; run cluster.sh up first"
+  build_prometheus
+  build_prometheus_operator
+  drop_go_scratch
+  eval "$(cmd_env)"
+  exec "$ROOT_DIR/tests/harness/prometheus/prometheus-stack.sh" --state "$STATE/prometheus" \
+    --port $((9090 + OFFSET)) "$@"
+}
+
 cmd_env() {
   echo "export RDMASTACK_KUBECONFIG=$KUBECONFIG_ADMIN"
   echo "export RDMASTACK_KUBECTL=$(kubectl_bin)"
@@ -727,6 +742,9 @@ cmd_env() {
   echo "export RDMASTACK_PORT_OFFSET=$OFFSET"
   echo "export RDMASTACK_VERSITYGW=$(versitygw_bin)"
   echo "export RDMASTACK_PROMTOOL=$(promtool_bin)"
+  echo "export RDMASTACK_PROMETHEUS=$(prometheus_bin)"
+  echo "export RDMASTACK_PROMETHEUS_OPERATOR=$(prometheus_operator_bin)"
+  echo "export RDMASTACK_PROMETHEUS_OPERATOR_DIR=$(prometheus_operator_dir)"
   echo "export RDMASTACK_AUDIT_LOG=$LOGS/audit.log"
   echo "export RDMASTACK_SIM_NODES=$SIM_NODE_TABLE"
   echo "export RDMASTACK_SIM_GATEWAY=$SIM_GATEWAY"
@@ -783,6 +801,7 @@ main() {
     sa-kubeconfig) cmd_sa_kubeconfig "$@" ;;
     kubectl) kubectl_admin "$@" ;;
     env) cmd_env ;;
+    prometheus) cmd_prometheus "$@" ;;
     logs) cmd_logs "$@" ;;
     restart) cmd_restart "$@" ;;
     stop) case "${1:-}" in

@@ -59,7 +59,7 @@ stop_background() {
 # the compiler share the wait. Cached parts return at once.
 mkdir -p "$RDMASTACK_CACHE"
 components_log="$RDMASTACK_CACHE/components-$$.log"
-step "real parts in the background: control plane, versitygw, promtool (cached under $RDMASTACK_CACHE; log: $components_log)"
+step "real parts in the background: control plane, versitygw, promtool, Prometheus and its operator (cached under $RDMASTACK_CACHE; log: $components_log)"
 background "$components_log" build_all_components
 components_pid=$LAST_BACKGROUND
 trap stop_background EXIT

@@ -170,6 +170,9 @@ build_versitygw() {
   mark_built versitygw "$v"
 }
 
+# Prometheus' version string from its module version: v0.316.0 -> 3.16.0.
+prometheus_semver() { local rest="${1#v0.}"; echo "3.$((${rest%%.*} - 300)).${rest#*.}"; }
+
 # promtool, for `promtool check metrics` on the operator's /metrics in tests. remove_all_sd leaves
 # out the cloud service-discovery SDKs, which promtool needs only for `check service-discovery`:
 # a cold build then takes under half the CPU time.
@@ -178,11 +181,53 @@ build_promtool() {
   is_built promtool "$v" && return 0
   require_go
   mkdir -p "$d/bin"
-  local rest="${v#v0.}"; local semver="3.$((${rest%%.*} - 300)).${rest#*.}"  # v0.316.0 -> 3.16.0
   run_step "promtool go install" "$d/build.log" go_env GOBIN="$d/bin" go install -trimpath \
-    -tags remove_all_sd -ldflags "-s -w -X github.com/prometheus/common/version.Version=$semver" \
+    -tags remove_all_sd -ldflags "-s -w -X github.com/prometheus/common/version.Version=$(prometheus_semver "$v")" \
     "github.com/prometheus/prometheus/cmd/promtool@$v"
   mark_built promtool "$v"
+}
+
+# The Prometheus server, for the observability e2e (the chart's alerts and dashboard against a real
+# Prometheus). Only the Kubernetes service discovery is built in (remove_all_sd with
+# enable_kubernetes_sd), and no web UI assets (the builtinassets tag is off): the tests use the
+# HTTP API only.
+build_prometheus() {
+  local v="$CP_PROMETHEUS_VERSION" d; d="$(component_dir prometheus "$v")"
+  is_built prometheus "$v" && return 0
+  require_go
+  mkdir -p "$d/bin"
+  run_step "prometheus go install" "$d/build.log" go_env GOBIN="$d/bin" go install -trimpath \
+    -tags remove_all_sd,enable_kubernetes_sd \
+    -ldflags "-s -w -X github.com/prometheus/common/version.Version=$(prometheus_semver "$v")" \
+    "github.com/prometheus/prometheus/cmd/prometheus@$v"
+  mark_built prometheus "$v"
+}
+
+# The Prometheus Operator (cmd/operator) and its CRDs from the same module
+# (example/prometheus-operator-crd/). Its go.mod replaces its pkg/apis and pkg/client modules with
+# local paths, which `go install pkg@version` refuses, so a wrapper module requires it instead
+# (those two modules are published with the same tag, which its go.mod requires).
+build_prometheus_operator() {
+  local v="$CP_PROMETHEUS_OPERATOR_VERSION" d; d="$(component_dir prometheus-operator "$v")"
+  is_built prometheus-operator "$v" && return 0
+  require_go
+  local m=github.com/prometheus-operator/prometheus-operator
+  mkdir -p "$d/src" "$d/bin" "$d/crds"
+  printf 'module example.invalid/prometheus-operator-bin\n\ngo 1.26.0\n' >"$d/src/go.mod"
+  (cd "$d/src" && run_step "prometheus-operator go get" "$d/build.log" go_env go get "$m/cmd/operator@$v" &&
+    run_step "prometheus-operator go build" "$d/build.log" go_env go build -mod=mod -trimpath \
+      -ldflags "-s -w -X github.com/prometheus/common/version.Version=${v#v}" \
+      -o "$d/bin/prometheus-operator" "$m/cmd/operator") || exit 1
+  local src; src="$(go_env go env GOMODCACHE)/$m@$v/example/prometheus-operator-crd"
+  [[ -d "$src" ]] || die "prometheus-operator CRDs not found in $src"
+  cp "$src"/*.yaml "$d/crds/"
+  # Upstream's RBAC for the operator and for Prometheus (ServiceAccount, ClusterRole, binding).
+  local rbac="$src/../rbac"
+  mkdir -p "$d/rbac"
+  cp "$rbac"/prometheus-operator/prometheus-operator-{service-account,cluster-role,cluster-role-binding}.yaml \
+    "$rbac"/prometheus/prometheus-{service-account,cluster-role,cluster-role-binding}.yaml "$d/rbac/"
+  chmod -R u+w "$d/crds" "$d/rbac"
+  mark_built prometheus-operator "$v"
 }
 
 # Paths of the built binaries, for callers.
@@ -196,6 +241,12 @@ versitygw_bin() { echo "$(component_dir versitygw "$CP_VERSITYGW_VERSION")/bin/v
 kube_proxy_bin() { echo "$(component_dir kube-proxy "$CP_K8S_VERSION")/bin/kube-proxy"; }
 coredns_bin() { echo "$(component_dir coredns "$CP_COREDNS_VERSION")/bin/coredns"; }
 promtool_bin() { echo "$(component_dir promtool "$CP_PROMTOOL_VERSION")/bin/promtool"; }
+prometheus_bin() { echo "$(component_dir prometheus "$CP_PROMETHEUS_VERSION")/bin/prometheus"; }
+prometheus_operator_bin() {
+  echo "$(component_dir prometheus-operator "$CP_PROMETHEUS_OPERATOR_VERSION")/bin/prometheus-operator"
+}
+# The operator's CRDs and upstream's RBAC for the operator and Prometheus, copied from its module.
+prometheus_operator_dir() { component_dir prometheus-operator "$CP_PROMETHEUS_OPERATOR_VERSION"; }
 
 # The image table's component variables: each ${NAME} that tests/harness/node-runtime/images.yaml
 # uses, beside BUILD_DIR and SOURCE_DIR, is the file one component here builds (NAME:component,
@@ -232,5 +283,7 @@ build_cluster_components() {
 build_all_components() {
   build_cluster_components
   build_promtool
+  build_prometheus
+  build_prometheus_operator
   drop_go_scratch
 }

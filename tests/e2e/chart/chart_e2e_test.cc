@@ -23,7 +23,7 @@
 #include <thread>
 
 #include "base/version.h"
-#include "tests/e2e/common/pool_e2e_fixture.h"
+#include "tests/e2e/common/chart_e2e_fixture.h"
 #include "tests/e2e/common/pool_traffic.h"
 #include "tests/harness/golden.h"
 
@@ -32,8 +32,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr char kReleaseNamespace[] = "rdmastack-system";
-constexpr char kRelease[] = "rdmastack";
 constexpr char kOperatorUser[] = "system:serviceaccount:rdmastack-system:rdmastack-operator";
 constexpr char kBond0[] = "storage-cx6-ib-ipoib-bond0-el8-inbox";
 
@@ -126,78 +124,8 @@ std::string MaskRun(const std::string& text, const std::string& ns) {
   return out;
 }
 
-class ChartE2eTest : public PoolE2eTest {
+class ChartE2eTest : public ChartE2eFixture {
  protected:
-  void TearDown() override {
-    // What the test made goes while the operator still runs, so that finalizers are honoured.
-    if (env_ != nullptr && ns_ != nullptr && installed_) {
-      for (const char* kind : {"clientprofiles", "gatewaypools"})
-        env_->Kubectl({"delete", kind, "--all", "-n", ns_->name(), "--timeout=60s"});
-    }
-    PoolE2eTest::TearDown();
-    if (env_ != nullptr && installed_) Uninstall();
-  }
-
-  CommandResult Helm(std::vector<std::string> args) const {
-    const char* helm = std::getenv("RDMASTACK_HELM");
-    if (helm == nullptr) return {1, "", "RDMASTACK_HELM is not set (scripts/cluster.sh env)"};
-    args.insert(args.begin(), helm);
-    args.insert(args.end(), {"--kubeconfig", env_->kubeconfig, "-n", kReleaseNamespace});
-    return RunCommand(args);
-  }
-
-  // The chart into rdmastack-system with its default values and `extra` helm arguments; returns
-  // once the operator Deployment is ready (helm --wait) and a replica holds the lease.
-  void Install(const std::vector<std::string>& extra) {
-    Uninstall();  // what an interrupted run left
-    std::vector<std::string> args = {"install",
-                                     kRelease,
-                                     SourcePath("charts/rdmastack"),
-                                     "--create-namespace",
-                                     "-f",
-                                     SourcePath("tests/harness/chart/simulated-nodes.yaml"),
-                                     "--wait",
-                                     "--timeout=180s"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    CommandResult r = Helm(args);
-    installed_ = true;
-    ASSERT_EQ(r.exit_code, 0) << r.out << r.err << OperatorLog()
-                              << Get({"get", "pods", "-n", kReleaseNamespace, "-o", "wide"});
-    notes_ = r.out;
-    ASSERT_TRUE(Eventually([&] { return !LeaderPod().empty(); }, 60s)) << OperatorLog();
-  }
-  void Uninstall() {
-    Helm({"uninstall", kRelease, "--wait", "--timeout=60s", "--ignore-not-found"});
-    env_->Kubectl({"delete", "namespace", kReleaseNamespace, "--ignore-not-found", "--wait=true",
-                   "--timeout=60s"});
-    installed_ = false;
-  }
-
-  std::vector<std::string> OperatorPods() const {
-    std::istringstream in(Get({"get", "pods", "-n", kReleaseNamespace, "-l",
-                               "app.kubernetes.io/name=rdmastack-operator", "-o",
-                               "jsonpath={range .items[*]}{.metadata.name}{\"\\n\"}{end}"}));
-    std::vector<std::string> out;
-    for (std::string l; std::getline(in, l);)
-      if (!l.empty()) out.push_back(l);
-    return out;
-  }
-  // The lease holder's identity is POD_RANDOM.
-  std::string LeaderPod() const {
-    const std::string holder = Get({"get", "lease", "rdmastack-operator", "-n", kReleaseNamespace,
-                                    "-o", "jsonpath={.spec.holderIdentity}"});
-    return holder.substr(0, holder.find('_'));
-  }
-  std::string OperatorLog() const override {
-    if (env_ == nullptr) return "";
-    std::string out;
-    for (const std::string& pod : OperatorPods()) {
-      CommandResult r = RunCommand({env_->cluster_script, "logs", "-n", kReleaseNamespace, pod});
-      out += "--- operator pod " + pod + "\n" + r.out + r.err;
-    }
-    return out;
-  }
-
   // kubectl-rdmastack ARGS as the cluster admin; its output masked for a golden file.
   std::string Plugin(std::vector<std::string> args) const {
     args.insert(args.begin(),
@@ -211,27 +139,7 @@ class ChartE2eTest : public PoolE2eTest {
     return Get({"get", "ds", name, "-n", ns, "--ignore-not-found", "-o", "jsonpath=" + jsonpath});
   }
 
-  // The fixture's, plus the release namespace's pods and events (agents, operator) and the nodes'
-  // labels: a storage node's agent that never reported failed two CI runs, without a trace here.
-  std::string Diagnostics() const {
-    std::string out = PoolE2eTest::Diagnostics() +
-                      Get({"get", "pods", "-n", kReleaseNamespace, "-o", "wide"}) +
-                      Get({"get", "ds", "-n", kReleaseNamespace, "-o", "yaml"}) +
-                      Get({"get", "events", "-n", kReleaseNamespace, "--sort-by=.lastTimestamp"}) +
-                      Get({"get", "nodes", "--show-labels"});
-    std::istringstream agents(
-        Get({"get", "pods", "-n", kReleaseNamespace, "-l", "app.kubernetes.io/name=rdmastack-agent",
-             "-o", "jsonpath={range .items[*]}{.metadata.name}{\"\\n\"}{end}"}));
-    for (std::string pod; std::getline(agents, pod);) {
-      if (pod.empty()) continue;
-      CommandResult r = RunCommand({env_->cluster_script, "logs", "-n", kReleaseNamespace, pod});
-      out += "--- agent pod " + pod + "\n" + r.out + r.err;
-    }
-    return out;
-  }
 
-  bool installed_ = false;
-  std::string notes_;
 };
 
 TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
