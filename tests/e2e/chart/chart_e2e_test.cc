@@ -138,8 +138,6 @@ class ChartE2eTest : public ChartE2eFixture {
                              const std::string& jsonpath) const {
     return Get({"get", "ds", name, "-n", ns, "--ignore-not-found", "-o", "jsonpath=" + jsonpath});
   }
-
-
 };
 
 TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {

@@ -26,7 +26,9 @@ void CollectPanels(const rapidjson::Value& panels, std::vector<PanelQuery>* out)
   }
 }
 
-bool IsNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool IsNameChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
 
 }  // namespace
 
@@ -44,8 +46,8 @@ StatusOr<Dashboard> ParseDashboard(const std::string& json) {
       // Grafana writes a query variable's query as a string or as {query: ..., refId: ...}.
       if (v.HasMember("query"))
         var.query = v["query"].IsString() ? v["query"].GetString() : Text(v["query"], "query");
-      var.include_all = v.HasMember("includeAll") && v["includeAll"].IsBool() &&
-                        v["includeAll"].GetBool();
+      var.include_all =
+          v.HasMember("includeAll") && v["includeAll"].IsBool() && v["includeAll"].GetBool();
       var.all_value = Text(v, "allValue");
       d.variables.push_back(std::move(var));
     }

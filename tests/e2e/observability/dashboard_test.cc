@@ -18,7 +18,7 @@ TEST(DashboardTest, SubstitutesEveryVariableSyntaxAndLeavesOthers) {
 }
 
 TEST(DashboardTest, ReadsNestedPanelsAndVariables) {
-  auto d = ParseDashboard(R"({
+  auto d = ParseDashboard(R"json({
     "templating": {"list": [
       {"name": "datasource", "type": "datasource", "query": "prometheus"},
       {"name": "ns", "type": "query", "query": {"query": "label_values(up, namespace)"},
@@ -26,7 +26,7 @@ TEST(DashboardTest, ReadsNestedPanelsAndVariables) {
     "panels": [
       {"title": "top", "targets": [{"refId": "A", "expr": "up"}]},
       {"type": "row", "panels": [{"title": "inner", "targets": [{"refId": "B", "expr": "x"},
-                                                                {"refId": "C"}]}]}]})");
+                                                                {"refId": "C"}]}]}]})json");
   ASSERT_TRUE(d.ok()) << d.status().message();
   ASSERT_EQ(d->queries.size(), 2u);
   EXPECT_EQ(d->queries[1].panel, "inner");

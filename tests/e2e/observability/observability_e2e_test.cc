@@ -36,8 +36,7 @@ constexpr char kJob[] = "rdmastack-operator-metrics";
 constexpr char kMonitoringNamespace[] = "rdmastack-monitoring";
 
 double Now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 std::string ReadFile(const std::string& path) {
@@ -58,8 +57,8 @@ class ObservabilityE2eTest : public ChartE2eFixture {
       (void)stack_->WaitExit(30s);
     }
     if (env_ != nullptr)
-      env_->Kubectl({"delete", "namespace", kMonitoringNamespace, "--ignore-not-found",
-                     "--wait=false"});
+      env_->Kubectl(
+          {"delete", "namespace", kMonitoringNamespace, "--ignore-not-found", "--wait=false"});
   }
 
   // The Prometheus Operator and Prometheus, once Prometheus answers.
@@ -93,10 +92,10 @@ class ObservabilityE2eTest : public ChartE2eFixture {
 
   // The agent container's main process on `node` (the node runtime runs it there).
   pid_t AgentPid(const std::string& node) const {
-    return PidOfContainerId(Get({"get", "pods", "-n", kReleaseNamespace, "-l",
-                                 "app.kubernetes.io/name=rdmastack-agent", "--field-selector",
-                                 "spec.nodeName=" + node, "-o",
-                                 "jsonpath={.items[0].status.containerStatuses[0].containerID}"}));
+    return PidOfContainerId(
+        Get({"get", "pods", "-n", kReleaseNamespace, "-l", "app.kubernetes.io/name=rdmastack-agent",
+             "--field-selector", "spec.nodeName=" + node, "-o",
+             "jsonpath={.items[0].status.containerStatuses[0].containerID}"}));
   }
 
   std::string UpgradePhase(const std::string& node) const {
@@ -181,9 +180,9 @@ TEST_F(ObservabilityE2eTest, AlertsFireAndClearAndEveryDashboardQueryAnswers) {
       "apiVersion: v1\nkind: Pod\nmetadata:\n  name: trainer\n  labels: "
       "{rdmastack.io/client-profile: kvcache-gpudirect}\nspec:\n  containers: [{name: app, image: "
       "rdmastack.invalid/host}]\n";
-  EXPECT_EQ(env_->Kubectl({"create", "--dry-run=server", "-n", ns_->name(), "-f", "-"}, pod)
-                .exit_code,
-            0);
+  EXPECT_EQ(
+      env_->Kubectl({"create", "--dry-run=server", "-n", ns_->name(), "-f", "-"}, pod).exit_code,
+      0);
 
   // 1. An agent that stops reporting (its process frozen): RdmastackAgentNotReporting fires for
   // its node, and clears once it reports again.
@@ -194,8 +193,11 @@ TEST_F(ObservabilityE2eTest, AlertsFireAndClearAndEveryDashboardQueryAnswers) {
   ASSERT_EQ(kill(agent, SIGSTOP), 0);
   ScopeExit thaw([&] { kill(agent, SIGCONT); });
   const auto frozen = std::chrono::steady_clock::now();
-  EXPECT_TRUE(Eventually([&] { return Firing("RdmastackAgentNotReporting", {{"node", quiet}}); },
-                         120s))
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return Firing("RdmastackAgentNotReporting", {{"node", quiet}});
+      },
+      120s))
       << What();
   std::printf("RdmastackAgentNotReporting{node=%s} firing %llds after the agent stopped\n",
               quiet.c_str(),
@@ -204,7 +206,10 @@ TEST_F(ObservabilityE2eTest, AlertsFireAndClearAndEveryDashboardQueryAnswers) {
                                          .count()));
   thaw.Now();
   EXPECT_TRUE(Eventually(
-      [&] { return AlertsNamed("RdmastackAgentNotReporting", {{"node", quiet}}).empty(); }, 90s))
+      [&] {
+        return AlertsNamed("RdmastackAgentNotReporting", {{"node", quiet}}).empty();
+      },
+      90s))
       << What();
 
   // 2. A node whose new gateway cannot start (something else holds the 2.x port there): the
@@ -252,11 +257,11 @@ TEST_F(ObservabilityE2eTest, AlertsFireAndClearAndEveryDashboardQueryAnswers) {
 
   // The dashboard, now that every kind of series has been there: each panel's query, with the
   // dashboard's variables as Grafana fills them in ("All"), returns data over the test's time.
-  auto dashboard = ParseDashboard(ReadFile(SourcePath("charts/rdmastack/monitoring/dashboard.json")));
+  auto dashboard =
+      ParseDashboard(ReadFile(SourcePath("charts/rdmastack/monitoring/dashboard.json")));
   ASSERT_TRUE(dashboard.ok()) << dashboard.status().message();
-  std::map<std::string, std::string> vars = {{"__rate_interval", "1m"},
-                                             {"__interval", "15s"},
-                                             {"__range", "1h"}};
+  std::map<std::string, std::string> vars = {
+      {"__rate_interval", "1m"}, {"__interval", "15s"}, {"__range", "1h"}};
   for (const DashboardVariable& v : dashboard->variables) {
     if (v.type == "datasource") continue;
     ASSERT_EQ(v.type, "query") << v.name << ": only query variables are filled in here";
@@ -280,8 +285,7 @@ TEST_F(ObservabilityE2eTest, AlertsFireAndClearAndEveryDashboardQueryAnswers) {
       ++answered;
   }
   EXPECT_EQ(empty, "") << "dashboard queries without data:\n" << empty;
-  std::printf("dashboard: %zu of %zu queries returned data\n", answered,
-              dashboard->queries.size());
+  std::printf("dashboard: %zu of %zu queries returned data\n", answered, dashboard->queries.size());
 
   // Undone: the port is free again and the failed node's state is cleared (the runbook's step),
   // so the operator starts it again and the upgrade finishes; every alert of the pool clears.
@@ -311,20 +315,21 @@ TEST_F(ObservabilityE2eTest, AlertsFireAndClearAndEveryDashboardQueryAnswers) {
 
   // The run's series, for docs/img (tests/e2e/observability/plot_series.py), when asked for.
   if (const char* out = std::getenv("RDMASTACK_OBSERVABILITY_OUT"); out != nullptr) {
-    const std::string pool_sel =
-        "{namespace=\"" + ns_->name() + "\",gatewaypool=\"kvcache\"}";
+    const std::string pool_sel = "{namespace=\"" + ns_->name() + "\",gatewaypool=\"kvcache\"}";
     const std::vector<std::pair<std::string, std::string>> series = {
-        {"Upgrade nodes per phase", "max by (phase) (rdmastack_gatewaypool_upgrade_nodes" + pool_sel + ")"},
+        {"Upgrade nodes per phase",
+         "max by (phase) (rdmastack_gatewaypool_upgrade_nodes" + pool_sel + ")"},
         {"Pool nodes by state", "max by (state) (rdmastack_gatewaypool_nodes" + pool_sel + ")"},
-        {"Endpoints per library", "max by (library_version) (rdmastack_gatewaypool_endpoints" + pool_sel + ")"},
+        {"Endpoints per library",
+         "max by (library_version) (rdmastack_gatewaypool_endpoints" + pool_sel + ")"},
         {"Firing alerts", "max by (alertname) (ALERTS{alertstate=\"firing\"})"}};
     std::ofstream json(std::string(out) + "/series.json");
     json << "[";
     for (size_t i = 0; i < series.size(); ++i) {
       const QueryResult r = prometheus_->QueryRange(series[i].second, started, Now(), 5);
       EXPECT_TRUE(r.ok) << series[i].second << ": " << r.error;
-      json << (i ? ",\n" : "\n") << "{\"title\": \"" << series[i].first << "\", \"answer\": " << r.body
-           << "}";
+      json << (i ? ",\n" : "\n") << "{\"title\": \"" << series[i].first
+           << "\", \"answer\": " << r.body << "}";
     }
     json << "\n]\n";
     std::printf("series: %s/series.json\n", out);

@@ -43,8 +43,8 @@ class PrometheusApi {
 
  private:
   // GET base_ + path with each (name, value) URL-encoded; "" and `error` when it failed.
-  std::string Get(const std::string& path, const std::vector<std::pair<std::string, std::string>>&
-                                               params,
+  std::string Get(const std::string& path,
+                  const std::vector<std::pair<std::string, std::string>>& params,
                   std::string* error) const;
   QueryResult Evaluate(const std::string& path,
                        const std::vector<std::pair<std::string, std::string>>& params) const;

@@ -7,7 +7,10 @@
 # What it does:
 # 1. Applies the Prometheus Operator's CRDs and upstream's RBAC for the operator and for Prometheus
 #    (namespace rdmastack-monitoring) into the cluster.
-# 2. Runs the operator (prometheus-operator) as a host process under its own ServiceAccount.
+# 2. Runs the operator (prometheus-operator) as a host process under its own ServiceAccount, with
+#    --watch-referenced-objects-in-all-namespaces: a ServiceMonitor's token Secret lives in the
+#    monitor's namespace and is filled in by the token controller after the monitor exists; the
+#    operator must see that change to put the token into the config.
 # 3. Creates a `Prometheus` object that selects every ServiceMonitor and PrometheusRule, with
 #    spec.apiserverConfig naming the API server at its host address, a token of the prometheus
 #    ServiceAccount and the cluster's CA: the operator's own way to configure a Prometheus that runs
@@ -88,6 +91,7 @@ EOF
 chmod 600 "$STATE/operator.kubeconfig"
 KUBECONFIG="$STATE/operator.kubeconfig" "$RDMASTACK_PROMETHEUS_OPERATOR" \
   --web.listen-address="127.0.0.1:$((PORT + 1))" --prometheus-instance-namespaces="$NS" \
+  --watch-referenced-objects-in-all-namespaces \
   >"$STATE/operator.log" 2>&1 &
 pids+=($!)
 log "prometheus-operator $("$RDMASTACK_PROMETHEUS_OPERATOR" --version 2>&1 | head -1 | awk '{print $3}') running (log: $STATE/operator.log)"
