@@ -134,7 +134,7 @@ TEST_F(ObservabilityE2eTest, AlertsFireAndClearAndEveryDashboardQueryAnswers) {
         << "    - --agent-stale-ttl=15s\n"
         << "metrics:\n"
         << "  serviceMonitor: {enabled: true}\n"
-        << "  scrape: {interval: 5s}\n"
+        << "  scrape: {interval: 5s, scrapeTimeout: 4s}\n"
         << "  prometheusRule:\n"
         << "    enabled: true\n"
         << "    for: {upgradeHalted: 10s, upgradeNodeFailed: 10s, failingNodes: 10s,\n"

@@ -5,8 +5,10 @@ The operator writes, for a `Prometheus` object NAME, the config into Secret prom
 (prometheus.yaml.gz), the rule files into ConfigMaps prometheus-NAME-rulefiles-<n> and the TLS
 files the scrape configs name into Secrets prometheus-NAME-tls-assets-<n>. In a cluster they are
 mounted at /etc/prometheus/config_out, /etc/prometheus/rules/<configmap>/ and /etc/prometheus/certs/.
-Here they become files under OUT, and the config's paths are rewritten to point there: the only
-change to what the operator generated (harness shortcut, docs/development.md).
+Here they become files under OUT, and the config's paths are rewritten to point there. The
+operator's config-reloader sidecar also expands $(SHARD) and $(POD_NAME) from its pod's
+environment; here they become what the first pod of shard 0 would have. Those are the only
+changes to what the operator generated (harness shortcuts, docs/development.md).
 
 usage: host_config.py OUT < kubectl get secret,configmap -o json (the objects above)
 Prints a digest of what it wrote, so that the caller reloads Prometheus only when it changed.
@@ -38,10 +40,13 @@ def main():
     items = json.load(sys.stdin).get("items", [])
     config = None
     files = {}  # path under OUT -> bytes
+    pod_env = {}
     for obj in items:
         name = obj["metadata"]["name"]
         if obj["kind"] == "Secret" and "prometheus.yaml.gz" in obj.get("data", {}):
             config = gzip.decompress(base64.b64decode(obj["data"]["prometheus.yaml.gz"]))
+            # The StatefulSet's first pod: <secret name>-0, shard 0.
+            pod_env = {"SHARD": "0", "POD_NAME": name + "-0"}
         elif obj["kind"] == "Secret" and "-tls-assets-" in name:
             for key, value in obj.get("data", {}).items():
                 files["certs/" + key] = base64.b64decode(value)
@@ -54,6 +59,8 @@ def main():
     text = config.decode()
     text = text.replace(RULES_DIR, out + "/rules/").replace(CERTS_DIR, out + "/certs/")
     text = text.replace(CONFIG_DIR, out + "/")
+    for var, value in pod_env.items():
+        text = text.replace("$(%s)" % var, value)
     files["prometheus.yaml"] = text.encode()
     # Rule files and certificates the operator no longer lists go, as a volume's would.
     for sub in ("rules", "certs"):

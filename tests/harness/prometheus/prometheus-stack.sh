@@ -13,12 +13,13 @@
 #    operator must see that change to put the token into the config.
 # 3. Creates a `Prometheus` object that selects every ServiceMonitor and PrometheusRule, with
 #    spec.apiserverConfig naming the API server at its host address, a token of the prometheus
-#    ServiceAccount and the cluster's CA: the operator's own way to configure a Prometheus that runs
-#    outside the cluster. replicas is 0: its StatefulSet would only land on kwok nodes and run
+#    ServiceAccount and the cluster's CA (files on this host): the operator's own way to configure
+#    a Prometheus that runs outside the cluster. replicas is 0: its StatefulSet would only land on kwok nodes and run
 #    nothing, and the operator generates the config either way.
 # 4. Turns the Secret and ConfigMaps the operator generates into files (host_config.py: their mount
 #    paths become paths under DIR) and runs Prometheus on them at 127.0.0.1:PORT, reloading it
-#    (POST /-/reload) whenever the operator regenerates them, as the config-reloader sidecar does.
+#    (POST /-/reload) whenever the operator regenerates them, as the config-reloader sidecar does
+#    (which also expands $(SHARD) and $(POD_NAME): here shard 0's first pod).
 # Prometheus reaches the operator's pods at their simulated nodes' addresses, which is what the
 # EndpointSlices name.
 #
@@ -97,8 +98,9 @@ pids+=($!)
 log "prometheus-operator $("$RDMASTACK_PROMETHEUS_OPERATOR" --version 2>&1 | head -1 | awk '{print $3}') running (log: $STATE/operator.log)"
 
 # 3. The Prometheus object: every ServiceMonitor and PrometheusRule, the API server from the host.
-kubectl -n "$NS" create secret generic prometheus-apiserver --from-literal=token="$(token prometheus)" \
-  --from-file=ca.crt="$STATE/ca.crt" --dry-run=client -o yaml | kubectl apply -f - >/dev/null
+# The API server's credentials as files on this host: the operator resolves a Secret named in
+# apiserverConfig in each ServiceMonitor's namespace, so files are what works for every monitor.
+(umask 077 && token prometheus >"$STATE/prometheus.token")
 kubectl apply -f - >/dev/null <<EOF
 apiVersion: monitoring.coreos.com/v1
 kind: Prometheus
@@ -111,15 +113,13 @@ spec:
   serviceMonitorNamespaceSelector: {}
   ruleSelector: {}
   ruleNamespaceSelector: {}
+  serviceDiscoveryRole: EndpointSlice
   scrapeInterval: $INTERVAL
   evaluationInterval: $INTERVAL
-  replicaExternalLabelName: ""
   apiserverConfig:
     host: $server
-    authorization:
-      credentials: {name: prometheus-apiserver, key: token}
-    tlsConfig:
-      ca: {secret: {name: prometheus-apiserver, key: ca.crt}}
+    authorization: {credentialsFile: "$STATE/prometheus.token"}
+    tlsConfig: {caFile: "$STATE/ca.crt"}
 EOF
 
 # 4. The generated files, and Prometheus on them.
