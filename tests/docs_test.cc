@@ -708,5 +708,87 @@ TEST(DocsTest, EveryOperatorEventReasonIsDocumented) {
   ExpectDocumented(found.events, "Event reasons");
 }
 
+// Quoted literals "rdmastack_..." (metric names and name prefixes) and "_..." (suffixes joined to
+// a prefix) in the operator's product sources, tests left out.
+struct MetricLiterals {
+  std::set<std::string> names;
+  std::set<std::string> suffixes;
+};
+
+MetricLiterals CollectMetricLiterals() {
+  MetricLiterals out;
+  auto is_name_char = [](char c) {
+    return std::islower(static_cast<unsigned char>(c)) ||
+           std::isdigit(static_cast<unsigned char>(c)) || c == '_';
+  };
+  for (const char* dir : {"operator", "servers", "controllers", "cmd/rdmastack-operator"}) {
+    for (const auto& entry :
+         std::filesystem::recursive_directory_iterator(SourceDir() + "/" + dir)) {
+      const std::string path = entry.path().string();
+      if (entry.path().extension() != ".cc" || path.find("_test.cc") != std::string::npos ||
+          path.find("/tests/") != std::string::npos ||
+          path.find("/testing/") != std::string::npos) {
+        continue;
+      }
+      const std::string text = Slurp(entry.path());
+      for (size_t open = text.find('"'); open != std::string::npos;
+           open = text.find('"', open + 1)) {
+        const size_t close = text.find('"', open + 1);
+        if (close == std::string::npos) break;
+        const std::string literal = text.substr(open + 1, close - open - 1);
+        open = close;
+        if (literal.empty() || !std::all_of(literal.begin(), literal.end(), is_name_char)) continue;
+        if (literal.rfind("rdmastack_", 0) == 0) out.names.insert(literal);
+        if (literal.size() > 1 && literal[0] == '_') out.suffixes.insert(literal);
+      }
+    }
+  }
+  return out;
+}
+
+// Backquoted rdmastack_* names in the "## Metrics" section of docs/operations.md.
+std::set<std::string> DocumentedMetrics() {
+  const std::string docs = Slurp(SourceDir() + "/docs/operations.md");
+  const size_t begin = docs.find("\n## Metrics\n");
+  const size_t end = docs.find("\n## ", begin + 1);
+  std::set<std::string> out;
+  if (begin == std::string::npos) return out;
+  const std::string section = docs.substr(begin, end - begin);
+  for (size_t at = section.find("`rdmastack_"); at != std::string::npos;
+       at = section.find("`rdmastack_", at + 1)) {
+    const size_t close = section.find('`', at + 1);
+    out.insert(section.substr(at + 1, close - at - 1));
+  }
+  return out;
+}
+
+TEST(DocsTest, EveryOperatorMetricIsDocumentedAndEveryDocumentedOneExists) {
+  const MetricLiterals code = CollectMetricLiterals();
+  const std::set<std::string> docs = DocumentedMetrics();
+  ASSERT_GT(docs.size(), 25u) << "docs/operations.md \"## Metrics\" lists too few metrics";
+  ASSERT_GT(code.names.size(), 15u) << "the scanner found too few metric names in the sources";
+  auto made_from = [&](const std::string& doc) {
+    if (code.names.count(doc) != 0) return true;
+    for (const std::string& prefix : code.names) {
+      if (doc.rfind(prefix, 0) == 0 && code.suffixes.count(doc.substr(prefix.size())) != 0) {
+        return true;
+      }
+    }
+    return false;
+  };
+  for (const std::string& doc : docs) {
+    EXPECT_TRUE(made_from(doc)) << doc << " is documented but no source makes it";
+  }
+  for (const std::string& name : code.names) {
+    const bool documented =
+        docs.count(name) != 0 || std::any_of(docs.begin(), docs.end(), [&](const std::string& d) {
+          return d.rfind(name + "_", 0) == 0;  // a prefix of documented names
+        });
+    EXPECT_TRUE(documented) << name
+                            << " is made by the operator but not in docs/operations.md "
+                               "\"## Metrics\"";
+  }
+}
+
 }  // namespace
 }  // namespace rdmastack

@@ -56,6 +56,8 @@ const std::vector<Part>& Plan() {
        {"base", "operator", "crds", "node", "lib", "controllers/common"}},
       {"controllers/clientprofile",
        {"base", "operator", "crds", "node", "lib", "controllers/common"}},
+      // Status-derived metrics read every kind's status; they decide nothing.
+      {"controllers/metrics", {"base", "operator", "crds", "controllers/common"}},
       // The pod webhook's handler injects a profile's client workload: the one sideways edge.
       {"controllers/workload",
        {"base", "operator", "crds", "node", "lib", "controllers/common",

@@ -14,6 +14,8 @@
 #include "cmd/rdmastack-operator/operator_options.h"
 #include "cmd/rdmastack-operator/startup_report.h"
 #include "controllers/common/cache_transforms.h"
+#include "controllers/metrics/status_samplers.h"
+#include "controllers/rdmanode/agent_metrics.h"
 #include "controllers/rdmanode/agent_state_store.h"
 #include "controllers/rdmanode/node_controllers.h"
 #include "controllers/workload/pod_webhook.h"
@@ -135,6 +137,17 @@ int Run(const OperatorOptions& options) {
     client_profiles = std::make_unique<clientprofile::ClientProfileControllers>(
         manager, RealClock::Instance(), ClientProfileOptionsFrom(options));
   }
+  // Figures a storage team alerts on (docs/operations.md "Metrics"): status-derived families read
+  // from the caches at scrape time, the agents' silence from the hub's memory (leader only).
+  statusmetrics::AddStatusSamplers(manager, {.gateway_pools = gateway_pools != nullptr,
+                                             .client_profiles = client_profiles != nullptr,
+                                             .rdma_nodes = true});
+  manager.metrics().AddSampler(rdmanode::AgentAgeSampler(agents, RealClock::Instance()));
+  manager.metrics()
+      .GaugeFamily("rdmastack_operator_build_info", "The operator's version (value 1).",
+                   {"version"})
+      .With({kVersion})
+      .Set(1);
   // Only the leader serves agents: it writes the certificates, and agent state lives in its
   // memory. Agents of a standby's Service endpoint retry until they reach the leader.
   manager.AddLeaderRunnable({"agent hub", [&hub] { return hub.Start(); }, [&hub] { hub.Stop(); }});

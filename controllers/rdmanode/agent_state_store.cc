@@ -61,6 +61,13 @@ void AgentStateStore::OnHeartbeat(const agenthub::AgentIdentity& id, Clock::Wall
   if (was_silent) Notify(id.node_name);
 }
 
+std::map<std::string, Clock::WallTime> AgentStateStore::LastSeen() const {
+  std::map<std::string, Clock::WallTime> out;
+  std::lock_guard lock(mu_);
+  for (const auto& [node, snapshot] : nodes_) out.emplace(node, snapshot.last_seen);
+  return out;
+}
+
 void AgentStateStore::OnAgentDisconnected(const agenthub::AgentIdentity& id) {
   {
     std::lock_guard lock(mu_);

@@ -37,6 +37,8 @@ class AgentStateStore final : public agenthub::AgentEventSink {
   void Subscribe(std::function<void(const std::string& node)> on_change);
 
   std::optional<AgentSnapshot> Get(const std::string& node) const;
+  // When each known node's agent was last heard (report, heartbeat or connect).
+  std::map<std::string, Clock::WallTime> LastSeen() const;
   // The node is gone (deleted Node): drop its state.
   void Forget(const std::string& node);
   // When the store was made: the baseline for nodes an earlier operator process knew of but

@@ -34,6 +34,11 @@ Controller::Controller(std::string name, Reconciler& reconciler, Clock& clock,
                            "Total number of terminal reconciliation errors per controller",
                            {"controller"})
            .With({name_});
+  errors_by_reason_ = &metrics->CounterFamily(
+      "rdmastack_reconcile_errors_total",
+      "Reconcile errors per controller by reason (the error's status code: Unavailable, "
+      "Aborted, InvalidArgument, ...).",
+      {"controller", "reason"});
   reconcile_time_ = &metrics
                          ->HistogramFamily("controller_runtime_reconcile_time_seconds",
                                            "Length of time per reconciliation per controller",
@@ -147,6 +152,9 @@ void Controller::ReconcileKey(const std::string& key) {
   if (!result.ok()) {
     inc(error_);
     inc(errors_total_);
+    if (errors_by_reason_ != nullptr) {
+      errors_by_reason_->With({name_, std::string(StatusCodeName(result.status().code()))}).Inc();
+    }
     if (IsTerminalError(result.status())) {
       inc(terminal_errors_);
       queue_.Forget(key);

@@ -77,6 +77,8 @@ class Controller {
   Counter* error_ = nullptr;
   Counter* errors_total_ = nullptr;
   Counter* terminal_errors_ = nullptr;
+  // rdmastack_reconcile_errors_total{controller,reason}: the reason is the Status code's name.
+  Family<Counter>* errors_by_reason_ = nullptr;
   Histogram* reconcile_time_ = nullptr;
   Gauge* active_workers_ = nullptr;
 };

@@ -100,6 +100,11 @@ TEST_F(ControllerTest, ResultHandlingTable) {
   EXPECT_EQ(Metric("controller_runtime_reconcile_total{controller=\"pool\",result=\"error\"}"), 2);
   EXPECT_EQ(Metric("controller_runtime_reconcile_errors_total{controller=\"pool\"}"), 2);
   EXPECT_EQ(Metric("controller_runtime_terminal_reconcile_errors_total{controller=\"pool\"}"), 1);
+  EXPECT_EQ(Metric("rdmastack_reconcile_errors_total{controller=\"pool\",reason=\"Unavailable\"}"),
+            1);
+  EXPECT_EQ(
+      Metric("rdmastack_reconcile_errors_total{controller=\"pool\",reason=\"InvalidArgument\"}"),
+      1);
   EXPECT_EQ(Metric("controller_runtime_reconcile_time_seconds_count{controller=\"pool\"}"), 6);
 }
 

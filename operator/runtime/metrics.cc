@@ -55,8 +55,47 @@ Family<Histogram>& MetricsRegistry::HistogramFamily(const std::string& name,
   return GetOrCreate(histograms_, name, help, std::move(label_names), std::move(buckets));
 }
 
+void MetricsRegistry::AddSampler(Sampler sampler) {
+  std::lock_guard<std::mutex> l(mu_);
+  samplers_.push_back(std::move(sampler));
+}
+
+namespace {
+
+prometheus::MetricFamily ToGaugeFamily(SampledFamily sampled) {
+  prometheus::MetricFamily family;
+  family.name = std::move(sampled.name);
+  family.help = std::move(sampled.help);
+  family.type = prometheus::MetricType::Gauge;
+  family.metric.reserve(sampled.series.size());
+  for (SampledSeries& s : sampled.series) {
+    prometheus::ClientMetric metric;
+    metric.label.reserve(s.labels.size());
+    for (auto& [name, value] : s.labels) {
+      metric.label.push_back(prometheus::ClientMetric::Label{std::move(name), std::move(value)});
+    }
+    metric.gauge.value = s.value;
+    family.metric.push_back(std::move(metric));
+  }
+  return family;
+}
+
+}  // namespace
+
 std::string MetricsRegistry::Render() const {
-  return prometheus::TextSerializer().Serialize(registry_.Collect());
+  std::vector<prometheus::MetricFamily> families = registry_.Collect();
+  std::vector<Sampler> samplers;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    samplers = samplers_;
+  }
+  for (const Sampler& sampler : samplers) {
+    for (SampledFamily& sampled : sampler()) {
+      if (sampled.series.empty()) continue;
+      families.push_back(ToGaugeFamily(std::move(sampled)));
+    }
+  }
+  return prometheus::TextSerializer().Serialize(families);
 }
 
 }  // namespace rdmastack::runtime

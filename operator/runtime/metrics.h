@@ -13,6 +13,7 @@
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -110,6 +111,20 @@ class Family {
   std::map<std::vector<std::string>, std::unique_ptr<Metric>> series_;
 };
 
+// A gauge family whose values are computed when /metrics is scraped (kube-state-metrics' model):
+// read from caches at that moment, so a series disappears with the object it describes, and a
+// standby with synced caches serves the same figures as the leader.
+struct SampledSeries {
+  std::vector<std::pair<std::string, std::string>> labels;
+  double value = 0;
+};
+struct SampledFamily {
+  std::string name;
+  std::string help;
+  std::vector<SampledSeries> series;
+};
+using Sampler = std::function<std::vector<SampledFamily>()>;
+
 class MetricsRegistry {
  public:
   MetricsRegistry() = default;
@@ -125,6 +140,10 @@ class MetricsRegistry {
                                      std::vector<std::string> label_names,
                                      std::vector<double> buckets);
 
+  // Called on every Render(), outside the registry's lock; a sampler must be cheap and thread-safe.
+  // Families it returns are rendered as gauges after the registered ones.
+  void AddSampler(Sampler sampler);
+
   // The Prometheus text format (prometheus-cpp's TextSerializer).
   std::string Render() const;
   // The underlying registry, for anything that speaks prometheus-cpp directly.
@@ -137,10 +156,11 @@ class MetricsRegistry {
                               std::vector<std::string> label_names, std::vector<double> buckets);
 
   prometheus::Registry registry_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::map<std::string, std::unique_ptr<Family<Counter>>> counters_;
   std::map<std::string, std::unique_ptr<Family<Gauge>>> gauges_;
   std::map<std::string, std::unique_ptr<Family<Histogram>>> histograms_;
+  std::vector<Sampler> samplers_;
 };
 
 }  // namespace rdmastack::runtime

@@ -41,6 +41,7 @@ Status MetricsServer::Start() {
       server_options.tls = std::move(*loaded);
       source = "HTTPS, certificate from " + options_.cert_dir;
     }
+    RecordCertificateExpiry(registry_, "metrics", server_options.tls->cert_pem);
     server_options.threads = kSecureServerThreads;
     render = WithAuthenticationAndAuthorization(authorizer_, std::move(render));
   }

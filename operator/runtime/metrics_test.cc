@@ -47,6 +47,35 @@ TEST(MetricsRegistryTest, RendersCountersGaugesAndHistogramsInTextFormat) {
   }
 }
 
+TEST(MetricsRegistryTest, SamplersAreAskedAtEveryRenderAndTheirSeriesComeAndGo) {
+  MetricsRegistry r;
+  r.GaugeFamily("registered_gauge", "Registered", {}).With({}).Set(1);
+  int pools = 2;
+  int calls = 0;
+  r.AddSampler([&] {
+    ++calls;
+    SampledFamily f{"rdmastack_test_pool_nodes", "Nodes per pool", {}};
+    for (int i = 0; i < pools; ++i) {
+      f.series.push_back({{{"gatewaypool", "p" + std::to_string(i)}, {"state", "ready"}}, 3.0 + i});
+    }
+    return std::vector<SampledFamily>{f, SampledFamily{"rdmastack_test_empty", "Nothing", {}}};
+  });
+  std::string text = r.Render();
+  EXPECT_EQ(calls, 1);
+  EXPECT_TRUE(HasLine(text, "registered_gauge 1"));
+  EXPECT_TRUE(HasLine(text, "# TYPE rdmastack_test_pool_nodes gauge"));
+  EXPECT_TRUE(HasLine(text, "rdmastack_test_pool_nodes{gatewaypool=\"p0\",state=\"ready\"} 3"));
+  EXPECT_TRUE(HasLine(text, "rdmastack_test_pool_nodes{gatewaypool=\"p1\",state=\"ready\"} 4"));
+  // A family without series is left out rather than rendered as a bare HELP/TYPE pair.
+  EXPECT_EQ(text.find("rdmastack_test_empty"), std::string::npos);
+
+  pools = 1;  // the object went away: so does its series, at the next scrape
+  text = r.Render();
+  EXPECT_EQ(calls, 2);
+  EXPECT_TRUE(HasLine(text, "rdmastack_test_pool_nodes{gatewaypool=\"p0\",state=\"ready\"} 3"));
+  EXPECT_EQ(text.find("gatewaypool=\"p1\""), std::string::npos) << text;
+}
+
 TEST(MetricsRegistryTest, SameLabelsShareOneSeriesAndReRegistrationReturnsTheFamily) {
   MetricsRegistry r;
   auto& a = r.CounterFamily("c_total", "h", {"k"});

@@ -121,4 +121,31 @@ std::vector<std::string> DefaultSelfSignedHosts() {
   return hosts;
 }
 
+StatusOr<std::chrono::system_clock::time_point> CertificateNotAfter(const std::string& cert_pem) {
+  std::unique_ptr<BIO, decltype(&BIO_free)> bio(
+      BIO_new_mem_buf(cert_pem.data(), static_cast<int>(cert_pem.size())), &BIO_free);
+  if (!bio) return InternalError("cannot allocate a BIO");
+  std::unique_ptr<X509, decltype(&X509_free)> cert(
+      PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr), &X509_free);
+  if (!cert) return InvalidArgumentError("no PEM certificate");
+  struct tm t = {};
+  if (ASN1_TIME_to_tm(X509_get0_notAfter(cert.get()), &t) != 1) {
+    return InvalidArgumentError("the certificate's notAfter does not parse");
+  }
+  return std::chrono::system_clock::from_time_t(timegm(&t));
+}
+
+void RecordCertificateExpiry(MetricsRegistry& metrics, const std::string& name,
+                             const std::string& cert_pem) {
+  auto not_after = CertificateNotAfter(cert_pem);
+  if (!not_after.ok()) return;
+  metrics
+      .GaugeFamily("rdmastack_certificate_expiry_timestamp_seconds",
+                   "When a serving certificate this process holds expires (notAfter), in Unix "
+                   "seconds: metrics, webhook, agenthub.",
+                   {"certificate"})
+      .With({name})
+      .Set(std::chrono::duration<double>(not_after->time_since_epoch()).count());
+}
+
 }  // namespace rdmastack::runtime

@@ -9,6 +9,7 @@
 
 #include "base/status.h"
 #include "operator/runtime/http_server.h"
+#include "operator/runtime/metrics.h"
 
 namespace rdmastack::runtime {
 
@@ -21,6 +22,14 @@ StatusOr<TlsServingCredentials> LoadServingCredentials(const std::string& dir);
 StatusOr<TlsServingCredentials> SelfSignedServingCredentials(
     const std::vector<std::string>& hosts,
     std::chrono::hours validity = std::chrono::hours(24 * 365));
+
+// notAfter of the first certificate of a PEM bundle.
+StatusOr<std::chrono::system_clock::time_point> CertificateNotAfter(const std::string& cert_pem);
+
+// rdmastack_certificate_expiry_timestamp_seconds{certificate=<name>}, set from `cert_pem`'s
+// notAfter (left alone when it does not parse). Called on every change of a serving identity.
+void RecordCertificateExpiry(MetricsRegistry& metrics, const std::string& name,
+                             const std::string& cert_pem);
 
 // localhost, 127.0.0.1, ::1 and this machine's host name (the pod name in a cluster).
 std::vector<std::string> DefaultSelfSignedHosts();

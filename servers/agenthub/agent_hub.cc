@@ -4,6 +4,8 @@
 #include <grpcpp/security/tls_credentials_options.h>
 #include <spdlog/spdlog.h>
 
+#include "operator/runtime/serving_cert.h"
+
 namespace rdmastack::agenthub {
 
 Status ValidateAgentHubOptions(const AgentHubOptions& o) {
@@ -50,7 +52,16 @@ AgentHub::AgentHub(k8s::Client& reader, k8s::Client& writer, runtime::EventRecor
                    AgentHubOptions options)
     : options_(std::move(options)),
       metrics_(metrics),
-      certificates_(reader, writer, clock, options_.certificates),
+      certificates_(reader, writer, clock,
+                    [this, &metrics] {
+                      HubCertificateOptions c = options_.certificates;
+                      c.on_identity_change = [&metrics, chained = c.on_identity_change](
+                                                 const KeyAndCertificate& identity) {
+                        runtime::RecordCertificateExpiry(metrics, "agenthub", identity.cert_pem);
+                        if (chained) chained(identity);
+                      };
+                      return c;
+                    }()),
       api_reviewer_(reader, options_.policy.audience, &metrics_.token_reviews),
       reviewer_(api_reviewer_, clock, options_.token_cache),
       authenticator_(reviewer_, reader, options_.policy),

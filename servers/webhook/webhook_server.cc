@@ -4,6 +4,7 @@
 
 #include "operator/k8s/api_error.h"
 #include "operator/k8s/config.h"
+#include "operator/runtime/serving_cert.h"
 
 namespace rdmastack::webhook {
 namespace {
@@ -70,6 +71,7 @@ WebhookServer::WebhookServer(k8s::Client& reader, k8s::Client& writer, Clock& cl
       writer_(writer),
       options_(std::move(options)),
       path_(std::move(path)),
+      metrics_(metrics),
       refused_connections_(
           metrics
               .CounterFamily("rdmastack_webhook_connections_refused_total",
@@ -91,7 +93,23 @@ WebhookServer::WebhookServer(k8s::Client& reader, k8s::Client& writer, Clock& cl
         c.on_identity_change = [this](const agenthub::KeyAndCertificate& k) { OnIdentity(k); };
         return c;
       }()) {
-  server_.HandlePost(path_, std::move(handler));
+  // The API server waits for this answer before it admits the pod (timeoutSeconds, 10 s).
+  runtime::Histogram& duration =
+      metrics
+          .HistogramFamily(
+              "rdmastack_webhook_admission_duration_seconds",
+              "Time to answer one admission request, from the request read to the "
+              "response ready.",
+              {}, {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10})
+          .With({});
+  server_.HandlePost(
+      path_, [handler = std::move(handler), &duration](const runtime::HttpRequest& request) {
+        const auto start = std::chrono::steady_clock::now();
+        runtime::HttpResponse response = handler(request);
+        duration.Observe(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        return response;
+      });
 }
 
 WebhookServer::~WebhookServer() {
@@ -100,6 +118,7 @@ WebhookServer::~WebhookServer() {
 
 void WebhookServer::OnIdentity(const agenthub::KeyAndCertificate& identity) {
   runtime::TlsServingCredentials creds{identity.cert_pem, identity.key_pem};
+  runtime::RecordCertificateExpiry(metrics_, "webhook", identity.cert_pem);
   std::lock_guard<std::mutex> l(mu_);
   identity_ = creds;
   if (!serving_) return;

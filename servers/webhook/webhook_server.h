@@ -74,6 +74,7 @@ class WebhookServer {
   k8s::Client& writer_;
   const WebhookServerOptions options_;
   const std::string path_;
+  runtime::MetricsRegistry& metrics_;
   runtime::Counter& refused_connections_;
   agenthub::HubCertificates certificates_;
   runtime::HttpServer server_;

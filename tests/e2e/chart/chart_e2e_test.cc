@@ -16,7 +16,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -26,6 +28,7 @@
 #include "tests/e2e/common/chart_e2e_fixture.h"
 #include "tests/e2e/common/pool_traffic.h"
 #include "tests/harness/golden.h"
+#include "tests/harness/prom_text.h"
 
 namespace rdmastack::testing {
 namespace {
@@ -126,6 +129,120 @@ std::string MaskRun(const std::string& text, const std::string& ns) {
 
 class ChartE2eTest : public ChartE2eFixture {
  protected:
+  std::string Scrape(const std::string& pod, const std::string& bearer) const {
+    const std::string ip =
+        Get({"get", "pod", pod, "-n", kReleaseNamespace, "-o", "jsonpath={.status.podIP}"});
+    return RunCommand({"curl", "-sk", "-H", "Authorization: Bearer " + bearer,
+                       "https://" + ip + ":8443/metrics"})
+        .out;
+  }
+
+  // What a storage team alerts on (docs/operations.md "Metrics"), as the leader and the standby
+  // serve it after the upgrade: status-derived series from each replica's own caches, agent
+  // silence and the hub's certificate from the leader only, which alone serves the agents.
+  void ExpectStorageTeamMetrics(const std::string& bearer,
+                                const std::vector<std::string>& storage) const {
+    const std::string leader = LeaderPod();
+    std::string standby;
+    for (const std::string& pod : OperatorPods()) {
+      if (pod != leader) standby = pod;
+    }
+    ASSERT_FALSE(standby.empty()) << "the chart runs two operator replicas";
+    const std::string leader_text = Scrape(leader, bearer);
+    const auto on_leader = ParsePromText(leader_text);
+    const auto on_standby = ParsePromText(Scrape(standby, bearer));
+    const std::map<std::string, std::string> pool = {{"namespace", ns_->name()},
+                                                     {"gatewaypool", "kvcache"}};
+    auto with = [](std::map<std::string, std::string> labels,
+                   std::initializer_list<std::pair<const std::string, std::string>> more) {
+      labels.insert(more);
+      return labels;
+    };
+    const double wall_now =
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    for (const auto* replica : {&on_leader, &on_standby}) {
+      const std::string who = replica == &on_leader ? "leader" : "standby";
+      EXPECT_EQ(SampleValue(*replica, "rdmastack_gatewaypool_condition",
+                            with(pool, {{"type", "Ready"}, {"status", "True"}})),
+                1)
+          << who;
+      EXPECT_EQ(SampleValue(*replica, "rdmastack_gatewaypool_condition_reason",
+                            with(pool, {{"type", "Upgrading"}, {"reason", "UpToDate"}})),
+                1)
+          << who;
+      EXPECT_EQ(
+          SampleValue(*replica, "rdmastack_gatewaypool_nodes", with(pool, {{"state", "ready"}})),
+          static_cast<double>(storage.size()))
+          << who;
+      EXPECT_EQ(SampleValue(*replica, "rdmastack_gatewaypool_upgrade_in_progress", pool), 0) << who;
+      // After the upgrade every published endpoint serves the pool's (new) library.
+      const std::string library = PoolField("kvcache", "{.status.library}");
+      EXPECT_EQ(SampleValue(*replica, "rdmastack_gatewaypool_endpoints",
+                            with(pool, {{"library_version", library}})),
+                static_cast<double>(storage.size()))
+          << who << " library " << library;
+      for (const std::string& node : storage) {
+        EXPECT_EQ(SampleValue(*replica, "rdmastack_gatewaypool_node_library_info",
+                              with(pool, {{"node", node}, {"library_version", library}})),
+                  1)
+            << who << " " << node;
+        EXPECT_EQ(SampleValue(*replica, "rdmastack_node_verdict",
+                              {{"node", node}, {"role", "gateway"}, {"capable", "Yes"}}),
+                  1)
+            << who << " " << node;
+        EXPECT_EQ(SampleValue(*replica, "rdmastack_node_condition",
+                              {{"node", node}, {"type", "Reporting"}, {"status", "True"}}),
+                  1)
+            << who << " " << node;
+      }
+      EXPECT_EQ(SampleValue(*replica, "rdmastack_operator_build_info", {{"version", kVersion}}), 1)
+          << who;
+      for (const char* cert : {"metrics", "webhook"}) {
+        EXPECT_GT(SampleValue(*replica, "rdmastack_certificate_expiry_timestamp_seconds",
+                              {{"certificate", cert}})
+                      .value_or(0),
+                  wall_now + 86400)
+            << who << " " << cert;
+      }
+    }
+    // The profile's counts as its status has them.
+    const std::string eligible = Get({"get", "cprof", "kvcache-gpudirect", "-n", ns_->name(), "-o",
+                                      "jsonpath={.status.nodeCounts.eligible}"});
+    EXPECT_EQ(SampleValue(on_leader, "rdmastack_clientprofile_nodes",
+                          {{"namespace", ns_->name()},
+                           {"clientprofile", "kvcache-gpudirect"},
+                           {"state", "eligible"}}),
+              std::stod(eligible.empty() ? "-1" : eligible));
+    // Only the leader hears agents: their silence is measured there, and well inside the TTL.
+    for (const std::string& node : storage) {
+      const auto age =
+          SampleValue(on_leader, "rdmastack_node_agent_report_age_seconds", {{"node", node}});
+      ASSERT_TRUE(age.has_value()) << node << "\n" << leader_text;
+      EXPECT_LT(*age, 60) << node;
+    }
+    EXPECT_TRUE(Samples(on_standby, "rdmastack_node_agent_report_age_seconds").empty());
+    EXPECT_GT(SampleValue(on_leader, "rdmastack_certificate_expiry_timestamp_seconds",
+                          {{"certificate", "agenthub"}})
+                  .value_or(0),
+              wall_now + 86400);
+    EXPECT_GE(SampleValue(on_leader, "rdmastack_agenthub_connected_agents").value_or(0),
+              static_cast<double>(storage.size()));
+    // The injected pod earlier in the story was answered by one of the two replicas.
+    EXPECT_GE(
+        SampleValue(on_leader, "rdmastack_webhook_admission_duration_seconds_count").value_or(0) +
+            SampleValue(on_standby, "rdmastack_webhook_admission_duration_seconds_count")
+                .value_or(0),
+        1);
+    // The real promtool accepts the exposition.
+    const char* promtool = std::getenv("RDMASTACK_PROMTOOL");
+    ASSERT_NE(promtool, nullptr) << "eval \"$(scripts/cluster.sh env)\"";
+    const std::string file = ::testing::TempDir() + "/operator-scrape.txt";
+    { std::ofstream(file) << leader_text; }
+    CommandResult check =
+        RunCommand({"sh", "-c", std::string(promtool) + " check metrics < " + file});
+    EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  }
+
   // kubectl-rdmastack ARGS as the cluster admin; its output masked for a golden file.
   std::string Plugin(std::vector<std::string> args) const {
     args.insert(args.begin(),
@@ -409,6 +526,7 @@ TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
   EXPECT_EQ(scrape(token("scraper")), "200");
   EXPECT_EQ(scrape(token("stranger")), "403");
   EXPECT_EQ(scrape("not-a-token"), "401");
+  ExpectStorageTeamMetrics(token("scraper"), storage);
   env_->Kubectl({"delete", "clusterrolebinding", "scraper-" + ns_->name()});
 
   // helm upgrade: a value the operator passes on to the agents it renders; the Deployment rolls
