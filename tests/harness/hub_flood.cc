@@ -21,6 +21,7 @@ std::shared_ptr<grpc::Channel> NewConnection(const HubFloodOptions& o) {
   ssl.pem_root_certs = o.ca_pem;
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);  // a connection of its own
+  if (!o.server_name.empty()) args.SetSslTargetNameOverride(o.server_name);
   return grpc::CreateCustomChannel(o.host + ":" + std::to_string(o.port), grpc::SslCredentials(ssl),
                                    args);
 }

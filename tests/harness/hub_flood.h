@@ -20,7 +20,10 @@ namespace rdmastack::testing {
 struct HubFloodOptions {
   std::string host;  // IPv4 address of the hub
   uint16_t port = 0;
-  std::string ca_pem;                   // the hub's published CA
+  std::string ca_pem;  // the hub's published CA
+  // The name the hub's certificate must carry when `host` is not in it (an in-cluster hub's
+  // certificate names its Service); "" = `host`.
+  std::string server_name;
   std::vector<std::string> node_names;  // what the made-up Hellos claim
   int silent_sockets = 300;
   int idle_channels = 100;

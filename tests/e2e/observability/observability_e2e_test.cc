@@ -194,6 +194,7 @@ TEST_F(ObservabilityE2eTest, AlertsFireAndClearAndEveryDashboardQueryAnswers) {
     o.port = 9443;
     o.ca_pem = Get({"get", "configmap", "rdmastack-agenthub-ca", "-n", kReleaseNamespace, "-o",
                     "jsonpath={.data.ca\\.crt}"});
+    o.server_name = "rdmastack-agenthub." + std::string(kReleaseNamespace) + ".svc";
     o.node_names = {storage[0]};
     o.silent_sockets = 0;
     o.idle_channels = 0;
@@ -203,7 +204,11 @@ TEST_F(ObservabilityE2eTest, AlertsFireAndClearAndEveryDashboardQueryAnswers) {
     peer.Start();
     std::this_thread::sleep_for(3s);
     peer.StopHellos();
-    EXPECT_GT(peer.HelloCodes()[grpc::StatusCode::UNAUTHENTICATED], 0) << o.host;
+    std::string codes;
+    for (const auto& [code, n] : peer.HelloCodes())
+      codes += " " + std::to_string(code) + ":" + std::to_string(n);
+    EXPECT_GT(peer.HelloCodes()[grpc::StatusCode::UNAUTHENTICATED], 0)
+        << o.host << " answered (status code: count)" << codes;
   }
 
   // 1. An agent that stops reporting (its process frozen): RdmastackAgentNotReporting fires for
