@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -74,11 +75,14 @@ class ObservabilityE2eTest : public ChartE2eFixture {
     prometheus_ = std::make_unique<PrometheusApi>("http://127.0.0.1:" + std::to_string(port));
   }
 
-  // Pending or firing alerts named `name` whose labels include `labels`.
-  std::vector<Alert> AlertsNamed(const std::string& name,
-                                 const std::map<std::string, std::string>& labels) const {
+  // Pending or firing alerts named `name` whose labels include `labels`; nullopt when Prometheus
+  // did not answer.
+  std::optional<std::vector<Alert>> AlertsNamed(
+      const std::string& name, const std::map<std::string, std::string>& labels) const {
+    auto all = prometheus_->Alerts();
+    if (!all) return std::nullopt;
     std::vector<Alert> out;
-    for (const Alert& a : prometheus_->Alerts()) {
+    for (const Alert& a : *all) {
       bool match = a.name == name;
       for (const auto& [k, v] : labels) match = match && a.labels.count(k) && a.labels.at(k) == v;
       if (match) out.push_back(a);
@@ -86,9 +90,21 @@ class ObservabilityE2eTest : public ChartE2eFixture {
     return out;
   }
   bool Firing(const std::string& name, const std::map<std::string, std::string>& labels) const {
-    for (const Alert& a : AlertsNamed(name, labels))
-      if (a.state == "firing") return true;
-    return false;
+    const auto alerts = AlertsNamed(name, labels);
+    return alerts && std::any_of(alerts->begin(), alerts->end(),
+                                 [](const Alert& a) { return a.state == "firing"; });
+  }
+  // Neither pending nor firing, by Prometheus' own answer.
+  bool Quiet(const std::string& name, const std::map<std::string, std::string>& labels) const {
+    const auto alerts = AlertsNamed(name, labels);
+    return alerts && alerts->empty();
+  }
+  // `expr` has at least one series now: the state an alert cleared for is there, not gone.
+  bool Holds(const std::string& expr) const { return prometheus_->Query(expr).series > 0; }
+  std::string AlertsNow() const {
+    std::string error;
+    const auto alerts = prometheus_->Alerts(&error);
+    return alerts ? Describe(*alerts) : "  (Prometheus did not answer: " + error + ")\n";
   }
 
   // The agent container's main process on `node` (the node runtime runs it there).
@@ -105,8 +121,7 @@ class ObservabilityE2eTest : public ChartE2eFixture {
   }
 
   std::string What() const {
-    return "alerts now:\n" + Describe(prometheus_->Alerts()) + "prometheus-stack:\n" +
-           stack_->Output() + Diagnostics();
+    return "alerts now:\n" + AlertsNow() + "prometheus-stack:\n" + stack_->Output() + Diagnostics();
   }
 
   std::unique_ptr<ChildProcess> stack_;
@@ -185,8 +200,8 @@ TEST_F(ObservabilityE2eTest, AlertsFireAndClearAndEveryDashboardQueryAnswers) {
       env_->Kubectl({"create", "--dry-run=server", "-n", ns_->name(), "-f", "-"}, pod).exit_code,
       0);
 
-  // The agent hub's refusals: a peer with made-up tokens at the leader's hub is refused and
-  // counted (rdmastack_agenthub_streams_refused_total).
+  // The agent hub's refusals: a peer at the leader's hub with malformed Hellos (900 KiB node
+  // names) and made-up tokens is refused and counted (rdmastack_agenthub_streams_refused_total).
   {
     HubFloodOptions o;
     o.host =
@@ -198,7 +213,7 @@ TEST_F(ObservabilityE2eTest, AlertsFireAndClearAndEveryDashboardQueryAnswers) {
     o.node_names = {storage[0]};
     o.silent_sockets = 0;
     o.idle_channels = 0;
-    o.hello_threads = 1;
+    o.hello_threads = 2;  // thread 0: the malformed Hellos, thread 1: the made-up tokens
     o.hello_interval = 500ms;
     HubFlood peer(o);
     peer.Start();
@@ -207,14 +222,43 @@ TEST_F(ObservabilityE2eTest, AlertsFireAndClearAndEveryDashboardQueryAnswers) {
     std::string codes;
     for (const auto& [code, n] : peer.HelloCodes())
       codes += " " + std::to_string(code) + ":" + std::to_string(n);
-    EXPECT_GT(peer.HelloCodes()[grpc::StatusCode::UNAUTHENTICATED], 0)
-        << o.host << " answered (status code: count)" << codes;
+    for (const grpc::StatusCode refused :
+         {grpc::StatusCode::INVALID_ARGUMENT, grpc::StatusCode::UNAUTHENTICATED})
+      EXPECT_GT(peer.HelloCodes()[refused], 0)
+          << o.host << " answered (status code: count)" << codes;
+  }
+
+  // A reconcile that fails: the operator's RoleBinding in the pool's namespace is gone while the
+  // pool's Service must be made again. The error is counted by controller and reason
+  // (rdmastack_reconcile_errors_total, the RdmastackReconcileErrors alert's series); the Service
+  // is back once the binding is.
+  {
+    const std::string binding = "rdmastack-operator-tenant";
+    ASSERT_EQ(env_->Kubectl({"delete", "rolebinding", binding, "-n", ns_->name()}).exit_code, 0);
+    ScopeExit restore([&] {
+      env_->Kubectl({"create", "rolebinding", binding, "-n", ns_->name(), "--role=" + binding,
+                     "--serviceaccount=" + std::string(kReleaseNamespace) + ":rdmastack-operator"});
+    });
+    ASSERT_EQ(env_->Kubectl({"delete", "service", "kvcache-gateway", "-n", ns_->name()}).exit_code,
+              0);
+    const std::string errors =
+        R"(rdmastack_reconcile_errors_total{controller="gatewaypool",reason="PermissionDenied"})";
+    EXPECT_TRUE(Eventually([&] { return prometheus_->Query(errors).series > 0; }, 60s))
+        << errors << "\n"
+        << What();
+    restore.Now();
+    EXPECT_TRUE(Eventually(
+        [&] {
+          return !Get({"get", "service", "kvcache-gateway", "-n", ns_->name()}).empty();
+        },
+        60s))
+        << Diagnostics();
   }
 
   // 1. An agent that stops reporting (its process frozen): RdmastackAgentNotReporting fires for
   // its node, and clears once it reports again.
   const std::string quiet = storage[1];
-  EXPECT_TRUE(AlertsNamed("RdmastackAgentNotReporting", {{"node", quiet}}).empty()) << What();
+  EXPECT_TRUE(Quiet("RdmastackAgentNotReporting", {{"node", quiet}})) << What();
   const pid_t agent = AgentPid(quiet);
   ASSERT_GT(agent, 0) << quiet << Diagnostics();
   ASSERT_EQ(kill(agent, SIGSTOP), 0);
@@ -233,9 +277,12 @@ TEST_F(ObservabilityE2eTest, AlertsFireAndClearAndEveryDashboardQueryAnswers) {
                                            std::chrono::steady_clock::now() - frozen)
                                            .count()));
   thaw.Now();
+  // Cleared because the agent reports again, not because its series went away.
   EXPECT_TRUE(Eventually(
       [&] {
-        return AlertsNamed("RdmastackAgentNotReporting", {{"node", quiet}}).empty();
+        return Quiet("RdmastackAgentNotReporting", {{"node", quiet}}) &&
+               Holds(R"(rdmastack_node_condition{node=")" + quiet +
+                     R"(",type="Reporting",status="True"} == 1)");
       },
       90s))
       << What();
@@ -281,7 +328,7 @@ TEST_F(ObservabilityE2eTest, AlertsFireAndClearAndEveryDashboardQueryAnswers) {
       180s))
       << "the node's phase: " << UpgradePhase(bad) << "\n"
       << What();
-  std::printf("firing during the halted upgrade:\n%s", Describe(prometheus_->Alerts()).c_str());
+  std::printf("firing during the halted upgrade:\n%s", AlertsNow().c_str());
 
   // The dashboard, now that every kind of series has been there: each panel's query, with the
   // dashboard's variables as Grafana fills them in ("All"), returns data over the test's time.
@@ -322,11 +369,15 @@ TEST_F(ObservabilityE2eTest, AlertsFireAndClearAndEveryDashboardQueryAnswers) {
                            "upgrade.gwp.rdmastack.io/" + ns_->name() + ".kvcache-"})
                 .exit_code,
             0);
+  // Cleared because the upgrade is over and no node fails, not because the series went away.
+  const std::string pool_labels = "namespace=\"" + ns_->name() + "\",gatewaypool=\"kvcache\"";
   EXPECT_TRUE(Eventually(
       [&] {
         for (const auto& [name, labels] : upgrade_alerts)
-          if (!AlertsNamed(name, of_pool).empty()) return false;
-        return true;
+          if (!Quiet(name, of_pool)) return false;
+        return Holds("rdmastack_gatewaypool_upgrade_in_progress{" + pool_labels + "} == 0") &&
+               Holds("rdmastack_gatewaypool_nodes{" + pool_labels +
+                     ",state=\"upgraded\"} == " + std::to_string(storage.size()));
       },
       240s))
       << "the node's phase: " << UpgradePhase(bad) << "\n"
@@ -350,7 +401,8 @@ TEST_F(ObservabilityE2eTest, AlertsFireAndClearAndEveryDashboardQueryAnswers) {
         {"Pool nodes by state", "max by (state) (rdmastack_gatewaypool_nodes" + pool_sel + ")"},
         {"Endpoints per library",
          "max by (library_version) (rdmastack_gatewaypool_endpoints" + pool_sel + ")"},
-        {"Firing alerts", "max by (alertname) (ALERTS{alertstate=\"firing\"})"}};
+        {"Firing alerts", "max by (alertname) (ALERTS{alertstate=\"firing\"})"},
+        {"Operator replicas scraped", "sum(up{job=\"" + std::string(kJob) + "\"})"}};
     std::ofstream json(std::string(out) + "/series.json");
     json << "[";
     for (size_t i = 0; i < series.size(); ++i) {

@@ -63,14 +63,19 @@ std::vector<ScrapeTarget> PrometheusApi::Targets(const std::string& job) const {
   return out;
 }
 
-std::vector<Alert> PrometheusApi::Alerts() const {
-  std::string error;
-  const std::string body = Get("/api/v1/alerts", {}, &error);
+std::optional<std::vector<Alert>> PrometheusApi::Alerts(std::string* error) const {
+  std::string why;
+  const std::string body = Get("/api/v1/alerts", {}, &why);
   rapidjson::Document doc;
   std::vector<Alert> out;
-  if (body.empty() || !ParseEnvelope(body, &doc, &error)) return out;
+  if (!body.empty() && ParseEnvelope(body, &doc, &why) &&
+      (!doc["data"].HasMember("alerts") || !doc["data"]["alerts"].IsArray()))
+    why = "no alerts in " + body.substr(0, 300);
+  if (!why.empty()) {
+    if (error != nullptr) *error = why;
+    return std::nullopt;
+  }
   const auto& data = doc["data"];
-  if (!data.HasMember("alerts") || !data["alerts"].IsArray()) return out;
   for (const auto& a : data["alerts"].GetArray()) {
     Alert alert;
     alert.state = Field(a, "state");

@@ -3,6 +3,7 @@
 // targets, alerts and PromQL queries.
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,8 +31,9 @@ class PrometheusApi {
 
   // Active targets of `job`; empty when Prometheus does not answer.
   std::vector<ScrapeTarget> Targets(const std::string& job) const;
-  // Every pending or firing alert.
-  std::vector<Alert> Alerts() const;
+  // Every pending or firing alert; nullopt (and `error`) when Prometheus did not answer, so that
+  // an alert that "cleared" because nothing answered is never taken for a cleared one.
+  std::optional<std::vector<Alert>> Alerts(std::string* error = nullptr) const;
   // An instant query at now.
   QueryResult Query(const std::string& expr) const;
   // A range query (Unix seconds), as Grafana asks for a time-series panel.
