@@ -24,12 +24,12 @@ def main():
             label = ",".join("%s" % v for k, v in sorted(s["metric"].items())) or panel["title"]
             xs = [float(v[0]) - t0 for v in s["values"]]
             ys = [float(v[1]) for v in s["values"]]
-            ax.step(xs, ys, where="post", label=label)
+            ax.step(xs, ys, where="post", label=label, marker=".", markersize=2)
         ax.set_title(panel["title"], fontsize=10)
         ax.grid(alpha=0.3)
         if panel["answer"]["data"]["result"]:
             ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    axes[-1].set_xlabel("seconds since the test started")
+    axes[-1].set_xlabel("seconds since the first sample")
     fig.tight_layout()
     fig.savefig(sys.argv[2], dpi=110)
 
