@@ -14,6 +14,9 @@ std::string ApiFailure(const Status& status) {
 
 void Gather(GatherContext& ctx) {
   ctx.namespaces.insert(ctx.options.operator_namespace);
+  // -n NS: that namespace's events, Secrets' names and pods even when it holds no pool yet (a
+  // pool that was refused, or deleted, is often why someone asks).
+  if (!ctx.options.namespace_.empty()) ctx.namespaces.insert(ctx.options.namespace_);
   (void)ctx.versions.SetString({"plugin"}, ctx.options.plugin_version);
   GatherApiServerVersion(ctx);
   GatherRdmastackObjects(ctx);

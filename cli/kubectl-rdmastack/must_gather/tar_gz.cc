@@ -11,10 +11,14 @@ namespace {
 
 constexpr size_t kBlock = 512;
 
-// Writes `value` as a zero-padded octal number of width-1 digits and a NUL, as ustar wants.
+// Writes `value` as width-1 zero-padded octal digits and a NUL, as ustar wants (sizes up to
+// 8 GiB fit the 12-byte field; a bundle is far below).
 void Octal(char* field, size_t width, uint64_t value) {
-  std::snprintf(field, width, "%0*llo", static_cast<int>(width - 1),
-                static_cast<unsigned long long>(value));
+  field[width - 1] = '\0';
+  for (size_t i = width - 1; i > 0; --i) {
+    field[i - 1] = static_cast<char>('0' + (value & 7));
+    value >>= 3;
+  }
 }
 
 Status CheckPath(std::string_view path) {
@@ -66,7 +70,7 @@ StatusOr<std::string> WriteTar(const std::vector<ArchiveEntry>& entries, int64_t
     std::memset(header + 148, ' ', 8);
     unsigned sum = 0;
     for (unsigned char c : header) sum += c;
-    std::snprintf(header + 148, 8, "%06o", sum);
+    Octal(header + 148, 7, sum);  // six digits, NUL, then the space already there
     header[155] = ' ';
     out.append(header, kBlock);
     out += entry.content;

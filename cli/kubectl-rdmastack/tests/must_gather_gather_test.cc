@@ -169,6 +169,7 @@ TEST(MustGatherTest, ANamespaceScopesPoolsAndProfilesButNotNodes) {
   for (ArchiveEntry& e : b.Finish(ctx.scrubber)) files[e.path.substr(5)] = std::move(e.content);
   EXPECT_EQ(files.count("objects/gatewaypools.rdmastack.io/ml/archive.json"), 0u);
   EXPECT_EQ(files.count("secrets/ml.json"), 0u);
+  EXPECT_EQ(files.count("secrets/other.json"), 1u);  // the namespace asked for, pool or not
   EXPECT_EQ(files.count("objects/rdmanodes.rdmastack.io/stg-node-0.json"), 1u);
   EXPECT_EQ(files.count("nodes/stg-node-0.json"), 1u);
 }

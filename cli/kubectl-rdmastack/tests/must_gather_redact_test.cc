@@ -38,7 +38,7 @@ TEST(RedactTest, HelmValuesUnderCredentialKeysAtAnyDepth) {
     "token": null,
     "note": "password=hunter22 in a string"
   })");
-  EXPECT_EQ(RedactValues(values), 7);
+  EXPECT_EQ(RedactValues(values), 6);
   EXPECT_EQ(values.Serialize(), JsonText(R"({
     "operator": {"logLevel": "debug", "replicas": 2, "extraArgs": ["--s3-secret-key=<redacted>", "--v=2"]},
     "s3": {"endpoint": "http://s3", "secretKey": "<redacted>", "accessKeyId": "<redacted>"},
