@@ -69,7 +69,7 @@ StatusOr<std::string> RawGet(const std::string& path, std::vector<std::string>* 
   asked->push_back(path);
   if (path == "/version") return std::string(R"({"gitVersion":"v1.36.3"})");
   if (path.find("/pods/rdmastack-agent-x/log") != std::string::npos &&
-      path.find("previous=false") != std::string::npos)
+      path.find("previous=true") == std::string::npos)
     return std::string("2026-12-05T10:00:00Z agent started, key ") + kValue + "\n";
   return k8s::ApiErrorFromResponse(
              502, R"({"kind":"Status","status":"Failure","reason":"InternalError","code":502,

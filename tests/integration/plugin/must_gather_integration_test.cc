@@ -1,11 +1,13 @@
 // `kubectl rdmastack must-gather` end to end: the real plugin binary against the real control
-// plane, with a real helm release of charts/rdmastack (its operator pods run by kwok, so they
-// are there and Running but have no log to give). A Secret holds a random value, applied with
-// kubectl so that its last-applied-configuration annotation holds it too, a GatewayPool names
-// the Secret, and an Event quotes the value (as a broken component might). The bundle must hold
-// the objects with their status, the chart values, the operator's Deployment and pods, the
-// pods' log files carrying the API's error, the nodes' rdmastack keys and an honest summary,
-// and the value must be nowhere in it: not raw, not base64, not inside anything base64 or gzip.
+// plane, with a real helm release of charts/rdmastack whose operator pod runs from the operator
+// image on a simulated node (so its log comes through the API server's pods/log), and an agent
+// pod that kwok only pretends to run (so the API server has no log for it). A Secret holds a
+// random value, applied with kubectl so that its last-applied-configuration annotation holds it
+// too, a GatewayPool names the Secret, and an Event quotes the value (as a broken component
+// might). The bundle must hold the objects with the status the operator wrote, the chart values,
+// the operator's Deployment, pods and real log lines, the kwok pod's log file carrying the API's
+// error, the nodes' rdmastack keys and an honest summary; and the value must be nowhere in it:
+// not raw, not base64, not inside anything base64 or gzip.
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -178,14 +180,9 @@ spec:
     posix:
       hostPath: /lustre/agent/vol0
       pathTemplate: /lustre/agent/vol0/kvcache-s3-{nodeName}
+  rdma:
+    interface: bond0
 )");
-  ASSERT_EQ(r.exit_code, 0) << Describe(r);
-  // The status the operator would write (no operator runs in an integration test).
-  r = env->Kubectl(
-      {"patch", "gatewaypool", "kvcache", "-n", ns_, "--subresource=status", "--type=merge", "-p",
-       R"({"status":{"observedGeneration":1,"conditions":[{"type":"Ready","status":"False",
-                        "reason":"MustGatherTestReason","message":"written by the test",
-                        "lastTransitionTime":"2026-12-05T10:00:00Z"}]}})"});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   r = env->Kubectl({"create", "-n", ns_, "-f", "-"}, R"(apiVersion: v1
 kind: Event
@@ -195,28 +192,51 @@ involvedObject:
   apiVersion: rdmastack.io/v1alpha1
   kind: GatewayPool
   name: kvcache
+  namespace: )" + ns_ + R"(
 reason: SomeoneQuotedTheKey
 message: "a broken component printed the key )" + value + R"("
 type: Warning
 )");
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
 
-  // The chart, as an admin installs it; kwok runs its operator pod (no simulate label).
+  // The chart, as an admin installs it, its operator pod run from the operator image on a
+  // simulated node (the simulate label), serving only its own namespace: the pool above is
+  // refused, so the operator writes its status and starts nothing for it.
   r = Helm({"install", release_, SourcePath("charts/rdmastack"), "-n", operator_ns_, "--set",
             "webhook.enabled=false", "--set", "operator.replicas=1", "--set",
-            "operator.logLevel=debug"});
-  ASSERT_EQ(r.exit_code, 0) << Describe(r);
-  std::string operator_pod;
+            "operator.logLevel=debug", "--set", "operator.podLabels.rdmastack\\.io/simulate=run",
+            "--set", "tenancy.namespaces={" + operator_ns_ + "}", "--wait", "--timeout=120s"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r)
+                            << env->Kubectl({"get", "pods", "-n", operator_ns_, "-o", "wide"}).out;
+  const std::string operator_pod = env->Kubectl({"get", "pods", "-n", operator_ns_, "-l",
+                                                 "app.kubernetes.io/name=rdmastack-operator", "-o",
+                                                 "jsonpath={.items[0].metadata.name}"})
+                                       .out;
+  ASSERT_FALSE(operator_pod.empty());
+  std::string pool_reason;
   ASSERT_TRUE(Eventually(
       [&] {
-        CommandResult p = env->Kubectl(
-            {"get", "pods", "-n", operator_ns_, "-l", "app.kubernetes.io/name=rdmastack-operator",
-             "-o", "jsonpath={.items[0].metadata.name} {.items[0].status.phase}"});
-        if (p.out.find(" Running") == std::string::npos) return false;
-        operator_pod = p.out.substr(0, p.out.find(' '));
-        return true;
+        pool_reason = env->Kubectl({"get", "gatewaypool", "kvcache", "-n", ns_, "-o",
+                                    "jsonpath={.status.conditions[?(@.type==\"Ready\")].reason}"})
+                          .out;
+        return !pool_reason.empty();
       },
-      std::chrono::seconds(90)))
+      std::chrono::seconds(60)));
+  // The operator renders the agents' DaemonSet in its namespace; without the simulate label on
+  // its pods (the harness' --agent-pod-label) kwok only pretends to run them, so no kubelet has
+  // their log.
+  std::string agent_pod;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        const std::string out =
+            env->Kubectl({"get", "pods", "-n", operator_ns_, "-l",
+                          "app.kubernetes.io/name=rdmastack-agent", "-o",
+                          "jsonpath={.items[0].metadata.name} {.items[0].status.phase}"})
+                .out;
+        agent_pod = out.substr(0, out.find(' '));
+        return out.ends_with(" Running");
+      },
+      std::chrono::seconds(60)))
       << env->Kubectl({"get", "pods", "-n", operator_ns_, "-o", "wide"}).out;
 
   CommandResult run;
@@ -234,9 +254,11 @@ type: Warning
     EXPECT_NE(it, files.end()) << path << " is not in the bundle";
     return it == files.end() ? "" : it->second;
   };
+  // The pool with the status the operator wrote.
   EXPECT_NE(file("objects/gatewaypools.rdmastack.io/" + ns_ + "/kvcache.json")
-                .find("MustGatherTestReason"),
-            std::string::npos);
+                .find("\"reason\": \"" + pool_reason + "\""),
+            std::string::npos)
+      << pool_reason;
   EXPECT_NE(file("secrets/" + ns_ + ".json").find(R"("keys": [
                 "accessKeyId",
                 "secretAccessKey"
@@ -254,6 +276,7 @@ type: Warning
             std::string::npos);
   EXPECT_NE(file("objects/pods/" + operator_ns_ + "/" + operator_pod + ".json").find("\"Running\""),
             std::string::npos);
+  EXPECT_NE(file("versions.json").find("ghcr.io/rdmastack/operator:0.1.0"), std::string::npos);
   EXPECT_NE(file("events/namespaces/" + ns_ + ".json").find("SomeoneQuotedTheKey"),
             std::string::npos);
   EXPECT_NE(file("versions.json").find("\"gitVersion\": \"v1.36.3\""), std::string::npos);
@@ -267,17 +290,40 @@ type: Warning
     EXPECT_EQ(node.find("kubernetes.io/hostname"), std::string::npos) << node;
   }
 
-  // kwok runs the operator pod, so the API server has no log to give: the log file says what
-  // the API server said, and the summary lists it as a failure.
-  const std::string log = file("logs/" + operator_ns_ + "/" + operator_pod + "/operator.log");
+  // The operator's log as kubectl shows it: real lines from the API server's pods/log.
+  const std::string operator_log =
+      file("logs/" + operator_ns_ + "/" + operator_pod + "/operator.log");
+  const std::string kubectl_log =
+      env->Kubectl({"logs", "-n", operator_ns_, operator_pod, "-c", "operator", "--tail=10000"})
+          .out;
+  ASSERT_FALSE(kubectl_log.empty());
+  EXPECT_EQ(operator_log.substr(0, operator_log.find('\n')),
+            kubectl_log.substr(0, kubectl_log.find('\n')));
+  EXPECT_NE(operator_log.find("\"level\""), std::string::npos) << operator_log;
+  // The kwok-run agent has no log: its file says what the API server said, and so does the
+  // summary, whose failures are exactly those logs.
+  const std::string log = file("logs/" + operator_ns_ + "/" + agent_pod + "/agent.log");
   const std::string no_log = "must-gather: the API server gave no log for this container: ";
   ASSERT_EQ(log.rfind(no_log, 0), 0u) << log;
   const std::string error = log.substr(no_log.size(), log.size() - no_log.size() - 1);
+  EXPECT_NE(error.find("only pods labelled rdmastack.io/simulate=run run there"), std::string::npos)
+      << error;
   const std::string summary = file("SUMMARY.md");
-  EXPECT_NE(summary.find("- logs: " + operator_ns_ + "/" + operator_pod + "/operator: " + error),
+  EXPECT_NE(summary.find("- logs: " + operator_ns_ + "/" + agent_pod + "/agent: " + error),
             std::string::npos)
       << summary << "\n"
       << log;
+  const size_t failures_at = summary.find("## Failures (");
+  ASSERT_NE(failures_at, std::string::npos);
+  std::istringstream failure_lines(
+      summary.substr(failures_at, summary.find("## Redaction") - failures_at));
+  std::string line;
+  std::getline(failure_lines, line);
+  EXPECT_NE(line, "## Failures (0)");
+  while (std::getline(failure_lines, line)) {
+    if (line.empty()) continue;
+    EXPECT_EQ(line.rfind("- logs: " + operator_ns_ + "/rdmastack-agent-", 0), 0u) << line;
+  }
 
   // The value: nowhere, in any form.
   size_t places = 0;
