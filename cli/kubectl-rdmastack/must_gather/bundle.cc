@@ -106,8 +106,8 @@ std::string RenderSummary(const std::map<std::string, std::string>& header,
   for (const Failure& f : failures) out += "- " + f.step + ": " + f.what + ": " + f.error + "\n";
   out += "\n## Redaction\n\n";
   out += "- Secrets: names, types and key names only (secrets/); never a value.\n";
-  out += "- " + std::to_string(redactions) +
-         " values replaced by key while gathering (credential-looking helm values, env literals "
+  out += "- " + std::to_string(redactions) + (redactions == 1 ? " value" : " values") +
+         " replaced by key while gathering (credential-looking helm values, env literals "
          "and arguments; kubectl's last-applied-configuration annotations dropped).\n";
   out += "- " + std::to_string(scrubbed) + " occurrences of " + std::to_string(scrubbed_values) +
          " known Secret values (raw, base64, JSON-escaped) replaced across all files.\n";

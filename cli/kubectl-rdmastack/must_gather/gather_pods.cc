@@ -65,7 +65,8 @@ void GatherWorkloads(GatherContext& ctx) {
     }
   }
   const std::string found =
-      std::to_string(deployments) + " Deployments, " + std::to_string(daemonsets) + " DaemonSets";
+      std::to_string(deployments) + (deployments == 1 ? " Deployment, " : " Deployments, ") +
+      std::to_string(daemonsets) + (daemonsets == 1 ? " DaemonSet" : " DaemonSets");
   ctx.bundle->Note("workloads (operator, agent, gateways, clients)", found);
   ctx.progress("workloads: " + found);
 }

@@ -13,6 +13,7 @@ void GatherSecrets(GatherContext& ctx) {
   // release name -> the newest record of it in the operator's namespace.
   std::map<std::string, std::pair<int64_t, const k8s::JsonObject*>> releases;
   std::vector<k8s::JsonObject> operator_secrets;
+  bool operator_secrets_read = false;
   for (const std::string& ns : ctx.namespaces) {
     StatusOr<k8s::ObjectList> list = ctx.api.client->ListAll(k8s::kinds::Secret(), ns);
     if (!list.ok()) {
@@ -35,7 +36,10 @@ void GatherSecrets(GatherContext& ctx) {
     k8s::JsonObject out;
     (void)out.SetArray({"items"}, inventory);
     ctx.bundle->AddJson(bundle::SecretsPath(ns), out);
-    if (ns == ctx.options.operator_namespace) operator_secrets = std::move(list->items);
+    if (ns == ctx.options.operator_namespace) {
+      operator_secrets = std::move(list->items);
+      operator_secrets_read = true;
+    }
   }
   ctx.bundle->Note("secrets (names, types, key names)",
                    std::to_string(count) + " in " + std::to_string(ctx.namespaces.size()) +
@@ -65,7 +69,12 @@ void GatherSecrets(GatherContext& ctx) {
                         release->summary);
     found += (found.empty() ? "" : ", ") + name + " v" + std::to_string(record.first);
   }
-  if (releases.empty()) found = "none in " + ctx.options.operator_namespace;
+  if (releases.empty()) {
+    found = operator_secrets_read
+                ? "none in " + ctx.options.operator_namespace
+                : "not read (helm keeps releases in Secrets, which could not be listed in " +
+                      ctx.options.operator_namespace + ")";
+  }
   ctx.bundle->Note("helm releases (user-supplied values)", found);
   ctx.progress("helm releases: " + found);
 }

@@ -52,8 +52,9 @@ CommandResult RunMustGather(const ApiAccess& api, const Options& options,
     return Failure("cannot write the bundle to " + options.output_dir +
                    ": not a directory (create it, or pass -o DIR)");
   const std::string root = bundle::RootName(now);
-  const std::string final_path = (dir / (root + ".tar.gz")).string();
-  const std::string partial_path = final_path + ".partial";
+  const std::string partial_path = (dir / (root + ".tar.gz.partial")).string();
+  // O_EXCL: a run already writing this second's archive is not clobbered (a second run fails
+  // here with "File exists" rather than mixing bytes).
   const int fd = ::open(partial_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0)
     return Failure("cannot write the bundle to " + options.output_dir + ": " +
@@ -99,10 +100,21 @@ CommandResult RunMustGather(const ApiAccess& api, const Options& options,
     ::unlink(partial_path.c_str());
     return Failure("cannot write " + partial_path + ": " + std::strerror(errno));
   }
-  if (::rename(partial_path.c_str(), final_path.c_str()) != 0) {
-    ::unlink(partial_path.c_str());
-    return Failure("cannot rename " + partial_path + ": " + std::strerror(errno));
+  // link(2) never replaces: two runs within one second get "-2", "-3", ... instead of one
+  // archive silently overwriting the other.
+  std::string final_path;
+  for (int n = 1; final_path.empty(); ++n) {
+    const std::string candidate =
+        (dir / (root + (n == 1 ? "" : "-" + std::to_string(n)) + ".tar.gz")).string();
+    if (::link(partial_path.c_str(), candidate.c_str()) == 0) {
+      final_path = candidate;
+    } else if (errno != EEXIST || n >= 100) {
+      const std::string error = std::strerror(errno);
+      ::unlink(partial_path.c_str());
+      return Failure("cannot write " + candidate + ": " + error);
+    }
   }
+  ::unlink(partial_path.c_str());
   progress("wrote " + final_path + " (" + Size(archive->size()) + ", " +
            std::to_string(entries.size()) + " files, " + std::to_string(failures) +
            (failures == 1 ? " failure" : " failures") +

@@ -405,6 +405,16 @@ TEST_F(MustGatherIntegrationTest, ClearErrorsForNoKubeconfigAndAnUnwritableDirec
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find("Permission denied"), std::string::npos) << r.err;
   }
+  // Two runs in the same second: two archives, neither replacing the other.
+  fs::permissions(dir_, fs::perms::owner_all);
+  const CommandResult first = Plugin({"must-gather", "-q", "-o", dir_}, env->kubeconfig);
+  const CommandResult second = Plugin({"must-gather", "-q", "-o", dir_}, env->kubeconfig);
+  ASSERT_EQ(first.exit_code, 0) << Describe(first);
+  ASSERT_EQ(second.exit_code, 0) << Describe(second);
+  EXPECT_NE(first.out, second.out);
+  EXPECT_EQ(first.err + second.err, "");  // -q
+  for (const CommandResult* c : {&first, &second})
+    EXPECT_TRUE(fs::exists(c->out.substr(0, c->out.size() - 1))) << c->out;
   r = Plugin({"must-gather", "-o", "/proc"}, env->kubeconfig);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("error: cannot write the bundle to /proc: "), std::string::npos) << r.err;
