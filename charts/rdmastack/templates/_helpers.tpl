@@ -65,3 +65,60 @@ tenancy.namespaces only in those namespaces (operator-rbac.yaml).
   resources: [secrets]
   verbs: [create, update]
 {{- end }}
+
+{{/* The `job` label of the operator's scrape target: the metrics Service's name unless set. */}}
+{{- define "rdmastack.metricsJob" -}}
+{{- default (printf "%s-metrics" (include "rdmastack.operatorName" .)) .Values.metrics.prometheusRule.job -}}
+{{- end -}}
+
+{{/* The chart's scraper identity, made when a monitor is on and no token Secret is named. */}}
+{{- define "rdmastack.metricsScraperName" -}}
+{{- include "rdmastack.name" . }}-metrics-scraper
+{{- end -}}
+
+{{/* The Secret (name) whose key holds the scraper's bearer token. */}}
+{{- define "rdmastack.metricsTokenSecret" -}}
+{{- default (printf "%s-token" (include "rdmastack.metricsScraperName" .)) .Values.metrics.scrape.tokenSecret.name -}}
+{{- end -}}
+
+{{/*
+The scrape endpoint settings both monitors share: HTTPS, the operator's own namespace label kept
+off the pool and profile series (honorLabels), TLS and the bearer token.
+*/}}
+{{- define "rdmastack.metricsEndpoint" -}}
+{{- $s := .Values.metrics.scrape -}}
+scheme: https
+path: /metrics
+interval: {{ $s.interval }}
+scrapeTimeout: {{ $s.scrapeTimeout }}
+# Pool and profile series carry the object's own `namespace` label (as kube-state-metrics does).
+honorLabels: true
+tlsConfig:
+  insecureSkipVerify: {{ $s.tls.insecureSkipVerify }}
+  {{- with $s.tls.ca }}
+  ca:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+  {{- with $s.tls.serverName }}
+  serverName: {{ . | quote }}
+  {{- end }}
+authorization:
+  type: Bearer
+  credentials:
+    name: {{ include "rdmastack.metricsTokenSecret" . }}
+    key: {{ $s.tokenSecret.key }}
+{{- end -}}
+
+{{/* Refuses monitor settings that cannot work, naming the values to change. */}}
+{{- define "rdmastack.checkMonitors" -}}
+{{- $m := .Values.metrics -}}
+{{- if and $m.serviceMonitor.enabled $m.podMonitor.enabled -}}
+{{- fail "metrics.serviceMonitor.enabled and metrics.podMonitor.enabled are both true: each would scrape every operator replica, so every series would be stored twice. Turn one off." -}}
+{{- end -}}
+{{- if and (or $m.serviceMonitor.enabled $m.podMonitor.enabled) (not $m.enabled) -}}
+{{- fail "metrics.serviceMonitor/podMonitor need metrics.enabled=true: with it false the operator serves no /metrics." -}}
+{{- end -}}
+{{- if and $m.scrape.tls.ca $m.scrape.tls.insecureSkipVerify -}}
+{{- fail "metrics.scrape.tls.ca names a CA but metrics.scrape.tls.insecureSkipVerify is true, so the CA would never be used: set metrics.scrape.tls.insecureSkipVerify=false." -}}
+{{- end -}}
+{{- end -}}
