@@ -86,6 +86,11 @@ class MustGatherIntegrationTest : public ::testing::Test {
  protected:
   void TearDown() override {
     if (env_ == nullptr) return;
+    // The pool goes while the operator still runs, so that its finalizer is honoured; a
+    // namespace left Terminating would hold up every later test that waits for a clean cluster.
+    if (!ns_.empty()) {
+      env_->Kubectl({"delete", "gatewaypools,clientprofiles", "--all", "-n", ns_, "--timeout=60s"});
+    }
     if (!release_.empty()) Helm({"uninstall", release_, "-n", operator_ns_, "--ignore-not-found"});
     for (const std::string& ns : {ns_, operator_ns_})
       if (!ns.empty()) env_->Kubectl({"delete", "namespace", ns, "--wait=false"});
