@@ -12,6 +12,8 @@ find_package(GTest REQUIRED CONFIG)
 # The operator's metrics registry and text format (prometheus-cpp::core only; Debian's package
 # config also looks for civetweb, zlib and curl, which prometheus-cpp-dev pulls in).
 find_package(prometheus-cpp REQUIRED CONFIG)
+# gzip for the plugin's must-gather archive (zlib1g-dev, already pulled in by gRPC and OpenSSL).
+find_package(ZLIB REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(IBVERBS REQUIRED IMPORTED_TARGET libibverbs)
 

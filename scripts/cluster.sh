@@ -241,6 +241,7 @@ start_apiserver() {
     --cert-dir="$PKI" --tls-cert-file="$PKI/apiserver.crt" --tls-private-key-file="$PKI/apiserver.key" \
     --client-ca-file="$PKI/ca.crt" \
     --kubelet-client-certificate="$PKI/apiserver-kubelet-client.crt" --kubelet-client-key="$PKI/apiserver-kubelet-client.key" \
+    --kubelet-certificate-authority="$PKI/ca.crt" --kubelet-preferred-address-types=InternalIP,Hostname \
     --service-account-issuer=https://kubernetes.default.svc.cluster.local \
     --service-account-key-file="$PKI/sa.pub" --service-account-signing-key-file="$PKI/sa.key" \
     --authorization-mode=Node,RBAC --service-cluster-ip-range="$SERVICE_CIDR" --allow-privileged=true \
@@ -498,7 +499,10 @@ check_image_table() {
 }
 
 # The node runtime serves every simulated node; pods reach the API server through its forwarder on
-# the bridge address.
+# the bridge address. It also answers the API server's kubelet log calls (`kubectl logs`) on each
+# node's address at the kubelet port the Nodes advertise: kwok writes its --node-port into every
+# node's status.daemonEndpoints.kubeletEndpoint.Port, and kwok itself listens only on the host's
+# loopback, so inside the nodes' namespaces that port is free.
 start_node_runtime() {
   local n forward=()
   n="$(grep -c . "$SIM_NODE_TABLE" || true)"
@@ -510,7 +514,9 @@ start_node_runtime() {
   start_bg node-runtime "$(node_runtime_bin)" --kubeconfig "$STATE/node-runtime.kubeconfig" \
     --nodes "$SIM_NODE_TABLE" --images "$IMAGE_TABLE" \
     --state-dir "$SIM_DIR" --log-dir "$LOGS/pods" "${vars[@]}" --oci-images "$OCI_IMAGES" \
-    --volume-resync "${RDMASTACK_SIM_VOLUME_RESYNC:-30s}" "${forward[@]}"
+    --volume-resync "${RDMASTACK_SIM_VOLUME_RESYNC:-30s}" "${forward[@]}" \
+    --kubelet-port "$PORT_KWOK" --kubelet-pki "$SIM_KUBELET_PKI" --kubelet-client-ca "$PKI/ca.crt" \
+    --kubelet-client-name kube-apiserver-kubelet-client
   wait_for node-runtime 60 "$LOGS/node-runtime.log" grep -q "serving $n simulated node" "$LOGS/node-runtime.log"
 }
 

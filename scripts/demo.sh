@@ -233,6 +233,23 @@ echo "A pod naming a profile without spec.workload is refused at admission, sayi
 sed 's/client-profile: kvcache-gpudirect/client-profile: kvcache-hostmem/' crds/samples/workload-pod-gpudirect.yaml |
   kubectl create -n demo --dry-run=server -f - 2>&1 || true
 
+step "metrics: what a Prometheus bound to the chart's metrics-reader role scrapes (docs/operations.md#metrics)"
+# A scraper identity as a Prometheus would have it; the operator reviews its token with the API server.
+kubectl create serviceaccount demo-scraper -n rdmastack-system --dry-run=client -o yaml | kubectl apply -f - >/dev/null
+kubectl create clusterrolebinding demo-scraper --clusterrole=rdmastack-metrics-reader \
+  --serviceaccount=rdmastack-system:demo-scraper --dry-run=client -o yaml | kubectl apply -f - >/dev/null
+scraped=$(kubectl get lease rdmastack-operator -n rdmastack-system -o jsonpath='{.spec.holderIdentity}')
+scraped=${scraped%%_*}
+scrape_ip=$(kubectl get pod "$scraped" -n rdmastack-system -o jsonpath='{.status.podIP}')
+curl -sk -H "Authorization: Bearer $(scripts/cluster.sh token rdmastack-system demo-scraper)" \
+  "https://$scrape_ip:8443/metrics" >"$logs/metrics.txt" || true
+echo "\$ curl -sk -H 'Authorization: Bearer ...' https://$scrape_ip:8443/metrics   # the leader, $scraped"
+grep -E '^rdmastack_(gatewaypool_(nodes|endpoints|upgrade_in_progress)|clientprofile_clients)\{|^rdmastack_gatewaypool_condition\{.*type="Ready".*status="True"|^rdmastack_node_agent_report_age_seconds\{node="stg-node-0"' \
+  "$logs/metrics.txt" || echo "(no rdmastack series in the scrape; see $logs/metrics.txt)"
+# Pools whose Ready condition the scrape reports True, of the pools it reports.
+metrics_pools=$(awk '/^rdmastack_gatewaypool_condition\{/ && /type="Ready"/ && /status="True"/ {n++; if ($NF == 1) r++}
+  END {printf "%d/%d\n", r, n}' "$logs/metrics.txt")
+
 step "final status"
 echo '$ kubectl rdmastack status'
 rdmastack status
@@ -252,7 +269,7 @@ all_ready() { [[ ${1%/*} == "${1#*/}" && ${1#*/} -gt 0 ]]; }
 result=pass
 all_ready "$pools" && all_ready "$profiles" && all_ready "$operator_pods" && [[ $handover == "done" ]] &&
   [[ $upgrade == "done" ]] && ((fail == 0 && ok > 0)) &&
-  [[ $app == "done" ]] && ((denied == 0)) || result=fail
+  [[ $app == "done" ]] && ((denied == 0)) && all_ready "$metrics_pools" || result=fail
 step "summary"
 cat <<EOF
 --- demo summary ---
@@ -265,6 +282,7 @@ upgrade_s3_requests=$((ok + fail))
 upgrade_s3_failed=$fail
 app_pod_put_get=$app
 operator_requests_refused=$denied
+metrics_pools_ready=$metrics_pools
 result=$result
 --- end demo summary ---
 EOF

@@ -20,6 +20,7 @@ const ValueFlag kValueFlags[] = {
     {"--kubeconfig", "", &Options::kubeconfig},
     {"--context", "", &Options::context},
     {"--namespace", "-n", &Options::namespace_},
+    {"--operator-namespace", "", &Options::operator_namespace},
 };
 
 // The value of the flag at args[*i] when it is `name`: "--name=v", "--name v", and for a short
@@ -47,6 +48,7 @@ StatusOr<Command> ParseCommand(std::string_view word) {
   if (word == "status") return Command::kStatus;
   if (word == "why") return Command::kWhy;
   if (word == "upgrade") return Command::kUpgrade;
+  if (word == "must-gather") return Command::kMustGather;
   if (word == "version") return Command::kVersion;
   if (word == "help") return Command::kHelp;
   return InvalidArgumentError("unknown command \"" + std::string(word) + "\"");
@@ -59,10 +61,15 @@ StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
   std::vector<std::string> words;
   bool help = false;
   bool all_namespaces = false;
+  std::optional<std::string> output;  // checked once the command is known
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg == "-h" || arg == "--help") {
       help = true;
+      continue;
+    }
+    if (arg == "-q" || arg == "--quiet") {
+      options.quiet = true;
       continue;
     }
     if (arg == "-A" || arg == "--all-namespaces") {
@@ -91,15 +98,10 @@ StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
       break;
     }
     if (matched) continue;
-    RDMASTACK_ASSIGN_OR_RETURN(auto output, TakeValue(args, &i, kOutputLong, kOutputShort));
-    if (!output) return InvalidArgumentError("unknown flag " + arg);
-    if (*output == "table") {
-      options.output = OutputFormat::kTable;
-    } else if (*output == "json") {
-      options.output = OutputFormat::kJson;
-    } else {
-      return InvalidArgumentError("--output must be table or json, not \"" + *output + "\"");
-    }
+    RDMASTACK_ASSIGN_OR_RETURN(auto value, TakeValue(args, &i, kOutputLong, kOutputShort));
+    if (!value) return InvalidArgumentError("unknown flag " + arg);
+    if (value->empty()) return InvalidArgumentError("flag " + arg + " needs a value");
+    output = std::move(*value);
   }
 
   if (words.empty()) {
@@ -123,9 +125,23 @@ StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
                                 words.front());
   }
   if (want == 1) options.argument = words[1];
+  if (output) {
+    // -o is the output format everywhere but must-gather, whose output is an archive: there it
+    // names the directory the archive goes to.
+    if (options.command == Command::kMustGather) {
+      options.output_dir = *output;
+    } else if (*output == "table") {
+      options.output = OutputFormat::kTable;
+    } else if (*output == "json") {
+      options.output = OutputFormat::kJson;
+    } else {
+      return InvalidArgumentError("--output must be table or json, not \"" + *output + "\"");
+    }
+  }
   if (all_namespaces) {
     if (options.command == Command::kUpgrade)
       return InvalidArgumentError("upgrade looks at one pool: give its namespace with -n, not -A");
+    // must-gather: every namespace is its default, as for status.
     options.namespace_.clear();  // as kubectl: -A wins over -n
   }
   return options;

@@ -10,7 +10,7 @@
 
 namespace rdmastack::plugin {
 
-enum class Command { kStatus, kWhy, kUpgrade, kVersion, kHelp };
+enum class Command { kStatus, kWhy, kUpgrade, kMustGather, kVersion, kHelp };
 enum class OutputFormat { kTable, kJson };
 
 struct Options {
@@ -20,6 +20,10 @@ struct Options {
   std::string context;     // --context; "" = current-context
   std::string namespace_;  // -n; "" = all namespaces (status, why) or the context's (upgrade)
   OutputFormat output = OutputFormat::kTable;
+  // must-gather: -o DIR (default "."), -q, --operator-namespace NS.
+  std::string output_dir = ".";
+  bool quiet = false;
+  std::string operator_namespace = "rdmastack-system";
 };
 
 // `args` excludes the program name. Errors are usage errors (exit code 2).
@@ -33,6 +37,10 @@ inline constexpr const char* kUsage =
     "  kubectl rdmastack why NODE [-n NS]       why a node fails: checks with remedies, and the\n"
     "                                           pools and profiles that leave it out\n"
     "  kubectl rdmastack upgrade POOL [-n NS]   a pool's library upgrade, node by node\n"
+    "  kubectl rdmastack must-gather [-n NS] [-o DIR] [-q] [--operator-namespace NS]\n"
+    "                                           a support bundle (.tar.gz in DIR, default .):\n"
+    "                                           objects, events, logs, versions; no secret\n"
+    "                                           values\n"
     "  kubectl rdmastack version\n"
     "  kubectl rdmastack help\n"
     "\n"
@@ -43,7 +51,10 @@ inline constexpr const char* kUsage =
     "                         upgrade: the pool's namespace (default: the context's, else\n"
     "                         \"default\")\n"
     "  -A, --all-namespaces   status/why: every namespace (the default)\n"
-    "  -o, --output FORMAT    table (default) or json\n"
+    "  -o, --output FORMAT    table (default) or json; must-gather: the directory\n"
+    "  -q, --quiet            must-gather: no progress lines on stderr\n"
+    "  --operator-namespace NS  must-gather: where the operator and agents run\n"
+    "                         (default rdmastack-system)\n"
     "  -h, --help             this text\n"
     "\n"
     "Exit codes: 0 ok; 1 an API error, or `why` found something failing (docs/plugin.md);\n"

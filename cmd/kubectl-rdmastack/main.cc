@@ -1,5 +1,6 @@
-// kubectl-rdmastack: `kubectl rdmastack status|why|upgrade`, read-only views of rdmastack
-// (docs/plugin.md). A thin shell: parse the command line, find the cluster, run the command.
+// kubectl-rdmastack: `kubectl rdmastack status|why|upgrade|must-gather`, read-only views of
+// rdmastack and its support bundle (docs/plugin.md). A thin shell: parse the command line, find the
+// cluster, run the command.
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -10,8 +11,11 @@
 #include "base/version.h"
 #include "cli/kubectl-rdmastack/commands.h"
 #include "cli/kubectl-rdmastack/kubeconfig.h"
+#include "cli/kubectl-rdmastack/must_gather/must_gather_command.h"
 #include "cli/kubectl-rdmastack/options.h"
+#include "operator/k8s/api_error.h"
 #include "operator/k8s/client.h"
+#include "operator/k8s/transport.h"
 
 namespace {
 
@@ -47,6 +51,17 @@ int Run(const std::vector<std::string>& args) {
   config->max_throttle_retries = 2;
   const rdmastack::plugin::ClusterInfo cluster{config->server, config->source};
   const std::string default_namespace = config->default_namespace;
+  // must-gather also reads what the typed client has no call for: /version and pods/log.
+  std::unique_ptr<rdmastack::k8s::Transport> transport;
+  if (options->command == Command::kMustGather) {
+    auto made = rdmastack::k8s::NewHttpsTransport(*config);
+    if (!made.ok()) {
+      std::fprintf(stderr, "error: %s (%s)\n", made.status().message().c_str(),
+                   cluster.source.c_str());
+      return 1;
+    }
+    transport = std::move(*made);
+  }
   auto client = rdmastack::k8s::NewRestClient(std::move(*config));
   if (!client.ok()) {
     std::fprintf(stderr, "error: %s (%s)\n", client.status().message().c_str(),
@@ -66,6 +81,27 @@ int Run(const std::vector<std::string>& args) {
     case Command::kUpgrade:
       result = rdmastack::plugin::RunUpgrade(**client, *options, default_namespace, cluster, now);
       break;
+    case Command::kMustGather: {
+      rdmastack::plugin::ApiAccess api;
+      api.client = client->get();
+      api.get = [&transport](const std::string& path) -> rdmastack::StatusOr<std::string> {
+        rdmastack::k8s::HttpRequest request;
+        request.target = path;
+        request.accept = "*/*";  // pods/log is text/plain
+        auto response = transport->Send(request);
+        if (!response.ok()) return response.status();
+        if (response->status >= 200 && response->status < 300) return std::move(response->body);
+        return rdmastack::k8s::ApiErrorFromResponse(response->status, response->body,
+                                                    response->retry_after)
+            .ToStatus();
+      };
+      const bool quiet = options->quiet;
+      result = rdmastack::plugin::RunMustGather(
+          api, *options, cluster, now, [quiet](const std::string& line) {
+            if (!quiet) std::fprintf(stderr, "must-gather: %s\n", line.c_str());
+          });
+      break;
+    }
     default: break;
   }
   std::fputs(result.out.c_str(), stdout);

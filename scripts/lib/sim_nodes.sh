@@ -19,6 +19,8 @@ SIM_GATEWAY="$SIM_NET.1"
 SIM_BRIDGE="$(printf 'rs%d-%s' "$SIM_INDEX" "$CLUSTER" | cut -c1-15)"  # IFNAMSIZ: 15 characters
 SIM_DIR="$STATE/sim"
 SIM_NODE_TABLE="$SIM_DIR/nodes.txt"
+# Each node's kubelet serving certificate (the node runtime serves `kubectl logs` with it).
+SIM_KUBELET_PKI="$SIM_DIR/kubelet-pki"
 
 sim_netns() { echo "rdmastack-$CLUSTER-$1"; }   # node name -> namespace name
 sim_address() { echo "$SIM_NET.$((10 + $1))"; } # node index -> address
@@ -48,6 +50,22 @@ sim_net_up() {
   ip link set "$SIM_BRIDGE" up
 }
 
+# sim_kubelet_cert NAME ADDRESS: the node's kubelet serving certificate from the cluster CA, for
+# its address (the API server dials the InternalIP and checks it against the CA). An EC key: a
+# cluster of many nodes makes one each at every `up`.
+sim_kubelet_cert() {
+  local name="$1" addr="$2" base="$SIM_KUBELET_PKI/$1"
+  mkdir -p "$SIM_KUBELET_PKI"
+  openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$base.key" \
+    -subj "/O=system:nodes/CN=system:node:$name" -out "$base.csr" 2>/dev/null
+  printf 'basicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:%s,DNS:%s\n' \
+    "$addr" "$name" >"$base.ext"
+  openssl x509 -req -in "$base.csr" -CA "$PKI/ca.crt" -CAkey "$PKI/ca.key" -CAcreateserial \
+    -days 365 -sha256 -extfile "$base.ext" -out "$base.crt" 2>/dev/null ||
+    die "cannot make the kubelet serving certificate of node $name"
+  rm -f "$base.csr" "$base.ext"
+}
+
 # sim_node_up NAME INDEX FIXTURE_DIR: namespace, veth into the bridge, address, host root.
 sim_node_up() {
   local name="$1" i="$2" fixture="$3" ns veth addr root
@@ -74,6 +92,7 @@ sim_node_up() {
   local f
   for f in ips.txt probes.txt args; do [[ -f "$fixture/$f" ]] && cp "$fixture/$f" "$root/etc/rdmastack-fixture/"; done
   basename "$fixture" >"$root/etc/rdmastack-fixture/name"
+  sim_kubelet_cert "$name" "$addr"
   printf '%s %s %s %s\n' "$name" "$ns" "$addr" "$root" >>"$SIM_NODE_TABLE"
 }
 

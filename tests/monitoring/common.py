@@ -10,7 +10,8 @@ SRC = os.environ.get("RDMASTACK_SOURCE_DIR", os.path.join(os.path.dirname(__file
 CHART = os.path.join(SRC, "charts", "rdmastack")
 HELM = os.environ.get("RDMASTACK_HELM", "helm")
 PROMTOOL = os.environ.get("RDMASTACK_PROMTOOL", "promtool")
-SCRAPE = os.path.join(SRC, "tests", "monitoring", "fixtures", "operator-scrape.txt")
+# Real scrapes of the operator's /metrics (fixtures/README.md says when each was taken).
+SCRAPES = os.path.join(SRC, "tests", "monitoring", "fixtures")
 RELEASE, NAMESPACE = "rdmastack", "rdmastack-system"
 # The labels Prometheus Operator puts on every target of a ServiceMonitor or PodMonitor; series
 # without a `namespace` of their own get the target's (honorLabels keeps the pools' and profiles').
@@ -65,15 +66,19 @@ def alerts(spec):
 
 
 def scrape_series():
-    """{metric name: set of frozensets of label names} of the real scrape."""
+    """{metric name: set of frozensets of label names} of the real scrapes."""
     series = {}
-    with open(SCRAPE) as f:
-        for line in f:
-            if not line.strip() or line.startswith("#"):
-                continue
-            m = re.match(r"([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s", line)
-            if not m:
-                sys.exit(f"{SCRAPE}: cannot read line {line!r}")
-            names = frozenset(re.findall(r'([a-zA-Z_][a-zA-Z0-9_]*)="', m.group(3) or ""))
-            series.setdefault(m.group(1), set()).add(names)
+    files = sorted(f for f in os.listdir(SCRAPES) if f.endswith(".txt"))
+    if not files:
+        sys.exit(f"no scrape (*.txt) in {SCRAPES}")
+    for name in files:
+        with open(os.path.join(SCRAPES, name)) as f:
+            for line in f:
+                if not line.strip() or line.startswith("#"):
+                    continue
+                m = re.match(r"([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s", line)
+                if not m:
+                    sys.exit(f"{name}: cannot read line {line!r}")
+                labels = frozenset(re.findall(r'([a-zA-Z_][a-zA-Z0-9_]*)="', m.group(3) or ""))
+                series.setdefault(m.group(1), set()).add(labels)
     return series

@@ -13,4 +13,5 @@ export RDMASTACK_SOURCE_DIR="$src"
 for tool in "$RDMASTACK_HELM" "$RDMASTACK_PROMTOOL"; do
   [[ -x $tool ]] || die "$tool is missing: scripts/test.sh (or scripts/cluster.sh up) builds it; or set RDMASTACK_HELM / RDMASTACK_PROMTOOL"
 done
-exec python3 "$src/tests/monitoring/$2"
+# -B: no __pycache__ in the source tree.
+exec python3 -B "$src/tests/monitoring/$2"

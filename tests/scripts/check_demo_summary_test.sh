@@ -20,6 +20,7 @@ upgrade_s3_requests=118
 upgrade_s3_failed=0
 app_pod_put_get=done
 operator_requests_refused=0
+metrics_pools_ready=1/1
 result=pass
 --- end demo summary ---
 done in 92s (pass).
@@ -47,6 +48,8 @@ expect "no traffic during the upgrade" 1 "upgrade_s3_requests=0" "s|^upgrade_s3_
 expect "a failed S3 request, though the demo said pass" 1 "upgrade_s3_failed=1" "s|^upgrade_s3_failed=.*|upgrade_s3_failed=1|"
 expect "the application pod failed" 1 "app_pod_put_get=phase Failed" "s|^app_pod_put_get=.*|app_pod_put_get=phase Failed, no PUT+GET in its log|"
 expect "a refused request" 1 "operator_requests_refused=2" "s|^operator_requests_refused=.*|operator_requests_refused=2|"
+expect "a pool not Ready in the scrape" 1 "metrics_pools_ready=0/1" "s|^metrics_pools_ready=.*|metrics_pools_ready=0/1|"
+expect "no pool in the scrape" 1 "metrics_pools_ready=0/0" "s|^metrics_pools_ready=.*|metrics_pools_ready=0/0|"
 expect "the demo's own verdict" 1 "result=fail" "s|^result=.*|result=fail|"
 expect "a field left out" 1 "app_pod_put_get= (want done)" "/^app_pod_put_get=/d"
 expect "the demo stopped before its summary" 1 "no summary block" "/demo summary ---/,\$d"

@@ -36,6 +36,36 @@ TEST(OptionsTest, CommandsAndArguments) {
   EXPECT_EQ(Parse({"-h"})->command, Command::kHelp);
 }
 
+TEST(OptionsTest, MustGatherTakesADirectoryQuietAndTheOperatorNamespace) {
+  auto defaults = Parse({"must-gather"});
+  ASSERT_TRUE(defaults.ok()) << defaults.status().ToString();
+  EXPECT_EQ(defaults->command, Command::kMustGather);
+  EXPECT_EQ(defaults->output_dir, ".");
+  EXPECT_FALSE(defaults->quiet);
+  EXPECT_EQ(defaults->operator_namespace, "rdmastack-system");
+  EXPECT_EQ(defaults->namespace_, "");
+
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"must-gather", "-n", "ml", "-o", "/tmp/b", "-q", "--operator-namespace", "ops"},
+           {"-q", "--namespace=ml", "must-gather", "-o/tmp/b", "--operator-namespace=ops"},
+           {"must-gather", "--output", "/tmp/b", "--quiet", "-nml", "--operator-namespace",
+            "ops"}}) {
+    auto o = Parse(args);
+    ASSERT_TRUE(o.ok()) << o.status().ToString();
+    EXPECT_EQ(o->command, Command::kMustGather);
+    EXPECT_EQ(o->output_dir, "/tmp/b");
+    EXPECT_TRUE(o->quiet);
+    EXPECT_EQ(o->namespace_, "ml");
+    EXPECT_EQ(o->operator_namespace, "ops");
+  }
+  // -o names a directory only for must-gather; elsewhere it is still the format.
+  EXPECT_EQ(Parse({"status", "-o", "/tmp/b"}).status().message(),
+            "--output must be table or json, not \"/tmp/b\"");
+  EXPECT_EQ(Parse({"must-gather", "extra"}).status().message(),
+            "unexpected argument \"extra\" after must-gather");
+  EXPECT_EQ(Parse({"must-gather", "-A", "-n", "ml"})->namespace_, "");
+}
+
 TEST(OptionsTest, KubectlFlagForms) {
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
            {"-n", "ml", "-o", "json", "--kubeconfig", "/k", "--context", "c", "status"},

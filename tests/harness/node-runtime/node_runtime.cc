@@ -148,6 +148,10 @@ void NodeRuntime::Stop() {
   workers.clear();  // each destructor joins its worker once its containers are stopped
 }
 
+runtime::ObjectPtr NodeRuntime::Pod(const std::string& ns, const std::string& name) const {
+  return informer_ ? informer_->store().Get(ns + "/" + name) : nullptr;
+}
+
 size_t NodeRuntime::PodCount() const {
   std::lock_guard lock(mu_);
   return workers_.size();

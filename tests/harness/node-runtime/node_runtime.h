@@ -51,6 +51,8 @@ class NodeRuntime {
   // Stops every container of every pod and returns when all are stopped.
   void Stop();
   size_t PodCount() const;
+  // The pod as the runtime's informer holds it (labelled pods only), or null; for the log server.
+  runtime::ObjectPtr Pod(const std::string& ns, const std::string& name) const;
 
  private:
   void Dispatch(const runtime::ObjectPtr& pod);

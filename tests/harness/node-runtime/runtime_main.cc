@@ -7,6 +7,7 @@
 //       [--oci-images DIR] [--runc PATH] [--restart-backoff 10s] [--restart-backoff-max 5m]
 //       [--volume-resync 30s] [--kubernetes-service IP:PORT] [--cluster-dns IP]
 //       [--cluster-domain cluster.local] [--log-level info]
+//       [--kubelet-port PORT --kubelet-pki DIR --kubelet-client-ca FILE --kubelet-client-name CN]
 //   rdmastack-node-runtime --check-images --images FILE [--var NAME=VALUE]...
 //       [--oci-images DIR --require-image REF...]
 //       exit 0 when every file the image table names exists and the OCI archives hold every
@@ -18,6 +19,11 @@
 // --kubernetes-service: the KUBERNETES_SERVICE_HOST/PORT pods get (default: the forwarder's
 // listen address). --cluster-dns: the nameserver of ClusterFirst pods' resolv.conf (default: none,
 // every pod keeps the node's resolver).
+//
+// --kubelet-port ...: serve GET /containerLogs/{ns}/{pod}/{container} over HTTPS on every node's
+// address at PORT (the kubelet port the Nodes advertise), with DIR/<node>.crt and .key, to the
+// client certificate named CN that FILE signed: the API server's, for `kubectl logs`
+// (log_server.h).
 //
 // SIGTERM/SIGINT: stops every container (SIGTERM, 2 s, SIGKILL) and exits 0. Bad flags or
 // configuration: a one-line error, exit 2.
@@ -39,6 +45,7 @@
 #include "tests/harness/node-runtime/api_forwarder.h"
 #include "tests/harness/node-runtime/exec_path.h"
 #include "tests/harness/node-runtime/image_table.h"
+#include "tests/harness/node-runtime/log_server.h"
 #include "tests/harness/node-runtime/node_runtime.h"
 #include "tests/harness/node-runtime/oci_image_store.h"
 #include "tests/harness/node-runtime/runtime_options.h"
@@ -159,11 +166,31 @@ int main(int argc, char** argv) {
   std::atomic<bool> stop{false};
   signals.Watch([&](int) { stop = true; });
   if (Status s = node_runtime.Start(); !s.ok()) return Fail(s.ToString());
+  std::unique_ptr<sim::LogServer> log_server;
+  if (options->kubelet_port != 0) {
+    sim::PodLookup pods;
+    pods.running = [&](const std::string& ns, const std::string& name) {
+      return node_runtime.Pod(ns, name);
+    };
+    pods.fetch = [&](const std::string& ns,
+                     const std::string& name) -> std::optional<k8s::JsonObject> {
+      StatusOr<k8s::JsonObject> pod = (*client)->Get(k8s::kinds::Pod(), ns, name);
+      if (pod.ok()) return *pod;
+      return std::nullopt;
+    };
+    log_server = std::make_unique<sim::LogServer>(
+        sim::LogServerConfig{options->kubelet_port, options->kubelet_pki,
+                             options->kubelet_client_ca, options->kubelet_client_name,
+                             options->log_dir},
+        std::move(pods));
+    if (Status s = log_server->Start(*nodes); !s.ok()) return Fail(s.ToString());
+  }
   spdlog::info("serving {} simulated node(s)", nodes->size());
   while (!stop.load()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
     node_runtime.Collect();
   }
+  if (log_server) log_server->Stop();
   spdlog::info("stopping: ending the containers of {} pod(s)", node_runtime.PodCount());
   node_runtime.Stop();
   return 0;

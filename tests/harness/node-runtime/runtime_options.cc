@@ -60,6 +60,18 @@ StatusOr<RuntimeOptions> ParseRuntimeOptions(const std::vector<std::string>& arg
       RDMASTACK_ASSIGN_OR_RETURN(o.api_target, ParseHostPort(value.substr(eq + 1)));
     } else if (flag == "--kubernetes-service") {
       RDMASTACK_ASSIGN_OR_RETURN(o.kubernetes_service, ParseHostPort(value));
+    } else if (flag == "--kubelet-port") {
+      StatusOr<HostPort> hp = ParseHostPort("port:" + value);  // the same digits and range rules
+      if (!hp.ok()) {
+        return InvalidArgumentError("--kubelet-port wants a port (1-65535), got '" + value + "'");
+      }
+      o.kubelet_port = hp->port;
+    } else if (flag == "--kubelet-pki") {
+      o.kubelet_pki = value;
+    } else if (flag == "--kubelet-client-ca") {
+      o.kubelet_client_ca = value;
+    } else if (flag == "--kubelet-client-name") {
+      o.kubelet_client_name = value;
     } else if (flag == "--cluster-dns") {
       o.cluster_dns = value;
     } else if (flag == "--cluster-domain") {
@@ -85,6 +97,14 @@ StatusOr<RuntimeOptions> ParseRuntimeOptions(const std::vector<std::string>& arg
                                     {"--state-dir", &o.state_dir},
                                     {"--log-dir", &o.log_dir}}) {
     if (value->empty()) return InvalidArgumentError(std::string(name) + " is required");
+  }
+  const bool any_kubelet = o.kubelet_port != 0 || !o.kubelet_pki.empty() ||
+                           !o.kubelet_client_ca.empty() || !o.kubelet_client_name.empty();
+  if (any_kubelet && (o.kubelet_port == 0 || o.kubelet_pki.empty() || o.kubelet_client_ca.empty() ||
+                      o.kubelet_client_name.empty())) {
+    return InvalidArgumentError(
+        "serving logs needs all of --kubelet-port, --kubelet-pki, --kubelet-client-ca and "
+        "--kubelet-client-name");
   }
   return o;
 }

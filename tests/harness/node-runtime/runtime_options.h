@@ -35,6 +35,12 @@ struct RuntimeOptions {
   std::optional<HostPort> kubernetes_service;
   std::string cluster_dns;                       // --cluster-dns IP: the kube-dns Service
   std::string cluster_domain = "cluster.local";  // --cluster-domain
+  // --kubelet-port with --kubelet-pki, --kubelet-client-ca and --kubelet-client-name: serve
+  // container logs to the API server (`kubectl logs`) on every node's address at that port.
+  int kubelet_port = 0;
+  std::string kubelet_pki;
+  std::string kubelet_client_ca;
+  std::string kubelet_client_name;
   std::chrono::milliseconds restart_backoff{10'000};
   std::chrono::milliseconds restart_backoff_max{300'000};
   std::chrono::milliseconds volume_resync{30'000};

@@ -44,6 +44,29 @@ TEST(RuntimeOptions, CheckImagesNeedsOnlyTheImageTable) {
   EXPECT_FALSE(ParseRuntimeOptions(Required())->check_images);
 }
 
+TEST(RuntimeOptions, ServingLogsTakesAllFourKubeletFlags) {
+  auto args = Required();
+  args.insert(args.end(), {"--kubelet-port", "10497", "--kubelet-pki", "/p", "--kubelet-client-ca",
+                           "/ca.crt", "--kubelet-client-name", "kube-apiserver-kubelet-client"});
+  auto o = ParseRuntimeOptions(args);
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->kubelet_port, 10497);
+  EXPECT_EQ(o->kubelet_pki, "/p");
+  EXPECT_EQ(o->kubelet_client_ca, "/ca.crt");
+  EXPECT_EQ(o->kubelet_client_name, "kube-apiserver-kubelet-client");
+  EXPECT_EQ(ParseRuntimeOptions(Required())->kubelet_port, 0);  // no log server
+
+  args = Required();
+  args.insert(args.end(), {"--kubelet-port", "10497"});
+  EXPECT_EQ(ParseRuntimeOptions(args).status().message(),
+            "serving logs needs all of --kubelet-port, --kubelet-pki, --kubelet-client-ca and "
+            "--kubelet-client-name");
+  args = Required();
+  args.insert(args.end(), {"--kubelet-port", "70000"});
+  EXPECT_EQ(ParseRuntimeOptions(args).status().message(),
+            "--kubelet-port wants a port (1-65535), got '70000'");
+}
+
 TEST(RuntimeOptions, BadInputSaysWhatIsWrong) {
   auto missing = ParseRuntimeOptions({"--kubeconfig", "k"});
   ASSERT_FALSE(missing.ok());
