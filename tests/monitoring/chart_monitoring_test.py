@@ -81,6 +81,12 @@ check(rc != 0 and "need metrics.enabled=true" in err, "a monitor without metrics
 rc, _, err = helm_template("metrics.serviceMonitor.enabled=true", "metrics.scrape.tls.ca.secret.name=ca",
                            "metrics.scrape.tls.ca.secret.key=ca.crt")
 check(rc != 0 and "set metrics.scrape.tls.insecureSkipVerify=false" in err, "a CA with insecureSkipVerify refused")
+rc, _, err = helm_template("metrics.serviceMonitor.enabled=true", "metrics.scrape.interval=5s")
+check(rc != 0 and "scrapeTimeout (10s) is longer than metrics.scrape.interval (5s)" in err,
+      f"a timeout longer than the interval refused: {err.strip()[:200]}")
+rc, _, err = helm_template("metrics.serviceMonitor.enabled=true", "metrics.scrape.interval=1m",
+                           "metrics.scrape.scrapeTimeout=1m")
+check(rc == 0, f"a timeout equal to a 1m interval renders {err}")
 rc, _, err = helm_template("metrics.prometheusRule.enabled=true", "metrics.prometheusRule.for.poolNotReady=ten")
 check(rc != 0 and "poolNotReady" in err, "a `for` that is no duration refused by the schema")
 

@@ -109,6 +109,15 @@ authorization:
     key: {{ $s.tokenSecret.key }}
 {{- end -}}
 
+{{/* Seconds of a one-unit duration ("30s", "2m", "1h"); empty for any other form. */}}
+{{- define "rdmastack.durationSeconds" -}}
+{{- $d := toString . -}}
+{{- if regexMatch "^[0-9]+s$" $d -}}{{ trimSuffix "s" $d | atoi }}
+{{- else if regexMatch "^[0-9]+m$" $d -}}{{ mul (trimSuffix "m" $d | atoi) 60 }}
+{{- else if regexMatch "^[0-9]+h$" $d -}}{{ mul (trimSuffix "h" $d | atoi) 3600 }}
+{{- end -}}
+{{- end -}}
+
 {{/* Refuses monitor settings that cannot work, naming the values to change. */}}
 {{- define "rdmastack.checkMonitors" -}}
 {{- $m := .Values.metrics -}}
@@ -117,6 +126,11 @@ authorization:
 {{- end -}}
 {{- if and (or $m.serviceMonitor.enabled $m.podMonitor.enabled) (not $m.enabled) -}}
 {{- fail "metrics.serviceMonitor/podMonitor need metrics.enabled=true: with it false the operator serves no /metrics." -}}
+{{- end -}}
+{{- $interval := include "rdmastack.durationSeconds" $m.scrape.interval -}}
+{{- $timeout := include "rdmastack.durationSeconds" $m.scrape.scrapeTimeout -}}
+{{- if and (or $m.serviceMonitor.enabled $m.podMonitor.enabled) $interval $timeout (gt (atoi $timeout) (atoi $interval)) -}}
+{{- fail (printf "metrics.scrape.scrapeTimeout (%s) is longer than metrics.scrape.interval (%s): Prometheus Operator refuses such a monitor (only an InvalidConfiguration Warning event says so) and nothing is scraped. Set scrapeTimeout to at most the interval." $m.scrape.scrapeTimeout $m.scrape.interval) -}}
 {{- end -}}
 {{- if and $m.scrape.tls.ca $m.scrape.tls.insecureSkipVerify -}}
 {{- fail "metrics.scrape.tls.ca names a CA but metrics.scrape.tls.insecureSkipVerify is true, so the CA would never be used: set metrics.scrape.tls.insecureSkipVerify=false." -}}
