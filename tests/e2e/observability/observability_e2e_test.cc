@@ -197,6 +197,11 @@ TEST_F(ObservabilityE2eTest, AlertsFireAndClearAndEveryDashboardQueryAnswers) {
         {"wait", "--for=condition=Ready", object, "-n", ns_->name(), "--timeout=300s"});
     ASSERT_EQ(wait.exit_code, 0) << object << ": " << wait.err << Diagnostics();
   }
+  // Ready needs one serving gateway; the faults below need both nodes on the old track, or the
+  // upgrade would start a node that never served it straight on the new one (nothing to halt).
+  ASSERT_TRUE(Eventually([&] { return ReadyEndpointNodes("kvcache").size() == storage.size(); },
+                         120s))
+      << Diagnostics();
   // The webhook's series: a pod that names the profile, admitted (server-side dry run).
   const std::string pod =
       "apiVersion: v1\nkind: Pod\nmetadata:\n  name: trainer\n  labels: "
