@@ -84,14 +84,20 @@ NodeControllers::NodeControllers(runtime::Manager& manager, Clock& clock, AgentS
 
   parts_->rdmanode = std::make_unique<RdmaNodeReconciler>(manager.client(), nodes.store(),
                                                           rdmanodes.store(), agents, clock);
-  runtime::Controller& rdmanode = manager.NewController("rdmanode", *parts_->rdmanode);
+  runtime::ControllerOptions rdmanode_options;
+  rdmanode_options.workers = options.workers;
+  runtime::Controller& rdmanode =
+      manager.NewController("rdmanode", *parts_->rdmanode, std::move(rdmanode_options));
   rdmanode.Watch(nodes, runtime::EnqueueSelf(), node_added_or_deleted);
   rdmanode.Watch(rdmanodes, runtime::EnqueueSelf());
   agents.Subscribe([&rdmanode](const std::string& node) { rdmanode.queue().Add(node); });
 
   parts_->labels = std::make_unique<NodeLabelReconciler>(
       manager.client(), nodes.store(), rdmanodes.store(), clock, options.label_grace);
-  runtime::Controller& labels = manager.NewController("nodelabels", *parts_->labels);
+  runtime::ControllerOptions labels_options;
+  labels_options.workers = options.workers;
+  runtime::Controller& labels =
+      manager.NewController("nodelabels", *parts_->labels, std::move(labels_options));
   labels.Watch(nodes, runtime::EnqueueSelf(), owned_labels_changed);
   labels.Watch(rdmanodes, runtime::EnqueueSelf());
 

@@ -15,6 +15,13 @@ namespace rdmastack::rdmanode {
 struct NodeControllerOptions {
   // How long a Node keeps its labels after its RdmaNode went Reporting=False.
   Clock::Duration label_grace = std::chrono::minutes(5);
+  // Concurrent reconciles of the RdmaNode and node-label controllers. Each pass is one or two
+  // API round trips (RdmaNode apply, its status; a Node label patch) and almost no CPU here, so
+  // one worker leaves the API server idle between them: when thousands of agents report at once
+  // (a cluster's first start, the operator's restart) the drain is bounded by latency, not by
+  // either side's CPU. Kept within the REST client's idle-connection pool (8) together with the
+  // other controllers, so the extra workers reuse their TLS connections.
+  int workers = 4;
   AgentDaemonSetOptions agent;
 };
 

@@ -124,8 +124,65 @@ class AgentHubBench : public HubFixture {
       ::waitpid(hub_pid_, nullptr, 0);
     }
     Parallel(nodes_, 8, [&](int i) { (void)admin_->Delete(k8s::kinds::Node(), "", NodeName(i)); });
+    if (!agent_daemonset_uid_.empty()) {  // let the namespace go
+      (void)admin_->Patch(k8s::kinds::DaemonSet(), ns_, kAgentDaemonSet, k8s::PatchType::kMerge,
+                          R"({"metadata":{"finalizers":null}})");
+    }
     HubFixture::TearDown();
   }
+
+  static constexpr const char* kAgentDaemonSet = "rdmastack-agent";
+  static constexpr const char* kBenchFinalizer = "rdmastack.io/agenthub-bench";
+
+  // The operator's hub accepts only pods that its agent DaemonSet (rdmastack-agent in the agent
+  // namespace) controls. The bench's pods name such a DaemonSet as their controller, but no
+  // DaemonSet controller may act on them (it would delete pods on nodes its selector does not
+  // pick, and an operator without pools or profiles deletes the DaemonSet, whose pods the garbage
+  // collector then removes). So the DaemonSet is made, then deleted at once, and kept Terminating
+  // by a finalizer until TearDown: the DaemonSet controller skips a DaemonSet being deleted, the
+  // garbage collector leaves the dependents of an owner that still exists, and the hub still
+  // reads its uid. Call before MakeAgents; returns the DaemonSet's uid.
+  std::string MakeTerminatingAgentDaemonSet() {
+    auto ds = k8s::JsonObject::Parse(R"({"apiVersion": "apps/v1", "kind": "DaemonSet",
+      "metadata": {"name": "rdmastack-agent", "finalizers": ["rdmastack.io/agenthub-bench"]},
+      "spec": {"selector": {"matchLabels": {"app": "agenthub-bench-agent"}},
+        "updateStrategy": {"type": "OnDelete"},
+        "template": {"metadata": {"labels": {"app": "agenthub-bench-agent"}},
+          "spec": {"nodeSelector": {"rdmastack.io/agenthub-bench-no-node": "none"},
+                   "containers": [{"name": "agent", "image": "rdmastack.invalid/agent:1"}]}}}})");
+    EXPECT_TRUE(ds.ok());
+    ds->SetNamespace(ns_);
+    auto created = admin_->Create(k8s::kinds::DaemonSet(), *ds);
+    EXPECT_TRUE(created.ok()) << created.status().ToString();
+    if (!created.ok()) return "";
+    agent_daemonset_uid_ = std::string(created->Uid());
+    k8s::DeleteOptions background;
+    background.propagation_policy = k8s::PropagationPolicy::kBackground;
+    auto deleted = admin_->Delete(k8s::kinds::DaemonSet(), ns_, kAgentDaemonSet, background);
+    EXPECT_TRUE(deleted.ok()) << deleted.status().ToString();
+    return agent_daemonset_uid_;
+  }
+
+  // An agent pod on `node` controlled by the DaemonSet of MakeTerminatingAgentDaemonSet; its uid.
+  std::string CreateAgentPod(const std::string& name, const std::string& node) {
+    auto pod = k8s::JsonObject::Parse(R"({"apiVersion": "v1", "kind": "Pod",
+      "metadata": {"labels": {"app": "agenthub-bench-agent"}, "ownerReferences": [{
+        "apiVersion": "apps/v1", "kind": "DaemonSet", "name": "rdmastack-agent",
+        "controller": true, "uid": ")" +
+                                      agent_daemonset_uid_ + R"("}]},
+      "spec": {"containers": [{"name": "agent", "image": "rdmastack.invalid/agent:1"}],
+               "tolerations": [{"operator": "Exists", "effect": "NoExecute"}]}})");
+    EXPECT_TRUE(pod.ok());
+    pod->SetName(name);
+    pod->SetNamespace(ns_);
+    (void)pod->SetString({"spec", "nodeName"}, node);
+    (void)pod->SetString({"spec", "serviceAccountName"}, kAgentServiceAccount);
+    auto created = admin_->Create(k8s::kinds::Pod(), *pod);
+    EXPECT_TRUE(created.ok()) << created.status().ToString();
+    return created.ok() ? std::string(created->Uid()) : "";
+  }
+
+  std::string agent_daemonset_uid_;
 
   std::string NodeName(int i) const { return ns_ + "-node-" + std::to_string(i); }
 
@@ -170,7 +227,9 @@ class AgentHubBench : public HubFixture {
     std::vector<std::string> tokens(n);
     Parallel(n, 8, [&](int i) {
       const std::string pod = "agent-" + std::to_string(i);
-      tokens[i] = BoundToken(pod, CreatePod(pod, NodeName(i)));
+      const std::string uid = agent_daemonset_uid_.empty() ? CreatePod(pod, NodeName(i))
+                                                           : CreateAgentPod(pod, NodeName(i));
+      tokens[i] = BoundToken(pod, uid);
     });
     for (const auto& t : tokens) EXPECT_FALSE(t.empty());
     std::printf("setup: %d pods and tokens in %.1f s\n", n,
@@ -418,6 +477,7 @@ TEST_F(AgentHubBench, OperatorWritesForThousandsOfReports) {
   RDMASTACK_REQUIRE_CLUSTER(env);
   ASSERT_EQ(rdmastack::testing::InstallCrds(*env).exit_code, 0);
   const int n = AgentCount();
+  ASSERT_FALSE(MakeTerminatingAgentDaemonSet().empty());
   const std::vector<std::string> tokens = MakeAgents(n);
   if (HasFailure()) return;
   // The agent ServiceAccount the hub accepts is the fixture's, in its namespace; the hub's

@@ -34,6 +34,8 @@ class NodeControllersRun {
   k8s::Client& client() { return *client_; }
   const std::string& user_agent() const { return user_agent_; }
   bool ready() const { return manager_ && manager_->Ready(); }
+  // The manager's metrics in the Prometheus text format.
+  std::string RenderMetrics() { return manager_->metrics().Render(); }
 
  private:
   std::string user_agent_;
