@@ -127,6 +127,10 @@ for _ in $(seq 1 240); do
 done
 echo "lease now held by pod $new ($(kubectl get pod "$new" -n rdmastack-system -o jsonpath='{.metadata.creationTimestamp}' 2>/dev/null | sed 's/^/created /'))"
 echo "agents accepted by the new leader: $accepted of $nodes, $((SECONDS - t_handover))s after the delete"
+# Only the leader listens; its pod carries rdmastack.io/agent-hub=serving, which the Service selects.
+echo "agent hub Service endpoints: $(kubectl get endpointslices -n rdmastack-system -l kubernetes.io/service-name=rdmastack-agenthub \
+  -o jsonpath='{.items[*].endpoints[?(@.conditions.ready==true)].addresses[0]}') (the new leader's pod: $(kubectl get pod "$new" \
+  -n rdmastack-system -o jsonpath='{.status.podIP}' 2>/dev/null))"
 echo "status writes (RdmaNodes, pools, profiles) by the new leader: $(oplog "$new" | grep -c "status written" || true)"
 handover="done"
 [[ -n "$new" && "$new" != "$leader" ]] && ((accepted >= nodes)) || handover="$accepted of $nodes agents reconnected, lease held by '$(holder)'"

@@ -25,6 +25,7 @@
 #include "operator/runtime/manager.h"
 #include "operator/runtime/signals.h"
 #include "servers/agenthub/agent_hub.h"
+#include "servers/agenthub/serving_pod_label.h"
 
 namespace rdmastack::operator_cmd {
 namespace {
@@ -149,8 +150,19 @@ int Run(const OperatorOptions& options) {
       .With({kVersion})
       .Set(1);
   // Only the leader serves agents: it writes the certificates, and agent state lives in its
-  // memory. Agents of a standby's Service endpoint retry until they reach the leader.
+  // memory.
   manager.AddLeaderRunnable({"agent hub", [&hub] { return hub.Start(); }, [&hub] { hub.Stop(); }});
+  // In a pod, the hub's Service selects the leader's pod alone (serving_pod_label.h): labelled
+  // once the hub listens, unlabelled (stopped in reverse order) before it stops. A host process
+  // (the test harness) has no pod; its agents dial --agent-hub-address.
+  std::unique_ptr<agenthub::ServingPodLabel> serving_label;
+  if (const char* pod = std::getenv("POD_NAME"); pod != nullptr && *pod != '\0') {
+    serving_label =
+        std::make_unique<agenthub::ServingPodLabel>(manager.client(), OwnNamespace(), pod);
+    manager.AddLeaderRunnable({"agent hub Service endpoint",
+                               [&serving_label] { return serving_label->Set(); },
+                               [&serving_label] { serving_label->Clear(); }});
+  }
   // Every replica serves the pod webhook: the API server calls whichever pod its Service picks.
   // Its certificate Secret and caBundle are written through the fenced client (by the leader);
   // the manager stops it before the lease is released, so no write of it follows the release.

@@ -289,6 +289,22 @@ TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
   EXPECT_NE(OperatorLog().find("against https://10.96.0.1:443, config: in-cluster"),
             std::string::npos)
       << OperatorLog();
+  // The agent hub's Service sends agents to the leader alone, the one replica that listens: the
+  // leader labels its pod, and the Service's ready endpoints are that pod's address.
+  const auto hub_service_on_leader = [&] {
+    const std::string ip =
+        Get({"get", "pod", LeaderPod(), "-n", kReleaseNamespace, "-o", "jsonpath={.status.podIP}"});
+    return !ip.empty() &&
+           Get({"get", "endpointslices", "-n", kReleaseNamespace, "-l",
+                "kubernetes.io/service-name=rdmastack-agenthub", "-o",
+                "jsonpath={.items[*].endpoints[?(@.conditions.ready==true)].addresses[0]}"}) == ip;
+  };
+  const auto hub_service = [&] {
+    return Get({"get", "endpointslices,pods", "-n", kReleaseNamespace, "-o", "wide",
+                "--show-labels"}) +
+           OperatorLog();
+  };
+  EXPECT_TRUE(Eventually(hub_service_on_leader, 60s)) << hub_service();
   // The chart's PodDisruptionBudget, as kube-controller-manager's disruption controller counts
   // it: both replicas healthy, one may go. A drain's eviction of one replica is admitted
   // (server-side dry run, so the leader stays).
@@ -548,6 +564,9 @@ TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
   EXPECT_EQ(DaemonSetField(ns_->name(), "kvcache-gpudirect-client",
                            "{.spec.template.spec.imagePullSecrets[*].name}"),
             "site-mirror");
+  // Both replicas were replaced: the hub's Service follows the new leader, and no former
+  // leader's pod keeps an endpoint in it.
+  EXPECT_TRUE(Eventually(hub_service_on_leader, 60s)) << hub_service();
 
   // Everything goes while the operator runs: clients leave the GPU nodes, gateways drain.
   for (const char* kind : {"clientprofiles", "gatewaypools"}) {
