@@ -163,25 +163,6 @@ class AgentHubBench : public HubFixture {
     return agent_daemonset_uid_;
   }
 
-  // An agent pod on `node` controlled by the DaemonSet of MakeTerminatingAgentDaemonSet; its uid.
-  std::string CreateAgentPod(const std::string& name, const std::string& node) {
-    auto pod = k8s::JsonObject::Parse(R"({"apiVersion": "v1", "kind": "Pod",
-      "metadata": {"labels": {"app": "agenthub-bench-agent"}, "ownerReferences": [{
-        "apiVersion": "apps/v1", "kind": "DaemonSet", "name": "rdmastack-agent",
-        "controller": true, "uid": ")" +
-                                      agent_daemonset_uid_ + R"("}]},
-      "spec": {"containers": [{"name": "agent", "image": "rdmastack.invalid/agent:1"}],
-               "tolerations": [{"operator": "Exists", "effect": "NoExecute"}]}})");
-    EXPECT_TRUE(pod.ok());
-    pod->SetName(name);
-    pod->SetNamespace(ns_);
-    (void)pod->SetString({"spec", "nodeName"}, node);
-    (void)pod->SetString({"spec", "serviceAccountName"}, kAgentServiceAccount);
-    auto created = admin_->Create(k8s::kinds::Pod(), *pod);
-    EXPECT_TRUE(created.ok()) << created.status().ToString();
-    return created.ok() ? std::string(created->Uid()) : "";
-  }
-
   std::string agent_daemonset_uid_;
 
   std::string NodeName(int i) const { return ns_ + "-node-" + std::to_string(i); }
@@ -227,8 +208,12 @@ class AgentHubBench : public HubFixture {
     std::vector<std::string> tokens(n);
     Parallel(n, 8, [&](int i) {
       const std::string pod = "agent-" + std::to_string(i);
-      const std::string uid = agent_daemonset_uid_.empty() ? CreatePod(pod, NodeName(i))
-                                                           : CreateAgentPod(pod, NodeName(i));
+      // With MakeTerminatingAgentDaemonSet, the pods name that DaemonSet as their controller.
+      std::optional<Controller> controller;
+      if (!agent_daemonset_uid_.empty())
+        controller =
+            Controller{kAgentDaemonSet, agent_daemonset_uid_, {{"app", "agenthub-bench-agent"}}};
+      const std::string uid = CreatePod(pod, NodeName(i), kAgentServiceAccount, controller);
       tokens[i] = BoundToken(pod, uid);
     });
     for (const auto& t : tokens) EXPECT_FALSE(t.empty());

@@ -125,7 +125,8 @@ void HubFixture::CreateServiceAccount(const std::string& name) {
 }
 
 std::string HubFixture::CreatePod(const std::string& name, const std::string& node,
-                                  const std::string& service_account) {
+                                  const std::string& service_account,
+                                  const std::optional<Controller>& controller) {
   auto pod = k8s::JsonObject::Parse(R"({"apiVersion": "v1", "kind": "Pod",
     "spec": {"containers": [{"name": "agent", "image": "rdmastack.invalid/agent:1"}],
              "tolerations": [{"operator": "Exists", "effect": "NoExecute"}]}})");
@@ -134,6 +135,17 @@ std::string HubFixture::CreatePod(const std::string& name, const std::string& no
   pod->SetNamespace(ns_);
   (void)pod->SetString({"spec", "nodeName"}, node);
   (void)pod->SetString({"spec", "serviceAccountName"}, service_account);
+  if (controller) {
+    auto owner = k8s::JsonObject::Parse(
+        R"({"apiVersion": "apps/v1", "kind": "DaemonSet", "controller": true})");
+    EXPECT_TRUE(owner.ok());
+    (void)owner->SetString({"name"}, controller->daemonset);
+    (void)owner->SetString({"uid"}, controller->uid);
+    (void)pod->Append({"metadata", "ownerReferences"}, *owner);
+    for (const auto& [key, value] : controller->labels) {
+      (void)pod->SetString({"metadata", "labels", key}, value);
+    }
+  }
   auto created = admin_->Create(k8s::kinds::Pod(), *pod);
   EXPECT_TRUE(created.ok()) << created.status().ToString();
   return created.ok() ? std::string(created->Uid()) : "";

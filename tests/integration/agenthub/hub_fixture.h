@@ -9,8 +9,10 @@
 
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,9 +58,16 @@ class HubFixture : public ::testing::Test {
 
   // Starts the hub with `options` adjusted by `adjust` (namespace, policy and names are set).
   void StartHub(const std::function<void(AgentHubOptions&)>& adjust = {});
-  // A pod on `node` running as `service_account`; returns its uid.
+  // A pod on `node` running as `service_account`; returns its uid. With `controller`, the pod
+  // names that DaemonSet (name, uid) as its controller, as the hub's policy may require, and
+  // carries the labels its selector matches.
+  struct Controller {
+    std::string daemonset, uid;
+    std::map<std::string, std::string> labels;
+  };
   std::string CreatePod(const std::string& name, const std::string& node,
-                        const std::string& service_account = kAgentServiceAccount);
+                        const std::string& service_account = kAgentServiceAccount,
+                        const std::optional<Controller>& controller = std::nullopt);
   void CreateServiceAccount(const std::string& name);
   // A TokenRequest token for `service_account`, bound to pod `pod` (uid), for `audience`.
   std::string BoundToken(const std::string& pod, const std::string& uid,
