@@ -6,6 +6,7 @@
 #include <charconv>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -38,6 +39,17 @@ class WriteMemo {
     auto it = entries_.find(key);
     return it != entries_.end() && it->second.value == desired &&
            OlderResourceVersion(cached_rv, it->second.resource_version);
+  }
+  // What this process last wrote for `key` when the cache (at `cached_rv`) has not caught up with
+  // it: the state to compute the next write from, so that what the write carried over (times of
+  // transitions, of the last report) is what the server has, not what the stale cache lacks.
+  std::optional<T> Unseen(const std::string& key, std::string_view cached_rv) const {
+    std::lock_guard lock(mu_);
+    auto it = entries_.find(key);
+    if (it == entries_.end() || !OlderResourceVersion(cached_rv, it->second.resource_version)) {
+      return std::nullopt;
+    }
+    return it->second.value;
   }
   void Forget(const std::string& key) {
     std::lock_guard lock(mu_);

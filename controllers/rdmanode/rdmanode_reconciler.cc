@@ -95,8 +95,14 @@ StatusOr<runtime::Result> RdmaNodeReconciler::Reconcile(const runtime::Request& 
   int64_t generation = 0;
   RDMASTACK_RETURN_IF_ERROR(EnsureObject(name, *node, existing, &generation));
 
+  const std::string cached_rv = existing != nullptr ? std::string(existing->ResourceVersion()) : "";
+  // Our last status write, when the cache has not delivered it yet (a reconcile soon after it,
+  // e.g. for the RdmaNode's own create event). Computed from the stale cache instead, the status
+  // would take new transition and report times, and a second boundary between the two passes made
+  // that a second write of the same report.
+  const std::optional<crd::RdmaNodeStatus> unseen = written_.Unseen(name, cached_rv);
   StatusInputs in;
-  in.previous = current && current->status ? &*current->status : nullptr;
+  in.previous = unseen ? &*unseen : current && current->status ? &*current->status : nullptr;
   in.agent = std::move(agent);
   in.now = clock_.WallNow();
   in.known_since = agents_.created_at();
@@ -111,8 +117,7 @@ StatusOr<runtime::Result> RdmaNodeReconciler::Reconcile(const runtime::Request& 
         std::chrono::seconds(1));
   }
   const bool unchanged = in.previous != nullptr && *in.previous == computed.status;
-  const std::string cached_rv = existing != nullptr ? std::string(existing->ResourceVersion()) : "";
-  if (unchanged || written_.Pending(name, computed.status, cached_rv)) return result;
+  if (unchanged) return result;
 
   crd::RdmaNode desired;
   desired.metadata.name = name;

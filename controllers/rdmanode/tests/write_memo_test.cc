@@ -30,5 +30,17 @@ TEST(WriteMemoTest, PendingOnlyForTheSameContentWhileTheCacheLags) {
   EXPECT_FALSE(memo.Pending("n", "a", "9"));
 }
 
+// What was written and the cache has not delivered yet is the state to go on from.
+TEST(WriteMemoTest, UnseenOnlyWhileTheCacheLags) {
+  WriteMemo<std::string> memo;
+  EXPECT_EQ(memo.Unseen("n", "5"), std::nullopt);
+  memo.Remember("n", "a", "10");
+  EXPECT_EQ(memo.Unseen("n", "9"), "a");
+  EXPECT_EQ(memo.Unseen("n", ""), std::nullopt);  // no cached object: nothing to compare
+  EXPECT_EQ(memo.Unseen("n", "10"), std::nullopt);
+  EXPECT_EQ(memo.Unseen("n", "11"), std::nullopt);
+  EXPECT_EQ(memo.Unseen("other", "9"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace rdmastack::controllers
