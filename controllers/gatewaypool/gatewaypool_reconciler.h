@@ -56,10 +56,13 @@ class GatewayPoolReconciler final
   // Node label patches, kLabelWriters at a time.
   static constexpr size_t kLabelWriters = 16;
   // `daemonset`: the current track's, rendered once per reconcile (set whenever the track is).
+  // With `gained`, writes only the EndpointSlices that gain ready endpoints and adds to it, per
+  // node, the tracks those acknowledged writes list it ready on (the chained step, Pass).
   Status SyncWorkloads(const crd::GatewayPool& pool, const TrackDecision& decision,
                        const std::optional<k8s::JsonObject>& daemonset, bool may_start,
                        const Owned& owned, const std::map<std::string, Track>& tracks,
-                       const UpgradePlan& plan);
+                       const UpgradePlan& plan,
+                       std::map<std::string, std::set<std::string>>* gained = nullptr);
   // Fills the validation of every node waiting for the operator's S3 check.
   void ValidateNewGateways(const crd::GatewayPool& pool, int32_t s3_port, UpgradeInputs& up);
 
