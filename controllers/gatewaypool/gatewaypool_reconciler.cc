@@ -427,9 +427,30 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Pass(const k8s::JsonObject& obj
   in.upgrade = &plan;
   in.tracks = tracks;
 
-  RDMASTACK_RETURN_IF_ERROR(status_writer().Publish(object, pool, ComputePoolStatus(in), synced));
+  const crd::GatewayPoolStatus status = ComputePoolStatus(in);
   runtime::Result result;
-  if (plan.wake_after_s > 0) result.requeue_after = std::chrono::seconds(plan.wake_after_s);
+  const Clock::TimePoint now = clock_.Now();
+  Clock::Duration since_written = Clock::Duration::max();
+  {
+    std::lock_guard<std::mutex> lock(status_mu_);
+    if (auto it = status_written_.find(object.Key()); it != status_written_.end())
+      since_written = now - it->second;
+  }
+  const Clock::Duration hold =
+      StatusHoldBack(pool.status, status, since_written, kUpgradeStatusInterval);
+  if (hold > Clock::Duration::zero()) {
+    RDMASTACK_RETURN_IF_ERROR(synced);
+    result.requeue_after = hold;  // the status is written then, if nothing comes sooner
+  } else {
+    RDMASTACK_RETURN_IF_ERROR(status_writer().Publish(object, pool, status, synced));
+    std::lock_guard<std::mutex> lock(status_mu_);
+    status_written_[object.Key()] = now;
+  }
+  if (plan.wake_after_s > 0) {
+    const Clock::Duration wake = std::chrono::seconds(plan.wake_after_s);
+    if (result.requeue_after == Clock::Duration::zero() || wake < result.requeue_after)
+      result.requeue_after = wake;
+  }
   return result;
 }
 
@@ -608,6 +629,10 @@ Status GatewayPoolReconciler::Cleanup(const k8s::JsonObject& object, const crd::
   RDMASTACK_RETURN_IF_ERROR(
       writer().RemoveFinalizer(crd::kinds::GatewayPool(), object, kFinalizer));
   status_writer().Forget(object.Key());
+  {
+    std::lock_guard<std::mutex> lock(status_mu_);
+    status_written_.erase(object.Key());
+  }
   spdlog::info(
       "gatewaypool {}/{}: deleted its gateways, endpoints, node labels, upgrade and maintenance "
       "state",

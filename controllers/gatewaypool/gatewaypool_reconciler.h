@@ -6,6 +6,7 @@
 // condition turns bad. Deleting a pool removes what it created (never the backend directories).
 
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -66,6 +67,9 @@ class GatewayPoolReconciler final
   // Fills the validation of every node waiting for the operator's S3 check.
   void ValidateNewGateways(const crd::GatewayPool& pool, int32_t s3_port, UpgradeInputs& up);
 
+  // A rollout's status is written at most this often (StatusHoldBack, pool_status.h).
+  static constexpr Clock::Duration kUpgradeStatusInterval = std::chrono::seconds(2);
+
   k8s::Client& client_;
   runtime::EventRecorder& events_;
   Clock& clock_;
@@ -73,6 +77,8 @@ class GatewayPoolReconciler final
   const CompatibilitySource& compatibility_;
   const GatewayRenderOptions render_;
   GatewayValidator& validator_;
+  std::mutex status_mu_;  // workers reconcile different pools at once
+  std::map<std::string, Clock::TimePoint> status_written_;  // pool key -> last status write
 };
 
 }  // namespace rdmastack::gatewaypool

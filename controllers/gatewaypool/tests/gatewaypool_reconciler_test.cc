@@ -261,6 +261,7 @@ TEST_F(GatewayPoolReconcilerTest, ANewEndpointPublishedInThePassStopsTheOldGatew
   };
   ASSERT_EQ(phase_of("stg-a"), "StartNew");
   PutGatewayPod("kvcache", "stg-a", "10.0.0.1", true, "v2");
+  clock_.Advance(std::chrono::seconds(2));  // the rollout's status is due again
 
   const std::vector<Action> writes = Reconcile("kvcache");
   std::vector<std::string> order;
@@ -280,6 +281,23 @@ TEST_F(GatewayPoolReconcilerTest, ANewEndpointPublishedInThePassStopsTheOldGatew
   ASSERT_TRUE(status.current_upgrade.has_value());
   EXPECT_EQ(status.current_upgrade->phases.stop_old, 1);
   EXPECT_EQ(status.current_upgrade->phases.switch_, 0);
+
+  // The old pod goes: stg-a is done, stg-b starts. Within 2 s of the last status write the
+  // rollout's status waits (the pass asks to be woken when it is due); after, it is written.
+  ASSERT_TRUE(api_.Delete(k8s::kinds::Pod(), kNs, DaemonSetName("kvcache", "v1") + "-stg-a").ok());
+  clock_.Advance(std::chrono::milliseconds(500));
+  caches_.Sync();
+  api_.ClearActions();
+  auto held = reconciler_->Reconcile({kNs, "kvcache"});
+  ASSERT_TRUE(held.ok()) << held.status().ToString();
+  EXPECT_EQ(phase_of("stg-a"), "Done");
+  EXPECT_EQ(phase_of("stg-b"), "StartNew");
+  EXPECT_TRUE(api_.writes("GatewayPool").empty()) << ToStrings(api_.writes("GatewayPool"))[0];
+  EXPECT_EQ(held->requeue_after, std::chrono::milliseconds(1500));
+  EXPECT_EQ(StatusOf("kvcache").current_upgrade->phases.done, 0);
+  clock_.Advance(std::chrono::milliseconds(1500));
+  Reconcile("kvcache");
+  EXPECT_EQ(StatusOf("kvcache").current_upgrade->phases.done, 1);
 }
 
 }  // namespace
