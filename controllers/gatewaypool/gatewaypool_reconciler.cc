@@ -335,46 +335,88 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Pass(const k8s::JsonObject& obj
         planned.push_back(std::move(n));
       });
   if (track) ValidateNewGateways(pool, track->s3_port, up);
-  const UpgradePlan plan = PlanUpgrade(up);
+  UpgradePlan plan = PlanUpgrade(up);
   // A refused spec changes nothing on a node, its maintenance record included.
   const bool planned_now = up.may_start && !up.target.empty();
+  auto maintenance_wanted = [&](size_t i, const NodeDecision& d) {
+    const std::optional<MaintenanceState>& m = d.maintenance.state;
+    return !planned_now ? planned[i].maintenance
+           : m          ? std::optional<std::string>(SerializeMaintenanceState(*m))
+                        : std::nullopt;
+  };
+  auto record_transition = [&](size_t i, const NodeDecision& d) {
+    if (d.transition.empty()) return;
+    // Related to the node: each node's transitions are a series of their own.
+    events_.RecordRelated(object, *planned[i].object,
+                          d.warning ? runtime::EventType::kWarning : runtime::EventType::kNormal,
+                          "Upgrade" + std::string(d.state ? PhaseName(d.state->phase) : "Pending"),
+                          "Upgrade",
+                          "node " + d.node + ": " + d.transition +
+                              (d.state && !d.state->reason.empty() && d.warning
+                                   ? " (" + d.state->reason + ": " + d.state->message + ")"
+                                   : ""));
+  };
+  // A start spends budget that another node's step in this pass may have freed (Done, Failed):
+  // written together, a lost write of that step (an API server going away mid-pass) would leave
+  // the node in flight beside the started one, over maxParallel. So starts go only once every
+  // other step is written; after a failure they wait for the next pass.
+  auto write_nodes = [&]() -> Status {
+    RDMASTACK_RETURN_IF_ERROR(writer().PatchNodes(node_patches, kLabelWriters));
+    RDMASTACK_RETURN_IF_ERROR(writer().PatchNodes(start_patches, kLabelWriters));
+    node_patches.clear();
+    start_patches.clear();
+    return OkStatus();
+  };
   for (size_t i = 0; i < plan.nodes.size(); ++i) {
     const NodeDecision& d = plan.nodes[i];
-    const std::optional<MaintenanceState>& m = d.maintenance.state;
     const std::optional<NodeUpgradeState>& was = up.nodes[i].state;
     const bool starts = d.state && InFlight(*d.state) && !(was && InFlight(*was));
-    patch_node(planned[i], d.tracks, d.state,
-               !planned_now ? planned[i].maintenance
-               : m          ? std::optional<std::string>(SerializeMaintenanceState(*m))
-                            : std::nullopt,
-               starts);
+    patch_node(planned[i], d.tracks, d.state, maintenance_wanted(i, d), starts);
     if (planned_now && !d.maintenance.transition.empty()) {
       events_.RecordRelated(object, *planned[i].object, runtime::EventType::kNormal,
                             d.maintenance.event_reason, "Maintenance",
                             "node " + d.node + ": " + d.maintenance.transition);
     }
-    if (!d.transition.empty()) {
-      // Related to the node: each node's transitions are a series of their own.
-      events_.RecordRelated(
-          object, *planned[i].object,
-          d.warning ? runtime::EventType::kWarning : runtime::EventType::kNormal,
-          "Upgrade" + std::string(d.state ? PhaseName(d.state->phase) : "Pending"), "Upgrade",
-          "node " + d.node + ": " + d.transition +
-              (d.state && !d.state->reason.empty() && d.warning
-                   ? " (" + d.state->reason + ": " + d.state->message + ")"
-                   : ""));
-    }
+    record_transition(i, d);
   }
-  RDMASTACK_RETURN_IF_ERROR(writer().PatchNodes(node_patches, kLabelWriters));
-  // A start spends budget that another node's step in this pass may have freed (Done, Failed):
-  // written together, a lost write of that step (an API server going away mid-pass) would leave
-  // the node in flight beside the started one, over maxParallel. So starts go only once every
-  // other step is written; after a failure they wait for the next pass.
-  RDMASTACK_RETURN_IF_ERROR(writer().PatchNodes(start_patches, kLabelWriters));
+  RDMASTACK_RETURN_IF_ERROR(write_nodes());
   for (const NodeDecision& d : plan.nodes) {
     if (d.delete_pod.empty()) continue;
     RDMASTACK_RETURN_IF_ERROR(
         writer().Delete(k8s::kinds::Pod(), stores_.pods.Get(ns + "/" + d.delete_pod)));
+  }
+  // Nodes that moved to Switch wait only for their new endpoint: publish it now (the slices that
+  // gain ready endpoints, as SyncWorkloads writes first anyway) and, once the API server took
+  // those writes, plan again as the next pass would when they came back through the watch. The
+  // chained steps are written before the slices that lose endpoints, in the usual order.
+  if (planned_now && WaitsOnPublish(up, plan)) {
+    std::map<std::string, std::set<std::string>> gained;
+    const Status published_now =
+        SyncWorkloads(pool, in.decision, daemonset, may_start, owned, tracks, plan, &gained);
+    if (published_now.ok() && !gained.empty()) {
+      const UpgradeInputs after = AfterWrites(up, plan, gained);
+      UpgradePlan chained = PlanUpgrade(after);
+      for (size_t i = 0; i < chained.nodes.size(); ++i) {
+        const NodeDecision& d = chained.nodes[i];
+        const NodeDecision& before = plan.nodes[i];
+        if (d.tracks == before.tracks && d.state == before.state) continue;
+        // The node as the first write left it.
+        NodeNow now = planned[i];
+        for (auto it = now.labels.begin(); it != now.labels.end();)
+          it = is_mine(it->first) ? now.labels.erase(it) : std::next(it);
+        for (const auto& t : before.tracks) now.labels[NodeTrackLabel(ns, name, t)] = "true";
+        now.state = before.state
+                        ? std::optional<std::string>(SerializeNodeUpgradeState(*before.state))
+                        : std::nullopt;
+        now.maintenance = maintenance_wanted(i, before);
+        const bool starts =
+            d.state && InFlight(*d.state) && !(before.state && InFlight(*before.state));
+        patch_node(now, d.tracks, d.state, maintenance_wanted(i, d), starts);
+        record_transition(i, d);
+      }
+      RDMASTACK_RETURN_IF_ERROR(write_nodes());
+      plan = std::move(chained);
+    }
   }
   std::sort(in.selected.begin(), in.selected.end(),
             [](const auto& a, const auto& b) { return a.name < b.name; });
@@ -385,9 +427,30 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Pass(const k8s::JsonObject& obj
   in.upgrade = &plan;
   in.tracks = tracks;
 
-  RDMASTACK_RETURN_IF_ERROR(status_writer().Publish(object, pool, ComputePoolStatus(in), synced));
+  const crd::GatewayPoolStatus status = ComputePoolStatus(in);
   runtime::Result result;
-  if (plan.wake_after_s > 0) result.requeue_after = std::chrono::seconds(plan.wake_after_s);
+  const Clock::TimePoint now = clock_.Now();
+  Clock::Duration since_written = Clock::Duration::max();
+  {
+    std::lock_guard<std::mutex> lock(status_mu_);
+    if (auto it = status_written_.find(object.Key()); it != status_written_.end())
+      since_written = now - it->second;
+  }
+  const Clock::Duration hold =
+      StatusHoldBack(pool.status, status, since_written, kUpgradeStatusInterval);
+  if (hold > Clock::Duration::zero()) {
+    RDMASTACK_RETURN_IF_ERROR(synced);
+    result.requeue_after = hold;  // the status is written then, if nothing comes sooner
+  } else {
+    RDMASTACK_RETURN_IF_ERROR(status_writer().Publish(object, pool, status, synced));
+    std::lock_guard<std::mutex> lock(status_mu_);
+    status_written_[object.Key()] = now;
+  }
+  if (plan.wake_after_s > 0) {
+    const Clock::Duration wake = std::chrono::seconds(plan.wake_after_s);
+    if (result.requeue_after == Clock::Duration::zero() || wake < result.requeue_after)
+      result.requeue_after = wake;
+  }
   return result;
 }
 
@@ -444,7 +507,8 @@ Status GatewayPoolReconciler::SyncWorkloads(const crd::GatewayPool& pool,
                                             const std::optional<k8s::JsonObject>& daemonset,
                                             bool may_start, const Owned& owned,
                                             const std::map<std::string, Track>& tracks,
-                                            const UpgradePlan& plan) {
+                                            const UpgradePlan& plan,
+                                            std::map<std::string, std::set<std::string>>* gained) {
   const std::string ns = pool.metadata.namespace_.value_or("");
   const std::string& name = pool.metadata.name;
   const std::optional<Track>& track = decision.track;
@@ -454,7 +518,7 @@ Status GatewayPoolReconciler::SyncWorkloads(const crd::GatewayPool& pool,
     }
     return nullptr;
   };
-  if (may_start) {
+  if (may_start && gained == nullptr) {
     RDMASTACK_RETURN_IF_ERROR(writer().ApplyIfChanged(k8s::kinds::DaemonSet(), *daemonset,
                                                       existing_ds(std::string(daemonset->Name()))));
     RDMASTACK_RETURN_IF_ERROR(
@@ -499,6 +563,16 @@ Status GatewayPoolReconciler::SyncWorkloads(const crd::GatewayPool& pool,
       if (s->Label(kTrackLabel) == track_name && !desired_slices.count(std::string(s->Name())))
         unwanted.push_back(s);
     }
+  }
+  if (gained != nullptr) {
+    // Only the slices that gain ready endpoints, and which nodes are now published where.
+    for (const SliceWrite& w : gaining) {
+      RDMASTACK_RETURN_IF_ERROR(
+          writer().ApplyIfChanged(k8s::kinds::EndpointSlice(), w.desired, w.existing));
+      const std::string t = w.desired.Label(kTrackLabel).value_or("");
+      for (const auto& node : ReadyNodes(w.desired)) (*gained)[node].insert(t);
+    }
+    return OkStatus();
   }
   for (auto* writes : {&gaining, &rest}) {
     for (const SliceWrite& w : *writes)
@@ -555,6 +629,10 @@ Status GatewayPoolReconciler::Cleanup(const k8s::JsonObject& object, const crd::
   RDMASTACK_RETURN_IF_ERROR(
       writer().RemoveFinalizer(crd::kinds::GatewayPool(), object, kFinalizer));
   status_writer().Forget(object.Key());
+  {
+    std::lock_guard<std::mutex> lock(status_mu_);
+    status_written_.erase(object.Key());
+  }
   spdlog::info(
       "gatewaypool {}/{}: deleted its gateways, endpoints, node labels, upgrade and maintenance "
       "state",

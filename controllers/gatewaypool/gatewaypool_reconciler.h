@@ -6,6 +6,7 @@
 // condition turns bad. Deleting a pool removes what it created (never the backend directories).
 
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -56,12 +57,18 @@ class GatewayPoolReconciler final
   // Node label patches, kLabelWriters at a time.
   static constexpr size_t kLabelWriters = 16;
   // `daemonset`: the current track's, rendered once per reconcile (set whenever the track is).
+  // With `gained`, writes only the EndpointSlices that gain ready endpoints and adds to it, per
+  // node, the tracks those acknowledged writes list it ready on (the chained step, Pass).
   Status SyncWorkloads(const crd::GatewayPool& pool, const TrackDecision& decision,
                        const std::optional<k8s::JsonObject>& daemonset, bool may_start,
                        const Owned& owned, const std::map<std::string, Track>& tracks,
-                       const UpgradePlan& plan);
+                       const UpgradePlan& plan,
+                       std::map<std::string, std::set<std::string>>* gained = nullptr);
   // Fills the validation of every node waiting for the operator's S3 check.
   void ValidateNewGateways(const crd::GatewayPool& pool, int32_t s3_port, UpgradeInputs& up);
+
+  // A rollout's status is written at most this often (StatusHoldBack, pool_status.h).
+  static constexpr Clock::Duration kUpgradeStatusInterval = std::chrono::seconds(2);
 
   k8s::Client& client_;
   runtime::EventRecorder& events_;
@@ -70,6 +77,8 @@ class GatewayPoolReconciler final
   const CompatibilitySource& compatibility_;
   const GatewayRenderOptions render_;
   GatewayValidator& validator_;
+  std::mutex status_mu_;  // workers reconcile different pools at once
+  std::map<std::string, Clock::TimePoint> status_written_;  // pool key -> last status write
 };
 
 }  // namespace rdmastack::gatewaypool

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "base/rfc3339.h"
 #include "controllers/common/conditions.h"
@@ -110,6 +111,21 @@ crd::GatewayPoolStatus ComputePoolStatus(const PoolStatusInputs& in) {
                   UpgradingCondition(f, s.current_upgrade),
                   DegradedCondition(f)};
   return s;
+}
+
+Clock::Duration StatusHoldBack(const std::optional<crd::GatewayPoolStatus>& written,
+                               const crd::GatewayPoolStatus& now, Clock::Duration since_last_write,
+                               Clock::Duration interval) {
+  if (!written || !written->current_upgrade || !now.current_upgrade) return {};
+  auto key = [](const crd::Condition& c) { return std::tie(c.type, c.status, c.reason); };
+  if (written->conditions.size() != now.conditions.size()) return {};
+  for (size_t i = 0; i < now.conditions.size(); ++i) {
+    if (key(written->conditions[i]) != key(now.conditions[i])) return {};
+  }
+  if (written->failing_nodes != now.failing_nodes ||
+      written->maintenance_nodes != now.maintenance_nodes)
+    return {};
+  return since_last_write >= interval ? Clock::Duration{} : interval - since_last_write;
 }
 
 }  // namespace rdmastack::gatewaypool

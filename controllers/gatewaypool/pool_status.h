@@ -51,4 +51,15 @@ struct PoolStatusInputs {
 
 crd::GatewayPoolStatus ComputePoolStatus(const PoolStatusInputs& in);
 
+// During a rollout nearly every pass changes the status (the phase counts, each moved node's
+// endpoint), and a large pool's status (an endpoint per node) costs the API server a good part of
+// the pass, which every node's next step waits behind. So while a rollout goes on its status is
+// written at most every `interval`; a change a human or a client acts on goes at once: a condition
+// (type, status or reason), the failing or maintenance nodes, the rollout starting or ending.
+// Returns how long to hold `now` back, given `written` (the status as last seen) and the time since
+// this process last wrote it: zero to write now.
+Clock::Duration StatusHoldBack(const std::optional<crd::GatewayPoolStatus>& written,
+                               const crd::GatewayPoolStatus& now, Clock::Duration since_last_write,
+                               Clock::Duration interval);
+
 }  // namespace rdmastack::gatewaypool

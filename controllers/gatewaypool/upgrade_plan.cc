@@ -462,6 +462,30 @@ UpgradePlan PlanUpgrade(const UpgradeInputs& in) {
   return Planner(in).Run();
 }
 
+bool WaitsOnPublish(const UpgradeInputs& in, const UpgradePlan& plan) {
+  for (size_t i = 0; i < plan.nodes.size() && i < in.nodes.size(); ++i) {
+    const NodeDecision& d = plan.nodes[i];
+    if (!d.maintenance.applies && d.state && !d.state->in_place &&
+        d.state->phase == UpgradePhase::kSwitch && !in.nodes[i].published.count(d.state->to))
+      return true;
+  }
+  return false;
+}
+
+UpgradeInputs AfterWrites(const UpgradeInputs& in, const UpgradePlan& plan,
+                          const std::map<std::string, std::set<std::string>>& now_published) {
+  UpgradeInputs out = in;
+  for (size_t i = 0; i < out.nodes.size() && i < plan.nodes.size(); ++i) {
+    UpgradeNode& n = out.nodes[i];
+    const NodeDecision& d = plan.nodes[i];
+    n.tracks = d.tracks;
+    n.state = d.state;
+    if (auto it = now_published.find(n.name); it != now_published.end())
+      n.published.insert(it->second.begin(), it->second.end());
+  }
+  return out;
+}
+
 EndpointRole NodeRole(const NodeDecision& decision, const std::string& track,
                       const std::string& target) {
   if (decision.maintenance.applies) {

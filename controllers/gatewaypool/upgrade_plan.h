@@ -101,6 +101,20 @@ bool NeedsValidation(const UpgradeNode& node, const UpgradeInputs& in);
 
 UpgradePlan PlanUpgrade(const UpgradeInputs& in);
 
+// Chaining steps within one pass. A SideBySide node in Switch waits only for its new endpoint to
+// be published; the pass that decided Switch writes that endpoint itself. Once that write has
+// succeeded, waiting for it to come back through the watch costs a whole pass per node.
+//
+// Whether some node of `plan` waits in Switch for a track `in` does not show it published on.
+bool WaitsOnPublish(const UpgradeInputs& in, const UpgradePlan& plan);
+// The inputs of the same pass once `plan` is written: each node's track labels and state are the
+// plan's, and `now_published` (node -> tracks whose EndpointSlice this pass wrote listing the node
+// ready, the write acknowledged) joins what the caches showed. PlanUpgrade on them decides what the
+// next pass would once those writes came back; what stays unknown (pods, the S3 check, the
+// maintenance step) is as the caches had it, so only the steps that waited on our writes move.
+UpgradeInputs AfterWrites(const UpgradeInputs& in, const UpgradePlan& plan,
+                          const std::map<std::string, std::set<std::string>>& now_published);
+
 // How the node appears in `track`'s EndpointSlice once `decision` is written.
 EndpointRole NodeRole(const NodeDecision& decision, const std::string& track,
                       const std::string& target);

@@ -1,5 +1,6 @@
 // GatewayPoolReconciler against the in-memory API server: the writes it makes, in order, for pools
-// that collide, nodes whose agent goes silent, and endpoints that move between slices.
+// that collide, nodes whose agent goes silent, endpoints that move between slices, and a node's
+// SideBySide move.
 #include "controllers/gatewaypool/gatewaypool_reconciler.h"
 
 #include <gtest/gtest.h>
@@ -82,11 +83,11 @@ class GatewayPoolReconcilerTest : public ::testing::Test {
   // What the DaemonSet controller and the kubelet would make of pool `pool`'s DaemonSet on
   // `node`: its pod, Ready or not, at `ip`.
   void PutGatewayPod(const std::string& pool, const std::string& node, const std::string& ip,
-                     bool ready) {
-    const auto ds = api_.Find(k8s::kinds::DaemonSet(), kNs, DaemonSetName(pool, "v1"));
-    ASSERT_TRUE(ds.has_value()) << "no DaemonSet of " << pool;
+                     bool ready, const std::string& track = "v1") {
+    const auto ds = api_.Find(k8s::kinds::DaemonSet(), kNs, DaemonSetName(pool, track));
+    ASSERT_TRUE(ds.has_value()) << "no DaemonSet of " << pool << " for " << track;
     k8s::JsonObject pod;
-    pod.SetName(DaemonSetName(pool, "v1") + "-" + node);
+    pod.SetName(DaemonSetName(pool, track) + "-" + node);
     pod.SetNamespace(kNs);
     for (const auto& [k, v] : ds->GetStringMap({"spec", "template", "metadata", "labels"}))
       pod.SetLabel(k, v);
@@ -233,6 +234,70 @@ TEST_F(GatewayPoolReconcilerTest, ASliceThatGainsAReadyEndpointIsWrittenBeforeOn
             (std::vector<std::string>{"apply EndpointSlice storage/kvcache-gateway-v1-1",
                                       "apply EndpointSlice storage/kvcache-gateway-v1-0"}))
       << "slice 1 gains stg-b, slice 0 loses stg-a: clients must never be left without one";
+}
+
+// The pass that sees a node's new gateway Ready publishes its new endpoint and, once the API server
+// took that write, stops the old gateway in the same pass (drainSeconds 0), instead of a pass
+// later when the slice write came back through the watch. The order keeps the node served: the
+// new endpoint is written ready before the old gateway's label goes and its endpoint is dropped.
+TEST_F(GatewayPoolReconcilerTest, ANewEndpointPublishedInThePassStopsTheOldGatewayInTheSamePass) {
+  ASSERT_NO_FATAL_FAILURE(ServeOnTwoNodes());
+  crd::GatewayPool next = testing::SamplePool("gatewaypool-kvcache-2.0.yaml");
+  next.metadata.name = "kvcache";
+  next.metadata.uid = "uid-kvcache";
+  next.metadata.creation_timestamp = "2026-01-01T00:00:00Z";
+  next.spec.upgrade.drain_seconds = 0;
+  const k8s::JsonObject current = *api_.Find(crd::kinds::GatewayPool(), kNs, "kvcache");
+  k8s::JsonObject updated = JsonText(crd::SerializeResource(next));
+  (void)updated.Set({"metadata"}, *current.Get({"metadata"}));
+  (void)updated.Set({"status"}, *current.Get({"status"}));
+  ASSERT_TRUE(api_.Put(crd::kinds::GatewayPool(), updated).ok());
+  Reconcile("kvcache");  // stg-a starts (maxParallel 1): its v2 label, the v2 DaemonSet
+  const std::string state_key = NodeUpgradeAnnotation(kNs, "kvcache");
+  auto phase_of = [&](const std::string& node) {
+    auto state = ParseNodeUpgradeState(
+        api_.Find(k8s::kinds::Node(), "", node)->Annotation(state_key).value_or(""));
+    return state.ok() ? std::string(PhaseName(state->phase)) : "none";
+  };
+  ASSERT_EQ(phase_of("stg-a"), "StartNew");
+  PutGatewayPod("kvcache", "stg-a", "10.0.0.1", true, "v2");
+  clock_.Advance(std::chrono::seconds(2));  // the rollout's status is due again
+
+  const std::vector<Action> writes = Reconcile("kvcache");
+  std::vector<std::string> order;
+  for (const std::string& w : ToStrings(writes)) {
+    if (w.find("Node stg-a") != std::string::npos || w.find("EndpointSlice") != std::string::npos)
+      order.push_back(w);
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"patch Node stg-a",  // Switch
+                                             "apply EndpointSlice storage/kvcache-gateway-v2-0",
+                                             "patch Node stg-a",  // StopOld: the v1 label goes
+                                             "apply EndpointSlice storage/kvcache-gateway-v1-0"}));
+  EXPECT_EQ(phase_of("stg-a"), "StopOld");
+  const k8s::JsonObject node = *api_.Find(k8s::kinds::Node(), "", "stg-a");
+  EXPECT_FALSE(node.Label(NodeTrackLabel(kNs, "kvcache", "v1")).has_value());
+  EXPECT_TRUE(node.Label(NodeTrackLabel(kNs, "kvcache", "v2")).has_value());
+  const crd::GatewayPoolStatus status = StatusOf("kvcache");
+  ASSERT_TRUE(status.current_upgrade.has_value());
+  EXPECT_EQ(status.current_upgrade->phases.stop_old, 1);
+  EXPECT_EQ(status.current_upgrade->phases.switch_, 0);
+
+  // The old pod goes: stg-a is done, stg-b starts. Within 2 s of the last status write the
+  // rollout's status waits (the pass asks to be woken when it is due); after, it is written.
+  ASSERT_TRUE(api_.Delete(k8s::kinds::Pod(), kNs, DaemonSetName("kvcache", "v1") + "-stg-a").ok());
+  clock_.Advance(std::chrono::milliseconds(500));
+  caches_.Sync();
+  api_.ClearActions();
+  auto held = reconciler_->Reconcile({kNs, "kvcache"});
+  ASSERT_TRUE(held.ok()) << held.status().ToString();
+  EXPECT_EQ(phase_of("stg-a"), "Done");
+  EXPECT_EQ(phase_of("stg-b"), "StartNew");
+  EXPECT_TRUE(api_.writes("GatewayPool").empty()) << ToStrings(api_.writes("GatewayPool"))[0];
+  EXPECT_EQ(held->requeue_after, std::chrono::milliseconds(1500));
+  EXPECT_EQ(StatusOf("kvcache").current_upgrade->phases.done, 0);
+  clock_.Advance(std::chrono::milliseconds(1500));
+  Reconcile("kvcache");
+  EXPECT_EQ(StatusOf("kvcache").current_upgrade->phases.done, 1);
 }
 
 }  // namespace

@@ -279,5 +279,43 @@ TEST(PoolStatusTest, EveryNodeUnderMaintenanceSaysSo) {
   EXPECT_EQ(Cond(s, kDegraded), "False/AsExpected");
 }
 
+TEST(PoolStatusTest, ARolloutsStatusIsHeldBackOnlyWhileNothingAHumanActsOnChanged) {
+  using std::chrono::milliseconds;
+  crd::GatewayPoolStatus written;
+  crd::Condition ready;
+  ready.type = kReady;
+  ready.status = crd::ConditionStatus::kTrue;
+  ready.reason = "GatewaysReady";
+  ready.message = "3 nodes serve";
+  written.conditions = {ready};
+  written.current_upgrade = crd::CurrentUpgrade{};
+  written.current_upgrade->phases.start_new = 2;
+  crd::GatewayPoolStatus now = written;
+  now.current_upgrade->phases.start_new = 1;
+  now.current_upgrade->phases.switch_ = 1;
+  now.conditions[0].message = "3 nodes serve, 1 on 2.0.0.109";
+  const auto interval = milliseconds(2000);
+  // Only counts and messages moved: held back until the interval is over.
+  EXPECT_EQ(StatusHoldBack(written, now, milliseconds(500), interval), milliseconds(1500));
+  EXPECT_EQ(StatusHoldBack(written, now, milliseconds(2000), interval), milliseconds(0));
+  EXPECT_EQ(StatusHoldBack(written, now, Clock::Duration::max(), interval), milliseconds(0));
+  // A condition's status or reason: at once.
+  crd::GatewayPoolStatus degraded = now;
+  degraded.conditions[0].reason = "GatewaysNotReady";
+  EXPECT_EQ(StatusHoldBack(written, degraded, milliseconds(500), interval), milliseconds(0));
+  // A failing node: at once.
+  crd::GatewayPoolStatus failing = now;
+  failing.failing_nodes.push_back({"stg-a", "NewGatewayNotReady", "pod not Ready", std::nullopt});
+  EXPECT_EQ(StatusHoldBack(written, failing, milliseconds(500), interval), milliseconds(0));
+  // The rollout starting or ending, and no rollout at all: at once.
+  crd::GatewayPoolStatus over = now;
+  over.current_upgrade.reset();
+  EXPECT_EQ(StatusHoldBack(written, over, milliseconds(500), interval), milliseconds(0));
+  crd::GatewayPoolStatus before = written;
+  before.current_upgrade.reset();
+  EXPECT_EQ(StatusHoldBack(before, now, milliseconds(500), interval), milliseconds(0));
+  EXPECT_EQ(StatusHoldBack(std::nullopt, now, milliseconds(500), interval), milliseconds(0));
+}
+
 }  // namespace
 }  // namespace rdmastack::gatewaypool

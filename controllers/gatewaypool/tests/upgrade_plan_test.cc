@@ -173,6 +173,78 @@ TEST(UpgradePlanTest, SideBySideWalksEveryPhase) {
   EXPECT_FALSE(done.active);  // the only node is done: the rollout is over
 }
 
+// The step that waited on our own EndpointSlice write is taken in the same pass once the write
+// was acknowledged; nothing else moves, and the invariants hold at every point in between.
+TEST(UpgradePlanTest, SwitchChainsToTheNextStepOnceOurPublishWasAcknowledged) {
+  // a: new pod Ready and checked (-> Switch); b: still starting; c: old pod still there in StopOld;
+  // d, e: waiting (maxParallel 3 is spent by a, b, c).
+  UpgradeNode a = OnV1("a");
+  a.tracks = {"v1", "v2"};
+  a.pods["v2"] = Pod("a", "v2", true);
+  a.state = State(UpgradePhase::kStartNew);
+  a.validation = Validation{true, "", ""};
+  UpgradeNode b = OnV1("b");
+  b.tracks = {"v1", "v2"};
+  b.pods["v2"] = Pod("b", "v2", false);
+  b.state = State(UpgradePhase::kStartNew);
+  UpgradeNode c = OnV1("c");
+  c.tracks = {"v2"};
+  c.pods["v2"] = Pod("c", "v2", true);
+  c.published = {"v2"};
+  c.state = State(UpgradePhase::kStopOld);
+  UpgradeInputs in = Inputs({a, b, c, OnV1("d"), OnV1("e")}, 3);
+  in.spec.drain_seconds = 0;
+  const UpgradePlan first = PlanUpgrade(in);
+  ASSERT_EQ(PhaseOf(first, "a"), "Switch");
+  EXPECT_EQ(NodeRole(For(first, "a"), "v2", "v2"), EndpointRole::kActive);
+  EXPECT_EQ(NodeRole(For(first, "a"), "v1", "v2"), EndpointRole::kDraining);
+  ASSERT_TRUE(WaitsOnPublish(in, first));
+
+  // Not acknowledged (the slice write failed): nothing more happens in this pass.
+  const UpgradePlan unacked = PlanUpgrade(AfterWrites(in, first, {}));
+  EXPECT_EQ(PhaseOf(unacked, "a"), "Switch");
+  EXPECT_EQ(For(unacked, "a").tracks, (std::set<std::string>{"v1", "v2"}));
+
+  // Acknowledged: the old gateway of a stops now; the others decide as before, with no new start
+  // (a is still in flight) and no repeated transition.
+  const UpgradeInputs after = AfterWrites(in, first, {{"a", {"v2"}}});
+  EXPECT_EQ(after.nodes[0].state, For(first, "a").state);
+  EXPECT_EQ(after.nodes[0].published, (std::set<std::string>{"v1", "v2"}));
+  EXPECT_FALSE(WaitsOnPublish(after, PlanUpgrade(after)));
+  const UpgradePlan chained = PlanUpgrade(after);
+  EXPECT_EQ(PhaseOf(chained, "a"), "StopOld");
+  EXPECT_EQ(For(chained, "a").tracks, std::set<std::string>{"v2"});
+  EXPECT_EQ(For(chained, "a").transition, "Switch -> StopOld");
+  EXPECT_EQ(NodeRole(For(chained, "a"), "v1", "v2"), EndpointRole::kAbsent);
+  EXPECT_EQ(NodeRole(For(chained, "a"), "v2", "v2"), EndpointRole::kActive);
+  for (const std::string node : {"b", "c", "d", "e"}) {
+    EXPECT_EQ(For(chained, node).state, For(first, node).state) << node;
+    EXPECT_EQ(For(chained, node).tracks, For(first, node).tracks) << node;
+    EXPECT_EQ(For(chained, node).transition, "") << node;
+  }
+  EXPECT_EQ(chained.phases.stop_old, 2);
+  EXPECT_EQ(chained.phases.switch_, 0);
+  EXPECT_EQ(chained.phases.pending, 2);
+
+  // With a drain time the drain starts at once instead.
+  in.spec.drain_seconds = 30;
+  const UpgradePlan drain_first = PlanUpgrade(in);
+  const UpgradePlan drained =
+      PlanUpgrade(AfterWrites(in, drain_first, {{"a", std::set<std::string>{"v2"}}}));
+  EXPECT_EQ(PhaseOf(drained, "a"), "Drain");
+  EXPECT_EQ(For(drained, "a").tracks, (std::set<std::string>{"v1", "v2"}));
+  EXPECT_EQ(NodeRole(For(drained, "a"), "v1", "v2"), EndpointRole::kDraining);
+
+  // Nothing waits on a publish: no chain. A node already shown published takes its step anyway.
+  UpgradeNode shown = a;
+  shown.state = State(UpgradePhase::kSwitch);
+  shown.published = {"v1", "v2"};
+  UpgradeInputs plain = Inputs({shown, b}, 3);
+  plain.spec.drain_seconds = 0;
+  EXPECT_FALSE(WaitsOnPublish(plain, PlanUpgrade(plain)));
+  EXPECT_FALSE(WaitsOnPublish(Inputs({b}, 3), PlanUpgrade(Inputs({b}, 3))));
+}
+
 TEST(UpgradePlanTest, EndpointRolesFollowThePhase) {
   NodeDecision d;
   d.tracks = {"v1", "v2"};

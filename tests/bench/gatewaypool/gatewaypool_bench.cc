@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <set>
@@ -301,6 +302,10 @@ TEST_F(GatewayPoolBench, SideBySideUpgradeAgainstTheFloor) {
   }
   const auto end = WallClock::now();
   std::fclose(csv);
+  // The operator's log (each node patch with its time) beside the CSV, for a per-node timeline.
+  std::filesystem::copy_file(operator_->output_path(),
+                             std::string(out_dir ? out_dir : ".") + "/upgrade-operator.log",
+                             std::filesystem::copy_options::overwrite_existing);
   ASSERT_TRUE(finished) << operator_->Output().substr(0, 4000);
   std::this_thread::sleep_for(seconds(5));  // the audit log is written asynchronously
 
