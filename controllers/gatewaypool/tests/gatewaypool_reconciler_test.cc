@@ -42,7 +42,8 @@ class GatewayPoolReconcilerTest : public ::testing::Test {
         caches_.Cache(k8s::kinds::DaemonSet(), OwnedSelector()),
         caches_.Cache(k8s::kinds::Pod(), OwnedSelector(), controllers::PodReadiness()),
         caches_.Cache(k8s::kinds::Service(), OwnedSelector()),
-        caches_.Cache(k8s::kinds::EndpointSlice(), OwnedSelector())};
+        caches_.Cache(k8s::kinds::EndpointSlice(), OwnedSelector()),
+        every_label_};
     reconciler_ = std::make_unique<GatewayPoolReconciler>(
         api_, events_, clock_, stores, *compatibility_, GatewayRenderOptions{}, *validator_);
   }
@@ -132,6 +133,7 @@ class GatewayPoolReconcilerTest : public ::testing::Test {
 
   k8s::testing::FakeClient api_;
   controllers::testing::FakeCaches caches_{api_};
+  controllers::testing::EveryNodeLabel every_label_;
   controllers::testing::RecordedEvents events_;
   FakeClock clock_;
   std::unique_ptr<CompatibilitySource> compatibility_;
