@@ -24,7 +24,7 @@ void NodeLabelFilter::BeforeList() {
   std::lock_guard<std::mutex> l(mu_);
   keys.merge(asked_);
   asked_.clear();
-  if (*kept_ != keys) {
+  if (covered_ != keys) {
     spdlog::info("node cache: listing Nodes with label keys [{}] besides the operator's own",
                  fmt::join(keys, ", "));
   }

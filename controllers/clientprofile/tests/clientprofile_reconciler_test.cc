@@ -62,7 +62,7 @@ class ClientProfileReconcilerTest : public ::testing::Test {
         caches_.Cache(k8s::kinds::ConfigMap(), owned),
         caches_.Cache(k8s::kinds::Pod(), owned, controllers::PodReadiness()),
         caches_.Cache(k8s::kinds::Pod(), kWorkloadLabel, controllers::PodPlacement()),
-        every_label_};
+        node_labels_};
     reconciler_ = std::make_unique<ClientProfileReconciler>(api_, events_, clock_, stores,
                                                             ClientRenderOptions{});
   }
@@ -125,7 +125,7 @@ class ClientProfileReconcilerTest : public ::testing::Test {
 
   k8s::testing::FakeClient api_;
   controllers::testing::FakeCaches caches_{api_};
-  controllers::testing::EveryNodeLabel every_label_;
+  controllers::testing::FakeNodeLabelCoverage node_labels_;
   controllers::testing::RecordedEvents events_;
   FakeClock clock_;
   std::unique_ptr<ClientProfileReconciler> reconciler_;

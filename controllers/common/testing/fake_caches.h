@@ -43,10 +43,15 @@ class FakeCaches {
 };
 
 // For a Node store made with NodeLabelsAndOperatorAnnotations (every label kept): every selector
-// is covered.
-class EveryNodeLabel final : public NodeLabelCoverage {
+// is covered, unless the test says the cache is waiting for a re-list (`covered = false`).
+class FakeNodeLabelCoverage final : public NodeLabelCoverage {
  public:
-  bool Covers(const std::set<std::string>&) override { return true; }
+  bool Covers(const std::set<std::string>& keys) override {
+    asked.insert(keys.begin(), keys.end());
+    return covered;
+  }
+  bool covered = true;
+  std::set<std::string> asked;  // every key a reconciler asked about
 };
 
 }  // namespace rdmastack::controllers::testing

@@ -47,6 +47,20 @@ TEST(NodeCacheIntegrationTest, ASelectorMovingToADroppedKeyWaitsForOneRelist) {
   const std::string role = "role." + ns + ".example.com/tier";
   const std::string rack = "rack." + ns + ".example.com/rack";
   ASSERT_EQ(env->Kubectl({"apply", "-f", "-"}, NodesYaml(ns, role, rack)).exit_code, 0);
+  // Whatever the outcome (after the controllers stopped): the pool without its finalizer, the
+  // namespace, the nodes.
+  struct Cleanup {
+    const ::rdmastack::testing::ClusterEnv& env;
+    std::string ns;
+    ~Cleanup() {
+      (void)env.Kubectl({"patch", "gwp", "kv", "-n", ns, "--type=merge", "-p",
+                         R"({"metadata":{"finalizers":null}})"});
+      (void)env.Kubectl({"delete", "namespace", ns, "--wait=false"});
+      std::vector<std::string> del = {"delete", "node", "--wait=false"};
+      for (int i = 0; i < kNodes; ++i) del.push_back(ns + "-" + std::to_string(i));
+      (void)env.Kubectl(del);
+    }
+  } cleanup{*env, ns};
   NodeControllersRun run(*env, "nodecache", 60s, {}, /*gateway_pools=*/true);
   ASSERT_TRUE(run.ready());
   controllers::NodeCache& cache = run.controllers().node_cache();
@@ -115,12 +129,8 @@ TEST(NodeCacheIntegrationTest, ASelectorMovingToADroppedKeyWaitsForOneRelist) {
     }
   }
 
-  // While the controllers run, so that the pool's finalizer comes off.
+  // While the controllers run, so that they take the pool's finalizer off themselves.
   EXPECT_EQ(env->Kubectl({"delete", "gwp", "kv", "-n", ns, "--timeout=60s"}).exit_code, 0);
-  (void)env->Kubectl({"delete", "namespace", ns, "--wait=false"});
-  std::vector<std::string> del = {"delete", "node", "--wait=false"};
-  for (int i = 0; i < kNodes; ++i) del.push_back(ns + "-" + std::to_string(i));
-  (void)env->Kubectl(del);
 }
 
 }  // namespace
