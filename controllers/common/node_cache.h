@@ -1,7 +1,7 @@
 #pragma once
 // The operator's one Node informer, with the label filter that follows the live selectors
-// (node_label_filter.h): built once in main and handed to every controller that reads Nodes,
-// because the informer for a type is shared and the first caller's transform wins.
+// (node_label_filter.h): made once (by NodeControllers) and handed to every controller that reads
+// Nodes, because the informer for a type is shared and the first caller's transform wins.
 
 #include <memory>
 

@@ -19,7 +19,6 @@
 #include <set>
 #include <string>
 
-#include "crds/types/types.h"
 #include "operator/runtime/reflector.h"
 
 namespace rdmastack::controllers {
