@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The scale benchmarks beside client-go and controller-runtime (issue 18; docs/bench-scale.md), each
-# on a fresh private cluster (RDMASTACK_CLUSTER=scale, port offset 400) that it takes down after.
+# on a fresh private cluster (RDMASTACK_CLUSTER=scale, port offset 400, unless
+# RDMASTACK_SCALE_CLUSTER/RDMASTACK_SCALE_PORT_OFFSET say otherwise) that it takes down after.
 #
 #   scripts/bench-scale.sh [informers|operator|all]     (default all)
 #
@@ -20,7 +21,10 @@ source scripts/lib/components.sh
 what="${1:-all}"
 case "$what" in informers|operator|all) ;; *) die "usage: scripts/bench-scale.sh [informers|operator|all]" ;; esac
 
-export RDMASTACK_CLUSTER=scale RDMASTACK_PORT_OFFSET=400
+# RDMASTACK_SCALE_CLUSTER / RDMASTACK_SCALE_PORT_OFFSET pick another private cluster (a second
+# checkout benchmarking on the same machine).
+export RDMASTACK_CLUSTER="${RDMASTACK_SCALE_CLUSTER:-scale}"
+export RDMASTACK_PORT_OFFSET="${RDMASTACK_SCALE_PORT_OFFSET:-400}"
 # Thousands of kwok nodes on two cores: leases renewed every 5 minutes instead of every 10 s, and a
 # node-monitor grace period that tolerates it (and kwok being stopped during the informer runs).
 export RDMASTACK_KWOK_NODE_LEASE_SECONDS=1200 RDMASTACK_NODE_MONITOR_GRACE_PERIOD=3600s
@@ -29,7 +33,10 @@ out="$PWD/build-release/bench/scale"
 mkdir -p "$out"
 
 cmake --preset release >/dev/null
-cmake --build build-release -j2 --target informer-scale-peer rdmastack-operator operator_scale_bench
+# Only what the chosen part runs: the informer bench needs the peer alone.
+targets=(informer-scale-peer)
+[[ "$what" == informers ]] || targets+=(rdmastack-operator operator_scale_bench)
+cmake --build build-release -j2 --target "${targets[@]}"
 gobin="$(tests/bench/scale/gopeers/build.sh)"
 venv="$RDMASTACK_CACHE/plot-venv"
 [[ -x "$venv/bin/python" ]] || { python3 -m venv "$venv" && "$venv/bin/pip" install -q matplotlib; }

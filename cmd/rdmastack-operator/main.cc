@@ -126,6 +126,7 @@ int Run(const OperatorOptions& options) {
   std::unique_ptr<gatewaypool::GatewayPoolControllers> gateway_pools;
   if (ControllerEnabled(options, "gatewaypool")) {
     auto created = gatewaypool::GatewayPoolControllers::Create(manager, RealClock::Instance(),
+                                                               node_controllers.node_cache(),
                                                                GatewayPoolOptionsFrom(options));
     if (!created.ok()) {
       spdlog::error("start-up failed: {}", created.status().ToString());
@@ -136,7 +137,8 @@ int Run(const OperatorOptions& options) {
   std::unique_ptr<clientprofile::ClientProfileControllers> client_profiles;
   if (ControllerEnabled(options, "clientprofile")) {
     client_profiles = std::make_unique<clientprofile::ClientProfileControllers>(
-        manager, RealClock::Instance(), ClientProfileOptionsFrom(options));
+        manager, RealClock::Instance(), node_controllers.node_cache(),
+        ClientProfileOptionsFrom(options));
   }
   // Figures a storage team alerts on (docs/operations.md "Metrics"): status-derived families read
   // from the caches at scrape time, the agents' silence from the hub's memory (leader only).

@@ -37,13 +37,13 @@ struct ClientProfileControllers::Parts {
 ClientProfileControllers::~ClientProfileControllers() = default;
 
 ClientProfileControllers::ClientProfileControllers(runtime::Manager& manager, Clock& clock,
+                                                   controllers::NodeCache& node_cache,
                                                    ClientProfileControllerOptions options)
     : parts_(std::make_unique<Parts>()) {
   using controllers::CachedInformer;
   runtime::Informer& profiles = CachedInformer(manager, crd::kinds::ClientProfile());
   runtime::Informer& pools = CachedInformer(manager, crd::kinds::GatewayPool());
-  runtime::Informer& nodes = CachedInformer(manager, k8s::kinds::Node(), "",
-                                            controllers::NodeLabelsAndOperatorAnnotations());
+  runtime::Informer& nodes = node_cache.informer();
   runtime::Informer& rdmanodes = CachedInformer(manager, crd::kinds::RdmaNode());
   // Namespaced kinds: from the served namespaces only when the admin lists them. A workload
   // names a profile of its own namespace, so its pods are there too.
@@ -62,9 +62,17 @@ ClientProfileControllers::ClientProfileControllers(runtime::Manager& manager, Cl
       CachedIn(manager, served, k8s::kinds::Pod(), OwnedSelector(), controllers::PodReadiness());
   const NamespacedCache workloads =
       CachedIn(manager, served, k8s::kinds::Pod(), kWorkloadLabel, controllers::PodPlacement());
-  ClientProfileStores stores{
-      profiles.store(), pools.store(), nodes.store(), rdmanodes.store(), secrets, slices,
-      daemonsets,       configmaps,    pods,          workloads};
+  ClientProfileStores stores{profiles.store(),
+                             pools.store(),
+                             nodes.store(),
+                             rdmanodes.store(),
+                             secrets,
+                             slices,
+                             daemonsets,
+                             configmaps,
+                             pods,
+                             workloads,
+                             node_cache.coverage()};
   parts_->reconciler = std::make_unique<ClientProfileReconciler>(
       manager.client(), manager.events(), clock, stores, std::move(options.render));
   runtime::Controller& controller = manager.NewController("clientprofile", *parts_->reconciler);

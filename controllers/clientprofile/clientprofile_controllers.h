@@ -7,6 +7,7 @@
 
 #include "base/clock.h"
 #include "controllers/clientprofile/client_workload.h"
+#include "controllers/common/node_cache.h"
 #include "operator/runtime/manager.h"
 
 namespace rdmastack::clientprofile {
@@ -23,7 +24,7 @@ struct ClientProfileControllerOptions {
 
 class ClientProfileControllers {
  public:
-  ClientProfileControllers(runtime::Manager& manager, Clock& clock,
+  ClientProfileControllers(runtime::Manager& manager, Clock& clock, controllers::NodeCache& nodes,
                            ClientProfileControllerOptions options);
   ~ClientProfileControllers();
   ClientProfileControllers(const ClientProfileControllers&) = delete;

@@ -7,6 +7,7 @@
 
 #include "controllers/clientprofile/node_retirement.h"
 #include "controllers/common/credentials_secret.h"
+#include "controllers/common/node_label_keys.h"
 #include "controllers/common/node_walk.h"
 #include "controllers/common/owned_objects.h"
 #include "controllers/common/owned_pod.h"
@@ -99,6 +100,10 @@ StatusOr<runtime::Result> ClientProfileReconciler::Pass(const k8s::JsonObject& o
                                                         const crd::ClientProfile& profile) {
   const std::string ns(object.Namespace());
   const std::string& name = profile.metadata.name;
+  // Nothing is decided until the Node cache holds the label keys the selector names: until its
+  // re-list is in, a node carrying such a key looks unselected (node_label_filter.h).
+  if (!stores_.node_labels.Covers(controllers::SelectorKeys(profile.spec.node_selector)))
+    return runtime::Result{controllers::kNodeCacheWait};
   ProfileStatusInputs in;
   in.profile = &profile;
   in.now = clock_.WallNow();

@@ -18,6 +18,7 @@
 #include "controllers/clientprofile/profile_status.h"
 #include "controllers/clientprofile/s3_user_provisioner.h"
 #include "controllers/common/namespaced_cache.h"
+#include "controllers/common/node_label_filter.h"
 #include "controllers/common/owned_pod.h"
 #include "controllers/common/reconcile_skeleton.h"
 #include "operator/k8s/client.h"
@@ -38,6 +39,8 @@ struct ClientProfileStores {
   controllers::NamespacedCache configmaps;  // the profiles' endpoints ConfigMaps
   controllers::NamespacedCache pods;        // the profiles' client and uninstall pods
   controllers::NamespacedCache workloads;   // pods naming a profile: node and phase
+  // Whether `nodes` holds the label keys a selector names (node_label_filter.h).
+  controllers::NodeLabelCoverage& node_labels;
 };
 
 class ClientProfileReconciler final

@@ -1,5 +1,6 @@
 #include "controllers/common/cache_transforms.h"
 
+#include "controllers/common/node_label_keys.h"
 #include "operator/k8s/json_builder.h"
 #include "operator/runtime/informer.h"
 
@@ -15,6 +16,14 @@ runtime::Transform NodeLabelsAndOperatorAnnotations() {
       if (key.find(kOperatorAnnotationDomain) != std::string::npos) out.SetAnnotation(key, value);
     }
     return out;
+  };
+}
+
+runtime::Transform NodeLabelsKeptAndOperatorAnnotations(
+    std::function<std::shared_ptr<const std::set<std::string>>()> keys) {
+  return [all = NodeLabelsAndOperatorAnnotations(), keys = std::move(keys)](k8s::JsonObject node) {
+    const std::shared_ptr<const std::set<std::string>> kept = keys();
+    return KeepLabels(all(std::move(node)), *kept);
   };
 }
 

@@ -8,6 +8,11 @@
 // controller reads them. One transform, because the informer for a type is shared and the first
 // caller's transform wins.
 
+#include <functional>
+#include <memory>
+#include <set>
+#include <string>
+
 #include "operator/runtime/manager.h"
 #include "operator/runtime/reflector.h"
 
@@ -16,7 +21,12 @@ namespace rdmastack::controllers {
 // Annotation keys the operator writes on Nodes contain this (upgrade.gwp.rdmastack.io/...).
 inline constexpr char kOperatorAnnotationDomain[] = "rdmastack.io/";
 
+// Every label (tests and benches; the operator's Node cache keeps fewer, below).
 runtime::Transform NodeLabelsAndOperatorAnnotations();
+// The same with only the labels whose keys `keys()` holds at the moment an object arrives, and
+// the operator's own (node_label_keys.h; NodeLabelFilter decides the keys).
+runtime::Transform NodeLabelsKeptAndOperatorAnnotations(
+    std::function<std::shared_ptr<const std::set<std::string>>()> keys);
 
 // Secrets as the set of their data keys: the cache never holds S3 keys (a check that needs them
 // reads them with a GET for that moment only).

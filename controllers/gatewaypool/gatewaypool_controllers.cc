@@ -20,13 +20,12 @@ GatewayPoolControllers::GatewayPoolControllers() : parts_(std::make_unique<Parts
 GatewayPoolControllers::~GatewayPoolControllers() = default;
 
 StatusOr<std::unique_ptr<GatewayPoolControllers>> GatewayPoolControllers::Create(
-    runtime::Manager& manager, Clock& clock, GatewayPoolControllerOptions options) {
+    runtime::Manager& manager, Clock& clock, controllers::NodeCache& node_cache,
+    GatewayPoolControllerOptions options) {
   std::unique_ptr<GatewayPoolControllers> self(new GatewayPoolControllers());
   Parts& parts = *self->parts_;
   runtime::Informer& pools = controllers::CachedInformer(manager, crd::kinds::GatewayPool());
-  // The node controllers ask for Nodes trimmed to their labels first; the same informer serves.
-  runtime::Informer& nodes = controllers::CachedInformer(
-      manager, k8s::kinds::Node(), "", controllers::NodeLabelsAndOperatorAnnotations());
+  runtime::Informer& nodes = node_cache.informer();
   runtime::Informer& rdmanodes = controllers::CachedInformer(manager, crd::kinds::RdmaNode());
   // Namespaced kinds: from the served namespaces only when the admin lists them.
   const std::vector<std::string>& served = options.render.node_pods.tenancy.namespaces;
@@ -70,8 +69,9 @@ StatusOr<std::unique_ptr<GatewayPoolControllers>> GatewayPoolControllers::Create
     return InvalidArgumentError("--upgrade-validation must be s3 or pod-ready, not '" +
                                 options.upgrade_validation + "'");
   }
-  GatewayPoolStores stores{pools.store(), nodes.store(), rdmanodes.store(), secrets,
-                           daemonsets,    pods,          services,          slices};
+  GatewayPoolStores stores{pools.store(), nodes.store(), rdmanodes.store(),
+                           secrets,       daemonsets,    pods,
+                           services,      slices,        node_cache.coverage()};
   parts.reconciler = std::make_unique<GatewayPoolReconciler>(manager.client(), manager.events(),
                                                              clock, stores, *parts.compatibility,
                                                              options.render, *parts.validator);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "controllers/common/node_cache.h"
 #include "controllers/gatewaypool/gateway_daemonset.h"
 #include "operator/runtime/manager.h"
 
@@ -32,7 +33,8 @@ struct GatewayPoolControllerOptions {
 class GatewayPoolControllers {
  public:
   static StatusOr<std::unique_ptr<GatewayPoolControllers>> Create(
-      runtime::Manager& manager, Clock& clock, GatewayPoolControllerOptions options);
+      runtime::Manager& manager, Clock& clock, controllers::NodeCache& nodes,
+      GatewayPoolControllerOptions options);
   ~GatewayPoolControllers();
 
  private:

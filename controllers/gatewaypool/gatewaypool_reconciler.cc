@@ -6,6 +6,7 @@
 #include <set>
 
 #include "base/duration.h"
+#include "controllers/common/node_label_keys.h"
 #include "controllers/common/node_selection.h"
 #include "controllers/common/node_walk.h"
 #include "controllers/common/owned_objects.h"
@@ -141,6 +142,12 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Pass(const k8s::JsonObject& obj
                                                       const crd::GatewayPool& pool) {
   const std::string ns(object.Namespace());
   const std::string& name = pool.metadata.name;
+  // Nothing is decided until the Node cache holds the label keys this pool's selector and the
+  // other pools' (FindConflict matches them all) name: until its re-list is in, a node carrying
+  // such a key looks unselected, and the status would drop it (node_label_filter.h).
+  std::set<std::string> keys = controllers::LabelKeysToKeep(stores_.pools.List());
+  keys.merge(controllers::SelectorKeys(pool.spec.node_selector));
+  if (!stores_.node_labels.Covers(keys)) return runtime::Result{controllers::kNodeCacheWait};
   const Owned owned = Collect(ns, name);
 
   // Decide: compatibility first, then the Secret; nothing new starts unless both pass.

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "controllers/common/namespaced_cache.h"
+#include "controllers/common/node_label_filter.h"
 #include "controllers/common/reconcile_skeleton.h"
 #include "controllers/gatewaypool/compatibility_source.h"
 #include "controllers/gatewaypool/gateway_daemonset.h"
@@ -36,6 +37,8 @@ struct GatewayPoolStores {
   controllers::NamespacedCache pods;        // the pools' gateway pods
   controllers::NamespacedCache services;
   controllers::NamespacedCache slices;
+  // Whether `nodes` holds the label keys a selector names (node_label_filter.h).
+  controllers::NodeLabelCoverage& node_labels;
 };
 
 class GatewayPoolReconciler final

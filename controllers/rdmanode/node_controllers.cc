@@ -1,6 +1,5 @@
 #include "controllers/rdmanode/node_controllers.h"
 
-#include "controllers/common/cache_transforms.h"
 #include "controllers/rdmanode/agent_daemonset_reconciler.h"
 #include "controllers/rdmanode/node_label_reconciler.h"
 #include "controllers/rdmanode/node_labels.h"
@@ -10,14 +9,6 @@
 
 namespace rdmastack::rdmanode {
 namespace {
-
-runtime::Informer& NodeInformer(runtime::Manager& manager) {
-  runtime::InformerOptions o;
-  o.type = k8s::kinds::Node();
-  // Node status (conditions, images, heartbeats) is most of a Node's bytes; we need its labels.
-  o.transform = controllers::NodeLabelsAndOperatorAnnotations();
-  return manager.cache().Get(o);
-}
 
 runtime::Informer& InformerFor(runtime::Manager& manager, const k8s::ResourceType& type,
                                std::string ns = "", std::string field_selector = "") {
@@ -62,8 +53,9 @@ struct NodeControllers::Parts {
 NodeControllers::NodeControllers(runtime::Manager& manager, Clock& clock, AgentStateStore& agents,
                                  agenthub::RequirementsPublisher& publisher,
                                  NodeControllerOptions options)
-    : parts_(std::make_unique<Parts>()) {
-  runtime::Informer& nodes = NodeInformer(manager);
+    : parts_(std::make_unique<Parts>()),
+      node_cache_(std::make_unique<controllers::NodeCache>(manager, clock)) {
+  runtime::Informer& nodes = node_cache_->informer();
   runtime::Informer& rdmanodes = InformerFor(manager, crd::kinds::RdmaNode());
   runtime::Informer& pools = InformerFor(manager, crd::kinds::GatewayPool());
   runtime::Informer& profiles = InformerFor(manager, crd::kinds::ClientProfile());
@@ -101,8 +93,8 @@ NodeControllers::NodeControllers(runtime::Manager& manager, Clock& clock, AgentS
   labels.Watch(nodes, runtime::EnqueueSelf(), owned_labels_changed);
   labels.Watch(rdmanodes, runtime::EnqueueSelf());
 
-  parts_->requirements = std::make_unique<RequirementsReconciler>(nodes.store(), pools.store(),
-                                                                  profiles.store(), publisher);
+  parts_->requirements = std::make_unique<RequirementsReconciler>(
+      nodes.store(), pools.store(), profiles.store(), node_cache_->coverage(), publisher);
   runtime::Controller& requirements =
       manager.NewController("agentrequirements", *parts_->requirements);
   requirements.Watch(nodes, runtime::EnqueueSelf(), node_labels_changed);

@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "controllers/common/node_cache.h"
 #include "controllers/rdmanode/agent_daemonset.h"
 #include "controllers/rdmanode/agent_state_store.h"
 #include "operator/runtime/manager.h"
@@ -34,9 +35,14 @@ class NodeControllers {
   NodeControllers(const NodeControllers&) = delete;
   NodeControllers& operator=(const NodeControllers&) = delete;
 
+  // The operator's Node cache (node_cache.h), made here first so that its transform is the one
+  // the shared informer keeps; the pool and profile controllers are given it.
+  controllers::NodeCache& node_cache() { return *node_cache_; }
+
  private:
   struct Parts;
   std::unique_ptr<Parts> parts_;
+  std::unique_ptr<controllers::NodeCache> node_cache_;
 };
 
 }  // namespace rdmastack::rdmanode

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "controllers/common/node_label_keys.h"
 #include "controllers/rdmanode/cached_resources.h"
 #include "controllers/rdmanode/requirements.h"
 
@@ -9,8 +10,13 @@ namespace rdmastack::rdmanode {
 RequirementsReconciler::RequirementsReconciler(const runtime::Store& nodes,
                                                const runtime::Store& pools,
                                                const runtime::Store& profiles,
+                                               controllers::NodeLabelCoverage& node_labels,
                                                agenthub::RequirementsPublisher& publisher)
-    : nodes_(nodes), pools_(pools), profiles_(profiles), publisher_(publisher) {}
+    : nodes_(nodes),
+      pools_(pools),
+      profiles_(profiles),
+      node_labels_(node_labels),
+      publisher_(publisher) {}
 
 StatusOr<runtime::Result> RequirementsReconciler::Reconcile(const runtime::Request& request) {
   const std::string& name = request.name;
@@ -20,6 +26,11 @@ StatusOr<runtime::Result> RequirementsReconciler::Reconcile(const runtime::Reque
     if (published_.erase(name) > 0) publisher_.Forget(name);
     return runtime::Result{};
   }
+  // A selector naming a label key the Node cache does not hold yet would match no node: publish
+  // nothing until the re-list that adds the key is in (node_label_filter.h).
+  std::set<std::string> keys = controllers::LabelKeysToKeep(pools_.List());
+  keys.merge(controllers::LabelKeysToKeep(profiles_.List()));
+  if (!node_labels_.Covers(keys)) return runtime::Result{controllers::kNodeCacheWait};
   const agent::v1::Requirements req =
       ComputeRequirements(node->Labels(), ParseCached<crd::GatewayPool>(pools_),
                           ParseCached<crd::ClientProfile>(profiles_));

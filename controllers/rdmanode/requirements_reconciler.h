@@ -6,6 +6,7 @@
 #include <mutex>
 #include <string>
 
+#include "controllers/common/node_label_filter.h"
 #include "operator/runtime/reconciler.h"
 #include "operator/runtime/store.h"
 #include "servers/agenthub/agent_events.h"
@@ -16,6 +17,7 @@ class RequirementsReconciler final : public runtime::Reconciler {
  public:
   RequirementsReconciler(const runtime::Store& nodes, const runtime::Store& pools,
                          const runtime::Store& profiles,
+                         controllers::NodeLabelCoverage& node_labels,
                          agenthub::RequirementsPublisher& publisher);
   StatusOr<runtime::Result> Reconcile(const runtime::Request& request) override;
 
@@ -23,6 +25,7 @@ class RequirementsReconciler final : public runtime::Reconciler {
   const runtime::Store& nodes_;
   const runtime::Store& pools_;
   const runtime::Store& profiles_;
+  controllers::NodeLabelCoverage& node_labels_;
   agenthub::RequirementsPublisher& publisher_;
   std::mutex mu_;
   std::map<std::string, std::string> published_;  // node -> serialised Requirements

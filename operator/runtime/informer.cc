@@ -118,8 +118,10 @@ void Informer::Deliver(const HandlerList& handlers, const StoreChange& change) {
 
 void Informer::Replace(std::vector<ObjectPtr> objects, const std::string&) {
   std::vector<StoreChange> changes;
-  const auto handlers =
-      ApplyThenListHandlers([&] { changes = store_.Replace(std::move(objects)); });
+  const auto handlers = ApplyThenListHandlers([&] {
+    changes = store_.Replace(std::move(objects));
+    if (options_.on_replaced) options_.on_replaced();
+  });
   for (const StoreChange& c : changes) Deliver(*handlers, c);
   changes.clear();
   if (options_.release_memory_after_list) ReleaseFreeMemory();

@@ -46,6 +46,10 @@ struct InformerOptions {
   Transform transform = StripManagedFields();
   // After each full list, hand the memory of the dropped full objects back to the OS.
   bool release_memory_after_list = true;
+  // Called after a full list has replaced the store's contents and before any handler hears of
+  // it, under the lock that orders store changes (so it must be quick and take no informer lock):
+  // from here on, readers of the store see the objects as this listing transformed them.
+  std::function<void()> on_replaced;
   ReflectorOptions reflector;  // type/ns/selectors/transform are filled in from the fields above
 };
 
@@ -66,6 +70,8 @@ class Informer final : private ReflectorSink {
   bool HasSynced() const;
   // Waits until the first list has been applied or `deadline` passes.
   bool WaitForSync(Clock::TimePoint deadline);
+  // Fetches the collection again at once (Reflector::RequestRelist).
+  void RequestRelist() { reflector_->RequestRelist(); }
 
   const InformerOptions& options() const { return options_; }
   const Reflector& reflector() const { return *reflector_; }

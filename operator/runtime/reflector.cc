@@ -26,6 +26,18 @@ void Reflector::Stop() {
   cv_.notify_all();
 }
 
+void Reflector::RequestRelist() {
+  std::lock_guard<std::mutex> l(mu_);
+  relist_requested_ = true;
+  if (active_watch_ != nullptr) active_watch_->Cancel();
+  cv_.notify_all();
+}
+
+bool Reflector::RelistRequested() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return relist_requested_;
+}
+
 std::string Reflector::LastSyncResourceVersion() const {
   std::lock_guard<std::mutex> l(mu_);
   return last_rv_;
@@ -45,6 +57,11 @@ void Reflector::Run() {
   while (!Stopped()) {
     const Status s = ListAndWatch();
     if (Stopped()) break;
+    // A requested relist is not a failure: no backoff (the request cancelled the watch).
+    if (RelistRequested()) {
+      spdlog::info("reflector {}: relisting on request", options_.type.GroupResource());
+      continue;
+    }
     WaitOutBackoff(s, "relisting");
   }
 }
@@ -68,6 +85,12 @@ bool Reflector::WatchCanResume(const Status& failure) {
 
 Status Reflector::ListAndWatch() {
   bool watch_list;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    relist_requested_ = false;
+  }
+  // After the flag is cleared: a request made while the hook runs is served by the next fetch.
+  if (options_.before_list) options_.before_list();
   {
     std::lock_guard<std::mutex> l(mu_);
     watch_list =
@@ -96,6 +119,7 @@ StatusOr<k8s::WatchStreamPtr> Reflector::OpenWatch(k8s::WatchOptions options) {
                              client_.Watch(options_.type, options_.ns, options));
   std::lock_guard<std::mutex> l(mu_);
   if (stopped_) return CancelledError("reflector stopped");
+  if (relist_requested_) return AbortedError("relist requested");
   active_watch_ = stream.get();
   return stream;
 }
@@ -246,6 +270,7 @@ Status Reflector::List() {
 
 Status Reflector::Watch() {
   while (!Stopped()) {
+    if (RelistRequested()) return AbortedError("relist requested");
     k8s::WatchOptions watch_options;
     watch_options.resource_version = LastSyncResourceVersion();
     auto stream = OpenWatch(watch_options);
@@ -260,6 +285,7 @@ Status Reflector::Watch() {
 }
 
 Status Reflector::ResumeAfter(const Status& ended) {
+  if (RelistRequested()) return AbortedError("relist requested");
   if (ended.ok()) return OkStatus();
   if (!WatchCanResume(ended)) return ended.WithContext("watch " + options_.type.GroupResource());
   WaitOutBackoff(ended, "resuming the watch");

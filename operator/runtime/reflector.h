@@ -62,6 +62,10 @@ struct ReflectorOptions {
   InitialSync initial_sync = InitialSync::kWatchList;
   // Applied to every listed object (page by page) and every watched object.
   Transform transform;
+  // Called on the reflector's thread as each fetch of the collection's state (list or watch-list)
+  // begins, before its first request: a transform that depends on outside state (the Node
+  // cache's label keys) takes the state the whole listing will be transformed with.
+  std::function<void()> before_list;
   BackoffOptions backoff;
   // Server-side watch timeout is drawn from [min, 2*min] to spread reconnects.
   std::chrono::seconds min_watch_timeout{300};
@@ -76,6 +80,10 @@ class Reflector {
   void Run();
   // Makes Run return soon (cancels an open watch). Callable from any thread.
   void Stop();
+  // Ends the open watch (or the listing under way) and fetches the collection's state again at
+  // once, without the backoff: for a transform that now keeps more than the cached objects hold.
+  // Callable from any thread; requests made before the next fetch begins are served by that one.
+  void RequestRelist();
 
   // One list-and-watch cycle: returns when the watch must be restarted from a list (with the
   // reason) or when stopped (Cancelled).
@@ -115,6 +123,7 @@ class Reflector {
   // Whether a watch that failed so can go on from the last version instead of a relist.
   static bool WatchCanResume(const Status& failure);
   bool Stopped() const;
+  bool RelistRequested() const;
   void SetResourceVersion(std::string rv);
 
   k8s::Client& client_;
@@ -127,6 +136,7 @@ class Reflector {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   bool stopped_ = false;
+  bool relist_requested_ = false;
   std::string last_rv_;
   bool last_rv_unavailable_ = false;
   bool watch_list_refused_ = false;

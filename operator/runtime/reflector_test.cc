@@ -279,6 +279,42 @@ TEST_F(ReflectorTest, StopCancelsAnOpenWatch) {
   EXPECT_EQ(r.list_count(), 1);
 }
 
+TEST_F(ReflectorTest, ARequestedRelistEndsTheWatchAndListsAgainAtOnce) {
+  ReflectorOptions o = Options();
+  int lists_begun = 0;
+  o.before_list = [&] { ++lists_begun; };
+  Reflector r(client_, clock_, o, sink_);
+  std::atomic<int> watches{0};
+  ::testing::InSequence seq;
+  EXPECT_CALL(client_, List(_, _, _))
+      .WillOnce(Return(MakeList({MakeObject("ns", "a", "3")}, "10")));
+  EXPECT_CALL(client_, Watch(_, _, Field(&k8s::WatchOptions::resource_version, "10")))
+      .WillOnce(Invoke([&](auto&&...) {
+        ++watches;
+        return feed_.NewStream();
+      }));
+  EXPECT_CALL(client_, List(_, _, Field(&k8s::ListOptions::resource_version, "10")))
+      .WillOnce(Return(MakeList({MakeObject("ns", "a", "3")}, "11")));
+  EXPECT_CALL(client_, Watch(_, _, Field(&k8s::WatchOptions::resource_version, "11")))
+      .WillOnce(Invoke([&](auto&&...) {
+        ++watches;
+        return feed_.NewStream();
+      }));
+  std::thread runner([&] { r.Run(); });
+  while (watches.load() < 1) std::this_thread::yield();
+  r.RequestRelist();
+  // The fake clock never moves: a relist behind a backoff would never come.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (watches.load() < 2 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  r.Stop();
+  runner.join();
+  EXPECT_EQ(watches.load(), 2);
+  EXPECT_EQ(r.list_count(), 2);
+  EXPECT_EQ(lists_begun, 2);
+  EXPECT_EQ(sink_.log, (std::vector<std::string>{"replace@10: a", "replace@11: a"}));
+}
+
 k8s::JsonObject InitialEventsEnd(const std::string& rv) {
   k8s::JsonObject o = Bookmark(rv);
   o.SetAnnotation("k8s.io/initial-events-end", "true");

@@ -61,7 +61,8 @@ class ClientProfileReconcilerTest : public ::testing::Test {
         caches_.Cache(k8s::kinds::DaemonSet(), owned),
         caches_.Cache(k8s::kinds::ConfigMap(), owned),
         caches_.Cache(k8s::kinds::Pod(), owned, controllers::PodReadiness()),
-        caches_.Cache(k8s::kinds::Pod(), kWorkloadLabel, controllers::PodPlacement())};
+        caches_.Cache(k8s::kinds::Pod(), kWorkloadLabel, controllers::PodPlacement()),
+        node_labels_};
     reconciler_ = std::make_unique<ClientProfileReconciler>(api_, events_, clock_, stores,
                                                             ClientRenderOptions{});
   }
@@ -124,6 +125,7 @@ class ClientProfileReconcilerTest : public ::testing::Test {
 
   k8s::testing::FakeClient api_;
   controllers::testing::FakeCaches caches_{api_};
+  controllers::testing::FakeNodeLabelCoverage node_labels_;
   controllers::testing::RecordedEvents events_;
   FakeClock clock_;
   std::unique_ptr<ClientProfileReconciler> reconciler_;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "controllers/common/namespaced_cache.h"
+#include "controllers/common/node_label_filter.h"
 #include "operator/k8s/testing/fake_client.h"
 #include "operator/runtime/informer.h"
 #include "operator/runtime/store.h"
@@ -39,6 +40,18 @@ class FakeCaches {
   };
   k8s::testing::FakeClient& api_;
   std::deque<Entry> entries_;  // a deque: the stores handed out stay where they are
+};
+
+// For a Node store made with NodeLabelsAndOperatorAnnotations (every label kept): every selector
+// is covered, unless the test says the cache is waiting for a re-list (`covered = false`).
+class FakeNodeLabelCoverage final : public NodeLabelCoverage {
+ public:
+  bool Covers(const std::set<std::string>& keys) override {
+    asked.insert(keys.begin(), keys.end());
+    return covered;
+  }
+  bool covered = true;
+  std::set<std::string> asked;  // every key a reconciler asked about
 };
 
 }  // namespace rdmastack::controllers::testing

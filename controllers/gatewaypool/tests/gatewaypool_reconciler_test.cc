@@ -43,7 +43,8 @@ class GatewayPoolReconcilerTest : public ::testing::Test {
         caches_.Cache(k8s::kinds::DaemonSet(), OwnedSelector()),
         caches_.Cache(k8s::kinds::Pod(), OwnedSelector(), controllers::PodReadiness()),
         caches_.Cache(k8s::kinds::Service(), OwnedSelector()),
-        caches_.Cache(k8s::kinds::EndpointSlice(), OwnedSelector())};
+        caches_.Cache(k8s::kinds::EndpointSlice(), OwnedSelector()),
+        node_labels_};
     reconciler_ = std::make_unique<GatewayPoolReconciler>(
         api_, events_, clock_, stores, *compatibility_, GatewayRenderOptions{}, *validator_);
   }
@@ -133,12 +134,34 @@ class GatewayPoolReconcilerTest : public ::testing::Test {
 
   k8s::testing::FakeClient api_;
   controllers::testing::FakeCaches caches_{api_};
+  controllers::testing::FakeNodeLabelCoverage node_labels_;
   controllers::testing::RecordedEvents events_;
   FakeClock clock_;
   std::unique_ptr<CompatibilitySource> compatibility_;
   std::unique_ptr<GatewayValidator> validator_ = MakePodReadyValidator();
   std::unique_ptr<GatewayPoolReconciler> reconciler_;
 };
+
+TEST_F(GatewayPoolReconcilerTest, WaitsWithoutWritingWhileTheNodeCacheLacksASelectorKey) {
+  ServeOnTwoNodes();
+  const crd::GatewayPoolStatus before = StatusOf("kvcache");
+  // The Node cache is re-listing to hold a key the selector names: the cached Nodes would look
+  // unselected, so the pass decides nothing and writes nothing.
+  node_labels_.covered = false;
+  node_labels_.asked.clear();
+  caches_.Sync();
+  api_.ClearActions();
+  auto result = reconciler_->Reconcile({kNs, "kvcache"});
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(result->requeue_after, controllers::kNodeCacheWait);
+  EXPECT_TRUE(api_.writes().empty());
+  EXPECT_EQ(node_labels_.asked.count(kStorageLabel), 1u);
+  EXPECT_EQ(StatusOf("kvcache"), before);
+  // Once the re-list is in, the pass goes on as before.
+  node_labels_.covered = true;
+  Reconcile("kvcache");
+  EXPECT_EQ(StatusOf("kvcache").node_counts->selected, 2);
+}
 
 TEST_F(GatewayPoolReconcilerTest, APoolStartsWithItsFinalizerThenItsGatewaysAndStatus) {
   PutPool("kvcache", "2026-01-01T00:00:00Z");

@@ -24,7 +24,7 @@ void RequireCrds(const ::rdmastack::testing::ClusterEnv& env) {
 
 NodeControllersRun::NodeControllersRun(const ::rdmastack::testing::ClusterEnv& env,
                                        const std::string& name, Clock::Duration stale_ttl,
-                                       NodeControllerOptions options)
+                                       NodeControllerOptions options, bool gateway_pools)
     : user_agent_("rdmastack-operator/test (" + ::rdmastack::testing::UniqueName(name) + ")") {
   auto config = k8s::LoadKubeconfig(env.kubeconfig);
   EXPECT_TRUE(config.ok()) << config.status().ToString();
@@ -42,6 +42,13 @@ NodeControllersRun::NodeControllersRun(const ::rdmastack::testing::ClusterEnv& e
   manager_ = std::make_unique<runtime::Manager>(*client_, RealClock::Instance(), mo);
   controllers_ = std::make_unique<NodeControllers>(*manager_, RealClock::Instance(), *agents_,
                                                    requirements_, std::move(options));
+  if (gateway_pools) {
+    auto pools = gatewaypool::GatewayPoolControllers::Create(*manager_, RealClock::Instance(),
+                                                             controllers_->node_cache(), {});
+    EXPECT_TRUE(pools.ok()) << pools.status().ToString();
+    if (!pools.ok()) return;
+    pools_ = std::move(*pools);
+  }
   thread_ = std::thread([this] {
     const Status s = manager_->Run();
     EXPECT_TRUE(s.ok()) << s.ToString();

@@ -7,6 +7,7 @@
 #include <string>
 #include <thread>
 
+#include "controllers/gatewaypool/gatewaypool_controllers.h"
 #include "controllers/rdmanode/agent_state_store.h"
 #include "controllers/rdmanode/node_controllers.h"
 #include "controllers/rdmanode/requirements_reconciler.h"
@@ -26,12 +27,14 @@ void RequireCrds(const ::rdmastack::testing::ClusterEnv& env);
 class NodeControllersRun {
  public:
   NodeControllersRun(const ::rdmastack::testing::ClusterEnv& env, const std::string& name,
-                     Clock::Duration stale_ttl, NodeControllerOptions options);
+                     Clock::Duration stale_ttl, NodeControllerOptions options,
+                     bool gateway_pools = false);
   ~NodeControllersRun();  // stops the manager
 
   AgentStateStore& agents() { return *agents_; }
   LatestRequirements& requirements() { return requirements_; }
   k8s::Client& client() { return *client_; }
+  NodeControllers& controllers() { return *controllers_; }
   const std::string& user_agent() const { return user_agent_; }
   bool ready() const { return manager_ && manager_->Ready(); }
   // The manager's metrics in the Prometheus text format.
@@ -44,6 +47,8 @@ class NodeControllersRun {
   LatestRequirements requirements_;
   std::unique_ptr<runtime::Manager> manager_;
   std::unique_ptr<NodeControllers> controllers_;
+  // With `gateway_pools`: the GatewayPool controllers too, on the same Node cache.
+  std::unique_ptr<gatewaypool::GatewayPoolControllers> pools_;
   std::thread thread_;
 };
 

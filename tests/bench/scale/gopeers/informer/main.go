@@ -7,9 +7,10 @@
 //   - shipped: informers.NewSharedInformerFactory as a client-go program gets it (typed objects,
 //     managedFields and all).
 //   - transform: the same informers with SetTransform keeping exactly the fields our operator's
-//     cache keeps (controllers/common/cache_transforms.cc): Nodes their identity, labels and the
-//     annotations in the rdmastack.io domain; Pods their identity, labels, node, IP, conditions
-//     and container statuses.
+//     cache keeps (controllers/common/cache_transforms.cc): Nodes their identity, the labels a
+//     pool selecting on node-role.rdmastack.io/storage leaves them (that key and the operator's
+//     own, trim.NodeKeeping) and the annotations in the rdmastack.io domain; Pods their
+//     identity, labels, node, IP, conditions and container statuses.
 //   - metadata: metadatainformer (PartialObjectMetadata), as shipped.
 //
 // Line 1 (after both caches synced and a settle): sync wall and CPU time, RSS before start, after
@@ -116,7 +117,10 @@ func main() {
 		nodes := factory.Core().V1().Nodes().Informer()
 		pods := factory.Core().V1().Pods().Informer()
 		if *form == "transform" {
-			if err := nodes.SetTransform(trim.Node); err != nil {
+			// As our peer's Node cache with one pool selecting on node-role.rdmastack.io/storage
+			// (tests/bench/scale/informer_scale_peer.cc).
+			keep := map[string]bool{"node-role.rdmastack.io/storage": true}
+			if err := nodes.SetTransform(trim.NodeKeeping(keep)); err != nil {
 				fail("%v", err)
 			}
 			if err := pods.SetTransform(trim.Pod); err != nil {

@@ -40,6 +40,33 @@ func Node(obj any) (any, error) {
 	return out, nil
 }
 
+// IsOperatorLabel says whether a Node label key is one our operator writes and reads back
+// (controllers/common/node_label_keys.h): always kept by its Node cache.
+func IsOperatorLabel(k string) bool {
+	return strings.HasPrefix(k, "rdmastack.io/") || strings.HasPrefix(k, "gwp.rdmastack.io/")
+}
+
+// NodeKeeping is Node with only the labels in keep and the operator's own: what our operator's
+// Node cache holds when the live selectors name exactly the keys in keep
+// (controllers/common/node_label_filter.h).
+func NodeKeeping(keep map[string]bool) func(any) (any, error) {
+	return func(obj any) (any, error) {
+		out, err := Node(obj)
+		n, ok := out.(*corev1.Node)
+		if err != nil || !ok || n.Labels == nil {
+			return out, err
+		}
+		labels := map[string]string{}
+		for k, v := range n.Labels {
+			if keep[k] || IsOperatorLabel(k) {
+				labels[k] = v
+			}
+		}
+		n.Labels = labels
+		return n, nil
+	}
+}
+
 // Pod keeps the identity, labels, node, IP, conditions and container statuses.
 func Pod(obj any) (any, error) {
 	p, ok := obj.(*corev1.Pod)
