@@ -2,6 +2,7 @@
 
 #include <grpcpp/security/tls_certificate_provider.h>
 #include <grpcpp/security/tls_credentials_options.h>
+#include <malloc.h>
 #include <spdlog/spdlog.h>
 
 #include "operator/runtime/serving_cert.h"
@@ -44,7 +45,18 @@ Status ValidateAgentHubOptions(const AgentHubOptions& o) {
     return InvalidArgumentError(
         "agent hub: max message size >= 1024, auth threads >= 1, refresh >= 1 s");
   }
-  return OkStatus();
+  if (o.tsi_max_frame_size != 0 &&
+      (o.tsi_max_frame_size < 1024 || o.tsi_max_frame_size > 16 * 1024)) {
+    return InvalidArgumentError(
+        "agent hub: the TLS frame size must be 0 (gRPC's default, 16 KiB) or 1024..16384 bytes");
+  }
+  if (o.malloc_mmap_threshold_bytes != 0 &&
+      (o.malloc_mmap_threshold_bytes < 4096 || o.malloc_mmap_threshold_bytes > 32u << 20)) {
+    return InvalidArgumentError(
+        "agent hub: the malloc mmap threshold must be 0 (glibc's dynamic one) or 4096..33554432 "
+        "bytes");
+  }
+  return ValidateMemoryTrimOptions(o.memory_trim);
 }
 
 AgentHub::AgentHub(k8s::Client& reader, k8s::Client& writer, runtime::EventRecorder& events,
@@ -67,7 +79,9 @@ AgentHub::AgentHub(k8s::Client& reader, k8s::Client& writer, runtime::EventRecor
       authenticator_(reviewer_, reader, options_.policy),
       pool_(options_.auth_threads, options_.auth_queue),
       core_(sink, events, metrics_, clock, options_.streams, pool_, authenticator_),
-      service_(core_) {}
+      service_(core_),
+      trimmer_(
+          clock, options_.memory_trim, [this] { return core_.connected(); }, TrimMallocArenas) {}
 
 AgentHub::~AgentHub() {
   Stop();
@@ -75,6 +89,11 @@ AgentHub::~AgentHub() {
 
 Status AgentHub::Start() {
   RDMASTACK_RETURN_IF_ERROR(ValidateAgentHubOptions(options_));
+  if (options_.malloc_mmap_threshold_bytes > 0 &&
+      mallopt(M_MMAP_THRESHOLD, static_cast<int>(options_.malloc_mmap_threshold_bytes)) != 1) {
+    spdlog::warn("agenthub: glibc refused M_MMAP_THRESHOLD={}",
+                 options_.malloc_mmap_threshold_bytes);
+  }
   RDMASTACK_RETURN_IF_ERROR(certificates_.Start());
   // The identity file holds the key and the chain (see hub_certificates.h for why one file).
   const std::string identity = certificates_.identity_file();
@@ -108,12 +127,16 @@ Status AgentHub::Start() {
                              static_cast<int>(options_.connection_idle.count()));
   // One agent needs one stream (two while a reconnect overlaps the old one's end).
   builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, 2);
+  if (options_.tsi_max_frame_size > 0) {
+    builder.AddChannelArgument(GRPC_ARG_TSI_MAX_FRAME_SIZE, options_.tsi_max_frame_size);
+  }
   server_ = builder.BuildAndStart();
   if (!server_ || port_ == 0) {
     certificates_.Stop();
     return UnavailableError("agent hub: could not listen on " + options_.listen_address);
   }
   core_.Start();
+  trimmer_.Start();
   spdlog::info("agenthub: listening on {} (port {}), TLS with the certificate of {}",
                options_.listen_address, port_, certificates_.source());
   return OkStatus();
@@ -122,6 +145,7 @@ Status AgentHub::Start() {
 void AgentHub::Stop() {
   if (stopped_) return;
   stopped_ = true;
+  trimmer_.Stop();
   core_.Shutdown();
   if (server_) {
     server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));

@@ -32,6 +32,7 @@
 #include "servers/agenthub/agent_stream.h"
 #include "servers/agenthub/hub_certificates.h"
 #include "servers/agenthub/hub_core.h"
+#include "servers/agenthub/memory_trim.h"
 #include "servers/agenthub/token_reviewer.h"
 #include "servers/agenthub/worker_pool.h"
 
@@ -62,6 +63,18 @@ struct AgentHubOptions {
   // keepalive_timeout): a node that lost power leaves no half-open stream behind.
   std::chrono::milliseconds keepalive_time{60'000};
   std::chrono::milliseconds keepalive_timeout{20'000};
+  // Largest TLS frame gRPC's frame protector makes (GRPC_ARG_TSI_MAX_FRAME_SIZE); its buffer is
+  // allocated per connection at this size (docs/agenthub.md "Where the bytes go": 4 KiB saves
+  // 12 KiB per connection; agents send heartbeats of a few dozen bytes). 0 = gRPC's default
+  // (16 KiB); else 1024..16384.
+  int tsi_max_frame_size = 4096;
+  // glibc's M_MMAP_THRESHOLD, set by Start() for the whole process: allocations of at least this
+  // size that need new memory get their own mapping, given back at once when freed, and only
+  // their touched pages are resident. Each TLS connection holds four ~17 KiB buffers (OpenSSL's
+  // BIO pair and record buffers). 0 leaves glibc's dynamic threshold; else 4096..33554432.
+  size_t malloc_mmap_threshold_bytes = 16 * 1024;
+  // malloc_trim after connections churn (memory_trim.h).
+  MemoryTrimOptions memory_trim;
 };
 
 // Checks options a person sets (through operator flags); the error names the option.
@@ -105,6 +118,7 @@ class AgentHub final : public RequirementsPublisher {
   AgentHubService service_;
   std::shared_ptr<grpc::experimental::CertificateProviderInterface> provider_;
   std::unique_ptr<grpc::Server> server_;
+  MemoryTrimmer trimmer_;
   int port_ = 0;
   bool stopped_ = false;
 };

@@ -39,6 +39,7 @@ using SteadyClock = std::chrono::steady_clock;
 
 constexpr int kHeartbeatSeconds = 10;
 constexpr int kSteadySeconds = 60;
+constexpr int kSettleSeconds = 60;
 
 using rdmastack::testing::ProcStat;
 using rdmastack::testing::ReadProcStat;
@@ -318,6 +319,16 @@ class AgentHubBench : public HubFixture {
     return c;
   }
 
+  // agenthub-bench-hub prints glibc's heap figures on SIGUSR1 (another hub is not asked).
+  void PrintHubHeap(const char* when) {
+    const char* hub_env = std::getenv("RDMASTACK_AGENTHUB_BENCH_HUB");
+    if (hub_pid_ <= 0 || (hub_env != nullptr && *hub_env != '\0')) return;
+    std::printf("%s: ", when);
+    std::fflush(stdout);
+    ::kill(hub_pid_, SIGUSR1);
+    std::this_thread::sleep_for(milliseconds(300));
+  }
+
   pid_t hub_pid_ = -1;
   int nodes_ = 0;
   std::string port_file_, hub_out_;
@@ -332,6 +343,7 @@ TEST_F(AgentHubBench, ThousandsOfAgentsOverTls) {
   const int port = StartHub({});
   ASSERT_GT(port, 0);
   const ProcStat idle = ReadProcStat(hub_pid_);
+  PrintHubHeap("idle");
 
   std::vector<std::unique_ptr<pb::AgentHub::Stub>> stubs;
   std::vector<std::unique_ptr<LoadAgent>> agents;
@@ -339,6 +351,7 @@ TEST_F(AgentHubBench, ThousandsOfAgentsOverTls) {
   const double connect_s = ConnectAll(port, tokens, stubs, agents, accepted);
   std::this_thread::sleep_for(seconds(5));
   const ProcStat connected = ReadProcStat(hub_pid_);
+  PrintHubHeap("connected");
 
   // Steady state: every agent heartbeats every 10 s, spread evenly.
   const ProcStat before = ReadProcStat(hub_pid_);
@@ -360,6 +373,16 @@ TEST_F(AgentHubBench, ThousandsOfAgentsOverTls) {
   std::atomic<int> accepted2{0};
   const double storm_s = ConnectAll(port, tokens, stubs2, agents2, accepted2);
   const ProcStat stormed = ReadProcStat(hub_pid_);
+  PrintHubHeap("after the storm");
+  // Does the memory come back? The same connections, 60 s later (sampled every 5 s).
+  std::string settle;
+  long settled_kib = stormed.rss_kib;
+  for (int s = 5; s <= kSettleSeconds; s += 5) {
+    std::this_thread::sleep_for(seconds(5));
+    settled_kib = ReadProcStat(hub_pid_).rss_kib;
+    settle += " " + std::to_string(s) + "s:" + std::to_string(settled_kib / 1024);
+  }
+  PrintHubHeap("60 s after the storm");
 
   const std::string counts = StopHub();
   DisconnectAll(stubs2, agents2);
@@ -370,9 +393,12 @@ TEST_F(AgentHubBench, ThousandsOfAgentsOverTls) {
   std::printf(
       "agents %d: all accepted in %.1f s; hub RSS idle %.1f MiB, connected %.1f MiB -> %.1f KiB "
       "per connection; CPU at one heartbeat/%d s each: %.2f%% of a core over %.0f s; reconnect "
-      "storm: all accepted again in %.1f s, hub RSS %.1f MiB\n",
+      "storm: all accepted again in %.1f s, hub RSS %.1f MiB, %d s later %.1f MiB (%+.1f%% of "
+      "before the storm)\n",
       n, connect_s, idle.rss_kib / 1024.0, connected.rss_kib / 1024.0, per_conn_kib,
-      kHeartbeatSeconds, cpu_pct, steady_s, storm_s, stormed.rss_kib / 1024.0);
+      kHeartbeatSeconds, cpu_pct, steady_s, storm_s, stormed.rss_kib / 1024.0, kSettleSeconds,
+      settled_kib / 1024.0, 100.0 * (settled_kib - connected.rss_kib) / connected.rss_kib);
+  std::printf("hub RSS (MiB) after the storm:%s\n", settle.c_str());
   const HubCounts c = ParseCounts(counts);
   EXPECT_EQ(c.reports, 2L * n) << "one report per accepted stream";
   EXPECT_EQ(c.accepted, 2L * n);

@@ -1,11 +1,13 @@
 // The AgentHub as its own process, for agenthub_bench to measure: a sink that only counts, the
 // real API server behind it. Writes its port to --port-file once it listens; on SIGTERM prints
 // "accepted=A reports=R heartbeats=H token_reviews=T" and exits.
+#include <malloc.h>
 #include <spdlog/spdlog.h>
 
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -17,6 +19,17 @@
 namespace {
 
 std::atomic<bool> stop{false};
+std::atomic<bool> print_heap{false};
+
+// The allocator's view (SIGUSR1 from the bench): bytes in use vs. free but kept, and mmapped
+// chunks, to tell the hub's live state from what glibc retains.
+void PrintHeap() {
+  const struct mallinfo2 m = mallinfo2();
+  std::fprintf(
+      stderr, "hub heap: in use %.1f MiB, free in arenas %.1f MiB (top %.1f), mmapped %.1f MiB\n",
+      static_cast<double>(m.uordblks) / (1 << 20), static_cast<double>(m.fordblks) / (1 << 20),
+      static_cast<double>(m.keepcost) / (1 << 20), static_cast<double>(m.hblkhd) / (1 << 20));
+}
 
 class CountingSink final : public rdmastack::agenthub::AgentEventSink {
  public:
@@ -65,6 +78,16 @@ int main(int argc, char** argv) {
   // benchmark throttles refusals only (its agents are never refused).
   o.streams.per_address.max_pending = 0;
   o.streams.per_address.max_failures_per_minute = argc == 7 ? std::stoi(argv[6]) : 0;
+  // Experiments without a rebuild (docs/agenthub.md "Where the bytes go").
+  if (const char* v = std::getenv("RDMASTACK_AGENTHUB_BENCH_TSI_FRAME")) {
+    o.tsi_max_frame_size = std::atoi(v);
+  }
+  if (const char* v = std::getenv("RDMASTACK_AGENTHUB_BENCH_MMAP_THRESHOLD")) {
+    o.malloc_mmap_threshold_bytes = std::strtoul(v, nullptr, 10);
+  }
+  if (const char* v = std::getenv("RDMASTACK_AGENTHUB_BENCH_TRIM_FRACTION")) {
+    o.memory_trim.churn_fraction = std::atof(v);
+  }
   CountingSink sink;
   NoEvents events;
   rdmastack::runtime::MetricsRegistry metrics;
@@ -76,7 +99,11 @@ int main(int argc, char** argv) {
   }
   std::ofstream(argv[5]) << hub.port() << "\n";
   std::signal(SIGTERM, [](int) { stop = true; });
-  while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::signal(SIGUSR1, [](int) { print_heap = true; });
+  while (!stop) {
+    if (print_heap.exchange(false)) PrintHeap();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
   const std::string rendered = metrics.Render();
   const size_t at = rendered.find("\nrdmastack_agenthub_token_reviews_total ");
   const std::string reviews = at == std::string::npos
