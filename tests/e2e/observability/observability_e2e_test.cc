@@ -10,7 +10,6 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,6 +20,7 @@
 #include <thread>
 
 #include "tests/e2e/common/chart_e2e_fixture.h"
+#include "tests/e2e/common/port_holder.h"
 #include "tests/e2e/observability/dashboard.h"
 #include "tests/e2e/observability/prometheus_api.h"
 #include "tests/harness/child_process.h"
@@ -199,8 +199,8 @@ TEST_F(ObservabilityE2eTest, AlertsFireAndClearAndEveryDashboardQueryAnswers) {
   }
   // Ready needs one serving gateway; the faults below need both nodes on the old track, or the
   // upgrade would start a node that never served it straight on the new one (nothing to halt).
-  ASSERT_TRUE(Eventually([&] { return ReadyEndpointNodes("kvcache").size() == storage.size(); },
-                         120s))
+  ASSERT_TRUE(
+      Eventually([&] { return ReadyEndpointNodes("kvcache").size() == storage.size(); }, 120s))
       << Diagnostics();
   // The webhook's series: a pod that names the profile, admitted (server-side dry run).
   const std::string pod =
@@ -301,20 +301,7 @@ TEST_F(ObservabilityE2eTest, AlertsFireAndClearAndEveryDashboardQueryAnswers) {
   // 2. A node whose new gateway cannot start (something else holds the 2.x port there): the
   // rollout halts, the node fails. Three alerts fire for the pool.
   const std::string bad = storage[0];
-  const std::string holder =
-      "import socket,time\ns=socket.socket()\n"
-      "s.setsockopt(socket.SOL_SOCKET,socket.SO_REUSEADDR,1)\n"
-      "s.bind(('0.0.0.0',7072))\ns.listen(1)\ntime.sleep(600)\n";
-  const pid_t squatter = fork();
-  if (squatter == 0) {
-    execlp("ip", "ip", "netns", "exec", nodes_.at(bad).netns.c_str(), "python3", "-c",
-           holder.c_str(), nullptr);
-    _exit(127);
-  }
-  ScopeExit free_port([&] {
-    kill(squatter, SIGKILL);
-    waitpid(squatter, nullptr, 0);
-  });
+  PortHolder port_7072(nodes_.at(bad).netns, 7072);
   std::this_thread::sleep_for(1s);
   ASSERT_EQ(
       env_->Kubectl({"patch", "gwp", "kvcache", "-n", ns_->name(), "--type=merge", "-p", kToV2})
@@ -375,7 +362,7 @@ TEST_F(ObservabilityE2eTest, AlertsFireAndClearAndEveryDashboardQueryAnswers) {
 
   // Undone: the port is free again and the failed node's state is cleared (the runbook's step),
   // so the operator starts it again and the upgrade finishes; every alert of the pool clears.
-  free_port.Now();
+  port_7072.Release();
   ASSERT_EQ(env_->Kubectl({"annotate", "node", bad,
                            "upgrade.gwp.rdmastack.io/" + ns_->name() + ".kvcache-"})
                 .exit_code,

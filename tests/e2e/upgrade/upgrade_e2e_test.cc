@@ -9,6 +9,7 @@
 #include <random>
 
 #include "servers/agenthub/hub_pki.h"
+#include "tests/e2e/common/port_holder.h"
 #include "tests/e2e/upgrade/upgrade_fixture.h"
 
 namespace rdmastack::testing {
@@ -104,23 +105,7 @@ TEST_F(UpgradeE2eTest, ANodeThatFailsValidationRollsBackAndKeepsServing) {
   if (HasFatalFailure() || IsSkipped()) return;
   const std::string bad = nodes_in_pool_[0], beside = nodes_in_pool_[1], last = nodes_in_pool_[2];
   // Something else holds 7072 on the bad node, so the 2.x gateway cannot listen there.
-  const std::string holder =
-      "import socket,time\ns=socket.socket()\n"
-      "s.setsockopt(socket.SOL_SOCKET,socket.SO_REUSEADDR,1)\n"
-      "s.bind(('0.0.0.0',7072))\ns.listen(1)\ntime.sleep(600)\n";
-  const pid_t squatter = fork();
-  if (squatter == 0) {
-    execlp("ip", "ip", "netns", "exec", nodes_.at(bad).netns.c_str(), "python3", "-c",
-           holder.c_str(), nullptr);
-    _exit(127);
-  }
-  struct Reap {
-    pid_t pid;
-    ~Reap() {
-      kill(pid, SIGKILL);
-      waitpid(pid, nullptr, 0);
-    }
-  } reap{squatter};
+  PortHolder port_7072(nodes_.at(bad).netns, 7072);
   std::this_thread::sleep_for(1s);
 
   Traffic traffic(*env_, ns_->name(), "kvcache");
