@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "crds/types/label_names.h"
 #include "crds/types/types.h"
 #include "operator/k8s/json_builder.h"
 #include "operator/k8s/json_object.h"
@@ -16,7 +17,7 @@ namespace rdmastack::controllers {
 
 // SHA-256 of the rendered object, so that a reconciler writes only when it changes.
 inline constexpr char kAppliedHashAnnotation[] = "rdmastack.io/applied-hash";
-inline constexpr char kFieldManager[] = "rdmastack-operator";
+using crd::kFieldManager;
 
 // A JSON literal written in the source (an empty object if it does not parse: a programming
 // error that the golden tests catch).

@@ -11,6 +11,9 @@ namespace rdmastack::crd {
 // On everything the operator creates.
 inline constexpr char kManagedByLabel[] = "app.kubernetes.io/managed-by";
 inline constexpr char kManagedByValue[] = "rdmastack-operator";
+// The field manager of every write the operator makes: one name, so that server-side apply sees one
+// owner of our fields whichever part of the operator wrote them.
+inline constexpr char kFieldManager[] = "rdmastack-operator";
 
 // "<ns>.<name>" as the name part of a node label key that has `reserved` more characters of its
 // own (a prefix or suffix): cut and suffixed with a hash of ns/name when the whole would pass

@@ -125,8 +125,8 @@ StatusOr<HubCertificates::Material> HubCertificates::FromGeneratedSecret() {
     object.SetName(options_.generated_secret);
     object.SetNamespace(options_.namespace_);
     RDMASTACK_RETURN_IF_ERROR(object.SetString({"type"}, "Opaque"));
-    RDMASTACK_RETURN_IF_ERROR(object.SetString(
-        {"metadata", "labels", "app.kubernetes.io/managed-by"}, "rdmastack-operator"));
+    RDMASTACK_RETURN_IF_ERROR(
+        object.SetString({"metadata", "labels", crd::kManagedByLabel}, crd::kManagedByValue));
   }
   RDMASTACK_RETURN_IF_ERROR(SetSecretData(object, {{"ca.crt", ca.cert_pem},
                                                    {"ca.key", ca.key_pem},
@@ -158,8 +158,8 @@ Status HubCertificates::PublishCa(const std::string& ca_pem) {
     object.SetKind("ConfigMap");
     object.SetName(options_.ca_config_map);
     object.SetNamespace(options_.namespace_);
-    RDMASTACK_RETURN_IF_ERROR(object.SetString(
-        {"metadata", "labels", "app.kubernetes.io/managed-by"}, "rdmastack-operator"));
+    RDMASTACK_RETURN_IF_ERROR(
+        object.SetString({"metadata", "labels", crd::kManagedByLabel}, crd::kManagedByValue));
   }
   RDMASTACK_RETURN_IF_ERROR(object.SetString({"data", "ca.crt"}, ca_pem));
   k8s::WriteOptions write;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "crds/types/label_names.h"
 #include "operator/k8s/client.h"
 #include "servers/agenthub/hub_pki.h"
 
@@ -41,7 +42,7 @@ struct HubCertificateOptions {
   Clock::Duration check_interval = std::chrono::minutes(1);
   // Directory for the key+certificate file; "" = a fresh private directory under $TMPDIR.
   std::string identity_dir;
-  std::string field_manager = "rdmastack-operator";
+  std::string field_manager = crd::kFieldManager;
   // The same machinery serves the pod admission webhook (controllers/workload): its own Secrets,
   // a CA named for it, and the CA bundle published somewhere other than a ConfigMap.
   std::string ca_common_name = "rdmastack-agenthub-ca";

@@ -2,16 +2,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include "crds/types/label_names.h"
 #include "operator/k8s/json_builder.h"
 #include "operator/k8s/resource.h"
 
 namespace rdmastack::agenthub {
-namespace {
-
-constexpr char kFieldManager[] = "rdmastack-operator";
-
-}  // namespace
-
 std::string ServingLabelPatch(bool serving) {
   k8s::JsonBuilder patch;
   if (serving) {
@@ -40,7 +35,7 @@ ServingPodLabel::ServingPodLabel(k8s::Client& writer, std::string namespace_, st
 
 Status ServingPodLabel::Patch(const std::string& pod, bool serving) {
   k8s::PatchOptions options;
-  options.field_manager = kFieldManager;
+  options.field_manager = crd::kFieldManager;
   auto patched = writer_.Patch(k8s::kinds::Pod(), namespace_, pod, k8s::PatchType::kMerge,
                                ServingLabelPatch(serving), options);
   // A former leader's pod that is gone by now needs nothing.

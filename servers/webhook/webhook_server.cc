@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "crds/types/label_names.h"
 #include "operator/k8s/api_error.h"
 #include "operator/k8s/config.h"
 #include "operator/runtime/serving_cert.h"
@@ -54,7 +55,7 @@ Status PublishWebhookCaBundle(k8s::Client& reader, k8s::Client& writer,
   RDMASTACK_RETURN_IF_ERROR(object->SetArray({"webhooks"}, webhooks));
   object->StripManagedFields();
   k8s::WriteOptions write;
-  write.field_manager = "rdmastack-operator";
+  write.field_manager = crd::kFieldManager;
   auto written = writer.Update(k8s::kinds::MutatingWebhookConfiguration(), *object, write);
   if (!written.ok()) {
     return written.status().WithContext("setting the caBundle of MutatingWebhookConfiguration " +
