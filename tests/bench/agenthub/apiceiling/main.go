@@ -285,7 +285,7 @@ func main() {
 	workers := flag.Int("workers", 16, "nodes written concurrently")
 	http2 := flag.Bool("http2", false, "one HTTP/2 connection instead of HTTP/1.1 keep-alive (the operator's)")
 	pidList := flag.String("pids", "", "name=PID,... whose CPU time during the writes is reported")
-	quiet := flag.Duration("quiet", 10*time.Second, "before the writes, wait until other clients wrote nothing for this long")
+	quiet := flag.Duration("quiet", 10*time.Second, "before the writes, wait until other clients wrote no Node or RdmaNode for this long")
 	minWait := flag.Duration("min-wait", 70*time.Second,
 		"before the writes, wait at least this long after creating the Nodes (past kube-controller-manager's node monitor grace period)")
 	flag.Parse()
@@ -425,8 +425,10 @@ func main() {
 
 func ptr[T any](v T) *T { return &v }
 
-// waitQuiet waits at least minWait, and until the audit log shows no write by another client for
-// `quiet`, reading only what was appended since the last look.
+// waitQuiet waits at least minWait, and until the audit log shows no write to Nodes or RdmaNodes by
+// another client for `quiet` (kube-controller-manager's node lifecycle controller sets the new
+// Nodes' conditions and taints; the garbage collector deletes the last run's RdmaNodes), reading
+// only what was appended since the last look.
 func waitQuiet(path, agent string, quiet, minWait time.Duration) {
 	t0 := time.Now()
 	f, err := os.Open(path)
@@ -452,7 +454,10 @@ func waitQuiet(path, agent string, quiet, minWait time.Duration) {
 				line, partial = append(partial, line...), nil
 			}
 			var e auditEvent
-			if json.Unmarshal(line, &e) == nil && e.UserAgent != agent {
+			// Only what touches the objects written here: the API server's own lease renewals
+			// (every 10 s) would never let a quiet window come.
+			if json.Unmarshal(line, &e) == nil && e.UserAgent != agent &&
+				(e.ObjectRef.Resource == "nodes" || e.ObjectRef.Resource == "rdmanodes") {
 				last = time.Now()
 			}
 		}
