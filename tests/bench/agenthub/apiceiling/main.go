@@ -413,7 +413,8 @@ func main() {
 	}
 	fmt.Printf("other clients' writes meanwhile: %s\n", strings.Join(other, ", "))
 
-	// Cleanup, not timed: the RdmaNodes go with their Nodes (garbage collector).
+	// Cleanup, not timed: the Nodes, and the RdmaNodes here too (the driver stops the garbage
+	// collector with kube-controller-manager).
 	if err := kube.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{},
 		metav1.ListOptions{LabelSelector: runLabel + "=" + run}); err != nil && !apierrors.IsNotFound(err) {
 		die("delete Nodes: %v", err)
