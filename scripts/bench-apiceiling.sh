@@ -56,7 +56,7 @@ for n in $nodes_list; do
   for w in $workers_list; do
     for ((i = 1; i <= repeat; i++)); do
       top_log="$out/top-$n-$w-$i.txt"
-      (while :; do date -u +%T; top -b -n 1 -w 160 | head -14; sleep 5; done) >"$top_log" 2>&1 &
+      (while :; do top -b -d 1 -n 2 -w 160 | awk '/^top -/ { n++ } n == 2' | head -16; sleep 4; done) >"$top_log" 2>&1 &
       sampler=$!
       echo "== $n nodes, $w workers, run $i (top: $top_log)"
       status=0
