@@ -9,7 +9,6 @@
 #include <rapidjson/writer.h>
 
 #include <charconv>
-#include <cstring>
 
 #include "operator/k8s/json_copy.h"
 
@@ -239,12 +238,18 @@ StatusOr<JsonObject> JsonObject::Parse(std::string_view text) {
 }
 
 StatusOr<JsonObject> JsonObject::ParseOwned(std::string_view text) {
-  JsonObject out;
-  out.owned_text_ = std::make_unique<char[]>(text.size() + 1);
-  std::memcpy(out.owned_text_.get(), text.data(), text.size());
-  out.owned_text_[text.size()] = '\0';
-  rapidjson::InsituStringStream stream(out.owned_text_.get());
+  char* buffer = nullptr;
+  JsonObject out = WithInsituBuffer(std::string(text), &buffer);
+  rapidjson::InsituStringStream stream(buffer);
   RDMASTACK_RETURN_IF_ERROR(ParseInto<rapidjson::kParseInsituFlag>(out.doc_, stream));
+  return out;
+}
+
+JsonObject JsonObject::WithInsituBuffer(std::string text, char** buffer) {
+  JsonObject out;
+  out.doc_.SetNull();
+  out.owned_text_ = std::make_unique<std::string>(std::move(text));
+  *buffer = out.owned_text_->data();  // std::string keeps a NUL after its last character
   return out;
 }
 

@@ -60,6 +60,11 @@ class JsonObject {
   static StatusOr<JsonObject> ParseOwned(std::string_view text);
   // Deep copy of a RapidJSON value (strings included).
   static JsonObject FromValue(const rapidjson::Value& value);
+  // An empty (null) object that owns `text` as its in-situ parse buffer, for decoders that build
+  // document() from `text` with RapidJSON's in-situ flag (the watch decoder): the strings they
+  // leave in document() point into it. Returns the buffer's first byte (NUL-terminated, writable),
+  // which stays in place when the object moves. Takes `text` without copying it.
+  static JsonObject WithInsituBuffer(std::string text, char** buffer);
   static JsonObject Array();
 
   JsonObject(const JsonObject& other);
@@ -145,7 +150,9 @@ class JsonObject {
 
  private:
   rapidjson::Document doc_;
-  std::unique_ptr<char[]> owned_text_;  // in-situ parse buffer (ParseOwned); stable across moves
+  // In-situ parse buffer (ParseOwned, WithInsituBuffer); on the heap so that it stays in place
+  // when the object moves (a short std::string would move its characters).
+  std::unique_ptr<std::string> owned_text_;
 };
 
 // "namespace/name" or "name".

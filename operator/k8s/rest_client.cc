@@ -1,5 +1,6 @@
 #include "operator/k8s/rest_client.h"
 
+#include <algorithm>
 #include <thread>
 
 #include "operator/k8s/api_error.h"
@@ -29,46 +30,75 @@ std::string SerializeWithTypeMeta(const ResourceType& type, const JsonObject& ob
   return copy.Serialize();
 }
 
+// Splits the stream into lines, one per event. Each byte is copied once, from the piece the
+// transport read into the line that the event then owns and is parsed in (DecodeWatchEvent takes
+// it by move); a piece that holds exactly one whole line becomes that line without a copy.
 class RestWatchStream final : public WatchStream {
  public:
   explicit RestWatchStream(std::unique_ptr<ResponseStream> stream) : stream_(std::move(stream)) {}
 
   StatusOr<std::optional<WatchEvent>> Next() override {
     while (true) {
-      size_t newline = buffer_.find('\n', scanned_);
-      if (newline != std::string::npos) {
-        std::string line = buffer_.substr(0, newline);
-        buffer_.erase(0, newline + 1);
-        scanned_ = 0;
+      if (offset_ < piece_.size()) {
+        const size_t newline = piece_.find('\n', offset_);
+        if (newline == std::string::npos) {
+          // The line goes on in the next piece. It is likely about as long as the last one:
+          // reserving that keeps it from growing (and copying itself) piece by piece.
+          if (line_.empty()) line_.reserve(std::max(next_reserve_, piece_.size() - offset_));
+          Append(piece_.size());
+          if (line_.size() > kMaxWatchEventBytes) {
+            return ResourceExhaustedError("watch event larger than " +
+                                          std::to_string(kMaxWatchEventBytes) + " bytes");
+          }
+          continue;
+        }
+        std::string line;
+        if (line_.empty() && offset_ == 0 && newline + 1 == piece_.size()) {
+          line = std::move(piece_);  // the piece is the line
+          line.pop_back();
+          piece_.clear();
+        } else {
+          Append(newline);
+          line = std::move(line_);
+          line_ = std::string();
+        }
+        offset_ = newline + 1;
         if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-        RDMASTACK_ASSIGN_OR_RETURN(WatchEvent event, DecodeWatchEvent(line));
-        return std::optional<WatchEvent>(std::move(event));
-      }
-      scanned_ = buffer_.size();
-      if (buffer_.size() > kMaxWatchEventBytes) {
-        return ResourceExhaustedError("watch event larger than " +
-                                      std::to_string(kMaxWatchEventBytes) + " bytes");
+        next_reserve_ = line.size() + line.size() / 8;
+        return Decode(std::move(line));
       }
       RDMASTACK_ASSIGN_OR_RETURN(std::optional<std::string> piece, stream_->Read());
       if (!piece.has_value()) {
         // The stream ended; a last event without a trailing newline still counts.
-        if (buffer_.find_first_not_of(" \t\r\n") == std::string::npos)
+        if (line_.find_first_not_of(" \t\r\n") == std::string::npos)
           return std::optional<WatchEvent>();
-        std::string line = std::move(buffer_);
-        buffer_.clear();
-        RDMASTACK_ASSIGN_OR_RETURN(WatchEvent event, DecodeWatchEvent(line));
-        return std::optional<WatchEvent>(std::move(event));
+        std::string line = std::move(line_);
+        line_ = std::string();
+        return Decode(std::move(line));
       }
-      buffer_ += *piece;
+      piece_ = std::move(*piece);
+      offset_ = 0;
     }
   }
 
   void Cancel() override { stream_->Cancel(); }
 
  private:
+  // Appends piece_[offset_, end) to the line being collected.
+  void Append(size_t end) {
+    line_.append(piece_, offset_, end - offset_);
+    offset_ = end;
+  }
+  static StatusOr<std::optional<WatchEvent>> Decode(std::string line) {
+    RDMASTACK_ASSIGN_OR_RETURN(WatchEvent event, DecodeWatchEvent(std::move(line)));
+    return std::optional<WatchEvent>(std::move(event));
+  }
+
   std::unique_ptr<ResponseStream> stream_;
-  std::string buffer_;
-  size_t scanned_ = 0;  // bytes of buffer_ known to hold no newline
+  std::string piece_;  // the last piece read; bytes before offset_ are taken
+  size_t offset_ = 0;
+  std::string line_;         // the event being collected, from earlier pieces
+  size_t next_reserve_ = 0;  // a little more than the last line's length
 };
 
 class RestClient final : public Client {

@@ -5,17 +5,12 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <string_view>
+
 #include "operator/k8s/api_error.h"
 
 namespace rdmastack::k8s {
 namespace {
-
-std::string StringMember(const rapidjson::Value& v, const char* name) {
-  if (!v.IsObject()) return {};
-  auto it = v.FindMember(name);
-  if (it == v.MemberEnd() || !it->value.IsString()) return {};
-  return {it->value.GetString(), it->value.GetStringLength()};
-}
 
 void AddSelectors(QueryParams& q, const std::string& labels, const std::string& fields) {
   if (!labels.empty()) q.emplace_back("labelSelector", labels);
@@ -273,6 +268,124 @@ class ListHandler {
   std::string error_;
 };
 
+// Builds a watch event's "object" straight into `object` as the document's root, as the reader
+// goes: the envelope ({"type": ..., "object": {...}}) is never a document of its own, so the object
+// needs no copy out of it. Strings stay where the in-situ reader left them, in the event's line.
+// Member lookup follows RapidJSON's FindMember: the first "type" and the first "object" count.
+// Depth counts from the envelope, as parsing the whole line did.
+class WatchEventHandler {
+ public:
+  explicit WatchEventHandler(rapidjson::Document& object) : object_(object) {}
+
+  bool Null() {
+    return Scalar([](rapidjson::Document& d) { return d.Null(); });
+  }
+  bool Bool(bool b) {
+    return Scalar([b](rapidjson::Document& d) { return d.Bool(b); });
+  }
+  bool Int(int i) {
+    return Scalar([i](rapidjson::Document& d) { return d.Int(i); });
+  }
+  bool Uint(unsigned i) {
+    return Scalar([i](rapidjson::Document& d) { return d.Uint(i); });
+  }
+  bool Int64(int64_t i) {
+    return Scalar([i](rapidjson::Document& d) { return d.Int64(i); });
+  }
+  bool Uint64(uint64_t i) {
+    return Scalar([i](rapidjson::Document& d) { return d.Uint64(i); });
+  }
+  bool Double(double v) {
+    return Scalar([v](rapidjson::Document& d) { return d.Double(v); });
+  }
+  bool RawNumber(const char* str, rapidjson::SizeType length, bool copy) {
+    return Scalar([=](rapidjson::Document& d) { return d.RawNumber(str, length, copy); });
+  }
+  bool String(const char* str, rapidjson::SizeType length, bool copy) {
+    if (in_object_) return object_.String(str, length, copy);
+    if (depth_ == 1 && key_ == "type" && !seen_type_) type_ = std::string_view(str, length);
+    return Scalar([](rapidjson::Document&) { return true; });
+  }
+  bool Key(const char* str, rapidjson::SizeType length, bool copy) {
+    if (in_object_) return object_.Key(str, length, copy);
+    if (depth_ == 1) key_ = std::string_view(str, length);
+    return true;
+  }
+  bool StartObject() {
+    if (++depth_ > kMaxJsonDepth) return TooDeep();
+    if (in_object_) return object_.StartObject();
+    if (depth_ == 2 && IsFirst("object", seen_object_)) {
+      in_object_ = true;
+      has_object_ = true;
+      return object_.StartObject();
+    }
+    if (depth_ == 2) IsFirst("type", seen_type_);  // a "type" that is no string
+    return true;
+  }
+  bool EndObject(rapidjson::SizeType members) {
+    --depth_;
+    if (!in_object_) return true;
+    if (!object_.EndObject(members)) return false;
+    if (depth_ == 1) {
+      // The object is the single value on the document's stack; Populate moves it to the root.
+      in_object_ = false;
+      auto done = [](rapidjson::Document&) { return true; };
+      object_.Populate(done);
+    }
+    return true;
+  }
+  bool StartArray() {
+    if (++depth_ > kMaxJsonDepth) return TooDeep();
+    if (in_object_) return object_.StartArray();
+    if (depth_ == 2) {
+      IsFirst("object", seen_object_);
+      IsFirst("type", seen_type_);
+    }
+    return true;
+  }
+  bool EndArray(rapidjson::SizeType elements) {
+    --depth_;
+    return in_object_ ? object_.EndArray(elements) : true;
+  }
+
+  std::string_view type() const { return type_; }
+  bool has_object() const { return has_object_; }
+  bool too_deep() const { return too_deep_; }
+
+ private:
+  template <typename Forward>
+  bool Scalar(Forward&& forward) {
+    if (in_object_) return forward(object_);
+    if (depth_ == 1) {
+      // A scalar member of the envelope: it may be the first "object" (then not an object) or
+      // the first "type" (then the string recorded above, or no type at all).
+      IsFirst("object", seen_object_);
+      IsFirst("type", seen_type_);
+    }
+    return true;
+  }
+  // Whether the member now starting is the first one named `name` (and marks it seen).
+  bool IsFirst(std::string_view name, bool& seen) {
+    if (key_ != name || seen) return false;
+    seen = true;
+    return true;
+  }
+  bool TooDeep() {
+    too_deep_ = true;
+    return false;
+  }
+
+  rapidjson::Document& object_;
+  int depth_ = 0;
+  std::string_view key_;   // the envelope's member now being read (points into the line)
+  std::string_view type_;  // the first "type", when it is a string (points into the line)
+  bool seen_type_ = false;
+  bool seen_object_ = false;
+  bool has_object_ = false;
+  bool in_object_ = false;
+  bool too_deep_ = false;
+};
+
 }  // namespace
 
 StatusOr<ObjectList> DecodeObjectList(std::string body) {
@@ -300,12 +413,24 @@ StatusOr<ObjectList> DecodeObjectList(std::string body) {
   return list;
 }
 
-StatusOr<WatchEvent> DecodeWatchEvent(std::string_view line) {
-  auto parsed = JsonObject::ParseOwned(line);
-  if (!parsed.ok()) return DataLossError("malformed watch event: " + parsed.status().message());
-  const rapidjson::Value& root = parsed->value();
-  const std::string type = StringMember(root, "type");
+StatusOr<WatchEvent> DecodeWatchEvent(std::string line) {
+  char* buffer = nullptr;
   WatchEvent event;
+  event.object = JsonObject::WithInsituBuffer(std::move(line), &buffer);
+  WatchEventHandler handler(event.object.document());
+  rapidjson::Reader reader;
+  rapidjson::InsituStringStream stream(buffer);
+  rapidjson::ParseResult result = reader.Parse<rapidjson::kParseInsituFlag>(stream, handler);
+  if (handler.too_deep()) {
+    return DataLossError("malformed watch event: JSON nested deeper than " +
+                         std::to_string(kMaxJsonDepth) + " levels");
+  }
+  if (result.IsError()) {
+    return DataLossError("malformed watch event: invalid JSON at byte " +
+                         std::to_string(result.Offset()) + ": " +
+                         rapidjson::GetParseError_En(result.Code()));
+  }
+  const std::string type(handler.type());
   if (type == "ADDED") {
     event.type = WatchEventType::kAdded;
   } else if (type == "MODIFIED") {
@@ -319,11 +444,7 @@ StatusOr<WatchEvent> DecodeWatchEvent(std::string_view line) {
   } else {
     return DataLossError("watch event with unknown type '" + type + "'");
   }
-  auto object = root.FindMember("object");
-  if (object == root.MemberEnd() || !object->value.IsObject()) {
-    return DataLossError("watch event " + type + " without an object");
-  }
-  event.object = JsonObject::FromValue(object->value);
+  if (!handler.has_object()) return DataLossError("watch event " + type + " without an object");
   return event;
 }
 

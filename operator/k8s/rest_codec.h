@@ -30,7 +30,8 @@ std::string DeleteBody(const DeleteOptions& options);
 // A list response: items get apiVersion/kind from the list ("PodList" -> "Pod"). Takes the body
 // by value: it is parsed in place.
 StatusOr<ObjectList> DecodeObjectList(std::string body);
-// One line of a watch stream: {"type": ..., "object": {...}}.
-StatusOr<WatchEvent> DecodeWatchEvent(std::string_view line);
+// One line of a watch stream: {"type": ..., "object": {...}}. Takes the line by value: it is parsed
+// in place and becomes the buffer the event's object keeps its strings in (no copy of the line).
+StatusOr<WatchEvent> DecodeWatchEvent(std::string line);
 
 }  // namespace rdmastack::k8s

@@ -155,5 +155,97 @@ TEST(RestCodecTest, DecodesWatchEvents) {
   EXPECT_EQ(WatchEventTypeName(WatchEventType::kBookmark), "BOOKMARK");
 }
 
+// The decoder builds the object straight from the envelope: it must read the envelope as a parse
+// of the whole line did (first "type" and first "object" count, member order does not, other
+// members are ignored) and give the same object.
+TEST(RestCodecTest, WatchEventObjectIsTheEnvelopesObject) {
+  const std::string object =
+      R"({"kind":"Node","metadata":{"name":"n","labels":{"a/b":"c\"q\" \u00e9"}},)"
+      R"("spec":{"taints":[{"key":"k","effect":"NoSchedule"}],"n":[1,-2,3.5,true,null,[]]}})";
+  const auto want = JsonObject::Parse(object);
+  ASSERT_TRUE(want.ok());
+  const std::string lines[] = {
+      R"({"type":"MODIFIED","object":)" + object + "}",
+      R"({"object":)" + object + R"(,"type":"MODIFIED"})",
+      R"( { "x":{"object":{"no":1},"type":"ERROR"}, "object":)" + object +
+          R"(, "y":[{"object":2}], "type":"MODIFIED", "type":"ADDED", "object":{"second":1} } )",
+  };
+  for (const std::string& line : lines) {
+    auto event = DecodeWatchEvent(line);
+    ASSERT_TRUE(event.ok()) << line << ": " << event.status().ToString();
+    EXPECT_EQ(event->type, WatchEventType::kModified) << line;
+    EXPECT_EQ(event->object, *want) << line;
+    EXPECT_EQ(event->object.Serialize(), want->Serialize()) << line;
+    EXPECT_EQ(event->object.Labels().at("a/b"), "c\"q\" \xc3\xa9") << line;
+  }
+}
+
+TEST(RestCodecTest, WatchEventOwnsTheLineItWasParsedFrom) {
+  auto event = DecodeWatchEvent(R"({"type":"ADDED","object":{"metadata":{"name":"a-long-name-)"
+                                R"(that-is-not-stored-inline","labels":{"k":"v"}}}})");
+  ASSERT_TRUE(event.ok());
+  WatchEvent moved = std::move(*event);
+  event = DataLossError("gone");  // the first event and everything it held are gone
+  EXPECT_EQ(moved.object.Name(), "a-long-name-that-is-not-stored-inline");
+  JsonObject copy = moved.object;
+  moved = WatchEvent{};
+  EXPECT_EQ(copy.Name(), "a-long-name-that-is-not-stored-inline");
+  EXPECT_EQ(copy.Label("k"), "v");
+}
+
+TEST(RestCodecTest, MalformedWatchEventsSayWhatIsWrong) {
+  struct Case {
+    std::string line;
+    std::string message;
+  };
+  const Case cases[] = {
+      {R"({"type":"ADDED","object":[]})", "watch event ADDED without an object"},
+      {R"({"type":"ADDED","object":null,"object":{}})", "watch event ADDED without an object"},
+      {R"({"type":1,"object":{}})", "watch event with unknown type ''"},
+      {R"({"type":{"a":"ADDED"},"object":{}})", "watch event with unknown type ''"},
+      {R"(["ADDED",{}])", "watch event with unknown type ''"},
+      {"7", "watch event with unknown type ''"},
+  };
+  for (const Case& c : cases) {
+    auto event = DecodeWatchEvent(c.line);
+    ASSERT_FALSE(event.ok()) << c.line;
+    EXPECT_EQ(event.status().code(), StatusCode::kDataLoss) << c.line;
+    EXPECT_EQ(event.status().message(), c.message) << c.line;
+  }
+  // Broken JSON: the reader's own words and offset, as when the whole line was one document.
+  const std::string broken[] = {
+      R"({"type":"ADDED","object":{}} trailing)",
+      R"({"type":"ADDED","object":{"a":"\x"}})",
+      R"({"type":"ADDED","object":{"a":1,}})",
+      R"({"object":{"a":[1,2}},"type":"ADDED"})",
+  };
+  for (const std::string& line : broken) {
+    auto event = DecodeWatchEvent(line);
+    ASSERT_FALSE(event.ok()) << line;
+    EXPECT_EQ(event.status().code(), StatusCode::kDataLoss) << line;
+    auto whole = JsonObject::ParseOwned(line);
+    ASSERT_FALSE(whole.ok()) << line;
+    EXPECT_EQ(event.status().message(), "malformed watch event: " + whole.status().message());
+  }
+}
+
+// Depth counts from the envelope, as it did when the whole line was parsed: 512 levels in all.
+TEST(RestCodecTest, WatchEventDepthLimitCountsTheEnvelope) {
+  auto nested = [](int levels) {  // the object holds `levels` - 1 more levels of arrays
+    return R"({"type":"ADDED","object":{"a":)" + std::string(levels - 2, '[') +
+           std::string(levels - 2, ']') + "}}";
+  };
+  EXPECT_TRUE(DecodeWatchEvent(nested(kMaxJsonDepth)).ok());
+  auto deep = DecodeWatchEvent(nested(kMaxJsonDepth + 1));
+  ASSERT_FALSE(deep.ok());
+  EXPECT_EQ(deep.status().message(), "malformed watch event: JSON nested deeper than 512 levels");
+  auto deep_elsewhere =
+      DecodeWatchEvent(R"({"type":"ADDED","object":{},"x":)" + std::string(kMaxJsonDepth, '[') +
+                       std::string(kMaxJsonDepth, ']') + "}");
+  ASSERT_FALSE(deep_elsewhere.ok());
+  EXPECT_EQ(deep_elsewhere.status().message(),
+            "malformed watch event: JSON nested deeper than 512 levels");
+}
+
 }  // namespace
 }  // namespace rdmastack::k8s

@@ -10,6 +10,9 @@ namespace rdmastack::runtime {
 
 namespace {
 
+using rapidjson::SizeType;
+using rapidjson::Value;
+
 // The pool and the object that uses it, kept alive together by one shared_ptr. Members are
 // destroyed in reverse order: the object before its pool.
 struct CompactHolder {
@@ -18,16 +21,82 @@ struct CompactHolder {
   k8s::JsonObject object;
 };
 
+// Longest string a Value holds inline (RapidJSON's ShortString::MaxSize): 13 characters with the
+// 48-bit pointer layout of x86-64 and arm64, else 21 on 64-bit targets. Longer strings take
+// length + 1 bytes of the pool. CompactCopyTest checks that the sizing below fills exactly one
+// chunk.
+#if RAPIDJSON_48BITPOINTER_OPTIMIZATION
+constexpr SizeType kInlineStringMax = 13;
+#elif RAPIDJSON_64BIT
+constexpr SizeType kInlineStringMax = 21;
+#else
+constexpr SizeType kInlineStringMax = 13;
+#endif
+
+constexpr size_t Aligned(size_t n) {
+  return RAPIDJSON_ALIGN(n);
+}
+
+size_t StringBytes(SizeType length) {
+  return length > kInlineStringMax ? Aligned(length + 1) : 0;
+}
+
+// The pool bytes that building `v` with a Document handler takes: every array and object gets
+// one block of exactly its element (member) count, and every long string its characters.
+size_t PoolBytes(const Value& v) {
+  switch (v.GetType()) {
+    case rapidjson::kStringType: return StringBytes(v.GetStringLength());
+    case rapidjson::kArrayType: {
+      size_t n = Aligned(v.Size() * sizeof(Value));
+      for (const auto& e : v.GetArray()) n += PoolBytes(e);
+      return n;
+    }
+    case rapidjson::kObjectType: {
+      size_t n = Aligned(v.MemberCount() * sizeof(Value::Member));
+      for (const auto& m : v.GetObject())
+        n += StringBytes(m.name.GetStringLength()) + PoolBytes(m.value);
+      return n;
+    }
+    default: return 0;
+  }
+}
+
+// Forwards a value's SAX events to a document, copying every string: the source's strings may
+// point into its own buffers (in-situ parsing), and RapidJSON would otherwise keep references.
+class CopyingHandler {
+ public:
+  explicit CopyingHandler(rapidjson::Document& doc) : doc_(doc) {}
+  bool Null() { return doc_.Null(); }
+  bool Bool(bool b) { return doc_.Bool(b); }
+  bool Int(int i) { return doc_.Int(i); }
+  bool Uint(unsigned i) { return doc_.Uint(i); }
+  bool Int64(int64_t i) { return doc_.Int64(i); }
+  bool Uint64(uint64_t i) { return doc_.Uint64(i); }
+  bool Double(double d) { return doc_.Double(d); }
+  bool RawNumber(const char* s, SizeType n, bool) { return doc_.RawNumber(s, n, true); }
+  bool String(const char* s, SizeType n, bool) { return doc_.String(s, n, true); }
+  bool Key(const char* s, SizeType n, bool) { return doc_.Key(s, n, true); }
+  bool StartObject() { return doc_.StartObject(); }
+  bool EndObject(SizeType members) { return doc_.EndObject(members); }
+  bool StartArray() { return doc_.StartArray(); }
+  bool EndArray(SizeType elements) { return doc_.EndArray(elements); }
+
+ private:
+  rapidjson::Document& doc_;
+};
+
 }  // namespace
 
 std::shared_ptr<const k8s::JsonObject> CompactCopy(const k8s::JsonObject& object) {
-  const std::string text = object.Serialize();
-  // Values take 16 bytes each plus their strings; twice the JSON text covers typical objects in
-  // one chunk (a larger object simply gets a second chunk).
-  auto holder = std::make_shared<CompactHolder>(2 * text.size() + 64);
+  // One pass to size the pool, one to copy into it: the object's strings are copied once, and
+  // the pool is one block of exactly what the copy needs (none for an object with no members).
+  auto holder = std::make_shared<CompactHolder>(PoolBytes(object.value()));
   rapidjson::Document compact(&holder->pool);
-  compact.Parse(text.data(), text.size());
-  if (compact.HasParseError()) return std::make_shared<const k8s::JsonObject>(object);
+  auto copy = [&](rapidjson::Document& d) {
+    CopyingHandler handler(d);
+    return object.value().Accept(handler);
+  };
+  compact.Populate(copy);
   // Swapping moves the pool-backed tree into the object; the object's own (empty, never
   // allocated) default pool goes to `compact` and dies with it.
   holder->object.document().Swap(compact);

@@ -10,7 +10,8 @@
 
 namespace rdmastack::runtime {
 
-// An immutable deep copy of `object` whose memory is one right-sized block.
+// An immutable deep copy of `object` whose memory is one block of exactly the size it needs;
+// each string is copied once, straight from `object`.
 std::shared_ptr<const k8s::JsonObject> CompactCopy(const k8s::JsonObject& object);
 
 // Returns freed heap memory to the operating system (glibc malloc_trim); a no-op elsewhere.

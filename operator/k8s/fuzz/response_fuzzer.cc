@@ -18,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (list.ok()) {
     for (const auto& item : list->items) (void)item.Key();
   }
-  auto event = rdmastack::k8s::DecodeWatchEvent(text);
+  auto event = rdmastack::k8s::DecodeWatchEvent(std::string(text));
   if (event.ok()) (void)event->ErrorStatus();
   const rdmastack::k8s::ApiError error =
       rdmastack::k8s::ApiErrorFromResponse(429, text, text.substr(0, 4));
