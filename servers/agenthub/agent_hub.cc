@@ -1,5 +1,6 @@
 #include "servers/agenthub/agent_hub.h"
 
+#include <absl/synchronization/mutex.h>
 #include <grpcpp/security/tls_certificate_provider.h>
 #include <grpcpp/security/tls_credentials_options.h>
 #include <malloc.h>
@@ -94,6 +95,9 @@ Status AgentHub::Start() {
     spdlog::warn("agenthub: glibc refused M_MMAP_THRESHOLD={}",
                  options_.malloc_mmap_threshold_bytes);
   }
+  if (!options_.mutex_deadlock_detection) {
+    absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  }
   RDMASTACK_RETURN_IF_ERROR(certificates_.Start());
   // The identity file holds the key and the chain (see hub_certificates.h for why one file).
   const std::string identity = certificates_.identity_file();
@@ -129,6 +133,10 @@ Status AgentHub::Start() {
   builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, 2);
   if (options_.tsi_max_frame_size > 0) {
     builder.AddChannelArgument(GRPC_ARG_TSI_MAX_FRAME_SIZE, options_.tsi_max_frame_size);
+  }
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_BDP_PROBE, options_.http2_bdp_probe ? 1 : 0);
+  for (const auto& [name, value] : options_.extra_channel_args) {
+    builder.AddChannelArgument(name, value);
   }
   server_ = builder.BuildAndStart();
   if (!server_ || port_ == 0) {

@@ -21,6 +21,8 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "base/clock.h"
 #include "operator/k8s/client.h"
@@ -75,6 +77,20 @@ struct AgentHubOptions {
   size_t malloc_mmap_threshold_bytes = 16 * 1024;
   // malloc_trim after connections churn (memory_trim.h).
   MemoryTrimOptions memory_trim;
+  // Abseil's Mutex deadlock detection, a debugging aid that Debian's Abseil (built without
+  // NDEBUG) leaves on: every lock gRPC takes then updates a global lock-order graph under a
+  // global lock. It was ~16% of the hub's CPU with agents heartbeating (docs/agenthub.md "Where
+  // the CPU goes"). false: Start() turns it off for the whole process.
+  bool mutex_deadlock_detection = false;
+  // gRPC's HTTP/2 bandwidth-delay probe (GRPC_ARG_HTTP2_BDP_PROBE): with it, a heartbeat a few
+  // dozen bytes long after seconds of silence makes the hub send a PING, read its ack and arm a
+  // timer, which more than doubled the hub's thread wakeups. It sizes flow-control windows for
+  // bulk transfers; agents send at most a ~100 KiB report a few times a minute.
+  bool http2_bdp_probe = false;
+  // Integer gRPC channel arguments set after the hub's own (so they win), for measuring a
+  // setting without a rebuild (agenthub-bench-hub's RDMASTACK_AGENTHUB_BENCH_GRPC_ARGS). Not
+  // reachable from the operator's flags.
+  std::vector<std::pair<std::string, int>> extra_channel_args;
 };
 
 // Checks options a person sets (through operator flags); the error names the option.

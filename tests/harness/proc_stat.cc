@@ -1,5 +1,6 @@
 #include "tests/harness/proc_stat.h"
 
+#include <dirent.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -31,6 +32,30 @@ ProcStat ReadProcStat(pid_t pid) {
     if (line.rfind("VmHWM:", 0) == 0) s.hwm_kib = std::atol(line.c_str() + 6);
   }
   return s;
+}
+
+TaskSwitches ReadTaskSwitches(pid_t pid) {
+  TaskSwitches t;
+  const std::string dir = "/proc/" + std::to_string(pid) + "/task";
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return t;
+  while (const dirent* e = ::readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    std::ifstream status(dir + "/" + e->d_name + "/status");
+    bool read = false;
+    for (std::string line; std::getline(status, line);) {
+      if (line.rfind("voluntary_ctxt_switches:", 0) == 0) {
+        t.voluntary += std::atol(line.c_str() + 24);
+        read = true;
+      }
+      if (line.rfind("nonvoluntary_ctxt_switches:", 0) == 0) {
+        t.involuntary += std::atol(line.c_str() + 27);
+      }
+    }
+    t.threads += read;
+  }
+  ::closedir(d);
+  return t;
 }
 
 }  // namespace rdmastack::testing

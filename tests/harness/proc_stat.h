@@ -16,4 +16,13 @@ struct ProcStat {
 // Zeroes when the process does not exist.
 ProcStat ReadProcStat(pid_t pid);
 
+// Its threads and their context switches, summed over /proc/PID/task/* (the process's own
+// status line counts only the main thread). Threads that already exited are not counted.
+struct TaskSwitches {
+  int threads = 0;
+  long voluntary = 0;    // the thread blocked (a wait, a poll with nothing ready): wakeups
+  long involuntary = 0;  // the scheduler took the core away
+};
+TaskSwitches ReadTaskSwitches(pid_t pid);
+
 }  // namespace rdmastack::testing

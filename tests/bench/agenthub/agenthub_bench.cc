@@ -38,11 +38,21 @@ using std::chrono::seconds;
 using SteadyClock = std::chrono::steady_clock;
 
 constexpr int kHeartbeatSeconds = 10;
-constexpr int kSteadySeconds = 60;
 constexpr int kSettleSeconds = 60;
 
 using rdmastack::testing::ProcStat;
 using rdmastack::testing::ReadProcStat;
+using rdmastack::testing::ReadTaskSwitches;
+using rdmastack::testing::TaskSwitches;
+
+// The steady (heartbeat-only) window: 60 s, or RDMASTACK_AGENTHUB_BENCH_STEADY_S (a multiple of
+// the heartbeat period) to hold it long enough to attach a profiler (docs/agenthub.md "Where the
+// CPU goes").
+int SteadySeconds() {
+  const char* v = std::getenv("RDMASTACK_AGENTHUB_BENCH_STEADY_S");
+  const int s = v != nullptr ? std::atoi(v) : 60;
+  return std::max(kHeartbeatSeconds, s / kHeartbeatSeconds * kHeartbeatSeconds);
+}
 
 // One simulated agent: Hello, one report, then a heartbeat whenever Beat() is called.
 class LoadAgent final : public grpc::ClientBidiReactor<pb::AgentMessage, pb::HubMessage> {
@@ -353,10 +363,16 @@ TEST_F(AgentHubBench, ThousandsOfAgentsOverTls) {
   const ProcStat connected = ReadProcStat(hub_pid_);
   PrintHubHeap("connected");
 
-  // Steady state: every agent heartbeats every 10 s, spread evenly.
+  // Steady state: every agent heartbeats every 10 s, spread evenly. The line names the hub's pid
+  // for a profiler to attach to (perf record -p PID) while it lasts.
+  const int steady_seconds = SteadySeconds();
+  std::printf("steady: hub pid %d, %d s of heartbeats from now\n", static_cast<int>(hub_pid_),
+              steady_seconds);
+  std::fflush(stdout);
   const ProcStat before = ReadProcStat(hub_pid_);
+  const TaskSwitches switches_before = ReadTaskSwitches(hub_pid_);
   const auto steady_start = SteadyClock::now();
-  for (int round = 0; round < kSteadySeconds / kHeartbeatSeconds; ++round) {
+  for (int round = 0; round < steady_seconds / kHeartbeatSeconds; ++round) {
     for (int i = 0; i < n; ++i) {
       agents[i]->Beat();
       std::this_thread::sleep_until(
@@ -364,8 +380,24 @@ TEST_F(AgentHubBench, ThousandsOfAgentsOverTls) {
     }
   }
   const ProcStat after = ReadProcStat(hub_pid_);
+  const TaskSwitches switches_after = ReadTaskSwitches(hub_pid_);
   const double steady_s = std::chrono::duration<double>(SteadyClock::now() - steady_start).count();
 
+  if (std::getenv("RDMASTACK_AGENTHUB_BENCH_STORM") != nullptr &&
+      std::string(std::getenv("RDMASTACK_AGENTHUB_BENCH_STORM")) == "0") {
+    // A trial of the steady state alone (docs/agenthub.md "Where the CPU goes").
+    const HubCounts c = ParseCounts(StopHub());
+    DisconnectAll(stubs, agents);
+    std::printf(
+        "agents %d: all accepted in %.1f s; CPU at one heartbeat/%d s each: %.2f%% of a core over "
+        "%.0f s; hub threads %d, context switches %.0f/s voluntary, %.0f/s involuntary\n",
+        n, connect_s, kHeartbeatSeconds, 100.0 * (after.cpu_s - before.cpu_s) / steady_s, steady_s,
+        switches_after.threads, (switches_after.voluntary - switches_before.voluntary) / steady_s,
+        (switches_after.involuntary - switches_before.involuntary) / steady_s);
+    EXPECT_EQ(c.accepted, static_cast<long>(n));
+    EXPECT_GE(c.heartbeats, 5L * n * steady_seconds / 60) << "about one per agent every 10 s";
+    return;
+  }
   // Reconnect storm: every agent drops its connection and dials again at once.
   DisconnectAll(stubs, agents);
   std::vector<std::unique_ptr<pb::AgentHub::Stub>> stubs2;
@@ -399,6 +431,14 @@ TEST_F(AgentHubBench, ThousandsOfAgentsOverTls) {
       kHeartbeatSeconds, cpu_pct, steady_s, storm_s, stormed.rss_kib / 1024.0, kSettleSeconds,
       settled_kib / 1024.0, 100.0 * (settled_kib - connected.rss_kib) / connected.rss_kib);
   std::printf("hub RSS (MiB) after the storm:%s\n", settle.c_str());
+  // Wakeups: a thread that blocks and is woken again counts one voluntary switch.
+  std::printf(
+      "steady state: hub threads %d, context switches %.0f/s voluntary, %.0f/s involuntary "
+      "(%.2f voluntary per heartbeat)\n",
+      switches_after.threads, (switches_after.voluntary - switches_before.voluntary) / steady_s,
+      (switches_after.involuntary - switches_before.involuntary) / steady_s,
+      static_cast<double>(switches_after.voluntary - switches_before.voluntary) /
+          (steady_s * n / kHeartbeatSeconds));
   const HubCounts c = ParseCounts(counts);
   EXPECT_EQ(c.reports, 2L * n) << "one report per accepted stream";
   EXPECT_EQ(c.accepted, 2L * n);

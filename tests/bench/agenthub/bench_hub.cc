@@ -85,8 +85,31 @@ int main(int argc, char** argv) {
   if (const char* v = std::getenv("RDMASTACK_AGENTHUB_BENCH_MMAP_THRESHOLD")) {
     o.malloc_mmap_threshold_bytes = std::strtoul(v, nullptr, 10);
   }
+  if (const char* v = std::getenv("RDMASTACK_AGENTHUB_BENCH_MUTEX_DEADLOCK_DETECTION")) {
+    o.mutex_deadlock_detection = std::string(v) == "1";
+  }
+  if (const char* v = std::getenv("RDMASTACK_AGENTHUB_BENCH_BDP_PROBE")) {
+    o.http2_bdp_probe = std::string(v) == "1";
+  }
   if (const char* v = std::getenv("RDMASTACK_AGENTHUB_BENCH_TRIM_FRACTION")) {
     o.memory_trim.churn_fraction = std::atof(v);
+  }
+  // "name=value,name=value": integer gRPC channel arguments, e.g. grpc.http2.bdp_probe=0
+  // (docs/agenthub.md "Where the CPU goes").
+  if (const char* v = std::getenv("RDMASTACK_AGENTHUB_BENCH_GRPC_ARGS")) {
+    std::string list = v;
+    for (size_t at = 0; at < list.size();) {
+      const size_t end = std::min(list.find(',', at), list.size());
+      const std::string item = list.substr(at, end - at);
+      const size_t eq = item.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        std::fprintf(stderr, "RDMASTACK_AGENTHUB_BENCH_GRPC_ARGS: %s is not name=integer\n",
+                     item.c_str());
+        return 2;
+      }
+      o.extra_channel_args.emplace_back(item.substr(0, eq), std::atoi(item.c_str() + eq + 1));
+      at = end + 1;
+    }
   }
   CountingSink sink;
   NoEvents events;
