@@ -164,52 +164,13 @@ JsonObject JsonObject::Array() {
 
 namespace {
 
-// Forwards SAX events to a document and refuses nesting deeper than kMaxJsonDepth, so that hostile
-// or broken input cannot exhaust the stack in the recursive parser (or later in DeepCopy/Accept).
-class DepthLimitedBuilder {
- public:
-  explicit DepthLimitedBuilder(rapidjson::Document& doc) : doc_(doc) {}
-  bool Null() { return doc_.Null(); }
-  bool Bool(bool b) { return doc_.Bool(b); }
-  bool Int(int i) { return doc_.Int(i); }
-  bool Uint(unsigned i) { return doc_.Uint(i); }
-  bool Int64(int64_t i) { return doc_.Int64(i); }
-  bool Uint64(uint64_t i) { return doc_.Uint64(i); }
-  bool Double(double d) { return doc_.Double(d); }
-  bool RawNumber(const char* s, rapidjson::SizeType n, bool copy) {
-    return doc_.RawNumber(s, n, copy);
-  }
-  bool String(const char* s, rapidjson::SizeType n, bool copy) { return doc_.String(s, n, copy); }
-  bool Key(const char* s, rapidjson::SizeType n, bool copy) { return doc_.Key(s, n, copy); }
-  bool StartObject() { return Enter() && doc_.StartObject(); }
-  bool EndObject(rapidjson::SizeType members) {
-    --depth_;
-    return doc_.EndObject(members);
-  }
-  bool StartArray() { return Enter() && doc_.StartArray(); }
-  bool EndArray(rapidjson::SizeType elements) {
-    --depth_;
-    return doc_.EndArray(elements);
-  }
-  bool too_deep() const { return too_deep_; }
-
- private:
-  bool Enter() {
-    too_deep_ = ++depth_ > kMaxJsonDepth;
-    return !too_deep_;
-  }
-  rapidjson::Document& doc_;
-  int depth_ = 0;
-  bool too_deep_ = false;
-};
-
 // Parses `stream` into `doc` with the depth limit; the whole input must be one JSON value.
 template <unsigned kFlags, typename Stream>
 Status ParseInto(rapidjson::Document& doc, Stream& stream) {
   rapidjson::ParseResult result;
   bool too_deep = false;
   auto generate = [&](rapidjson::Document& target) {
-    DepthLimitedBuilder builder(target);
+    internal::DocumentBuilder builder(target);
     rapidjson::Reader reader;
     result = reader.Parse<kFlags>(stream, builder);
     too_deep = builder.too_deep();

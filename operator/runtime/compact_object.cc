@@ -6,6 +6,8 @@
 #include <malloc.h>
 #endif
 
+#include "operator/k8s/json_copy.h"
+
 namespace rdmastack::runtime {
 
 namespace {
@@ -61,30 +63,6 @@ size_t PoolBytes(const Value& v) {
   }
 }
 
-// Forwards a value's SAX events to a document, copying every string: the source's strings may
-// point into its own buffers (in-situ parsing), and RapidJSON would otherwise keep references.
-class CopyingHandler {
- public:
-  explicit CopyingHandler(rapidjson::Document& doc) : doc_(doc) {}
-  bool Null() { return doc_.Null(); }
-  bool Bool(bool b) { return doc_.Bool(b); }
-  bool Int(int i) { return doc_.Int(i); }
-  bool Uint(unsigned i) { return doc_.Uint(i); }
-  bool Int64(int64_t i) { return doc_.Int64(i); }
-  bool Uint64(uint64_t i) { return doc_.Uint64(i); }
-  bool Double(double d) { return doc_.Double(d); }
-  bool RawNumber(const char* s, SizeType n, bool) { return doc_.RawNumber(s, n, true); }
-  bool String(const char* s, SizeType n, bool) { return doc_.String(s, n, true); }
-  bool Key(const char* s, SizeType n, bool) { return doc_.Key(s, n, true); }
-  bool StartObject() { return doc_.StartObject(); }
-  bool EndObject(SizeType members) { return doc_.EndObject(members); }
-  bool StartArray() { return doc_.StartArray(); }
-  bool EndArray(SizeType elements) { return doc_.EndArray(elements); }
-
- private:
-  rapidjson::Document& doc_;
-};
-
 }  // namespace
 
 std::shared_ptr<const k8s::JsonObject> CompactCopy(const k8s::JsonObject& object) {
@@ -93,8 +71,9 @@ std::shared_ptr<const k8s::JsonObject> CompactCopy(const k8s::JsonObject& object
   auto holder = std::make_shared<CompactHolder>(PoolBytes(object.value()));
   rapidjson::Document compact(&holder->pool);
   auto copy = [&](rapidjson::Document& d) {
-    CopyingHandler handler(d);
-    return object.value().Accept(handler);
+    // Copies every string: the object's may point into its event's in-situ buffer.
+    k8s::internal::DocumentBuilder builder(d, k8s::internal::DocumentBuilder::Strings::kCopy);
+    return object.value().Accept(builder);
   };
   compact.Populate(copy);
   // Swapping moves the pool-backed tree into the object; the object's own (empty, never
