@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -278,6 +279,7 @@ class AgentHubBench : public HubFixture {
             ? std::string(hub_env)
             : rdmastack::testing::BinaryDir() + "/bin/agenthub-bench-hub";
     std::printf("hub: %s\n", hub_binary.c_str());
+    ours_ = std::filesystem::path(hub_binary).filename() == "agenthub-bench-hub";
     std::vector<std::string> argv = {hub_binary,
                                      rdmastack::testing::GetClusterEnv()->kubeconfig,
                                      ns_,
@@ -329,10 +331,10 @@ class AgentHubBench : public HubFixture {
     return c;
   }
 
-  // agenthub-bench-hub prints glibc's heap figures on SIGUSR1 (another hub is not asked).
+  // agenthub-bench-hub (of any build) prints glibc's heap figures on SIGUSR1; another hub is not
+  // asked.
   void PrintHubHeap(const char* when) {
-    const char* hub_env = std::getenv("RDMASTACK_AGENTHUB_BENCH_HUB");
-    if (hub_pid_ <= 0 || (hub_env != nullptr && *hub_env != '\0')) return;
+    if (hub_pid_ <= 0 || !ours_) return;
     std::printf("%s: ", when);
     std::fflush(stdout);
     ::kill(hub_pid_, SIGUSR1);
@@ -340,6 +342,7 @@ class AgentHubBench : public HubFixture {
   }
 
   pid_t hub_pid_ = -1;
+  bool ours_ = false;  // the hub is agenthub-bench-hub
   int nodes_ = 0;
   std::string port_file_, hub_out_;
 };
