@@ -26,6 +26,7 @@
 #include "operator/runtime/signals.h"
 #include "servers/agenthub/agent_hub.h"
 #include "servers/agenthub/serving_pod_label.h"
+#include "servers/agenthub/tls_buffer_mapping.h"
 
 namespace rdmastack::operator_cmd {
 namespace {
@@ -209,6 +210,8 @@ int Run(const OperatorOptions& options) {
 
 int main(int argc, char** argv) {
   using namespace rdmastack;
+  // Before OpenSSL allocates anything (servers/agenthub/tls_buffer_mapping.h).
+  const Status tls_buffer_mapping = agenthub::MapLargeOpenSslBuffers();
   // Before any thread starts: every thread inherits the blocked SIGTERM/SIGINT.
   runtime::ShutdownSignals block_shutdown_signals;
   auto options =
@@ -229,5 +232,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "rdmastack-operator: %s\n", s.message().c_str());
     return 2;
   }
+  if (!tls_buffer_mapping.ok()) spdlog::warn("{}", tls_buffer_mapping.message());
   return operator_cmd::Run(*options);
 }

@@ -15,6 +15,7 @@
 #include "base/logging.h"
 #include "operator/k8s/config.h"
 #include "servers/agenthub/agent_hub.h"
+#include "servers/agenthub/tls_buffer_mapping.h"
 
 namespace {
 
@@ -22,13 +23,17 @@ std::atomic<bool> stop{false};
 std::atomic<bool> print_heap{false};
 
 // The allocator's view (SIGUSR1 from the bench): bytes in use vs. free but kept, and mmapped
-// chunks, to tell the hub's live state from what glibc retains.
+// chunks, to tell the hub's live state from what glibc retains; OpenSSL's large buffers are mapped
+// outside glibc (servers/agenthub/tls_buffer_mapping.h).
 void PrintHeap() {
   const struct mallinfo2 m = mallinfo2();
   std::fprintf(
-      stderr, "hub heap: in use %.1f MiB, free in arenas %.1f MiB (top %.1f), mmapped %.1f MiB\n",
+      stderr,
+      "hub heap: in use %.1f MiB, free in arenas %.1f MiB (top %.1f), mmapped %.1f MiB, OpenSSL's "
+      "own mappings %.1f MiB\n",
       static_cast<double>(m.uordblks) / (1 << 20), static_cast<double>(m.fordblks) / (1 << 20),
-      static_cast<double>(m.keepcost) / (1 << 20), static_cast<double>(m.hblkhd) / (1 << 20));
+      static_cast<double>(m.keepcost) / (1 << 20), static_cast<double>(m.hblkhd) / (1 << 20),
+      static_cast<double>(rdmastack::agenthub::MappedOpenSslBytes()) / (1 << 20));
 }
 
 class CountingSink final : public rdmastack::agenthub::AgentEventSink {
@@ -55,6 +60,11 @@ class NoEvents final : public rdmastack::runtime::EventRecorder {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // As the operator's main does; RDMASTACK_AGENTHUB_BENCH_TLS_MAPPING=0 measures without it.
+  const char* mapping = std::getenv("RDMASTACK_AGENTHUB_BENCH_TLS_MAPPING");
+  const rdmastack::Status tls_buffer_mapping = mapping != nullptr && std::string(mapping) == "0"
+                                                   ? rdmastack::OkStatus()
+                                                   : rdmastack::agenthub::MapLargeOpenSslBuffers();
   if (argc != 6 && argc != 7) {
     std::fprintf(stderr,
                  "usage: %s KUBECONFIG NAMESPACE SERVICEACCOUNT HEARTBEAT_S PORT_FILE "
@@ -63,6 +73,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   (void)rdmastack::InitLogging("warn");
+  if (!tls_buffer_mapping.ok()) {
+    std::fprintf(stderr, "%s\n", tls_buffer_mapping.message().c_str());
+    return 1;
+  }
   auto config = rdmastack::k8s::LoadKubeconfig(argv[1]);
   if (!config.ok()) return 1;
   auto client = rdmastack::k8s::NewRestClient(*config);
