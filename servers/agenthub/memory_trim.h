@@ -1,10 +1,11 @@
 #pragma once
 // Gives memory back to the system after connections churn. glibc keeps the pages of freed chunks
 // in its arenas (one per gRPC thread that allocated); after a mass disconnect the hub held several
-// MiB free that malloc_trim(0) returns (3.5 MiB per 500 connections in agenthub_bench; most of
-// what a reconnect storm adds is the new connections' buffers being fully resident, which no trim
-// changes: docs/agenthub.md "Where the bytes go"). MemoryTrimmer samples the connected count and
-// trims once churn since the last trim reaches a fraction of the connections.
+// MiB free that malloc_trim(0) returns (3.5 MiB per 500 connections in agenthub_bench). What a
+// reconnect storm added on top was the new connections' TLS buffers placed on already-written
+// heap pages, which no trim changes; tls_buffer_mapping.h keeps them on fresh mappings.
+// MemoryTrimmer samples the connected count and trims once churn since the last trim reaches a
+// fraction of the connections.
 
 #include <chrono>
 #include <condition_variable>
