@@ -6,12 +6,15 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace rdmastack::agenthub {
 namespace {
@@ -99,6 +102,34 @@ TEST(TlsBufferMappingTest, PastTheMappingsAllowedTheHeapServes) {
   OPENSSL_free(mapped[1]);
   OPENSSL_free(mapped[2]);
   EXPECT_EQ(MappedOpenSslBytes(), before);
+}
+
+// gRPC's threads open and close connections at once (run under TSan too).
+TEST(TlsBufferMappingTest, ThreadsAllocatingAtOnceKeepTheCountRight) {
+  Install();  // three mappings allowed, so the threads contend for them and spill onto the heap
+  const size_t before = MappedOpenSslBytes();
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&wrong, t] {
+      for (int i = 0; i < 200; ++i) {
+        auto* big = static_cast<unsigned char*>(OPENSSL_malloc(17 * 1024));
+        auto* small = static_cast<unsigned char*>(OPENSSL_malloc(64));
+        big[0] = big[17 * 1024 - 1] = small[63] = static_cast<unsigned char>(t);
+        big = static_cast<unsigned char*>(OPENSSL_realloc(big, 30 * 1024));
+        if (big[0] != t || big[17 * 1024 - 1] != t || small[63] != t) ++wrong;
+        OPENSSL_free(small);
+        OPENSSL_free(big);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(wrong, 0);
+  EXPECT_EQ(MappedOpenSslBytes(), before) << "every mapping given back";
+  void* mapped[3];
+  for (void*& p : mapped) p = OPENSSL_malloc(20 * 1024);
+  EXPECT_EQ(MappedOpenSslBytes(), before + 3 * 20 * 1024) << "all three places free again";
+  for (void* p : mapped) OPENSSL_free(p);
 }
 
 // The buffers gRPC's TLS connections hold: a BIO pair of 17 KiB each way.
