@@ -1,8 +1,12 @@
 #pragma once
-// The deep copy that json_object.cc and json_builder.cc both write values with, and the SAX
-// handler that builds documents (the parser's, and the informer cache's compact copy).
+// The deep copy that json_object.cc and json_builder.cc both write values with, the SAX handler
+// that builds documents (the parser's, and the informer cache's compact copy), and the words for a
+// parse error that every decoder uses.
 
 #include <rapidjson/document.h>
+#include <rapidjson/error/error.h>
+
+#include <string>
 
 #include "operator/k8s/json_object.h"
 
@@ -11,6 +15,9 @@ namespace rdmastack::k8s::internal {
 // Like CopyFrom, but also copies strings that reference an in-situ parse buffer (RapidJSON 1.1
 // shares those), so the copy never points into another document's memory.
 rapidjson::Value DeepCopy(const rapidjson::Value& src, rapidjson::Document::AllocatorType& alloc);
+
+// "invalid JSON at byte N: <RapidJSON's message>", for an error status that says where.
+std::string DescribeParseError(const rapidjson::ParseResult& result);
 
 // Forwards SAX events to a document and refuses nesting deeper than kMaxJsonDepth, so that hostile
 // or broken input cannot exhaust the stack in the recursive parser (or later in DeepCopy/Accept).

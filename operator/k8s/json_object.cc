@@ -64,6 +64,11 @@ std::map<std::string, std::string> StringMapOf(const Value* node) {
 
 }  // namespace
 
+std::string internal::DescribeParseError(const rapidjson::ParseResult& result) {
+  return "invalid JSON at byte " + std::to_string(result.Offset()) + ": " +
+         rapidjson::GetParseError_En(result.Code());
+}
+
 Value internal::DeepCopy(const Value& src, Allocator& alloc) {
   switch (src.GetType()) {
     case rapidjson::kStringType: return Value(src.GetString(), src.GetStringLength(), alloc);
@@ -182,8 +187,7 @@ Status ParseInto(rapidjson::Document& doc, Stream& stream) {
                                 " levels");
   }
   if (result.IsError()) {
-    return InvalidArgumentError("invalid JSON at byte " + std::to_string(result.Offset()) + ": " +
-                                rapidjson::GetParseError_En(result.Code()));
+    return InvalidArgumentError(internal::DescribeParseError(result));
   }
   return OkStatus();
 }

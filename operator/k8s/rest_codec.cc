@@ -1,6 +1,5 @@
 #include "operator/k8s/rest_codec.h"
 
-#include <rapidjson/error/en.h>
 #include <rapidjson/reader.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -8,6 +7,7 @@
 #include <string_view>
 
 #include "operator/k8s/api_error.h"
+#include "operator/k8s/json_copy.h"
 
 namespace rdmastack::k8s {
 namespace {
@@ -397,9 +397,8 @@ StatusOr<ObjectList> DecodeObjectList(std::string body) {
   rapidjson::ParseResult result = reader.Parse<rapidjson::kParseInsituFlag>(stream, handler);
   if (!handler.error().empty()) return DataLossError(handler.error());
   if (result.IsError()) {
-    return InvalidArgumentError("decoding a list response: invalid JSON at byte " +
-                                std::to_string(result.Offset()) + ": " +
-                                rapidjson::GetParseError_En(result.Code()));
+    return InvalidArgumentError("decoding a list response: " +
+                                internal::DescribeParseError(result));
   }
   std::string item_kind = list.kind;
   if (item_kind.size() > 4 && item_kind.compare(item_kind.size() - 4, 4, "List") == 0) {
@@ -426,9 +425,7 @@ StatusOr<WatchEvent> DecodeWatchEvent(std::string line) {
                          std::to_string(kMaxJsonDepth) + " levels");
   }
   if (result.IsError()) {
-    return DataLossError("malformed watch event: invalid JSON at byte " +
-                         std::to_string(result.Offset()) + ": " +
-                         rapidjson::GetParseError_En(result.Code()));
+    return DataLossError("malformed watch event: " + internal::DescribeParseError(result));
   }
   const std::string type(handler.type());
   if (type == "ADDED") {
