@@ -570,10 +570,16 @@ cmd_up() {
     log "removing simulated nodes left by an earlier run: $(sim_leftovers | tr '\n' ' ')"
     sim_net_down
   fi
+  # Clusters that come up at once (scripts/test.sh starts two) share the build tree's images and the
+  # component cache: one builds what is missing while the others wait, then find it cached.
+  local lock
+  exec {lock}>"$BUILD_DIR/.cluster-up.lock"
+  flock "$lock"
   build_cluster_components
   drop_go_scratch
   build_oci_images
   check_image_table
+  exec {lock}>&-
   mkdir -p "$RUN" "$LOGS"
   rm -rf "$STATE/etcd" "$LOGS/pods"
   make_pki

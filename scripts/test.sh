@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# Runs every test: builds (dev preset), unit tests, then brings up a private local control plane
-# (cluster "test", ports shifted so a running dev cluster is untouched), runs the integration and
-# e2e tests against it, and always tears it down. Then the unit tests again under ASan+UBSan, the
+# Runs every test: builds (dev preset), unit tests, then brings up two private local control planes
+# (clusters "test" and "test-b", ports shifted so a running dev cluster is untouched), runs the
+# integration and e2e tests against them, split between the two and at once, and always tears
+# them down. Then the unit tests again under ASan+UBSan, the
 # unit tests of concurrent code (tests marked TSAN: operator/runtime, base) under
 # ThreadSanitizer and, with clang available, the bounded fuzz runs. Benchmarks (label bench) are
 # never part of this run.
 #
 #   scripts/test.sh [--skip-asan] [--skip-tsan] [--skip-fuzz] [--keep-cluster] [-R REGEX]
+#
+# RDMASTACK_TEST_CLUSTER / RDMASTACK_TEST_PORT_OFFSET (default test / 50) name the first cluster;
+# RDMASTACK_TEST_CLUSTER_B / RDMASTACK_TEST_PORT_OFFSET_B (default <first>-b / offset + 40) the second.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -105,34 +109,61 @@ step "container images (scripts/images.sh; Debian bases cached under $RDMASTACK_
 scripts/images.sh
 RDMASTACK_REQUIRE_IMAGES=1 ctest --test-dir build -L images --output-on-failure "${FILTER[@]}"
 
+# The integration and e2e tests run on two clusters at once: they spend most of their time waiting
+# on the cluster (kwok's pod readiness, upgrades, restarts), and some restart or freeze its API
+# server or etcd, so they cannot share one. Cluster A ("test", offset 50) runs the integration
+# tests, then some e2e tests; cluster B ("test-b", offset 90: other ports, another nodes' subnet,
+# bridge and namespaces, its own state under $RDMASTACK_CACHE/clusters/) runs the long e2e tests.
 export RDMASTACK_CLUSTER="${RDMASTACK_TEST_CLUSTER:-test}"
 export RDMASTACK_PORT_OFFSET="${RDMASTACK_TEST_PORT_OFFSET:-50}"
+CLUSTER_B="${RDMASTACK_TEST_CLUSTER_B:-$RDMASTACK_CLUSTER-b}"
+OFFSET_B="${RDMASTACK_TEST_PORT_OFFSET_B:-$((RDMASTACK_PORT_OFFSET + 40))}"
+[[ "$CLUSTER_B" != "$RDMASTACK_CLUSTER" && "$OFFSET_B" != "$RDMASTACK_PORT_OFFSET" ]] ||
+  die "the second test cluster needs its own name and port offset (RDMASTACK_TEST_CLUSTER_B, RDMASTACK_TEST_PORT_OFFSET_B)"
+on_b() { RDMASTACK_CLUSTER="$CLUSTER_B" RDMASTACK_PORT_OFFSET="$OFFSET_B" "$@"; }
 # ConfigMap volumes refreshed every 5 s, not 30: the client e2e tests follow a pool upgrade through
 # the endpoints ConfigMap with a short drain.
 export RDMASTACK_SIM_VOLUME_RESYNC="${RDMASTACK_SIM_VOLUME_RESYNC:-5s}"
+# Both at once: each `down` spends most of its time stopping 14 kube-proxies and removing the
+# nodes' host roots (after a run: 100 s one after the other, 63 s at once).
+clusters_down() {
+  local b
+  on_b scripts/cluster.sh down &
+  b=$!
+  scripts/cluster.sh down || true
+  wait "$b" || true
+}
 teardown() {
   local rc=$?
   stop_background
   if ((KEEP)); then
-    echo "keeping cluster '$RDMASTACK_CLUSTER' up (scripts/cluster.sh down with RDMASTACK_CLUSTER=$RDMASTACK_CLUSTER RDMASTACK_PORT_OFFSET=$RDMASTACK_PORT_OFFSET)"
+    echo "keeping clusters '$RDMASTACK_CLUSTER' and '$CLUSTER_B' up; take them down with:"
+    echo "  RDMASTACK_CLUSTER=$RDMASTACK_CLUSTER RDMASTACK_PORT_OFFSET=$RDMASTACK_PORT_OFFSET scripts/cluster.sh down"
+    echo "  RDMASTACK_CLUSTER=$CLUSTER_B RDMASTACK_PORT_OFFSET=$OFFSET_B scripts/cluster.sh down"
   else
-    scripts/cluster.sh down || true
+    clusters_down
   fi
   exit "$rc"
 }
 trap teardown EXIT
-step "control plane up (cluster '$RDMASTACK_CLUSTER')"
-scripts/cluster.sh down >/dev/null 2>&1 || true
+step "control planes up (clusters '$RDMASTACK_CLUSTER' and '$CLUSTER_B', at once)"
+clusters_down >/dev/null 2>&1
 # Fourteen simulated nodes, six fixtures (the e2e tests check each verdict): eight IPoIB bond0
 # storage nodes serve the seed pool (the upgrade e2e test moves eight), a RoCE one lacks bond0,
-# one has its port down.
-scripts/cluster.sh up --storage-nodes 10 --gpu-nodes 4 \
-  --node-fixture stg-node-1=storage-cx6-ib-ipoib-bond0-el8-inbox \
-  --node-fixture stg-node-3=storage-cx6-ib-ipoib-bond0-el8-inbox \
-  --node-fixture stg-node-4=gateway-roce-v2-gid3-doca \
-  --node-fixture stg-node-5=storage-cx6-ib-port-down \
-  --node-fixture stg-node-7=storage-cx6-ib-ipoib-bond0-el8-inbox \
-  --node-fixture stg-node-9=storage-cx6-ib-ipoib-bond0-el8-inbox
+# one has its port down. Both clusters get the same.
+UP=(scripts/cluster.sh up --storage-nodes 10 --gpu-nodes 4
+  --node-fixture stg-node-1=storage-cx6-ib-ipoib-bond0-el8-inbox
+  --node-fixture stg-node-3=storage-cx6-ib-ipoib-bond0-el8-inbox
+  --node-fixture stg-node-4=gateway-roce-v2-gid3-doca
+  --node-fixture stg-node-5=storage-cx6-ib-port-down
+  --node-fixture stg-node-7=storage-cx6-ib-ipoib-bond0-el8-inbox
+  --node-fixture stg-node-9=storage-cx6-ib-ipoib-bond0-el8-inbox)
+up_b_log="$ROOT/build/cluster-up-$CLUSTER_B.log"
+background "$up_b_log" on_b "${UP[@]}"
+up_b_pid=$LAST_BACKGROUND
+"${UP[@]}"
+wait_background "$up_b_pid" "$up_b_log" "bringing up cluster '$CLUSTER_B'"
+cat "$up_b_log"
 eval "$(scripts/cluster.sh env)"
 export RDMASTACK_REQUIRE_CLUSTER=1 RDMASTACK_REQUIRE_VERSITYGW=1
 
@@ -152,15 +183,66 @@ step "helm lint charts/rdmastack"
 NO_TESTS=--no-tests=error
 ((${#FILTER[@]})) && NO_TESTS=--no-tests=ignore
 
-step "integration tests"
-ctest --test-dir build -L integration --output-on-failure "$NO_TESTS" "${FILTER[@]}"
-step "e2e tests"
-ctest --test-dir build -L e2e --output-on-failure "$NO_TESTS" "${FILTER[@]}"
+# The e2e tests of these fixtures run on cluster B, every other one on cluster A after the
+# integration tests. Balanced by the cold CI run of 2026-12-05 (docs/development.md): A had 337 s of
+# integration tests and 609 s of e2e tests, B 925 s (the eight upgrade tests 795 s, the
+# observability test 130 s). A new e2e test runs on A unless its fixture is named here.
+SHARD_B_FIXTURES='UpgradeE2eTest|ObservabilityE2eTest'
+E2E_A=() E2E_B=()
+while read -r name; do
+  if [[ "$name" =~ ^($SHARD_B_FIXTURES)\. ]]; then E2E_B+=("$name"); else E2E_A+=("$name"); fi
+done < <(ctest --test-dir build -L e2e -N "${FILTER[@]}" | sed -n 's/^ *Test *#[0-9]*: //p')
+((${#E2E_A[@]} + ${#E2E_B[@]} > 0 || ${#FILTER[@]})) || die "no e2e tests found (ctest --test-dir build -L e2e -N lists none); is the build complete?"
+# exact_regex NAME...: a ctest -R that selects exactly these tests (each name whole, escaped).
+exact_regex() {
+  printf '^(%s)$' "$(printf '%s\n' "$@" | sed 's/[][\.*^$+?(){}|]/\\&/g' | paste -sd'|')"
+}
+# ctest_e2e TEST...: those e2e tests (none: nothing to run).
+ctest_e2e() {
+  (($#)) || return 0
+  ctest --test-dir build -L e2e --output-on-failure --no-tests=error -R "$(exact_regex "$@")"
+}
+# Each cluster's tests run in their own process with that cluster's environment; both run to the
+# end (a failure on one does not stop the other), and each one's output is shown when it ends.
+shard_a() {
+  local rc=0
+  step "integration tests (cluster '$RDMASTACK_CLUSTER')"
+  ctest --test-dir build -L integration --output-on-failure "$NO_TESTS" "${FILTER[@]}" || rc=1
+  step "e2e tests on cluster '$RDMASTACK_CLUSTER': ${#E2E_A[@]}"
+  ctest_e2e "${E2E_A[@]}" || rc=1
+  step "cluster '$RDMASTACK_CLUSTER' done"
+  return "$rc"
+}
+shard_b() {
+  export RDMASTACK_CLUSTER="$CLUSTER_B" RDMASTACK_PORT_OFFSET="$OFFSET_B"
+  eval "$(scripts/cluster.sh env)"
+  step "e2e tests on cluster '$RDMASTACK_CLUSTER': ${#E2E_B[@]}"
+  ctest_e2e "${E2E_B[@]}"
+  step "cluster '$RDMASTACK_CLUSTER' done"
+}
+step "integration and e2e tests on two clusters at once: '$RDMASTACK_CLUSTER' runs the integration tests and ${#E2E_A[@]} e2e tests, '$CLUSTER_B' ${#E2E_B[@]} e2e tests (${SHARD_B_FIXTURES//|/, })"
+declare -A SHARD_LOG SHARD_NAME
+for shard in a b; do
+  log="$ROOT/build/cluster-tests-$shard.log"
+  background "$log" "shard_$shard"
+  SHARD_LOG[$LAST_BACKGROUND]="$log"
+  if [[ $shard == a ]]; then SHARD_NAME[$LAST_BACKGROUND]="$RDMASTACK_CLUSTER"; else SHARD_NAME[$LAST_BACKGROUND]="$CLUSTER_B"; fi
+done
+FAILED=()
+while ((${#SHARD_LOG[@]})); do
+  rc=0
+  wait -n -p done_pid "${!SHARD_LOG[@]}" || rc=$?
+  step "the tests on cluster '${SHARD_NAME[$done_pid]}' ended (exit $rc); their output (also in ${SHARD_LOG[$done_pid]}):"
+  cat "${SHARD_LOG[$done_pid]}"
+  ((rc == 0)) || FAILED+=("${SHARD_NAME[$done_pid]}")
+  unset "SHARD_LOG[$done_pid]"
+done
+((${#FAILED[@]} == 0)) || die "integration or e2e tests failed on cluster(s) ${FAILED[*]}; see each one's output above"
 
-# The cluster is no longer needed: its CPU goes to the sanitizer builds' last stretch.
+# The clusters are no longer needed: their CPU goes to the sanitizer builds' last stretch.
 if ((!KEEP)); then
-  step "control plane down (cluster '$RDMASTACK_CLUSTER')"
-  scripts/cluster.sh down || true
+  step "control planes down (clusters '$RDMASTACK_CLUSTER' and '$CLUSTER_B')"
+  clusters_down
 fi
 
 step "sanitizer builds: waiting for the background build"

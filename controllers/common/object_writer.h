@@ -4,6 +4,7 @@
 // merge patches of Node metadata. Each write is remembered, so that a reconcile which runs before
 // the informer has delivered the write does not make it again.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -43,6 +44,12 @@ class ObjectWriter {
   bool NodePatchPending(const std::string& node, const std::string& body,
                         std::string_view cached_rv) const {
     return node_patches_.Pending(node, body, cached_rv);
+  }
+  // The merge patch this process last sent to `node` when the cached Node (at `cached_rv`)
+  // predates it: what the server has beyond the cache.
+  std::optional<std::string> UnseenNodePatch(const std::string& node,
+                                             std::string_view cached_rv) const {
+    return node_patches_.Unseen(node, cached_rv);
   }
   // Sends merge patches (node, body) to Nodes, `parallel` at a time; the first error is returned
   // after all were tried.

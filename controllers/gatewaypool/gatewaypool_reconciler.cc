@@ -295,6 +295,25 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Pass(const k8s::JsonObject& obj
                   node.labels,
                   node.object->Annotation(state_key),
                   node.object->Annotation(maintenance_key)};
+        // This process's last patch of the node may not have reached the cache yet (an informer
+        // relisting after an API server restart lags by seconds). Plan from what the server has:
+        // from the stale node a second pass would start the same move again, with a new start.
+        if (auto unseen = writer().UnseenNodePatch(n.name, n.resource_version)) {
+          if (auto patch = k8s::JsonObject::Parse(*unseen); patch.ok()) {
+            for (const std::string& key : patch->Keys({"metadata", "labels"})) {
+              if (auto v = patch->GetString({"metadata", "labels", key})) {
+                n.labels[key] = *v;
+              } else {
+                n.labels.erase(key);
+              }
+            }
+            for (auto [key, value] :
+                 {std::pair{&state_key, &n.state}, std::pair{&maintenance_key, &n.maintenance}}) {
+              if (patch->Has({"metadata", "annotations", *key}))
+                *value = patch->GetString({"metadata", "annotations", *key});
+            }
+          }
+        }
         std::set<std::string> mine;
         for (const auto& [k, v] : n.labels) {
           if (is_mine(k)) mine.insert(k.substr(k.rfind('.') + 1));

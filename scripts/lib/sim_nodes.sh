@@ -99,7 +99,12 @@ sim_node_up() {
 # The kube-proxies cluster.sh started (they outlive a node runtime restart; `down` stops them).
 sim_service_pids() { cat "$RUN"/svc-*.pid 2>/dev/null || echo none; }
 
-sim_namespaces() { ip netns list 2>/dev/null | awk '{print $1}' | grep "^rdmastack-$CLUSTER-" || true; }
+# This cluster's namespaces only: the node name is matched whole, so cluster "test" never takes
+# those of a cluster "test-b" beside it (rdmastack-test-b-stg-node-0 also starts "rdmastack-test-").
+sim_namespaces() {
+  ip netns list 2>/dev/null | awk -v p="rdmastack-$CLUSTER-" \
+    'index($1, p) == 1 && substr($1, length(p) + 1) ~ /^(stg|gpu)-node-[0-9]+$/ {print $1}'
+}
 
 # Ends every process in this cluster's node namespaces: what a runtime that did not stop cleanly
 # (killed, crashed) left running. SIGTERM, a second, then SIGKILL.

@@ -323,5 +323,37 @@ TEST_F(GatewayPoolReconcilerTest, ANewEndpointPublishedInThePassStopsTheOldGatew
   EXPECT_EQ(StatusOf("kvcache").current_upgrade->phases.done, 1);
 }
 
+// After an API server restart the Node informer relists late: a second pass can come before the
+// cache has the node's start. It must plan from what it wrote (the move under way), not start
+// the move again with a new start time (the upgrade fault e2e saw a node "move twice").
+TEST_F(GatewayPoolReconcilerTest, APassBeforeTheCacheHasANodesStartDoesNotStartItAgain) {
+  ASSERT_NO_FATAL_FAILURE(ServeOnTwoNodes());
+  crd::GatewayPool next = testing::SamplePool("gatewaypool-kvcache-2.0.yaml");
+  next.metadata.name = "kvcache";
+  next.metadata.uid = "uid-kvcache";
+  next.metadata.creation_timestamp = "2026-01-01T00:00:00Z";
+  const k8s::JsonObject current = *api_.Find(crd::kinds::GatewayPool(), kNs, "kvcache");
+  k8s::JsonObject updated = JsonText(crd::SerializeResource(next));
+  (void)updated.Set({"metadata"}, *current.Get({"metadata"}));
+  (void)updated.Set({"status"}, *current.Get({"status"}));
+  ASSERT_TRUE(api_.Put(crd::kinds::GatewayPool(), updated).ok());
+  Reconcile("kvcache");  // stg-a starts (maxParallel 1)
+  const std::string state_key = NodeUpgradeAnnotation(kNs, "kvcache");
+  auto state_of = [&](const std::string& node) {
+    return api_.Find(k8s::kinds::Node(), "", node)->Annotation(state_key).value_or("");
+  };
+  const std::string started = state_of("stg-a");
+  ASSERT_NE(started.find("StartNew"), std::string::npos) << started;
+
+  // The next pass a second later, the Node cache still without the start.
+  clock_.Advance(std::chrono::seconds(1));
+  api_.ClearActions();
+  auto again = reconciler_->Reconcile({kNs, "kvcache"});
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  for (const std::string& w : ToStrings(api_.writes("Node"))) ADD_FAILURE() << w;
+  EXPECT_EQ(state_of("stg-a"), started);
+  EXPECT_EQ(state_of("stg-b"), "");
+}
+
 }  // namespace
 }  // namespace rdmastack::gatewaypool

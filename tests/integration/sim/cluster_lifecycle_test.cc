@@ -137,11 +137,22 @@ spec:
   const std::string bridge = "rs188-" + cluster.substr(0, 9);
 
   EXPECT_EQ(RunCommand({"ip", "link", "show", bridge}).exit_code, 0) << bridge;
+  // A node of a cluster named "<cluster>-b" beside it (scripts/test.sh runs "test" and "test-b"):
+  // its namespace name also starts with "rdmastack-<cluster>-", and `down` must leave it alone.
+  const std::string neighbour = "rdmastack-" + cluster + "-b-stg-node-0";
+  ASSERT_EQ(RunCommand({"ip", "netns", "add", neighbour}).exit_code, 0) << neighbour;
+  struct DelNetns {
+    std::string name;
+    ~DelNetns() { RunCommand({"ip", "netns", "del", name}); }
+  } neighbour_guard{neighbour};
   CommandResult down = Script(*env, cluster, {"down"});
   ASSERT_EQ(down.exit_code, 0) << down.err;
   for (pid_t pid : pids) EXPECT_FALSE(ProcessAlive(pid)) << pid;
-  EXPECT_EQ(RunCommand({"ip", "netns", "list"}).out.find("rdmastack-" + cluster + "-"),
-            std::string::npos);
+  const std::string netns_left = RunCommand({"ip", "netns", "list"}).out;
+  for (const auto& [node, entry] : *table)
+    EXPECT_EQ(netns_left.find(entry.netns), std::string::npos) << entry.netns << " still exists";
+  EXPECT_NE(netns_left.find(neighbour), std::string::npos)
+      << "down removed " << neighbour << ", another cluster's namespace";
   EXPECT_NE(RunCommand({"ip", "link", "show", bridge}).exit_code, 0) << bridge << " still exists";
   EXPECT_EQ(RunCommand({"ip", "-4", "-o", "addr", "show"}).out.find("198.18.188."),
             std::string::npos);
