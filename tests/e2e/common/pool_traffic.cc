@@ -48,6 +48,11 @@ void Traffic::Refresh() {
   endpoints_ = std::move(ready);
 }
 
+std::vector<SliceEndpoint> Traffic::endpoints() const {
+  std::lock_guard lock(mu_);
+  return endpoints_;
+}
+
 void Traffic::Run() {
   s3::BeastHttpTransport transport(s3::TlsOptions{.ca_pem = ca_pem_});
   const std::string scheme = ca_pem_.empty() ? "http" : "https";

@@ -34,6 +34,8 @@ class Traffic {
   std::map<std::string, std::map<std::string, std::string>> objects() const;
   std::vector<std::string> failures() const;
   int64_t requests() const { return requests_; }
+  // The ready endpoints it sends to now (its last good read).
+  std::vector<SliceEndpoint> endpoints() const;
   std::set<int> ports_used() const;
 
  private:
