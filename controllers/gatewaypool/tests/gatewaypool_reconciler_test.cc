@@ -132,6 +132,21 @@ class GatewayPoolReconcilerTest : public ::testing::Test {
     ASSERT_EQ(ready->reason, "GatewaysReady") << ready->message;
   }
 
+  // The user edits pool kvcache to the 2.0 sample (keeping what the server has in metadata and
+  // status); `drain_seconds` < 0 keeps the sample's.
+  void EditToVersion2(int drain_seconds = -1) {
+    crd::GatewayPool next = testing::SamplePool("gatewaypool-kvcache-2.0.yaml");
+    next.metadata.name = "kvcache";
+    next.metadata.uid = "uid-kvcache";
+    next.metadata.creation_timestamp = "2026-01-01T00:00:00Z";
+    if (drain_seconds >= 0) next.spec.upgrade.drain_seconds = drain_seconds;
+    const k8s::JsonObject current = *api_.Find(crd::kinds::GatewayPool(), kNs, "kvcache");
+    k8s::JsonObject updated = JsonText(crd::SerializeResource(next));
+    (void)updated.Set({"metadata"}, *current.Get({"metadata"}));
+    (void)updated.Set({"status"}, *current.Get({"status"}));
+    ASSERT_TRUE(api_.Put(crd::kinds::GatewayPool(), updated).ok());
+  }
+
   k8s::testing::FakeClient api_;
   controllers::testing::FakeCaches caches_{api_};
   controllers::testing::FakeNodeLabelCoverage node_labels_;
@@ -265,16 +280,7 @@ TEST_F(GatewayPoolReconcilerTest, ASliceThatGainsAReadyEndpointIsWrittenBeforeOn
 // new endpoint is written ready before the old gateway's label goes and its endpoint is dropped.
 TEST_F(GatewayPoolReconcilerTest, ANewEndpointPublishedInThePassStopsTheOldGatewayInTheSamePass) {
   ASSERT_NO_FATAL_FAILURE(ServeOnTwoNodes());
-  crd::GatewayPool next = testing::SamplePool("gatewaypool-kvcache-2.0.yaml");
-  next.metadata.name = "kvcache";
-  next.metadata.uid = "uid-kvcache";
-  next.metadata.creation_timestamp = "2026-01-01T00:00:00Z";
-  next.spec.upgrade.drain_seconds = 0;
-  const k8s::JsonObject current = *api_.Find(crd::kinds::GatewayPool(), kNs, "kvcache");
-  k8s::JsonObject updated = JsonText(crd::SerializeResource(next));
-  (void)updated.Set({"metadata"}, *current.Get({"metadata"}));
-  (void)updated.Set({"status"}, *current.Get({"status"}));
-  ASSERT_TRUE(api_.Put(crd::kinds::GatewayPool(), updated).ok());
+  ASSERT_NO_FATAL_FAILURE(EditToVersion2(/*drain_seconds=*/0));
   Reconcile("kvcache");  // stg-a starts (maxParallel 1): its v2 label, the v2 DaemonSet
   const std::string state_key = NodeUpgradeAnnotation(kNs, "kvcache");
   auto phase_of = [&](const std::string& node) {
@@ -328,15 +334,7 @@ TEST_F(GatewayPoolReconcilerTest, ANewEndpointPublishedInThePassStopsTheOldGatew
 // the move again with a new start time (the upgrade fault e2e saw a node "move twice").
 TEST_F(GatewayPoolReconcilerTest, APassBeforeTheCacheHasANodesStartDoesNotStartItAgain) {
   ASSERT_NO_FATAL_FAILURE(ServeOnTwoNodes());
-  crd::GatewayPool next = testing::SamplePool("gatewaypool-kvcache-2.0.yaml");
-  next.metadata.name = "kvcache";
-  next.metadata.uid = "uid-kvcache";
-  next.metadata.creation_timestamp = "2026-01-01T00:00:00Z";
-  const k8s::JsonObject current = *api_.Find(crd::kinds::GatewayPool(), kNs, "kvcache");
-  k8s::JsonObject updated = JsonText(crd::SerializeResource(next));
-  (void)updated.Set({"metadata"}, *current.Get({"metadata"}));
-  (void)updated.Set({"status"}, *current.Get({"status"}));
-  ASSERT_TRUE(api_.Put(crd::kinds::GatewayPool(), updated).ok());
+  ASSERT_NO_FATAL_FAILURE(EditToVersion2());
   Reconcile("kvcache");  // stg-a starts (maxParallel 1)
   const std::string state_key = NodeUpgradeAnnotation(kNs, "kvcache");
   auto state_of = [&](const std::string& node) {
