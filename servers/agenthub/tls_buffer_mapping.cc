@@ -122,7 +122,11 @@ void* Reallocate(void* p, size_t n, const char* file, int line) {
   void* q = Allocate(n, file, line);
   if (q == nullptr) return nullptr;  // OpenSSL keeps `p`, as after a failed realloc
   std::memcpy(q, p, std::min(old_size, n));
-  Free(p, file, line);
+  if (old_mapped > 0) {
+    Unmap(p, old_mapped);
+  } else {
+    std::free(p);
+  }
   return q;
 }
 

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
@@ -260,7 +261,12 @@ TEST_F(ClientProfileE2eTest, SeedProfilesPickATransportPerNodeAndFollowThePool) 
       120s))
       << ClientDiagnostics();
   EXPECT_EQ(Condition(kHostMem, "Ready"), "False");
-  EXPECT_EQ(WrittenEndpoints(h100_, kHostMem), slices);
+  // The client keeps the last list that named a gateway: both, or one if it read the list
+  // published between the two gateways stopping. Never the empty list the outage ends with.
+  const std::set<std::string> kept = WrittenEndpoints(h100_, kHostMem);
+  EXPECT_FALSE(kept.empty()) << ClientDiagnostics();
+  EXPECT_TRUE(std::includes(slices.begin(), slices.end(), kept.begin(), kept.end()))
+      << ::testing::PrintToString(kept) << ClientDiagnostics();
   // Back again.
   for (const std::string& n : storage_)
     ASSERT_EQ(env_->Kubectl({"label", "node", n, selector_label_ + "=in"}).exit_code, 0);
