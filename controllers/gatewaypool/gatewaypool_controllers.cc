@@ -72,9 +72,9 @@ StatusOr<std::unique_ptr<GatewayPoolControllers>> GatewayPoolControllers::Create
   GatewayPoolStores stores{pools.store(), nodes.store(), rdmanodes.store(),
                            secrets,       daemonsets,    pods,
                            services,      slices,        node_cache.coverage()};
-  parts.reconciler = std::make_unique<GatewayPoolReconciler>(manager.client(), manager.events(),
-                                                             clock, stores, *parts.compatibility,
-                                                             options.render, *parts.validator);
+  parts.reconciler = std::make_unique<GatewayPoolReconciler>(
+      manager.client(), manager.events(), clock, manager.api_reachability(), stores,
+      *parts.compatibility, options.render, *parts.validator);
   runtime::Controller& controller = manager.NewController("gatewaypool", *parts.reconciler);
 
   // Not for our own status writes: each would start another pass at once and, during a rollout,

@@ -64,7 +64,8 @@ struct GatewayPoolReconciler::Owned {
 };
 
 GatewayPoolReconciler::GatewayPoolReconciler(k8s::Client& client, runtime::EventRecorder& events,
-                                             Clock& clock, GatewayPoolStores stores,
+                                             Clock& clock, const runtime::ApiReachability& api,
+                                             GatewayPoolStores stores,
                                              const CompatibilitySource& compatibility,
                                              GatewayRenderOptions render,
                                              GatewayValidator& validator)
@@ -73,6 +74,7 @@ GatewayPoolReconciler::GatewayPoolReconciler(k8s::Client& client, runtime::Event
       client_(client),
       events_(events),
       clock_(clock),
+      api_(api),
       stores_(stores),
       compatibility_(compatibility),
       render_(std::move(render)),
@@ -218,6 +220,9 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Pass(const k8s::JsonObject& obj
   UpgradeInputs up;
   up.spec = pool.spec.upgrade;
   up.now = std::chrono::duration_cast<std::chrono::seconds>(in.now.time_since_epoch()).count();
+  // Rounded up: a drain never ends before drainSeconds of answers.
+  up.api_answering_since =
+      std::chrono::ceil<std::chrono::seconds>(api_.AnsweringSince().time_since_epoch()).count();
   up.may_start = may_start;
   if (auto timeout = ParseDuration(pool.spec.upgrade.validation_timeout); timeout.ok())
     up.validation_timeout_s = std::max<int64_t>(1, timeout->count() / 1000);
@@ -355,7 +360,8 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Pass(const k8s::JsonObject& obj
                          n.name, parsed_maintenance.status().message());
           }
         }
-        u.maintenance = StepMaintenance(m, up.now, pool.spec.upgrade.drain_seconds);
+        u.maintenance =
+            StepMaintenance(m, {up.now, pool.spec.upgrade.drain_seconds, up.api_answering_since});
         in.selected.push_back({n.name, std::move(verdict)});
         up.nodes.push_back(std::move(u));
         planned.push_back(std::move(n));

@@ -22,6 +22,7 @@
 #include "controllers/gatewaypool/pool_status.h"
 #include "controllers/gatewaypool/upgrade_plan.h"
 #include "operator/k8s/client.h"
+#include "operator/runtime/api_reachability.h"
 #include "operator/runtime/event_recorder.h"
 #include "operator/runtime/reconciler.h"
 #include "operator/runtime/store.h"
@@ -44,9 +45,12 @@ struct GatewayPoolStores {
 class GatewayPoolReconciler final
     : public controllers::OwnerReconciler<crd::GatewayPool, crd::GatewayPoolStatus> {
  public:
+  // `api`: since when the API server has answered; upgrade and maintenance drains count from
+  // then (drain_clock.h).
   GatewayPoolReconciler(k8s::Client& client, runtime::EventRecorder& events, Clock& clock,
-                        GatewayPoolStores stores, const CompatibilitySource& compatibility,
-                        GatewayRenderOptions render, GatewayValidator& validator);
+                        const runtime::ApiReachability& api, GatewayPoolStores stores,
+                        const CompatibilitySource& compatibility, GatewayRenderOptions render,
+                        GatewayValidator& validator);
 
  private:
   struct Owned;  // what the caches hold for one pool
@@ -76,6 +80,7 @@ class GatewayPoolReconciler final
   k8s::Client& client_;
   runtime::EventRecorder& events_;
   Clock& clock_;
+  const runtime::ApiReachability& api_;
   GatewayPoolStores stores_;
   const CompatibilitySource& compatibility_;
   const GatewayRenderOptions render_;

@@ -67,7 +67,7 @@ std::string NodeMaintenanceAnnotation(std::string_view ns, std::string_view pool
   return NodePoolAnnotation("maintenance.", ns, pool);
 }
 
-MaintenanceStep StepMaintenance(const MaintenanceInput& in, int64_t now, int64_t drain_seconds) {
+MaintenanceStep StepMaintenance(const MaintenanceInput& in, const DrainClock& drain) {
   MaintenanceStep step;
   step.tracks = in.tracks;
   if (in.cause.empty()) {
@@ -84,21 +84,21 @@ MaintenanceStep StepMaintenance(const MaintenanceInput& in, int64_t now, int64_t
     s = *in.state;
     s.cause = in.cause;
   } else {
-    s.since = now;
+    s.since = drain.now;
     s.cause = in.cause;
     s.draining = in.published;
   }
-  const bool draining = !s.draining.empty() && now - s.since < drain_seconds;
+  const bool draining = !s.draining.empty() && !drain.Over(s.since);
   step.phase = draining ? MaintenancePhase::kDraining : MaintenancePhase::kStopped;
   if (draining) {
-    step.wake_at = s.since + drain_seconds;
+    step.wake_at = drain.EndOf(s.since);
   } else {
     step.tracks.clear();
   }
   if (!in.state) {
     step.event_reason = draining ? "MaintenanceDrain" : "MaintenanceStop";
     step.transition = "under maintenance (" + s.cause + "): " +
-                      (draining ? "its endpoint drains for " + std::to_string(drain_seconds) +
+                      (draining ? "its endpoint drains for " + std::to_string(drain.seconds) +
                                       "s, then its gateway stops"
                                 : std::string("its gateway stops"));
   } else if (!draining && !in.tracks.empty()) {

@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "base/status.h"
+#include "controllers/gatewaypool/drain_clock.h"
 #include "crds/types/types.h"
 
 namespace rdmastack::gatewaypool {
@@ -69,6 +70,6 @@ struct MaintenanceStep {
   int64_t wake_at = 0;  // unix seconds the drain ends; 0 = no timer
 };
 
-MaintenanceStep StepMaintenance(const MaintenanceInput& in, int64_t now, int64_t drain_seconds);
+MaintenanceStep StepMaintenance(const MaintenanceInput& in, const DrainClock& drain);
 
 }  // namespace rdmastack::gatewaypool

@@ -75,9 +75,9 @@ class Planner {
   // Rolling back: the new track's label stays while clients still see the node there, and
   // through the drain of a new gateway clients were sent to.
   bool KeepsNewTrack(const UpgradeNode& n, const NodeUpgradeState& s) const {
-    return n.published.count(s.to) != 0 ||
-           (s.drain_new && in_.now - s.since < in_.spec.drain_seconds);
+    return n.published.count(s.to) != 0 || (s.drain_new && !Drain().Over(s.since));
   }
+  DrainClock Drain() const { return {in_.now, in_.spec.drain_seconds, in_.api_answering_since}; }
   bool TimedOut(const NodeUpgradeState& s) const {
     return in_.now - s.started >= in_.validation_timeout_s;
   }
@@ -170,17 +170,17 @@ void Planner::StepSideBySide(const UpgradeNode& n, NodeUpgradeState s, NodeDecis
         d.state = Enter(std::move(s), UpgradePhase::kStopOld);
         return;
       }
-      WakeAt(in_.now + in_.spec.drain_seconds);
+      WakeAt(Drain().EndOf(in_.now));
       d.state = Enter(std::move(s), UpgradePhase::kDrain);
       return;
     case UpgradePhase::kDrain:
       d.tracks = {s.from, s.to};
-      if (in_.now - s.since >= in_.spec.drain_seconds) {
+      if (Drain().Over(s.since)) {
         d.tracks = {s.to};
         d.state = Enter(std::move(s), UpgradePhase::kStopOld);
         return;
       }
-      WakeAt(s.since + in_.spec.drain_seconds);
+      WakeAt(Drain().EndOf(s.since));
       d.state = std::move(s);
       return;
     case UpgradePhase::kStopOld:
@@ -196,7 +196,7 @@ void Planner::StepSideBySide(const UpgradeNode& n, NodeUpgradeState s, NodeDecis
       // The new track's label goes once no client is pointed at it; then wait for its pod to go.
       d.tracks =
           KeepsNewTrack(n, s) ? std::set<std::string>{s.from, s.to} : std::set<std::string>{s.from};
-      if (s.drain_new && d.tracks.size() == 2) WakeAt(s.since + in_.spec.drain_seconds);
+      if (s.drain_new && d.tracks.size() == 2) WakeAt(Drain().EndOf(s.since));
       if (d.tracks.size() == 1 && next == nullptr) {
         if (s.keep_failed) {
           d.state = Enter(std::move(s), UpgradePhase::kFailed);
@@ -220,8 +220,8 @@ void Planner::StepInPlace(const UpgradeNode& n, NodeUpgradeState s, NodeDecision
   switch (s.phase) {
     case UpgradePhase::kDrain:
       d.tracks = {s.from};
-      if (in_.now - s.since < in_.spec.drain_seconds) {
-        WakeAt(s.since + in_.spec.drain_seconds);
+      if (!Drain().Over(s.since)) {
+        WakeAt(Drain().EndOf(s.since));
         d.state = std::move(s);
         return;
       }
@@ -391,7 +391,7 @@ UpgradePlan Planner::Run() {
       s.phase = UpgradePhase::kDrain;
       d.tracks = {from};
       ++in_place_started;
-      WakeAt(in_.now + in_.spec.drain_seconds);
+      WakeAt(Drain().EndOf(in_.now));
     } else {
       s.phase = UpgradePhase::kStartNew;
       d.tracks = {from, in_.target};

@@ -11,7 +11,7 @@
 //   tolerates at most maxParallel failures instead of failing the nodes one after another;
 // - SideBySide: a node's endpoint moves to the new track only after the new gateway is Ready and
 //   answered the operator's signed request, and the old gateway stops only after drainSeconds
-//   with its endpoint marked terminating;
+//   with its endpoint marked terminating, counted while the API server answered (drain_clock.h);
 // - paused: no node starts; nodes already moving finish their move;
 // - autoRollback: one failed node halts the rollout and rolls back the nodes in flight;
 // - a node under maintenance (node_maintenance.h) is taken out of the rollout: a move in flight
@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "controllers/common/owned_pod.h"
+#include "controllers/gatewaypool/drain_clock.h"
 #include "controllers/gatewaypool/node_maintenance.h"
 #include "crds/types/node_upgrade.h"
 #include "crds/types/types.h"
@@ -58,6 +59,9 @@ struct UpgradeInputs {
   crd::UpgradeSpec spec;
   int64_t validation_timeout_s = 600;
   int64_t now = 0;  // unix seconds
+  // Unix seconds since which the API server has answered the operator without a break: a drain
+  // counts only from then (drain_clock.h).
+  int64_t api_answering_since = 0;
   // The spec is accepted and its Secret exists. When false nothing changes on any node.
   bool may_start = false;
   // SideBySide needs the target's ports free on the node: a track still running holds them.

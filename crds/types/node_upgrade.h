@@ -39,7 +39,8 @@ struct NodeUpgradeState {
   bool in_place = false;
   UpgradePhase phase = UpgradePhase::kStartNew;
   int64_t started = 0;  // unix seconds: the node's move began (validationTimeout counts from here)
-  int64_t since = 0;    // unix seconds: this phase began (drainSeconds counts from here)
+  int64_t since = 0;    // unix seconds: this phase began (a drain counts from here, or from the
+                        // API server's first answer after an outage: drain_clock.h)
   // RollBack and Failed: why (CamelCase) and what happened, in one line.
   std::string reason;
   std::string message;

@@ -40,5 +40,33 @@ TEST(InstrumentedClientTest, CountsRequestsByCodeMethodAndHost) {
   }
 }
 
+TEST(InstrumentedClientTest, TellsTheReachabilityWhetherEachRequestWasAnsweredFromStorage) {
+  ::testing::NiceMock<testing::MockClient> inner;
+  MetricsRegistry metrics;
+  FakeClock clock;
+  ApiReachability reachability(clock);
+  InstrumentedClient client(inner, metrics, "127.0.0.1:6443", &reachability);
+  const k8s::ResourceType cm = k8s::kinds::ConfigMap();
+  EXPECT_CALL(inner, Patch(_, _, _, _, _, _))
+      .WillOnce(Return(UnavailableError("connection refused")))
+      .WillOnce(Return(testing::ApiStatus(409, "Conflict", "changed")));
+  EXPECT_CALL(inner, Get(_, _, _, _)).WillRepeatedly(Return(testing::MakeObject("ns", "a", "1")));
+  EXPECT_CALL(inner, Create(_, _, _)).WillRepeatedly(Return(testing::MakeObject("", "review", "")));
+  clock.Advance(std::chrono::seconds(5));
+  (void)client.Patch(cm, "ns", "a", k8s::PatchType::kMerge, "{}", {});
+  clock.Advance(std::chrono::seconds(5));
+  EXPECT_EQ(reachability.AnsweringSince(), clock.WallNow()) << "unanswered: an outage";
+  // What the watch cache or the authorizer can answer does not end it.
+  (void)client.Get(cm, "ns", "a", {.resource_version = "0"});
+  (void)client.Create(k8s::kinds::SubjectAccessReview(), testing::MakeObject("", "r", ""), {});
+  EXPECT_EQ(reachability.AnsweringSince(), clock.WallNow());
+  (void)client.Patch(cm, "ns", "a", k8s::PatchType::kMerge, "{}", {});
+  const Clock::WallTime answered = clock.WallNow();
+  clock.Advance(std::chrono::seconds(5));
+  EXPECT_EQ(reachability.AnsweringSince(), answered) << "a conflict is an answer from storage";
+  (void)client.Get(cm, "ns", "a", {});  // a quorum read: an answer too
+  EXPECT_EQ(reachability.AnsweringSince(), answered);
+}
+
 }  // namespace
 }  // namespace rdmastack::runtime

@@ -29,7 +29,8 @@ void StopStarted(std::vector<Runnable>& runnables, size_t& started) {
 Manager::Manager(k8s::Client& client, Clock& clock, ManagerOptions options)
     : clock_(clock),
       options_(std::move(options)),
-      client_(client, metrics_, options_.api_host),
+      reachability_(clock),
+      client_(client, metrics_, options_.api_host, &reachability_),
       cache_(client_, clock),
       metrics_server_(metrics_, client_, clock, options_.metrics) {
   if (options_.leader_election) {

@@ -19,6 +19,7 @@
 
 #include "base/clock.h"
 #include "operator/k8s/client.h"
+#include "operator/runtime/api_reachability.h"
 #include "operator/runtime/controller.h"
 #include "operator/runtime/event_recorder.h"
 #include "operator/runtime/http_server.h"
@@ -66,6 +67,9 @@ class Manager {
   MetricsRegistry& metrics() { return metrics_; }
   InformerCache& cache() { return cache_; }
   EventRecorder& events() { return *events_; }
+  // Since when the API server has answered this process without a break (every request the
+  // manager's client makes counts).
+  const ApiReachability& api_reachability() const { return reachability_; }
   // Creates a controller owned by the manager; wire it with Controller::Watch before Run.
   Controller& NewController(const std::string& name, Reconciler& reconciler,
                             ControllerOptions options = {});
@@ -101,6 +105,7 @@ class Manager {
   Clock& clock_;
   const ManagerOptions options_;
   MetricsRegistry metrics_;
+  ApiReachability reachability_;
   InstrumentedClient client_;
   std::unique_ptr<LeaderFencedClient> fenced_;
   k8s::Client* writer_ = &client_;

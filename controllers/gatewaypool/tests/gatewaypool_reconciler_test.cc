@@ -45,8 +45,9 @@ class GatewayPoolReconcilerTest : public ::testing::Test {
         caches_.Cache(k8s::kinds::Service(), OwnedSelector()),
         caches_.Cache(k8s::kinds::EndpointSlice(), OwnedSelector()),
         node_labels_};
-    reconciler_ = std::make_unique<GatewayPoolReconciler>(
-        api_, events_, clock_, stores, *compatibility_, GatewayRenderOptions{}, *validator_);
+    reconciler_ = std::make_unique<GatewayPoolReconciler>(api_, events_, clock_, reachability_,
+                                                          stores, *compatibility_,
+                                                          GatewayRenderOptions{}, *validator_);
   }
 
   // The kvcache sample as `name`, created at `created`, with its Secret.
@@ -147,11 +148,20 @@ class GatewayPoolReconcilerTest : public ::testing::Test {
     ASSERT_TRUE(api_.Put(crd::kinds::GatewayPool(), updated).ok());
   }
 
+  // The phase of `node`'s move in pool kvcache, as the API server has it; "none" without one.
+  std::string PhaseOf(const std::string& node) {
+    auto state = ParseNodeUpgradeState(api_.Find(k8s::kinds::Node(), "", node)
+                                           ->Annotation(NodeUpgradeAnnotation(kNs, "kvcache"))
+                                           .value_or(""));
+    return state.ok() ? std::string(PhaseName(state->phase)) : "none";
+  }
+
   k8s::testing::FakeClient api_;
   controllers::testing::FakeCaches caches_{api_};
   controllers::testing::FakeNodeLabelCoverage node_labels_;
   controllers::testing::RecordedEvents events_;
   FakeClock clock_;
+  runtime::ApiReachability reachability_{clock_};
   std::unique_ptr<CompatibilitySource> compatibility_;
   std::unique_ptr<GatewayValidator> validator_ = MakePodReadyValidator();
   std::unique_ptr<GatewayPoolReconciler> reconciler_;
@@ -282,13 +292,7 @@ TEST_F(GatewayPoolReconcilerTest, ANewEndpointPublishedInThePassStopsTheOldGatew
   ASSERT_NO_FATAL_FAILURE(ServeOnTwoNodes());
   ASSERT_NO_FATAL_FAILURE(EditToVersion2(/*drain_seconds=*/0));
   Reconcile("kvcache");  // stg-a starts (maxParallel 1): its v2 label, the v2 DaemonSet
-  const std::string state_key = NodeUpgradeAnnotation(kNs, "kvcache");
-  auto phase_of = [&](const std::string& node) {
-    auto state = ParseNodeUpgradeState(
-        api_.Find(k8s::kinds::Node(), "", node)->Annotation(state_key).value_or(""));
-    return state.ok() ? std::string(PhaseName(state->phase)) : "none";
-  };
-  ASSERT_EQ(phase_of("stg-a"), "StartNew");
+  ASSERT_EQ(PhaseOf("stg-a"), "StartNew");
   PutGatewayPod("kvcache", "stg-a", "10.0.0.1", true, "v2");
   clock_.Advance(std::chrono::seconds(2));  // the rollout's status is due again
 
@@ -302,7 +306,7 @@ TEST_F(GatewayPoolReconcilerTest, ANewEndpointPublishedInThePassStopsTheOldGatew
                                              "apply EndpointSlice storage/kvcache-gateway-v2-0",
                                              "patch Node stg-a",  // StopOld: the v1 label goes
                                              "apply EndpointSlice storage/kvcache-gateway-v1-0"}));
-  EXPECT_EQ(phase_of("stg-a"), "StopOld");
+  EXPECT_EQ(PhaseOf("stg-a"), "StopOld");
   const k8s::JsonObject node = *api_.Find(k8s::kinds::Node(), "", "stg-a");
   EXPECT_FALSE(node.Label(NodeTrackLabel(kNs, "kvcache", "v1")).has_value());
   EXPECT_TRUE(node.Label(NodeTrackLabel(kNs, "kvcache", "v2")).has_value());
@@ -319,8 +323,8 @@ TEST_F(GatewayPoolReconcilerTest, ANewEndpointPublishedInThePassStopsTheOldGatew
   api_.ClearActions();
   auto held = reconciler_->Reconcile({kNs, "kvcache"});
   ASSERT_TRUE(held.ok()) << held.status().ToString();
-  EXPECT_EQ(phase_of("stg-a"), "Done");
-  EXPECT_EQ(phase_of("stg-b"), "StartNew");
+  EXPECT_EQ(PhaseOf("stg-a"), "Done");
+  EXPECT_EQ(PhaseOf("stg-b"), "StartNew");
   EXPECT_TRUE(api_.writes("GatewayPool").empty()) << ToStrings(api_.writes("GatewayPool"))[0];
   EXPECT_EQ(held->requeue_after, std::chrono::milliseconds(1500));
   EXPECT_EQ(StatusOf("kvcache").current_upgrade->phases.done, 0);
@@ -351,6 +355,40 @@ TEST_F(GatewayPoolReconcilerTest, APassBeforeTheCacheHasANodesStartDoesNotStartI
   for (const std::string& w : ToStrings(api_.writes("Node"))) ADD_FAILURE() << w;
   EXPECT_EQ(state_of("stg-a"), started);
   EXPECT_EQ(state_of("stg-b"), "");
+}
+
+// Clients learn of a move through the API server: a drain the API server was away for lasts
+// drainSeconds from its first answer after the outage, not from when the drain began.
+TEST_F(GatewayPoolReconcilerTest, ADrainLastsDrainSecondsAfterTheApiServerAnswersAgain) {
+  ASSERT_NO_FATAL_FAILURE(ServeOnTwoNodes());
+  ASSERT_NO_FATAL_FAILURE(EditToVersion2(/*drain_seconds=*/10));
+  Reconcile("kvcache");  // stg-a starts
+  PutGatewayPod("kvcache", "stg-a", "10.0.0.1", true, "v2");
+  clock_.Advance(std::chrono::seconds(2));
+  Reconcile("kvcache");  // Switch, its endpoint published, Drain
+  ASSERT_EQ(PhaseOf("stg-a"), "Drain");
+
+  // The API server stops answering a second in, for 15 s: longer than the drain.
+  clock_.Advance(std::chrono::seconds(1));
+  reachability_.Observe(UnavailableError("connection refused"), runtime::RequestKind::kStorage);
+  clock_.Advance(std::chrono::seconds(15));
+  reachability_.Observe(OkStatus(), runtime::RequestKind::kStorage);
+  caches_.Sync();
+  auto result = reconciler_->Reconcile({kNs, "kvcache"});
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(PhaseOf("stg-a"), "Drain") << "the drain starts over from the answer";
+  EXPECT_EQ(result->requeue_after, std::chrono::seconds(10));
+  EXPECT_TRUE(api_.Find(k8s::kinds::Node(), "", "stg-a")
+                  ->Label(NodeTrackLabel(kNs, "kvcache", "v1"))
+                  .has_value())
+      << "the old gateway keeps serving";
+
+  clock_.Advance(std::chrono::seconds(9));
+  Reconcile("kvcache");
+  EXPECT_EQ(PhaseOf("stg-a"), "Drain");
+  clock_.Advance(std::chrono::seconds(1));
+  Reconcile("kvcache");
+  EXPECT_EQ(PhaseOf("stg-a"), "StopOld");
 }
 
 }  // namespace

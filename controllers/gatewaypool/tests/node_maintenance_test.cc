@@ -60,7 +60,7 @@ MaintenanceInput Cordoned(std::set<std::string> published = {"v1"}) {
 }
 
 TEST(NodeMaintenanceTest, EnteringDrainsThePublishedTracksAndKeepsTheGateway) {
-  const MaintenanceStep step = StepMaintenance(Cordoned(), kNow, 30);
+  const MaintenanceStep step = StepMaintenance(Cordoned(), {kNow, 30});
   EXPECT_TRUE(step.applies);
   EXPECT_EQ(step.phase, MaintenancePhase::kDraining);
   ASSERT_TRUE(step.state);
@@ -75,14 +75,14 @@ TEST(NodeMaintenanceTest, EnteringDrainsThePublishedTracksAndKeepsTheGateway) {
 TEST(NodeMaintenanceTest, AfterDrainSecondsTheGatewayStops) {
   MaintenanceInput in = Cordoned({});  // the slice lists it as terminating now, not ready
   in.state = MaintenanceState{kNow - 29, "cordoned", {"v1"}};
-  MaintenanceStep step = StepMaintenance(in, kNow, 30);
+  MaintenanceStep step = StepMaintenance(in, {kNow, 30});
   EXPECT_EQ(step.phase, MaintenancePhase::kDraining);
   EXPECT_EQ(step.tracks, (std::set<std::string>{"v1"}));
   EXPECT_EQ(step.transition, "");
   EXPECT_EQ(step.state->since, kNow - 29) << "the drain's clock is the annotation's";
 
   in.state->since = kNow - 30;
-  step = StepMaintenance(in, kNow, 30);
+  step = StepMaintenance(in, {kNow, 30});
   EXPECT_EQ(step.phase, MaintenancePhase::kStopped);
   EXPECT_TRUE(step.tracks.empty());
   EXPECT_EQ(step.wake_at, 0);
@@ -90,13 +90,29 @@ TEST(NodeMaintenanceTest, AfterDrainSecondsTheGatewayStops) {
   EXPECT_EQ(step.transition, "drained (cordoned): its gateway stops");
 
   in.tracks.clear();  // the labels are gone: nothing more to say
-  EXPECT_EQ(StepMaintenance(in, kNow, 30).transition, "");
+  EXPECT_EQ(StepMaintenance(in, {kNow, 30}).transition, "");
+}
+
+// Clients learn of the drain through the API server: an outage during it restarts its count.
+TEST(NodeMaintenanceTest, ADrainLastsDrainSecondsFromTheApiServersFirstAnswerAfterAnOutage) {
+  MaintenanceInput in = Cordoned({});
+  in.state = MaintenanceState{kNow - 40, "cordoned", {"v1"}};
+  MaintenanceStep step = StepMaintenance(in, {kNow, 30, /*answering_since=*/kNow - 10});
+  EXPECT_EQ(step.phase, MaintenancePhase::kDraining);
+  EXPECT_EQ(step.tracks, (std::set<std::string>{"v1"}));
+  EXPECT_EQ(step.wake_at, kNow + 20);
+  EXPECT_EQ(step.state->since, kNow - 40) << "the annotation keeps when the drain began";
+
+  step = StepMaintenance(in, {kNow + 20, 30, kNow - 10});
+  EXPECT_EQ(step.phase, MaintenancePhase::kStopped);
+  // An outage that ended before the drain began changes nothing.
+  EXPECT_EQ(StepMaintenance(in, {kNow - 10, 30, kNow - 50}).phase, MaintenancePhase::kStopped);
 }
 
 TEST(NodeMaintenanceTest, NothingToDrainStopsAtOnce) {
   for (auto [published, drain] :
        {std::pair{std::set<std::string>{}, 30}, std::pair{std::set<std::string>{"v1"}, 0}}) {
-    const MaintenanceStep step = StepMaintenance(Cordoned(published), kNow, drain);
+    const MaintenanceStep step = StepMaintenance(Cordoned(published), {kNow, drain});
     EXPECT_EQ(step.phase, MaintenancePhase::kStopped);
     EXPECT_TRUE(step.tracks.empty());
     EXPECT_EQ(step.event_reason, "MaintenanceStop");
@@ -108,12 +124,12 @@ TEST(NodeMaintenanceTest, TheCauseFollowsTheNodeAndTheEndHandsItBack) {
   MaintenanceInput in = Cordoned();
   in.state =
       MaintenanceState{kNow - 5, "nvidia.com/ofed-driver-upgrade-state=drain-required", {"v1"}};
-  MaintenanceStep step = StepMaintenance(in, kNow, 30);
+  MaintenanceStep step = StepMaintenance(in, {kNow, 30});
   EXPECT_EQ(step.state->cause, "cordoned");
   EXPECT_EQ(step.state->since, kNow - 5);
 
   in.cause.clear();  // uncordoned
-  step = StepMaintenance(in, kNow, 30);
+  step = StepMaintenance(in, {kNow, 30});
   EXPECT_FALSE(step.applies);
   EXPECT_FALSE(step.state);
   EXPECT_EQ(step.tracks, (std::set<std::string>{"v1"}));
@@ -122,7 +138,7 @@ TEST(NodeMaintenanceTest, TheCauseFollowsTheNodeAndTheEndHandsItBack) {
             "maintenance over (was nvidia.com/ofed-driver-upgrade-state=drain-required)");
 
   in.state.reset();
-  step = StepMaintenance(in, kNow, 30);
+  step = StepMaintenance(in, {kNow, 30});
   EXPECT_FALSE(step.applies);
   EXPECT_EQ(step.transition, "");
 }

@@ -173,6 +173,56 @@ TEST(UpgradePlanTest, SideBySideWalksEveryPhase) {
   EXPECT_FALSE(done.active);  // the only node is done: the rollout is over
 }
 
+// Clients learn of a move through the API server: a drain that an API outage cut into lasts
+// drainSeconds from the first answer after it, for SideBySide, InPlace and a rollback alike.
+TEST(UpgradePlanTest, ADrainCountsOnlyTimeAfterTheLastApiOutage) {
+  // a: SideBySide in Drain; b: InPlace (v2 -> v2, outdated pod) in Drain; c: rolling back from a
+  // new gateway clients were sent to. Each drain began 40 s ago (drainSeconds 30).
+  UpgradeNode side = OnV1("a");
+  side.tracks = {"v1", "v2"};
+  side.pods["v2"] = Pod("a", "v2", true);
+  side.published = {"v2"};
+  side.state = State(UpgradePhase::kDrain, kNow - 100, kNow - 40);
+  UpgradeNode in_place;
+  in_place.name = "b";
+  in_place.eligible = true;
+  in_place.tracks = {"v2"};
+  in_place.pods["v2"] = Pod("b", "v2", true, "h1");
+  in_place.published = {"v2"};
+  in_place.state = State(UpgradePhase::kDrain, kNow - 100, kNow - 40);
+  in_place.state->from = "v2";
+  in_place.state->in_place = true;
+  in_place.state->template_hash = "h2";
+  UpgradeNode back = side;
+  back.name = "c";
+  back.published = {"v1"};
+  back.state = State(UpgradePhase::kRollBack, kNow - 100, kNow - 40);
+  back.state->drain_new = true;
+  UpgradeInputs in = Inputs({side, in_place, back}, 3);
+
+  // The API server answered again 10 s ago: 20 s of each drain are left.
+  in.api_answering_since = kNow - 10;
+  UpgradePlan plan = PlanUpgrade(in);
+  EXPECT_EQ(PhaseOf(plan, "a"), "Drain");
+  EXPECT_EQ(For(plan, "a").tracks, (std::set<std::string>{"v1", "v2"}));
+  EXPECT_EQ(PhaseOf(plan, "b"), "Drain");
+  EXPECT_EQ(For(plan, "c").tracks, (std::set<std::string>{"v1", "v2"}));
+  EXPECT_EQ(plan.wake_after_s, 20);
+
+  in.now = kNow + 20;
+  plan = PlanUpgrade(in);
+  EXPECT_EQ(PhaseOf(plan, "a"), "StopOld");
+  EXPECT_EQ(PhaseOf(plan, "b"), "StopOld");
+  EXPECT_EQ(For(plan, "c").tracks, std::set<std::string>{"v1"});
+
+  // An outage that ended before the drains began changes nothing.
+  in.now = kNow;
+  in.api_answering_since = kNow - 50;
+  plan = PlanUpgrade(in);
+  EXPECT_EQ(PhaseOf(plan, "a"), "StopOld");
+  EXPECT_EQ(PhaseOf(plan, "b"), "StopOld");
+}
+
 // The step that waited on our own EndpointSlice write is taken in the same pass once the write
 // was acknowledged; nothing else moves, and the invariants hold at every point in between.
 TEST(UpgradePlanTest, SwitchChainsToTheNextStepOnceOurPublishWasAcknowledged) {

@@ -35,7 +35,8 @@ TEST_F(UpgradeE2eTest, AnUpgradeRidesOutApiServerRestartsAnEtcdFreezeAndAHubOuta
   extra_operator_args_ = {"--agent-stale-ttl=20s"};
   StartPool("upgrade-faults", 4,
             "    strategy: SideBySide\n    maxParallel: 1\n    validationTimeout: 3m\n"
-            "    drainSeconds: 3\n    autoRollback: false\n");
+            "    drainSeconds: 12\n    autoRollback: false\n");
+  constexpr auto kDrain = std::chrono::seconds(12);
   if (HasFatalFailure() || IsSkipped()) return;
   auto cluster = [&](const std::vector<std::string>& args) { ClusterScript(args); };
   auto moving = [&](const std::string& node) { return !Phase(node).empty(); };
@@ -48,8 +49,8 @@ TEST_F(UpgradeE2eTest, AnUpgradeRidesOutApiServerRestartsAnEtcdFreezeAndAHubOuta
   // This test's client polls the EndpointSlices with kubectl (250 ms apart, each call a process
   // that takes seconds on a loaded machine); a client that watches sees a switch within
   // milliseconds. A fault begins once the client has caught up with the slices: a poll that missed
-  // the switch before the API went away would still send to the old gateway after the drain ran
-  // out during the outage (docs/operations.md, "Upgrades and API outages").
+  // the switch before the API went away would still send to the old gateway once the drain ends
+  // (docs/operations.md, "Upgrades and API outages").
   auto client_caught_up = [&] {
     auto ready = [](const std::vector<SliceEndpoint>& eps) {
       std::set<std::string> out;
@@ -70,14 +71,28 @@ TEST_F(UpgradeE2eTest, AnUpgradeRidesOutApiServerRestartsAnEtcdFreezeAndAHubOuta
     cluster({"restart", "kube-apiserver"});
   }
 
-  // etcd frozen for 30 s while the third node moves: every API call hangs or fails meanwhile.
-  ASSERT_TRUE(Eventually([&] { return moving(nodes_in_pool_[2]); }, 180s)) << Diagnostics();
+  // etcd frozen for 30 s while the third node drains: every API call hangs or fails meanwhile.
+  // The drain runs out by the clock during the freeze, but clients cannot read the endpoints
+  // then: it lasts drainSeconds from the API server's first answer after the thaw.
+  const std::string frozen = nodes_in_pool_[2];
+  ASSERT_TRUE(Eventually([&] { return Phase(frozen) == "Drain"; }, 180s)) << Diagnostics();
   EXPECT_TRUE(Eventually(client_caught_up, 30s)) << "the client's endpoints";
-  log += "etcd frozen with " + nodes_in_pool_[2] + " in " + Phase(nodes_in_pool_[2]) + "\n";
+  ASSERT_EQ(Phase(frozen), "Drain") << "the client took the whole drain to catch up";
+  log += "etcd frozen with " + frozen + " in Drain\n";
   cluster({"pause", "etcd"});
   ScopeExit thaw([&] { cluster({"resume", "etcd"}); });
   std::this_thread::sleep_for(30s);
+  // Before the resume: the operator's first answer after the freeze comes later still.
+  const auto thawed = std::chrono::steady_clock::now();
   thaw.Now();
+  ASSERT_TRUE(Eventually([&] { return Phase(frozen) != "Drain"; }, 120s)) << Diagnostics();
+  const auto drained_after = std::chrono::steady_clock::now() - thawed;
+  log +=
+      frozen + " left Drain " +
+      std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(drained_after).count()) +
+      " ms after the thaw\n";
+  EXPECT_GE(drained_after, kDrain) << log << "operator warnings and errors:\n"
+                                   << WarningsOf(operator_->Output());
 
   // The hub's port blocked for 60 s: agents cannot reach it (their packets are dropped), stop
   // Reporting, and come back; no gateway is stopped for an agent's silence (the watcher sees every

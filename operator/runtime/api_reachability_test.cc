@@ -1,0 +1,90 @@
+#include "operator/runtime/api_reachability.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+#include <vector>
+
+#include "operator/runtime/testing/mock_client.h"
+
+namespace rdmastack::runtime {
+namespace {
+
+using std::chrono::seconds;
+using Verdict = ApiReachability::Verdict;
+
+Status Http(int code) {
+  return testing::ApiStatus(code, "Whatever", "reply");
+}
+
+TEST(ApiReachabilityTest, StartsAnsweringWhenTheProcessStarts) {
+  FakeClock clock;
+  const Clock::WallTime start = clock.WallNow();
+  ApiReachability api(clock);
+  clock.Advance(seconds(30));
+  api.Observe(OkStatus(), RequestKind::kStorage);
+  EXPECT_EQ(api.AnsweringSince(), start);
+}
+
+TEST(ApiReachabilityTest, AnOutageLastsFromTheFirstUnansweredRequestToTheNextStorageAnswer) {
+  FakeClock clock;
+  ApiReachability api(clock);
+  clock.Advance(seconds(10));
+  api.Observe(UnavailableError("connection refused"), RequestKind::kCache);
+  clock.Advance(seconds(5));
+  EXPECT_EQ(api.AnsweringSince(), clock.WallNow()) << "during the outage: now";
+  // etcd frozen: the watch cache still answers watches and reads at a version; writes time out.
+  api.Observe(OkStatus(), RequestKind::kCache);
+  api.Observe(Http(504), RequestKind::kStorage);
+  clock.Advance(seconds(5));
+  api.Observe(OkStatus(), RequestKind::kCache);
+  EXPECT_EQ(api.AnsweringSince(), clock.WallNow()) << "a cached answer does not end it";
+  api.Observe(Http(429), RequestKind::kStorage);
+  EXPECT_EQ(api.AnsweringSince(), clock.WallNow()) << "nor does a request turned away at the door";
+  clock.Advance(seconds(5));
+  api.Observe(OkStatus(), RequestKind::kStorage);
+  const Clock::WallTime back = clock.WallNow();
+  clock.Advance(seconds(7));
+  api.Observe(OkStatus(), RequestKind::kStorage);
+  api.Observe(Http(409), RequestKind::kStorage);
+  EXPECT_EQ(api.AnsweringSince(), back);
+}
+
+TEST(ApiReachabilityTest, JudgesEachOutcome) {
+  for (RequestKind kind : {RequestKind::kStorage, RequestKind::kCache}) {
+    for (int code : {500, 503, 504})
+      EXPECT_EQ(ApiReachability::Judge(Http(code), kind), Verdict::kOutage);
+    EXPECT_EQ(ApiReachability::Judge(DeadlineExceededError("timed out"), kind), Verdict::kOutage);
+    EXPECT_EQ(ApiReachability::Judge(UnavailableError("reset"), kind), Verdict::kOutage);
+    EXPECT_EQ(ApiReachability::Judge(Http(429), kind), Verdict::kNeither);
+  }
+  EXPECT_EQ(ApiReachability::Judge(OkStatus(), RequestKind::kStorage), Verdict::kAnswer);
+  for (int code : {400, 403, 404, 409, 422}) {
+    EXPECT_EQ(ApiReachability::Judge(Http(code), RequestKind::kStorage), Verdict::kAnswer) << code;
+    EXPECT_EQ(ApiReachability::Judge(Http(code), RequestKind::kCache), Verdict::kNeither) << code;
+  }
+  EXPECT_EQ(ApiReachability::Judge(OkStatus(), RequestKind::kCache), Verdict::kNeither);
+}
+
+TEST(ApiReachabilityTest, AnAnswerAfterAnOutageMovesTheStartEvenWithRequestsOnManyThreads) {
+  FakeClock clock;
+  ApiReachability api(clock);
+  clock.Advance(seconds(1));
+  api.Observe(Http(500), RequestKind::kStorage);
+  clock.Advance(seconds(1));
+  const Clock::WallTime back = clock.WallNow();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 1000; ++i) {
+        api.Observe(OkStatus(), RequestKind::kStorage);
+        (void)api.AnsweringSince();
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(api.AnsweringSince(), back);
+}
+
+}  // namespace
+}  // namespace rdmastack::runtime
