@@ -30,6 +30,17 @@ UpgradeNode OnV1(const std::string& name) {
   return n;
 }
 
+// A node serving v2 from a Ready gateway of template `hash`.
+UpgradeNode OnV2(const std::string& name, const std::string& hash) {
+  UpgradeNode n;
+  n.name = name;
+  n.eligible = true;
+  n.tracks = {"v2"};
+  n.pods["v2"] = Pod(name, "v2", true, hash);
+  n.published = {"v2"};
+  return n;
+}
+
 NodeUpgradeState State(UpgradePhase phase, int64_t started = kNow - 10, int64_t since = kNow - 5) {
   NodeUpgradeState s;
   s.from = "v1";
@@ -183,12 +194,7 @@ TEST(UpgradePlanTest, ADrainCountsOnlyTimeAfterTheLastApiOutage) {
   side.pods["v2"] = Pod("a", "v2", true);
   side.published = {"v2"};
   side.state = State(UpgradePhase::kDrain, kNow - 100, kNow - 40);
-  UpgradeNode in_place;
-  in_place.name = "b";
-  in_place.eligible = true;
-  in_place.tracks = {"v2"};
-  in_place.pods["v2"] = Pod("b", "v2", true, "h1");
-  in_place.published = {"v2"};
+  UpgradeNode in_place = OnV2("b", "h1");
   in_place.state = State(UpgradePhase::kDrain, kNow - 100, kNow - 40);
   in_place.state->from = "v2";
   in_place.state->in_place = true;
@@ -514,16 +520,7 @@ TEST(UpgradePlanTest, FreshNodesGetTheTargetWithoutAnUpgrade) {
 }
 
 TEST(UpgradePlanTest, InPlaceReplacesOutdatedPodsWithinMaxUnavailable) {
-  auto on_v2 = [](const std::string& name, const std::string& hash) {
-    UpgradeNode n;
-    n.name = name;
-    n.eligible = true;
-    n.tracks = {"v2"};
-    n.pods["v2"] = Pod(name, "v2", true, hash);
-    n.published = {"v2"};
-    return n;
-  };
-  UpgradeInputs in = Inputs({on_v2("a", "h1"), on_v2("b", "h1"), on_v2("c", "h2")}, 5);
+  UpgradeInputs in = Inputs({OnV2("a", "h1"), OnV2("b", "h1"), OnV2("c", "h2")}, 5);
   in.spec.max_unavailable = crd::IntOrString::Int(1);
   UpgradePlan plan = PlanUpgrade(in);
   EXPECT_EQ(PhaseOf(plan, "a"), "Drain");
@@ -555,12 +552,7 @@ TEST(UpgradePlanTest, InPlaceReplacesOutdatedPodsWithinMaxUnavailable) {
 
 TEST(UpgradePlanTest, ANodeDoneWithAnOutdatedPodIsUpdatedInPlace) {
   // The track's template changed after the node finished its move (a patch release of 2.x).
-  UpgradeNode done;
-  done.name = "a";
-  done.eligible = true;
-  done.tracks = {"v2"};
-  done.pods["v2"] = Pod("a", "v2", true, "h-old");
-  done.published = {"v2"};
+  UpgradeNode done = OnV2("a", "h-old");
   done.state = State(UpgradePhase::kDone);
   const UpgradePlan plan = PlanUpgrade(Inputs({done}));
   ASSERT_TRUE(For(plan, "a").state);
