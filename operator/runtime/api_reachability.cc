@@ -5,9 +5,16 @@
 #include "operator/k8s/api_error.h"
 
 namespace rdmastack::runtime {
+namespace {
 
-ApiReachability::ApiReachability(Clock& clock)
-    : clock_(clock), since_(clock.WallNow().time_since_epoch().count()) {}
+int64_t Millis(Clock::Duration d) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+}
+
+}  // namespace
+
+ApiReachability::ApiReachability(Clock& clock, Clock::Duration slow)
+    : clock_(clock), slow_(slow), since_(clock.WallNow()) {}
 
 ApiReachability::Verdict ApiReachability::Judge(const Status& outcome, RequestKind kind) {
   int code = 200;
@@ -20,31 +27,48 @@ ApiReachability::Verdict ApiReachability::Judge(const Status& outcome, RequestKi
   return Verdict::kNeither;
 }
 
-void ApiReachability::Observe(const Status& outcome, RequestKind kind) {
-  const Verdict verdict = Judge(outcome, kind);
-  if (verdict == Verdict::kNeither) return;
-  const bool answered = verdict == Verdict::kAnswer;
-  if (answered == answering_.load(std::memory_order_acquire)) return;
-  std::lock_guard lock(mu_);
-  if (answered == answering_.load(std::memory_order_relaxed)) return;
+Clock::TimePoint ApiReachability::Begin(RequestKind kind) {
   const Clock::TimePoint now = clock_.Now();
-  if (answered) {
-    since_.store(clock_.WallNow().time_since_epoch().count(), std::memory_order_relaxed);
-    spdlog::info(
-        "API server answering again after {} ms; drains count from now",
-        std::chrono::duration_cast<std::chrono::milliseconds>(now - outage_began_).count());
-  } else {
-    outage_began_ = now;
-    spdlog::warn(
-        "API server not answering ({}); a drain under way ends drainSeconds after its next answer",
-        outcome.ToString());
+  if (kind != RequestKind::kStorage) return now;
+  std::lock_guard lock(mu_);
+  waiting_.insert(now);
+  return now;
+}
+
+bool ApiReachability::WaitingTooLong(Clock::TimePoint now) const {
+  return !waiting_.empty() && now - *waiting_.begin() > slow_;
+}
+
+void ApiReachability::End(RequestKind kind, Clock::TimePoint begun, const Status& outcome) {
+  const Verdict verdict = Judge(outcome, kind);
+  const Clock::TimePoint now = clock_.Now();
+  std::lock_guard lock(mu_);
+  if (kind == RequestKind::kStorage) {
+    if (auto it = waiting_.find(begun); it != waiting_.end()) waiting_.erase(it);
   }
-  answering_.store(answered, std::memory_order_release);
+  // A storage answer that waited too long ends an outage that began when it was sent.
+  const bool slow = verdict == Verdict::kAnswer && now - begun > slow_;
+  if (verdict == Verdict::kOutage || slow) {
+    if (answering_) outage_began_ = slow ? begun : now;
+    if (answering_ && !slow) {
+      spdlog::warn(
+          "API server not answering ({}); a drain under way ends drainSeconds after its next "
+          "answer",
+          outcome.ToString());
+    }
+    answering_ = false;
+  }
+  if (verdict != Verdict::kAnswer || answering_ || WaitingTooLong(now)) return;
+  answering_ = true;
+  since_ = clock_.WallNow();
+  spdlog::info("API server answering again after {} ms{}; drains count from now",
+               Millis(now - outage_began_), slow ? " (a request waited that long)" : "");
 }
 
 Clock::WallTime ApiReachability::AnsweringSince() const {
-  if (!answering_.load(std::memory_order_acquire)) return clock_.WallNow();
-  return Clock::WallTime(Clock::WallTime::duration(since_.load(std::memory_order_relaxed)));
+  std::lock_guard lock(mu_);
+  if (!answering_ || WaitingTooLong(clock_.Now())) return clock_.WallNow();
+  return since_;
 }
 
 }  // namespace rdmastack::runtime

@@ -4,14 +4,17 @@
 // able to either, so a drain (GatewayPool's drainSeconds) counts only time after the last outage
 // (docs/operations.md, "Upgrades and API outages").
 //
-// An outage begins with any request the server did not answer: no response at all (refused,
-// reset, timed out) or a 5xx. It ends with the first answer to a request the server's storage had
-// to serve: a write, or a read of the latest state. A watch or a read at an older version can be
-// served from the API server's watch cache while etcd is frozen, so those never end one. With
-// leader election the lease renewal, a write every retry period, ends an outage within one.
+// An outage is any of:
+// - a request the server did not answer: no response at all (refused, reset, timed out) or a 5xx;
+// - a request that needs the server's storage (a write, or a read of the latest state) and has
+//   waited longer than `slow` for its answer: with etcd frozen, writes hang rather than fail.
+// It ends with the first answer to such a storage request, once none has waited longer than
+// `slow`. A watch or a read at an older version can be served from the API server's watch cache
+// while etcd is frozen, so those never end one. With leader election the lease renewal, a write
+// every retry period, keeps a storage request going.
 
-#include <atomic>
 #include <mutex>
+#include <set>
 
 #include "base/clock.h"
 #include "base/status.h"
@@ -26,11 +29,12 @@ enum class RequestKind {
 class ApiReachability {
  public:
   // What happened before this process started is unknown: it counts as an outage that ended now.
-  explicit ApiReachability(Clock& clock);
+  explicit ApiReachability(Clock& clock, Clock::Duration slow = std::chrono::seconds(5));
 
-  // Thread-safe; called with every request's outcome.
-  void Observe(const Status& outcome, RequestKind kind);
-  // The wall time of the first answer after the last outage; now while the outage lasts.
+  // Thread-safe. Begin when a request is sent; End with its outcome and what Begin returned.
+  Clock::TimePoint Begin(RequestKind kind);
+  void End(RequestKind kind, Clock::TimePoint begun, const Status& outcome);
+  // The wall time of the first answer after the last outage; now while an outage lasts.
   Clock::WallTime AnsweringSince() const;
 
   enum class Verdict { kOutage, kAnswer, kNeither };
@@ -39,11 +43,15 @@ class ApiReachability {
   static Verdict Judge(const Status& outcome, RequestKind kind);
 
  private:
+  bool WaitingTooLong(Clock::TimePoint now) const;  // mu_ held
+
   Clock& clock_;
-  std::mutex mu_;  // orders the transitions; the steady state reads only the atomics
-  std::atomic<bool> answering_{true};
-  std::atomic<Clock::WallTime::rep> since_;  // WallTime ticks since the epoch
-  Clock::TimePoint outage_began_;            // guarded by mu_
+  const Clock::Duration slow_;
+  mutable std::mutex mu_;
+  bool answering_ = true;
+  Clock::WallTime since_;
+  Clock::TimePoint outage_began_;
+  std::multiset<Clock::TimePoint> waiting_;  // send times of the storage requests in flight
 };
 
 }  // namespace rdmastack::runtime

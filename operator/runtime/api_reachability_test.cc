@@ -17,12 +17,17 @@ Status Http(int code) {
   return testing::ApiStatus(code, "Whatever", "reply");
 }
 
+// A request answered at once.
+void Observe(ApiReachability& api, const Status& outcome, RequestKind kind) {
+  api.End(kind, api.Begin(kind), outcome);
+}
+
 TEST(ApiReachabilityTest, StartsAnsweringWhenTheProcessStarts) {
   FakeClock clock;
   const Clock::WallTime start = clock.WallNow();
   ApiReachability api(clock);
   clock.Advance(seconds(30));
-  api.Observe(OkStatus(), RequestKind::kStorage);
+  Observe(api, OkStatus(), RequestKind::kStorage);
   EXPECT_EQ(api.AnsweringSince(), start);
 }
 
@@ -30,24 +35,48 @@ TEST(ApiReachabilityTest, AnOutageLastsFromTheFirstUnansweredRequestToTheNextSto
   FakeClock clock;
   ApiReachability api(clock);
   clock.Advance(seconds(10));
-  api.Observe(UnavailableError("connection refused"), RequestKind::kCache);
+  Observe(api, UnavailableError("connection refused"), RequestKind::kCache);
   clock.Advance(seconds(5));
   EXPECT_EQ(api.AnsweringSince(), clock.WallNow()) << "during the outage: now";
   // etcd frozen: the watch cache still answers watches and reads at a version; writes time out.
-  api.Observe(OkStatus(), RequestKind::kCache);
-  api.Observe(Http(504), RequestKind::kStorage);
+  Observe(api, OkStatus(), RequestKind::kCache);
+  Observe(api, Http(504), RequestKind::kStorage);
   clock.Advance(seconds(5));
-  api.Observe(OkStatus(), RequestKind::kCache);
+  Observe(api, OkStatus(), RequestKind::kCache);
   EXPECT_EQ(api.AnsweringSince(), clock.WallNow()) << "a cached answer does not end it";
-  api.Observe(Http(429), RequestKind::kStorage);
+  Observe(api, Http(429), RequestKind::kStorage);
   EXPECT_EQ(api.AnsweringSince(), clock.WallNow()) << "nor does a request turned away at the door";
   clock.Advance(seconds(5));
-  api.Observe(OkStatus(), RequestKind::kStorage);
+  Observe(api, OkStatus(), RequestKind::kStorage);
   const Clock::WallTime back = clock.WallNow();
   clock.Advance(seconds(7));
-  api.Observe(OkStatus(), RequestKind::kStorage);
-  api.Observe(Http(409), RequestKind::kStorage);
+  Observe(api, OkStatus(), RequestKind::kStorage);
+  Observe(api, Http(409), RequestKind::kStorage);
   EXPECT_EQ(api.AnsweringSince(), back);
+}
+
+// With etcd frozen, writes hang rather than fail: a storage request waiting longer than `slow`
+// is an outage from when it was sent, and its answer ends it.
+TEST(ApiReachabilityTest, AStorageRequestWaitingTooLongIsAnOutageUntilItIsAnswered) {
+  FakeClock clock;
+  ApiReachability api(clock, seconds(5));
+  const Clock::WallTime start = clock.WallNow();
+  clock.Advance(seconds(10));
+  const Clock::TimePoint watch = api.Begin(RequestKind::kCache);
+  const Clock::TimePoint write = api.Begin(RequestKind::kStorage);
+  clock.Advance(seconds(5));
+  EXPECT_EQ(api.AnsweringSince(), start) << "5 s is not too long";
+  clock.Advance(seconds(1));
+  EXPECT_EQ(api.AnsweringSince(), clock.WallNow()) << "the write has waited 6 s";
+  Observe(api, OkStatus(), RequestKind::kStorage);  // answered at once: the write still waits
+  EXPECT_EQ(api.AnsweringSince(), clock.WallNow());
+  clock.Advance(seconds(20));
+  api.End(RequestKind::kCache, watch, OkStatus());
+  EXPECT_EQ(api.AnsweringSince(), clock.WallNow()) << "a watch does not end it";
+  api.End(RequestKind::kStorage, write, OkStatus());
+  const Clock::WallTime back = clock.WallNow();
+  clock.Advance(seconds(3));
+  EXPECT_EQ(api.AnsweringSince(), back) << "the write's answer ended it";
 }
 
 TEST(ApiReachabilityTest, JudgesEachOutcome) {
@@ -70,14 +99,14 @@ TEST(ApiReachabilityTest, AnAnswerAfterAnOutageMovesTheStartEvenWithRequestsOnMa
   FakeClock clock;
   ApiReachability api(clock);
   clock.Advance(seconds(1));
-  api.Observe(Http(500), RequestKind::kStorage);
+  Observe(api, Http(500), RequestKind::kStorage);
   clock.Advance(seconds(1));
   const Clock::WallTime back = clock.WallNow();
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&] {
       for (int i = 0; i < 1000; ++i) {
-        api.Observe(OkStatus(), RequestKind::kStorage);
+        Observe(api, OkStatus(), RequestKind::kStorage);
         (void)api.AnsweringSince();
       }
     });

@@ -31,38 +31,42 @@ void InstrumentedClient::Record(const std::string& method, const std::string& co
 StatusOr<k8s::JsonObject> InstrumentedClient::Get(const k8s::ResourceType& type,
                                                   std::string_view ns, std::string_view name,
                                                   const k8s::GetOptions& options) {
-  return Count("GET", "200", inner_.Get(type, ns, name, options),
-               ReadKind(options.resource_version));
+  return Count("GET", "200", ReadKind(options.resource_version),
+               [&] { return inner_.Get(type, ns, name, options); });
 }
 
 StatusOr<k8s::ObjectList> InstrumentedClient::List(const k8s::ResourceType& type,
                                                    std::string_view ns,
                                                    const k8s::ListOptions& options) {
-  return Count("GET", "200", inner_.List(type, ns, options), ReadKind(options.resource_version));
+  return Count("GET", "200", ReadKind(options.resource_version),
+               [&] { return inner_.List(type, ns, options); });
 }
 
 StatusOr<k8s::WatchStreamPtr> InstrumentedClient::Watch(const k8s::ResourceType& type,
                                                         std::string_view ns,
                                                         const k8s::WatchOptions& options) {
-  return Count("GET", "200", inner_.Watch(type, ns, options), RequestKind::kCache);
+  return Count("GET", "200", RequestKind::kCache, [&] { return inner_.Watch(type, ns, options); });
 }
 
 StatusOr<k8s::JsonObject> InstrumentedClient::Create(const k8s::ResourceType& type,
                                                      const k8s::JsonObject& object,
                                                      const k8s::WriteOptions& options) {
-  return Count("POST", "201", inner_.Create(type, object, options), CreateKind(type));
+  return Count("POST", "201", CreateKind(type),
+               [&] { return inner_.Create(type, object, options); });
 }
 
 StatusOr<k8s::JsonObject> InstrumentedClient::Update(const k8s::ResourceType& type,
                                                      const k8s::JsonObject& object,
                                                      const k8s::WriteOptions& options) {
-  return Count("PUT", "200", inner_.Update(type, object, options), RequestKind::kStorage);
+  return Count("PUT", "200", RequestKind::kStorage,
+               [&] { return inner_.Update(type, object, options); });
 }
 
 StatusOr<k8s::JsonObject> InstrumentedClient::UpdateStatus(const k8s::ResourceType& type,
                                                            const k8s::JsonObject& object,
                                                            const k8s::WriteOptions& options) {
-  return Count("PUT", "200", inner_.UpdateStatus(type, object, options), RequestKind::kStorage);
+  return Count("PUT", "200", RequestKind::kStorage,
+               [&] { return inner_.UpdateStatus(type, object, options); });
 }
 
 StatusOr<k8s::JsonObject> InstrumentedClient::Patch(const k8s::ResourceType& type,
@@ -70,21 +74,22 @@ StatusOr<k8s::JsonObject> InstrumentedClient::Patch(const k8s::ResourceType& typ
                                                     k8s::PatchType patch_type,
                                                     std::string_view body,
                                                     const k8s::PatchOptions& options) {
-  return Count("PATCH", "200", inner_.Patch(type, ns, name, patch_type, body, options),
-               RequestKind::kStorage);
+  return Count("PATCH", "200", RequestKind::kStorage,
+               [&] { return inner_.Patch(type, ns, name, patch_type, body, options); });
 }
 
 StatusOr<k8s::JsonObject> InstrumentedClient::PatchStatus(
     const k8s::ResourceType& type, std::string_view ns, std::string_view name,
     k8s::PatchType patch_type, std::string_view body, const k8s::PatchOptions& options) {
-  return Count("PATCH", "200", inner_.PatchStatus(type, ns, name, patch_type, body, options),
-               RequestKind::kStorage);
+  return Count("PATCH", "200", RequestKind::kStorage,
+               [&] { return inner_.PatchStatus(type, ns, name, patch_type, body, options); });
 }
 
 StatusOr<k8s::JsonObject> InstrumentedClient::Delete(const k8s::ResourceType& type,
                                                      std::string_view ns, std::string_view name,
                                                      const k8s::DeleteOptions& options) {
-  return Count("DELETE", "200", inner_.Delete(type, ns, name, options), RequestKind::kStorage);
+  return Count("DELETE", "200", RequestKind::kStorage,
+               [&] { return inner_.Delete(type, ns, name, options); });
 }
 
 StatusOr<k8s::JsonObject> InstrumentedClient::CreateSubresource(const k8s::ResourceType& type,
@@ -93,8 +98,8 @@ StatusOr<k8s::JsonObject> InstrumentedClient::CreateSubresource(const k8s::Resou
                                                                 std::string_view subresource,
                                                                 const k8s::JsonObject& body) {
   // A token request is answered without a write: only sure signs of storage end an outage.
-  return Count("POST", "201", inner_.CreateSubresource(type, ns, name, subresource, body),
-               RequestKind::kCache);
+  return Count("POST", "201", RequestKind::kCache,
+               [&] { return inner_.CreateSubresource(type, ns, name, subresource, body); });
 }
 
 }  // namespace rdmastack::runtime

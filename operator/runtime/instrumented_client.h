@@ -46,10 +46,13 @@ class InstrumentedClient final : public k8s::Client {
                                               const k8s::JsonObject& body) override;
 
  private:
-  template <typename T>
-  T Count(const char* method, const char* success_code, T result, RequestKind kind) {
+  template <typename Call>
+  auto Count(const char* method, const char* success_code, RequestKind kind, Call&& call) {
+    const Clock::TimePoint begun =
+        reachability_ != nullptr ? reachability_->Begin(kind) : Clock::TimePoint{};
+    auto result = call();
     Record(method, result.ok() ? success_code : CodeOf(result.status()));
-    if (reachability_ != nullptr) reachability_->Observe(result.status(), kind);
+    if (reachability_ != nullptr) reachability_->End(kind, begun, result.status());
     return result;
   }
   // Reviews (TokenReview, SubjectAccessReview) are answered without storage.

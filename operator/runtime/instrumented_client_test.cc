@@ -66,6 +66,14 @@ TEST(InstrumentedClientTest, TellsTheReachabilityWhetherEachRequestWasAnsweredFr
   EXPECT_EQ(reachability.AnsweringSince(), answered) << "a conflict is an answer from storage";
   (void)client.Get(cm, "ns", "a", {});  // a quorum read: an answer too
   EXPECT_EQ(reachability.AnsweringSince(), answered);
+
+  // A write that waits 30 s for its answer (etcd frozen) was an outage until then.
+  EXPECT_CALL(inner, Update(_, _, _)).WillOnce([&](auto&&...) {
+    clock.Advance(std::chrono::seconds(30));
+    return testing::MakeObject("ns", "a", "2");
+  });
+  (void)client.Update(cm, testing::MakeObject("ns", "a", "1"), {});
+  EXPECT_EQ(reachability.AnsweringSince(), clock.WallNow());
 }
 
 }  // namespace

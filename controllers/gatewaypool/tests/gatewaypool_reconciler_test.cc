@@ -370,9 +370,12 @@ TEST_F(GatewayPoolReconcilerTest, ADrainLastsDrainSecondsAfterTheApiServerAnswer
 
   // The API server stops answering a second in, for 15 s: longer than the drain.
   clock_.Advance(std::chrono::seconds(1));
-  reachability_.Observe(UnavailableError("connection refused"), runtime::RequestKind::kStorage);
+  reachability_.End(runtime::RequestKind::kStorage,
+                    reachability_.Begin(runtime::RequestKind::kStorage),
+                    UnavailableError("connection refused"));
   clock_.Advance(std::chrono::seconds(15));
-  reachability_.Observe(OkStatus(), runtime::RequestKind::kStorage);
+  reachability_.End(runtime::RequestKind::kStorage,
+                    reachability_.Begin(runtime::RequestKind::kStorage), OkStatus());
   caches_.Sync();
   auto result = reconciler_->Reconcile({kNs, "kvcache"});
   ASSERT_TRUE(result.ok()) << result.status().ToString();

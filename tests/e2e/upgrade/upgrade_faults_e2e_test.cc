@@ -35,8 +35,8 @@ TEST_F(UpgradeE2eTest, AnUpgradeRidesOutApiServerRestartsAnEtcdFreezeAndAHubOuta
   extra_operator_args_ = {"--agent-stale-ttl=20s"};
   StartPool("upgrade-faults", 4,
             "    strategy: SideBySide\n    maxParallel: 1\n    validationTimeout: 3m\n"
-            "    drainSeconds: 12\n    autoRollback: false\n");
-  constexpr auto kDrain = std::chrono::seconds(12);
+            "    drainSeconds: 20\n    autoRollback: false\n");
+  constexpr auto kDrain = std::chrono::seconds(20);
   if (HasFatalFailure() || IsSkipped()) return;
   auto cluster = [&](const std::vector<std::string>& args) { ClusterScript(args); };
   auto moving = [&](const std::string& node) { return !Phase(node).empty(); };
@@ -73,7 +73,9 @@ TEST_F(UpgradeE2eTest, AnUpgradeRidesOutApiServerRestartsAnEtcdFreezeAndAHubOuta
 
   // etcd frozen for 30 s while the third node drains: every API call hangs or fails meanwhile.
   // The drain runs out by the clock during the freeze, but clients cannot read the endpoints
-  // then: it lasts drainSeconds from the API server's first answer after the thaw.
+  // then: it lasts drainSeconds from the API server's first answer after the thaw. (The operator
+  // sees the freeze once a write has hung for 5 s, so the drain must have more than that plus a
+  // lease retry left when the freeze begins: hence 20 s.)
   const std::string frozen = nodes_in_pool_[2];
   ASSERT_TRUE(Eventually([&] { return Phase(frozen) == "Drain"; }, 180s)) << Diagnostics();
   EXPECT_TRUE(Eventually(client_caught_up, 30s)) << "the client's endpoints";
@@ -93,6 +95,14 @@ TEST_F(UpgradeE2eTest, AnUpgradeRidesOutApiServerRestartsAnEtcdFreezeAndAHubOuta
       " ms after the thaw\n";
   EXPECT_GE(drained_after, kDrain) << log << "operator warnings and errors:\n"
                                    << WarningsOf(operator_->Output());
+  // How the operator saw the freeze: a write that hung, answered after the thaw.
+  const std::string output = operator_->Output();
+  const size_t seen = output.find("(a request waited that long)");
+  EXPECT_NE(seen, std::string::npos) << "the operator did not log a hung write ending an outage";
+  if (seen != std::string::npos) {
+    const size_t begin = output.rfind('\n', seen) + 1;
+    log += output.substr(begin, output.find('\n', seen) - begin) + "\n";
+  }
 
   // The hub's port blocked for 60 s: agents cannot reach it (their packets are dropped), stop
   // Reporting, and come back; no gateway is stopped for an agent's silence (the watcher sees every
