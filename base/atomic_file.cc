@@ -1,36 +1,28 @@
 #include "base/atomic_file.h"
 
-#include <fcntl.h>
-#include <unistd.h>
+#include <filesystem>
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
+#include "base/host_dir.h"
 
 namespace rdmastack {
 
 Status WriteFileAtomically(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return PermissionDeniedError("cannot write " + path + ": " + std::strerror(errno));
-  size_t done = 0;
-  while (done < content.size()) {
-    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      std::string err = std::strerror(errno);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return UnavailableError("cannot write " + path + ": " + err);
-    }
-    done += static_cast<size_t>(n);
+  const std::filesystem::path full = std::filesystem::absolute(path).lexically_normal();
+  const std::string dir = full.parent_path().string();
+  const std::string name = full.filename().string();
+  StatusOr<HostDir> d = HostDir::Open(dir, /*create=*/false);
+  if (!d.ok()) {
+    const StatusCode code = d.status().code() == StatusCode::kUnavailable
+                                ? StatusCode::kUnavailable
+                                : StatusCode::kPermissionDenied;
+    return Status(code, "cannot write " + path + ": " + d.status().message());
   }
-  if (::close(fd) != 0 || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::string err = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    return UnavailableError("cannot write " + path + ": " + err);
+  Status s = d->WriteFile(name, content, 0644);
+  if (!s.ok() && s.message().find(path) == std::string::npos) {
+    return Status(s.code() == StatusCode::kPermissionDenied ? s.code() : StatusCode::kUnavailable,
+                  "cannot write " + path + ": " + s.message());
   }
-  return OkStatus();
+  return s;
 }
 
 }  // namespace rdmastack
