@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "cli/kubectl-rdmastack/printable.h"
+#include "cli/kubectl-rdmastack/printable_client.h"
 #include "cli/kubectl-rdmastack/render_json.h"
 #include "cli/kubectl-rdmastack/render_text.h"
 #include "cli/kubectl-rdmastack/snapshot.h"
@@ -50,16 +52,24 @@ StatusOr<Listed> ListAllKinds(k8s::Client& client, const std::string& ns,
   return listed;
 }
 
-}  // namespace
-
-std::string UpgradeNamespace(const Options& options, const std::string& default_namespace) {
-  if (!options.namespace_.empty()) return options.namespace_;
-  if (!default_namespace.empty()) return default_namespace;
-  return "default";
+// The one way from the cluster to the terminal for the three views: a text rendering reads
+// through PrintableClient (every string escaped before layout) and its whole output is made
+// printable again, keeping only the renderer's line breaks; a JSON rendering reads the plain
+// client and its document goes through PrintableJson.
+template <typename Command>
+CommandResult ThroughTerminal(k8s::Client& api, OutputFormat format, Command command) {
+  if (format == OutputFormat::kJson) {
+    CommandResult r = command(api);
+    r.out = PrintableJson(r.out);
+    r.err = Printable(r.err, Newlines::kKeep);
+    return r;
+  }
+  PrintableClient printable(api);
+  return PrintableResult(command(printable));
 }
 
-CommandResult RunStatus(k8s::Client& client, const Options& options, const ClusterInfo& cluster,
-                        int64_t now) {
+CommandResult StatusCommand(k8s::Client& client, const Options& options, const ClusterInfo& cluster,
+                            int64_t now) {
   StatusOr<Listed> listed = ListAllKinds(client, options.namespace_, cluster);
   if (!listed.ok()) return Failure(listed.status().message());
   const Snapshot snapshot = DecodeSnapshot(listed->pools, listed->profiles, listed->nodes);
@@ -68,8 +78,8 @@ CommandResult RunStatus(k8s::Client& client, const Options& options, const Clust
   return {RenderStatusText(view), Warnings(view.warnings), 0};
 }
 
-CommandResult RunWhy(k8s::Client& client, const Options& options, const ClusterInfo& cluster,
-                     int64_t now) {
+CommandResult WhyCommand(k8s::Client& client, const Options& options, const ClusterInfo& cluster,
+                         int64_t now) {
   StatusOr<Listed> listed = ListAllKinds(client, options.namespace_, cluster);
   if (!listed.ok()) return Failure(listed.status().message());
   const Snapshot snapshot = DecodeSnapshot(listed->pools, listed->profiles, listed->nodes);
@@ -98,9 +108,9 @@ CommandResult RunWhy(k8s::Client& client, const Options& options, const ClusterI
   return {RenderWhyText(view), Warnings(snapshot.warnings), exit_code};
 }
 
-CommandResult RunUpgrade(k8s::Client& client, const Options& options,
-                         const std::string& default_namespace, const ClusterInfo& cluster,
-                         int64_t now) {
+CommandResult UpgradeCommand(k8s::Client& client, const Options& options,
+                             const std::string& default_namespace, const ClusterInfo& cluster,
+                             int64_t now) {
   const std::string ns = UpgradeNamespace(options, default_namespace);
   const k8s::ResourceType& pools = crd::kinds::GatewayPool();
   StatusOr<k8s::JsonObject> object = client.Get(pools, ns, options.argument);
@@ -141,6 +151,40 @@ CommandResult RunUpgrade(k8s::Client& client, const Options& options,
   const UpgradeView view = BuildUpgradeView(*pool, nodes, nodes_error, now);
   if (options.output == OutputFormat::kJson) return {RenderUpgradeJson(view), "", 0};
   return {RenderUpgradeText(view), "", 0};
+}
+
+}  // namespace
+
+CommandResult PrintableResult(CommandResult result) {
+  result.out = Printable(result.out, Newlines::kKeep);
+  result.err = Printable(result.err, Newlines::kKeep);
+  return result;
+}
+
+std::string UpgradeNamespace(const Options& options, const std::string& default_namespace) {
+  if (!options.namespace_.empty()) return options.namespace_;
+  if (!default_namespace.empty()) return default_namespace;
+  return "default";
+}
+
+CommandResult RunStatus(k8s::Client& client, const Options& options, const ClusterInfo& cluster,
+                        int64_t now) {
+  return ThroughTerminal(client, options.output,
+                         [&](k8s::Client& c) { return StatusCommand(c, options, cluster, now); });
+}
+
+CommandResult RunWhy(k8s::Client& client, const Options& options, const ClusterInfo& cluster,
+                     int64_t now) {
+  return ThroughTerminal(client, options.output,
+                         [&](k8s::Client& c) { return WhyCommand(c, options, cluster, now); });
+}
+
+CommandResult RunUpgrade(k8s::Client& client, const Options& options,
+                         const std::string& default_namespace, const ClusterInfo& cluster,
+                         int64_t now) {
+  return ThroughTerminal(client, options.output, [&](k8s::Client& c) {
+    return UpgradeCommand(c, options, default_namespace, cluster, now);
+  });
 }
 
 }  // namespace rdmastack::plugin

@@ -18,7 +18,9 @@ struct CommandResult {
   int exit_code = 0;
 };
 
-// `now`: unix seconds, for ages in tables. `default_namespace`: the kubeconfig context's.
+// Every string that came from the cluster reaches stdout or stderr escaped (printable.h,
+// docs/plugin.md "Hostile strings"). `now`: unix seconds, for ages in tables. `default_namespace`:
+// the kubeconfig context's.
 CommandResult RunStatus(k8s::Client& client, const Options& options, const ClusterInfo& cluster,
                         int64_t now);
 CommandResult RunWhy(k8s::Client& client, const Options& options, const ClusterInfo& cluster,
@@ -26,6 +28,10 @@ CommandResult RunWhy(k8s::Client& client, const Options& options, const ClusterI
 CommandResult RunUpgrade(k8s::Client& client, const Options& options,
                          const std::string& default_namespace, const ClusterInfo& cluster,
                          int64_t now);
+
+// `result` with its stdout and stderr made printable (printable.h), line breaks kept: the last
+// step of every text output, must-gather's included.
+CommandResult PrintableResult(CommandResult result);
 
 // -n, else the context's namespace, else "default" (as kubectl).
 std::string UpgradeNamespace(const Options& options, const std::string& default_namespace);

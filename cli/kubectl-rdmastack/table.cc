@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "cli/kubectl-rdmastack/printable.h"
+
 namespace rdmastack::plugin {
 namespace {
 
@@ -32,7 +34,8 @@ Table::Table(std::vector<std::string> headers) {
 void Table::AddRow(std::vector<std::string> cells) {
   cells.resize(headers_.size());
   for (std::string& cell : cells) {
-    if (cell.empty()) cell = kNone;
+    // A newline or an escape sequence in a cell would break the columns of every row below it.
+    cell = cell.empty() ? kNone : Printable(cell);
   }
   rows_.push_back(std::move(cells));
 }

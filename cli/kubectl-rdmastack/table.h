@@ -12,8 +12,8 @@ class Table {
  public:
   explicit Table(std::vector<std::string> headers);
 
-  // One row; missing trailing cells print as "<none>", extra cells are an error of the caller
-  // and are dropped.
+  // One row, each cell made printable (printable.h); missing trailing cells print as "<none>",
+  // extra cells are an error of the caller and are dropped.
   void AddRow(std::vector<std::string> cells);
   bool empty() const { return rows_.empty(); }
 

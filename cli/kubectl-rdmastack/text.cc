@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "base/rfc3339.h"
+#include "cli/kubectl-rdmastack/printable.h"
 
 namespace rdmastack::plugin {
 namespace {
@@ -62,7 +63,10 @@ std::optional<int64_t> SecondsSince(std::string_view rfc3339, int64_t now) {
   return now - then;
 }
 
-std::string Wrap(std::string_view text, size_t indent, size_t width) {
+std::string Wrap(std::string_view raw, size_t indent, size_t width) {
+  // The lines are the ones folded here: a newline inside the text prints as "\n".
+  const std::string printable = Printable(raw);
+  const std::string_view text = printable;
   const std::string pad(indent, ' ');
   const size_t room = width > indent + 20 ? width - indent : 20;
   std::string out;

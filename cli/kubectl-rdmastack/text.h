@@ -16,8 +16,9 @@ std::string HumanAge(int64_t seconds);
 // Seconds from `rfc3339` to `now` (unix seconds); nullopt when the text is not a timestamp.
 std::optional<int64_t> SecondsSince(std::string_view rfc3339, int64_t now);
 
-// `text` folded at spaces into lines of at most `width` columns, each after `indent` (a word
-// longer than a line stays whole). Ends with a newline; "" for empty text.
+// `text` made printable (printable.h) and folded at spaces into lines of at most `width` columns,
+// each after `indent` (a word longer than a line stays whole). Ends with a newline; "" for empty
+// text.
 std::string Wrap(std::string_view text, size_t indent, size_t width);
 
 // Up to `limit` of `candidates` that look like a mistyped `name`: an edit distance of at most a

@@ -10,6 +10,7 @@
 
 #include "base/rfc3339.h"
 #include "base/version.h"
+#include "cli/kubectl-rdmastack/printable.h"
 #include "crds/types/kinds.h"
 #include "operator/k8s/api_error.h"
 
@@ -40,11 +41,8 @@ std::string Size(size_t bytes) {
   return buf;
 }
 
-}  // namespace
-
-CommandResult RunMustGather(const ApiAccess& api, const Options& options,
-                            const ClusterInfo& cluster, int64_t now,
-                            const std::function<void(const std::string&)>& progress) {
+CommandResult MustGather(const ApiAccess& api, const Options& options, const ClusterInfo& cluster,
+                         int64_t now, const std::function<void(const std::string&)>& progress) {
   // DIR first: a bundle that cannot be written is not worth a minute of gathering.
   std::error_code ec;
   const std::filesystem::path dir(options.output_dir);
@@ -120,6 +118,19 @@ CommandResult RunMustGather(const ApiAccess& api, const Options& options,
            (failures == 1 ? " failure" : " failures") +
            (failures > 0 ? ": see " + root + "/SUMMARY.md" : "") + ")");
   return {final_path + "\n", "", 0};
+}
+
+}  // namespace
+
+// The bundle keeps what the API server said byte for byte; what reaches the terminal (the
+// progress lines, each one line, and the result) is made printable.
+CommandResult RunMustGather(const ApiAccess& api, const Options& options,
+                            const ClusterInfo& cluster, int64_t now,
+                            const std::function<void(const std::string&)>& progress) {
+  const auto printable_progress = [&progress](const std::string& line) {
+    progress(Printable(line));
+  };
+  return PrintableResult(MustGather(api, options, cluster, now, printable_progress));
 }
 
 }  // namespace rdmastack::plugin

@@ -25,17 +25,7 @@ using k8s::testing::FakeClient;
 
 // The fixtures in the in-memory API server.
 void LoadFixtures(FakeClient& api) {
-  const std::pair<const char*, const k8s::ResourceType*> files[] = {
-      {"gatewaypools.json", &crd::kinds::GatewayPool()},
-      {"clientprofiles.json", &crd::kinds::ClientProfile()},
-      {"rdmanodes.json", &crd::kinds::RdmaNode()},
-      {"nodes.json", &k8s::kinds::Node()}};
-  for (const auto& [file, type] : files) {
-    for (k8s::JsonObject& o : LoadFixtureItems(file)) {
-      auto stored = api.Put(*type, std::move(o));
-      ASSERT_TRUE(stored.ok()) << stored.status().ToString();
-    }
-  }
+  testing::LoadFixtureCluster(api);
 }
 
 // What the command asked the API server, in order.

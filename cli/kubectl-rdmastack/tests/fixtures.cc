@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "crds/types/kinds.h"
 #include "tests/harness/cluster_env.h"
 
 namespace rdmastack::plugin::testing {
@@ -22,6 +23,22 @@ k8s::JsonObject LoadFixture(const std::string& file) {
 
 std::vector<k8s::JsonObject> LoadFixtureItems(const std::string& file) {
   return LoadFixture(file).GetArray({"items"});
+}
+
+void LoadFixtureCluster(k8s::testing::FakeClient& api,
+                        const std::function<void(k8s::JsonObject&)>& edit) {
+  const std::pair<const char*, const k8s::ResourceType*> files[] = {
+      {"gatewaypools.json", &crd::kinds::GatewayPool()},
+      {"clientprofiles.json", &crd::kinds::ClientProfile()},
+      {"rdmanodes.json", &crd::kinds::RdmaNode()},
+      {"nodes.json", &k8s::kinds::Node()}};
+  for (const auto& [file, type] : files) {
+    for (k8s::JsonObject& o : LoadFixtureItems(file)) {
+      if (edit) edit(o);
+      auto stored = api.Put(*type, std::move(o));
+      ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+    }
+  }
 }
 
 Snapshot FixtureSnapshot() {

@@ -6,11 +6,13 @@
 // the Nodes that carry archive's per-node upgrade state.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "cli/kubectl-rdmastack/snapshot.h"
 #include "operator/k8s/json_object.h"
+#include "operator/k8s/testing/fake_client.h"
 
 namespace rdmastack::plugin::testing {
 
@@ -21,6 +23,11 @@ inline constexpr int64_t kNow = 1790245200;
 k8s::JsonObject LoadFixture(const std::string& file);
 // Its items, each with apiVersion and kind set as a client's List returns them.
 std::vector<k8s::JsonObject> LoadFixtureItems(const std::string& file);
+
+// The pools, profiles, RdmaNodes and Nodes of the fixtures stored in `api`, each first passed to
+// `edit` when given.
+void LoadFixtureCluster(k8s::testing::FakeClient& api,
+                        const std::function<void(k8s::JsonObject&)>& edit = {});
 
 // All three kinds decoded.
 Snapshot FixtureSnapshot();
