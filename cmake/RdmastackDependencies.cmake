@@ -40,24 +40,17 @@ if(NOT TARGET rdmastack::rapidjson)
   add_library(rdmastack::rapidjson ALIAS rdmastack_rapidjson)
 endif()
 
-# The node agent's transport (agents/node-agent/transport): gRPC's wire protocol on nghttp2 and
-# mbedTLS, linked statically, because gRPC C++ and OpenSSL alone exceed the agent's memory budget.
+# The node agent's transport (agents/node-agent/transport): gRPC's wire protocol on nghttp2
+# (static archive) over OpenSSL 3, because gRPC C++ alone exceeds the agent's memory budget.
+# OpenSSL stays a shared library (Debian's libssl3, OpenSSL::SSL found above), so that a security
+# update of the package reaches the agent without rebuilding it (docs/agent.md, "Transport").
 find_library(RDMASTACK_NGHTTP2_STATIC NAMES libnghttp2.a REQUIRED)
-find_library(RDMASTACK_MBEDTLS_STATIC NAMES libmbedtls.a REQUIRED)
-find_library(RDMASTACK_MBEDX509_STATIC NAMES libmbedx509.a REQUIRED)
-find_library(RDMASTACK_MBEDCRYPTO_STATIC NAMES libmbedcrypto.a REQUIRED)
 find_library(RDMASTACK_PROTOBUF_STATIC NAMES libprotobuf.a REQUIRED)
 find_path(RDMASTACK_NGHTTP2_INCLUDE nghttp2/nghttp2.h REQUIRED)
-find_path(RDMASTACK_MBEDTLS_INCLUDE mbedtls/ssl.h REQUIRED)
 add_library(rdmastack_nghttp2 INTERFACE)
 target_include_directories(rdmastack_nghttp2 SYSTEM INTERFACE ${RDMASTACK_NGHTTP2_INCLUDE})
 target_link_libraries(rdmastack_nghttp2 INTERFACE ${RDMASTACK_NGHTTP2_STATIC})
 add_library(rdmastack::nghttp2 ALIAS rdmastack_nghttp2)
-add_library(rdmastack_mbedtls INTERFACE)
-target_include_directories(rdmastack_mbedtls SYSTEM INTERFACE ${RDMASTACK_MBEDTLS_INCLUDE})
-target_link_libraries(rdmastack_mbedtls INTERFACE
-  ${RDMASTACK_MBEDTLS_STATIC} ${RDMASTACK_MBEDX509_STATIC} ${RDMASTACK_MBEDCRYPTO_STATIC})
-add_library(rdmastack::mbedtls ALIAS rdmastack_mbedtls)
 
 # Protobuf runtime for generated messages. An executable with the RDMASTACK_STATIC_RUNTIME
 # property (the node agent) links the static archive, so only the lite runtime its LITE_RUNTIME

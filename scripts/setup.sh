@@ -7,7 +7,7 @@ set -euo pipefail
 
 PACKAGES=(
   build-essential cmake ninja-build pkg-config git curl ca-certificates python3 python3-yaml openssl ccache
-  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc libnghttp2-dev libmbedtls-dev
+  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc libnghttp2-dev
   libboost1.81-dev libssl-dev zlib1g-dev rapidjson-dev libyaml-cpp-dev libspdlog-dev libfmt-dev prometheus-cpp-dev
   libibverbs-dev rdma-core ibverbs-providers
   buildah mmdebstrap runc

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "agents/node-agent/cli/check_command.h"
+#include "agents/node-agent/transport/tls_socket.h"
 #include "base/duration.h"
 #include "base/flag_reader.h"
 #include "base/logging.h"
@@ -93,6 +94,10 @@ int RunDaemonCommand(const std::vector<std::string>& args) {
   if (Status st = InitLogging(options->log_level); !st.ok()) {
     std::fprintf(stderr, "error: %s\n", st.message().c_str());
     return 2;
+  }
+  if (Status st = transport::InitTls(); !st.ok()) {
+    std::fprintf(stderr, "error: %s\n", st.message().c_str());
+    return 1;
   }
   // Fail fast on a bad --probes-file; later probes make their own prober.
   if (auto prober = MakeProber(options->source.root, options->probes_file, options->live_probes);

@@ -2,11 +2,11 @@
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
-#include <mbedtls/sha256.h>
 
 #include <algorithm>
 #include <map>
 
+#include "base/sha256.h"
 #include "base/version.h"
 
 namespace rdmastack::agent {
@@ -193,17 +193,7 @@ std::string ContentHash(const agent::v1::NodeReport& report) {
     out.SetSerializationDeterministic(true);
     copy.SerializeToCodedStream(&out);
   }
-  unsigned char digest[32];
-  const unsigned int len = sizeof(digest);
-  mbedtls_sha256_ret(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest,
-                     /*is224=*/0);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex;
-  for (unsigned int i = 0; i < len; ++i) {
-    hex += kHex[digest[i] >> 4];
-    hex += kHex[digest[i] & 0xf];
-  }
-  return hex;
+  return Sha256Hex(bytes);
 }
 
 std::vector<std::pair<std::string, Requirements>> RequirementsFromHub(

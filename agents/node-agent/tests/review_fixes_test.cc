@@ -1,10 +1,9 @@
 // Fixes from the issue-12 review: checks of several client profiles are merged without losing a
 // failure; commands are answered with what was really done; a device prober that cannot run is a
-// check result; TLS offers only ECDHE + AEAD suites.
+// check result; TLS offers only TLS 1.2+ with ECDHE + AEAD suites.
 #include <gtest/gtest.h>
-#include <mbedtls/cipher.h>
-#include <mbedtls/ssl.h>
-#include <mbedtls/ssl_ciphersuites.h>
+
+#include <regex>
 
 #include "agents/node-agent/daemon/agent_daemon.h"
 #include "agents/node-agent/daemon/probing_source.h"
@@ -94,21 +93,37 @@ TEST(ReviewFixesTest, AProberThatCannotRunIsACheckResult) {
   EXPECT_NE(errors->message().find("libibverbs.so.1"), std::string::npos) << errors->message();
 }
 
-TEST(ReviewFixesTest, TlsOffersOnlyEcdheWithAead) {
-  int n = 0;
-  for (const int* id = transport::AgentCiphersuites(); *id != 0; ++id, ++n) {
-    const mbedtls_ssl_ciphersuite_t* suite = mbedtls_ssl_ciphersuite_from_id(*id);
-    ASSERT_NE(suite, nullptr) << *id << " is not compiled into this mbedTLS";
-    EXPECT_TRUE(suite->key_exchange == MBEDTLS_KEY_EXCHANGE_ECDHE_ECDSA ||
-                suite->key_exchange == MBEDTLS_KEY_EXCHANGE_ECDHE_RSA)
-        << suite->name;
-    const mbedtls_cipher_info_t* cipher = mbedtls_cipher_info_from_type(suite->cipher);
-    ASSERT_NE(cipher, nullptr) << suite->name;
-    EXPECT_TRUE(cipher->mode == MBEDTLS_MODE_GCM || cipher->mode == MBEDTLS_MODE_CHACHAPOLY)
-        << suite->name;
-    EXPECT_EQ(suite->min_minor_ver, MBEDTLS_SSL_MINOR_VERSION_3) << suite->name;
+// What a ClientHello of the agent carries, read back from OpenSSL after its version and
+// security-level filters: TLS 1.3's AEAD suites and TLS 1.2 ECDHE + AEAD, nothing older.
+TEST(ReviewFixesTest, TlsOffersOnlyTls12And13WithEcdheAndAead) {
+  auto offer = transport::AgentTlsOffer();
+  ASSERT_TRUE(offer.ok()) << offer.status().ToString();
+  EXPECT_EQ(offer->min_version, "TLSv1.2");
+  EXPECT_EQ(offer->max_version, "TLSv1.3");
+  const std::regex tls13("TLS_(AES_(128|256)_GCM|CHACHA20_POLY1305)_SHA(256|384)");
+  const std::regex tls12(
+      "TLS_ECDHE_(ECDSA|RSA)_WITH_(AES_(128|256)_GCM|CHACHA20_POLY1305)_SHA(256|384)");
+  int n13 = 0, n12 = 0;
+  for (const std::string& suite : offer->cipher_suites) {
+    if (std::regex_match(suite, tls13)) {
+      ++n13;
+    } else if (std::regex_match(suite, tls12)) {
+      ++n12;
+    } else {
+      ADD_FAILURE() << "offered: " << suite;
+    }
   }
-  EXPECT_GE(n, 4);
+  EXPECT_EQ(n13, 3);
+  EXPECT_EQ(n12, 6);
+}
+
+TEST(ReviewFixesTest, CaBundleNeedsACertificateAndEveryBlockMustParse) {
+  EXPECT_EQ(transport::ValidateCaBundle("hello\n").code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(transport::ValidateCaBundle("").code(), StatusCode::kInvalidArgument);
+  const Status garbage = transport::ValidateCaBundle(
+      "-----BEGIN CERTIFICATE-----\nnot a cert\n-----END CERTIFICATE-----\n");
+  EXPECT_EQ(garbage.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(garbage.message().find("no PEM certificate"), std::string::npos) << garbage.message();
 }
 
 }  // namespace

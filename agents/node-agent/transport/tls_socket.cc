@@ -2,21 +2,22 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
-#include <mbedtls/ctr_drbg.h>
-#include <mbedtls/entropy.h>
-#include <mbedtls/error.h>
-#include <mbedtls/net_sockets.h>
-#include <mbedtls/ssl.h>
-#include <mbedtls/x509_crt.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <openssl/bio.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 
 namespace rdmastack::agent::transport {
@@ -24,68 +25,145 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string MbedError(int ret) {
-  char text[160];
-  mbedtls_strerror(ret, text, sizeof(text));
-  char code[16];
-  std::snprintf(code, sizeof(code), " (-0x%04x)", static_cast<unsigned>(-ret));
-  return std::string(text) + code;
+// TLS 1.2: forward-secret key exchange and AEAD ciphers only. TLS 1.3 suites are all AEAD with
+// (EC)DHE; these are its three that every peer implements.
+constexpr char kTls12Ciphers[] =
+    "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:"
+    "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:"
+    "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305";
+constexpr char kTls13Suites[] =
+    "TLS_AES_256_GCM_SHA384:TLS_AES_128_GCM_SHA256:TLS_CHACHA20_POLY1305_SHA256";
+
+struct CtxFree {
+  void operator()(SSL_CTX* c) const { SSL_CTX_free(c); }
+};
+struct SslFree {
+  void operator()(SSL* s) const { SSL_free(s); }
+};
+struct BioFree {
+  void operator()(BIO* b) const { BIO_free(b); }
+};
+struct X509Free {
+  void operator()(X509* x) const { X509_free(x); }
+};
+using CtxPtr = std::unique_ptr<SSL_CTX, CtxFree>;
+using SslPtr = std::unique_ptr<SSL, SslFree>;
+
+// OpenSSL's error queue as one line ("reason; reason"), emptied. `fallback` when it is empty.
+std::string DrainErrors(std::string fallback) {
+  std::string text;
+  while (const unsigned long e = ERR_get_error()) {
+    const char* reason = ERR_reason_error_string(e);
+    char code[32];
+    std::snprintf(code, sizeof(code), "error:%08lX", e);
+    if (!text.empty()) text += "; ";
+    text += reason != nullptr ? reason : code;
+  }
+  return text.empty() ? fallback : text;
 }
 
-// Parses a PEM bundle into `into` (initialized by the caller); the one rule for both the
-// start-up check and the handshake: at least one certificate, no parse error.
-Status ParseCaBundle(std::string_view pem, mbedtls_x509_crt* into) {
-  const std::string text(pem);  // mbedTLS wants the terminating NUL counted in the length
-  const int ret = mbedtls_x509_crt_parse(into, reinterpret_cast<const unsigned char*>(text.c_str()),
-                                         text.size() + 1);
-  if (ret < 0 || into->raw.p == nullptr) {
-    return InvalidArgumentError("no PEM certificate could be parsed" +
-                                (ret < 0 ? ": " + MbedError(ret) : std::string()));
+bool InitOpenSsl() {
+  static const bool ok = OPENSSL_init_ssl(OPENSSL_INIT_NO_LOAD_CONFIG, nullptr) == 1;
+  return ok;
+}
+
+// Reads every certificate of a PEM bundle into `store` (when given); the one rule for both the
+// start-up check and the handshake.
+Status ParseCaBundle(std::string_view pem, X509_STORE* store) {
+  if (!InitOpenSsl()) return InternalError("OpenSSL initialisation failed");
+  ERR_clear_error();
+  std::unique_ptr<BIO, BioFree> bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
+  if (bio == nullptr) return InternalError(DrainErrors("out of memory"));
+  int count = 0;
+  while (true) {
+    std::unique_ptr<X509, X509Free> cert(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
+    if (cert == nullptr) break;
+    ++count;
+    if (store != nullptr && X509_STORE_add_cert(store, cert.get()) != 1) {
+      return InternalError(DrainErrors("adding a trust anchor failed"));
+    }
   }
+  // The loop ends at the end of the text (PEM "no start line") or at a block that does not parse.
+  const unsigned long last = ERR_peek_last_error();
+  const bool clean_end =
+      ERR_GET_LIB(last) == ERR_LIB_PEM && ERR_GET_REASON(last) == PEM_R_NO_START_LINE;
+  if (count == 0) {
+    const std::string why = clean_end ? "" : ": " + DrainErrors("");
+    ERR_clear_error();
+    return InvalidArgumentError("no PEM certificate could be parsed" + why);
+  }
+  if (!clean_end) {
+    return InvalidArgumentError("certificate " + std::to_string(count + 1) +
+                                " of the bundle does not parse: " + DrainErrors("unknown error"));
+  }
+  ERR_clear_error();
   return OkStatus();
 }
 
-// Raw bytes of an IP literal (4 or 16), or empty when `name` is a DNS name.
-std::string IpLiteralBytes(const std::string& name) {
-  unsigned char buf[16];
-  if (inet_pton(AF_INET, name.c_str(), buf) == 1)
-    return std::string(reinterpret_cast<char*>(buf), 4);
-  if (inet_pton(AF_INET6, name.c_str(), buf) == 1)
-    return std::string(reinterpret_cast<char*>(buf), 16);
-  return {};
-}
-
-// mbedTLS 2.28 checks DNS names only; for an IP literal the leaf must carry a matching iPAddress
-// SAN ([7] in GeneralName), which the parser keeps as a raw entry.
-int VerifyIpSan(void* want_ip, mbedtls_x509_crt* crt, int depth, uint32_t* flags) {
-  if (depth != 0) return 0;
-  const auto& want = *static_cast<const std::string*>(want_ip);
-  for (const mbedtls_x509_sequence* san = &crt->subject_alt_names; san != nullptr;
-       san = san->next) {
-    if (san->buf.p == nullptr) continue;
-    if (san->buf.tag == (MBEDTLS_ASN1_CONTEXT_SPECIFIC | 7) && san->buf.len == want.size() &&
-        std::memcmp(san->buf.p, want.data(), want.size()) == 0) {
-      return 0;
+// The names a certificate carries, for the error that says it is not the one asked for.
+std::string CertificateNames(X509* leaf) {
+  std::string out;
+  auto* names =
+      static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(leaf, NID_subject_alt_name, nullptr, nullptr));
+  for (int i = 0; names != nullptr && i < sk_GENERAL_NAME_num(names) && i < 8; ++i) {
+    const GENERAL_NAME* n = sk_GENERAL_NAME_value(names, i);
+    std::string one;
+    if (n->type == GEN_DNS) {
+      const ASN1_STRING* s = n->d.dNSName;
+      one = "DNS:" + std::string(reinterpret_cast<const char*>(ASN1_STRING_get0_data(s)),
+                                 static_cast<size_t>(ASN1_STRING_length(s)));
+    } else if (n->type == GEN_IPADD) {
+      const ASN1_STRING* s = n->d.iPAddress;
+      char text[INET6_ADDRSTRLEN] = "?";
+      const int family = ASN1_STRING_length(s) == 4 ? AF_INET : AF_INET6;
+      if (ASN1_STRING_length(s) == 4 || ASN1_STRING_length(s) == 16)
+        inet_ntop(family, ASN1_STRING_get0_data(s), text, sizeof(text));
+      one = std::string("IP:") + text;
     }
+    if (!one.empty()) out += (out.empty() ? "" : ", ") + one;
   }
-  *flags |= MBEDTLS_X509_BADCERT_CN_MISMATCH;
-  return 0;
+  GENERAL_NAMES_free(names);
+  char cn[256];
+  if (X509_NAME_get_text_by_NID(X509_get_subject_name(leaf), NID_commonName, cn, sizeof(cn)) > 0) {
+    out += (out.empty() ? "" : ", ") + std::string("CN=") + cn;
+  }
+  return out.empty() ? "none" : out;
 }
 
-int SendCallback(void* ctx, const unsigned char* buf, size_t len) {
-  const int fd = *static_cast<int*>(ctx);
-  const ssize_t n = ::send(fd, buf, len, MSG_NOSIGNAL);
-  if (n >= 0) return static_cast<int>(n);
-  if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return MBEDTLS_ERR_SSL_WANT_WRITE;
-  return MBEDTLS_ERR_NET_SEND_FAILED;
+// A socket BIO that sends with MSG_NOSIGNAL: a hub that went away must end the session with an
+// error, not kill the agent with SIGPIPE (OpenSSL's own socket BIO uses write()).
+int BioWrite(BIO* bio, const char* buf, int len) {
+  const int fd = static_cast<int>(reinterpret_cast<intptr_t>(BIO_get_data(bio)));
+  BIO_clear_retry_flags(bio);
+  const ssize_t n = ::send(fd, buf, static_cast<size_t>(len), MSG_NOSIGNAL);
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+    BIO_set_retry_write(bio);
+  return static_cast<int>(n);
 }
 
-int RecvCallback(void* ctx, unsigned char* buf, size_t len) {
-  const int fd = *static_cast<int*>(ctx);
-  const ssize_t n = ::recv(fd, buf, len, 0);
-  if (n >= 0) return static_cast<int>(n);
-  if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return MBEDTLS_ERR_SSL_WANT_READ;
-  return MBEDTLS_ERR_NET_RECV_FAILED;
+int BioRead(BIO* bio, char* buf, int len) {
+  const int fd = static_cast<int>(reinterpret_cast<intptr_t>(BIO_get_data(bio)));
+  BIO_clear_retry_flags(bio);
+  const ssize_t n = ::recv(fd, buf, static_cast<size_t>(len), 0);
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) BIO_set_retry_read(bio);
+  return static_cast<int>(n);
+}
+
+long BioCtrl(BIO*, int cmd, long, void*) {
+  return cmd == BIO_CTRL_FLUSH ? 1 : 0;
+}
+
+const BIO_METHOD* NoSignalSocketMethod() {
+  static BIO_METHOD* method = [] {
+    BIO_METHOD* m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK | BIO_TYPE_DESCRIPTOR,
+                                 "rdmastack-agent socket");
+    if (m == nullptr) return m;
+    BIO_meth_set_write(m, &BioWrite);
+    BIO_meth_set_read(m, &BioRead);
+    BIO_meth_set_ctrl(m, &BioCtrl);
+    return m;
+  }();
+  return method;
 }
 
 // Keepalive and a user timeout make a silently dead hub show up as a failed write or read within
@@ -102,40 +180,66 @@ void TuneSocket(int fd) {
   setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_timeout_ms, sizeof(user_timeout_ms));
 }
 
+// The client context every connection uses: TLS 1.2 or 1.3, the suites above, security level 2
+// (no RSA keys under 2048 bits, no SHA-1 signatures), the peer verified against `store` only (no
+// system trust store), no session cache, no renegotiation, record buffers released when idle.
+StatusOr<CtxPtr> NewClientContext(const std::string_view ca_pem, bool with_trust) {
+  if (!InitOpenSsl()) return InternalError("OpenSSL initialisation failed");
+  ERR_clear_error();
+  CtxPtr ctx(SSL_CTX_new(TLS_client_method()));
+  if (ctx == nullptr) return InternalError("TLS context: " + DrainErrors("out of memory"));
+  if (SSL_CTX_set_min_proto_version(ctx.get(), TLS1_2_VERSION) != 1 ||
+      SSL_CTX_set_max_proto_version(ctx.get(), TLS1_3_VERSION) != 1 ||
+      SSL_CTX_set_cipher_list(ctx.get(), kTls12Ciphers) != 1 ||
+      SSL_CTX_set_ciphersuites(ctx.get(), kTls13Suites) != 1) {
+    return InternalError("TLS settings: " + DrainErrors("refused"));
+  }
+  SSL_CTX_set_security_level(ctx.get(), 2);
+  SSL_CTX_set_options(ctx.get(),
+                      SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_TICKET);
+  SSL_CTX_set_session_cache_mode(ctx.get(), SSL_SESS_CACHE_OFF);
+  SSL_CTX_set_mode(ctx.get(), SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
+                                  SSL_MODE_RELEASE_BUFFERS);
+  SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER, nullptr);
+  if (with_trust) {
+    RDMASTACK_RETURN_IF_ERROR(
+        ParseCaBundle(ca_pem, SSL_CTX_get_cert_store(ctx.get())).WithContext("CA bundle"));
+  }
+  return ctx;
+}
+
+// True when `name` is an IPv4 or IPv6 literal.
+bool IsIpLiteral(const std::string& name) {
+  unsigned char buf[16];
+  return inet_pton(AF_INET, name.c_str(), buf) == 1 || inet_pton(AF_INET6, name.c_str(), buf) == 1;
+}
+
+std::string AlpnWire(const std::vector<std::string>& protocols) {
+  std::string wire;
+  for (const std::string& p : protocols) {
+    wire += static_cast<char>(p.size());
+    wire += p;
+  }
+  return wire;
+}
+
 }  // namespace
 
 struct TlsSocket::Impl {
   int fd = -1;
   bool wants_write = false;
-  // After WANT_WRITE mbedTLS has already encrypted the record and must be called again with the
-  // same length, or it reports bytes as written that were not.
-  size_t retry_len = 0;
-  std::string want_ip;  // raw bytes when verifying an IP SAN
-  mbedtls_entropy_context entropy;
-  mbedtls_ctr_drbg_context drbg;
-  mbedtls_x509_crt ca;
-  mbedtls_ssl_config conf;
-  mbedtls_ssl_context ssl;
-  std::vector<const char*> alpn;
-  std::vector<std::string> alpn_storage;
+  bool failed = false;  // after a fatal error OpenSSL must not be asked to shut down
+  CtxPtr ctx;
+  SslPtr ssl;
 
-  Impl() {
-    mbedtls_entropy_init(&entropy);
-    mbedtls_ctr_drbg_init(&drbg);
-    mbedtls_x509_crt_init(&ca);
-    mbedtls_ssl_config_init(&conf);
-    mbedtls_ssl_init(&ssl);
-  }
   ~Impl() {
-    if (fd >= 0) {
-      mbedtls_ssl_close_notify(&ssl);  // best effort; the socket is non-blocking
-      ::close(fd);
+    if (ssl != nullptr && !failed && SSL_is_init_finished(ssl.get())) {
+      SSL_shutdown(ssl.get());  // best effort: close_notify if the socket takes it now
+      ERR_clear_error();
     }
-    mbedtls_ssl_free(&ssl);
-    mbedtls_ssl_config_free(&conf);
-    mbedtls_x509_crt_free(&ca);
-    mbedtls_ctr_drbg_free(&drbg);
-    mbedtls_entropy_free(&entropy);
+    ssl.reset();
+    ctx.reset();
+    if (fd >= 0) ::close(fd);
   }
 
   // Waits for `events` on fd until the deadline or an abort; false with *why set otherwise.
@@ -161,27 +265,54 @@ struct TlsSocket::Impl {
       }
     }
   }
+
+  // Why the last SSL_* call that returned `ret` failed, for a connection that is over.
+  std::string Failure(int ret, const char* what) {
+    failed = true;
+    const int error = SSL_get_error(ssl.get(), ret);
+    if (error == SSL_ERROR_ZERO_RETURN) return "hub closed the connection";
+    if (error == SSL_ERROR_SYSCALL) {
+      const int saved = errno;
+      std::string text = DrainErrors("");
+      if (!text.empty()) return std::string(what) + ": " + text;
+      if (saved != 0) return std::string(what) + ": " + std::strerror(saved);
+      return "hub closed the connection";
+    }
+    const unsigned long first = ERR_peek_error();
+    if (ERR_GET_LIB(first) == ERR_LIB_SSL &&
+        ERR_GET_REASON(first) == SSL_R_UNEXPECTED_EOF_WHILE_READING) {
+      ERR_clear_error();
+      return "hub closed the connection (without TLS close_notify)";
+    }
+    return std::string(what) + ": " + DrainErrors("error " + std::to_string(error));
+  }
 };
 
-const int* AgentCiphersuites() {
-  static const int kSuites[] = {
-      MBEDTLS_TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
-      MBEDTLS_TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
-      MBEDTLS_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
-      MBEDTLS_TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
-      MBEDTLS_TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
-      MBEDTLS_TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
-      0,
-  };
-  return kSuites;
+Status InitTls() {
+  return InitOpenSsl() ? OkStatus() : InternalError("OpenSSL initialisation failed");
 }
 
 Status ValidateCaBundle(std::string_view pem) {
-  mbedtls_x509_crt ca;
-  mbedtls_x509_crt_init(&ca);
-  Status st = ParseCaBundle(pem, &ca);
-  mbedtls_x509_crt_free(&ca);
-  return st;
+  return ParseCaBundle(pem, nullptr);
+}
+
+StatusOr<OfferedTls> AgentTlsOffer() {
+  RDMASTACK_ASSIGN_OR_RETURN(CtxPtr ctx, NewClientContext("", false));
+  SslPtr ssl(SSL_new(ctx.get()));
+  if (ssl == nullptr) return InternalError("TLS session: " + DrainErrors("out of memory"));
+  OfferedTls offer;
+  auto version_name = [](long v) {
+    return v == TLS1_2_VERSION ? "TLSv1.2" : v == TLS1_3_VERSION ? "TLSv1.3" : "other";
+  };
+  offer.min_version = version_name(SSL_CTX_get_min_proto_version(ctx.get()));
+  offer.max_version = version_name(SSL_CTX_get_max_proto_version(ctx.get()));
+  // What a ClientHello from this context carries, after the version and security-level filters.
+  STACK_OF(SSL_CIPHER)* offered = SSL_get1_supported_ciphers(ssl.get());
+  for (int i = 0; offered != nullptr && i < sk_SSL_CIPHER_num(offered); ++i) {
+    offer.cipher_suites.emplace_back(SSL_CIPHER_standard_name(sk_SSL_CIPHER_value(offered, i)));
+  }
+  sk_SSL_CIPHER_free(offered);
+  return offer;
 }
 
 TlsSocket::TlsSocket(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -189,17 +320,25 @@ TlsSocket::~TlsSocket() = default;
 int TlsSocket::fd() const {
   return impl_->fd;
 }
+std::string TlsSocket::Version() const {
+  return SSL_get_version(impl_->ssl.get());
+}
 bool TlsSocket::WantsWrite() const {
   return impl_->wants_write;
 }
 bool TlsSocket::HasBufferedInput() const {
-  return mbedtls_ssl_get_bytes_avail(&impl_->ssl) > 0;
+  // Decrypted bytes only: a partly received record is not readable yet, and poll sees the rest.
+  return SSL_pending(impl_->ssl.get()) > 0;
 }
 
 StatusOr<std::unique_ptr<TlsSocket>> TlsSocket::Connect(const TlsClientOptions& options) {
   const std::string endpoint = options.host + ":" + options.port;
   const auto deadline = Clock::now() + options.timeout;
+  const std::string& name = options.server_name.empty() ? options.host : options.server_name;
+  if (name.empty()) return InvalidArgumentError("TLS server name is empty");
   auto impl = std::make_unique<Impl>();
+  // The trust anchors first: a bad bundle is a configuration error, not a network one.
+  RDMASTACK_ASSIGN_OR_RETURN(impl->ctx, NewClientContext(options.ca_pem, true));
 
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
@@ -232,64 +371,71 @@ StatusOr<std::unique_ptr<TlsSocket>> TlsSocket::Connect(const TlsClientOptions& 
   if (impl->fd < 0) return UnavailableError("connect " + endpoint + ": " + last_error);
   TuneSocket(impl->fd);
 
-  static constexpr char kPersonalization[] = "rdmastack-agent";
-  int ret = mbedtls_ctr_drbg_seed(&impl->drbg, mbedtls_entropy_func, &impl->entropy,
-                                  reinterpret_cast<const unsigned char*>(kPersonalization),
-                                  sizeof(kPersonalization) - 1);
-  if (ret != 0) return InternalError("seed TLS random generator: " + MbedError(ret));
-  RDMASTACK_RETURN_IF_ERROR(ParseCaBundle(options.ca_pem, &impl->ca).WithContext("CA bundle"));
-  ret = mbedtls_ssl_config_defaults(&impl->conf, MBEDTLS_SSL_IS_CLIENT,
-                                    MBEDTLS_SSL_TRANSPORT_STREAM, MBEDTLS_SSL_PRESET_DEFAULT);
-  if (ret != 0) return InternalError("TLS defaults: " + MbedError(ret));
-  // TLS 1.2 exactly (the newest this mbedTLS speaks), forward-secret AEAD suites only.
-  mbedtls_ssl_conf_min_version(&impl->conf, MBEDTLS_SSL_MAJOR_VERSION_3,
-                               MBEDTLS_SSL_MINOR_VERSION_3);
-  mbedtls_ssl_conf_max_version(&impl->conf, MBEDTLS_SSL_MAJOR_VERSION_3,
-                               MBEDTLS_SSL_MINOR_VERSION_3);
-  mbedtls_ssl_conf_ciphersuites(&impl->conf, AgentCiphersuites());
-  mbedtls_ssl_conf_authmode(&impl->conf, MBEDTLS_SSL_VERIFY_REQUIRED);
-  mbedtls_ssl_conf_ca_chain(&impl->conf, &impl->ca, nullptr);
-  mbedtls_ssl_conf_rng(&impl->conf, mbedtls_ctr_drbg_random, &impl->drbg);
-  for (const auto& p : options.alpn) impl->alpn_storage.push_back(p);
-  for (const auto& p : impl->alpn_storage) impl->alpn.push_back(p.c_str());
-  impl->alpn.push_back(nullptr);
-  if (!options.alpn.empty()) mbedtls_ssl_conf_alpn_protocols(&impl->conf, impl->alpn.data());
-
-  const std::string& name = options.server_name.empty() ? options.host : options.server_name;
-  impl->want_ip = IpLiteralBytes(name);
-  if (!impl->want_ip.empty()) mbedtls_ssl_conf_verify(&impl->conf, &VerifyIpSan, &impl->want_ip);
-  if ((ret = mbedtls_ssl_setup(&impl->ssl, &impl->conf)) != 0) {
-    return InternalError("TLS setup: " + MbedError(ret));
+  ERR_clear_error();
+  impl->ssl.reset(SSL_new(impl->ctx.get()));
+  const BIO_METHOD* method = NoSignalSocketMethod();
+  BIO* bio = method != nullptr ? BIO_new(method) : nullptr;
+  if (impl->ssl == nullptr || bio == nullptr) {
+    BIO_free(bio);
+    return InternalError("TLS setup: " + DrainErrors("out of memory"));
   }
-  // An IP literal is neither sent as SNI nor matched as a DNS name.
-  ret = mbedtls_ssl_set_hostname(&impl->ssl, impl->want_ip.empty() ? name.c_str() : nullptr);
-  if (ret != 0) return InvalidArgumentError("TLS server name '" + name + "': " + MbedError(ret));
-  mbedtls_ssl_set_bio(&impl->ssl, &impl->fd, &SendCallback, &RecvCallback, nullptr);
+  BIO_set_data(bio, reinterpret_cast<void*>(static_cast<intptr_t>(impl->fd)));
+  BIO_set_init(bio, 1);
+  SSL_set_bio(impl->ssl.get(), bio, bio);  // the SSL owns the BIO
 
-  while ((ret = mbedtls_ssl_handshake(&impl->ssl)) != 0) {
-    std::string why;
-    if (ret == MBEDTLS_ERR_SSL_WANT_READ || ret == MBEDTLS_ERR_SSL_WANT_WRITE) {
-      const short events = ret == MBEDTLS_ERR_SSL_WANT_READ ? POLLIN : POLLOUT;
-      if (!impl->Wait(events, deadline, options.abort, &why)) {
+  // The name is always checked: an IP literal against the iPAddress SANs (and never sent as
+  // SNI), a DNS name against the DNS SANs, or the CN when there are none; no partial wildcards.
+  X509_VERIFY_PARAM* param = SSL_get0_param(impl->ssl.get());
+  X509_VERIFY_PARAM_set_hostflags(param, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+  const bool ip = IsIpLiteral(name);
+  const bool named = ip ? X509_VERIFY_PARAM_set1_ip_asc(param, name.c_str()) == 1
+                        : SSL_set1_host(impl->ssl.get(), name.c_str()) == 1 &&
+                              SSL_set_tlsext_host_name(impl->ssl.get(), name.c_str()) == 1;
+  if (!named) {
+    return InvalidArgumentError("TLS server name '" + name + "': " + DrainErrors("not usable"));
+  }
+  const std::string alpn = AlpnWire(options.alpn);
+  if (!alpn.empty() &&
+      SSL_set_alpn_protos(impl->ssl.get(), reinterpret_cast<const unsigned char*>(alpn.data()),
+                          static_cast<unsigned>(alpn.size())) != 0) {
+    return InternalError("TLS ALPN: " + DrainErrors("refused"));
+  }
+
+  while (true) {
+    ERR_clear_error();
+    errno = 0;
+    const int ret = SSL_connect(impl->ssl.get());
+    if (ret == 1) break;
+    const int error = SSL_get_error(impl->ssl.get(), ret);
+    if (error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE) {
+      std::string why;
+      if (!impl->Wait(error == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, deadline, options.abort,
+                      &why)) {
         return UnavailableError("TLS handshake with " + endpoint + ": " + why);
       }
       continue;
     }
-    const uint32_t flags = mbedtls_ssl_get_verify_result(&impl->ssl);
-    if (ret == MBEDTLS_ERR_X509_CERT_VERIFY_FAILED && flags != 0) {
-      char info[512];
-      mbedtls_x509_crt_verify_info(info, sizeof(info), "", flags);
-      std::string text(info);
-      while (!text.empty() && text.back() == '\n') text.pop_back();
-      for (auto& c : text) c = c == '\n' ? ';' : c;
+    const long verify = SSL_get_verify_result(impl->ssl.get());
+    if (verify != X509_V_OK) {
+      std::string text = X509_verify_cert_error_string(verify);
+      STACK_OF(X509)* chain = SSL_get_peer_cert_chain(impl->ssl.get());
+      if ((verify == X509_V_ERR_HOSTNAME_MISMATCH || verify == X509_V_ERR_IP_ADDRESS_MISMATCH) &&
+          chain != nullptr && sk_X509_num(chain) > 0) {
+        text += " (the certificate names " + CertificateNames(sk_X509_value(chain, 0)) + ")";
+      }
+      ERR_clear_error();
       return UnavailableError("TLS handshake with " + endpoint + ": certificate of '" + name +
                               "' rejected: " + text);
     }
-    return UnavailableError("TLS handshake with " + endpoint + ": " + MbedError(ret));
+    return UnavailableError("TLS handshake with " + endpoint + ": " +
+                            impl->Failure(ret, "handshake"));
   }
   if (!options.alpn.empty()) {
-    const char* got = mbedtls_ssl_get_alpn_protocol(&impl->ssl);
-    if (got == nullptr || options.alpn.front() != got) {
+    const unsigned char* got = nullptr;
+    unsigned got_len = 0;
+    SSL_get0_alpn_selected(impl->ssl.get(), &got, &got_len);
+    if (got == nullptr ||
+        std::string_view(reinterpret_cast<const char*>(got), got_len) != options.alpn.front()) {
       return UnavailableError(endpoint + " did not negotiate ALPN '" + options.alpn.front() +
                               "' (is it the AgentHub gRPC port?)");
     }
@@ -299,34 +445,36 @@ StatusOr<std::unique_ptr<TlsSocket>> TlsSocket::Connect(const TlsClientOptions& 
 
 StatusOr<size_t> TlsSocket::Read(uint8_t* buf, size_t len) {
   impl_->wants_write = false;
-  const int ret = mbedtls_ssl_read(&impl_->ssl, buf, len);
+  ERR_clear_error();
+  errno = 0;
+  const int ret = SSL_read(impl_->ssl.get(), buf, static_cast<int>(std::min<size_t>(len, INT_MAX)));
   if (ret > 0) return static_cast<size_t>(ret);
-  if (ret == MBEDTLS_ERR_SSL_WANT_READ) return size_t{0};
-  if (ret == MBEDTLS_ERR_SSL_WANT_WRITE) {
+  const int error = SSL_get_error(impl_->ssl.get(), ret);
+  if (error == SSL_ERROR_WANT_READ) return size_t{0};
+  if (error == SSL_ERROR_WANT_WRITE) {
     impl_->wants_write = true;
     return size_t{0};
   }
-  if (ret == 0 || ret == MBEDTLS_ERR_SSL_PEER_CLOSE_NOTIFY)
-    return UnavailableError("hub closed the connection");
-  return UnavailableError("TLS read: " + MbedError(ret));
+  return UnavailableError(impl_->Failure(ret, "TLS read"));
 }
 
 StatusOr<size_t> TlsSocket::Write(const uint8_t* buf, size_t len) {
   impl_->wants_write = false;
-  if (impl_->retry_len != 0) len = impl_->retry_len;
-  const int ret = mbedtls_ssl_write(&impl_->ssl, buf, len);
-  if (ret >= 0) {
-    impl_->retry_len = 0;
-    return static_cast<size_t>(ret);
-  }
-  if (ret == MBEDTLS_ERR_SSL_WANT_WRITE) {
+  if (len == 0) return size_t{0};
+  ERR_clear_error();
+  errno = 0;
+  // A retry after WANT_WRITE passes the same bytes first (SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER
+  // lets them move, SSL_MODE_ENABLE_PARTIAL_WRITE lets more follow).
+  const int ret =
+      SSL_write(impl_->ssl.get(), buf, static_cast<int>(std::min<size_t>(len, INT_MAX)));
+  if (ret > 0) return static_cast<size_t>(ret);
+  const int error = SSL_get_error(impl_->ssl.get(), ret);
+  if (error == SSL_ERROR_WANT_WRITE) {
     impl_->wants_write = true;
-    const int max = mbedtls_ssl_get_max_out_record_payload(&impl_->ssl);
-    impl_->retry_len = max > 0 ? std::min(len, static_cast<size_t>(max)) : len;
     return size_t{0};
   }
-  if (ret == MBEDTLS_ERR_SSL_WANT_READ) return size_t{0};
-  return UnavailableError("TLS write: " + MbedError(ret));
+  if (error == SSL_ERROR_WANT_READ) return size_t{0};
+  return UnavailableError(impl_->Failure(ret, "TLS write"));
 }
 
 }  // namespace rdmastack::agent::transport

@@ -1,8 +1,8 @@
 #pragma once
-// A TLS client connection over TCP, built on mbedTLS. The agent uses mbedTLS rather than OpenSSL
-// because of resident memory: measured on the same machine, an idle OpenSSL 3 client holding one
-// TLS connection keeps 6.6 MiB resident and an mbedTLS one 3.0 MiB, and the whole agent has an
-// 8 MiB budget (docs/bench-agent.md). The operator side keeps OpenSSL.
+// A TLS client connection over TCP, built on OpenSSL 3 from Debian's libssl3, linked as a shared
+// library so that a security update of the package reaches the agent without rebuilding it
+// (docs/agent.md, "Transport"). The agent no longer uses mbedTLS: its 2.28 branch lost upstream
+// maintenance in March 2025.
 
 #include <atomic>
 #include <chrono>
@@ -19,8 +19,8 @@ namespace rdmastack::agent::transport {
 struct TlsClientOptions {
   std::string host;
   std::string port;
-  // The name the certificate must carry: a DNS name (SAN or CN) or, for an IP literal, an
-  // iPAddress SAN. Empty means `host`.
+  // The name the certificate must carry: a DNS name (SAN, or CN when the certificate has no DNS
+  // SAN) or, for an IP literal, an iPAddress SAN. Empty means `host`.
   std::string server_name;
   std::string ca_pem;                         // trust anchors; nothing else is trusted
   std::vector<std::string> alpn;              // the server must select the first one
@@ -28,12 +28,24 @@ struct TlsClientOptions {
   const std::atomic<bool>* abort = nullptr;   // checked while connecting; set it to give up early
 };
 
-// Parses a PEM bundle the way Connect will; a bundle without any certificate is an error.
+// Initialises OpenSSL without reading a configuration file or OPENSSL_CONF, so that what the agent
+// trusts and offers is decided by this code alone, never by a file in the image or a variable in
+// the pod. Call before anything else uses OpenSSL (the report's content hash does); idempotent.
+Status InitTls();
+
+// Parses a PEM bundle the way Connect will: at least one certificate, and every PEM block in it
+// must parse.
 Status ValidateCaBundle(std::string_view pem);
 
-// The cipher suites the agent offers (mbedTLS ids, 0-terminated): TLS 1.2 with ECDHE key exchange
-// and an AEAD cipher (AES-GCM, ChaCha20-Poly1305) only. mbedTLS 2.28 has no TLS 1.3.
-const int* AgentCiphersuites();
+// What the agent offers in its ClientHello: the lowest protocol version ("TLSv1.2") and the IANA
+// names of the cipher suites, in order of preference. TLS 1.3's AEAD suites, then TLS 1.2 with
+// ECDHE key exchange and an AEAD cipher (AES-GCM, ChaCha20-Poly1305) only.
+struct OfferedTls {
+  std::string min_version;
+  std::string max_version;
+  std::vector<std::string> cipher_suites;
+};
+StatusOr<OfferedTls> AgentTlsOffer();
 
 class TlsSocket {
  public:
@@ -45,6 +57,8 @@ class TlsSocket {
   TlsSocket& operator=(const TlsSocket&) = delete;
 
   int fd() const;
+  // The negotiated protocol, e.g. "TLSv1.3".
+  std::string Version() const;
   // Non-blocking I/O: the number of bytes moved, 0 when the socket would block, or kUnavailable
   // when the peer closed or the connection broke. After Write returns 0, call it again with the
   // same bytes at the front of `buf` (more may follow).

@@ -1,5 +1,6 @@
 // Benchmarks for the node agent. Targets: probe + checks on the RTX A6000 profile p99 <= 20 ms;
-// daemon steady RSS <= 8 MiB (peak <= 16 MiB, <= 0.5x node-exporter's), CPU <= 1 ms per second.
+// daemon steady RSS <= 12 MiB (peak <= 16 MiB, <= 0.75x node-exporter's; 8 MiB and 0.5x before the
+// agent moved to OpenSSL, issue 52), CPU <= 1 ms per second.
 // Prints the numbers docs/bench-agent.md quotes.
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -266,13 +267,13 @@ TEST(AgentBench, DaemonSteadyRss) {
     const double ratio = static_cast<double>(mem.rss_kb) / static_cast<double>(nm.rss_kb);
     std::printf("ratio agent/node-exporter: VmRSS %.2f, anon %.2f\n", ratio,
                 static_cast<double>(mem.anon_kb) / static_cast<double>(nm.anon_kb));
-    EXPECT_LE(ratio, 0.5) << "agent over half of node-exporter's resident memory";
+    EXPECT_LE(ratio, 0.75) << "agent over 0.75x node-exporter's resident memory";
   } else {
     std::printf("prometheus-node-exporter not installed; no comparison\n");
   }
   server->Shutdown(std::chrono::system_clock::now() + milliseconds(200));
   std::filesystem::remove_all(pki.dir);
-  EXPECT_LE(mem.rss_kb, 8 * 1024) << "steady VmRSS over the 8 MiB target";
+  EXPECT_LE(mem.rss_kb, 12 * 1024) << "steady VmRSS over the 12 MiB target";
   EXPECT_LE(mem.peak_kb, 16 * 1024) << "peak VmHWM over the 16 MiB target";
   EXPECT_LE(cpu_ms_per_s, 1.0) << "average CPU over 1 ms per second";
 }

@@ -1,4 +1,4 @@
-// The real node agent (`rdmastack-agent run`: nghttp2 + mbedTLS, TLS 1.2) against the real hub:
+// The real node agent (`rdmastack-agent run`: nghttp2 + OpenSSL 3, TLS 1.3) against the real hub:
 // it verifies the hub with the CA the hub published, proves its identity with a token bound to
 // its pod, and its report and heartbeats reach the sink; with a token for another node it is
 // refused and says so in its log.
