@@ -498,6 +498,11 @@ Variables ReasonVariables() {
          Returned(cprof + "profile_conditions.cc", "FindBlocker", "ClientProfile"));
   Append(v["f.blocker.reason"],
          Assigned(cprof + "clientprofile_reconciler.cc", "in.refused_reason", "ClientProfile"));
+  // The admin's host limits refuse pools and profiles alike (controllers/common/host_policy.h).
+  const std::string host_policy = "controllers/common/host_policy.h";
+  Append(v["in.decision.reason"], Constants(host_policy, "kReason", "GatewayPool"));
+  Append(v["f.blocker.reason"],
+         Constants(host_policy, "kReasonControlPlaneToleration", "ClientProfile"));
   // Agent hub refusals: the admission decision's and the stream's (Warning events on the Node).
   Append(v["decision.reason"], Constants("servers/agenthub/admission.h", "kReason", "Agent hub"));
   Append(v["decision.reason"],

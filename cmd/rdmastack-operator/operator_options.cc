@@ -10,6 +10,7 @@
 #include "base/duration.h"
 #include "base/flag_reader.h"
 #include "base/version.h"
+#include "controllers/common/host_policy.h"
 #include "operator/k8s/json_object.h"
 #include "operator/runtime/http_server.h"
 
@@ -105,6 +106,12 @@ const char* const kOperatorUsage =
     "  --tenant-namespace NS                serve pools and profiles in NS only (repeatable; the\n"
     "                                       chart then grants Secrets and writes there only);\n"
     "                                       none given: every namespace\n"
+    "  --host-port-range MIN-MAX            host ports a pool's gateways may bind (s3.port,\n"
+    "                                       rdma.port); others are refused HostPortNotAllowed\n"
+    "                                       (default 1024-65535)\n"
+    "  --allow-control-plane-tolerations    let pools and profiles tolerate the control plane's\n"
+    "                                       taints (default: refused\n"
+    "                                       ControlPlaneTolerationNotAllowed)\n"
     "  --gateway-pod-label KEY=VALUE        extra label on gateway pods (repeatable)\n"
     "  --gateway-env NAME=VALUE             extra environment of the gateway container "
     "(repeatable)\n"
@@ -251,6 +258,12 @@ StatusOr<OperatorOptions> ParseOperatorOptions(const std::vector<std::string>& a
          o.tenancy.namespaces.push_back(value);
          return OkStatus();
        }},
+      {"--host-port-range",
+       [&o](const std::string& flag, const std::string& value) {
+         if (Status ok = controllers::ParseHostPortRange(value, &o.tenancy.host_ports); !ok.ok())
+           return InvalidArgumentError(flag + ": " + std::string(ok.message()));
+         return OkStatus();
+       }},
       {"--gateway-pod-label", key_value(&o.gateway_pod_labels)},
       {"--client-image", text(&o.client_image)},
       {"--client-pod-label", key_value(&o.client_pod_labels)},
@@ -341,6 +354,7 @@ StatusOr<OperatorOptions> ParseOperatorOptions(const std::vector<std::string>& a
   const std::map<std::string, Setter> bool_flags = {
       {"--leader-elect", boolean(&o.leader_elect)},
       {"--metrics-secure", boolean(&o.metrics_secure)},
+      {"--allow-control-plane-tolerations", boolean(&o.tenancy.allow_control_plane_tolerations)},
       {"--version", boolean(&o.show_version)},
       {"--help", boolean(&o.show_help)},
   };

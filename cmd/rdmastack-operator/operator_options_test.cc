@@ -248,6 +248,31 @@ TEST(OperatorOptionsTest, TenancyRulesReachThePoolAndProfileControllers) {
   EXPECT_EQ(ClientProfileOptionsFrom(*o).render.node_pods.tenancy.namespaces, pools.namespaces);
 }
 
+TEST(OperatorOptionsTest, HostLimitsReachThePoolAndProfileControllers) {
+  auto defaults = ParseOperatorOptions({});
+  ASSERT_TRUE(defaults.ok());
+  const controllers::TenancyPolicy& d = GatewayPoolOptionsFrom(*defaults).render.node_pods.tenancy;
+  EXPECT_EQ(d.host_ports.min, 1024);
+  EXPECT_EQ(d.host_ports.max, 65535);
+  EXPECT_FALSE(d.allow_control_plane_tolerations);
+
+  auto o =
+      ParseOperatorOptions({"--host-port-range=7000-20000", "--allow-control-plane-tolerations"});
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  const controllers::TenancyPolicy& pools = GatewayPoolOptionsFrom(*o).render.node_pods.tenancy;
+  EXPECT_EQ(pools.host_ports.min, 7000);
+  EXPECT_EQ(pools.host_ports.max, 20000);
+  EXPECT_TRUE(pools.allow_control_plane_tolerations);
+  EXPECT_TRUE(
+      ClientProfileOptionsFrom(*o).render.node_pods.tenancy.allow_control_plane_tolerations);
+
+  auto bad = ParseOperatorOptions({"--host-port-range=80-70"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("--host-port-range: host port range '80-70'"),
+            std::string::npos)
+      << bad.status().message();
+}
+
 // Every node pod (agent, gateway, client) gets the same pull secrets and priority class.
 TEST(OperatorOptionsTest, NodePodPolicyReachesEveryNodePodRenderer) {
   auto o = ParseOperatorOptions({"--image-pull-secret=mirror", "--image-pull-secret", "ngc",

@@ -2,6 +2,7 @@
 
 #include "controllers/clientprofile/clientprofile_reconciler.h"
 #include "controllers/common/cache_transforms.h"
+#include "controllers/common/named_watches.h"
 #include "controllers/common/render.h"
 #include "crds/types/gatewaypool_api.h"
 #include "crds/types/kinds.h"
@@ -50,8 +51,8 @@ ClientProfileControllers::ClientProfileControllers(runtime::Manager& manager, Cl
   const std::vector<std::string>& served = options.render.node_pods.tenancy.namespaces;
   using controllers::CachedIn;
   using controllers::NamespacedCache;
-  const NamespacedCache secrets =
-      CachedIn(manager, served, k8s::kinds::Secret(), "", controllers::SecretKeysOnly());
+  // Secrets by name only: those the profiles name and their <profile>-s3-user (named_watches.h).
+  const NamespacedCache secrets = controllers::SecretsByName(manager, served);
   const NamespacedCache slices =
       CachedIn(manager, served, k8s::kinds::EndpointSlice(), gatewaypool::OwnedSelector());
   const NamespacedCache daemonsets =

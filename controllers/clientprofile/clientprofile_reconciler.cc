@@ -7,6 +7,7 @@
 
 #include "controllers/clientprofile/node_retirement.h"
 #include "controllers/common/credentials_secret.h"
+#include "controllers/common/host_policy.h"
 #include "controllers/common/node_label_keys.h"
 #include "controllers/common/node_walk.h"
 #include "controllers/common/owned_objects.h"
@@ -141,6 +142,13 @@ StatusOr<runtime::Result> ClientProfileReconciler::Pass(const k8s::JsonObject& o
                                                profile.spec.client_library.image)) {
       in.refused_reason = controllers::kReasonNotAllowed;
       in.refused_message = std::move(*refused);
+    }
+  }
+  if (in.refused_reason.empty()) {
+    if (auto refused = controllers::CheckTolerations(render_.node_pods.tenancy, "tolerations",
+                                                     profile.spec.tolerations)) {
+      in.refused_reason = std::move(refused->reason);
+      in.refused_message = std::move(refused->message);
     }
   }
   std::optional<k8s::JsonObject> daemonset;

@@ -23,7 +23,14 @@ NamespacedCache NamespacedCache::OfStore(const runtime::Store& store) {
   return cache;
 }
 
+NamespacedCache NamespacedCache::OfNamed(std::shared_ptr<NamedObjects> named) {
+  NamespacedCache cache;
+  cache.named_ = std::move(named);
+  return cache;
+}
+
 runtime::ObjectPtr NamespacedCache::Get(const std::string& key) const {
+  if (named_) return named_->Get(key);
   const std::string ns = key.substr(0, key.find('/'));
   for (const Part& part : parts_) {
     if (part.ns.empty() || part.ns == ns) return part.store->Get(key);
@@ -32,6 +39,7 @@ runtime::ObjectPtr NamespacedCache::Get(const std::string& key) const {
 }
 
 std::vector<runtime::ObjectPtr> NamespacedCache::List() const {
+  if (named_) return {};
   if (parts_.size() == 1) return parts_.front().store->List();
   std::vector<runtime::ObjectPtr> out;
   for (const Part& part : parts_) {
@@ -43,6 +51,10 @@ std::vector<runtime::ObjectPtr> NamespacedCache::List() const {
 
 void NamespacedCache::Watch(runtime::Controller& controller, runtime::MapFunc map,
                             runtime::WatchOptions options) const {
+  if (named_) {
+    named_->Watch(controller, std::move(map), std::move(options));
+    return;
+  }
   for (runtime::Informer* informer : informers_) controller.Watch(*informer, map, options);
 }
 

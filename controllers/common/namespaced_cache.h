@@ -4,6 +4,7 @@
 // the chart then grants that kind there only and a cluster-wide watch would be refused. Readers
 // see one store either way.
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,17 @@
 #include "operator/runtime/manager.h"
 
 namespace rdmastack::controllers {
+
+// Objects read one name at a time (named_watches.h): no listing.
+class NamedObjects {
+ public:
+  virtual ~NamedObjects() = default;
+  // The object "ns/name"; nullptr when absent.
+  virtual runtime::ObjectPtr Get(const std::string& key) = 0;
+  // controller.Watch on every watch, those made later included.
+  virtual void Watch(runtime::Controller& controller, runtime::MapFunc map,
+                     runtime::WatchOptions options) = 0;
+};
 
 class NamespacedCache {
  public:
@@ -23,6 +35,8 @@ class NamespacedCache {
   // A store filled by the caller, covering every namespace, with nothing to watch: the seam for
   // tests that feed a reconciler's caches themselves.
   static NamespacedCache OfStore(const runtime::Store& store);
+  // Objects watched one name at a time, as they are asked for (List() is empty).
+  static NamespacedCache OfNamed(std::shared_ptr<NamedObjects> named);
 
   // The cached object "ns/name"; nullptr when absent or in a namespace not cached.
   runtime::ObjectPtr Get(const std::string& key) const;
@@ -39,6 +53,7 @@ class NamespacedCache {
   };
   std::vector<Part> parts_;
   std::vector<runtime::Informer*> informers_;  // what fills parts_ (none for OfStore)
+  std::shared_ptr<NamedObjects> named_;        // instead of parts_ (OfNamed)
 };
 
 // Open() for `type` with CachedInformer's selector and transform.

@@ -5,6 +5,7 @@
 // GPU nodes. The operator's --allow-image and --allow-backend-path flags (chart: tenancy.*) name
 // prefixes, optionally per namespace; with none given, anything is allowed (as before). Pure.
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,13 +20,24 @@ struct TenancyRule {
   std::string prefix;
 };
 
+// Host ports a pool's gateways may bind, inclusive.
+struct HostPortRange {
+  int32_t min = 1024;
+  int32_t max = 65535;
+};
+
 struct TenancyPolicy {
   std::vector<TenancyRule> images;         // empty: any image
   std::vector<TenancyRule> backend_paths;  // empty: any host path
   // The namespaces whose pools and profiles the operator serves; its RBAC for Secrets and for
   // what pools and profiles own (read and write) is granted there only, and it watches those kinds
-  // there only (NamespacedCache). Empty: every namespace, granted cluster-wide.
+  // there only (NamespacedCache). Empty: every namespace, which the chart grants only with
+  // tenancy.clusterWide (by default it passes the release namespace).
   std::vector<std::string> namespaces;
+  // What a pool or profile may take on a host (host_policy.h): its gateways' host ports, and
+  // whether its privileged pods may tolerate the control plane's taints.
+  HostPortRange host_ports;
+  bool allow_control_plane_tolerations = false;
 };
 
 // "[NAMESPACE=]PREFIX". An image prefix ends in '/', ':' or '@' (a registry, repository or

@@ -1,6 +1,7 @@
 #include "controllers/gatewaypool/gatewaypool_controllers.h"
 
 #include "controllers/common/cache_transforms.h"
+#include "controllers/common/named_watches.h"
 #include "controllers/common/render.h"
 #include "controllers/gatewaypool/compatibility_source.h"
 #include "controllers/gatewaypool/gateway_validator.h"
@@ -30,8 +31,8 @@ StatusOr<std::unique_ptr<GatewayPoolControllers>> GatewayPoolControllers::Create
   // Namespaced kinds: from the served namespaces only when the admin lists them.
   const std::vector<std::string>& served = options.render.node_pods.tenancy.namespaces;
   using controllers::CachedIn;
-  const controllers::NamespacedCache secrets =
-      CachedIn(manager, served, k8s::kinds::Secret(), "", controllers::SecretKeysOnly());
+  // Secrets by name only: those the pools name (named_watches.h).
+  const controllers::NamespacedCache secrets = controllers::SecretsByName(manager, served);
   const controllers::NamespacedCache daemonsets =
       CachedIn(manager, served, k8s::kinds::DaemonSet(), OwnedSelector());
   const controllers::NamespacedCache pods =

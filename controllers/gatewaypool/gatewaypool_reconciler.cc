@@ -14,6 +14,7 @@
 #include "controllers/common/reconcile_skeleton.h"
 #include "controllers/common/render.h"
 #include "controllers/gatewaypool/endpoints.h"
+#include "controllers/gatewaypool/pool_host_policy.h"
 #include "crds/types/json.h"
 #include "crds/types/kinds.h"
 #include "operator/k8s/api_error.h"
@@ -162,6 +163,12 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Pass(const k8s::JsonObject& obj
     in.decision.message = std::string(matrix.status().message());
   } else {
     in.decision = DecideTrack(pool.spec, **matrix);
+  }
+  // What the admin lets a pool take on a host: tolerations and the new track's host ports.
+  if (auto refused = CheckPoolHostPolicy(render_.node_pods.tenancy, pool.spec, in.decision.track)) {
+    in.decision.track.reset();
+    in.decision.reason = std::move(refused->reason);
+    in.decision.message = std::move(refused->message);
   }
   // What the admin allows: a refused image or host directory starts nothing (what serves stays).
   if (auto refused = NotAllowed(render_.node_pods.tenancy, pool)) {

@@ -34,8 +34,34 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 
 {{/*
-What the operator needs in a namespace that holds pools and profiles: granted cluster-wide, or with
-tenancy.namespaces only in those namespaces (operator-rbac.yaml).
+The namespaces the operator serves, one per line: tenancy.namespaces, or the release namespace
+when that is empty; nothing with tenancy.clusterWide (every namespace). The Deployment passes each
+as --tenant-namespace and operator-rbac.yaml grants the tenant rules in each, so the operator
+serves exactly what it is granted.
+*/}}
+{{- define "rdmastack.servedNamespaces" -}}
+{{- if not .Values.tenancy.clusterWide -}}
+{{- $ns := .Values.tenancy.namespaces | default (list .Release.Namespace) -}}
+{{- range $ns }}
+{{ . }}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Refuses tenancy settings that contradict each other, naming the values to change. */}}
+{{- define "rdmastack.checkTenancy" -}}
+{{- $t := .Values.tenancy -}}
+{{- if and $t.clusterWide $t.namespaces -}}
+{{- fail (printf "tenancy.clusterWide=true serves every namespace, but tenancy.namespaces also lists %s: set one of them (tenancy.namespaces={} for cluster-wide, or tenancy.clusterWide=false to serve only the listed namespaces)." (join ", " $t.namespaces)) -}}
+{{- end -}}
+{{- if gt (int $t.hostPorts.min) (int $t.hostPorts.max) -}}
+{{- fail (printf "tenancy.hostPorts.min (%v) is above tenancy.hostPorts.max (%v): no pool could bind any port. Set min <= max." $t.hostPorts.min $t.hostPorts.max) -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+What the operator needs in a namespace that holds pools and profiles: a Role in each served
+namespace, or with tenancy.clusterWide in the ClusterRole (operator-rbac.yaml).
 */}}
 {{- define "rdmastack.tenantRules" -}}
 # What pools and profiles own: gateway and client DaemonSets and pods, the pool's Service and

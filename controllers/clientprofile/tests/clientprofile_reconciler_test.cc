@@ -172,5 +172,44 @@ TEST_F(ClientProfileReconcilerTest, ANodeThatFailsItsChecksGivesItsClientUp) {
             "retiring");
 }
 
+// A toleration of the control plane's taints (controllers/common/host_policy.h) refuses the
+// profile with a condition and a Warning event; the clients it runs stay, with their node labels.
+TEST_F(ClientProfileReconcilerTest, AControlPlaneTolerationIsRefusedAndTheClientsStay) {
+  ASSERT_NO_FATAL_FAILURE(PutPoolAndProfile());
+  ASSERT_NO_FATAL_FAILURE(PutServingNode("gpu-a"));
+  for (const char* tolerations : {R"([{"operator": "Exists"}])",
+                                  R"([{"key": "nvidia.com/gpu", "operator": "Exists"},
+            {"key": "node-role.kubernetes.io/master", "operator": "Equal", "value": ""}])"}) {
+    k8s::JsonObject profile = *api_.Find(crd::kinds::ClientProfile(), kNs, kProfile);
+    ASSERT_TRUE(profile.Set({"spec", "tolerations"}, JsonText(tolerations)).ok());
+    (void)profile.Set({"status"}, JsonText("{}"));
+    ASSERT_TRUE(api_.Put(crd::kinds::ClientProfile(), profile).ok());
+    const size_t events_before = events_.events().size();
+
+    for (const Action& a : Reconcile()) {
+      EXPECT_NE(a.verb, "delete") << a.ToString();
+      EXPECT_NE(a.kind, "DaemonSet") << a.ToString() << ": nothing new is rendered";
+      EXPECT_NE(a.kind, "Node") << a.ToString() << ": the node keeps its client label";
+    }
+    auto parsed = crd::ParseResource<crd::ClientProfile>(
+        api_.Find(crd::kinds::ClientProfile(), kNs, kProfile)->value());
+    ASSERT_TRUE(parsed.ok() && parsed->status);
+    const crd::Condition* ready = controllers::FindCondition(parsed->status->conditions, kReady);
+    ASSERT_NE(ready, nullptr);
+    EXPECT_EQ(ready->status, crd::ConditionStatus::kFalse);
+    EXPECT_EQ(ready->reason, "ControlPlaneTolerationNotAllowed");
+    EXPECT_NE(ready->message.find("so its privileged pods could run on control-plane nodes"),
+              std::string::npos)
+        << ready->message;
+    const std::vector<std::string> events = events_.events();
+    EXPECT_NE(std::find(events.begin() + events_before, events.end(),
+                        "Warning ControlPlaneTolerationNotAllowed storage/kvcache-hostmem"),
+              events.end())
+        << ::testing::PrintToString(events);
+    EXPECT_EQ(api_.Find(k8s::kinds::Node(), "", "gpu-a")->Label(ClientNodeLabel(kNs, kProfile)),
+              kReadyValue);
+  }
+}
+
 }  // namespace
 }  // namespace rdmastack::clientprofile

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -392,6 +393,63 @@ TEST_F(GatewayPoolReconcilerTest, ADrainLastsDrainSecondsAfterTheApiServerAnswer
   clock_.Advance(std::chrono::seconds(1));
   Reconcile("kvcache");
   EXPECT_EQ(PhaseOf("stg-a"), "StopOld");
+}
+
+// The admin's host limits (controllers/common/host_policy.h, defaults here): a port below 1024 or
+// a toleration of the control plane refuses the edit with a condition and a Warning event, and the
+// gateways of the last accepted spec keep serving.
+TEST_F(GatewayPoolReconcilerTest, AnEditOutsideTheHostLimitsIsRefusedAndTheGatewaysKeepServing) {
+  ServeOnTwoNodes();
+  struct Edit {
+    std::vector<std::string> field;
+    std::string value, reason, says;
+  };
+  for (const Edit& e : std::vector<Edit>{
+           {{"s3", "port"}, "443", "HostPortNotAllowed", "s3.port 443 is outside"},
+           {{"rdma", "port"}, "1023", "HostPortNotAllowed", "rdma.port 1023 is outside"},
+           {{"tolerations"},
+            R"([{"operator": "Exists"}])",
+            "ControlPlaneTolerationNotAllowed",
+            "tolerations[0] {operator: Exists} tolerates every taint"},
+           {{"tolerations"},
+            R"([{"key": "node-role.kubernetes.io/control-plane", "operator": "Exists",
+                 "effect": "NoSchedule"}])",
+            "ControlPlaneTolerationNotAllowed",
+            "the control plane's taint"}}) {
+    k8s::JsonObject pool = *api_.Find(crd::kinds::GatewayPool(), kNs, "kvcache");
+    const k8s::JsonObject accepted = pool;
+    std::vector<std::string> path = {"spec"};
+    path.insert(path.end(), e.field.begin(), e.field.end());
+    ASSERT_TRUE(pool.Set(k8s::JsonPath(path), JsonText(e.value)).ok());
+    ASSERT_TRUE(api_.Put(crd::kinds::GatewayPool(), pool).ok());
+    const size_t events_before = events_.events().size();
+
+    const std::vector<Action> writes = Reconcile("kvcache");
+    for (const Action& a : writes) EXPECT_NE(a.kind, "DaemonSet") << e.value;
+    EXPECT_TRUE(api_.Find(k8s::kinds::DaemonSet(), kNs, DaemonSetName("kvcache", "v1")));
+    const crd::GatewayPoolStatus status = StatusOf("kvcache");
+    const crd::Condition* compatible =
+        controllers::FindCondition(status.conditions, kLibraryCompatible);
+    ASSERT_NE(compatible, nullptr);
+    EXPECT_EQ(compatible->reason, e.reason) << e.value;
+    EXPECT_NE(compatible->message.find(e.says), std::string::npos) << compatible->message;
+    const std::vector<std::string> events = events_.events();
+    ASSERT_GT(events.size(), events_before) << e.value;
+    EXPECT_NE(std::find(events.begin() + events_before, events.end(),
+                        "Warning " + e.reason + " storage/kvcache"),
+              events.end())
+        << ::testing::PrintToString(events);
+    EXPECT_EQ(status.node_counts->ready_of_selected, "2/2") << "still serving: " << e.value;
+
+    // Back to the accepted spec: served as before.
+    k8s::JsonObject back = *api_.Find(crd::kinds::GatewayPool(), kNs, "kvcache");
+    ASSERT_TRUE(back.Set({"spec"}, *accepted.Get({"spec"})).ok());
+    ASSERT_TRUE(api_.Put(crd::kinds::GatewayPool(), back).ok());
+    Reconcile("kvcache");
+    const crd::GatewayPoolStatus after = StatusOf("kvcache");
+    EXPECT_EQ(controllers::FindCondition(after.conditions, kLibraryCompatible)->reason,
+              "Compatible");
+  }
 }
 
 }  // namespace

@@ -103,7 +103,9 @@ class GatewayPoolBench : public ClusterWithCrdsTest {
                                   "--agent-namespace=" + ns_,
                                   "--agent-bind-address=127.0.0.1:0",
                                   "--agent-stale-ttl=2h",
-                                  "--node-label-grace=2h"};
+                                  "--node-label-grace=2h",
+                                  // The bench pool tolerates every taint (its nodes are kwok's).
+                                  "--allow-control-plane-tolerations"};
     args.insert(args.end(), extra.begin(), extra.end());
     operator_ = std::make_unique<OperatorProcess>("gwp-bench", args);
     identity_ = operator_->Identity();

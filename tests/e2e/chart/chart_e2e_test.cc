@@ -589,8 +589,16 @@ TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
   // it was used.
   std::set<Permission> used;
   std::vector<std::string> refused;
+  // The Secret informers select by name (fieldSelector metadata.name, which the API server
+  // records as the request's name): never a list or watch of a namespace's Secrets.
+  std::vector<std::string> secrets_unnamed;
+  std::set<std::string> secrets_watched;
   for (const AuditedWrite& r : ReadAuditedRequests()) {
     if (r.user != kOperatorUser || r.received < started || r.resource.empty()) continue;
+    if (r.resource == "secrets" && (r.verb == "list" || r.verb == "watch")) {
+      if (r.name.empty()) secrets_unnamed.push_back(r.verb + " " + r.namespace_);
+      if (r.verb == "watch") secrets_watched.insert(r.namespace_ + "/" + r.name);
+    }
     Permission p{r.api_group, r.resource, r.subresource, r.verb};
     if (r.code == 403) {
       refused.push_back(p.Name() + " " + r.namespace_ + "/" + r.name);
@@ -602,6 +610,11 @@ TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
       used.insert({p.group, p.resource, p.subresource, "create"});
   }
   EXPECT_TRUE(refused.empty()) << refused.size() << " refused, first: " << refused.front();
+  EXPECT_TRUE(secrets_unnamed.empty())
+      << secrets_unnamed.size() << " unselected, first: " << secrets_unnamed.front();
+  for (const char* name : {"kvcache-s3-root", "kvcache-gpudirect-s3-user"})
+    EXPECT_EQ(secrets_watched.count(ns_->name() + "/" + name), 1u)
+        << name << " " << ::testing::PrintToString(secrets_watched);
   ASSERT_FALSE(used.empty()) << "no request of " << kOperatorUser << " in the audit log";
   std::set<Permission> granted;
   for (const std::string& ns : {ns_->name(), std::string(kReleaseNamespace)}) {
@@ -635,6 +648,157 @@ TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
   EXPECT_EQ(Get({"get", "crd", "gatewaypools.rdmastack.io", "-o", "name"}),
             "customresourcedefinition.apiextensions.k8s.io/gatewaypools.rdmastack.io\n");
   env_->Kubectl({"delete", "namespace", kReleaseNamespace, "--wait=false"});
+}
+
+// `kubectl auth can-i VERB RESOURCE` as the operator's ServiceAccount, through the API server's
+// RBAC authorizer: "yes" or "no". `ns` "" asks for every namespace (-A).
+std::string CanI(const ClusterEnv& env, const std::string& verb, const std::string& resource,
+                 const std::string& ns) {
+  std::vector<std::string> args = {"auth", "can-i", verb, resource,
+                                   "--as=" + std::string(kOperatorUser)};
+  if (ns.empty()) {
+    args.push_back("--all-namespaces");
+  } else {
+    args.insert(args.end(), {"-n", ns});
+  }
+  CommandResult r = env.Kubectl(args);
+  return r.out.substr(0, r.out.find('\n'));
+}
+
+// Least privilege is the default: `helm install` with no values serves the release namespace
+// alone, so the operator can write no Secret and no DaemonSet, nor delete a pod, anywhere else
+// (kube-system included); cluster-wide operation is the admin's explicit opt-in
+// (tenancy.clusterWide), which NOTES.txt says. The admission policy holds the operator's pod writes
+// to the hub label of its own pods and to gateway pods in both. Answers from the real RBAC
+// authorizer and admission chain; nothing here needs a node.
+TEST_F(ChartE2eTest, DefaultInstallGrantsNothingOutsideTheNamespacesItServes) {
+  RDMASTACK_REQUIRE_CLUSTER(env);
+  TestNamespace other(*env_, "tenant");
+  Install({});
+  if (HasFatalFailure()) return;
+  EXPECT_NE(notes_.find("serves GatewayPools and ClientProfiles in: rdmastack-system\n"),
+            std::string::npos)
+      << notes_;
+  EXPECT_EQ(notes_.find("CLUSTER-WIDE"), std::string::npos) << notes_;
+  const std::string args = Get({"get", "deploy", "rdmastack-operator", "-n", kReleaseNamespace,
+                                "-o", "jsonpath={.spec.template.spec.containers[0].args}"});
+  EXPECT_NE(args.find("\"--tenant-namespace=rdmastack-system\""), std::string::npos) << args;
+  EXPECT_NE(args.find("\"--host-port-range=1024-65535\""), std::string::npos) << args;
+  EXPECT_EQ(args.find("--allow-control-plane-tolerations"), std::string::npos) << args;
+
+  // Every namespaced kind the tenant rules cover, every write verb and the reads of Secrets: no
+  // outside the served namespace, whichever form the question takes.
+  const std::vector<std::pair<std::string, std::string>> outside_forms = {
+      {"update", "secrets"},
+      {"create", "secrets"},
+      {"patch", "secrets"},
+      {"delete", "secrets"},
+      {"get", "secrets"},
+      {"list", "secrets"},
+      {"watch", "secrets"},
+      {"create", "daemonsets.apps"},
+      {"patch", "daemonsets.apps"},
+      {"update", "daemonsets.apps"},
+      {"delete", "daemonsets.apps"},
+      {"delete", "pods"},
+      {"create", "pods"},
+      {"patch", "pods"},
+      {"list", "pods"},
+      {"create", "configmaps"},
+      {"delete", "services"},
+      {"create", "endpointslices.discovery.k8s.io"},
+      {"create", "roles.rbac.authorization.k8s.io"},
+      {"create", "rolebindings.rbac.authorization.k8s.io"}};
+  for (const std::string& ns : {std::string("kube-system"), std::string("default"), other.name()}) {
+    for (const auto& [verb, resource] : outside_forms)
+      EXPECT_EQ(CanI(*env_, verb, resource, ns), "no") << verb << " " << resource << " -n " << ns;
+  }
+  for (const auto& [verb, resource] :
+       std::vector<std::pair<std::string, std::string>>{{"list", "secrets"},
+                                                        {"watch", "secrets"},
+                                                        {"update", "secrets"},
+                                                        {"create", "daemonsets.apps"},
+                                                        {"delete", "pods"},
+                                                        {"list", "pods"},
+                                                        {"list", "daemonsets.apps"}})
+    EXPECT_EQ(CanI(*env_, verb, resource, ""), "no") << verb << " " << resource << " -A";
+  for (const auto& [verb, resource] : std::vector<std::pair<std::string, std::string>>{
+           {"create", "clusterrolebindings.rbac.authorization.k8s.io"},
+           {"escalate", "clusterroles.rbac.authorization.k8s.io"},
+           {"impersonate", "serviceaccounts"},
+           {"create", "serviceaccounts/token"},
+           {"update", "validatingadmissionpolicies.admissionregistration.k8s.io"},
+           {"delete", "validatingadmissionpolicybindings.admissionregistration.k8s.io"},
+           {"update", "mutatingwebhookconfigurations.admissionregistration.k8s.io"},
+           {"delete", "nodes"}})
+    EXPECT_EQ(CanI(*env_, verb, resource, kReleaseNamespace), "no") << verb << " " << resource;
+  // Where it serves (the release namespace), the tenant rules.
+  for (const auto& [verb, resource] :
+       std::vector<std::pair<std::string, std::string>>{{"list", "secrets"},
+                                                        {"create", "secrets"},
+                                                        {"create", "daemonsets.apps"},
+                                                        {"delete", "pods"},
+                                                        {"patch", "pods"}})
+    EXPECT_EQ(CanI(*env_, verb, resource, kReleaseNamespace), "yes") << verb << " " << resource;
+
+  // RBAC grants patch and delete of pods there; the admission policy narrows them to what the
+  // operator does: the hub label of its own pods, and gateway pods. Dry runs go through admission
+  // and change nothing.
+  const std::vector<std::string> pods = OperatorPods();
+  ASSERT_FALSE(pods.empty());
+  const std::string as = "--as=" + std::string(kOperatorUser);
+  const auto as_operator = [&](std::vector<std::string> args) {
+    args.insert(args.end(), {"-n", kReleaseNamespace, as, "--dry-run=server"});
+    CommandResult r = env_->Kubectl(args);
+    return std::to_string(r.exit_code) + " " + r.out + r.err;
+  };
+  EXPECT_EQ(as_operator({"label", "pod", pods[0], "rdmastack.io/agent-hub=serving", "--overwrite"})
+                .substr(0, 2),
+            "0 ");
+  for (const std::vector<std::string>& write : std::vector<std::vector<std::string>>{
+           {"label", "pod", pods[0], "app.kubernetes.io/name=other", "--overwrite"},
+           {"label", "pod", pods[0], "rdmastack.io/agent-hub=elsewhere", "--overwrite"},
+           {"label", "pod", pods[0], "extra=1"},
+           {"annotate", "pod", pods[0], "extra=1"},
+           {"patch", "pod", pods[0], "--type=json", "-p",
+            R"([{"op":"replace","path":"/spec/activeDeadlineSeconds","value":1}])"},
+           {"delete", "pod", pods[0]}}) {
+    const std::string answer = as_operator(write);
+    EXPECT_NE(answer.find("the rdmastack operator may "), std::string::npos)
+        << ::testing::PrintToString(write) << ": " << answer;
+  }
+
+  // The opt-in: every namespace, said at upgrade time too; the policy still holds the pod writes.
+  CommandResult up = Helm({"upgrade", kRelease, SourcePath("charts/rdmastack"), "--reuse-values",
+                           "--set", "tenancy.clusterWide=true", "--wait", "--timeout=180s"});
+  ASSERT_EQ(up.exit_code, 0) << up.out << up.err << OperatorLog();
+  EXPECT_NE(up.out.find("CLUSTER-WIDE (tenancy.clusterWide=true)"), std::string::npos) << up.out;
+  for (const std::string& ns : {std::string("kube-system"), other.name()}) {
+    for (const auto& [verb, resource] : std::vector<std::pair<std::string, std::string>>{
+             {"update", "secrets"}, {"create", "daemonsets.apps"}, {"delete", "pods"}})
+      EXPECT_EQ(CanI(*env_, verb, resource, ns), "yes") << verb << " " << resource << " -n " << ns;
+  }
+  EXPECT_EQ(CanI(*env_, "list", "secrets", ""), "yes");
+  EXPECT_EQ(Get({"get", "deploy", "rdmastack-operator", "-n", kReleaseNamespace, "-o",
+                 "jsonpath={.spec.template.spec.containers[0].args}"})
+                .find("--tenant-namespace"),
+            std::string::npos);
+  other.Apply(
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: bystander}\nspec:\n  containers: [{name: c, "
+      "image: rdmastack.invalid/x}]\n");
+  CommandResult del =
+      env_->Kubectl({"delete", "pod", "bystander", "-n", other.name(), as, "--dry-run=server"});
+  EXPECT_NE((del.out + del.err).find("may delete only gateway pods"), std::string::npos)
+      << del.exit_code << " " << del.out << del.err;
+  // Both at once are refused with the values to change.
+  CommandResult both = Helm({"upgrade", kRelease, SourcePath("charts/rdmastack"), "--reuse-values",
+                             "--set", "tenancy.namespaces={" + other.name() + "}"});
+  EXPECT_NE(both.exit_code, 0);
+  EXPECT_NE(both.err.find("tenancy.clusterWide=true serves every namespace, but "
+                          "tenancy.namespaces also lists " +
+                          other.name()),
+            std::string::npos)
+      << both.err;
 }
 
 }  // namespace
