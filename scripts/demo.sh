@@ -35,11 +35,35 @@ kubectl() { scripts/cluster.sh kubectl "$@"; }
 rdmastack() { build/bin/kubectl-rdmastack --kubeconfig "$(scripts/cluster.sh kubeconfig)" "$@"; }
 kubectl get nodes -o wide
 
-step "helm install rdmastack charts/rdmastack (CRDs, ServiceAccounts, least-privilege RBAC, operator Deployment)"
+step "helm install rdmastack charts/rdmastack by digest (CRDs, ServiceAccounts, least-privilege RBAC, operator Deployment)"
 # The chart's default values, plus tests/harness/chart/simulated-nodes.yaml: the label that hands
-# the chart's pods to the simulated nodes, and the fixture's recorded probes for the agents.
+# the chart's pods to the simulated nodes, and the fixture's recorded probes for the agents. The
+# operator serves the namespace `demo` only (tenancy.namespaces; the chart grants its Secrets and
+# writes there by a Role, so the namespace exists first).
+kubectl get namespace demo >/dev/null 2>&1 || kubectl create namespace demo >/dev/null
+# By digest: build/images/digests.yaml has the manifest digests scripts/images.sh printed
+# (cluster.sh up ran it), so the operator, agent and client run as
+# <registry>/<component>@sha256:..., which a simulated node resolves only to the archive whose
+# manifest has exactly those bytes.
+digests=build/images/digests.yaml
+[[ -f "$digests" ]] || die "$digests not found; scripts/images.sh writes it"
+sed -n 's/^    /  /p' "$digests"
+# The compatibility data with the sha256 of the library files the library images ship (the
+# harness's fake libcuobj* builds), as the operator's ConfigMap: every gateway and client checks
+# the bytes it loads (LibraryDigestMismatch otherwise).
+kubectl get namespace rdmastack-system >/dev/null 2>&1 || kubectl create namespace rdmastack-system >/dev/null
+tests/images/pinned_compatibility.sh --build-dir build >build/pinned-compatibility.yaml
+kubectl create configmap rdmastack-compatibility -n rdmastack-system --dry-run=client -o yaml \
+  --from-file=compatibility.yaml=build/pinned-compatibility.yaml | kubectl apply -f - >/dev/null
+grep -B1 'sha256:' build/pinned-compatibility.yaml | grep -v '^--'
 "$RDMASTACK_HELM" --kubeconfig "$(scripts/cluster.sh kubeconfig)" install rdmastack charts/rdmastack \
-  -n rdmastack-system --create-namespace -f tests/harness/chart/simulated-nodes.yaml --wait --timeout=180s
+  -n rdmastack-system --create-namespace -f tests/harness/chart/simulated-nodes.yaml \
+  -f "$digests" --set operator.compatibilityConfigMap=rdmastack-system/rdmastack-compatibility \
+  --set 'tenancy.namespaces={demo}' --wait --timeout=180s
+echo "the operator's image, and the agent's and client's it deploys:"
+kubectl get deploy rdmastack-operator -n rdmastack-system \
+  -o jsonpath='{.spec.template.spec.containers[0].image}{"\n"}{range .spec.template.spec.containers[0].args[*]}{@}{"\n"}{end}' |
+  grep -E '^[^-].*@sha256:|^--(agent|client)-image=.*@sha256:'
 kubectl get crd -l '!nothing' -o name | grep rdmastack.io
 kubectl get sa,role,lease,secret,configmap,svc -n rdmastack-system -l app.kubernetes.io/instance=rdmastack
 kubectl wait --for=condition=Established crd/gatewaypools.rdmastack.io crd/clientprofiles.rdmastack.io \
@@ -74,6 +98,13 @@ kubectl wait --for=condition=Reporting rnode --all --timeout=60s >/dev/null
 echo
 echo '$ kubectl rdmastack status'
 rdmastack status
+echo
+echo "Each gateway checked its libcuobjserver's bytes and each client its libcuobjclient's against the"
+echo "pinned sha256 before loading or installing them (a library of other bytes: LibraryDigestMismatch):"
+kubectl get ds -n demo -o jsonpath='{range .items[*]}{.metadata.name}{" "}{.spec.template.spec.containers[0].env[?(@.name=="RDMASTACK_GW_SERVER_LIB_SHA256")].value}{" "}{.spec.template.spec.containers[0].args}{"\n"}{end}' |
+  sed -E 's/ \[.*"(libcuobjclient[^"]*)".*/ \1/; s/ \[.*//' | awk 'NF > 1 { printf "  %-36s %s\n", $1, $2 }' | tee "$logs/pins.txt"
+grep -q 'gateway.* [0-9a-f]\{64\}$' "$logs/pins.txt" && grep -q 'libcuobjclient.so.*=[0-9a-f]\{64\}$' "$logs/pins.txt" ||
+  die "the gateways and clients were not given the pinned library digests"
 echo
 echo "Every pod of the operator, the agents, the gateways and the clients runs its image, started by runc"
 echo "on its node from the OCI archive (the gateways' vgwrdma images are built FROM the gateway image):"

@@ -7,6 +7,10 @@
 # writes DIR/images/<component>.oci.tar (image ghcr.io/rdmastack/<component>:<project version>, the
 # chart's default image.registry; RDMASTACK_IMAGE_REGISTRY changes it), for
 # component = operator, agent, gateway, client; DIR defaults to build/ (the dev preset's tree).
+# Each image's manifest digest is printed and written to DIR/images/<component>.digest
+# (sha256:<hex>), and DIR/images/digests.yaml is a values file for the chart with the digests of
+# the operator, agent and client (`helm install -f build/images/digests.yaml`: the chart then
+# deploys them as <registry>/<component>@sha256:..., docs/images.md "Digests").
 #
 # An image is two layers: a base with only the Debian packages its binary needs at run time (the
 # owners of the shared libraries ldd resolves, found with dpkg -S, plus what the binary loads or
@@ -404,7 +408,8 @@ build_image() { # component
   if [[ -f "$archive" && -f "$archive.inputs" ]] &&
     grep -qx "inputs $inputs" "$archive.inputs" &&
     grep -qx "archive-sha256 $(sha256 "$archive")" "$archive.inputs"; then
-    printf '%-36s %-10s cached (inputs unchanged)  %s\n' "$name" "$(mib "$archive")" "${archive#"$ROOT_DIR"/}"
+    record_digest "$c" "$archive"
+    printf '%-36s %-10s cached (inputs unchanged)  %s  %s\n' "$name" "$(mib "$archive")" "${archive#"$ROOT_DIR"/}" "$(<"$OUT/$c.digest")"
     return 0
   fi
 
@@ -439,7 +444,35 @@ build_image() { # component
     echo "base $base"
     echo "revision $REVISION"
   } >"$archive.inputs"
-  printf '%-36s %-10s built in %ds  %s\n' "$name" "$(mib "$archive")" "$((SECONDS - t0))" "${archive#"$ROOT_DIR"/}"
+  record_digest "$c" "$archive"
+  printf '%-36s %-10s built in %ds  %s  %s\n' "$name" "$(mib "$archive")" "$((SECONDS - t0))" "${archive#"$ROOT_DIR"/}" "$(<"$OUT/$c.digest")"
+}
+
+# The manifest digest of an archive (its index.json names the one manifest) into
+# OUT/<component>.digest. It is what a registry and a runtime call the image: the sha256 of the
+# manifest's bytes, which name the config's and every layer's digest in turn.
+record_digest() { # component archive
+  local digest
+  digest="$(tar -xOf "$2" index.json | grep -o '"digest": *"sha256:[0-9a-f]\{64\}"' | grep -o 'sha256:[0-9a-f]*')" ||
+    die "$2: index.json names no sha256 manifest digest"
+  [[ "$(wc -l <<<"$digest")" == 1 ]] || die "$2: index.json names more than one manifest"
+  echo "$digest" >"$OUT/$1.digest"
+}
+
+# OUT/digests.yaml: the chart values that deploy the images of this build by digest. Components
+# not built yet (no .digest) are left out; the chart then uses the tag for them.
+write_digest_values() {
+  local c tmp="$OUT/digests.yaml.tmp"
+  {
+    echo "# Written by scripts/images.sh: the manifest digests of the images in $OUT."
+    echo "# helm install ... -f $OUT/digests.yaml deploys them by digest (docs/images.md)."
+    echo "image:"
+    echo "  digests:"
+    for c in operator agent client; do
+      if [[ -f "$OUT/$c.digest" ]]; then echo "    $c: $(<"$OUT/$c.digest")"; fi
+    done
+  } >"$tmp"
+  mv "$tmp" "$OUT/digests.yaml"
 }
 
 CONTAINERS=()
@@ -453,3 +486,5 @@ trap cleanup EXIT
 for c in "${COMPONENTS[@]}"; do
   build_image "$c"
 done
+write_digest_values
+log "digests: $OUT/<component>.digest; chart values: $OUT/digests.yaml"

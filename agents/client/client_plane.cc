@@ -34,7 +34,9 @@ std::string DescribePlan(const NodePlan& plan) {
 }  // namespace
 
 ClientPlane::ClientPlane(RunOptions options, PlaneDeps deps)
-    : options_(std::move(options)), deps_(std::move(deps)), installer_(options_.install_dir) {}
+    : options_(std::move(options)),
+      deps_(std::move(deps)),
+      installer_(options_.install_dir, options_.library_budget) {}
 
 agent::NodeFacts ClientPlane::Probe() {
   auto prober = deps_.make_prober();
@@ -91,6 +93,12 @@ void ClientPlane::MaybeLoadPeerMem(agent::NodeFacts* facts, NodePlan* plan) {
 
 Status ClientPlane::Install(const NodePlan& plan, const PoolEndpoints& pool) {
   library_refused_ = false;
+  // The library image is judged before anything is written: a refused one installs nothing.
+  StatusOr<std::optional<LibraryPlan>> library = installer_.PlanLibraries(options_.library_dir);
+  if (!library.ok()) {
+    library_refused_ = library.status().code() == StatusCode::kFailedPrecondition;
+    return library.status();
+  }
   RDMASTACK_RETURN_IF_ERROR(installer_.Prepare());
   const ClientConfig config =
       MakeClientConfig(plan, pool, options_.profile, options_.host_install_dir);
@@ -100,11 +108,9 @@ Status ClientPlane::Install(const NodePlan& plan, const PoolEndpoints& pool) {
     spdlog::info("config: wrote {} in {} ({}, {} endpoints, first {})", Join(written),
                  installer_.dir(), DescribePlan(plan), pool.endpoints.size(), pool.Urls().front());
   }
-  StatusOr<std::vector<std::string>> libs = installer_.SyncLibraries(options_.library_dir);
-  if (!libs.ok()) {
-    library_refused_ = libs.status().code() == StatusCode::kFailedPrecondition;
-    return libs.status();
-  }
+  if (!*library) return OkStatus();
+  StatusOr<std::vector<std::string>> libs = installer_.InstallLibraries(**library);
+  if (!libs.ok()) return libs.status();
   if (!libs->empty()) {
     spdlog::info("config: {} from {} into {}", Join(*libs), options_.library_dir, installer_.dir());
   }

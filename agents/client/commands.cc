@@ -93,6 +93,16 @@ int RunCommand(const std::vector<std::string>& args) {
   }
   spdlog::info("device probes: {}",
                agent::DescribeProbeSource(o.root, o.probes_file, o.live_probes));
+  // The library directory is filled once by the init container and does not change while the pod
+  // lives: a refused image stays refused, so the client stops before it writes anything and says
+  // why on its last line, which the operator reads from the container's termination message
+  // (FallbackToLogsOnError) into the profile's LibraryRefused condition.
+  if (auto library = Installer(o.install_dir, o.library_budget).PlanLibraries(o.library_dir);
+      !library.ok() && library.status().code() == StatusCode::kFailedPrecondition) {
+    spdlog::default_logger()->flush();
+    std::fprintf(stderr, "%s: %s\n", kReasonLibraryRefused, library.status().message().c_str());
+    return 3;
+  }
 
   const sigset_t set = BlockStopSignals();
   s3::BeastHttpTransport http;

@@ -6,253 +6,192 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <optional>
 #include <set>
-
-#include "base/atomic_file.h"
-#include "lib/elf/elf_dynamic.h"
-#include "node/probe/host_root.h"
 
 namespace rdmastack::client {
 namespace {
 
-namespace fs = std::filesystem;
+// What lies on disk is at most what we wrote; a bigger file was not ours and is rewritten.
+constexpr size_t kMaxRenderedFileBytes = 1 << 20;
 
-std::string Join(const std::string& dir, const std::string& name) {
-  return dir == "/" ? "/" + name : dir + "/" + name;
-}
-
-std::optional<std::string> ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return std::nullopt;
-  return out;
-}
-
-std::optional<struct stat> Lstat(const std::string& path) {
-  struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) return std::nullopt;
-  return st;
-}
-
-bool SameBytes(const std::string& a, const std::string& b) {
-  std::ifstream fa(a, std::ios::binary), fb(b, std::ios::binary);
-  if (!fa || !fb) return false;
+// Equal bytes over `size`, read from both descriptors.
+bool SameBytes(int a, int b, uint64_t size) {
   char ba[65536], bb[65536];
-  while (true) {
-    fa.read(ba, sizeof ba);
-    fb.read(bb, sizeof bb);
-    if (fa.gcount() != fb.gcount()) return false;
-    if (fa.gcount() == 0) return fa.eof() && fb.eof();
-    if (std::memcmp(ba, bb, static_cast<size_t>(fa.gcount())) != 0) return false;
+  for (uint64_t off = 0; off < size;) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(sizeof ba, size - off));
+    const ssize_t na = ::pread(a, ba, want, static_cast<off_t>(off));
+    const ssize_t nb = ::pread(b, bb, want, static_cast<off_t>(off));
+    if (na <= 0 || na != nb || std::memcmp(ba, bb, static_cast<size_t>(na)) != 0) return false;
+    off += static_cast<uint64_t>(na);
   }
+  return true;
 }
 
-// A symlink made beside the target and renamed over it: readers see the old or the new link.
-Status LinkAtomically(const std::string& target, const std::string& path) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  ::unlink(tmp.c_str());
-  if (::symlink(target.c_str(), tmp.c_str()) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string err = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    return UnavailableError("cannot link " + path + " -> " + target + ": " + err);
-  }
-  return OkStatus();
-}
-
-// The library directory as it should appear in lib/: name -> symlink target ("" = a copy).
-struct WantedEntry {
-  std::string source;       // copy: the file to copy
-  std::string link_target;  // link: the relative target
-};
-
-// glibc's version order ("so.1.10" after "so.1.9"): the newest file wins a SONAME.
-bool NewerVersion(const std::string& a, const std::string& b) {
-  return ::strverscmp(a.c_str(), b.c_str()) > 0;
-}
-
-// Sorted entry names of a directory; NotFound when it does not exist.
-StatusOr<std::vector<std::string>> ListNames(const std::string& dir) {
-  return agent::HostRoot(dir).ListDir("");
+// The install directory's parent and its last component, for opening and for rmdir.
+std::pair<std::string, std::string> SplitDir(const std::string& dir) {
+  const std::filesystem::path p = std::filesystem::path(dir).lexically_normal();
+  return {p.parent_path().string(), p.filename().string()};
 }
 
 }  // namespace
 
+Installer::FileSig Installer::Sig(const struct stat& st) {
+  return FileSig{static_cast<uint64_t>(st.st_size),
+                 static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec,
+                 static_cast<uint64_t>(st.st_ino)};
+}
+
 Status Installer::Prepare() {
-  std::error_code ec;
-  for (const std::string& d : {dir_, Join(dir_, kLogDir)}) {
-    fs::create_directories(d, ec);
-    if (ec) return PermissionDeniedError("cannot create " + d + ": " + ec.message());
-  }
-  return OkStatus();
+  RDMASTACK_ASSIGN_OR_RETURN(HostDir dir, HostDir::Open(dir_, /*create=*/true));
+  return dir.OpenChild(kLogDir, /*create=*/true).status();
 }
 
 StatusOr<std::vector<std::string>> Installer::WriteFiles(const std::vector<RenderedFile>& files) {
+  RDMASTACK_ASSIGN_OR_RETURN(HostDir dir, HostDir::Open(dir_, /*create=*/true));
   std::vector<std::string> written;
   for (const RenderedFile& f : files) {
-    const std::string path = Join(dir_, f.name);
-    if (std::optional<std::string> now = ReadAll(path); now && *now == f.content) continue;
-    RDMASTACK_RETURN_IF_ERROR(WriteFileAtomically(path, f.content));
+    StatusOr<std::string> now = dir.ReadFile(f.name, kMaxRenderedFileBytes);
+    if (now.ok() && *now == f.content) continue;
+    RDMASTACK_RETURN_IF_ERROR(dir.WriteFile(f.name, f.content, 0644));
     written.push_back(f.name);
   }
   return written;
 }
 
-Status Installer::CopyIfChanged(const std::string& source, const std::string& name, bool* copied) {
-  *copied = false;
-  const std::string dest = Join(Join(dir_, kLibDir), name);
-  auto sig = [](const struct stat& st) {
-    return FileSig{static_cast<uint64_t>(st.st_size),
-                   static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec,
-                   static_cast<uint64_t>(st.st_ino)};
-  };
-  struct stat src {};
-  if (::stat(source.c_str(), &src) != 0) {
-    return UnavailableError("cannot read " + source + ": " + std::strerror(errno));
+StatusOr<std::optional<LibraryPlan>> Installer::PlanLibraries(
+    const std::string& library_dir) const {
+  StatusOr<HostDir> source = HostDir::Open(library_dir, /*create=*/false);
+  if (!source.ok() && source.status().code() == StatusCode::kNotFound) {
+    return std::optional<LibraryPlan>();
   }
-  std::optional<struct stat> dst = Lstat(dest);
-  if (dst && S_ISREG(dst->st_mode) && dst->st_size == src.st_size) {
-    auto known = copies_.find(name);
-    if (known != copies_.end() && known->second.source == sig(src) &&
-        known->second.copy == sig(*dst)) {
-      return OkStatus();
-    }
-    if (SameBytes(source, dest)) {
-      copies_[name] = {sig(src), sig(*dst)};
-      return OkStatus();
-    }
-  }
-  const std::string tmp = dest + ".tmp." + std::to_string(::getpid());
-  std::error_code ec;
-  fs::copy_file(source, tmp, fs::copy_options::overwrite_existing, ec);
-  if (ec || ::rename(tmp.c_str(), dest.c_str()) != 0) {
-    const std::string err = ec ? ec.message() : std::strerror(errno);
-    ::unlink(tmp.c_str());
-    return UnavailableError("cannot copy " + source + " to " + dest + ": " + err);
-  }
-  *copied = true;
-  if (std::optional<struct stat> now = Lstat(dest)) copies_[name] = {sig(src), sig(*now)};
-  return OkStatus();
+  if (!source.ok()) return source.status();
+  RDMASTACK_ASSIGN_OR_RETURN(LibraryPlan plan, PlanLibrary(*source, budget_));
+  return std::optional<LibraryPlan>(std::move(plan));
 }
 
-StatusOr<std::vector<std::string>> Installer::SyncLibraries(const std::string& library_dir) {
-  std::vector<std::string> changes;
-  StatusOr<std::vector<std::string>> names = ListNames(library_dir);
-  if (!names.ok() && names.status().code() == StatusCode::kNotFound) return changes;
-  if (!names.ok()) return names.status();
-  std::error_code ec;
-  std::map<std::string, WantedEntry> wanted;
-  std::string refused;
-  for (const std::string& name : *names) {
-    const std::string path = Join(library_dir, name);
-    std::optional<struct stat> st = Lstat(path);
-    if (!st) continue;
-    if (S_ISLNK(st->st_mode)) {
-      // The image is the profile author's choice and the node's root is at /host: a link may only
-      // name a file beside it (which also keeps working on the host). Following any other would
-      // copy node files (kubelet keys, other pods' secrets) into every labelled pod's mount.
-      const std::string target = fs::read_symlink(path, ec).string();
-      if (!ec && !target.empty() && target.find('/') == std::string::npos && target != "." &&
-          target != "..") {
-        wanted[name] = {"", target};
-      } else {
-        refused += (refused.empty() ? "" : ", ") + name + " -> " + target;
-      }
-      continue;
+StatusOr<bool> Installer::CopyIfChanged(const HostDir& lib, const PlannedFile& file) {
+  const struct stat& src = file.file.st;
+  StatusOr<OpenedFile> dest = lib.OpenRegular(file.name);
+  if (dest.ok() && dest->st.st_size == src.st_size && (dest->st.st_mode & 07777) == file.mode) {
+    auto known = copies_.find(file.name);
+    if (known != copies_.end() && known->second.source == Sig(src) &&
+        known->second.copy == Sig(dest->st)) {
+      return false;
     }
-    // Regular files only (lstat: never through a link); directories, fifos, devices are left out.
-    if (S_ISREG(st->st_mode)) wanted[name] = {path, ""};
+    if (SameBytes(file.file.fd.get(), dest->fd.get(), static_cast<uint64_t>(src.st_size))) {
+      copies_[file.name] = {Sig(src), Sig(dest->st)};
+      return false;
+    }
   }
-  if (!refused.empty()) {
-    return FailedPreconditionError(
-        "the library image has links that leave it (" + refused +
-        "); a link in it may only name a file beside it. Nothing from the image is installed; "
-        "what was installed before stays. Fix the image clientLibrary.image names");
+  RDMASTACK_RETURN_IF_ERROR(
+      lib.CopyFile(file.name, file.file.fd.get(), static_cast<uint64_t>(src.st_size), file.mode));
+  if (StatusOr<struct stat> now = lib.Lstat(file.name); now.ok()) {
+    copies_[file.name] = {Sig(src), Sig(*now)};
   }
-  // Applications link the SONAME (libcuobjclient.so.1); an image may ship only the full version.
-  std::map<std::string, std::string> soname_owner;
-  for (const auto& [name, w] : wanted) {
-    if (w.source.empty()) continue;
-    auto elf = gateway::ReadElfDynamicNamesFromFile(w.source);
-    if (!elf.ok() || elf->soname.empty() || elf->soname == name) continue;
-    std::string& owner = soname_owner[elf->soname];
-    if (owner.empty() || NewerVersion(name, owner)) owner = name;
-  }
-  for (const auto& [soname, owner] : soname_owner) {
-    if (wanted.count(soname) == 0) wanted[soname] = {"", owner};
-  }
+  return true;
+}
 
-  const std::string lib = Join(dir_, kLibDir);
-  fs::create_directories(lib, ec);
-  if (ec) return PermissionDeniedError("cannot create " + lib + ": " + ec.message());
+StatusOr<std::vector<std::string>> Installer::InstallLibraries(const LibraryPlan& plan) {
+  RDMASTACK_ASSIGN_OR_RETURN(HostDir dir, HostDir::Open(dir_, /*create=*/true));
+  RDMASTACK_ASSIGN_OR_RETURN(HostDir lib, dir.OpenChild(kLibDir, /*create=*/true));
   const std::string shown = std::string(kLibDir) + "/";
-  for (const auto& [name, w] : wanted) {
-    const std::string dest = Join(lib, name);
-    if (w.source.empty()) {
-      std::optional<struct stat> st = Lstat(dest);
-      if (st && S_ISLNK(st->st_mode) && fs::read_symlink(dest, ec).string() == w.link_target) {
-        continue;
+  std::vector<std::string> changes;
+  // In name order, links and files together, as the changes are reported.
+  std::map<std::string, const PlannedFile*> files;
+  for (const PlannedFile& f : plan.files) files[f.name] = &f;
+  std::set<std::string> names;
+  for (const auto& [n, _] : files) names.insert(n);
+  for (const auto& [n, _] : plan.links) names.insert(n);
+  for (const std::string& name : names) {
+    if (auto link = plan.links.find(name); link != plan.links.end()) {
+      StatusOr<struct stat> st = lib.Lstat(name);
+      if (st.ok() && S_ISLNK(st->st_mode)) {
+        StatusOr<std::string> target = lib.ReadLink(name);
+        if (target.ok() && *target == link->second) continue;
       }
-      RDMASTACK_RETURN_IF_ERROR(LinkAtomically(w.link_target, dest));
-      changes.push_back("linked " + shown + name + " -> " + w.link_target);
+      RDMASTACK_RETURN_IF_ERROR(lib.Symlink(name, link->second));
+      changes.push_back("linked " + shown + name + " -> " + link->second);
       continue;
     }
-    bool copied = false;
-    RDMASTACK_RETURN_IF_ERROR(CopyIfChanged(w.source, name, &copied));
+    RDMASTACK_ASSIGN_OR_RETURN(bool copied, CopyIfChanged(lib, *files.at(name)));
     if (copied) changes.push_back("copied " + shown + name);
   }
-  RDMASTACK_ASSIGN_OR_RETURN(std::vector<std::string> present, ListNames(lib));
+  RDMASTACK_ASSIGN_OR_RETURN(std::vector<std::string> present, lib.List());
   for (const std::string& name : present) {
-    if (wanted.count(name) != 0) continue;
-    fs::remove_all(Join(lib, name), ec);
+    if (names.count(name) != 0) continue;
+    // Names in lib/ are ours or an interrupted writer's; a stranger's odd name is shown escaped.
+    StatusOr<bool> removed = CheckPlainName(name).ok()
+                                 ? lib.RemoveTree(name)
+                                 : StatusOr<bool>(InvalidArgumentError("not a plain name"));
     copies_.erase(name);
-    changes.push_back(ec ? "cannot remove " + shown + name + ": " + ec.message()
-                         : "removed " + shown + name);
+    if (!removed.ok() && name.compare(0, kHostTempPrefix.size(), kHostTempPrefix) == 0) continue;
+    changes.push_back(removed.ok() ? "removed " + shown + ShowName(name)
+                                   : "cannot remove " + shown + ShowName(name) + ": " +
+                                         removed.status().message());
+  }
+  if (StatusOr<std::vector<std::string>> tmp = lib.RemoveTemporaryFiles(); tmp.ok()) {
+    for (const std::string& t : *tmp) changes.push_back("removed " + shown + t);
   }
   return changes;
 }
 
+StatusOr<std::vector<std::string>> Installer::SyncLibraries(const std::string& library_dir) {
+  RDMASTACK_ASSIGN_OR_RETURN(std::optional<LibraryPlan> plan, PlanLibraries(library_dir));
+  if (!plan) return std::vector<std::string>{};
+  return InstallLibraries(*plan);
+}
+
 std::vector<std::string> Installer::Uninstall() {
   std::vector<std::string> removed;
-  std::error_code ec;
-  auto remove = [&](const std::string& path, bool recursive, const std::string& shown) {
-    const std::uintmax_t n = recursive ? fs::remove_all(path, ec) : fs::remove(path, ec) ? 1 : 0;
-    if (ec) {
-      removed.push_back("cannot remove " + shown + ": " + ec.message());
-    } else if (n > 0) {
+  StatusOr<HostDir> dir = HostDir::Open(dir_, /*create=*/false);
+  if (!dir.ok()) {
+    if (dir.status().code() != StatusCode::kNotFound) {
+      removed.push_back("cannot open " + dir_ + ": " + dir.status().message());
+    }
+    return removed;
+  }
+  auto note = [&](const StatusOr<bool>& r, const std::string& shown) {
+    if (!r.ok()) {
+      removed.push_back("cannot remove " + shown + ": " + r.status().message());
+    } else if (*r) {
       removed.push_back(shown);
     }
   };
   for (const std::string& name : InstalledFileNames()) {
-    remove(Join(dir_, name), false, Join(dir_, name));
+    note(dir->Remove(name), dir_ + "/" + name);
   }
-  for (const char* sub : {kLibDir, kLogDir}) remove(Join(dir_, sub), true, Join(dir_, sub) + "/");
-  // Temporary files of an interrupted write (ours or an earlier process's) would keep the
-  // directory from being empty.
+  for (const char* sub : {kLibDir, kLogDir}) note(dir->RemoveTree(sub), dir_ + "/" + sub + "/");
+  // Temporary files of an interrupted write (ours, or an earlier version's "<name>.tmp.<pid>")
+  // would keep the directory from being empty.
+  StatusOr<std::vector<std::string>> tmp = dir->RemoveTemporaryFiles();
+  if (!tmp.ok()) {
+    removed.push_back("cannot remove temporary files in " + dir_ + ": " + tmp.status().message());
+    return removed;
+  }
+  for (const std::string& t : *tmp) removed.push_back(dir_ + "/" + t);
   const std::set<std::string> ours(InstalledFileNames().begin(), InstalledFileNames().end());
-  StatusOr<std::vector<std::string>> left = ListNames(dir_);
+  StatusOr<std::vector<std::string>> left = dir->List();
   if (!left.ok()) {
-    if (left.status().code() != StatusCode::kNotFound) {
-      removed.push_back("cannot list " + dir_ + ": " + left.status().message());
-    }
+    removed.push_back("cannot list " + dir_ + ": " + left.status().message());
     return removed;
   }
   size_t kept = left->size();
   for (const std::string& name : *left) {
-    const size_t tmp = name.find(".tmp.");
-    if (tmp == std::string::npos || ours.count(name.substr(0, tmp)) == 0) continue;
-    remove(Join(dir_, name), false, Join(dir_, name));
-    if (!ec) --kept;
+    const size_t at = name.find(".tmp.");
+    if (at == std::string::npos || ours.count(name.substr(0, at)) == 0) continue;
+    StatusOr<bool> r = dir->Remove(name);
+    note(r, dir_ + "/" + name);
+    if (r.ok()) --kept;
   }
-  if (kept == 0) {
-    // A hostPath mounted exactly here is a mount point (EBUSY); the host keeps the empty dir.
-    if (::rmdir(dir_.c_str()) == 0) {
-      removed.push_back(dir_ + "/");
-    } else if (errno != EBUSY) {
-      removed.push_back("cannot remove " + dir_ + "/: " + std::strerror(errno));
-    }
+  if (kept != 0) return removed;
+  const auto [parent_path, base] = SplitDir(dir_);
+  StatusOr<HostDir> parent = HostDir::Open(parent_path, /*create=*/false);
+  StatusOr<bool> gone = parent.ok() ? parent->RemoveDir(base) : StatusOr<bool>(parent.status());
+  if (gone.ok()) {
+    if (*gone) removed.push_back(dir_ + "/");
+  } else if (gone.status().code() != StatusCode::kFailedPrecondition) {
+    // FailedPrecondition: a hostPath mounted exactly here is a mount point; the host keeps it.
+    removed.push_back("cannot remove " + dir_ + "/: " + gone.status().message());
   }
   return removed;
 }

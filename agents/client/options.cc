@@ -32,6 +32,14 @@ StatusOr<std::string> ParseDir(const std::string& flag, std::string value) {
   return value;
 }
 
+// A byte budget: a quantity above 0 (`64Mi`).
+StatusOr<uint64_t> ParseBudget(const std::string& flag, const std::string& value) {
+  auto q = ParseByteQuantity(value);
+  if (!q.ok()) return InvalidArgumentError(flag + ": " + q.status().message());
+  if (*q <= 0) return InvalidArgumentError(flag + " '" + value + "' must be above 0");
+  return static_cast<uint64_t>(*q);
+}
+
 Status ParseProfile(const std::string& value) {
   const size_t slash = value.find('/');
   if (slash == std::string::npos || slash == 0 || slash + 1 == value.size() ||
@@ -113,6 +121,10 @@ StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args,
       RDMASTACK_ASSIGN_OR_RETURN(o.host_install_dir, ParseDir(flag, value));
     } else if (flag == "--library-dir") {
       RDMASTACK_ASSIGN_OR_RETURN(o.library_dir, ParseDir(flag, value));
+    } else if (flag == "--max-library-file-size") {
+      RDMASTACK_ASSIGN_OR_RETURN(o.library_budget.max_file_bytes, ParseBudget(flag, value));
+    } else if (flag == "--max-library-size") {
+      RDMASTACK_ASSIGN_OR_RETURN(o.library_budget.max_total_bytes, ParseBudget(flag, value));
     } else if (flag == "--state-dir") {
       RDMASTACK_ASSIGN_OR_RETURN(o.state_dir, ParseDir(flag, value));
     } else if (flag == "--interval") {

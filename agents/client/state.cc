@@ -6,8 +6,8 @@
 
 #include <filesystem>
 
-#include "base/atomic_file.h"
 #include "base/duration.h"
+#include "base/host_dir.h"
 #include "base/rfc3339.h"
 
 namespace rdmastack::client {
@@ -38,9 +38,9 @@ StatusOr<bool> GetBool(const rapidjson::Document& doc, const char* key) {
 }  // namespace
 
 Status WriteStateFile(const std::string& state_dir, const ClientState& state) {
-  std::error_code ec;
-  std::filesystem::create_directories(state_dir, ec);
-  return WriteFileAtomically(state_dir + "/state.json", RenderStateJson(state));
+  const std::string dir = std::filesystem::absolute(state_dir).lexically_normal().string();
+  RDMASTACK_ASSIGN_OR_RETURN(HostDir d, HostDir::Open(dir, /*create=*/true));
+  return d.WriteFile("state.json", RenderStateJson(state), 0644);
 }
 
 std::string RenderStateJson(const ClientState& s) {

@@ -9,6 +9,7 @@
 
 #include "base/duration.h"
 #include "base/flag_reader.h"
+#include "base/quantity.h"
 #include "base/version.h"
 #include "controllers/common/host_policy.h"
 #include "operator/k8s/json_object.h"
@@ -132,6 +133,10 @@ const char* const kOperatorUsage =
     "  --client-pod-label KEY=VALUE         extra label on client data-plane pods (repeatable)\n"
     "  --client-arg ARG                     extra argument to `rdmastack-client run` "
     "(repeatable)\n"
+    "  --client-library-max-file-size Q     bytes one file of a profile's library image may\n"
+    "                                       put on a node (default: the client's, 64Mi)\n"
+    "  --client-library-max-size Q          bytes a whole library image may put on a node\n"
+    "                                       (default: the client's, 128Mi)\n"
     "  --controllers LIST                   optional controllers to run: * for all, -NAME turns\n"
     "                                       one off (known: gatewaypool, clientprofile; default "
     "*)\n"
@@ -227,6 +232,16 @@ StatusOr<OperatorOptions> ParseOperatorOptions(const std::vector<std::string>& a
       return OkStatus();
     };
   };
+  // A byte budget: a quantity above 0 ("64Mi").
+  auto byte_budget = [](int64_t* out) {
+    return [out](const std::string& flag, const std::string& value) {
+      StatusOr<int64_t> q = ParseByteQuantity(value);
+      if (!q.ok()) return InvalidArgumentError(flag + ": " + std::string(q.status().message()));
+      if (*q <= 0) return InvalidArgumentError(flag + " '" + value + "' must be above 0");
+      *out = *q;
+      return OkStatus();
+    };
+  };
   const std::map<std::string, Setter> value_flags = {
       {"--kubeconfig", text(&o.kubeconfig)},
       {"--leader-election-namespace", text(&o.leader_election_namespace)},
@@ -268,6 +283,8 @@ StatusOr<OperatorOptions> ParseOperatorOptions(const std::vector<std::string>& a
       {"--client-image", text(&o.client_image)},
       {"--client-pod-label", key_value(&o.client_pod_labels)},
       {"--client-arg", list(&o.client_args)},
+      {"--client-library-max-file-size", byte_budget(&o.client_library_max_file_bytes)},
+      {"--client-library-max-size", byte_budget(&o.client_library_max_bytes)},
       {"--gateway-env",
        [&o, key_value](const std::string& flag, const std::string& value) {
          std::map<std::string, std::string> one;
@@ -459,6 +476,8 @@ clientprofile::ClientProfileControllerOptions ClientProfileOptionsFrom(
                          : options.client_image;
   out.render.pod_labels = options.client_pod_labels;
   out.render.extra_args = options.client_args;
+  out.render.library_max_file_bytes = options.client_library_max_file_bytes;
+  out.render.library_max_bytes = options.client_library_max_bytes;
   out.render.node_pods = NodePodPolicyFrom(options);
   return out;
 }

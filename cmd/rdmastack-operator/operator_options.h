@@ -75,6 +75,10 @@ struct OperatorOptions {
   std::string client_image;  // "" = ghcr.io/rdmastack/client:<operator version>
   std::map<std::string, std::string> client_pod_labels;
   std::vector<std::string> client_args;
+  // What a profile's library image may put on a node (bytes per file, per image); 0 = the
+  // client's default (--client-library-max-file-size, --client-library-max-size).
+  int64_t client_library_max_file_bytes = 0;
+  int64_t client_library_max_bytes = 0;
   // Optional controllers: "*" (all), "-name" turns one off (kube-controller-manager's rule).
   // Known: gatewaypool, clientprofile.
   std::vector<std::string> controllers = {"*"};

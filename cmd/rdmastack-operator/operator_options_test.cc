@@ -86,6 +86,23 @@ TEST(OperatorOptionsTest, NodeControllerOptionsDefaultToTheOperatorsVersionAndNa
 
 // The hub accepts exactly the agents the DaemonSet runs, and its certificate names the host they
 // dial: an agent pointed at an address outside the certificate would fail verification.
+// The chart's tenancy.clientLibraryBudget: quantities, rendered into every client DaemonSet.
+TEST(OperatorOptionsTest, ClientLibraryBudget) {
+  auto defaults = ParseOperatorOptions({});
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_EQ(ClientProfileOptionsFrom(*defaults).render.library_max_file_bytes, 0);
+  auto o = ParseOperatorOptions(
+      {"--client-library-max-file-size=64Mi", "--client-library-max-size", "128Mi"});
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  const auto client = ClientProfileOptionsFrom(*o);
+  EXPECT_EQ(client.render.library_max_file_bytes, int64_t{64} << 20);
+  EXPECT_EQ(client.render.library_max_bytes, int64_t{128} << 20);
+  for (const char* bad : {"0", "-1", "big"}) {
+    EXPECT_FALSE(ParseOperatorOptions({std::string("--client-library-max-size=") + bad}).ok())
+        << bad;
+  }
+}
+
 TEST(OperatorOptionsTest, AgentHubAddressLimits) {
   auto defaults = ParseOperatorOptions({});
   ASSERT_TRUE(defaults.ok());

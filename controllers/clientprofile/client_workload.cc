@@ -76,6 +76,11 @@ StatusOr<std::vector<std::string>> ClientArgs(const crd::ClientProfile& profile,
       InstallDir(ns, profile.metadata.name), "--library-dir", kLibraryDir, "--state-dir",
       kStateDir};
   if (spec.load_peer_mem) args.push_back("--load-peermem");
+  if (options.library_max_file_bytes > 0)
+    args.insert(args.end(),
+                {"--max-library-file-size", std::to_string(options.library_max_file_bytes)});
+  if (options.library_max_bytes > 0)
+    args.insert(args.end(), {"--max-library-size", std::to_string(options.library_max_bytes)});
   if (ClientCredentials(profile)) {
     args.push_back("--credentials-dir");
     args.push_back(kCredentialsDir);
@@ -99,6 +104,9 @@ StatusOr<k8s::JsonObject> ClientContainer(const crd::ClientProfile& profile,
   for (const char* a : {"rdmastack-client", "ready", "--state-dir", kStateDir})
     ready.Append({"exec", "command"}, Str(a));
   c.Set({"readinessProbe"}, ready);
+  // A client that refuses the library image stops with its reason as its last line: the
+  // operator reads it from the termination message (profile condition LibraryRefused).
+  c.SetString({"terminationMessagePolicy"}, "FallbackToLogsOnError");
   // The probes open the host's devices (node_access.h); privileged also gives loadPeerMem the
   // CAP_SYS_MODULE in the host's namespaces that loading nvidia_peermem takes.
   c.Set({"securityContext"}, controllers::LiveProbeSecurityContext());

@@ -26,6 +26,10 @@ struct ClientRenderOptions {
   std::map<std::string, std::string> pod_labels;  // e.g. rdmastack.io/simulate=run
   std::vector<std::string> extra_args;            // appended to `rdmastack-client run`
   controllers::NodePodPolicy node_pods;           // pull secrets and priority class (the chart's)
+  // What the library image may put on each node: bytes per file and per image, rendered as
+  // --max-library-file-size / --max-library-size (0 = the client's default).
+  int64_t library_max_file_bytes = 0;
+  int64_t library_max_bytes = 0;
 };
 
 std::string DaemonSetName(std::string_view profile);

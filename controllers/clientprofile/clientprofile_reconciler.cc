@@ -6,6 +6,7 @@
 #include <map>
 
 #include "controllers/clientprofile/node_retirement.h"
+#include "controllers/clientprofile/profile_conditions.h"
 #include "controllers/common/credentials_secret.h"
 #include "controllers/common/host_policy.h"
 #include "controllers/common/node_label_keys.h"
@@ -181,6 +182,11 @@ StatusOr<runtime::Result> ClientProfileReconciler::Pass(const k8s::JsonObject& o
         const controllers::OwnedPod* client =
             on == plan.pods.end() || !on->second.client ? nullptr : &*on->second.client;
         n.ready = client && client->ready && !client->terminating;
+        if (client && in.library_refused.empty()) {
+          if (const std::string why = ClientLibraryRefusal(client->message); !why.empty())
+            in.library_refused =
+                "the client on node " + n.name + " refused clientLibrary.image: " + why;
+        }
         if (n.eligibility.eligible && !n.ready && client && !client->waiting_reason.empty()) {
           n.eligibility.message = "client " + client->waiting_reason +
                                   (client->message.empty() ? "" : ": " + client->message) + "; " +

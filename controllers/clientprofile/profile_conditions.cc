@@ -47,12 +47,25 @@ ProfileBlocker FindBlocker(const ProfileStatusInputs& in) {
                                 "deployed until it exists)"};
   if (!in.secret_message.empty()) return {"CredentialsSecretInvalid", in.secret_message};
   if (!in.s3_user_message.empty()) return {"S3UserNotProvisioned", in.s3_user_message};
+  if (!in.library_refused.empty()) return {"LibraryRefused", in.library_refused};
   if (in.endpoints == 0)
     return {"PoolNotServing", "GatewayPool " + pool +
                                   " publishes no Ready gateway endpoint; clients keep their last "
                                   "configuration and are not Ready until one answers (see "
                                   "kubectl get gwp)"};
   return {};
+}
+
+std::string ClientLibraryRefusal(const std::string& message) {
+  static constexpr std::string_view kPrefix = "LibraryRefused: ";
+  size_t at = message.rfind(kPrefix);
+  while (at != std::string::npos && at != 0 && message[at - 1] != '\n') {
+    at = at == 0 ? std::string::npos : message.rfind(kPrefix, at - 1);
+  }
+  if (at == std::string::npos) return "";
+  const size_t from = at + kPrefix.size();
+  const size_t end = message.find('\n', from);
+  return message.substr(from, end == std::string::npos ? std::string::npos : end - from);
 }
 
 crd::Condition NodesEligibleCondition(const ProfileFacts& f) {

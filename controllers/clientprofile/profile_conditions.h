@@ -18,6 +18,12 @@ struct ProfileBlocker {
 };
 ProfileBlocker FindBlocker(const ProfileStatusInputs& in);
 
+// The refusal a client pod gave for the profile's library image: the text after
+// "LibraryRefused: " on the last such line of its container's last message (rdmastack-client
+// stops with that line; the DaemonSet's FallbackToLogsOnError makes it the termination message).
+// "" when there is none.
+std::string ClientLibraryRefusal(const std::string& message);
+
 // What every condition is decided from.
 struct ProfileFacts {
   const ProfileStatusInputs& in;

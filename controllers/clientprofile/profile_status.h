@@ -37,6 +37,8 @@ struct ProfileStatusInputs {
   // spec.s3User: what the gateways have, and what keeps some from having it ("" when none).
   std::optional<crd::S3UserStatus> s3_user;
   std::string s3_user_message;
+  // A client refused the profile's library image (client_library_refusal.h): which node and why.
+  std::string library_refused;
 };
 
 crd::ClientProfileStatus ComputeProfileStatus(const ProfileStatusInputs& in);

@@ -103,6 +103,9 @@ StatusOr<k8s::JsonObject> GatewayContainer(const crd::GatewayPool& pool, const T
   // gateway root on the same file system is an unmounted backend.
   if (spec.backend.posix.require_mount)
     c.Append({"env"}, EnvValue("RDMASTACK_GW_REQUIRE_MOUNT", kIamDir));
+  // The library's bytes as the compatibility data pins them (LibraryDigestMismatch otherwise).
+  if (!track.library_sha256.empty())
+    c.Append({"env"}, EnvValue("RDMASTACK_GW_SERVER_LIB_SHA256", track.library_sha256));
   c.Append({"env"},
            Obj(R"({"name":"NODE_NAME","valueFrom":{"fieldRef":{"fieldPath":"spec.nodeName"}}})"));
   const auto& creds = spec.s3.credentials_secret;

@@ -20,6 +20,16 @@ struct GatewayPoolControllers::Parts {
 GatewayPoolControllers::GatewayPoolControllers() : parts_(std::make_unique<Parts>()) {}
 GatewayPoolControllers::~GatewayPoolControllers() = default;
 
+std::function<std::string(std::string_view)> GatewayPoolControllers::ClientLibrarySha256() const {
+  const CompatibilitySource* source = parts_->compatibility.get();
+  return [source](std::string_view version) -> std::string {
+    StatusOr<std::shared_ptr<const compat::CompatibilityMatrix>> m = source->Current();
+    if (!m.ok()) return "";
+    const compat::ClientLibrary* lib = (*m)->FindClientLibrary(version);
+    return lib == nullptr ? "" : lib->sha256;
+  };
+}
+
 StatusOr<std::unique_ptr<GatewayPoolControllers>> GatewayPoolControllers::Create(
     runtime::Manager& manager, Clock& clock, controllers::NodeCache& node_cache,
     GatewayPoolControllerOptions options) {

@@ -3,8 +3,10 @@
 // Secrets without their values, the pools' DaemonSets, pods, Services and EndpointSlices, and the
 // compatibility ConfigMap when one is configured) and what each change re-reconciles.
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "base/status.h"
 #include "controllers/common/node_cache.h"
@@ -36,6 +38,11 @@ class GatewayPoolControllers {
       runtime::Manager& manager, Clock& clock, controllers::NodeCache& nodes,
       GatewayPoolControllerOptions options);
   ~GatewayPoolControllers();
+
+  // The sha256 the current compatibility data pins for libcuobjclient.so.<version>, "" when it
+  // pins none or the data cannot be read (the ClientProfile controller renders it for the
+  // clients). Valid while this object lives.
+  std::function<std::string(std::string_view version)> ClientLibrarySha256() const;
 
  private:
   GatewayPoolControllers();

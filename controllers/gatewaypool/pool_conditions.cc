@@ -1,5 +1,9 @@
 #include "controllers/gatewaypool/pool_conditions.h"
 
+#include <algorithm>
+
+#include "lib/compat/library_digest.h"
+
 namespace rdmastack::gatewaypool {
 namespace {
 
@@ -169,6 +173,15 @@ crd::Condition DegradedCondition(const PoolFacts& f) {
                       Count(up->failed.size(), "node") +
                           " failed the upgrade and serve the old track; status.failingNodes "
                           "says why");
+  // A library of other bytes is named by its own reason, so its Warning event says which.
+  const auto digest = std::find_if(n.failing.begin(), n.failing.end(), [](const auto& p) {
+    return p.reason == compat::kReasonLibraryDigestMismatch;
+  });
+  if (n.failing_gateways > 0 && digest != n.failing.end())
+    return f.set.Make(
+        kDegraded, ConditionStatus::kTrue, std::string(compat::kReasonLibraryDigestMismatch),
+        digest->node + ": " + digest->message.value_or("") + "; " +
+            Count(n.failing_gateways, "gateway") + " failing; status.failingNodes says why");
   if (n.failing_gateways > 0)
     return f.set.Make(
         kDegraded, ConditionStatus::kTrue, "GatewaysFailing",

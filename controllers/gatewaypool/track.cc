@@ -42,6 +42,7 @@ TrackDecision DecideTrack(const crd::GatewayPoolSpec& spec,
   t.gateway_image = spec.gateway.image;
   t.library_version = library->version;
   t.library_image = spec.server_library.image;
+  t.library_sha256 = library->sha256;
   t.s3_port = spec.s3.port.value_or(7070 + t.major);
   t.rdma_port = spec.rdma.port.value_or(19099 + t.major);
   d.track = std::move(t);

@@ -20,6 +20,8 @@ std::string SerializeTrack(const Track& t) {
   o.SetString({"gatewayImage"}, t.gateway_image);
   o.SetString({"libraryVersion"}, t.library_version);
   o.SetString({"libraryImage"}, t.library_image);
+  // Only when pinned, so a track without a digest keeps the annotation it always had.
+  if (!t.library_sha256.empty()) o.SetString({"librarySha256"}, t.library_sha256);
   o.SetInt({"s3Port"}, t.s3_port);
   o.SetInt({"rdmaPort"}, t.rdma_port);
   return o.object().Serialize();
@@ -36,6 +38,7 @@ StatusOr<Track> ParseTrack(std::string_view json) {
   t.gateway_image = o->GetString({"gatewayImage"}).value_or("");
   t.library_version = o->GetString({"libraryVersion"}).value_or("");
   t.library_image = o->GetString({"libraryImage"}).value_or("");
+  t.library_sha256 = o->GetString({"librarySha256"}).value_or("");
   t.s3_port = static_cast<int32_t>(o->GetInt({"s3Port"}).value_or(0));
   t.rdma_port = static_cast<int32_t>(o->GetInt({"rdmaPort"}).value_or(0));
   if (t.name.empty() || t.s3_port == 0) return InvalidArgumentError("track lacks name or s3Port");

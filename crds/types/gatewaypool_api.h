@@ -50,6 +50,9 @@ struct Track {
   std::string gateway_image;
   std::string library_version;
   std::string library_image;
+  // sha256 (hex) of libcuobjserver.so.<library_version> from the compatibility data; "" = not
+  // pinned. The launcher refuses other bytes (LibraryDigestMismatch).
+  std::string library_sha256;
   int32_t s3_port = 0;
   int32_t rdma_port = 0;
   friend bool operator==(const Track&, const Track&) = default;

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <system_error>
 
+#include "base/host_dir.h"
+
 namespace rdmastack::gateway {
 
 StatusOr<std::string> ExpandGwrootTemplate(const std::string& tmpl, const std::string& node_name) {
@@ -65,21 +67,22 @@ Status CheckMountedApartFrom(const std::string& gwroot, const std::string& syste
 }
 
 Status EnsureGwroot(const std::string& path, bool create) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (create && !fs::exists(path, ec)) {
-    fs::create_directories(path, ec);
-    if (ec) return UnavailableError("cannot create gateway root " + path + ": " + ec.message());
-  }
-  if (!fs::exists(path, ec)) {
+  // The root comes from the pool's spec: opened one component at a time without following a link
+  // (base/host_dir.h), so a link planted on the backend cannot send the gateway elsewhere.
+  StatusOr<HostDir> dir = HostDir::Open(path, create);
+  if (dir.ok()) return OkStatus();
+  const Status& s = dir.status();
+  if (s.code() == StatusCode::kNotFound) {
     return NotFoundError("gateway root " + path +
                          " does not exist; mount the backend there, "
                          "create the directory, or pass --create-gwroot");
   }
-  if (!fs::is_directory(path, ec)) {
-    return FailedPreconditionError("gateway root " + path + " is not a directory");
+  if (s.code() == StatusCode::kFailedPrecondition || s.code() == StatusCode::kInvalidArgument) {
+    return FailedPreconditionError("gateway root " + path + ": " + s.message() +
+                                   "; give the real directory, without links or '..'");
   }
-  return OkStatus();
+  return UnavailableError("cannot " + std::string(create ? "create" : "open") + " gateway root " +
+                          path + ": " + s.message());
 }
 
 }  // namespace rdmastack::gateway

@@ -67,6 +67,8 @@ const std::vector<FlagSpec>& RunFlagSpecs() {
        "rdma: pinned full library version (1.2.0.68)"},
       {"server-lib-major", "RDMASTACK_GW_SERVER_LIB_MAJOR", false,
        "rdma: pinned library major (1)"},
+      {"server-lib-sha256", "RDMASTACK_GW_SERVER_LIB_SHA256", false,
+       "rdma: sha256 (hex) the pinned library file must have; unset = not checked"},
       {"gateway-build", "RDMASTACK_GW_BUILD", false,
        "rdma: gateway build name; checked against the compatibility file when set"},
       {"compatibility", "RDMASTACK_GW_COMPATIBILITY_FILE", false,
@@ -138,6 +140,7 @@ StatusOr<LaunchConfig> ParseLaunchConfig(const std::vector<std::string>& args,
     RDMASTACK_ASSIGN_OR_RETURN(uint64_t major_value,
                                ParseUnsigned("--server-lib-major", major, 1, 99));
     c.library.major = static_cast<int>(major_value);
+    c.library.sha256 = f.Get("server-lib-sha256").value_or("");
     RDMASTACK_RETURN_IF_ERROR(ValidateLibraryPin(c.library));
     c.gateway_build = f.Get("gateway-build").value_or("");
     c.compatibility_file = f.Get("compatibility").value_or("/etc/rdmastack/compatibility.yaml");

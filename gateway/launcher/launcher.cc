@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "base/atomic_file.h"
+#include "base/host_dir.h"
 #include "gateway/launcher/cufile_config.h"
 #include "gateway/launcher/gwroot.h"
 #include "gateway/launcher/library_pin.h"
@@ -19,11 +20,10 @@ namespace rdmastack::gateway {
 namespace {
 
 Status PrepareConfigDir(const LaunchConfig& config) {
-  std::error_code ec;
   for (const std::string& dir : {config.config_dir, config.cufile_log_dir}) {
-    std::filesystem::create_directories(dir, ec);
-    if (ec) {
-      return PermissionDeniedError("cannot create " + dir + ": " + ec.message() +
+    const std::string path = std::filesystem::absolute(dir).lexically_normal().string();
+    if (StatusOr<HostDir> d = HostDir::Open(path, /*create=*/true); !d.ok()) {
+      return PermissionDeniedError("cannot create " + dir + ": " + d.status().message() +
                                    "; mount a writable directory (emptyDir) at --config-dir");
     }
   }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "gateway/launcher/cufile_config.h"
@@ -147,6 +148,32 @@ TEST(Gwroot, TemplateExpansion) {
   EXPECT_FALSE(ExpandGwrootTemplate("/l/{node}", "../etc").ok());
 }
 
+// The root comes from a pool's spec: it is opened and created one component at a time, and a
+// link on the way (one planted on a shared backend) is refused, never followed.
+TEST(Gwroot, EnsureCreatesOnlyThroughRealDirectories) {
+  namespace fs = std::filesystem;
+  const fs::path base = fs::temp_directory_path() / ("gwroot-ensure-" + std::to_string(::getpid()));
+  fs::remove_all(base);
+  fs::create_directories(base / "real");
+  fs::create_directories(base / "elsewhere");
+  fs::create_symlink(base / "elsewhere", base / "link");
+  std::ofstream((base / "file").string()) << "x";
+
+  Status via_link = EnsureGwroot((base / "link" / "gw").string(), true);
+  EXPECT_EQ(via_link.code(), StatusCode::kFailedPrecondition) << via_link.ToString();
+  EXPECT_NE(via_link.message().find("symbolic link"), std::string::npos) << via_link.ToString();
+  EXPECT_TRUE(fs::is_empty(base / "elsewhere"));
+  EXPECT_EQ(EnsureGwroot(base.string() + "/real/../elsewhere/gw", true).code(),
+            StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(fs::is_empty(base / "elsewhere"));
+  EXPECT_EQ(EnsureGwroot((base / "file").string(), false).code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(EnsureGwroot((base / "real" / "missing").string(), false).code(),
+            StatusCode::kNotFound);
+  EXPECT_TRUE(EnsureGwroot((base / "real" / "a" / "b").string(), true).ok());
+  EXPECT_TRUE(fs::is_directory(base / "real" / "a" / "b"));
+  fs::remove_all(base);
+}
+
 TEST(Gwroot, RequireMountRefusesARootOnTheSystemDisksFileSystem) {
   // A root not created yet, on the same file system as the reference: refused before anything
   // is created, naming the nearest existing parent.
@@ -197,10 +224,10 @@ TEST(Refusal, OneLineWithClassAndDistinctCodes) {
   for (RefusalClass c :
        {RefusalClass::kUsage, RefusalClass::kCredentials, RefusalClass::kLibraryPin,
         RefusalClass::kRdmaAddress, RefusalClass::kMemoryLock, RefusalClass::kFilesystem,
-        RefusalClass::kExec, RefusalClass::kTls}) {
+        RefusalClass::kExec, RefusalClass::kTls, RefusalClass::kLibraryDigest}) {
     codes.insert(static_cast<int>(c));
   }
-  EXPECT_EQ(codes.size(), 8u);
+  EXPECT_EQ(codes.size(), 9u);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "lib/compat/library_digest.h"
 #include "lib/elf/elf_dynamic.h"
 
 namespace rdmastack::gateway {
@@ -64,6 +65,10 @@ Status ValidateLibraryPin(const LibraryPin& pin) {
     return InvalidArgumentError("server library version " + pin.full_version + " is major " +
                                 std::to_string(leading) + " but --server-lib-major is " +
                                 std::to_string(pin.major) + "; make them agree");
+  }
+  if (!pin.sha256.empty() && !compat::IsSha256Hex(pin.sha256)) {
+    return InvalidArgumentError("server library sha256 '" + pin.sha256 +
+                                "' is not 64 lower-case hex digits; fix --server-lib-sha256");
   }
   return OkStatus();
 }
@@ -182,6 +187,10 @@ Status VerifyPlainGateway(const std::string& gateway_binary) {
                                  Join(wanted, ", ") +
                                  ": it is a vgwrdma build, which cannot serve plain HTTP; use "
                                  "--mode rdma, or the plain versitygw binary for --mode http");
+}
+
+Status VerifyLibraryBytes(const LibraryPin& pin) {
+  return compat::VerifyLibraryDigest(pin.dir, pin.PinnedFileName(), pin.sha256);
 }
 
 Status VerifyLibraryPin(const LibraryPin& pin, const std::string& gateway_binary) {

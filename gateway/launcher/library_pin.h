@@ -18,6 +18,9 @@ struct LibraryPin {
   std::string dir;           // holds libcuobjserver.so.<full_version> (+ the SONAME link)
   std::string full_version;  // "1.2.0.68"
   int major = 0;             // 1
+  // Lower-case hex sha256 the pinned file's bytes must have (the compatibility data's
+  // serverLibraries[].sha256, passed by the operator); "" = not pinned by bytes.
+  std::string sha256;
   std::string PinnedFileName() const { return std::string(kServerLibraryStem) + full_version; }
   std::string ExpectedSoname() const {
     return std::string(kServerLibraryStem) + std::to_string(major);
@@ -25,7 +28,7 @@ struct LibraryPin {
 };
 
 // "1.2.0.68" -> 1; the version must be dot-separated decimal numbers (at least major.minor.patch)
-// and agree with `major`.
+// and agree with `major`; a sha256, when set, must be 64 lower-case hex digits.
 Status ValidateLibraryPin(const LibraryPin& pin);
 
 // Everything the decision needs, read from disk by GatherLibraryPinFacts.
@@ -48,6 +51,11 @@ StatusOr<LibraryPinFacts> GatherLibraryPinFacts(const LibraryPin& pin,
 
 // Gather + check.
 Status VerifyLibraryPin(const LibraryPin& pin, const std::string& gateway_binary);
+
+// The pinned file's bytes against pin.sha256 (OK when unset). A mismatch is DataLoss
+// (compat::IsLibraryDigestMismatch), which the launcher refuses as library-digest; vgwrdma would
+// otherwise map whatever the library image put under the pinned name.
+Status VerifyLibraryBytes(const LibraryPin& pin);
 
 // http mode: the binary must not be a vgwrdma build (it would demand --rdma-ip and a library).
 // A statically linked binary (plain versitygw is CGO_ENABLED=0) needs nothing and passes.

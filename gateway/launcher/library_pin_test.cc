@@ -5,7 +5,9 @@
 
 #include <filesystem>
 
+#include "base/sha256.h"
 #include "gateway/launcher/test_paths.h"
+#include "lib/compat/library_digest.h"
 
 namespace rdmastack::gateway {
 namespace {
@@ -156,6 +158,40 @@ TEST(LibraryPin, ValidatesVersionAndMajor) {
   Status s = ValidateLibraryPin({"/d", "2.0.0.109", 1});
   EXPECT_NE(s.message().find("is major 2 but --server-lib-major is 1"), std::string::npos)
       << s.message();
+}
+
+TEST(LibraryPin, PinnedBytesPassAndOtherBytesAreADigestMismatch) {
+  LibraryDir d;
+  InstallV1(d);
+  const std::string real = testing::ReadWholeFile(ElfFixture("lib-v1/libcuobjserver.so.1.2.0.68"));
+  LibraryPin pin = d.Pin(kPinV1);
+  pin.sha256 = Sha256Hex(real);
+  EXPECT_TRUE(VerifyLibraryBytes(pin).ok());
+  // The same name, SONAME and links, other bytes: every check but the digest passes.
+  LibraryDir other;
+  other.Copy("lib-v1/libcuobjserver.so.1.2.0.68", "libcuobjserver.so.1.2.0.68");
+  fs::resize_file(other.path() + "/libcuobjserver.so.1.2.0.68", real.size() + 1);
+  other.Link("libcuobjserver.so.1.2.0.68", "libcuobjserver.so.1");
+  LibraryPin tampered = other.Pin(pin);
+  EXPECT_TRUE(VerifyLibraryPin(tampered, ElfFixture("bin/fake_vgwrdma_v1")).ok());
+  Status s = VerifyLibraryBytes(tampered);
+  ASSERT_TRUE(compat::IsLibraryDigestMismatch(s)) << s.ToString();
+  EXPECT_NE(s.message().find("libcuobjserver.so.1.2.0.68: sha256 is "), std::string::npos)
+      << s.message();
+  EXPECT_NE(s.message().find("expects " + pin.sha256), std::string::npos) << s.message();
+}
+
+TEST(LibraryPin, UnpinnedBytesAreNotChecked) {
+  LibraryDir d;
+  InstallV1(d);
+  EXPECT_TRUE(VerifyLibraryBytes(d.Pin(kPinV1)).ok());
+}
+
+TEST(LibraryPin, ValidatesTheSha256Spelling) {
+  EXPECT_TRUE(ValidateLibraryPin({"/d", "1.2.0.68", 1, std::string(64, 'f')}).ok());
+  Status s = ValidateLibraryPin({"/d", "1.2.0.68", 1, "sha256:" + std::string(64, 'f')});
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("--server-lib-sha256"), std::string::npos) << s.message();
 }
 
 }  // namespace

@@ -53,6 +53,22 @@ TEST_F(PrepareLaunchTest, IpcLockAloneIsEnough) {
   EXPECT_NE(testing::ReadWholeFile(plan.cufile_json_path).find("10.10.0.11"), std::string::npos);
 }
 
+// Only the digest tells a rebuilt or tampered library from the release it is named after.
+TEST_F(PrepareLaunchTest, LibraryOfOtherBytesIsALibraryDigestRefusal) {
+  config_.library.sha256 = std::string(64, '0');
+  PrepareResult r = Prepare({true, std::nullopt, std::nullopt});
+  ASSERT_TRUE(std::holds_alternative<Refusal>(r));
+  const Refusal& refusal = std::get<Refusal>(r);
+  EXPECT_EQ(refusal.cls, RefusalClass::kLibraryDigest);
+  EXPECT_EQ(refusal.exit_code(), 72);
+  EXPECT_EQ(refusal.ToLine().rfind("rdmastack-gateway: refused (library-digest): "
+                                   "libcuobjserver.so.1.2.0.68: sha256 is ",
+                                   0),
+            0u)
+      << refusal.ToLine();
+  EXPECT_FALSE(fs::exists(dir_ / "run/cufile.json"));
+}
+
 TEST_F(PrepareLaunchTest, UnlimitedMemlockWithoutCapabilityIsEnough) {
   PrepareResult r = Prepare({false, std::nullopt, std::nullopt});
   EXPECT_TRUE(std::holds_alternative<ExecPlan>(r));

@@ -1,5 +1,7 @@
 #include "gateway/launcher/refusal.h"
 
+#include "lib/compat/library_digest.h"
+
 namespace rdmastack::gateway {
 
 std::string_view RefusalClassName(RefusalClass cls) {
@@ -12,6 +14,7 @@ std::string_view RefusalClassName(RefusalClass cls) {
     case RefusalClass::kFilesystem: return "filesystem";
     case RefusalClass::kExec: return "exec";
     case RefusalClass::kTls: return "tls";
+    case RefusalClass::kLibraryDigest: return compat::kLibraryDigestRefusalClass;
   }
   return "unknown";
 }

@@ -7,6 +7,8 @@
 #include <set>
 #include <sstream>
 
+#include "lib/compat/library_digest.h"
+
 namespace rdmastack::compat {
 namespace {
 
@@ -67,10 +69,60 @@ std::string Required(const YAML::Node& node, const char* key, const std::string&
   return node[key].as<std::string>();
 }
 
-Status ParseInto(const YAML::Node& root, std::vector<GatewayBuild>* builds,
-                 std::vector<ServerLibrary>* libs, std::vector<ClientInterop>* clients) {
+// A library entry's required `version`, a dotted number like 1.2.0.68.
+StatusOr<std::string> LibraryVersion(const YAML::Node& node, const std::string& where) {
+  Status st;
+  std::string version = Required(node, "version", where, &st);
+  RDMASTACK_RETURN_IF_ERROR(st);
+  if (!IsDottedNumber(version)) {
+    return InvalidArgumentError(where + ": version '" + version + "' is not like 1.2.0.68");
+  }
+  return version;
+}
+
+// The optional `sha256` of a library entry: "" when absent, else 64 lower-case hex digits.
+StatusOr<std::string> OptionalSha256(const YAML::Node& node, const std::string& where) {
+  if (!node["sha256"]) return std::string();
+  const std::string hex = node["sha256"].IsScalar() ? node["sha256"].as<std::string>() : "";
+  if (!IsSha256Hex(hex)) {
+    return InvalidArgumentError(where + ": sha256 '" + hex +
+                                "' is not 64 lower-case hex digits (sha256sum's output)");
+  }
+  return hex;
+}
+
+struct Parsed {
+  std::vector<GatewayBuild> builds;
+  std::vector<ServerLibrary> libs;
+  std::vector<ClientInterop> clients;
+  std::vector<ClientLibrary> client_libs;
+};
+
+Status ParseClientLibraries(const YAML::Node& list, std::vector<ClientLibrary>* out) {
+  std::set<std::string> versions;
+  for (const auto& l : list) {
+    std::string where = "clientLibraries[" + std::to_string(out->size()) + "]";
+    RDMASTACK_RETURN_IF_ERROR(CheckKeys(l, {"version", "sha256"}, where));
+    ClientLibrary c;
+    RDMASTACK_ASSIGN_OR_RETURN(c.version, LibraryVersion(l, where));
+    if (!l["sha256"]) return InvalidArgumentError(where + ": 'sha256' is required");
+    RDMASTACK_ASSIGN_OR_RETURN(c.sha256, OptionalSha256(l, where + " (" + c.version + ")"));
+    if (!versions.insert(c.version).second) {
+      return InvalidArgumentError("duplicate client library " + c.version);
+    }
+    out->push_back(std::move(c));
+  }
+  return OkStatus();
+}
+
+Status ParseInto(const YAML::Node& root, Parsed* out) {
+  std::vector<GatewayBuild>* builds = &out->builds;
+  std::vector<ServerLibrary>* libs = &out->libs;
+  std::vector<ClientInterop>* clients = &out->clients;
   RDMASTACK_RETURN_IF_ERROR(CheckKeys(
-      root, {"schemaVersion", "gatewayBuilds", "serverLibraries", "clientInterop"}, "document"));
+      root,
+      {"schemaVersion", "gatewayBuilds", "serverLibraries", "clientInterop", "clientLibraries"},
+      "document"));
   if (!root["schemaVersion"] || root["schemaVersion"].as<int>() != 1) {
     return InvalidArgumentError("schemaVersion must be 1");
   }
@@ -107,13 +159,9 @@ Status ParseInto(const YAML::Node& root, std::vector<GatewayBuild>* builds,
   std::set<std::string> versions;
   for (const auto& l : root["serverLibraries"]) {
     std::string where = "serverLibraries[" + std::to_string(libs->size()) + "]";
-    RDMASTACK_RETURN_IF_ERROR(CheckKeys(l, {"version", "major"}, where));
+    RDMASTACK_RETURN_IF_ERROR(CheckKeys(l, {"version", "major", "sha256"}, where));
     ServerLibrary s;
-    s.version = Required(l, "version", where, &st);
-    RDMASTACK_RETURN_IF_ERROR(st);
-    if (!IsDottedNumber(s.version)) {
-      return InvalidArgumentError(where + ": version '" + s.version + "' is not like 1.2.0.68");
-    }
+    RDMASTACK_ASSIGN_OR_RETURN(s.version, LibraryVersion(l, where));
     if (!l["major"]) return InvalidArgumentError(where + ": 'major' is required");
     s.major = l["major"].as<int>();
     if (LeadingNumber(s.version) != s.major) {
@@ -123,6 +171,7 @@ Status ParseInto(const YAML::Node& root, std::vector<GatewayBuild>* builds,
     if (!versions.insert(s.version).second) {
       return InvalidArgumentError("duplicate server library " + s.version);
     }
+    RDMASTACK_ASSIGN_OR_RETURN(s.sha256, OptionalSha256(l, where + " (" + s.version + ")"));
     libs->push_back(std::move(s));
   }
   for (const auto& c : root["clientInterop"]) {
@@ -139,7 +188,7 @@ Status ParseInto(const YAML::Node& root, std::vector<GatewayBuild>* builds,
     RDMASTACK_ASSIGN_OR_RETURN(ci.server_majors, Majors(c["serverMajors"], where));
     clients->push_back(std::move(ci));
   }
-  return OkStatus();
+  return ParseClientLibraries(root["clientLibraries"], &out->client_libs);
 }
 
 }  // namespace
@@ -156,13 +205,12 @@ StatusOr<CompatibilityMatrix> ParseCompatibility(std::string_view yaml_text) {
   CompatibilityMatrix m;
   try {
     YAML::Node root = YAML::Load(std::string(yaml_text));
-    std::vector<GatewayBuild> builds;
-    std::vector<ServerLibrary> libs;
-    std::vector<ClientInterop> clients;
-    RDMASTACK_RETURN_IF_ERROR(ParseInto(root, &builds, &libs, &clients));
-    m.gateway_builds_ = std::move(builds);
-    m.server_libraries_ = std::move(libs);
-    m.client_interop_ = std::move(clients);
+    Parsed parsed;
+    RDMASTACK_RETURN_IF_ERROR(ParseInto(root, &parsed));
+    m.gateway_builds_ = std::move(parsed.builds);
+    m.server_libraries_ = std::move(parsed.libs);
+    m.client_interop_ = std::move(parsed.clients);
+    m.client_libraries_ = std::move(parsed.client_libs);
   } catch (const YAML::Exception& e) {
     return InvalidArgumentError(std::string("compatibility file: ") + e.what());
   }
@@ -197,6 +245,13 @@ const GatewayBuild* CompatibilityMatrix::FindGatewayBuildForVersion(
 const ServerLibrary* CompatibilityMatrix::FindServerLibrary(std::string_view version) const {
   for (const ServerLibrary& s : server_libraries_) {
     if (s.version == version) return &s;
+  }
+  return nullptr;
+}
+
+const ClientLibrary* CompatibilityMatrix::FindClientLibrary(std::string_view version) const {
+  for (const ClientLibrary& c : client_libraries_) {
+    if (c.version == version) return &c;
   }
   return nullptr;
 }

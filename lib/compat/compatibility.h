@@ -23,6 +23,14 @@ struct GatewayBuild {
 struct ServerLibrary {
   std::string version;  // 1.2.0.68
   int major = 0;
+  // Lower-case hex sha256 of libcuobjserver.so.<version>; "" = the file's bytes are not pinned.
+  std::string sha256;
+};
+
+// A libcuobjclient release whose file bytes are pinned (clientLibraries).
+struct ClientLibrary {
+  std::string version;  // 1.2.0.68
+  std::string sha256;   // of libcuobjclient.so.<version>, lower-case hex
 };
 
 struct ClientInterop {
@@ -36,12 +44,14 @@ class CompatibilityMatrix {
   const std::vector<GatewayBuild>& gateway_builds() const { return gateway_builds_; }
   const std::vector<ServerLibrary>& server_libraries() const { return server_libraries_; }
   const std::vector<ClientInterop>& client_interop() const { return client_interop_; }
+  const std::vector<ClientLibrary>& client_libraries() const { return client_libraries_; }
 
   const GatewayBuild* FindGatewayBuild(std::string_view name) const;
   // The build a GatewayPool's gateway.version names: one listing it under `versions`, else the
   // build of that name; null when neither.
   const GatewayBuild* FindGatewayBuildForVersion(std::string_view version) const;
   const ServerLibrary* FindServerLibrary(std::string_view version) const;
+  const ClientLibrary* FindClientLibrary(std::string_view version) const;
 
   // OK when the build links the library's major and the library version is listed.
   Status CheckGatewayLibrary(std::string_view gateway_build,
@@ -54,6 +64,7 @@ class CompatibilityMatrix {
   std::vector<GatewayBuild> gateway_builds_;
   std::vector<ServerLibrary> server_libraries_;
   std::vector<ClientInterop> client_interop_;
+  std::vector<ClientLibrary> client_libraries_;
 };
 
 // Strict: unknown keys, duplicate names, malformed versions and majors are errors naming the entry.

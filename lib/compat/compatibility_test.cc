@@ -80,6 +80,14 @@ TEST(Compatibility, MalformedFilesAreRejectedWithTheEntry) {
       {"schemaVersion: 1\ngatewayBuilds:\n  - name: a\n    serverLibraryMajors: [one]",
        "compatibility file"},
       {"schemaVersion: [1", "compatibility file"},
+      {"schemaVersion: 1\nserverLibraries:\n  - version: 1.2.0.68\n    major: 1\n    sha256: abc",
+       "sha256 'abc' is not 64 lower-case hex digits"},
+      {"schemaVersion: 1\nclientLibraries:\n  - version: 1.2.0.68", "'sha256' is required"},
+      {"schemaVersion: 1\nclientLibraries:\n  - version: 1.2.0.68\n    sha256: "
+       "E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855",
+       "not 64 lower-case hex digits"},
+      {"schemaVersion: 1\nclientLibraries:\n  - version: 1.2.0.68\n    size: 3",
+       "unknown key 'size'"},
   };
   for (const Case& c : cases) {
     StatusOr<CompatibilityMatrix> m = ParseCompatibility(c.yaml);
@@ -87,6 +95,24 @@ TEST(Compatibility, MalformedFilesAreRejectedWithTheEntry) {
     EXPECT_NE(m.status().message().find(c.want), std::string::npos)
         << c.yaml << "\n=> " << m.status().message();
   }
+}
+
+TEST(Compatibility, LibraryDigestsAreOptionalAndFound) {
+  const std::string hex(64, 'a');
+  StatusOr<CompatibilityMatrix> m = ParseCompatibility(
+      "schemaVersion: 1\nserverLibraries:\n  - version: 1.2.0.68\n    major: 1\n    sha256: " +
+      hex + "\n  - version: 2.0.0.109\n    major: 2\nclientLibraries:\n  - version: 1.2.0.68\n" +
+      "    sha256: " + std::string(64, 'b') + "\n");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->FindServerLibrary("1.2.0.68")->sha256, hex);
+  EXPECT_EQ(m->FindServerLibrary("2.0.0.109")->sha256, "");
+  ASSERT_NE(m->FindClientLibrary("1.2.0.68"), nullptr);
+  EXPECT_EQ(m->FindClientLibrary("1.2.0.68")->sha256, std::string(64, 'b'));
+  EXPECT_EQ(m->FindClientLibrary("1.2.0.69"), nullptr);
+  EXPECT_FALSE(ParseCompatibility("schemaVersion: 1\nclientLibraries:\n  - version: 1.2.0.68\n"
+                                  "    sha256: " +
+                                  hex + "\n  - version: 1.2.0.68\n    sha256: " + hex + "\n")
+                   .ok());
 }
 
 TEST(Compatibility, MissingFileIsNotFound) {

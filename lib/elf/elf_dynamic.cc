@@ -25,8 +25,11 @@ constexpr uint64_t kMaxStringTableBytes = 64ull << 20;
 
 class FileByteSource final : public ByteSource {
  public:
-  FileByteSource(int fd, uint64_t size) : fd_(fd), size_(size) {}
-  ~FileByteSource() override { ::close(fd_); }
+  // `owned`: the source closes the descriptor when it goes.
+  FileByteSource(int fd, uint64_t size, bool owned = true) : fd_(fd), size_(size), owned_(owned) {}
+  ~FileByteSource() override {
+    if (owned_) ::close(fd_);
+  }
   FileByteSource(const FileByteSource&) = delete;
   FileByteSource& operator=(const FileByteSource&) = delete;
 
@@ -49,6 +52,7 @@ class FileByteSource final : public ByteSource {
  private:
   int fd_;
   uint64_t size_;
+  bool owned_;
 };
 
 template <typename T>
@@ -175,6 +179,10 @@ StatusOr<ElfDynamicNames> ReadElfDynamicNames(const ByteSource& source) {
     names.needed.push_back(std::move(name));
   }
   return names;
+}
+
+StatusOr<ElfDynamicNames> ReadElfDynamicNamesFromFd(int fd, uint64_t size) {
+  return ReadElfDynamicNames(FileByteSource(fd, size, /*owned=*/false));
 }
 
 StatusOr<ElfDynamicNames> ReadElfDynamicNamesFromFile(const std::string& path) {

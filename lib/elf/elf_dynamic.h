@@ -44,6 +44,10 @@ StatusOr<std::unique_ptr<ByteSource>> OpenFileByteSource(const std::string& path
 // a file without a PT_DYNAMIC segment (static executable) yields empty names.
 StatusOr<ElfDynamicNames> ReadElfDynamicNames(const ByteSource& source);
 
+// Parses the first `size` bytes of an open file (read with pread; the descriptor stays open): a
+// caller that checked the file through this descriptor parses exactly what it checked.
+StatusOr<ElfDynamicNames> ReadElfDynamicNamesFromFd(int fd, uint64_t size);
+
 // Convenience: open + parse; errors are prefixed with the path.
 StatusOr<ElfDynamicNames> ReadElfDynamicNamesFromFile(const std::string& path);
 

@@ -115,6 +115,18 @@ for c in "${COMPONENTS[@]}"; do
     [[ $rc == 0 && "$out" == chroot* ]] || fail "$c" "chroot is not runnable in the image (exit $rc: $out)"
   fi
   bh rm "$ctr" >/dev/null
+
+  # The digest images.sh recorded is the sha256 of the manifest's bytes in the archive, and the
+  # chart values carry it (the digest the chart deploys is the image that was built).
+  digest="$(cat "$IMAGES_DIR/$c.digest" 2>/dev/null || true)"
+  manifest_sha="$(tar -xOf "$archive" "blobs/sha256/${digest#sha256:}" 2>/dev/null | sha256sum | cut -d' ' -f1)"
+  if [[ ! "$digest" =~ ^sha256:[0-9a-f]{64}$ ]]; then
+    fail "$c" "$IMAGES_DIR/$c.digest holds '$digest', want sha256:<64 hex>"
+  elif [[ "sha256:$manifest_sha" != "$digest" ]]; then
+    fail "$c" "the archive's manifest blob ${digest#sha256:} hashes to $manifest_sha"
+  elif [[ "$c" != gateway ]] && ! grep -qx "    $c: $digest" "$IMAGES_DIR/digests.yaml"; then
+    fail "$c" "$IMAGES_DIR/digests.yaml does not give $c: $digest"
+  fi
   ((failures == failures_before)) && echo "ok: $(basename "$archive"): $version_out; user ${WANT_USER[$c]}, labels version $VERSION, revision $revision"
 done
 

@@ -105,6 +105,23 @@ TEST(ClientOptions, SizesAreKubernetesQuantities) {
   EXPECT_NE(upper.status().message().find("--max-transfer-size"), std::string::npos);
 }
 
+// What a profile's library image may put on the node: defaults, quantities, never 0.
+TEST(ClientOptions, LibraryBudgets) {
+  auto d = ParseRunOptions(Base(), "n");
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->library_budget.max_file_bytes, kDefaultMaxLibraryFileBytes);
+  EXPECT_EQ(d->library_budget.max_total_bytes, kDefaultMaxLibraryBytes);
+  auto o = ParseRunOptions(
+      With({"--max-library-file-size", "1Mi", "--max-library-size", "3000000"}), "n");
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->library_budget.max_file_bytes, uint64_t{1} << 20);
+  EXPECT_EQ(o->library_budget.max_total_bytes, 3000000u);
+  for (const char* bad : {"0", "-1Mi", "lots"}) {
+    EXPECT_FALSE(ParseRunOptions(With({"--max-library-size", bad}), "n").ok()) << bad;
+    EXPECT_FALSE(ParseRunOptions(With({"--max-library-file-size", bad}), "n").ok()) << bad;
+  }
+}
+
 TEST(ClientOptions, GidIndexIsAutoOrANumber) {
   EXPECT_EQ(ParseRunOptions(With({"--gid-index", "Auto"}), "n")->requirements.gid_index, -1);
   EXPECT_EQ(ParseRunOptions(With({"--gid-index", "0"}), "n")->requirements.gid_index, 0);

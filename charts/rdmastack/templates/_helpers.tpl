@@ -21,11 +21,19 @@ app.kubernetes.io/name: rdmastack-operator
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 
-{{/* registry/component:tag, the tag defaulting to appVersion. */}}
+{{/*
+registry/component@sha256:... when image.digests has the component's digest (the schema allows
+only sha256:<64 hex>), else registry/component:tag, the tag defaulting to appVersion.
+*/}}
 {{- define "rdmastack.image" -}}
 {{- $root := index . 0 -}}
 {{- $component := index . 1 -}}
+{{- $digest := index (default dict $root.Values.image.digests) $component | default "" -}}
+{{- if $digest -}}
+{{- printf "%s/%s@%s" $root.Values.image.registry $component $digest -}}
+{{- else -}}
 {{- printf "%s/%s:%s" $root.Values.image.registry $component (default $root.Chart.AppVersion $root.Values.image.tag) -}}
+{{- end -}}
 {{- end -}}
 
 {{/* The MutatingWebhookConfiguration of the pod webhook (cluster-scoped, so named per release). */}}

@@ -221,6 +221,24 @@ TEST(ClientDaemonSetTest, WithoutKeysTheClientChecksTheHealthPath) {
   EXPECT_EQ(ds->Serialize().find(R"("name":"credentials")"), std::string::npos);
 }
 
+// The admin's byte budget for library images reaches the client, and a client that refuses the
+// image has its last line read back as the container's termination message.
+TEST(ClientDaemonSetTest, LibraryBudgetAndRefusalMessage) {
+  const crd::ClientProfile profile = Sample();
+  ClientRenderOptions options = Options();
+  auto plain = RenderClientDaemonSet(profile, options);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(ArgAfter(Args(*plain), "--max-library-file-size"), "<absent>");
+  EXPECT_EQ(
+      plain->GetString({"spec", "template", "spec", "containers", "0", "terminationMessagePolicy"}),
+      std::optional<std::string>("FallbackToLogsOnError"));
+  options.library_max_file_bytes = 1 << 20;
+  options.library_max_bytes = 3 << 20;
+  const std::vector<std::string> args = Args(*RenderClientDaemonSet(profile, options));
+  EXPECT_EQ(ArgAfter(args, "--max-library-file-size"), "1048576");
+  EXPECT_EQ(ArgAfter(args, "--max-library-size"), "3145728");
+}
+
 TEST(ClientDaemonSetTest, HostMemoryProfileWithCredentials) {
   crd::ClientProfile profile = Sample("clientprofile-hostmem.yaml");
   profile.spec.credentials_secret = crd::CredentialsSecretRef{"client-keys", "id", "key"};

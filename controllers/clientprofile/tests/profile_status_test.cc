@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "controllers/clientprofile/profile_conditions.h"
 #include "controllers/common/conditions.h"
 
 namespace rdmastack::clientprofile {
@@ -149,6 +150,33 @@ TEST(ProfileStatusTest, AnS3UserMissingOnAGatewayIsDegradedAndShown) {
   EXPECT_EQ(Cond(s, kReady).message, in.s3_user_message);
   ASSERT_TRUE(s.s3_user.has_value());
   EXPECT_EQ(s.s3_user->gateways_of_endpoints, "1/2");
+}
+
+// A client that refused the library image stops with one line; the profile shows it, naming
+// the node and the offending entries, as Degraded and not Ready.
+TEST(ProfileStatusTest, ALibraryImageAClientRefusedIsDegradedWithTheClientsWords) {
+  const std::string log =
+      "2026-12-06 05:00:00.000 I device probes: recorded\n"
+      "LibraryRefused: the library image is refused: 'libx.so' -> '/etc/shadow' leaves the "
+      "image. Nothing from the image is installed\n";
+  EXPECT_EQ(ClientLibraryRefusal(log),
+            "the library image is refused: 'libx.so' -> '/etc/shadow' leaves the image. Nothing "
+            "from the image is installed");
+  EXPECT_EQ(ClientLibraryRefusal("LibraryRefused: first\nLibraryRefused: last"), "last");
+  EXPECT_EQ(ClientLibraryRefusal("readiness: not ready (LibraryRefused): x"), "");
+  EXPECT_EQ(ClientLibraryRefusal("a log line that says LibraryRefused: in its middle"), "");
+  EXPECT_EQ(ClientLibraryRefusal(""), "");
+
+  const crd::ClientProfile p = Profile();
+  ProfileStatusInputs in = Inputs(p, {Eligible("a", "HostMemory", "", false)});
+  in.library_refused =
+      "the client on node a refused clientLibrary.image: " + ClientLibraryRefusal(log);
+  const auto s = ComputeProfileStatus(in);
+  EXPECT_EQ(Cond(s, kDegraded).status, crd::ConditionStatus::kTrue);
+  EXPECT_EQ(Cond(s, kDegraded).reason, "LibraryRefused");
+  EXPECT_EQ(Cond(s, kReady).reason, "LibraryRefused");
+  EXPECT_NE(Cond(s, kReady).message.find("node a"), std::string::npos);
+  EXPECT_NE(Cond(s, kReady).message.find("'libx.so' -> '/etc/shadow'"), std::string::npos);
 }
 
 TEST(ProfileStatusTest, NoneEligibleOrMatched) {

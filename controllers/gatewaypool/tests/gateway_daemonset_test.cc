@@ -140,6 +140,28 @@ TEST(GatewayDaemonSetTest, RequireMountComparesTheRootWithTheIamDirectory) {
   EXPECT_EQ(iam_host_path.rfind("/var/lib/rdmastack/", 0), 0u) << iam_host_path;
 }
 
+// The compatibility data's sha256 of the library reaches the launcher; without one, nothing is
+// rendered (the bytes are not checked), so the shipped data's DaemonSets are unchanged.
+TEST(GatewayDaemonSetTest, PinnedLibraryBytesReachTheLauncher) {
+  const crd::GatewayPool pool = SamplePool();
+  EXPECT_EQ(Env(Render(pool), "RDMASTACK_GW_SERVER_LIB_SHA256"), "<unset>");
+  auto matrix = compat::ParseCompatibility(
+      "schemaVersion: 1\ngatewayBuilds:\n  - name: vgwrdma-v1.8.0\n    versions: [\"1.8.0\"]\n"
+      "    serverLibraryMajors: [1]\nserverLibraries:\n  - version: 1.2.0.68\n    major: 1\n"
+      "    sha256: " +
+      std::string(64, 'e') + "\n");
+  ASSERT_TRUE(matrix.ok()) << matrix.status().ToString();
+  const TrackDecision d = DecideTrack(pool.spec, *matrix);
+  ASSERT_TRUE(d.track) << d.message;
+  EXPECT_EQ(d.track->library_sha256, std::string(64, 'e'));
+  auto ds = RenderGatewayDaemonSet(pool, *d.track, {});
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  EXPECT_EQ(Env(*ds, "RDMASTACK_GW_SERVER_LIB_SHA256"), std::string(64, 'e'));
+  // The track annotation carries it, so a rollback renders the same pods.
+  EXPECT_EQ(ParseTrack(ds->Annotation(kTrackSpecAnnotation).value_or(""))->library_sha256,
+            std::string(64, 'e'));
+}
+
 TEST(GatewayDaemonSetTest, SecondMajorGetsItsOwnObjectAndPorts) {
   const k8s::JsonObject ds = Render(SamplePool("gatewaypool-kvcache-2.0.yaml"));
   EXPECT_EQ(ds.Name(), "kvcache-gateway-v2");

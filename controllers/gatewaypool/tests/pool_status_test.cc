@@ -120,6 +120,30 @@ TEST(PoolStatusTest, CrashLoopIsDegraded) {
   EXPECT_NE(s.failing_nodes[0].message->find("refused (library-pin)"), std::string::npos);
 }
 
+// The launcher's library-digest refusal is named by its own reason, on the node and on Degraded
+// (whose change the reconciler turns into a Warning event).
+TEST(PoolStatusTest, ALibraryDigestRefusalIsLibraryDigestMismatch) {
+  Fixture f;
+  f.in.selected = {Verified("a"), Verified("b")};
+  controllers::OwnedPod p = Pod("a", false);
+  p.waiting_reason = "CrashLoopBackOff";
+  p.message =
+      "rdmastack-gateway: refused (library-digest): libcuobjserver.so.1.2.0.68: sha256 is 11, "
+      "the compatibility data expects 22; ...";
+  f.in.pods = {p, Pod("b", true)};
+  const auto s = f.Compute();
+  ASSERT_EQ(s.failing_nodes.size(), 1u);
+  EXPECT_EQ(s.failing_nodes[0].reason, "LibraryDigestMismatch");
+  EXPECT_EQ(Cond(s, kDegraded), "True/LibraryDigestMismatch");
+  const crd::Condition* degraded = controllers::FindCondition(s.conditions, kDegraded);
+  ASSERT_NE(degraded, nullptr);
+  EXPECT_EQ(degraded->message.rfind("a: CrashLoopBackOff: rdmastack-gateway: refused "
+                                    "(library-digest): libcuobjserver.so.1.2.0.68",
+                                    0),
+            0u)
+      << degraded->message;
+}
+
 TEST(PoolStatusTest, RefusedSpecKeepsReportingWhatServes) {
   Fixture f;
   f.pool.spec.server_library.version = "2.0.0.109";

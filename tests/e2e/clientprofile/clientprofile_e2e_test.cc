@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -560,6 +561,123 @@ TEST_F(ClientProfileE2eTest, ClientConfigFollowsAPoolUpgrade) {
   }
   EXPECT_TRUE(Eventually([&] { return Condition(kHostMem, "Ready") == "True"; }, 60s))
       << ClientDiagnostics();
+}
+
+// Every entry below `dir` with its type and, for files, its bytes: what the host holds there.
+std::map<std::string, std::string> HostTree(const std::string& dir) {
+  std::map<std::string, std::string> out;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    const std::string rel = std::filesystem::relative(it->path(), dir).string();
+    if (it->is_symlink()) {
+      out[rel] = "-> " + std::filesystem::read_symlink(it->path(), ec).string();
+    } else if (it->is_regular_file()) {
+      out[rel] = ReadFile(it->path().string());
+    } else {
+      out[rel] = "<dir or special>";
+    }
+  }
+  return out;
+}
+
+// A profile's library image is its author's choice, and so is the shell its init container runs:
+// one hostile image (tests/fixtures/client/hostile-library-sh), five classes of content, each in
+// a profile of its own on one node beside the working host-memory profile. Each is refused with
+// a condition and a Warning event naming the offending entries; nothing is written outside its
+// directory (nor inside: nothing of it is installed); the other profile stays Ready, its files
+// unchanged.
+TEST_F(ClientProfileE2eTest, AHostileLibraryImageIsRefusedAndTouchesNothingElse) {
+  if (const std::string missing = FindNodes(); !missing.empty())
+    GTEST_SKIP() << missing << " (scripts/test.sh makes them)";
+  StartWithTheHostMemoryProfileReady("cprof-hostile");
+  if (HasFatalFailure()) return;
+  const std::string node = h100_;
+  ASSERT_TRUE(Eventually([&] { return NodeLabel(node, kHostMem) == "ready"; }, 120s))
+      << ClientDiagnostics();
+  const std::string root = nodes_.at(node).host_root + "/var/lib/rdmastack/client";
+  const std::map<std::string, std::string> good_before = HostTree(InstallDir(node, kHostMem));
+  ASSERT_TRUE(good_before.count("lib/libcuobjclient.so.1.2.0.68")) << ClientDiagnostics();
+  std::set<std::string> dirs_before;
+  for (const auto& e : std::filesystem::directory_iterator(root))
+    dirs_before.insert(e.path().filename().string());
+
+  // What each class's refusal must name.
+  const std::map<std::string, std::vector<std::string>> classes = {
+      {"hostile-elf",
+       {"its ELF SONAME '../../h1-victim/lib/libcuobjclient.so.1' is not a plain file name",
+        "'liblong.so': its ELF SONAME", "250 bytes long",
+        "'libneeded.so': its ELF NEEDED entry '../../h1-victim/lib/libcuobjclient.so.1'"}},
+      {"hostile-names",
+       {"'lib\\x0anewline.so' is not a plain file name", "'.rdmastack-tmp-0123456789abcdef'",
+        "'libfifo.so' is a FIFO", "'subdir' is a directory"}},
+      {"hostile-links",
+       {"'libshadow.so' -> '/host/etc/shadow' leaves the image",
+        "'libup.so' -> '../../h1-victim/lib/libcuobjclient.so.1.2.0.68' leaves the image",
+        "'libdotdot.so' -> '..' leaves the image", "'libdangling.so' -> 'libmissing.so' names"}},
+      {"hostile-modes",
+       {"'libsuid.so' has mode 4755", "'libsgid.so' has mode 2755", "'libsticky.so' has mode 1755",
+        "'libworld.so' has mode 0666: world-writable"}},
+      {"hostile-bytes",
+       {"'libsparse.so' is 1 GiB long with 0 bytes allocated, over the per-file budget of 64 MiB",
+        "'libprealloc.so' is 1 bytes long with 80 MiB allocated",
+        "over the per-image budget of 128 MiB"}},
+  };
+  for (const auto& [name, _] : classes) {
+    std::ostringstream y;
+    y << "apiVersion: rdmastack.io/v1alpha1\nkind: ClientProfile\nmetadata:\n  name: " << name
+      << "\nspec:\n  nodeSelector: {kubernetes.io/hostname: " << node << "}\n"
+      << "  gatewayPoolRef: {name: kvcache}\n  transport: HostMemory\n  gidIndex: 0\n"
+      << "  clientLibrary:\n    version: 1.2.0.68\n"
+      << "    image: registry.local/rdmastack/libcuobjclient-hostile:1.2.0.68\n";
+    ns_->Apply(y.str());
+  }
+  for (const auto& [name, wanted] : classes) {
+    SCOPED_TRACE(name);
+    const bool refused =
+        Eventually([&] { return Condition(name, "Ready", "reason") == "LibraryRefused"; }, 240s);
+    ASSERT_TRUE(refused) << Get({"get", "pods", "-n", ns_->name(), "-o", "wide"})
+                         << ClientDiagnostics();
+    const std::string message = Condition(name, "Ready", "message");
+    EXPECT_EQ(Condition(name, "Degraded"), "True");
+    EXPECT_EQ(Condition(name, "Degraded", "reason"), "LibraryRefused");
+    EXPECT_NE(message.find("the client on node " + node + " refused clientLibrary.image"),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("Nothing from the image is installed"), std::string::npos) << message;
+    for (const std::string& w : wanted) EXPECT_NE(message.find(w), std::string::npos) << w;
+    const std::string events =
+        Get({"get", "events", "-n", ns_->name(), "--field-selector",
+             "involvedObject.name=" + name + ",type=Warning,reason=LibraryRefused", "-o",
+             "jsonpath={.items[*].message}"});
+    EXPECT_NE(events.find(wanted.front()), std::string::npos) << events;
+    // Nothing of the image reached the node: its directory holds nothing.
+    EXPECT_TRUE(HostTree(InstallDir(node, name)).empty())
+        << InstallDir(node, name) << " is not empty";
+  }
+  // Nothing outside: no new directory beside the profiles' (h1-victim above all), and the
+  // working profile's files are as they were, its clients Ready.
+  std::set<std::string> dirs_after;
+  for (const auto& e : std::filesystem::directory_iterator(root)) {
+    const std::string d = e.path().filename().string();
+    if (classes.count(d.substr(d.find('.') + 1)) == 0) dirs_after.insert(d);
+  }
+  EXPECT_EQ(dirs_after, dirs_before);
+  EXPECT_FALSE(std::filesystem::exists(root + "/h1-victim"));
+  EXPECT_FALSE(std::filesystem::exists(nodes_.at(node).host_root + "/var/lib/rdmastack/h1-victim"));
+  const std::map<std::string, std::string> good_after = HostTree(InstallDir(node, kHostMem));
+  for (const auto& [path, content] : good_before) {
+    if (path == "endpoints.json" || path.rfind("log/", 0) == 0) continue;  // may follow the pool
+    const auto now = good_after.find(path);
+    ASSERT_NE(now, good_after.end()) << path << " is gone";
+    EXPECT_EQ(now->second, content) << path << " changed";
+  }
+  for (const auto& [path, _] : good_after) {
+    EXPECT_EQ(path.find(".rdmastack-tmp-"), std::string::npos) << path;
+    EXPECT_TRUE(good_before.count(path) || path.rfind("log/", 0) == 0) << "new: " << path;
+  }
+  EXPECT_EQ(Condition(kHostMem, "Ready"), "True") << ClientDiagnostics();
+  EXPECT_EQ(NodeLabel(node, kHostMem), "ready");
 }
 
 // ---- Workload injection: the operator's mutating admission webhook, called by the real API server

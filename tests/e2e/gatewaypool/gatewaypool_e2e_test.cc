@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "base/sha256.h"
 #include "tests/e2e/common/pool_e2e_fixture.h"
 #include "tests/harness/scope_exit.h"
 
@@ -486,6 +487,88 @@ TEST_F(GatewayPoolE2eTest, ARequireMountPoolServesOnlyFromAMountedBackend) {
   EXPECT_TRUE(std::filesystem::is_empty(backend));
   ASSERT_EQ(env_->Kubectl({"delete", "gwp", "mnt", "-n", ns_->name(), "--timeout=90s"}).exit_code,
             0);
+}
+
+// The shipped compatibility data with `sha256` pinned for libcuobjserver 1.2.0.68, as the
+// ConfigMap `compat`.
+std::string CompatConfigMap(const std::string& sha256) {
+  std::ifstream shipped(SourcePath("gateway/compatibility.yaml"));
+  std::string yaml =
+      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: compat}\ndata:\n"
+      "  compatibility.yaml: |\n";
+  for (std::string line; std::getline(shipped, line);) {
+    yaml += "    " + line + "\n";
+    if (line == "  - version: 1.2.0.68") yaml += "      sha256: " + sha256 + "\n";
+  }
+  return yaml;
+}
+
+// The compatibility data pinning the library's bytes: the operator follows its ConfigMap and
+// renders the sha256 into the gateway pods, and the launcher on the node hashes the libcuobjserver
+// the library image's init container copied in. A sha256 the file does not have is refused
+// (LibraryDigestMismatch in failingNodes, Degraded and a Warning event, naming the file and both
+// digests) and nothing serves; the right one serves.
+TEST_F(GatewayPoolE2eTest, ALibraryOfOtherBytesIsRefusedAndThePinnedBytesServe) {
+  std::vector<std::string> nodes;
+  const std::string missing = NodesWithFixture("storage-cx6-ib-ipoib-bond0-el8-inbox", 1, &nodes);
+  if (!missing.empty()) GTEST_SKIP() << missing << " (scripts/test.sh makes them)";
+  const std::string node = nodes[0];
+  // What the library image ships (tests/harness/node-runtime/images.yaml).
+  std::ifstream library(BinaryDir() +
+                        "/tests/fixtures/gateway/elf/lib-v1/libcuobjserver.so.1.2.0.68");
+  const std::string real = Sha256Hex(
+      std::string(std::istreambuf_iterator<char>(library), std::istreambuf_iterator<char>()));
+  const std::string wrong = Sha256Hex("not the vendor's release");
+
+  Start("gwp-digest", Replaced(EdgePool(), {{"name: edge-root}", "name: pin-root}"},
+                                            {"name: edge}", "name: pin}"},
+                                            {"port: 7075", "port: 7081"},
+                                            {"name: edge-root}}", "name: pin-root}}"},
+                                            {"port: 19105", "port: 19111"},
+                                            {"edge-{nodeName}", "pin-{nodeName}"}}));
+  if (HasFatalFailure()) return;
+  ns_->Apply(CompatConfigMap(wrong));
+  // The operator again, following the ConfigMap.
+  operator_.reset();
+  operator_ =
+      LaunchOperator("gwp-digest", {"--compatibility-configmap=" + ns_->name() + "/compat"});
+  ASSERT_EQ(env_->Kubectl({"label", "node", node, selector_label_ + "=in"}).exit_code, 0);
+
+  ASSERT_TRUE(
+      Eventually([&] { return FailingReason("pin", node) == "LibraryDigestMismatch"; }, 180s))
+      << PoolField("pin", "{.status}") << Diagnostics();
+  const std::string message =
+      PoolField("pin", "{.status.failingNodes[?(@.node==\"" + node + "\")].message}");
+  std::printf("refused: %s\n", message.c_str());
+  EXPECT_NE(message.find("refused (library-digest): libcuobjserver.so.1.2.0.68: sha256 is " + real +
+                         ", the compatibility data expects " + wrong),
+            std::string::npos)
+      << message;
+  EXPECT_TRUE(ReadyEndpointNodes("pin").empty());
+  ASSERT_TRUE(Eventually(
+      [&] { return PoolCondition("pin", "Degraded", "reason") == "LibraryDigestMismatch"; }, 30s))
+      << PoolField("pin", "{.status.conditions}");
+  EXPECT_NE(PoolCondition("pin", "Degraded", "message").find(node + ": "), std::string::npos);
+  ASSERT_TRUE(Eventually(
+      [&] {
+        return Get({"get", "events", "-n", ns_->name(), "--field-selector",
+                    "type=Warning,reason=LibraryDigestMismatch", "-o", "name"}) != "";
+      },
+      30s))
+      << Get({"get", "events", "-n", ns_->name()});
+
+  // The digest corrected in the ConfigMap: the gateways roll with it, and serve.
+  ns_->Apply(CompatConfigMap(real));
+  ASSERT_TRUE(Eventually([&] { return ReadyEndpointNodes("pin") == std::set{node}; }, 180s))
+      << PoolField("pin", "{.status}") << Diagnostics();
+  EXPECT_EQ(Get({"get", "ds", "pin-gateway-v1", "-n", ns_->name(), "-o",
+                 "jsonpath={.spec.template.spec.containers[0].env[?(@.name==\""
+                 "RDMASTACK_GW_SERVER_LIB_SHA256\")].value}"}),
+            real);
+  const std::vector<SliceEndpoint> serving = Endpoints("pin");
+  ASSERT_EQ(serving.size(), 1u) << Diagnostics();
+  EXPECT_TRUE(Serves(serving[0]));
+  EXPECT_EQ(FailingReason("pin", node), "");
 }
 
 }  // namespace

@@ -117,6 +117,11 @@ std::string ImageTag(std::string_view reference) {
   return ref.substr(colon + 1);
 }
 
+std::string ImageDigest(std::string_view reference) {
+  const size_t at = reference.find('@');
+  return at == std::string_view::npos ? "" : std::string(reference.substr(at + 1));
+}
+
 Status CheckImageFiles(const ImageSpec& image, std::string_view reference) {
   for (const BindMount& f : image.files) {
     if (!FileExists(f.source)) {
@@ -169,6 +174,12 @@ StatusOr<ImageTable> ImageTable::Load(const std::string& path,
 
 StatusOr<const ImageSpec*> ImageTable::Lookup(std::string_view reference) const {
   const std::string repo = ImageRepository(reference);
+  if (!ImageDigest(reference).empty()) {
+    return FailedPreconditionError(
+        "image \"" + std::string(reference) + "\" names a digest, but " + repo +
+        " has no OCI archive here, only files in the image table " + source_ +
+        ", so no manifest could prove that digest; name it by tag, or build it as an archive");
+  }
   const std::string tag = ImageTag(reference);
   // An entry for this exact tag wins over one for the whole repository.
   for (const std::string& want : {tag.empty() ? std::string() : repo + ":" + tag, repo}) {

@@ -37,6 +37,9 @@ std::string ImageRepository(std::string_view reference);
 // "registry:5000/a/b:v1" -> "v1"; "" when the reference has no tag.
 std::string ImageTag(std::string_view reference);
 
+// "ghcr.io/a/b@sha256:<hex>" -> "sha256:<hex>"; "" when the reference names no digest.
+std::string ImageDigest(std::string_view reference);
+
 // OK when every file the image takes from the build exists, else FailedPrecondition naming the
 // first missing one (what a kubelet would report as ErrImagePull).
 Status CheckImageFiles(const ImageSpec& image, std::string_view reference);
@@ -49,7 +52,8 @@ class ImageTable {
                                    const std::map<std::string, std::string>& vars);
 
   // The image a reference names (an entry for its tag first, else one for its repository), or
-  // NotFound with a message that says how to add it.
+  // NotFound with a message that says how to add it. A reference by digest is refused
+  // (FailedPrecondition): these images have no manifest whose bytes could prove the digest.
   StatusOr<const ImageSpec*> Lookup(std::string_view reference) const;
 
   // One line per file of any image that does not exist: "IMAGE: TARGET comes from SOURCE". A

@@ -62,6 +62,16 @@ TEST(ImageTable, UnknownImageSaysWhereToAddIt) {
       "simulated node's image table images.yaml; add an entry that maps it to a build output");
 }
 
+// A table image is files of the build, with no manifest: a digest could only be taken on trust.
+TEST(ImageTable, AReferenceByDigestIsRefused) {
+  auto table = ImageTable::Parse(kTable, "images.yaml", {{"BUILD_DIR", "/b"}});
+  ASSERT_TRUE(table.ok());
+  auto image = table->Lookup("rdmastack.invalid/host@sha256:" + std::string(64, '0'));
+  EXPECT_EQ(image.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(image.status().message().find("no manifest could prove that digest"), std::string::npos)
+      << image.status().message();
+}
+
 TEST(ImageTable, UnsetVariableIsAnErrorNamingTheFlag) {
   auto table = ImageTable::Parse(kTable, "images.yaml", {});
   ASSERT_FALSE(table.ok());

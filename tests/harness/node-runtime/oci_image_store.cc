@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/sha256.h"
 #include "operator/k8s/json_object.h"
 #include "tests/harness/node-runtime/spawn.h"
 
@@ -43,6 +44,22 @@ StatusOr<std::string> BlobPath(const std::string& layout, const std::string& dig
     return InvalidArgumentError("bad digest '" + digest + "'");
   }
   return layout + "/blobs/" + digest.substr(0, colon) + "/" + digest.substr(colon + 1);
+}
+
+// OK when the blob's bytes hash to `digest`: what names an image (its manifest digest) then
+// names every byte of it. DataLoss otherwise, naming both digests.
+Status VerifyBlob(const std::string& layout, const std::string& digest, std::string_view what) {
+  if (digest.rfind("sha256:", 0) != 0) {
+    return UnimplementedError(std::string(what) + " digest '" + digest + "' is not sha256");
+  }
+  RDMASTACK_ASSIGN_OR_RETURN(std::string path, BlobPath(layout, digest));
+  RDMASTACK_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path));
+  const std::string found = "sha256:" + Sha256Hex(bytes);
+  if (found != digest) {
+    return DataLossError(std::string(what) + " blob " + digest + " holds bytes of " + found +
+                         "; the archive was altered after it was written, rebuild it");
+  }
+  return OkStatus();
 }
 
 // A fresh, empty directory under `parent` (a unique name, so concurrent runtimes do not meet).
@@ -162,6 +179,10 @@ StatusOr<OciImage> OciImageStore::Unpack(const Archive& archive) {
     cleanup();
     return what(s);
   }
+  if (Status s = VerifyBlob(layout, archive.manifest_digest, "manifest"); !s.ok()) {
+    cleanup();
+    return what(s);
+  }
   StatusOr<std::string> manifest_path = BlobPath(layout, archive.manifest_digest);
   StatusOr<k8s::JsonObject> manifest = manifest_path.ok()
                                            ? ReadJson(*manifest_path)
@@ -170,8 +191,12 @@ StatusOr<OciImage> OciImageStore::Unpack(const Archive& archive) {
     cleanup();
     return what(manifest.status());
   }
-  StatusOr<std::string> config_path =
-      BlobPath(layout, manifest->GetString({"config", "digest"}).value_or(""));
+  const std::string config_digest = manifest->GetString({"config", "digest"}).value_or("");
+  if (Status s = VerifyBlob(layout, config_digest, "config"); !s.ok()) {
+    cleanup();
+    return what(s);
+  }
+  StatusOr<std::string> config_path = BlobPath(layout, config_digest);
   StatusOr<k8s::JsonObject> config =
       config_path.ok() ? ReadJson(*config_path) : StatusOr<k8s::JsonObject>(config_path.status());
   if (!config.ok()) {
@@ -180,8 +205,10 @@ StatusOr<OciImage> OciImageStore::Unpack(const Archive& archive) {
   }
   for (const k8s::JsonObject& layer : manifest->GetArray({"layers"})) {
     const std::string media = layer.GetString({"mediaType"}).value_or("");
-    StatusOr<std::string> blob = BlobPath(layout, layer.GetString({"digest"}).value_or(""));
+    const std::string layer_digest = layer.GetString({"digest"}).value_or("");
+    StatusOr<std::string> blob = BlobPath(layout, layer_digest);
     Status s = blob.status();
+    if (s.ok()) s = VerifyBlob(layout, layer_digest, "layer");
     if (s.ok()) {
       std::vector<std::string> argv = {"/bin/tar", "--numeric-owner", "--same-permissions", "-x"};
       if (media.find("gzip") != std::string::npos) argv.push_back("-z");
@@ -219,28 +246,53 @@ StatusOr<OciImage> OciImageStore::Unpack(const Archive& archive) {
   return image;
 }
 
+const OciImageStore::Archive* OciImageStore::Find(std::string_view reference) const {
+  const std::string digest = ImageDigest(reference);
+  const std::string repository = ImageRepository(reference);
+  const std::string want = NormalizedReference(reference);
+  for (const auto& [path, archive] : archives_) {
+    const bool match = digest.empty() ? archive.reference == want
+                                      : archive.manifest_digest == digest &&
+                                            ImageRepository(archive.reference) == repository;
+    if (match) return &archive;
+  }
+  return nullptr;
+}
+
 StatusOr<OciImage> OciImageStore::Pull(std::string_view reference) {
   std::lock_guard lock(mu_);
   RDMASTACK_RETURN_IF_ERROR(Reindex());
-  const std::string want = NormalizedReference(reference);
-  for (const auto& [path, archive] : archives_) {
-    if (archive.reference == want) return Unpack(archive);
-  }
+  if (const Archive* archive = Find(reference)) return Unpack(*archive);
+  const std::string digest = ImageDigest(reference);
+  const std::string repository = ImageRepository(reference);
   std::vector<std::string> have;
-  for (const auto& [path, archive] : archives_) have.push_back(archive.reference);
+  bool same_repository = false;
+  for (const auto& [path, archive] : archives_) {
+    have.push_back(archive.reference + "@" + archive.manifest_digest);
+    same_repository |= ImageRepository(archive.reference) == repository;
+  }
   std::sort(have.begin(), have.end());
   std::string list;
   for (const std::string& h : have) list += (list.empty() ? "" : ", ") + h;
-  return NotFoundError("no image archive in " + archive_dir_ + " holds " + want +
-                       " (they hold: " + (list.empty() ? "nothing" : list) + ")");
+  if (list.empty()) list = "nothing";
+  // A digest of a repository we build is never looked for elsewhere: a stale or forged digest
+  // must fail the pull, not run some other image of that name.
+  if (!digest.empty() && same_repository) {
+    return FailedPreconditionError("no image archive in " + archive_dir_ + " holds " + repository +
+                                   " with manifest digest " + digest + " (they hold: " + list +
+                                   "); deploy the digest " +
+                                   "scripts/images.sh printed (build/images/digests.yaml)");
+  }
+  return NotFoundError(
+      "no image archive in " + archive_dir_ + " holds " +
+      (digest.empty() ? NormalizedReference(reference) : repository + "@" + digest) +
+      " (they hold: " + list + ")");
 }
 
 bool OciImageStore::Has(std::string_view reference) {
   std::lock_guard lock(mu_);
   if (!Reindex().ok()) return false;
-  const std::string want = NormalizedReference(reference);
-  return std::any_of(archives_.begin(), archives_.end(),
-                     [&](const auto& kv) { return kv.second.reference == want; });
+  return Find(reference) != nullptr;
 }
 
 std::vector<std::string> OciImageStore::References() {
