@@ -93,6 +93,7 @@ void ClientPlane::MaybeLoadPeerMem(agent::NodeFacts* facts, NodePlan* plan) {
 
 Status ClientPlane::Install(const NodePlan& plan, const PoolEndpoints& pool) {
   library_refused_ = false;
+  library_digest_mismatch_ = false;
   // The library image is judged before anything is written: a refused one installs nothing.
   StatusOr<std::optional<LibraryPlan>> library = installer_.PlanLibraries(options_.library_dir);
   if (!library.ok()) {
@@ -107,6 +108,12 @@ Status ClientPlane::Install(const NodePlan& plan, const PoolEndpoints& pool) {
   if (!written.empty()) {
     spdlog::info("config: wrote {} in {} ({}, {} endpoints, first {})", Join(written),
                  installer_.dir(), DescribePlan(plan), pool.endpoints.size(), pool.Urls().front());
+  }
+  // Before anything of the image reaches the host: its files must be the pinned bytes.
+  if (Status pinned = CheckStagedLibraries(options_.library_dir, options_.library_sha256);
+      !pinned.ok()) {
+    library_digest_mismatch_ = true;
+    return pinned;
   }
   if (!*library) return OkStatus();
   StatusOr<std::vector<std::string>> libs = installer_.InstallLibraries(**library);
@@ -183,7 +190,9 @@ ClientState ClientPlane::RunPass() {
     st.reason = kReasonNoEndpoints;
     st.message = "the pool " + pool->pool + " publishes no endpoints" + kept;
   } else if (!installed.ok()) {
-    st.reason = library_refused_ ? kReasonLibraryRefused : kReasonInstallFailed;
+    st.reason = library_digest_mismatch_ ? kReasonLibraryDigestMismatch
+                : library_refused_       ? kReasonLibraryRefused
+                                         : kReasonInstallFailed;
     st.message = installed.message();
   } else {
     CheckPool(*pool, plan, &st);

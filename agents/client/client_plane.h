@@ -60,6 +60,7 @@ class ClientPlane {
   Installer installer_;
   size_t next_endpoint_ = 0;  // rotation through pools larger than kMaxEndpointsPerPass
   bool peermem_loaded_by_client_ = false;
+  bool library_digest_mismatch_ = false;  // ... because its bytes are not the pinned ones
   bool library_refused_ = false;  // the last Install failed on the library image (LibraryRefused)
   std::optional<Clock::TimePoint> last_modprobe_failure_;
   std::string last_peermem_note_;

@@ -121,6 +121,8 @@ StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args,
       RDMASTACK_ASSIGN_OR_RETURN(o.host_install_dir, ParseDir(flag, value));
     } else if (flag == "--library-dir") {
       RDMASTACK_ASSIGN_OR_RETURN(o.library_dir, ParseDir(flag, value));
+    } else if (flag == "--library-sha256") {
+      RDMASTACK_RETURN_IF_ERROR(ParseLibraryDigestFlag(value, &o.library_sha256));
     } else if (flag == "--max-library-file-size") {
       RDMASTACK_ASSIGN_OR_RETURN(o.library_budget.max_file_bytes, ParseBudget(flag, value));
     } else if (flag == "--max-library-size") {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "agents/client/library_digest.h"
 #include "agents/client/library_plan.h"
 #include "base/status.h"
 #include "node/checks/check.h"
@@ -28,6 +29,7 @@ struct RunOptions {
   std::string install_dir;       // as this process sees it
   std::string host_install_dir;  // as the host (and so the applications) see it
   std::string library_dir = "/opt/rdmastack/cuobjclient";
+  LibraryDigests library_sha256;  // --library-sha256 FILE=HEX: the bytes each pinned file must have
   // --max-library-file-size, --max-library-size: what one file and the whole image may take.
   LibraryBudget library_budget;
   std::string state_dir = "/run/rdmastack-client";
@@ -61,8 +63,9 @@ inline constexpr const char* kUsage =
     "nvidia_peermem\"]\n"
     "         [--endpoints-file /etc/rdmastack-client/endpoints/endpoints.json]\n"
     "         [--credentials-dir DIR] [--host-install-dir DIR]\n"
-    "         [--library-dir /opt/rdmastack/cuobjclient] [--state-dir /run/rdmastack-client]\n"
-    "         [--max-library-file-size 64Mi] [--max-library-size 128Mi] [--interval 10s]\n"
+    "         [--library-dir /opt/rdmastack/cuobjclient] [--library-sha256 FILE=SHA256]...\n"
+    "         [--max-library-file-size 64Mi] [--max-library-size 128Mi]\n"
+    "         [--state-dir /run/rdmastack-client] [--interval 10s]\n"
     "       rdmastack-client ready [--state-dir /run/rdmastack-client] [--max-age 30s]\n"
     "       rdmastack-client uninstall --install-dir DIR [--state-dir /run/rdmastack-client]\n"
     "         [--interval 10s]\n"

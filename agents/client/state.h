@@ -20,6 +20,8 @@ inline constexpr const char* kReasonEndpointsFileInvalid = "EndpointsFileInvalid
 inline constexpr const char* kReasonInstallFailed = "InstallFailed";
 // The library image links outside itself (Installer::SyncLibraries); nothing of it is installed.
 inline constexpr const char* kReasonLibraryRefused = "LibraryRefused";
+// The library image's files are not the bytes the compatibility data pins (library_digest.h).
+inline constexpr const char* kReasonLibraryDigestMismatch = "LibraryDigestMismatch";
 
 struct ClientState {
   bool ready = false;

@@ -137,9 +137,13 @@ int Run(const OperatorOptions& options) {
   }
   std::unique_ptr<clientprofile::ClientProfileControllers> client_profiles;
   if (ControllerEnabled(options, "clientprofile")) {
+    clientprofile::ClientProfileControllerOptions profile_options =
+        ClientProfileOptionsFrom(options);
+    // The pinned client library bytes come from the pools' compatibility data (its ConfigMap).
+    if (gateway_pools)
+      profile_options.render.client_library_sha256 = gateway_pools->ClientLibrarySha256();
     client_profiles = std::make_unique<clientprofile::ClientProfileControllers>(
-        manager, RealClock::Instance(), node_controllers.node_cache(),
-        ClientProfileOptionsFrom(options));
+        manager, RealClock::Instance(), node_controllers.node_cache(), std::move(profile_options));
   }
   // Figures a storage team alerts on (docs/operations.md "Metrics"): status-derived families read
   // from the caches at scrape time, the agents' silence from the hub's memory (leader only).

@@ -81,6 +81,11 @@ StatusOr<std::vector<std::string>> ClientArgs(const crd::ClientProfile& profile,
                 {"--max-library-file-size", std::to_string(options.library_max_file_bytes)});
   if (options.library_max_bytes > 0)
     args.insert(args.end(), {"--max-library-size", std::to_string(options.library_max_bytes)});
+  if (options.client_library_sha256) {
+    const std::string& version = spec.client_library.version;
+    if (std::string hex = options.client_library_sha256(version); !hex.empty())
+      args.insert(args.end(), {"--library-sha256", "libcuobjclient.so." + version + "=" + hex});
+  }
   if (ClientCredentials(profile)) {
     args.push_back("--credentials-dir");
     args.push_back(kCredentialsDir);

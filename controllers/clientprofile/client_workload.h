@@ -3,6 +3,7 @@
 // the nodes the operator labels eligible, and the ConfigMap with the pool's ready S3 endpoints
 // that every client pod mounts and follows (docs/operator.md "GPU clients").
 
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -25,7 +26,10 @@ struct ClientRenderOptions {
   std::string image;                              // the rdmastack-client program
   std::map<std::string, std::string> pod_labels;  // e.g. rdmastack.io/simulate=run
   std::vector<std::string> extra_args;            // appended to `rdmastack-client run`
-  controllers::NodePodPolicy node_pods;           // pull secrets and priority class (the chart's)
+  // The sha256 the compatibility data pins for libcuobjclient.so.<version> ("" = not pinned):
+  // rendered as --library-sha256, so the client refuses other bytes (LibraryDigestMismatch).
+  std::function<std::string(std::string_view version)> client_library_sha256;
+  controllers::NodePodPolicy node_pods;  // pull secrets and priority class (the chart's)
   // What the library image may put on each node: bytes per file and per image, rendered as
   // --max-library-file-size / --max-library-size (0 = the client's default).
   int64_t library_max_file_bytes = 0;

@@ -10,6 +10,7 @@
 #include "agents/client/endpoint_check.h"
 #include "agents/client/tests/test_util.h"
 #include "agents/client/uninstall_pass.h"
+#include "base/sha256.h"
 #include "node/probe/host_root.h"
 #include "node/probe/prober_choice.h"
 #include "node/probe/system_probe.h"
@@ -179,6 +180,31 @@ TEST_F(ClientPlaneTest, ReadyNodeInstallsTheConfigurationAndReportsIt) {
   EXPECT_NE(Installed("endpoints.json").find("\"http://198.18.0.10:7071\""), std::string::npos);
   EXPECT_TRUE(fs::is_symlink(tmp_.path() / "install/lib/libcuobjclient.so.1"));
   EXPECT_TRUE(fs::is_directory(tmp_.path() / "install/log"));
+}
+
+// A library image whose file is not the pinned bytes installs no library, says why in the state
+// (LibraryDigestMismatch, both digests) and is not Ready; the pinned bytes install as before.
+TEST_F(ClientPlaneTest, ALibraryOfOtherBytesIsRefusedBeforeAnythingOfItIsInstalled) {
+  fs::create_directories(tmp_ / "cuobjclient");
+  WriteFile(tmp_ / "cuobjclient/libcuobjclient.so.1.2.0.68", ReadFile(FakeClientLibrary()) + "!");
+  SetEndpoints(EndpointsJson(7071, "198.18.0.10"));
+  RunOptions o = Options(kDmaBuf);
+  const std::string pinned = Sha256Hex(ReadFile(FakeClientLibrary()));
+  o.library_sha256 = {{"libcuobjclient.so.1.2.0.68", pinned}};
+  auto plane = Plane(o);
+  ClientState st = plane->RunPass();
+  EXPECT_FALSE(st.ready);
+  EXPECT_EQ(st.reason, "LibraryDigestMismatch");
+  EXPECT_NE(st.message.find("expects " + pinned), std::string::npos) << st.message;
+  EXPECT_EQ(StateOnDisk().reason, "LibraryDigestMismatch");
+  EXPECT_FALSE(fs::exists(tmp_.path() / "install/lib/libcuobjclient.so.1.2.0.68"));
+
+  fs::copy_file(FakeClientLibrary(), tmp_ / "cuobjclient/libcuobjclient.so.1.2.0.68",
+                fs::copy_options::overwrite_existing);
+  st = plane->RunPass();
+  EXPECT_TRUE(st.ready) << st.message;
+  EXPECT_EQ(ReadFile(tmp_ / "install/lib/libcuobjclient.so.1.2.0.68"),
+            ReadFile(FakeClientLibrary()));
 }
 
 TEST_F(ClientPlaneTest, WithKeysTheReadinessCheckIsASignedListBuckets) {

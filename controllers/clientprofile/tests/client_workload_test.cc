@@ -239,6 +239,27 @@ TEST(ClientDaemonSetTest, LibraryBudgetAndRefusalMessage) {
   EXPECT_EQ(ArgAfter(args, "--max-library-size"), "3145728");
 }
 
+// The compatibility data's sha256 of the profile's libcuobjclient reaches the client, which then
+// refuses other bytes; a version the data does not pin renders nothing.
+TEST(ClientDaemonSetTest, PinnedClientLibraryBytesReachTheClient) {
+  const crd::ClientProfile profile = Sample();
+  ClientRenderOptions options = Options();
+  EXPECT_EQ(ArgAfter(Args(*RenderClientDaemonSet(profile, options)), "--library-sha256"),
+            "<absent>");
+  std::vector<std::string> asked;
+  options.client_library_sha256 = [&](std::string_view version) {
+    asked.emplace_back(version);
+    return version == "1.2.0.68" ? std::string(64, 'd') : "";
+  };
+  EXPECT_EQ(ArgAfter(Args(*RenderClientDaemonSet(profile, options)), "--library-sha256"),
+            "libcuobjclient.so.1.2.0.68=" + std::string(64, 'd'));
+  ASSERT_FALSE(asked.empty());
+  for (const std::string& v : asked) EXPECT_EQ(v, profile.spec.client_library.version);
+  crd::ClientProfile other = profile;
+  other.spec.client_library.version = "1.2.0.69";
+  EXPECT_EQ(ArgAfter(Args(*RenderClientDaemonSet(other, options)), "--library-sha256"), "<absent>");
+}
+
 TEST(ClientDaemonSetTest, HostMemoryProfileWithCredentials) {
   crd::ClientProfile profile = Sample("clientprofile-hostmem.yaml");
   profile.spec.credentials_secret = crd::CredentialsSecretRef{"client-keys", "id", "key"};
