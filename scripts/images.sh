@@ -301,6 +301,15 @@ MMDEBSTRAP_OPTS=(
   --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-exclude=/usr/share/lintian/*'
   --dpkgopt='path-exclude=/usr/share/gdb/*' --dpkgopt='path-exclude=/usr/share/gcc/*'
 )
+# mmdebstrap's apt reads none of this machine's apt settings: a snapshot mirror whose Release
+# files are past their Valid-Until (or dated ahead) is accepted only where this machine's apt
+# accepts it.
+for opt in Check-Valid-Until Check-Date; do
+  # grep reads everything (no -q): under pipefail an early exit would fail apt-config (SIGPIPE).
+  if apt-config dump 2>/dev/null | grep -x "Acquire::$opt \"false\";" >/dev/null; then
+    MMDEBSTRAP_OPTS+=(--aptopt="Acquire::$opt \"false\"")
+  fi
+done
 base_key() { # packages...
   {
     echo "suite $SUITE"
