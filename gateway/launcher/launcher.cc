@@ -15,6 +15,7 @@
 #include "gateway/launcher/rdma_address.h"
 #include "gateway/launcher/tls_reload.h"
 #include "lib/compat/compatibility.h"
+#include "lib/compat/library_digest.h"
 
 namespace rdmastack::gateway {
 namespace {
@@ -51,6 +52,11 @@ std::variant<std::string, Refusal> CheckRdmaNode(const LaunchConfig& config, con
   }
   if (Status s = VerifyLibraryPin(config.library, config.gateway_binary); !s.ok()) {
     return Refuse(RefusalClass::kLibraryPin, s);
+  }
+  if (Status s = VerifyLibraryBytes(config.library); !s.ok()) {
+    return Refuse(compat::IsLibraryDigestMismatch(s) ? RefusalClass::kLibraryDigest
+                                                     : RefusalClass::kLibraryPin,
+                  s);
   }
   StatusOr<RdmaSelector> selector = ParseRdmaSelector(config.rdma_select);
   if (!selector.ok()) return Refuse(RefusalClass::kUsage, selector.status());
