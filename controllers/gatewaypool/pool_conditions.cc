@@ -178,10 +178,10 @@ crd::Condition DegradedCondition(const PoolFacts& f) {
     return p.reason == compat::kReasonLibraryDigestMismatch;
   });
   if (n.failing_gateways > 0 && digest != n.failing.end())
-    return f.set.Make(
-        kDegraded, ConditionStatus::kTrue, std::string(compat::kReasonLibraryDigestMismatch),
-        digest->node + ": " + digest->message.value_or("") + "; " +
-            Count(n.failing_gateways, "gateway") + " failing; status.failingNodes says why");
+    return f.set.Make(kDegraded, ConditionStatus::kTrue, "LibraryDigestMismatch",
+                      digest->node + ": " + digest->message.value_or("") + "; " +
+                          Count(n.failing_gateways, "gateway") +
+                          " failing; status.failingNodes says why");
   if (n.failing_gateways > 0)
     return f.set.Make(
         kDegraded, ConditionStatus::kTrue, "GatewaysFailing",
