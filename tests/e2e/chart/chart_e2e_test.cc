@@ -9,7 +9,9 @@
 // request, metrics are scraped, everything is deleted again); then the audit log shows no 403 for
 // the operator, and every permission `kubectl auth can-i --list` shows for it was used. Helm
 // upgrade rolls the operator pods and changes what they render; helm uninstall leaves only what
-// NOTES.txt says.
+// NOTES.txt says. A second test asks `kubectl auth can-i` of the default install (nothing outside
+// the release namespace) and of the tenancy.clusterWide opt-in, and tries the pod writes the
+// chart's admission policy refuses.
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
