@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <functional>
 
 namespace rdmastack {
 namespace {
@@ -281,60 +282,55 @@ Status HostDir::Publish(std::string_view name, const std::string& tmp) const {
   return Fsync(fd(), path_);
 }
 
-Status HostDir::WriteFile(std::string_view name, std::string_view content, mode_t mode) const {
+Status HostDir::PublishNew(std::string_view name, const char* verb, mode_t mode,
+                           const std::function<Status(int)>& fill) const {
   RDMASTACK_RETURN_IF_ERROR(CheckPlainName(name));
   RDMASTACK_ASSIGN_OR_RETURN(std::string tmp, TempName());
   UniqueFd out(
       ::openat(fd(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (out.get() < 0) return ErrnoStatus("cannot write " + Show(name));
-  Status s = WriteAll(out.get(), content.data(), content.size());
+  if (out.get() < 0) return ErrnoStatus(std::string("cannot ") + verb + " " + Show(name));
+  Status s = fill(out.get());
   if (s.ok() && ::fchmod(out.get(), mode & 0777) != 0) s = ErrnoStatus("chmod");
   if (s.ok()) s = Fsync(out.get(), Show(name));
   out.reset();
   if (!s.ok()) {
     ::unlinkat(fd(), tmp.c_str(), 0);
-    return Status(s.code(), "cannot write " + Show(name) + ": " + s.message());
+    return Status(s.code(), std::string("cannot ") + verb + " " + Show(name) + ": " + s.message());
   }
   return Publish(name, tmp);
 }
 
+Status HostDir::WriteFile(std::string_view name, std::string_view content, mode_t mode) const {
+  return PublishNew(name, "write", mode,
+                    [&](int out) { return WriteAll(out, content.data(), content.size()); });
+}
+
 Status HostDir::CopyFile(std::string_view name, int source, uint64_t size, mode_t mode) const {
-  RDMASTACK_RETURN_IF_ERROR(CheckPlainName(name));
-  RDMASTACK_ASSIGN_OR_RETURN(std::string tmp, TempName());
-  UniqueFd out(
-      ::openat(fd(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (out.get() < 0) return ErrnoStatus("cannot write " + Show(name));
-  Status s = OkStatus();
-  char buf[65536];
-  uint64_t done = 0;
-  // One byte past `size` is read too: a source that grew is refused, not cut.
-  while (s.ok() && done <= size) {
-    const size_t want = static_cast<size_t>(std::min<uint64_t>(sizeof buf, size - done + 1));
-    const ssize_t n = ::pread(source, buf, want, static_cast<off_t>(done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      s = ErrnoStatus("read the source");
-    } else if (n == 0) {
-      if (done < size)
-        s = DataLossError("the source ended after " + std::to_string(done) + " of " +
-                          std::to_string(size) + " bytes");
-      break;
-    } else if (done + static_cast<uint64_t>(n) > size) {
-      s = FailedPreconditionError("the source holds more than the " + std::to_string(size) +
-                                  " bytes it had when checked");
-    } else {
-      s = WriteAll(out.get(), buf, static_cast<size_t>(n));
+  return PublishNew(name, "copy to", mode, [&](int out) {
+    char buf[65536];
+    uint64_t done = 0;
+    // One byte past `size` is read too: a source that grew is refused, not cut.
+    while (done <= size) {
+      const size_t want = static_cast<size_t>(std::min<uint64_t>(sizeof buf, size - done + 1));
+      const ssize_t n = ::pread(source, buf, want, static_cast<off_t>(done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return ErrnoStatus("read the source");
+      if (n == 0) {
+        if (done < size) {
+          return DataLossError("the source ended after " + std::to_string(done) + " of " +
+                               std::to_string(size) + " bytes");
+        }
+        return OkStatus();
+      }
+      if (done + static_cast<uint64_t>(n) > size) {
+        return FailedPreconditionError("the source holds more than the " + std::to_string(size) +
+                                       " bytes it had when checked");
+      }
+      RDMASTACK_RETURN_IF_ERROR(WriteAll(out, buf, static_cast<size_t>(n)));
       done += static_cast<uint64_t>(n);
     }
-  }
-  if (s.ok() && ::fchmod(out.get(), mode & 0777) != 0) s = ErrnoStatus("chmod");
-  if (s.ok()) s = Fsync(out.get(), Show(name));
-  out.reset();
-  if (!s.ok()) {
-    ::unlinkat(fd(), tmp.c_str(), 0);
-    return Status(s.code(), "cannot copy to " + Show(name) + ": " + s.message());
-  }
-  return Publish(name, tmp);
+    return OkStatus();
+  });
 }
 
 Status HostDir::Symlink(std::string_view name, std::string_view target) const {

@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -126,6 +127,9 @@ class HostDir {
   HostDir(UniqueFd fd, std::string path) : fd_(std::move(fd)), path_(std::move(path)) {}
   std::string Show(std::string_view name) const;
   Status Publish(std::string_view name, const std::string& tmp) const;
+  // A new file under a temporary name, filled by `fill`, given `mode`, fsynced and published.
+  Status PublishNew(std::string_view name, const char* verb, mode_t mode,
+                    const std::function<Status(int)>& fill) const;
   StatusOr<bool> RemoveTreeAt(const std::string& name, int depth) const;
 
   UniqueFd fd_;
