@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <chrono>
@@ -207,6 +208,33 @@ TEST(ClientBinary, ReadyThenUnreachableThenStopsKeepingItsFilesThenUninstall) {
   EXPECT_NE(ReadFile(uninstall_log).find("uninstall: removed " + install + "/client.env"),
             std::string::npos)
       << ReadFile(uninstall_log);
+}
+
+// A refused library image: the client writes nothing, says why on its last line (the operator
+// reads it as the container's termination message) and exits 3.
+TEST(ClientBinary, ARefusedLibraryImageStopsTheClientBeforeItWritesAnything) {
+  TempDir tmp;
+  const fs::path image = tmp.path() / "cuobjclient";
+  fs::create_directories(image);
+  fs::copy_file(FakeClientLibrary(), image / "libcuobjclient.so.1.2.0.68");
+  fs::create_symlink("/host/etc/shadow", image / "libcuobjclient.so.1");
+  WriteFile(image / "libsuid.so", "x");
+  ASSERT_EQ(::chmod((image / "libsuid.so").c_str(), 04755), 0);
+  const std::string install = tmp / "host/var/lib/rdmastack/ml.hostile";
+  const auto run = ::rdmastack::testing::RunCommand(
+      {ClientBinary(), "run", "--profile", "ml/hostile", "--node", "n1", "--install-dir", install,
+       "--library-dir", image.string(), "--state-dir", tmp / "state", "--interval", "1s"});
+  EXPECT_EQ(run.exit_code, 3) << run.out << run.err;
+  std::string last = run.err;
+  while (!last.empty() && last.back() == '\n') last.pop_back();
+  last = last.substr(last.rfind('\n') + 1);
+  EXPECT_EQ(last.rfind("LibraryRefused: the library image is refused: ", 0), 0u) << run.err;
+  EXPECT_NE(last.find("'libcuobjclient.so.1' -> '/host/etc/shadow' leaves the image"),
+            std::string::npos)
+      << last;
+  EXPECT_NE(last.find("'libsuid.so' has mode 4755"), std::string::npos) << last;
+  EXPECT_FALSE(fs::exists(install));
+  EXPECT_FALSE(fs::exists(tmp / "state"));
 }
 
 TEST(ClientBinary, VersionUsageAndReadyWithoutState) {
