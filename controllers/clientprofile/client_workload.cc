@@ -73,8 +73,8 @@ StatusOr<std::vector<std::string>> ClientArgs(const crd::ClientProfile& profile,
       std::string(crd::ToString(spec.max_gpu_nic_distance)), "--gid-index",
       spec.gid_index.is_int() ? std::to_string(spec.gid_index.int_value()) : "Auto",
       "--endpoints-file", std::string(kEndpointsDir) + "/" + kEndpointsKey, "--install-dir",
-      InstallDir(ns, profile.metadata.name), "--library-dir", kLibraryDir, "--state-dir",
-      kStateDir};
+      kInstallMountPath, "--host-install-dir", InstallDir(ns, profile.metadata.name),
+      "--library-dir", kLibraryDir, "--state-dir", kStateDir};
   if (spec.load_peer_mem) args.push_back("--load-peermem");
   if (options.library_max_file_bytes > 0)
     args.insert(args.end(),
@@ -119,7 +119,7 @@ StatusOr<k8s::JsonObject> ClientContainer(const crd::ClientProfile& profile,
         Obj(R"({"requests":{"cpu":"10m","memory":"32Mi"},"limits":{"memory":"128Mi"}})"));
   c.Append({"volumeMounts"}, controllers::HostRootMount());
   c.Append({"volumeMounts"}, controllers::DevInfinibandMount());
-  c.Append({"volumeMounts"}, Mount("client-install", kHostInstallRoot, false));
+  c.Append({"volumeMounts"}, Mount("client-install", kInstallMountPath, false));
   c.Append({"volumeMounts"}, Mount("endpoints", kEndpointsDir, true));
   if (ClientCredentials(profile))
     c.Append({"volumeMounts"}, Mount("credentials", kCredentialsDir, true));
@@ -128,10 +128,17 @@ StatusOr<k8s::JsonObject> ClientContainer(const crd::ClientProfile& profile,
   return std::move(c).Build();
 }
 
+// The profile's own directory on the host, never the root that holds every profile's.
+k8s::JsonObject InstallVolume(const crd::ClientProfile& profile) {
+  return HostPathVolume("client-install",
+                        InstallDir(profile.metadata.namespace_.value_or(""), profile.metadata.name),
+                        "DirectoryOrCreate");
+}
+
 void AddVolumes(const crd::ClientProfile& profile, k8s::JsonBuilder* pod) {
   pod->Append({"volumes"}, controllers::HostRootVolume());
   pod->Append({"volumes"}, controllers::DevInfinibandVolume());
-  pod->Append({"volumes"}, HostPathVolume("client-install", kHostInstallRoot, "DirectoryOrCreate"));
+  pod->Append({"volumes"}, InstallVolume(profile));
   k8s::JsonBuilder endpoints(Obj(R"({"name":"endpoints","configMap":{}})"));
   endpoints.SetString({"configMap", "name"}, EndpointsConfigMapName(profile.metadata.name));
   pod->Append({"volumes"}, endpoints);
@@ -304,9 +311,8 @@ k8s::JsonObject RenderUninstallDaemonSet(const crd::ClientProfile& profile,
   k8s::JsonBuilder c;
   c.SetString({"name"}, "uninstall");
   c.SetString({"image"}, options.image);
-  for (const std::string& a :
-       std::vector<std::string>{"uninstall", "--install-dir", InstallDir(ns, profile.metadata.name),
-                                "--state-dir", kStateDir})
+  for (const std::string& a : std::vector<std::string>{"uninstall", "--install-dir",
+                                                       kInstallMountPath, "--state-dir", kStateDir})
     c.Append({"args"}, Str(a));
   // Ready = nothing a client installed is left; the operator then takes the node's label away.
   k8s::JsonBuilder ready(Obj(R"({"periodSeconds":2,"timeoutSeconds":2,"failureThreshold":1})"));
@@ -319,10 +325,10 @@ k8s::JsonObject RenderUninstallDaemonSet(const crd::ClientProfile& profile,
             R"("readOnlyRootFilesystem":true,"capabilities":{"drop":["ALL"]}})"));
   c.Set({"resources"},
         Obj(R"({"requests":{"cpu":"10m","memory":"16Mi"},"limits":{"memory":"64Mi"}})"));
-  c.Append({"volumeMounts"}, Mount("client-install", kHostInstallRoot, false));
+  c.Append({"volumeMounts"}, Mount("client-install", kInstallMountPath, false));
   c.Append({"volumeMounts"}, Mount("state", kStateDir, false));
   pod.Append({"containers"}, c);
-  pod.Append({"volumes"}, HostPathVolume("client-install", kHostInstallRoot, "DirectoryOrCreate"));
+  pod.Append({"volumes"}, InstallVolume(profile));
   pod.Append({"volumes"}, Obj(R"({"name":"state","emptyDir":{"medium":"Memory"}})"));
   controllers::ApplyNodePodPolicy(options.node_pods, {}, &pod);
   ds.Set({"spec", "template", "spec"}, pod);

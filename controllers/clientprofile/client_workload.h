@@ -17,8 +17,14 @@
 
 namespace rdmastack::clientprofile {
 
-// Where the client writes its configuration and library on the host, one directory per profile.
+// Where the client writes its configuration and library on the host, one directory per profile
+// (InstallDir). No pod mounts this root: each client, uninstall and workload pod mounts its own
+// profile's directory only, so nothing a profile's library image steers the client into can
+// reach another profile's files.
 inline constexpr char kHostInstallRoot[] = "/var/lib/rdmastack/client";
+// Where the client and uninstall containers see their profile's directory (--install-dir); the
+// host's path goes in --host-install-dir, for the files applications read.
+inline constexpr char kInstallMountPath[] = "/var/lib/rdmastack-client/install";
 inline constexpr char kEndpointsKey[] = "endpoints.json";
 inline constexpr char kClientContainer[] = "client";
 
@@ -66,7 +72,8 @@ StatusOr<k8s::JsonObject> RenderClientDaemonSet(const crd::ClientProfile& profil
 
 // The uninstall DaemonSet (node_retirement.h): `rdmastack-client uninstall` on the nodes whose
 // profile label is `uninstall`, Ready once the profile's directory there is empty. Runs as root
-// with every capability dropped and only the install root mounted.
+// with every capability dropped and only the profile's directory mounted (which therefore stays
+// on the host, empty).
 k8s::JsonObject RenderUninstallDaemonSet(const crd::ClientProfile& profile,
                                          const ClientRenderOptions& options);
 

@@ -22,8 +22,9 @@
 namespace rdmastack::clientprofile {
 namespace {
 
-controllers::Owner OwnerOf(std::string_view ns, std::string_view profile) {
-  return {ns, kProfileLabel, profile};
+// What the profile's controller references name (owned_objects.h); its label only selects.
+controllers::Owner OwnerOf(const crd::ClientProfile& profile) {
+  return controllers::OwnerOf(profile.metadata, kProfileLabel);
 }
 
 // The condition changes a human should hear of.
@@ -78,14 +79,14 @@ StatusOr<std::string> ClientProfileReconciler::PoolCaBundle(const crd::GatewayPo
   return ca[0];
 }
 
-std::vector<PoolEndpoint> ClientProfileReconciler::PoolEndpoints(const std::string& ns,
-                                                                 const std::string& pool) const {
+std::vector<PoolEndpoint> ClientProfileReconciler::PoolEndpoints(
+    const crd::GatewayPool& pool) const {
+  // Only the pool's own slices: a look-alike's address would get the clients' requests and the
+  // S3 user provisioning's admin calls.
+  const controllers::Owner owner = controllers::OwnerOf(pool.metadata, gatewaypool::kPoolLabel);
+  std::vector<runtime::ObjectPtr> held = controllers::ListOwned(stores_.slices, owner);
   std::vector<const k8s::JsonObject*> slices;
-  std::vector<runtime::ObjectPtr> held = stores_.slices.List();
-  for (const auto& s : held) {
-    if (s->Namespace() == ns && s->Label(gatewaypool::kPoolLabel) == pool)
-      slices.push_back(s.get());
-  }
+  for (const auto& s : held) slices.push_back(s.get());
   return ReadyEndpoints(slices);
 }
 
@@ -117,7 +118,7 @@ StatusOr<runtime::Result> ClientProfileReconciler::Pass(const k8s::JsonObject& o
   in.pool_found = pool.has_value();
   std::vector<PoolEndpoint> endpoints;
   if (pool) {
-    endpoints = PoolEndpoints(ns, pool->metadata.name);
+    endpoints = PoolEndpoints(*pool);
     in.endpoints = static_cast<int32_t>(endpoints.size());
   }
   // A namespace the operator does not serve: its RBAC reaches neither the Secrets nor what the
@@ -164,7 +165,7 @@ StatusOr<runtime::Result> ClientProfileReconciler::Pass(const k8s::JsonObject& o
 
   // Nodes: matched ones get a verdict; the label follows it, and a node leaving the profile keeps
   // its files until no running pod there names the profile (node_retirement.h).
-  LabelPlan plan{label, PodsByNode(ns, name), {}, {}, false};
+  LabelPlan plan{label, PodsByNode(object, profile), {}, {}, false};
   controllers::ForEachNode(
       stores_.nodes, stores_.rdmanodes, profile.spec.node_selector,
       [&](controllers::NodeView& node) {
@@ -207,7 +208,7 @@ StatusOr<runtime::Result> ClientProfileReconciler::Pass(const k8s::JsonObject& o
   Status synced = OkStatus();
   runtime::Result result;
   if (pool && daemonset) {
-    const controllers::Owner owner = OwnerOf(ns, name);
+    const controllers::Owner owner = OwnerOf(profile);
     const std::string cm_name = EndpointsConfigMapName(name);
     const std::string ds_name = DaemonSetName(name);
     // The endpoints first: a client pod cannot start without them.
@@ -221,9 +222,13 @@ StatusOr<runtime::Result> ClientProfileReconciler::Pass(const k8s::JsonObject& o
       result.requeue_after = user.requeue_after;
     }
     if (synced.ok())
+      synced = controllers::CheckNameFree(stores_.configmaps, owner, "ConfigMap", cm_name);
+    if (synced.ok())
       synced = writer().ApplyIfChanged(k8s::kinds::ConfigMap(),
                                        RenderEndpointsConfigMap(profile, *pool, endpoints, *ca),
                                        controllers::GetOwned(stores_.configmaps, owner, cm_name));
+    if (synced.ok())
+      synced = controllers::CheckNameFree(stores_.daemonsets, owner, "DaemonSet", ds_name);
     if (synced.ok())
       synced = writer().ApplyIfChanged(k8s::kinds::DaemonSet(), *daemonset,
                                        controllers::GetOwned(stores_.daemonsets, owner, ds_name));
@@ -244,11 +249,11 @@ Status ClientProfileReconciler::Cleanup(const k8s::JsonObject& object,
   const std::string& name = profile.metadata.name;
   // The clients first; their stop leaves the files, which every labelled node then gives up as a
   // node leaving the profile does: once no running pod there names the profile.
-  const controllers::Owner owner = OwnerOf(ns, name);
+  const controllers::Owner owner = OwnerOf(profile);
   RDMASTACK_RETURN_IF_ERROR(
       writer().Delete(k8s::kinds::DaemonSet(),
                       controllers::GetOwned(stores_.daemonsets, owner, DaemonSetName(name))));
-  LabelPlan plan{ClientNodeLabel(ns, name), PodsByNode(ns, name), {}, {}, false};
+  LabelPlan plan{ClientNodeLabel(ns, name), PodsByNode(object, profile), {}, {}, false};
   for (const auto& node : stores_.nodes.List()) {
     if (std::optional<std::string> current = node->Label(plan.label))
       PlanNodeLabel(node, current, /*wanted=*/false, false, &plan);
@@ -271,7 +276,7 @@ Status ClientProfileReconciler::Cleanup(const k8s::JsonObject& object,
       pool && profile.spec.s3_user) {
     StatusOr<std::string> ca = PoolCaBundle(*pool);
     const std::vector<std::string> failed =
-        ca.ok() ? s3_users_.Remove(profile, *pool, PoolEndpoints(ns, pool->metadata.name), *ca)
+        ca.ok() ? s3_users_.Remove(profile, *pool, PoolEndpoints(*pool), *ca)
                 : std::vector<std::string>{std::string(ca.status().message())};
     for (const std::string& f : failed)
       events_.Record(
@@ -290,10 +295,20 @@ Status ClientProfileReconciler::Cleanup(const k8s::JsonObject& object,
 }
 
 std::map<std::string, ClientProfileReconciler::NodePods> ClientProfileReconciler::PodsByNode(
-    const std::string& ns, const std::string& profile) const {
+    const k8s::JsonObject& object, const crd::ClientProfile& owner_profile) const {
+  const std::string ns = owner_profile.metadata.namespace_.value_or("");
+  const std::string& profile = owner_profile.metadata.name;
   std::map<std::string, NodePods> out;
+  // The client's and the uninstaller's pods: those of the profile's own DaemonSets.
+  const controllers::Owner owner = OwnerOf(owner_profile);
+  controllers::Claimed daemonsets = controllers::Claim(stores_.daemonsets, owner);
+  controllers::Claimed pods_claimed = controllers::ClaimPods(stores_.pods, owner, daemonsets.owned);
+  controllers::Claimed configmaps = controllers::Claim(stores_.configmaps, owner);
+  controllers::RecordLookAlikes(events_, object, "DaemonSet", owner, daemonsets.look_alikes);
+  controllers::RecordLookAlikes(events_, object, "Pod", owner, pods_claimed.look_alikes);
+  controllers::RecordLookAlikes(events_, object, "ConfigMap", owner, configmaps.look_alikes);
   const controllers::PodsByNode pods = controllers::GroupByNode(
-      controllers::ListOwnedPods(stores_.pods, OwnerOf(ns, profile), kClientContainer),
+      controllers::ReadPods(pods_claimed.owned, kClientContainer),
       [](const controllers::OwnedPod& p) -> std::string {
         return p.component == kUninstallComponent ? kUninstallComponent : kClientComponent;
       });
@@ -348,11 +363,13 @@ void ClientProfileReconciler::PlanNodeLabel(const runtime::ObjectPtr& node,
 }
 
 Status ClientProfileReconciler::SyncUninstaller(const crd::ClientProfile& profile, bool needed) {
-  const std::string ns = profile.metadata.namespace_.value_or("");
   const std::string& name = profile.metadata.name;
+  const controllers::Owner owner = OwnerOf(profile);
   const runtime::ObjectPtr existing =
-      controllers::GetOwned(stores_.daemonsets, OwnerOf(ns, name), UninstallDaemonSetName(name));
+      controllers::GetOwned(stores_.daemonsets, owner, UninstallDaemonSetName(name));
   if (!needed) return writer().Delete(k8s::kinds::DaemonSet(), existing);
+  RDMASTACK_RETURN_IF_ERROR(controllers::CheckNameFree(stores_.daemonsets, owner, "DaemonSet",
+                                                       UninstallDaemonSetName(name)));
   return writer().ApplyIfChanged(k8s::kinds::DaemonSet(),
                                  RenderUninstallDaemonSet(profile, render_), existing);
 }

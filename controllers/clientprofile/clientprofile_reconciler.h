@@ -56,14 +56,17 @@ class ClientProfileReconciler final
   Status Cleanup(const k8s::JsonObject& object, const crd::ClientProfile& profile) override;
   std::optional<crd::GatewayPool> Pool(const std::string& ns,
                                        const crd::ClientProfile& profile) const;
-  std::vector<PoolEndpoint> PoolEndpoints(const std::string& ns, const std::string& pool) const;
+  // The ready endpoints of the pool's own EndpointSlices (controller reference to the pool).
+  std::vector<PoolEndpoint> PoolEndpoints(const crd::GatewayPool& pool) const;
   // The profile's pods on one node: its client, its uninstall pod, the workloads naming it.
   struct NodePods {
     std::optional<controllers::OwnedPod> client, uninstall;
     std::vector<std::string> holders;  // sorted
   };
-  std::map<std::string, NodePods> PodsByNode(const std::string& ns,
-                                             const std::string& profile) const;
+  // Look-alikes of the profile's DaemonSets, pods and ConfigMaps are named in Warning events on
+  // `object` (owned_objects.h).
+  std::map<std::string, NodePods> PodsByNode(const k8s::JsonObject& object,
+                                             const crd::ClientProfile& profile) const;
   // What one pass decides for the profile's label (`label`) across the nodes.
   struct LabelPlan {
     std::string label;

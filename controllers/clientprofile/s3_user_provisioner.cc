@@ -19,7 +19,7 @@ constexpr std::chrono::milliseconds kGatewayTimeout{5000};
 constexpr std::chrono::seconds kRetryAfter{15};
 constexpr size_t kListedFailures = 3;
 
-// synced_ keys: the profile's prefix, then the gateway's address:port.
+// synced_ keys: the profile's prefix, then the pool's UID and the gateway's address:port.
 std::string SyncedPrefix(const crd::ClientProfile& profile) {
   return profile.metadata.namespace_.value_or("") + "/" + profile.metadata.name + "|";
 }
@@ -120,7 +120,9 @@ S3UserProvisioner::Gateways S3UserProvisioner::Apply(const crd::ClientProfile& p
                                                      const S3UserGrant& grant,
                                                      const std::string& fingerprint) {
   Gateways out;
-  const std::string prefix = SyncedPrefix(profile);
+  // The pool's UID too: a pool created again under the same name has gateways at the same
+  // addresses with an empty IAM directory of their own (gateway_daemonset.h IamHostDir).
+  const std::string prefix = SyncedPrefix(profile) + pool.metadata.uid.value_or("") + "|";
   std::vector<size_t> todo;
   {
     std::lock_guard lock(mu_);

@@ -56,7 +56,7 @@ class S3UserProvisioner {
   const controllers::NamespacedCache secrets_;
   const Clock& clock_;
   std::mutex mu_;
-  // "<ns>/<profile>|<address>:<port>" -> fingerprint of the state that gateway has.
+  // "<ns>/<profile>|<pool uid>|<address>:<port>" -> fingerprint of the state that gateway has.
   std::map<std::string, std::string> synced_;
   struct CachedSecret {
     std::string resource_version;

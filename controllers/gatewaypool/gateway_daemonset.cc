@@ -194,6 +194,10 @@ k8s::JsonObject NodeAffinityTerm(const crd::GatewayPool& pool, const Track& trac
 StatusOr<k8s::JsonObject> RenderGatewayDaemonSet(const crd::GatewayPool& pool, const Track& track,
                                                  const GatewayRenderOptions& options) {
   const crd::GatewayPoolSpec& spec = pool.spec;
+  if (pool.metadata.uid.value_or("").empty()) {
+    return InvalidArgumentError("GatewayPool " + pool.metadata.name +
+                                " has no metadata.uid: its IAM directory would not be its own");
+  }
   RDMASTACK_ASSIGN_OR_RETURN(k8s::JsonObject container, GatewayContainer(pool, track, options));
   const k8s::JsonObject labels = Labels(pool, track);
 
@@ -245,10 +249,11 @@ StatusOr<k8s::JsonObject> RenderGatewayDaemonSet(const crd::GatewayPool& pool, c
   pod.Append({"volumes"}, HostPathVolume("dev-infiniband", "/dev/infiniband", "DirectoryOrCreate"));
   // On the node, not in the pod: a restarted gateway, and the other track's gateway during an
   // upgrade, serve the same users.
-  pod.Append(
-      {"volumes"},
-      HostPathVolume("iam", IamHostDir(pool.metadata.namespace_.value_or(""), pool.metadata.name),
-                     "DirectoryOrCreate"));
+  pod.Append({"volumes"},
+             HostPathVolume("iam",
+                            IamHostDir(pool.metadata.namespace_.value_or(""), pool.metadata.name,
+                                       pool.metadata.uid.value_or("")),
+                            "DirectoryOrCreate"));
   if (spec.s3.tls_secret) {
     // Projected by the kubelet and swapped atomically on rotation; the launcher reloads it.
     k8s::JsonBuilder v(Obj(R"({"name":"s3-tls","secret":{"defaultMode":256}})"));

@@ -38,13 +38,22 @@ inline constexpr char kHealthPath[] = "/_/health";
 inline constexpr char kTlsDir[] = "/etc/rdmastack/s3-tls";
 // versitygw's IAM directory in the gateway container (VGW_IAM_DIR).
 inline constexpr char kIamDir[] = "/var/lib/rdmastack/iam";
-// Its directory on the node: /var/lib/rdmastack/gateway-iam/<ns>.<pool>.
-inline std::string IamHostDir(std::string_view ns, std::string_view pool) {
-  return "/var/lib/rdmastack/gateway-iam/" + std::string(ns) + "." + std::string(pool);
+// The node's directory that holds every pool's IAM directory.
+inline constexpr char kIamHostRoot[] = "/var/lib/rdmastack/gateway-iam";
+// A pool's IAM directory on the node: <root>/<ns>.<pool>.<uid>. The UID makes it this pool's
+// alone: a pool deleted and created again under the same name gets a new UID, so an empty
+// directory, and never inherits the users of the one before.
+inline std::string IamDirName(std::string_view ns, std::string_view pool, std::string_view uid) {
+  return std::string(ns) + "." + std::string(pool) + "." + std::string(uid);
+}
+inline std::string IamHostDir(std::string_view ns, std::string_view pool, std::string_view uid) {
+  return std::string(kIamHostRoot) + "/" + IamDirName(ns, pool, uid);
 }
 
 // The DaemonSet for `track` of `pool`, carrying the applied-hash annotation. Fails only on a spec
-// the schema should have refused (a buffer size that is no quantity, a bad path template).
+// the schema should have refused (a buffer size that is no quantity, a bad path template), or a
+// pool without metadata.uid (never one the API server returns), whose IAM directory would not be
+// its own.
 StatusOr<k8s::JsonObject> RenderGatewayDaemonSet(const crd::GatewayPool& pool, const Track& track,
                                                  const GatewayRenderOptions& options);
 

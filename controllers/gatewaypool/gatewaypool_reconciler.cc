@@ -24,8 +24,9 @@
 namespace rdmastack::gatewaypool {
 namespace {
 
-controllers::Owner OwnerOf(std::string_view ns, std::string_view pool) {
-  return {ns, kPoolLabel, pool};
+// What the pool's controller references name (owned_objects.h); its label only selects.
+controllers::Owner OwnerOf(const crd::GatewayPool& pool) {
+  return controllers::OwnerOf(pool.metadata, kPoolLabel);
 }
 
 // The first image or host directory of the pool the admin's policy refuses, as its message.
@@ -62,6 +63,9 @@ struct GatewayPoolReconciler::Owned {
   std::vector<runtime::ObjectPtr> slices;
   runtime::ObjectPtr service;
   std::vector<controllers::OwnedPod> pods;
+  std::vector<runtime::ObjectPtr> pod_objects;  // the same pods, for their deletion
+  // Objects with the pool's label that are not its own, by kind: ignored, named in events.
+  std::vector<std::pair<const char*, std::vector<runtime::ObjectPtr>>> look_alikes;
 };
 
 GatewayPoolReconciler::GatewayPoolReconciler(k8s::Client& client, runtime::EventRecorder& events,
@@ -81,14 +85,22 @@ GatewayPoolReconciler::GatewayPoolReconciler(k8s::Client& client, runtime::Event
       render_(std::move(render)),
       validator_(validator) {}
 
-GatewayPoolReconciler::Owned GatewayPoolReconciler::Collect(const std::string& ns,
-                                                            const std::string& pool) const {
-  const controllers::Owner owner = OwnerOf(ns, pool);
+GatewayPoolReconciler::Owned GatewayPoolReconciler::Collect(const crd::GatewayPool& pool) const {
+  const controllers::Owner owner = OwnerOf(pool);
   Owned owned;
-  owned.daemonsets = controllers::ListOwned(stores_.daemonsets, owner);
-  owned.slices = controllers::ListOwned(stores_.slices, owner);
-  owned.pods = controllers::ListOwnedPods(stores_.pods, owner, kGatewayContainer);
-  owned.service = controllers::GetOwned(stores_.services, owner, ServiceName(pool));
+  controllers::Claimed daemonsets = controllers::Claim(stores_.daemonsets, owner);
+  controllers::Claimed slices = controllers::Claim(stores_.slices, owner);
+  controllers::Claimed pods = controllers::ClaimPods(stores_.pods, owner, daemonsets.owned);
+  controllers::Claimed services = controllers::Claim(stores_.services, owner);
+  owned.daemonsets = std::move(daemonsets.owned);
+  owned.slices = std::move(slices.owned);
+  owned.pod_objects = std::move(pods.owned);
+  owned.pods = controllers::ReadPods(owned.pod_objects, kGatewayContainer);
+  owned.service = controllers::GetOwned(stores_.services, owner, ServiceName(pool.metadata.name));
+  owned.look_alikes = {{"DaemonSet", std::move(daemonsets.look_alikes)},
+                       {"EndpointSlice", std::move(slices.look_alikes)},
+                       {"Pod", std::move(pods.look_alikes)},
+                       {"Service", std::move(services.look_alikes)}};
   return owned;
 }
 
@@ -108,6 +120,7 @@ std::optional<PoolConflict> GatewayPoolReconciler::FindConflict(
     f.name = p.metadata.name;
     f.created = p.metadata.creation_timestamp.value_or("");
     f.path_template = p.spec.backend.posix.path_template;
+    f.host_path = p.spec.backend.posix.host_path;
     for (const auto& n : mine) {
       if (controllers::SelectorMatchesLabelsOf(p.spec.node_selector, *n))
         f.nodes.insert(std::string(n->Name()));
@@ -126,7 +139,7 @@ std::optional<PoolConflict> GatewayPoolReconciler::FindConflict(
     }
     bool runs = false;
     for (const auto& d : stores_.daemonsets.List()) {
-      if (!controllers::OwnedBy(*d, OwnerOf(f.namespace_, f.name))) continue;
+      if (!controllers::OwnedBy(*d, OwnerOf(p))) continue;
       runs = true;
       if (auto t = ParseTrack(d->Annotation(kTrackSpecAnnotation).value_or("")); t.ok()) add(*t);
     }
@@ -151,7 +164,9 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Pass(const k8s::JsonObject& obj
   std::set<std::string> keys = controllers::LabelKeysToKeep(stores_.pools.List());
   keys.merge(controllers::SelectorKeys(pool.spec.node_selector));
   if (!stores_.node_labels.Covers(keys)) return runtime::Result{controllers::kNodeCacheWait};
-  const Owned owned = Collect(ns, name);
+  const Owned owned = Collect(pool);
+  for (const auto& [kind, objects] : owned.look_alikes)
+    controllers::RecordLookAlikes(events_, object, kind, OwnerOf(pool), objects);
 
   // Decide: compatibility first, then the Secret; nothing new starts unless both pass.
   PoolStatusInputs in;
@@ -421,8 +436,11 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Pass(const k8s::JsonObject& obj
   RDMASTACK_RETURN_IF_ERROR(write_nodes());
   for (const NodeDecision& d : plan.nodes) {
     if (d.delete_pod.empty()) continue;
-    RDMASTACK_RETURN_IF_ERROR(
-        writer().Delete(k8s::kinds::Pod(), stores_.pods.Get(ns + "/" + d.delete_pod)));
+    // Only a pod of the pool's own DaemonSets, never a look-alike of the same name.
+    for (const runtime::ObjectPtr& p : owned.pod_objects) {
+      if (p->Name() == d.delete_pod)
+        RDMASTACK_RETURN_IF_ERROR(writer().Delete(k8s::kinds::Pod(), p));
+    }
   }
   // Nodes that moved to Switch wait only for their new endpoint: publish it now (the slices that
   // gain ready endpoints, as SyncWorkloads writes first anyway) and, once the API server took
@@ -557,9 +575,15 @@ Status GatewayPoolReconciler::SyncWorkloads(const crd::GatewayPool& pool,
     }
     return nullptr;
   };
+  const controllers::Owner owner = OwnerOf(pool);
   if (may_start && gained == nullptr) {
-    RDMASTACK_RETURN_IF_ERROR(writer().ApplyIfChanged(k8s::kinds::DaemonSet(), *daemonset,
-                                                      existing_ds(std::string(daemonset->Name()))));
+    const std::string ds_name(daemonset->Name());
+    RDMASTACK_RETURN_IF_ERROR(
+        controllers::CheckNameFree(stores_.daemonsets, owner, "DaemonSet", ds_name));
+    RDMASTACK_RETURN_IF_ERROR(
+        writer().ApplyIfChanged(k8s::kinds::DaemonSet(), *daemonset, existing_ds(ds_name)));
+    RDMASTACK_RETURN_IF_ERROR(
+        controllers::CheckNameFree(stores_.services, owner, "Service", ServiceName(name)));
     RDMASTACK_RETURN_IF_ERROR(
         writer().ApplyIfChanged(k8s::kinds::Service(), RenderService(pool, *track), owned.service));
   }
@@ -591,7 +615,10 @@ Status GatewayPoolReconciler::SyncWorkloads(const crd::GatewayPool& pool,
     for (auto& slice :
          RenderEndpointSlices(pool, t, owned.pods, ReadSliceAssignment(current), role)) {
       desired_slices.insert(std::string(slice.Name()));
-      runtime::ObjectPtr existing = stores_.slices.Get(ns + "/" + std::string(slice.Name()));
+      const std::string slice_name(slice.Name());
+      RDMASTACK_RETURN_IF_ERROR(
+          controllers::CheckNameFree(stores_.slices, owner, "EndpointSlice", slice_name));
+      runtime::ObjectPtr existing = controllers::GetOwned(stores_.slices, owner, slice_name);
       const std::set<std::string> before =
           existing ? ReadyNodes(*existing) : std::set<std::string>{};
       bool gains = false;
@@ -641,7 +668,7 @@ Status GatewayPoolReconciler::SyncWorkloads(const crd::GatewayPool& pool,
 Status GatewayPoolReconciler::Cleanup(const k8s::JsonObject& object, const crd::GatewayPool& pool) {
   const std::string ns = pool.metadata.namespace_.value_or("");
   const std::string& name = pool.metadata.name;
-  const Owned owned = Collect(ns, name);
+  const Owned owned = Collect(pool);
   // Clients first (the endpoints go), then the gateways: deleting the DaemonSets lets each pod
   // end within its grace period. The backend directories are never touched.
   for (const auto& s : owned.slices)

@@ -54,7 +54,7 @@ class GatewayPoolReconciler final
 
  private:
   struct Owned;  // what the caches hold for one pool
-  Owned Collect(const std::string& ns, const std::string& pool) const;
+  Owned Collect(const crd::GatewayPool& pool) const;
   StatusOr<runtime::Result> Pass(const k8s::JsonObject& object,
                                  const crd::GatewayPool& pool) override;
   Status Cleanup(const k8s::JsonObject& object, const crd::GatewayPool& pool) override;

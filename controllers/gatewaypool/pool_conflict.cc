@@ -19,6 +19,12 @@ std::string NodeList(const std::vector<std::string>& nodes) {
   return out;
 }
 
+// How `mine` relates to `theirs`, which overlap, as the kernel resolves them.
+const char* How(std::string_view mine, std::string_view theirs) {
+  const std::string a = crd::LexicallyNormal(mine), b = crd::LexicallyNormal(theirs);
+  return a == b ? "is the same directory as" : crd::PathIsWithin(a, b) ? "lies inside" : "holds";
+}
+
 std::optional<std::string> Collision(const PoolFootprint& pool, const PoolFootprint& older) {
   std::vector<std::string> shared;
   std::set_intersection(pool.nodes.begin(), pool.nodes.end(), older.nodes.begin(),
@@ -39,14 +45,21 @@ std::optional<std::string> Collision(const PoolFootprint& pool, const PoolFootpr
     auto theirs =
         crd::RenderPathTemplate(older.path_template, {node, older.name, older.namespace_});
     if (!mine.ok() || !theirs.ok()) continue;  // a bad template is refused on its own
-    if (crd::PathIsWithin(*mine, *theirs) || crd::PathIsWithin(*theirs, *mine)) {
-      const char* how = *mine == *theirs                    ? "is the same directory as"
-                        : crd::PathIsWithin(*mine, *theirs) ? "lies inside"
-                                                            : "holds";
-      return "gateway root " + *mine + " on node " + node + " " + how + " its gateway root " +
-             *theirs + "; give this pool a backend.posix.pathTemplate of its own (e.g. with " +
-             "{poolName} and {namespace})";
+    if (crd::PathsOverlap(*mine, *theirs)) {
+      return "gateway root " + *mine + " on node " + node + " " + How(*mine, *theirs) +
+             " its gateway root " + *theirs +
+             "; give this pool a backend.posix.pathTemplate of its own (e.g. with " +
+             "{poolName} and {namespace}) inside a hostPath of its own";
     }
+  }
+  if (crd::PathsOverlap(pool.host_path, older.host_path)) {
+    return "backend.posix.hostPath " + older.host_path + " on " + NodeList(shared) +
+           ", and this pool's hostPath " + pool.host_path + " " +
+           How(pool.host_path, older.host_path) +
+           " it (each gateway mounts its whole hostPath, so either pool's server library could "
+           "read and delete the other's buckets); give this pool a hostPath of its own that "
+           "neither holds nor lies inside the other's, or a nodeSelector that leaves those nodes "
+           "out";
   }
   return std::nullopt;
 }

@@ -1,5 +1,7 @@
 #include "crds/types/path_template.h"
 
+#include <vector>
+
 namespace rdmastack::crd {
 namespace {
 
@@ -53,6 +55,34 @@ bool PathIsWithin(std::string_view path, std::string_view dir) {
   if (path.substr(0, dir.size()) != dir) return false;
   if (path.size() == dir.size() || dir == "/") return true;
   return path[dir.size()] == '/';
+}
+
+std::string LexicallyNormal(std::string_view path) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string_view::npos) end = path.size();
+    const std::string_view part = path.substr(start, end - start);
+    if (part == "..") {
+      if (!parts.empty()) parts.pop_back();
+    } else if (!part.empty() && part != ".") {
+      parts.push_back(part);
+    }
+    start = end + 1;
+  }
+  if (parts.empty()) return "/";
+  std::string out;
+  for (std::string_view part : parts) {
+    out += '/';
+    out += part;
+  }
+  return out;
+}
+
+bool PathsOverlap(std::string_view a, std::string_view b) {
+  const std::string na = LexicallyNormal(a), nb = LexicallyNormal(b);
+  return PathIsWithin(na, nb) || PathIsWithin(nb, na);
 }
 
 bool HasDotDotSegment(std::string_view path) {

@@ -22,6 +22,15 @@ StatusOr<std::string> RenderPathTemplate(std::string_view tmpl, const PathTempla
 // Whether path equals dir or lies below it, comparing whole path segments.
 bool PathIsWithin(std::string_view path, std::string_view dir);
 
+// An absolute path as the kernel walks it, without looking at the disk: empty and "." components
+// dropped ("//", "/./", a trailing '/'), each ".." taking the component before it away (at the
+// root it stays at the root). A relative path is taken from the root. Symbolic links are not
+// resolved: two spellings of one directory through a link stay different.
+std::string LexicallyNormal(std::string_view path);
+
+// Whether one of two absolute paths, normalised, equals or lies below the other.
+bool PathsOverlap(std::string_view a, std::string_view b);
+
 // Whether any '/'-separated segment of path is "..".
 bool HasDotDotSegment(std::string_view path);
 

@@ -45,6 +45,34 @@ TEST(PathTemplateTest, PathIsWithinComparesWholeSegments) {
   EXPECT_FALSE(PathIsWithin("/lustre", "/lustre/agent"));
 }
 
+TEST(PathTemplateTest, LexicallyNormalWalksThePathAsTheKernelDoes) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"/lustre/vol0", "/lustre/vol0"},
+      {"/lustre/vol0/", "/lustre/vol0"},
+      {"/lustre//vol0", "/lustre/vol0"},
+      {"//lustre///vol0//", "/lustre/vol0"},
+      {"/lustre/./vol0/.", "/lustre/vol0"},
+      {"/lustre/x/../vol0", "/lustre/vol0"},
+      {"/lustre/vol0/a/b/../..", "/lustre/vol0"},
+      {"/../../lustre", "/lustre"},
+      {"/..", "/"},
+      {"/", "/"},
+      {"", "/"},
+      {"lustre/vol0", "/lustre/vol0"},
+      {"/lustre/..vol0/...", "/lustre/..vol0/..."},
+  };
+  for (const auto& [in, want] : cases) EXPECT_EQ(LexicallyNormal(in), want) << in;
+}
+
+TEST(PathTemplateTest, PathsOverlapAfterNormalising) {
+  EXPECT_TRUE(PathsOverlap("/lustre/vol0", "/lustre//vol0/"));
+  EXPECT_TRUE(PathsOverlap("/lustre/./vol0/a", "/lustre/vol0"));
+  EXPECT_TRUE(PathsOverlap("/lustre/vol0", "/lustre/vol1/../vol0/kv"));
+  EXPECT_TRUE(PathsOverlap("/", "/anything"));
+  EXPECT_FALSE(PathsOverlap("/lustre/vol0", "/lustre/vol01"));
+  EXPECT_FALSE(PathsOverlap("/lustre/vol0/a", "/lustre/vol0/b"));
+}
+
 TEST(PathTemplateTest, DotDotSegments) {
   EXPECT_TRUE(HasDotDotSegment("/a/../b"));
   EXPECT_TRUE(HasDotDotSegment("/a/.."));

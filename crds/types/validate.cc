@@ -255,14 +255,25 @@ void CheckRdma(const RdmaSpec& rdma, const Problems& p) {
 
 void CheckBackend(const PosixBackend& posix, const std::string& pool_name, const std::string& ns,
                   const Problems& p) {
+  // Each directory written once: the pools' directories are compared as the kernel resolves
+  // them (pool_conflict.h), and a spelling with "//", "." or ".." only hides what it names.
+  auto unclean = [](std::string_view path) {
+    return path.find("//") != std::string_view::npos ||
+           LexicallyNormal(path) !=
+               path.substr(0,
+                           path.size() > 1 && path.back() == '/' ? path.size() - 1 : path.size());
+  };
   if (posix.host_path.empty() || posix.host_path[0] != '/') {
     p.At("hostPath").Add("must be an absolute path");
+  } else if (unclean(posix.host_path)) {
+    p.At("hostPath").Add("must not contain '//', '.' or '..' segments");
   }
   const Problems tmpl = p.At("pathTemplate");
   if (posix.path_template.empty() || posix.path_template[0] != '/') {
     return tmpl.Add("must be an absolute path");
   }
   if (HasDotDotSegment(posix.path_template)) return tmpl.Add("must not contain '..' segments");
+  if (unclean(posix.path_template)) return tmpl.Add("must not contain '//' or '.' segments");
   // Render with a representative node name to catch bad placeholders and escapes.
   StatusOr<std::string> rendered = RenderPathTemplate(
       posix.path_template,

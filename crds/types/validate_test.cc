@@ -143,6 +143,22 @@ INSTANTIATE_TEST_SUITE_P(
                    p.spec.backend.posix.path_template = "/lustre/agent/vol0/../etc";
                  },
                  "spec.backend.posix.pathTemplate", "'..'"},
+        PoolCase{"DotSegment",
+                 [](GatewayPool& p) {
+                   p.spec.backend.posix.path_template = "/lustre/agent/vol0/./{nodeName}";
+                 },
+                 "spec.backend.posix.pathTemplate", "'//' or '.'"},
+        PoolCase{"DoubleSlash",
+                 [](GatewayPool& p) {
+                   p.spec.backend.posix.path_template = "/lustre/agent/vol0//{nodeName}";
+                 },
+                 "spec.backend.posix.pathTemplate", "'//' or '.'"},
+        PoolCase{"HostPathDotDot",
+                 [](GatewayPool& p) { p.spec.backend.posix.host_path = "/lustre/agent/x/../vol0"; },
+                 "spec.backend.posix.hostPath", "'..'"},
+        PoolCase{"HostPathDoubleSlash",
+                 [](GatewayPool& p) { p.spec.backend.posix.host_path = "/lustre//agent/vol0"; },
+                 "spec.backend.posix.hostPath", "'//'"},
         PoolCase{"RelativeHostPath",
                  [](GatewayPool& p) { p.spec.backend.posix.host_path = "lustre"; },
                  "spec.backend.posix.hostPath", "absolute"},

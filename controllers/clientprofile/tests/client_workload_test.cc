@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "controllers/common/render.h"
 #include "controllers/common/tests/node_access_expectations.h"
 #include "crds/types/json.h"
@@ -130,7 +132,8 @@ TEST(ClientDaemonSetTest, RunsTheClientWithTheProfileSettings) {
   EXPECT_EQ(ArgAfter(args, "--memory-registration"), "Auto");
   EXPECT_EQ(ArgAfter(args, "--max-transfer-size"), std::to_string(192LL << 20));
   EXPECT_EQ(ArgAfter(args, "--gid-index"), "Auto");
-  EXPECT_EQ(ArgAfter(args, "--install-dir"), "/var/lib/rdmastack/client/ml.kvcache-gpudirect");
+  EXPECT_EQ(ArgAfter(args, "--install-dir"), "/var/lib/rdmastack-client/install");
+  EXPECT_EQ(ArgAfter(args, "--host-install-dir"), "/var/lib/rdmastack/client/ml.kvcache-gpudirect");
   // The sample's s3User: the client signs with the profile's own user (S3UserSecretName).
   EXPECT_EQ(ArgAfter(args, "--credentials-dir"), "/etc/rdmastack-client/credentials");
   EXPECT_NE(ds->Serialize().find(R"("secretName":"kvcache-gpudirect-s3-user")"), std::string::npos);
@@ -189,8 +192,8 @@ TEST(UninstallDaemonSetTest, RemovesTheProfilesDirectoryOnUninstallNodesOnly) {
   EXPECT_EQ(client->GetString({"spec", "selector", "matchLabels", "app.kubernetes.io/component"}),
             "client");
   EXPECT_EQ(Args(ds), (std::vector<std::string>{"uninstall", "--install-dir",
-                                                "/var/lib/rdmastack/client/ml.kvcache-gpudirect",
-                                                "--state-dir", "/run/rdmastack-client"}));
+                                                "/var/lib/rdmastack-client/install", "--state-dir",
+                                                "/run/rdmastack-client"}));
   const auto expr = ds.Get({"spec", "template", "spec", "affinity", "nodeAffinity",
                             "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms",
                             "0", "matchExpressions", "0"});
@@ -204,12 +207,47 @@ TEST(UninstallDaemonSetTest, RemovesTheProfilesDirectoryOnUninstallNodesOnly) {
   EXPECT_FALSE(c->GetBool({"securityContext", "privileged"}).has_value());
   EXPECT_EQ(c->GetString({"readinessProbe", "exec", "command", "1"}), "ready");
   EXPECT_EQ(ds.GetString({"spec", "template", "spec", "volumes", "0", "hostPath", "path"}),
-            "/var/lib/rdmastack/client");
+            "/var/lib/rdmastack/client/ml.kvcache-gpudirect");
   EXPECT_EQ(ds.GetArray({"spec", "template", "spec", "volumes"}).size(), 2u);
   EXPECT_EQ(ds.GetString({"spec", "template", "spec", "imagePullSecrets", "0", "name"}), "mirror");
   EXPECT_EQ(ds.GetString({"spec", "template", "metadata", "labels", "rdmastack.io/simulate"}),
             "run");
   EXPECT_EQ(ds.GetBool({"spec", "template", "spec", "automountServiceAccountToken"}), false);
+}
+
+// Every host directory a client or uninstall pod can write is its own profile's: not the root
+// that holds every profile's (a name the client is steered into there would land in another
+// profile's place). The host's root is mounted read-only, for the probes.
+TEST(ClientDaemonSetTest, EachPodMountsOnlyItsOwnProfilesDirectoryWritable) {
+  const std::string own = "/var/lib/rdmastack/client/ml.kvcache-gpudirect";
+  auto client = RenderClientDaemonSet(Sample(), Options());
+  ASSERT_TRUE(client.ok());
+  for (const k8s::JsonObject& ds : {*client, RenderUninstallDaemonSet(Sample(), Options())}) {
+    std::map<std::string, std::string> host_paths;  // volume -> hostPath
+    for (const auto& v : ds.GetArray({"spec", "template", "spec", "volumes"})) {
+      if (auto path = v.GetString({"hostPath", "path"}))
+        host_paths[v.GetString({"name"}).value_or("")] = *path;
+    }
+    EXPECT_EQ(host_paths.at("client-install"), own) << ds.Name();
+    int writable_install_mounts = 0;
+    for (const auto& c : ds.GetArray({"spec", "template", "spec", "containers"})) {
+      for (const auto& m : c.GetArray({"volumeMounts"})) {
+        const auto it = host_paths.find(m.GetString({"name"}).value_or(""));
+        if (it == host_paths.end() || m.GetBool({"readOnly"}).value_or(false)) continue;
+        // Writable host directories: the profile's own and the RDMA device files, nothing
+        // above or beside the profile's directory.
+        EXPECT_TRUE(it->second == own || it->second == "/dev/infiniband")
+            << ds.Name() << " mounts " << it->second << " writable";
+        if (it->second == own) {
+          ++writable_install_mounts;
+          EXPECT_EQ(m.GetString({"mountPath"}), "/var/lib/rdmastack-client/install");
+        }
+      }
+    }
+    EXPECT_EQ(writable_install_mounts, 1) << ds.Name();
+    EXPECT_EQ(ds.Serialize().find(R"("path":"/var/lib/rdmastack/client")"), std::string::npos)
+        << ds.Name() << " mounts the root of every profile's directory";
+  }
 }
 
 TEST(ClientDaemonSetTest, WithoutKeysTheClientChecksTheHealthPath) {
@@ -219,24 +257,6 @@ TEST(ClientDaemonSetTest, WithoutKeysTheClientChecksTheHealthPath) {
   ASSERT_TRUE(ds.ok());
   EXPECT_EQ(ArgAfter(Args(*ds), "--credentials-dir"), "<absent>");
   EXPECT_EQ(ds->Serialize().find(R"("name":"credentials")"), std::string::npos);
-}
-
-// The admin's byte budget for library images reaches the client, and a client that refuses the
-// image has its last line read back as the container's termination message.
-TEST(ClientDaemonSetTest, LibraryBudgetAndRefusalMessage) {
-  const crd::ClientProfile profile = Sample();
-  ClientRenderOptions options = Options();
-  auto plain = RenderClientDaemonSet(profile, options);
-  ASSERT_TRUE(plain.ok());
-  EXPECT_EQ(ArgAfter(Args(*plain), "--max-library-file-size"), "<absent>");
-  EXPECT_EQ(
-      plain->GetString({"spec", "template", "spec", "containers", "0", "terminationMessagePolicy"}),
-      std::optional<std::string>("FallbackToLogsOnError"));
-  options.library_max_file_bytes = 1 << 20;
-  options.library_max_bytes = 3 << 20;
-  const std::vector<std::string> args = Args(*RenderClientDaemonSet(profile, options));
-  EXPECT_EQ(ArgAfter(args, "--max-library-file-size"), "1048576");
-  EXPECT_EQ(ArgAfter(args, "--max-library-size"), "3145728");
 }
 
 // The compatibility data's sha256 of the profile's libcuobjclient reaches the client, which then
@@ -258,6 +278,24 @@ TEST(ClientDaemonSetTest, PinnedClientLibraryBytesReachTheClient) {
   crd::ClientProfile other = profile;
   other.spec.client_library.version = "1.2.0.69";
   EXPECT_EQ(ArgAfter(Args(*RenderClientDaemonSet(other, options)), "--library-sha256"), "<absent>");
+}
+
+// The admin's byte budget for library images reaches the client, and a client that refuses the
+// image has its last line read back as the container's termination message.
+TEST(ClientDaemonSetTest, LibraryBudgetAndRefusalMessage) {
+  const crd::ClientProfile profile = Sample();
+  ClientRenderOptions options = Options();
+  auto plain = RenderClientDaemonSet(profile, options);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(ArgAfter(Args(*plain), "--max-library-file-size"), "<absent>");
+  EXPECT_EQ(
+      plain->GetString({"spec", "template", "spec", "containers", "0", "terminationMessagePolicy"}),
+      std::optional<std::string>("FallbackToLogsOnError"));
+  options.library_max_file_bytes = 1 << 20;
+  options.library_max_bytes = 3 << 20;
+  const std::vector<std::string> args = Args(*RenderClientDaemonSet(profile, options));
+  EXPECT_EQ(ArgAfter(args, "--max-library-file-size"), "1048576");
+  EXPECT_EQ(ArgAfter(args, "--max-library-size"), "3145728");
 }
 
 TEST(ClientDaemonSetTest, HostMemoryProfileWithCredentials) {

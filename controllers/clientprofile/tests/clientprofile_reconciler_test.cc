@@ -13,6 +13,7 @@
 #include "controllers/common/conditions.h"
 #include "controllers/common/node_walk.h"
 #include "controllers/common/testing/fake_caches.h"
+#include "controllers/common/testing/owner_refs.h"
 #include "controllers/common/testing/recorded_events.h"
 #include "crds/types/gatewaypool_api.h"
 #include "crds/types/json.h"
@@ -25,6 +26,7 @@
 namespace rdmastack::clientprofile {
 namespace {
 
+using controllers::testing::ControllerRef;
 using k8s::testing::Action;
 using k8s::testing::JsonText;
 
@@ -69,9 +71,9 @@ class ClientProfileReconcilerTest : public ::testing::Test {
 
   // The kvcache pool with one Ready gateway endpoint, and the host-memory profile on it.
   void PutPoolAndProfile() {
-    ASSERT_TRUE(
-        api_.Put(crd::kinds::GatewayPool(), Sample("gatewaypool-kvcache.yaml", "GatewayPool"))
-            .ok());
+    auto pool =
+        api_.Put(crd::kinds::GatewayPool(), Sample("gatewaypool-kvcache.yaml", "GatewayPool"));
+    ASSERT_TRUE(pool.ok());
     k8s::JsonObject slice = JsonText(R"({"metadata": {"name": "kvcache-gateway-v1-0"},
         "addressType": "IPv4", "ports": [{"name": "s3", "port": 7071}],
         "endpoints": [{"addresses": ["10.0.0.1"], "nodeName": "stg-a",
@@ -81,10 +83,28 @@ class ClientProfileReconcilerTest : public ::testing::Test {
     slice.SetLabel(gatewaypool::kComponentLabel, gatewaypool::kGatewayComponent);
     slice.SetLabel(crd::kManagedByLabel, crd::kManagedByValue);
     slice.SetLabel(gatewaypool::kLibraryVersionLabel, "1.2.0.68");
+    // The pool's own slice: the pool is its controller (controllers/common/owned_objects.h).
+    (void)slice.Append({"metadata", "ownerReferences"},
+                       ControllerRef(std::string(crd::kApiVersion), "GatewayPool", "kvcache",
+                                     std::string(pool->Uid())));
     ASSERT_TRUE(api_.Put(k8s::kinds::EndpointSlice(), slice).ok());
     ASSERT_TRUE(
         api_.Put(crd::kinds::ClientProfile(), Sample("clientprofile-hostmem.yaml", "ClientProfile"))
             .ok());
+  }
+
+  // The profile's client DaemonSet as the operator applies it (its controller is the profile).
+  std::string PutClientDaemonSet() {
+    if (auto ds = api_.Find(k8s::kinds::DaemonSet(), kNs, DaemonSetName(kProfile)))
+      return std::string(ds->Uid());
+    auto profile = crd::ParseResource<crd::ClientProfile>(
+        api_.Find(crd::kinds::ClientProfile(), kNs, kProfile)->value());
+    EXPECT_TRUE(profile.ok());
+    auto ds = RenderClientDaemonSet(*profile, ClientRenderOptions{});
+    EXPECT_TRUE(ds.ok());
+    auto stored = api_.Put(k8s::kinds::DaemonSet(), *ds);
+    EXPECT_TRUE(stored.ok());
+    return std::string(stored->Uid());
   }
 
   // A GPU node on which the profile's client runs, Ready, and the node labelled so.
@@ -102,6 +122,9 @@ class ClientProfileReconcilerTest : public ::testing::Test {
     pod.SetLabel(crd::kManagedByLabel, crd::kManagedByValue);
     pod.SetLabel(kProfileLabel, kProfile);
     (void)pod.SetString({"spec", "nodeName"}, name);
+    (void)pod.Append(
+        {"metadata", "ownerReferences"},
+        ControllerRef("apps/v1", "DaemonSet", DaemonSetName(kProfile), PutClientDaemonSet()));
     ASSERT_TRUE(api_.Put(k8s::kinds::Pod(), pod).ok());
   }
 
@@ -209,6 +232,53 @@ TEST_F(ClientProfileReconcilerTest, AControlPlaneTolerationIsRefusedAndTheClient
     EXPECT_EQ(api_.Find(k8s::kinds::Node(), "", "gpu-a")->Label(ClientNodeLabel(kNs, kProfile)),
               kReadyValue);
   }
+}
+
+// Ownership is the controller reference, not the label (controllers/common/owned_objects.h): an
+// EndpointSlice with the pool's labels that the pool does not control is not published to the
+// clients (nor dialled by the S3 user provisioning), and a pod with the profile's labels that no
+// DaemonSet of the profile controls is not its client; a Warning event names each.
+TEST_F(ClientProfileReconcilerTest, LookAlikesAreNotPublishedOrCountedAndAreNamed) {
+  ASSERT_NO_FATAL_FAILURE(PutPoolAndProfile());
+  k8s::JsonObject slice = *api_.Find(k8s::kinds::EndpointSlice(), kNs, "kvcache-gateway-v1-0");
+  slice.SetName("kvcache-gateway-v1-9");
+  ASSERT_TRUE(slice.Remove({"metadata", "ownerReferences"}));
+  (void)slice.Remove({"metadata", "uid"});
+  ASSERT_TRUE(slice.Set({"endpoints", "0", "addresses", "0"}, JsonText(R"("10.6.6.6")")).ok());
+  ASSERT_TRUE(api_.Put(k8s::kinds::EndpointSlice(), slice).ok());
+  // A node with the profile's ready label whose only "client" is a pod of nobody's.
+  k8s::JsonObject node;
+  node.SetName("gpu-z");
+  node.SetLabel(kGpuLabel, "");
+  node.SetLabel(ClientNodeLabel(kNs, kProfile), kReadyValue);
+  ASSERT_TRUE(api_.Put(k8s::kinds::Node(), node).ok());
+  k8s::JsonObject pod =
+      JsonText(R"({"status": {"conditions": [{"type": "Ready", "status": "True"}]}})");
+  pod.SetName(DaemonSetName(kProfile) + "-fake");
+  pod.SetNamespace(kNs);
+  pod.SetLabel(gatewaypool::kComponentLabel, kClientComponent);
+  pod.SetLabel(crd::kManagedByLabel, crd::kManagedByValue);
+  pod.SetLabel(kProfileLabel, kProfile);
+  (void)pod.SetString({"spec", "nodeName"}, "gpu-z");
+  ASSERT_TRUE(api_.Put(k8s::kinds::Pod(), pod).ok());
+
+  for (const Action& a : Reconcile()) {
+    EXPECT_NE(a.name, "kvcache-gateway-v1-9") << a.ToString();
+    EXPECT_NE(a.name, DaemonSetName(kProfile) + "-fake") << a.ToString();
+  }
+  const auto cm = api_.Find(k8s::kinds::ConfigMap(), kNs, EndpointsConfigMapName(kProfile));
+  ASSERT_TRUE(cm.has_value());
+  const std::string endpoints = cm->GetString({"data", kEndpointsKey}).value_or("");
+  EXPECT_NE(endpoints.find("10.0.0.1"), std::string::npos) << endpoints;
+  EXPECT_EQ(endpoints.find("10.6.6.6"), std::string::npos) << endpoints;
+  const std::vector<std::string> related = events_.related();
+  const std::string name = "Pod storage/" + DaemonSetName(kProfile) + "-fake";
+  EXPECT_TRUE(std::any_of(related.begin(), related.end(),
+                          [&](const std::string& r) {
+                            return r.rfind("NotOwnedIgnored ", 0) == 0 &&
+                                   r.find(": " + name + " carries") != std::string::npos;
+                          }))
+      << name << " in " << ::testing::PrintToString(related);
 }
 
 }  // namespace

@@ -17,14 +17,27 @@ class RecordedEvents final : public runtime::EventRecorder {
     events_.push_back(std::string(type == runtime::EventType::kWarning ? "Warning " : "Normal ") +
                       reason + " " + regarding.Key());
   }
+  // Also kept as "<reason> <related key>: <note>" (related()).
+  void RecordRelated(const k8s::JsonObject& regarding, const k8s::JsonObject& related,
+                     runtime::EventType type, const std::string& reason, const std::string& action,
+                     const std::string& note) override {
+    Record(regarding, type, reason, action, note);
+    std::lock_guard lock(mu_);
+    related_.push_back(reason + " " + related.Key() + ": " + note);
+  }
   std::vector<std::string> events() const {
     std::lock_guard lock(mu_);
     return events_;
+  }
+  std::vector<std::string> related() const {
+    std::lock_guard lock(mu_);
+    return related_;
   }
 
  private:
   mutable std::mutex mu_;
   std::vector<std::string> events_;
+  std::vector<std::string> related_;
 };
 
 }  // namespace rdmastack::controllers::testing

@@ -7,13 +7,16 @@
 
 #include <algorithm>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "controllers/common/cache_transforms.h"
 #include "controllers/common/conditions.h"
 #include "controllers/common/testing/fake_caches.h"
+#include "controllers/common/testing/owner_refs.h"
 #include "controllers/common/testing/recorded_events.h"
+#include "controllers/gatewaypool/endpoints.h"
 #include "controllers/gatewaypool/tests/test_pools.h"
 #include "crds/types/json.h"
 #include "crds/types/kinds.h"
@@ -23,6 +26,7 @@
 namespace rdmastack::gatewaypool {
 namespace {
 
+using controllers::testing::ControllerRef;
 using k8s::testing::Action;
 using k8s::testing::JsonText;
 using k8s::testing::ToStrings;
@@ -99,7 +103,29 @@ class GatewayPoolReconcilerTest : public ::testing::Test {
     (void)pod.Append({"status", "conditions"},
                      JsonText(std::string(R"({"type": "Ready", "status": ")") +
                               (ready ? "True" : "False") + "\"}"));
+    // The DaemonSet controller makes its DaemonSet the pod's controller.
+    (void)pod.Append(
+        {"metadata", "ownerReferences"},
+        ControllerRef("apps/v1", "DaemonSet", std::string(ds->Name()), std::string(ds->Uid())));
     ASSERT_TRUE(api_.Put(k8s::kinds::Pod(), pod).ok());
+  }
+
+  // An object of `type` in the pool's namespace with pool `pool`'s labels (so the caches hold
+  // it) and `controller_uid` as its controller ("" = none): what anyone who may create the kind
+  // there can make.
+  void PutLookAlike(const k8s::ResourceType& type, const std::string& name, const std::string& pool,
+                    const std::string& controller_uid, std::string json = "{}") {
+    k8s::JsonObject o = JsonText(json);
+    o.SetName(name);
+    o.SetNamespace(kNs);
+    o.SetLabel(kPoolLabel, pool);
+    o.SetLabel(kComponentLabel, kGatewayComponent);
+    o.SetLabel(crd::kManagedByLabel, crd::kManagedByValue);
+    o.SetLabel(kTrackLabel, "v1");
+    if (!controller_uid.empty())
+      (void)o.Append({"metadata", "ownerReferences"},
+                     ControllerRef("v1", "ConfigMap", "someone-else", controller_uid));
+    ASSERT_TRUE(api_.Put(type, o).ok());
   }
 
   // One pass over pool `name` with the caches as the API server is now; only its writes stay in
@@ -233,6 +259,108 @@ TEST_F(GatewayPoolReconcilerTest, TheLaterOfTwoPoolsOnTheSamePortsIsRefusedAndCr
   const crd::Condition* first_ready = controllers::FindCondition(first_status.conditions, kReady);
   ASSERT_NE(first_ready, nullptr);
   EXPECT_NE(first_ready->reason, "PoolConflict");
+}
+
+// Ownership is the controller reference, not the label (controllers/common/owned_objects.h):
+// objects with the pool's labels but another controller, or none, are not adopted, counted,
+// published or deleted, and a Warning event names each.
+TEST_F(GatewayPoolReconcilerTest, LookAlikesWithThePoolsLabelsAreIgnoredAndNamed) {
+  ASSERT_NO_FATAL_FAILURE(ServeOnTwoNodes());
+  PutNode("stg-c", "10.0.0.3");
+  // A DaemonSet of nobody's, a Ready "gateway" pod it controls at an address of the author's
+  // choosing, a pod with no controller, and an EndpointSlice that lists that address.
+  ASSERT_NO_FATAL_FAILURE(
+      PutLookAlike(k8s::kinds::DaemonSet(), "kvcache-gateway-v9", "kvcache", ""));
+  const std::string fake_ds_uid(
+      api_.Find(k8s::kinds::DaemonSet(), kNs, "kvcache-gateway-v9")->Uid());
+  ASSERT_NO_FATAL_FAILURE(
+      PutLookAlike(k8s::kinds::Pod(), "kvcache-gateway-v1-evil", "kvcache", fake_ds_uid,
+                   R"({"spec": {"nodeName": "stg-c"}, "status": {"podIP": "10.6.6.6",
+          "conditions": [{"type": "Ready", "status": "True"}]}})"));
+  ASSERT_NO_FATAL_FAILURE(
+      PutLookAlike(k8s::kinds::Pod(), "kvcache-gateway-v1-orphan", "kvcache", "",
+                   R"({"spec": {"nodeName": "stg-c"}, "status": {"podIP": "10.6.6.7",
+          "conditions": [{"type": "Ready", "status": "True"}]}})"));
+  ASSERT_NO_FATAL_FAILURE(
+      PutLookAlike(k8s::kinds::EndpointSlice(), "kvcache-gateway-v1-7", "kvcache", "uid-of-another",
+                   R"({"addressType": "IPv4", "ports": [{"name": "s3", "port": 7071}],
+          "endpoints": [{"addresses": ["10.6.6.6"], "nodeName": "stg-c",
+                         "conditions": {"ready": true}}]})"));
+  const std::string slice_before =
+      api_.Find(k8s::kinds::EndpointSlice(), kNs, "kvcache-gateway-v1-7")->Serialize();
+  const size_t related_before = events_.related().size();
+
+  for (const Action& a : Reconcile("kvcache")) {
+    EXPECT_NE(a.name, "kvcache-gateway-v9") << a.ToString();
+    EXPECT_NE(a.name, "kvcache-gateway-v1-evil") << a.ToString();
+    EXPECT_NE(a.name, "kvcache-gateway-v1-orphan") << a.ToString();
+    EXPECT_NE(a.name, "kvcache-gateway-v1-7") << a.ToString();
+  }
+  EXPECT_EQ(api_.Find(k8s::kinds::EndpointSlice(), kNs, "kvcache-gateway-v1-7")->Serialize(),
+            slice_before);
+  // The pool's own slice lists its own gateways only.
+  EXPECT_EQ(ReadyNodes(*api_.Find(k8s::kinds::EndpointSlice(), kNs, "kvcache-gateway-v1-0")),
+            (std::set<std::string>{"stg-a", "stg-b"}));
+  EXPECT_EQ(api_.Find(k8s::kinds::EndpointSlice(), kNs, "kvcache-gateway-v1-0")
+                ->Serialize()
+                .find("10.6.6."),
+            std::string::npos);
+  // Not counted: two of the three selected nodes serve.
+  const crd::GatewayPoolStatus status = StatusOf("kvcache");
+  ASSERT_TRUE(status.node_counts.has_value());
+  EXPECT_EQ(status.node_counts->ready, 2);
+  std::vector<std::string> related = events_.related();
+  related.erase(related.begin(), related.begin() + static_cast<long>(related_before));
+  for (const std::string name :
+       {"DaemonSet storage/kvcache-gateway-v9", "Pod storage/kvcache-gateway-v1-evil",
+        "Pod storage/kvcache-gateway-v1-orphan", "EndpointSlice storage/kvcache-gateway-v1-7"}) {
+    EXPECT_TRUE(std::any_of(related.begin(), related.end(),
+                            [&](const std::string& r) {
+                              return r.rfind("NotOwnedIgnored ", 0) == 0 &&
+                                     r.find(": " + name +
+                                            " carries gatewaypool.rdmastack.io/name=kvcache") !=
+                                         std::string::npos;
+                            }))
+        << name << " in " << ::testing::PrintToString(related);
+  }
+  const std::vector<std::string> events = events_.events();
+  EXPECT_NE(std::find(events.begin(), events.end(), "Warning NotOwnedIgnored storage/kvcache"),
+            events.end());
+
+  // Deleting the pool deletes its own objects and leaves the look-alikes.
+  k8s::JsonObject pool = *api_.Find(crd::kinds::GatewayPool(), kNs, "kvcache");
+  ASSERT_TRUE(api_.Delete(crd::kinds::GatewayPool(), kNs, "kvcache").ok());
+  for (const Action& a : Reconcile("kvcache")) {
+    if (a.verb != "delete") continue;
+    EXPECT_TRUE(a.name == "kvcache-gateway-v1" || a.name == "kvcache-gateway" ||
+                a.name == "kvcache-gateway-v1-0")
+        << a.ToString();
+  }
+  EXPECT_TRUE(api_.Find(k8s::kinds::DaemonSet(), kNs, "kvcache-gateway-v9"));
+  EXPECT_TRUE(api_.Find(k8s::kinds::EndpointSlice(), kNs, "kvcache-gateway-v1-7"));
+  EXPECT_FALSE(api_.Find(k8s::kinds::DaemonSet(), kNs, "kvcache-gateway-v1"));
+}
+
+// An object of the name the pool would create, not the pool's: nothing is written over it (an
+// apply would adopt it with whatever else its author put in), and the pass fails naming it.
+TEST_F(GatewayPoolReconcilerTest, AnObjectOfTheSameNameThatIsNotThePoolsIsNotWrittenOver) {
+  PutPool("kvcache", "2026-01-01T00:00:00Z");
+  PutNode("stg-a", "10.0.0.1");
+  ASSERT_NO_FATAL_FAILURE(
+      PutLookAlike(k8s::kinds::DaemonSet(), DaemonSetName("kvcache", "v1"), "kvcache", ""));
+  const std::string before =
+      api_.Find(k8s::kinds::DaemonSet(), kNs, DaemonSetName("kvcache", "v1"))->Serialize();
+  caches_.Sync();
+  api_.ClearActions();
+  auto result = reconciler_->Reconcile({kNs, "kvcache"});
+  EXPECT_FALSE(result.ok());
+  EXPECT_NE(result.status().message().find("DaemonSet storage/kvcache-gateway-v1 exists but is "
+                                           "not this one's (its controller is none)"),
+            std::string::npos)
+      << result.status().ToString();
+  for (const Action& a : api_.writes()) EXPECT_NE(a.kind, "DaemonSet") << a.ToString();
+  EXPECT_EQ(api_.Find(k8s::kinds::DaemonSet(), kNs, DaemonSetName("kvcache", "v1"))->Serialize(),
+            before);
 }
 
 TEST_F(GatewayPoolReconcilerTest, ANodeWhoseAgentWentSilentKeepsItsGateway) {

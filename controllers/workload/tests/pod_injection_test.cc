@@ -49,6 +49,30 @@ k8s::JsonObject Pod(std::string_view json = R"({
   return pod.ok() ? *pod : k8s::JsonObject();
 }
 
+// An application pod reaches its own profile's directory on the host, read-only, and nothing
+// above or beside it (not the root that holds every profile's directory), in every device mode.
+TEST(PodInjectionTest, MountsOnlyTheProfilesOwnDirectoryReadOnly) {
+  for (const char* mode : {"shared", "sriov", "host"}) {
+    const k8s::JsonObject pod = InjectClientProfile(Pod(), WithMode(mode), "ml");
+    std::map<std::string, std::string> host_paths;
+    for (const auto& v : pod.GetArray({"spec", "volumes"})) {
+      if (auto path = v.GetString({"hostPath", "path"}))
+        host_paths[v.GetString({"name"}).value_or("")] = *path;
+    }
+    EXPECT_EQ(host_paths.at(kConfigVolume), "/var/lib/rdmastack/client/ml.kvcache-gpudirect")
+        << mode;
+    for (const auto& [volume, path] : host_paths) {
+      EXPECT_TRUE(volume == kConfigVolume || path == kDevPath) << mode << ": " << path;
+    }
+    for (const auto& c : pod.GetArray({"spec", "containers"})) {
+      for (const auto& m : c.GetArray({"volumeMounts"})) {
+        if (m.GetString({"name"}) != kConfigVolume) continue;
+        EXPECT_EQ(m.GetBool({"readOnly"}), true) << mode;
+      }
+    }
+  }
+}
+
 class InjectionGoldenTest : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(InjectionGoldenTest, MatchesGoldenAndIsIdempotent) {

@@ -154,6 +154,13 @@ class ClientProfileE2eTest : public PoolE2eTest {
   std::string InstallDir(const std::string& node, const std::string& profile) const {
     return nodes_.at(node).host_root + "/var/lib/rdmastack/client/" + ns_->name() + "." + profile;
   }
+  // Nothing of the profile is left on the node: its directory is gone or empty. The uninstall pod
+  // mounts only that directory, so the directory itself (its mount point) stays.
+  bool Uninstalled(const std::string& node, const std::string& profile) const {
+    std::error_code ec;
+    const std::string dir = InstallDir(node, profile);
+    return !std::filesystem::exists(dir, ec) || std::filesystem::is_empty(dir, ec);
+  }
   // The pool's ready endpoints as the EndpointSlices list them: "address:port".
   std::set<std::string> SliceEndpoints() const {
     std::set<std::string> out;
@@ -306,8 +313,7 @@ TEST_F(ClientProfileE2eTest, SeedProfilesPickATransportPerNodeAndFollowThePool) 
       << ClientDiagnostics();
   EXPECT_TRUE(Eventually(
       [&] {
-        return NodeLabel(a6000_, kGpuDirect).empty() &&
-               !std::filesystem::exists(InstallDir(a6000_, kGpuDirect)) &&
+        return NodeLabel(a6000_, kGpuDirect).empty() && Uninstalled(a6000_, kGpuDirect) &&
                Get({"get", "pods", "-n", ns_->name(), "-l",
                     std::string("clientprofile.rdmastack.io/name=") + kGpuDirect,
                     "--field-selector", "spec.nodeName=" + a6000_, "-o", "name"})
@@ -333,8 +339,7 @@ TEST_F(ClientProfileE2eTest, SeedProfilesPickATransportPerNodeAndFollowThePool) 
   EXPECT_TRUE(Eventually(
       [&] {
         for (const std::string& n : {a6000_, h100_, far_}) {
-          if (!NodeLabel(n, kHostMem).empty() || std::filesystem::exists(InstallDir(n, kHostMem)))
-            return false;
+          if (!NodeLabel(n, kHostMem).empty() || !Uninstalled(n, kHostMem)) return false;
         }
         return Get({"get", "ds", "-n", ns_->name(), "-l",
                     std::string("clientprofile.rdmastack.io/name=") + kHostMem, "-o", "name"})
@@ -1157,8 +1162,7 @@ TEST_F(WorkloadE2eTest, RunningWorkloadsKeepTheirConfigThroughClientUpdatesAndHo
   ASSERT_EQ(gone.exit_code, 0) << gone.err;
   EXPECT_TRUE(Eventually(
       [&] {
-        return NodeLabel(h100_, kGpuDirect).empty() &&
-               !std::filesystem::exists(InstallDir(h100_, kGpuDirect)) &&
+        return NodeLabel(h100_, kGpuDirect).empty() && Uninstalled(h100_, kGpuDirect) &&
                ProfilePods(kGpuDirect, "client-uninstall", h100_).empty() &&
                Field(kGpuDirect, retiring + ".phase}").empty();
       },

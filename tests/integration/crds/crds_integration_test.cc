@@ -244,6 +244,31 @@ INSTANTIATE_TEST_SUITE_P(Table, InvalidObjectTest,
                                                   "/lustre/agent/vol0/../etc";
                                             },
                                             "pathTemplate must not contain '..' segments"},
+                                        InvalidCase{
+                                            "DoubleSlashInPath", kPool, "GatewayPool",
+                                            [](YAML::Node& o) {
+                                              o["spec"]["backend"]["posix"]["pathTemplate"] =
+                                                  "/lustre/agent/vol0//{nodeName}";
+                                            },
+                                            "pathTemplate must not contain '//' or '.' segments"},
+                                        InvalidCase{
+                                            "DotDotInHostPath", kPool, "GatewayPool",
+                                            [](YAML::Node& o) {
+                                              o["spec"]["backend"]["posix"]["hostPath"] =
+                                                  "/lustre/agent/x/..";
+                                              o["spec"]["backend"]["posix"]["pathTemplate"] =
+                                                  "/lustre/agent/x/../{nodeName}";
+                                            },
+                                            "hostPath must not contain '.' or '..' segments"},
+                                        InvalidCase{
+                                            "DoubleSlashInHostPath", kPool, "GatewayPool",
+                                            [](YAML::Node& o) {
+                                              o["spec"]["backend"]["posix"]["hostPath"] =
+                                                  "/lustre//agent/vol0";
+                                              o["spec"]["backend"]["posix"]["pathTemplate"] =
+                                                  "/lustre//agent/vol0/{nodeName}";
+                                            },
+                                            "hostPath must not contain '//'"},
                                         InvalidCase{"EmptyNodeSelector", kPool, "GatewayPool",
                                                     [](YAML::Node& o) {
                                                       o["spec"]["nodeSelector"] =
@@ -568,9 +593,10 @@ TEST_F(CrdIntegrationTest, PrinterColumns) {
         "clientprofile.rdmastack.io/kvcache-gpudirect"}) {
     EXPECT_NE(r.out.find(want), std::string::npos) << want << "\n" << r.out;
   }
-  patch_status("clientprofile/kvcache-gpudirect", true,
-               R"({"status":{"s3User":{"secretName":"kvcache-gpudirect-s3-user",)"
-               R"("accessKeyId":"RSAAAAAAAA0123456789","gateways":3,"gatewaysOfEndpoints":"3/4"}}})");
+  patch_status(
+      "clientprofile/kvcache-gpudirect", true,
+      R"({"status":{"s3User":{"secretName":"kvcache-gpudirect-s3-user",)"
+      R"("accessKeyId":"RSAAAAAAAA0123456789","gateways":3,"gatewaysOfEndpoints":"3/4"}}})");
   r = env->Kubectl({"get", "cprof", "-o", "wide", "-n", namespace_});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   for (const char* want : {"ENDPOINTS", "S3USER", "3/4"})
