@@ -16,10 +16,10 @@
 namespace rdmastack::plugin {
 namespace {
 
+using testing::CommandOptions;
+using testing::kCluster;
 using testing::kNow;
 using testing::LoadFixtureItems;
-
-const ClusterInfo kCluster{"https://127.0.0.1:6443", "kubeconfig /k, context dev"};
 
 using k8s::testing::FakeClient;
 
@@ -33,20 +33,10 @@ std::vector<std::string> Calls(const FakeClient& api) {
   return k8s::testing::ToStrings(api.actions());
 }
 
-Options Make(Command command, std::string argument = "", std::string ns = "",
-             OutputFormat output = OutputFormat::kTable) {
-  Options o;
-  o.command = command;
-  o.argument = std::move(argument);
-  o.namespace_ = std::move(ns);
-  o.output = output;
-  return o;
-}
-
 TEST(CommandsTest, StatusReadsThreeKindsAndWritesNothing) {
   FakeClient client;
   LoadFixtures(client);
-  const CommandResult r = RunStatus(client, Make(Command::kStatus), kCluster, kNow);
+  const CommandResult r = RunStatus(client, CommandOptions(Command::kStatus), kCluster, kNow);
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.err, "");
   EXPECT_EQ(r.out.rfind("GATEWAYPOOLS\nNAMESPACE   NAME ", 0), 0u) << r.out;
@@ -58,7 +48,8 @@ TEST(CommandsTest, StatusReadsThreeKindsAndWritesNothing) {
 TEST(CommandsTest, StatusInOneNamespace) {
   FakeClient client;
   LoadFixtures(client);
-  const CommandResult r = RunStatus(client, Make(Command::kStatus, "", "ml"), kCluster, kNow);
+  const CommandResult r =
+      RunStatus(client, CommandOptions(Command::kStatus, "", "ml"), kCluster, kNow);
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("No ClientProfiles found in namespace ml."), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("kvcache "), std::string::npos) << r.out;
@@ -72,8 +63,8 @@ TEST(CommandsTest, ApiErrorIsOneLineAndExitOne) {
   client.FailOn("", "GatewayPool", k8s::ApiErrorFromResponse(404, "404 page not found").ToStatus());
   for (Command c : {Command::kStatus, Command::kWhy}) {
     const CommandResult r = c == Command::kStatus
-                                ? RunStatus(client, Make(c), kCluster, kNow)
-                                : RunWhy(client, Make(c, "gpu-node-0"), kCluster, kNow);
+                                ? RunStatus(client, CommandOptions(c), kCluster, kNow)
+                                : RunWhy(client, CommandOptions(c, "gpu-node-0"), kCluster, kNow);
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_EQ(r.out, "");
     EXPECT_EQ(r.err.rfind("error: the API server at https://127.0.0.1:6443 does not serve "
@@ -84,7 +75,7 @@ TEST(CommandsTest, ApiErrorIsOneLineAndExitOne) {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
   }
   const CommandResult r =
-      RunUpgrade(client, Make(Command::kUpgrade, "archive", "ml"), "", kCluster, kNow);
+      RunUpgrade(client, CommandOptions(Command::kUpgrade, "archive", "ml"), "", kCluster, kNow);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("CRDs are not installed"), std::string::npos) << r.err;
 }
@@ -94,7 +85,7 @@ TEST(CommandsTest, UnreachableServer) {
   LoadFixtures(client);
   client.FailOn("", "GatewayPool",
                 UnavailableError("connecting failed (https://127.0.0.1:6443): Connection refused"));
-  const CommandResult r = RunStatus(client, Make(Command::kStatus), kCluster, kNow);
+  const CommandResult r = RunStatus(client, CommandOptions(Command::kStatus), kCluster, kNow);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(
       r.err,
@@ -106,10 +97,12 @@ TEST(CommandsTest, UnreachableServer) {
 TEST(CommandsTest, WhyExitCodes) {
   FakeClient client;
   LoadFixtures(client);
-  EXPECT_EQ(RunWhy(client, Make(Command::kWhy, "gpu-node-0"), kCluster, kNow).exit_code, 0);
-  EXPECT_EQ(RunWhy(client, Make(Command::kWhy, "stg-node-2"), kCluster, kNow).exit_code, 1);
-  const CommandResult json =
-      RunWhy(client, Make(Command::kWhy, "stg-node-2", "", OutputFormat::kJson), kCluster, kNow);
+  EXPECT_EQ(RunWhy(client, CommandOptions(Command::kWhy, "gpu-node-0"), kCluster, kNow).exit_code,
+            0);
+  EXPECT_EQ(RunWhy(client, CommandOptions(Command::kWhy, "stg-node-2"), kCluster, kNow).exit_code,
+            1);
+  const CommandResult json = RunWhy(
+      client, CommandOptions(Command::kWhy, "stg-node-2", "", OutputFormat::kJson), kCluster, kNow);
   EXPECT_EQ(json.exit_code, 1);
   EXPECT_EQ(json.out.rfind("{\n    \"kind\": \"RdmastackWhy\"", 0), 0u) << json.out;
   // No Node was asked for: the RdmaNode exists.
@@ -120,7 +113,8 @@ TEST(CommandsTest, WhyExitCodes) {
 TEST(CommandsTest, WhyUnknownNodeAsksWhetherTheNodeExists) {
   FakeClient client;
   LoadFixtures(client);
-  const CommandResult missing = RunWhy(client, Make(Command::kWhy, "stg-node-9"), kCluster, kNow);
+  const CommandResult missing =
+      RunWhy(client, CommandOptions(Command::kWhy, "stg-node-9"), kCluster, kNow);
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_NE(missing.out.find("There is no Node named \"stg-node-9\" either"), std::string::npos)
       << missing.out;
@@ -131,7 +125,7 @@ TEST(CommandsTest, WhyUnknownNodeAsksWhetherTheNodeExists) {
   LoadFixtures(without_agent);
   without_agent.Erase(crd::kinds::RdmaNode(), "", "gpu-node-0");
   const CommandResult exists =
-      RunWhy(without_agent, Make(Command::kWhy, "gpu-node-0"), kCluster, kNow);
+      RunWhy(without_agent, CommandOptions(Command::kWhy, "gpu-node-0"), kCluster, kNow);
   EXPECT_EQ(exists.exit_code, 1);
   EXPECT_NE(exists.out.find("The Node gpu-node-0 exists."), std::string::npos) << exists.out;
   EXPECT_NE(exists.out.find("--field-selector spec.nodeName=gpu-node-0"), std::string::npos);
@@ -141,7 +135,7 @@ TEST(CommandsTest, WhyUnknownNodeAsksWhetherTheNodeExists) {
   forbidden.FailOn("", "Node",
                    k8s::ApiErrorFromResponse(403, R"({"reason":"Forbidden"})").ToStatus());
   const CommandResult unknown =
-      RunWhy(forbidden, Make(Command::kWhy, "cpu-node-7"), kCluster, kNow);
+      RunWhy(forbidden, CommandOptions(Command::kWhy, "cpu-node-7"), kCluster, kNow);
   EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_NE(unknown.out.find("Check the name (kubectl get nodes)."), std::string::npos)
       << unknown.out;
@@ -151,24 +145,24 @@ TEST(CommandsTest, UpgradeUsesTheContextNamespace) {
   FakeClient client;
   LoadFixtures(client);
   const CommandResult r =
-      RunUpgrade(client, Make(Command::kUpgrade, "archive"), "ml", kCluster, kNow);
+      RunUpgrade(client, CommandOptions(Command::kUpgrade, "archive"), "ml", kCluster, kNow);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("Pool:       GatewayPool ml/archive\n", 0), 0u) << r.out;
   EXPECT_EQ(Calls(client), (std::vector<std::string>{"get GatewayPool ml/archive", "list Node"}));
-  EXPECT_EQ(UpgradeNamespace(Make(Command::kUpgrade, "x"), ""), "default");
-  EXPECT_EQ(UpgradeNamespace(Make(Command::kUpgrade, "x", "a"), "b"), "a");
-  EXPECT_EQ(UpgradeNamespace(Make(Command::kUpgrade, "x"), "b"), "b");
+  EXPECT_EQ(UpgradeNamespace(CommandOptions(Command::kUpgrade, "x"), ""), "default");
+  EXPECT_EQ(UpgradeNamespace(CommandOptions(Command::kUpgrade, "x", "a"), "b"), "a");
+  EXPECT_EQ(UpgradeNamespace(CommandOptions(Command::kUpgrade, "x"), "b"), "b");
 }
 
 TEST(CommandsTest, UpgradeOfAMissingPoolNamesCloseOnes) {
   FakeClient client;
   LoadFixtures(client);
   const CommandResult r =
-      RunUpgrade(client, Make(Command::kUpgrade, "archiv", "ml"), "", kCluster, kNow);
+      RunUpgrade(client, CommandOptions(Command::kUpgrade, "archiv", "ml"), "", kCluster, kNow);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err, "error: no GatewayPool \"archiv\" in namespace ml; close names: archive\n");
   const CommandResult elsewhere =
-      RunUpgrade(client, Make(Command::kUpgrade, "archive"), "", kCluster, kNow);
+      RunUpgrade(client, CommandOptions(Command::kUpgrade, "archive"), "", kCluster, kNow);
   EXPECT_EQ(elsewhere.err,
             "error: no GatewayPool \"archive\" in namespace default (it has none); pass -n "
             "NAMESPACE\n");
@@ -183,7 +177,7 @@ TEST(CommandsTest, UpgradeWithoutNodeAccessStillShowsThePool) {
                                      R"("message":"nodes is forbidden"})")
           .ToStatus());
   const CommandResult r =
-      RunUpgrade(client, Make(Command::kUpgrade, "archive", "ml"), "", kCluster, kNow);
+      RunUpgrade(client, CommandOptions(Command::kUpgrade, "archive", "ml"), "", kCluster, kNow);
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("Note: per-node phases are not shown: forbidden to list nodes"),
             std::string::npos)

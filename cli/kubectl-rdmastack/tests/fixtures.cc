@@ -41,6 +41,15 @@ void LoadFixtureCluster(k8s::testing::FakeClient& api,
   }
 }
 
+Options CommandOptions(Command command, std::string argument, std::string ns, OutputFormat output) {
+  Options o;
+  o.command = command;
+  o.argument = std::move(argument);
+  o.namespace_ = std::move(ns);
+  o.output = output;
+  return o;
+}
+
 Snapshot FixtureSnapshot() {
   Snapshot s =
       DecodeSnapshot(LoadFixtureItems("gatewaypools.json"), LoadFixtureItems("clientprofiles.json"),

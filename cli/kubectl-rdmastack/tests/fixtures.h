@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/kubectl-rdmastack/api_errors.h"
+#include "cli/kubectl-rdmastack/options.h"
 #include "cli/kubectl-rdmastack/snapshot.h"
 #include "operator/k8s/json_object.h"
 #include "operator/k8s/testing/fake_client.h"
@@ -28,6 +30,11 @@ std::vector<k8s::JsonObject> LoadFixtureItems(const std::string& file);
 // `edit` when given.
 void LoadFixtureCluster(k8s::testing::FakeClient& api,
                         const std::function<void(k8s::JsonObject&)>& edit = {});
+
+// The cluster a command says it talked to, and the options of one command line.
+inline const ClusterInfo kCluster{"https://127.0.0.1:6443", "kubeconfig /k, context dev"};
+Options CommandOptions(Command command, std::string argument = "", std::string ns = "",
+                       OutputFormat output = OutputFormat::kTable);
 
 // All three kinds decoded.
 Snapshot FixtureSnapshot();

@@ -22,6 +22,8 @@ namespace rdmastack::plugin {
 namespace {
 
 using k8s::testing::FakeClient;
+using testing::CommandOptions;
+using testing::kCluster;
 using testing::kNow;
 
 // Valid UTF-8 throughout: CSI colour, an OSC title ended by BEL, CR LF and a forged line, a tab,
@@ -129,30 +131,20 @@ void ExpectSafeText(const std::string& text, const std::string& what) {
       << text;
 }
 
-Options Make(Command command, std::string argument, std::string ns, OutputFormat output) {
-  Options o;
-  o.command = command;
-  o.argument = std::move(argument);
-  o.namespace_ = std::move(ns);
-  o.output = output;
-  return o;
-}
-
-const ClusterInfo kCluster{"https://127.0.0.1:6443", "kubeconfig /k, context dev"};
-
 TEST(PrintableTest, HostileStringsThroughEveryTextPrinter) {
   FakeClient api;
   LoadHostileCluster(api);
   const OutputFormat table = OutputFormat::kTable;
   const CommandResult status =
-      RunStatus(api, Make(Command::kStatus, "", "", table), kCluster, kNow);
+      RunStatus(api, CommandOptions(Command::kStatus, "", "", table), kCluster, kNow);
   ExpectSafeText(status.out + status.err, "status");
   for (const char* node : {"stg-node-2", "stg-node-4", "gpu-node-3"}) {
-    const CommandResult why = RunWhy(api, Make(Command::kWhy, node, "", table), kCluster, kNow);
+    const CommandResult why =
+        RunWhy(api, CommandOptions(Command::kWhy, node, "", table), kCluster, kNow);
     ExpectSafeText(why.out + why.err, std::string("why ") + node);
   }
-  const CommandResult upgrade =
-      RunUpgrade(api, Make(Command::kUpgrade, "archive", "ml", table), "", kCluster, kNow);
+  const CommandResult upgrade = RunUpgrade(
+      api, CommandOptions(Command::kUpgrade, "archive", "ml", table), "", kCluster, kNow);
   ExpectSafeText(upgrade.out + upgrade.err, "upgrade");
   // The per-node upgrade state is JSON inside an annotation: its message was escaped too.
   EXPECT_NE(upgrade.out.find("Failing nodes:"), std::string::npos) << upgrade.out;
@@ -180,9 +172,10 @@ TEST(PrintableTest, HostileStringsThroughEveryJsonPrinter) {
   LoadHostileCluster(api);
   const OutputFormat json = OutputFormat::kJson;
   const CommandResult results[] = {
-      RunStatus(api, Make(Command::kStatus, "", "", json), kCluster, kNow),
-      RunWhy(api, Make(Command::kWhy, "stg-node-2", "", json), kCluster, kNow),
-      RunUpgrade(api, Make(Command::kUpgrade, "archive", "ml", json), "", kCluster, kNow)};
+      RunStatus(api, CommandOptions(Command::kStatus, "", "", json), kCluster, kNow),
+      RunWhy(api, CommandOptions(Command::kWhy, "stg-node-2", "", json), kCluster, kNow),
+      RunUpgrade(api, CommandOptions(Command::kUpgrade, "archive", "ml", json), "", kCluster,
+                 kNow)};
   for (const CommandResult& r : results) {
     for (char c : r.out) {
       const auto b = static_cast<unsigned char>(c);
@@ -211,7 +204,7 @@ TEST(PrintableTest, MustGatherProgressLinesAndResultArePrintable) {
     }
     return NotFoundError("no " + path);
   };
-  Options o = Make(Command::kMustGather, "", "", OutputFormat::kTable);
+  Options o = CommandOptions(Command::kMustGather, "", "", OutputFormat::kTable);
   o.output_dir = dir.string();
   std::vector<std::string> lines;
   const CommandResult r = RunMustGather(access, o, kCluster, kNow,
