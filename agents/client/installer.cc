@@ -186,6 +186,14 @@ std::vector<std::string> Installer::Uninstall() {
   if (kept != 0) return removed;
   const auto [parent_path, base] = SplitDir(dir_);
   StatusOr<HostDir> parent = HostDir::Open(parent_path, /*create=*/false);
+  // The operator mounts the profile's own host directory as the install directory (no pod mounts
+  // the root of every profile's): a mount point, on another file system than its parent, which
+  // stays on the host, empty. Its parent may be a read-only root (EROFS, not EBUSY).
+  struct stat here {
+  }, above{};
+  if (parent.ok() && ::fstat(dir->fd(), &here) == 0 && ::fstat(parent->fd(), &above) == 0 &&
+      here.st_dev != above.st_dev)
+    return removed;
   StatusOr<bool> gone = parent.ok() ? parent->RemoveDir(base) : StatusOr<bool>(parent.status());
   if (gone.ok()) {
     if (*gone) removed.push_back(dir_ + "/");
