@@ -4,11 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "controllers/common/owned_objects.h"
 #include "controllers/common/owned_pod.h"
+#include "controllers/common/testing/owner_refs.h"
 #include "crds/types/json.h"
 #include "operator/k8s/testing/json_text.h"
 
@@ -46,19 +48,42 @@ TEST(NodeWalkTest, ASilentAgentKeepsOnlyWhatRunsAlready) {
   EXPECT_FALSE(KeepsWorkload(false, true, "PortDown")) << "a failed check takes it away";
 }
 
-TEST(OwnedObjectsTest, OwnedByNamespaceAndLabel) {
+TEST(OwnedObjectsTest, OwnedByNamespaceAndControllerReference) {
+  // The label selects; only the controller reference to the owner's UID makes an object its own.
+  auto with_controller = [](const std::string& text, const std::string& uid) {
+    k8s::JsonObject o = k8s::testing::JsonText(text);
+    if (!uid.empty()) {
+      (void)o.Append({"metadata", "ownerReferences"},
+                     testing::ControllerRef("rdmastack.io/v1alpha1", "GatewayPool", "p", uid));
+    }
+    return std::make_shared<const k8s::JsonObject>(std::move(o));
+  };
   runtime::Store store;
-  store.Upsert(Object(R"({"metadata": {"name": "x", "namespace": "a", "labels": {"pool": "p"}}})"));
-  store.Upsert(Object(R"({"metadata": {"name": "y", "namespace": "b", "labels": {"pool": "p"}}})"));
-  store.Upsert(Object(R"({"metadata": {"name": "z", "namespace": "a", "labels": {"pool": "q"}}})"));
+  store.Upsert(with_controller(
+      R"({"metadata": {"name": "x", "namespace": "a", "labels": {"pool": "p"}}})", "uid-p"));
+  store.Upsert(with_controller(
+      R"({"metadata": {"name": "y", "namespace": "b", "labels": {"pool": "p"}}})", "uid-p"));
+  store.Upsert(with_controller(
+      R"({"metadata": {"name": "z", "namespace": "a", "labels": {"pool": "q"}}})", "uid-q"));
+  store.Upsert(with_controller(
+      R"({"metadata": {"name": "copy", "namespace": "a", "labels": {"pool": "p"}}})", ""));
+  store.Upsert(with_controller(
+      R"({"metadata": {"name": "other", "namespace": "a", "labels": {"pool": "p"}}})", "uid-x"));
   const NamespacedCache cache = NamespacedCache::OfStore(store);
-  const Owner owner{"a", "pool", "p"};
+  const Owner owner{"a", "pool", "p", "uid-p"};
   const std::vector<runtime::ObjectPtr> owned = ListOwned(cache, owner);
   ASSERT_EQ(owned.size(), 1u);
   EXPECT_EQ(owned[0]->Key(), "a/x");
   EXPECT_NE(GetOwned(cache, owner, "x"), nullptr);
   EXPECT_EQ(GetOwned(cache, owner, "z"), nullptr) << "another owner's";
+  EXPECT_EQ(GetOwned(cache, owner, "copy"), nullptr) << "the label without the reference";
   EXPECT_EQ(GetOwned(cache, owner, "missing"), nullptr);
+  std::vector<std::string> look_alikes;
+  for (const runtime::ObjectPtr& o : Claim(cache, owner).look_alikes)
+    look_alikes.push_back(o->Key());
+  std::sort(look_alikes.begin(), look_alikes.end());
+  EXPECT_EQ(look_alikes, (std::vector<std::string>{"a/copy", "a/other"}));
+  EXPECT_TRUE(ListOwned(cache, Owner{"a", "pool", "p", ""}).empty()) << "no UID owns nothing";
 }
 
 TEST(OwnedPodTest, GroupByNodeKeepsTheLivePodOfEachSlot) {
