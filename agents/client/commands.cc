@@ -8,6 +8,8 @@
 #include <cstdlib>
 
 #include "agents/client/client_plane.h"
+#include "agents/client/installer.h"
+#include "agents/client/library_digest.h"
 #include "agents/client/options.h"
 #include "agents/client/state.h"
 #include "agents/client/uninstall_pass.h"
@@ -97,6 +99,13 @@ int RunCommand(const std::vector<std::string>& args) {
   // lives: a refused image stays refused, so the client stops before it writes anything and says
   // why on its last line, which the operator reads from the container's termination message
   // (FallbackToLogsOnError) into the profile's LibraryRefused condition.
+  // The pinned bytes are checked the same way, first: a library of other bytes is refused
+  // whatever its shape (LibraryDigestMismatch).
+  if (Status pinned = CheckStagedLibraries(o.library_dir, o.library_sha256); !pinned.ok()) {
+    spdlog::default_logger()->flush();
+    std::fprintf(stderr, "%s: %s\n", kReasonLibraryDigestMismatch, pinned.message().c_str());
+    return 3;
+  }
   if (auto library = Installer(o.install_dir, o.library_budget).PlanLibraries(o.library_dir);
       !library.ok() && library.status().code() == StatusCode::kFailedPrecondition) {
     spdlog::default_logger()->flush();

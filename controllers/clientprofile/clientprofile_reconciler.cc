@@ -184,9 +184,11 @@ StatusOr<runtime::Result> ClientProfileReconciler::Pass(const k8s::JsonObject& o
             on == plan.pods.end() || !on->second.client ? nullptr : &*on->second.client;
         n.ready = client && client->ready && !client->terminating;
         if (client && in.library_refused.empty()) {
-          if (const std::string why = ClientLibraryRefusal(client->message); !why.empty())
-            in.library_refused =
-                "the client on node " + n.name + " refused clientLibrary.image: " + why;
+          if (LibraryRefusal why = ClientLibraryRefusal(client->message); !why.empty()) {
+            why.message =
+                "the client on node " + n.name + " refused clientLibrary.image: " + why.message;
+            in.library_refused = std::move(why);
+          }
         }
         if (n.eligibility.eligible && !n.ready && client && !client->waiting_reason.empty()) {
           n.eligibility.message = "client " + client->waiting_reason +

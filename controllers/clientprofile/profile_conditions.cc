@@ -47,7 +47,7 @@ ProfileBlocker FindBlocker(const ProfileStatusInputs& in) {
                                 "deployed until it exists)"};
   if (!in.secret_message.empty()) return {"CredentialsSecretInvalid", in.secret_message};
   if (!in.s3_user_message.empty()) return {"S3UserNotProvisioned", in.s3_user_message};
-  if (!in.library_refused.empty()) return {"LibraryRefused", in.library_refused};
+  if (!in.library_refused.empty()) return {in.library_refused.reason, in.library_refused.message};
   if (in.endpoints == 0)
     return {"PoolNotServing", "GatewayPool " + pool +
                                   " publishes no Ready gateway endpoint; clients keep their last "
@@ -56,16 +56,24 @@ ProfileBlocker FindBlocker(const ProfileStatusInputs& in) {
   return {};
 }
 
-std::string ClientLibraryRefusal(const std::string& message) {
-  static constexpr std::string_view kPrefix = "LibraryRefused: ";
-  size_t at = message.rfind(kPrefix);
-  while (at != std::string::npos && at != 0 && message[at - 1] != '\n') {
-    at = at == 0 ? std::string::npos : message.rfind(kPrefix, at - 1);
+LibraryRefusal ClientLibraryRefusal(const std::string& message) {
+  // A line of its own that starts with the reason: the client's last words, not a log line that
+  // mentions one.
+  LibraryRefusal last;
+  size_t line = 0;
+  while (line <= message.size()) {
+    size_t end = message.find('\n', line);
+    if (end == std::string::npos) end = message.size();
+    const std::string_view text(message.data() + line, end - line);
+    for (std::string_view reason : {"LibraryRefused", "LibraryDigestMismatch"}) {
+      if (text.size() > reason.size() + 1 && text.substr(0, reason.size()) == reason &&
+          text.substr(reason.size(), 2) == ": ") {
+        last = {std::string(reason), std::string(text.substr(reason.size() + 2))};
+      }
+    }
+    line = end + 1;
   }
-  if (at == std::string::npos) return "";
-  const size_t from = at + kPrefix.size();
-  const size_t end = message.find('\n', from);
-  return message.substr(from, end == std::string::npos ? std::string::npos : end - from);
+  return last;
 }
 
 crd::Condition NodesEligibleCondition(const ProfileFacts& f) {

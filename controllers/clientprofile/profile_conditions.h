@@ -18,11 +18,11 @@ struct ProfileBlocker {
 };
 ProfileBlocker FindBlocker(const ProfileStatusInputs& in);
 
-// The refusal a client pod gave for the profile's library image: the text after
-// "LibraryRefused: " on the last such line of its container's last message (rdmastack-client
-// stops with that line; the DaemonSet's FallbackToLogsOnError makes it the termination message).
-// "" when there is none.
-std::string ClientLibraryRefusal(const std::string& message);
+// The refusal a client pod gave for the profile's library image: the reason and the text after
+// "LibraryRefused: " or "LibraryDigestMismatch: " on the last such line of its container's last
+// message (rdmastack-client stops with that line; the DaemonSet's FallbackToLogsOnError makes it
+// the termination message). Empty when there is none.
+LibraryRefusal ClientLibraryRefusal(const std::string& message);
 
 // What every condition is decided from.
 struct ProfileFacts {

@@ -22,6 +22,12 @@ struct NodeOutcome {
   bool ready = false;  // the node's client pod is Ready
 };
 
+// A client's refusal of the profile's library image: LibraryRefused or LibraryDigestMismatch.
+struct LibraryRefusal {
+  std::string reason, message;
+  bool empty() const { return reason.empty(); }
+};
+
 struct ProfileStatusInputs {
   const crd::ClientProfile* profile = nullptr;
   Clock::WallTime now{};
@@ -37,8 +43,9 @@ struct ProfileStatusInputs {
   // spec.s3User: what the gateways have, and what keeps some from having it ("" when none).
   std::optional<crd::S3UserStatus> s3_user;
   std::string s3_user_message;
-  // A client refused the profile's library image (client_library_refusal.h): which node and why.
-  std::string library_refused;
+  // A client refused the profile's library image (ClientLibraryRefusal): the reason, and which
+  // node and why.
+  LibraryRefusal library_refused;
 };
 
 crd::ClientProfileStatus ComputeProfileStatus(const ProfileStatusInputs& in);

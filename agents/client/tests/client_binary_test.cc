@@ -237,6 +237,29 @@ TEST(ClientBinary, ARefusedLibraryImageStopsTheClientBeforeItWritesAnything) {
   EXPECT_FALSE(fs::exists(tmp / "state"));
 }
 
+// A library of other bytes than the pinned ones: the same stop, with its own reason, before the
+// image's shape is judged.
+TEST(ClientBinary, ALibraryOfOtherBytesStopsTheClientWithTheDigestReason) {
+  TempDir tmp;
+  const fs::path image = tmp.path() / "cuobjclient";
+  fs::create_directories(image);
+  fs::copy_file(FakeClientLibrary(), image / "libcuobjclient.so.1.2.0.68");
+  const std::string pinned = std::string(64, 'a');
+  const std::string install = tmp / "host/var/lib/rdmastack/ml.pinned";
+  const auto run = ::rdmastack::testing::RunCommand(
+      {ClientBinary(), "run", "--profile", "ml/pinned", "--node", "n1", "--install-dir", install,
+       "--library-dir", image.string(), "--state-dir", tmp / "state", "--interval", "1s",
+       "--library-sha256", "libcuobjclient.so.1.2.0.68=" + pinned});
+  EXPECT_EQ(run.exit_code, 3) << run.out << run.err;
+  std::string last = run.err;
+  while (!last.empty() && last.back() == '\n') last.pop_back();
+  last = last.substr(last.rfind('\n') + 1);
+  EXPECT_EQ(last.rfind("LibraryDigestMismatch: ", 0), 0u) << run.err;
+  EXPECT_NE(last.find("libcuobjclient.so.1.2.0.68"), std::string::npos) << last;
+  EXPECT_NE(last.find(pinned), std::string::npos) << "names the expected digest: " << last;
+  EXPECT_FALSE(fs::exists(install));
+}
+
 TEST(ClientBinary, VersionUsageAndReadyWithoutState) {
   const auto version = ::rdmastack::testing::RunCommand({ClientBinary(), "--version"});
   EXPECT_EQ(version.exit_code, 0);

@@ -159,24 +159,37 @@ TEST(ProfileStatusTest, ALibraryImageAClientRefusedIsDegradedWithTheClientsWords
       "2026-12-06 05:00:00.000 I device probes: recorded\n"
       "LibraryRefused: the library image is refused: 'libx.so' -> '/etc/shadow' leaves the "
       "image. Nothing from the image is installed\n";
-  EXPECT_EQ(ClientLibraryRefusal(log),
-            "the library image is refused: 'libx.so' -> '/etc/shadow' leaves the image. Nothing "
-            "from the image is installed");
-  EXPECT_EQ(ClientLibraryRefusal("LibraryRefused: first\nLibraryRefused: last"), "last");
-  EXPECT_EQ(ClientLibraryRefusal("readiness: not ready (LibraryRefused): x"), "");
-  EXPECT_EQ(ClientLibraryRefusal("a log line that says LibraryRefused: in its middle"), "");
-  EXPECT_EQ(ClientLibraryRefusal(""), "");
+  auto text = [](const std::string& message) {
+    const LibraryRefusal r = ClientLibraryRefusal(message);
+    return r.reason.empty() ? "" : r.reason + "|" + r.message;
+  };
+  EXPECT_EQ(text(log),
+            "LibraryRefused|the library image is refused: 'libx.so' -> '/etc/shadow' leaves the "
+            "image. Nothing from the image is installed");
+  EXPECT_EQ(text("LibraryRefused: first\nLibraryRefused: last"), "LibraryRefused|last");
+  EXPECT_EQ(text("LibraryRefused: first\nLibraryDigestMismatch: libc.so: want a, found b\n"),
+            "LibraryDigestMismatch|libc.so: want a, found b");
+  EXPECT_EQ(text("readiness: not ready (LibraryRefused): x"), "");
+  EXPECT_EQ(text("a log line that says LibraryRefused: in its middle"), "");
+  EXPECT_EQ(text("LibraryRefused:no space"), "");
+  EXPECT_EQ(text(""), "");
 
   const crd::ClientProfile p = Profile();
   ProfileStatusInputs in = Inputs(p, {Eligible("a", "HostMemory", "", false)});
-  in.library_refused =
-      "the client on node a refused clientLibrary.image: " + ClientLibraryRefusal(log);
+  in.library_refused = ClientLibraryRefusal(log);
+  in.library_refused.message =
+      "the client on node a refused clientLibrary.image: " + in.library_refused.message;
   const auto s = ComputeProfileStatus(in);
   EXPECT_EQ(Cond(s, kDegraded).status, crd::ConditionStatus::kTrue);
   EXPECT_EQ(Cond(s, kDegraded).reason, "LibraryRefused");
   EXPECT_EQ(Cond(s, kReady).reason, "LibraryRefused");
   EXPECT_NE(Cond(s, kReady).message.find("node a"), std::string::npos);
   EXPECT_NE(Cond(s, kReady).message.find("'libx.so' -> '/etc/shadow'"), std::string::npos);
+
+  in.library_refused = {"LibraryDigestMismatch", "the client on node a refused it: other bytes"};
+  const auto pinned = ComputeProfileStatus(in);
+  EXPECT_EQ(Cond(pinned, kDegraded).reason, "LibraryDigestMismatch");
+  EXPECT_EQ(Cond(pinned, kReady).reason, "LibraryDigestMismatch");
 }
 
 TEST(ProfileStatusTest, NoneEligibleOrMatched) {
