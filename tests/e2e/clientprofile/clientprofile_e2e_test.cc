@@ -628,12 +628,18 @@ TEST_F(ClientProfileE2eTest, AHostileLibraryImageIsRefusedAndTouchesNothingElse)
         "'libprealloc.so' is 1 bytes long with 80 MiB allocated",
         "over the per-image budget of 128 MiB"}},
   };
+  // The image's shell picks the class from the library version its command copies.
+  const std::map<std::string, std::string> version = {{"hostile-elf", "1.2.0.901"},
+                                                      {"hostile-names", "1.2.0.902"},
+                                                      {"hostile-links", "1.2.0.903"},
+                                                      {"hostile-modes", "1.2.0.904"},
+                                                      {"hostile-bytes", "1.2.0.905"}};
   for (const auto& [name, _] : classes) {
     std::ostringstream y;
     y << "apiVersion: rdmastack.io/v1alpha1\nkind: ClientProfile\nmetadata:\n  name: " << name
       << "\nspec:\n  nodeSelector: {kubernetes.io/hostname: " << node << "}\n"
       << "  gatewayPoolRef: {name: kvcache}\n  transport: HostMemory\n  gidIndex: 0\n"
-      << "  clientLibrary:\n    version: 1.2.0.68\n"
+      << "  clientLibrary:\n    version: " << version.at(name) << "\n"
       << "    image: registry.local/rdmastack/libcuobjclient-hostile:1.2.0.68\n";
     ns_->Apply(y.str());
   }
