@@ -1,57 +1,28 @@
 #include "lib/compat/library_digest.h"
 
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 
+#include "base/host_dir.h"
 #include "base/sha256.h"
 
 namespace rdmastack::compat {
-namespace {
-
-// Closes on every return path.
-struct Fd {
-  int fd = -1;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-
-}  // namespace
 
 StatusOr<std::string> FileSha256Hex(const std::string& dir, const std::string& name) {
+  // HostDir: the name must be one plain component, and only a regular file is opened, without
+  // following a link (a link could name any host file).
+  RDMASTACK_ASSIGN_OR_RETURN(HostDir d, HostDir::Open(dir, /*create=*/false));
+  RDMASTACK_ASSIGN_OR_RETURN(OpenedFile f, d.OpenRegular(name));
   const std::string path = dir + "/" + name;
-  if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") {
-    return InvalidArgumentError("library file name '" + name + "' is not a plain file name");
-  }
-  Fd d{::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
-  if (d.fd < 0) return NotFoundError("cannot open " + dir + ": " + std::strerror(errno));
-  Fd f{::openat(d.fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)};
-  if (f.fd < 0) {
-    const int err = errno;
-    if (err == ELOOP) {
-      return FailedPreconditionError(path +
-                                     " is a symbolic link; the pinned file must be the "
-                                     "library itself");
-    }
-    return NotFoundError("cannot open " + path + ": " + std::strerror(err));
-  }
-  struct stat st {};
-  if (::fstat(f.fd, &st) != 0) return InternalError("fstat " + path + ": " + std::strerror(errno));
-  if (!S_ISREG(st.st_mode)) {
-    return FailedPreconditionError(path + " is not a regular file");
-  }
-  if (st.st_size == 0) return Sha256Hex("");
-  void* map = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, f.fd, 0);
+  if (f.st.st_size == 0) return Sha256Hex("");
+  const size_t size = static_cast<size_t>(f.st.st_size);
+  void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, f.fd.get(), 0);
   if (map == MAP_FAILED) return InternalError("mmap " + path + ": " + std::strerror(errno));
-  std::string hex =
-      Sha256Hex(std::string_view(static_cast<const char*>(map), static_cast<size_t>(st.st_size)));
-  ::munmap(map, static_cast<size_t>(st.st_size));
+  std::string hex = Sha256Hex(std::string_view(static_cast<const char*>(map), size));
+  ::munmap(map, size);
   return hex;
 }
 

@@ -24,8 +24,9 @@ bool IsLibraryDigestRefusalLine(std::string_view message);
 // 64 lower-case hex digits: the only spelling of a sha256 the data and the flags accept.
 bool IsSha256Hex(std::string_view hex);
 
-// Lower-case hex sha256 of the regular file `name` in `dir`, opened without following a link
-// (a link could name any host file). Memory-mapped, so a large file costs page cache, not heap.
+// Lower-case hex sha256 of the regular file `name` in the absolute directory `dir`, both opened
+// through HostDir (base/host_dir.h): no link is followed on the way or at the name (a link could
+// name any host file). Memory-mapped, so a large file costs page cache, not heap.
 StatusOr<std::string> FileSha256Hex(const std::string& dir, const std::string& name);
 
 // Pure decision: OK when `found` equals `expected` (both hex); DataLoss naming the file and both
