@@ -8,15 +8,11 @@
 #include <cstring>
 #include <memory>
 
+#include "base/host_dir.h"
 #include "lib/compat/library_digest.h"
 
 namespace rdmastack::client {
 namespace {
-
-bool PlainName(std::string_view name) {
-  return !name.empty() && name.size() <= 255 && name != "." && name != ".." &&
-         name.find('/') == std::string_view::npos && name.find('\0') == std::string_view::npos;
-}
 
 // Regular files directly in `dir` (lstat: a link is not one).
 StatusOr<std::vector<std::string>> RegularFiles(const std::string& dir) {
@@ -41,7 +37,7 @@ Status ParseLibraryDigestFlag(std::string_view value, LibraryDigests* digests) {
   const size_t eq = value.find('=');
   const std::string name(value.substr(0, eq));
   const std::string hex(eq == std::string_view::npos ? "" : value.substr(eq + 1));
-  if (eq == std::string_view::npos || !PlainName(name) || !compat::IsSha256Hex(hex)) {
+  if (eq == std::string_view::npos || !CheckPlainName(name).ok() || !compat::IsSha256Hex(hex)) {
     return InvalidArgumentError(
         "--library-sha256 wants FILE=SHA256 (a file name of "
         "--library-dir and 64 lower-case hex digits), not '" +
