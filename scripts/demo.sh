@@ -47,6 +47,7 @@ kubectl get namespace demo >/dev/null 2>&1 || kubectl create namespace demo >/de
 # manifest has exactly those bytes.
 digests=build/images/digests.yaml
 [[ -f "$digests" ]] || die "$digests not found; scripts/images.sh writes it"
+echo "images by manifest digest ($digests, from scripts/images.sh):"
 sed -n 's/^    /  /p' "$digests"
 # The compatibility data with the sha256 of the library files the library images ship (the
 # harness's fake libcuobj* builds), as the operator's ConfigMap: every gateway and client checks
@@ -55,7 +56,8 @@ kubectl get namespace rdmastack-system >/dev/null 2>&1 || kubectl create namespa
 tests/images/pinned_compatibility.sh --build-dir build >build/pinned-compatibility.yaml
 kubectl create configmap rdmastack-compatibility -n rdmastack-system --dry-run=client -o yaml \
   --from-file=compatibility.yaml=build/pinned-compatibility.yaml | kubectl apply -f - >/dev/null
-grep -B1 'sha256:' build/pinned-compatibility.yaml | grep -v '^--'
+echo "library bytes the gateways and clients must find (ConfigMap rdmastack-system/rdmastack-compatibility):"
+grep -E '^(server|client)Libraries:|^  - version:|^    sha256:' build/pinned-compatibility.yaml | sed 's/^/  /'
 "$RDMASTACK_HELM" --kubeconfig "$(scripts/cluster.sh kubeconfig)" install rdmastack charts/rdmastack \
   -n rdmastack-system --create-namespace -f tests/harness/chart/simulated-nodes.yaml \
   -f "$digests" --set operator.compatibilityConfigMap=rdmastack-system/rdmastack-compatibility \
@@ -70,7 +72,6 @@ kubectl wait --for=condition=Established crd/gatewaypools.rdmastack.io crd/clien
   crd/rdmanodes.rdmastack.io --timeout=60s >/dev/null
 
 step "the seed samples (pool kvcache on the storage nodes, a GPU-direct and a host-memory profile)"
-kubectl get namespace demo >/dev/null 2>&1 || kubectl create namespace demo >/dev/null
 kubectl apply -n demo -f crds/samples/gatewaypool-kvcache.yaml -f crds/samples/clientprofile-gpudirect.yaml \
   -f crds/samples/clientprofile-hostmem.yaml
 echo
