@@ -111,6 +111,11 @@ int Run(const OperatorOptions& options) {
     le.renew_deadline = options.renew_deadline;
     le.retry_period = options.retry_period;
     manager_options.leader_election = le;
+  } else {
+    // One process, no lease to renew: a read of the (absent) Lease stands in for the renewal as the
+    // storage request that shows an etcd outage (operator/runtime/api_probe.h).
+    manager_options.api_probe = runtime::ApiProbeConfig{
+        LeaseNamespace(options), options.leader_election_id, options.retry_period};
   }
   // The agent hub feeds `agents` what authenticated agents say; the node controllers publish each
   // node's requirements through the hub, down that node's stream.

@@ -23,8 +23,19 @@ ApiReachability::Verdict ApiReachability::Judge(const Status& outcome, RequestKi
     code = api ? api->http_code : 0;
   }
   if (code <= 0 || code >= 500) return Verdict::kOutage;
-  if (kind == RequestKind::kStorage && code != 429) return Verdict::kAnswer;
-  return Verdict::kNeither;
+  if (kind != RequestKind::kStorage) return Verdict::kNeither;
+  // What the server can say only after reading its storage: the object, or that it is absent,
+  // changed or invalid against what is stored. Authentication, authorization, priority and
+  // fairness (429) and request decoding answer before any storage, even with etcd frozen.
+  switch (code) {
+    case 200:
+    case 201:
+    case 404:
+    case 409:
+    case 410:
+    case 422: return Verdict::kAnswer;
+    default: return Verdict::kNeither;
+  }
 }
 
 Clock::TimePoint ApiReachability::Begin(RequestKind kind) {

@@ -38,8 +38,8 @@ class ApiReachability {
   Clock::WallTime AnsweringSince() const;
 
   enum class Verdict { kOutage, kAnswer, kNeither };
-  // What one request's outcome says: kAnswer only for kStorage requests the server replied to
-  // (success or a 4xx other than 429, which priority and fairness sends before any storage).
+  // What one request's outcome says: kAnswer only for kStorage requests the server answered from
+  // its storage (success, 404, 409, 410, 422); 400, 401, 403 and 429 come before any storage.
   static Verdict Judge(const Status& outcome, RequestKind kind);
 
  private:

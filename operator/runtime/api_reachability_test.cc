@@ -88,9 +88,13 @@ TEST(ApiReachabilityTest, JudgesEachOutcome) {
     EXPECT_EQ(ApiReachability::Judge(Http(429), kind), Verdict::kNeither);
   }
   EXPECT_EQ(ApiReachability::Judge(OkStatus(), RequestKind::kStorage), Verdict::kAnswer);
-  for (int code : {400, 403, 404, 409, 422}) {
+  for (int code : {404, 409, 410, 422}) {
     EXPECT_EQ(ApiReachability::Judge(Http(code), RequestKind::kStorage), Verdict::kAnswer) << code;
     EXPECT_EQ(ApiReachability::Judge(Http(code), RequestKind::kCache), Verdict::kNeither) << code;
+  }
+  // The authorizer and request decoding answer with etcd frozen: no proof that storage answers.
+  for (int code : {400, 401, 403}) {
+    EXPECT_EQ(ApiReachability::Judge(Http(code), RequestKind::kStorage), Verdict::kNeither) << code;
   }
   EXPECT_EQ(ApiReachability::Judge(OkStatus(), RequestKind::kCache), Verdict::kNeither);
 }

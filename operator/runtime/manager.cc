@@ -38,6 +38,8 @@ Manager::Manager(k8s::Client& client, Clock& clock, ManagerOptions options)
     fenced_ = std::make_unique<LeaderFencedClient>(
         client_, clock, [elector = elector_.get()] { return elector->LeadershipValidUntil(); });
     writer_ = fenced_.get();
+  } else if (options_.api_probe) {
+    api_probe_ = std::make_unique<ApiProbe>(client_, *options_.api_probe);
   }
   events_ = std::make_unique<ApiEventRecorder>(*writer_, clock, options_.events, &metrics_);
   if (options_.leader_election) {
@@ -83,6 +85,7 @@ void Manager::RequestStop() {
     cv_.notify_all();
   }
   if (elector_) elector_->Stop();
+  if (api_probe_) api_probe_->Stop();
 }
 
 bool Manager::WaitForCaches() {
@@ -139,6 +142,8 @@ Status Manager::Run() {
   bool lost = false;
   if (elector_) {
     lost = !elector_->RenewUntilLostOrStopped();
+  } else if (api_probe_) {
+    api_probe_->RunUntilStopped();
   } else {
     std::unique_lock<std::mutex> l(mu_);
     cv_.wait(l, [this] { return stop_requested_; });

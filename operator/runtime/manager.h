@@ -19,6 +19,7 @@
 
 #include "base/clock.h"
 #include "operator/k8s/client.h"
+#include "operator/runtime/api_probe.h"
 #include "operator/runtime/api_reachability.h"
 #include "operator/runtime/controller.h"
 #include "operator/runtime/event_recorder.h"
@@ -39,6 +40,8 @@ struct ManagerOptions {
   // SubjectAccessReview).
   MetricsServerOptions metrics;
   std::optional<LeaderElectionConfig> leader_election;
+  // Without leader election: what keeps a storage request going (api_probe.h). Ignored with it.
+  std::optional<ApiProbeConfig> api_probe;
   Clock::Duration cache_sync_timeout = std::chrono::minutes(2);
   Clock::Duration graceful_shutdown_timeout = std::chrono::seconds(30);
   EventRecorderOptions events;
@@ -112,6 +115,7 @@ class Manager {
   InformerCache cache_;
   std::unique_ptr<ApiEventRecorder> events_;
   std::unique_ptr<LeaderElector> elector_;
+  std::unique_ptr<ApiProbe> api_probe_;  // only without elector_
   std::vector<std::unique_ptr<Controller>> controllers_;
   std::vector<LeaderRunnable> leader_runnables_;
   size_t leader_runnables_started_ = 0;

@@ -74,8 +74,9 @@ TEST_F(UpgradeE2eTest, AnUpgradeRidesOutApiServerRestartsAnEtcdFreezeAndAHubOuta
   // etcd frozen for 30 s while the third node drains: every API call hangs or fails meanwhile.
   // The drain runs out by the clock during the freeze, but clients cannot read the endpoints
   // then: it lasts drainSeconds from the API server's first answer after the thaw. (The operator
-  // sees the freeze once a write has hung for 5 s, so the drain must have more than that plus a
-  // lease retry left when the freeze begins: hence 20 s.)
+  // sees the freeze once a storage request has hung for 5 s; this operator holds no lease, so its
+  // probe, a read of the Lease every 2 s, is one. The drain must have more than that left when
+  // the freeze begins: hence 20 s.)
   const std::string frozen = nodes_in_pool_[2];
   ASSERT_TRUE(Eventually([&] { return Phase(frozen) == "Drain"; }, 180s)) << Diagnostics();
   EXPECT_TRUE(Eventually(client_caught_up, 30s)) << "the client's endpoints";
