@@ -11,6 +11,7 @@
 #include "agents/client/installer.h"
 #include "agents/client/library_digest.h"
 #include "agents/client/options.h"
+#include "agents/client/remove_dir_pass.h"
 #include "agents/client/state.h"
 #include "agents/client/uninstall_pass.h"
 #include "base/logging.h"
@@ -149,6 +150,27 @@ int UninstallCommand(const std::vector<std::string>& args) {
   std::string last;
   while (true) {
     const ClientState st = UninstallPass(installer, std::chrono::system_clock::now());
+    if (st.reason + st.message != last) spdlog::info("{}: {}", st.reason, st.message);
+    last = st.reason + st.message;
+    if (Status w = WriteStateFile(options->state_dir, st); !w.ok())
+      spdlog::error("state: {}; the readiness probe will find it stale", w.message());
+    if (WaitForStopSignal(set, options->interval)) break;
+  }
+  return 0;
+}
+
+int RemoveDirCommand(const std::vector<std::string>& args) {
+  if (WantsHelp(args)) return Help();
+  StatusOr<RemoveDirOptions> options = ParseRemoveDirOptions(args);
+  if (!options.ok()) return UsageError(options.status());
+  if (!StartLogging()) return 2;
+  const sigset_t set = BlockStopSignals();
+  spdlog::info("rdmastack-client remove-dir: removing {}/{}, every {} ms", options->root,
+               options->name, options->interval.count());
+  std::string last;
+  while (true) {
+    const ClientState st =
+        RemoveDirPass(options->root, options->name, std::chrono::system_clock::now());
     if (st.reason + st.message != last) spdlog::info("{}: {}", st.reason, st.message);
     last = st.reason + st.message;
     if (Status w = WriteStateFile(options->state_dir, st); !w.ok())

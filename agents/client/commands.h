@@ -14,5 +14,7 @@ int RunCommand(const std::vector<std::string>& args);
 int ReadyCommand(const std::vector<std::string>& args);
 // `uninstall`: UninstallPass every --interval until SIGTERM/SIGINT, then 0; 2 on a usage error.
 int UninstallCommand(const std::vector<std::string>& args);
+// `remove-dir`: RemoveDirPass every --interval until SIGTERM/SIGINT, then 0; 2 on a usage error.
+int RemoveDirCommand(const std::vector<std::string>& args);
 
 }  // namespace rdmastack::client

@@ -4,6 +4,7 @@
 
 #include "base/duration.h"
 #include "base/flag_reader.h"
+#include "base/host_dir.h"
 #include "base/quantity.h"
 #include "node/probe/parsers.h"
 
@@ -190,6 +191,33 @@ StatusOr<UninstallOptions> ParseUninstallOptions(const std::vector<std::string>&
     return InvalidArgumentError("--install-dir must be an absolute directory below /, got '" +
                                 o.install_dir + "'");
   }
+  return o;
+}
+
+StatusOr<RemoveDirOptions> ParseRemoveDirOptions(const std::vector<std::string>& args) {
+  RemoveDirOptions o;
+  for (size_t i = 0; i < args.size();) {
+    RDMASTACK_ASSIGN_OR_RETURN(FlagValue next, ReadFlag(args, &i, {}));
+    if (next.flag == "--root") {
+      RDMASTACK_ASSIGN_OR_RETURN(o.root, ParseDir(next.flag, next.value));
+    } else if (next.flag == "--name") {
+      if (Status plain = CheckPlainName(next.value); !plain.ok())
+        return InvalidArgumentError("--name: " + std::string(plain.message()));
+      o.name = next.value;
+    } else if (next.flag == "--state-dir") {
+      RDMASTACK_ASSIGN_OR_RETURN(o.state_dir, ParseDir(next.flag, next.value));
+    } else if (next.flag == "--interval") {
+      RDMASTACK_ASSIGN_OR_RETURN(
+          o.interval, ParsePositiveDuration(next.flag, next.value, std::chrono::hours(1)));
+    } else {
+      return InvalidArgumentError("unknown flag " + next.flag);
+    }
+  }
+  if (o.root.empty() || o.name.empty())
+    return InvalidArgumentError("--root and --name are required");
+  if (o.root.front() != '/' || o.root == "/")
+    return InvalidArgumentError("--root must be an absolute directory below /, got '" + o.root +
+                                "'");
   return o;
 }
 

@@ -42,6 +42,13 @@ struct UninstallOptions {
   std::chrono::milliseconds interval{10'000};
 };
 
+struct RemoveDirOptions {
+  std::string root;  // the mounted parent, e.g. /var/lib/rdmastack/gateway-iam
+  std::string name;  // one plain name under it
+  std::string state_dir = "/run/rdmastack-client";
+  std::chrono::milliseconds interval{10'000};
+};
+
 struct ReadyOptions {
   std::string state_dir = "/run/rdmastack-client";
   std::chrono::milliseconds max_age{30'000};
@@ -53,6 +60,7 @@ StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args,
                                      const std::string& node_env);
 StatusOr<ReadyOptions> ParseReadyOptions(const std::vector<std::string>& args);
 StatusOr<UninstallOptions> ParseUninstallOptions(const std::vector<std::string>& args);
+StatusOr<RemoveDirOptions> ParseRemoveDirOptions(const std::vector<std::string>& args);
 
 inline constexpr const char* kUsage =
     "usage: rdmastack-client run --profile NS/NAME --install-dir DIR [--node NAME]\n"
@@ -69,6 +77,9 @@ inline constexpr const char* kUsage =
     "       rdmastack-client ready [--state-dir /run/rdmastack-client] [--max-age 30s]\n"
     "       rdmastack-client uninstall --install-dir DIR [--state-dir /run/rdmastack-client]\n"
     "         [--interval 10s]\n"
+    "       rdmastack-client remove-dir --root DIR --name NAME [--state-dir "
+    "/run/rdmastack-client]\n"
+    "         [--interval 10s]\n"
     "       rdmastack-client --version | --help\n"
     "  run: every --interval, decides what the node can do (the node agent's checks), writes\n"
     "  cufile.json, cuobj.json, endpoints.json, client.env and lib/ into --install-dir and\n"
@@ -78,6 +89,9 @@ inline constexpr const char* kUsage =
     "  uninstall: every --interval, removes what a client installed in --install-dir and writes\n"
     "  state.json (ready once nothing is left), until SIGTERM. The operator runs it on a node\n"
     "  that left the profile once no running pod there names the profile.\n"
+    "  remove-dir: every --interval, removes NAME (one plain name) under --root with everything\n"
+    "  below it, links as links, and writes state.json (ready once it is gone), until SIGTERM.\n"
+    "  The operator runs it on a storage node after a GatewayPool is deleted (its IAM users).\n"
     "  NODE_NAME from the environment is the default --node.\n";
 
 }  // namespace rdmastack::client

@@ -2,6 +2,7 @@
 //   run     prepare the node (config files, libcuobjclient, nvidia_peermem) and keep state.json
 //   ready   the pod's readiness probe over state.json
 //   uninstall  the operator's uninstall pod on a node that has left the profile
+//   remove-dir the operator's cleanup pod on a storage node after its GatewayPool is deleted
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@ int main(int argc, char** argv) {
   if (cmd == "run") return rdmastack::client::RunCommand(args);
   if (cmd == "ready") return rdmastack::client::ReadyCommand(args);
   if (cmd == "uninstall") return rdmastack::client::UninstallCommand(args);
+  if (cmd == "remove-dir") return rdmastack::client::RemoveDirCommand(args);
   if (cmd == "--version" || cmd == "version") {
     std::printf("rdmastack-client %s\n", rdmastack::kVersion);
     return 0;

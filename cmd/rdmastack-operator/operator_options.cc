@@ -453,6 +453,12 @@ bool ControllerEnabled(const OperatorOptions& options, std::string_view name) {
   return enabled;
 }
 
+// The client runs the agent's checks: same release, same tag.
+std::string ClientImage(const OperatorOptions& options) {
+  return options.client_image.empty() ? std::string("ghcr.io/rdmastack/client:") + kVersion
+                                      : options.client_image;
+}
+
 gatewaypool::GatewayPoolControllerOptions GatewayPoolOptionsFrom(const OperatorOptions& options) {
   gatewaypool::GatewayPoolControllerOptions out;
   out.render.pod_labels = options.gateway_pod_labels;
@@ -464,16 +470,14 @@ gatewaypool::GatewayPoolControllerOptions GatewayPoolOptionsFrom(const OperatorO
   out.compatibility_configmap = options.compatibility_configmap;
   out.upgrade_validation = options.upgrade_validation;
   out.render.node_pods = NodePodPolicyFrom(options);
+  out.render.cleanup_image = ClientImage(options);
   return out;
 }
 
 clientprofile::ClientProfileControllerOptions ClientProfileOptionsFrom(
     const OperatorOptions& options) {
   clientprofile::ClientProfileControllerOptions out;
-  // The client runs the agent's checks: same release, same tag.
-  out.render.image = options.client_image.empty()
-                         ? std::string("ghcr.io/rdmastack/client:") + kVersion
-                         : options.client_image;
+  out.render.image = ClientImage(options);
   out.render.pod_labels = options.client_pod_labels;
   out.render.extra_args = options.client_args;
   out.render.library_max_file_bytes = options.client_library_max_file_bytes;

@@ -105,6 +105,8 @@ rdmanode::NodeControllerOptions NodeControllerOptionsFrom(const OperatorOptions&
 // Whether --controllers enables the optional controller `name`.
 bool ControllerEnabled(const OperatorOptions& options, std::string_view name);
 
+// --client-image, or the client image of this release.
+std::string ClientImage(const OperatorOptions& options);
 // The GatewayPool controller's settings from the flags.
 gatewaypool::GatewayPoolControllerOptions GatewayPoolOptionsFrom(const OperatorOptions& options);
 

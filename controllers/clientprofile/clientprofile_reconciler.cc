@@ -245,8 +245,8 @@ StatusOr<runtime::Result> ClientProfileReconciler::Pass(const k8s::JsonObject& o
   return result;
 }
 
-Status ClientProfileReconciler::Cleanup(const k8s::JsonObject& object,
-                                        const crd::ClientProfile& profile) {
+StatusOr<runtime::Result> ClientProfileReconciler::Cleanup(const k8s::JsonObject& object,
+                                                           const crd::ClientProfile& profile) {
   const std::string ns = profile.metadata.namespace_.value_or("");
   const std::string& name = profile.metadata.name;
   // The clients first; their stop leaves the files, which every labelled node then gives up as a
@@ -269,7 +269,7 @@ Status ClientProfileReconciler::Cleanup(const k8s::JsonObject& object,
     RDMASTACK_RETURN_IF_ERROR(status_writer().Write(object, profile, status));
     spdlog::info("clientprofile {}/{}: deleting; waiting for {} node(s) to give up its files", ns,
                  name, status.retiring_nodes.size());
-    return OkStatus();
+    return runtime::Result{};
   }
   RDMASTACK_RETURN_IF_ERROR(writer().PatchNodes(plan.patches, kLabelWriters));
   RDMASTACK_RETURN_IF_ERROR(SyncUninstaller(profile, false));
@@ -293,7 +293,7 @@ Status ClientProfileReconciler::Cleanup(const k8s::JsonObject& object,
   status_writer().Forget(object.Key());
   spdlog::info("clientprofile {}/{}: deleted its clients, their files and its node labels", ns,
                name);
-  return OkStatus();
+  return runtime::Result{};
 }
 
 std::map<std::string, ClientProfileReconciler::NodePods> ClientProfileReconciler::PodsByNode(

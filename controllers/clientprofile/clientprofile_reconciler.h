@@ -53,7 +53,8 @@ class ClientProfileReconciler final
   static constexpr size_t kLabelWriters = 16;
   StatusOr<runtime::Result> Pass(const k8s::JsonObject& object,
                                  const crd::ClientProfile& profile) override;
-  Status Cleanup(const k8s::JsonObject& object, const crd::ClientProfile& profile) override;
+  StatusOr<runtime::Result> Cleanup(const k8s::JsonObject& object,
+                                    const crd::ClientProfile& profile) override;
   std::optional<crd::GatewayPool> Pool(const std::string& ns,
                                        const crd::ClientProfile& profile) const;
   // The ready endpoints of the pool's own EndpointSlices (controller reference to the pool).

@@ -43,8 +43,7 @@ class OwnerReconciler : public runtime::Reconciler {
     auto parsed = crd::ParseResource<Resource>(object->value());
     if (!parsed.ok()) return runtime::TerminalError(parsed.status().WithContext(request.Key()));
     if (object->IsBeingDeleted()) {
-      if (HasFinalizer(*object, kind_.finalizer))
-        RDMASTACK_RETURN_IF_ERROR(Cleanup(*object, *parsed));
+      if (HasFinalizer(*object, kind_.finalizer)) return Cleanup(*object, *parsed);
       return runtime::Result{};
     }
     RDMASTACK_RETURN_IF_ERROR(writer_.EnsureFinalizer(kind_.type, *object, kind_.finalizer));
@@ -67,8 +66,10 @@ class OwnerReconciler : public runtime::Reconciler {
   virtual StatusOr<runtime::Result> Pass(const k8s::JsonObject& object,
                                          const Resource& resource) = 0;
   // The object is being deleted and still carries the finalizer: remove what it owns, then the
-  // finalizer (status_writer().Forget the key once it is gone).
-  virtual Status Cleanup(const k8s::JsonObject& object, const Resource& resource) = 0;
+  // finalizer (status_writer().Forget the key once it is gone). A cleanup that waits on the
+  // nodes returns a requeue.
+  virtual StatusOr<runtime::Result> Cleanup(const k8s::JsonObject& object,
+                                            const Resource& resource) = 0;
 
   ObjectWriter& writer() { return writer_; }
   const ObjectWriter& writer() const { return writer_; }

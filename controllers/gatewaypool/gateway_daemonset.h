@@ -28,6 +28,8 @@ struct GatewayRenderOptions {
   int64_t memory_headroom_bytes = int64_t{1} << 30;
   // The chart's pull secrets (before the pool's own spec.imagePullSecrets) and priority class.
   controllers::NodePodPolicy node_pods;
+  // The operator's client image, which removes a deleted pool's IAM directory (iam_cleanup.h).
+  std::string cleanup_image;
 };
 
 inline constexpr char kGatewayContainer[] = "gateway";

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "base/duration.h"
+#include "base/rfc3339.h"
 #include "controllers/common/node_label_keys.h"
 #include "controllers/common/node_selection.h"
 #include "controllers/common/node_walk.h"
@@ -14,6 +15,7 @@
 #include "controllers/common/reconcile_skeleton.h"
 #include "controllers/common/render.h"
 #include "controllers/gatewaypool/endpoints.h"
+#include "controllers/gatewaypool/iam_cleanup.h"
 #include "controllers/gatewaypool/pool_host_policy.h"
 #include "crds/types/json.h"
 #include "crds/types/kinds.h"
@@ -59,7 +61,9 @@ std::string ServingNodes(const crd::GatewayPoolStatus& s) {
 }  // namespace
 
 struct GatewayPoolReconciler::Owned {
-  std::vector<runtime::ObjectPtr> daemonsets;
+  std::vector<runtime::ObjectPtr> daemonsets;  // the gateways'
+  runtime::ObjectPtr iam_cleanup;              // only while the pool is being deleted
+  std::vector<runtime::ObjectPtr> iam_cleanup_pods;
   std::vector<runtime::ObjectPtr> slices;
   runtime::ObjectPtr service;
   std::vector<controllers::OwnedPod> pods;
@@ -92,9 +96,19 @@ GatewayPoolReconciler::Owned GatewayPoolReconciler::Collect(const crd::GatewayPo
   controllers::Claimed slices = controllers::Claim(stores_.slices, owner);
   controllers::Claimed pods = controllers::ClaimPods(stores_.pods, owner, daemonsets.owned);
   controllers::Claimed services = controllers::Claim(stores_.services, owner);
-  owned.daemonsets = std::move(daemonsets.owned);
+  auto is_cleanup = [](const runtime::ObjectPtr& o) {
+    return o->Label(kComponentLabel) == std::optional<std::string>(kIamCleanupComponent);
+  };
+  for (auto& d : daemonsets.owned) {
+    if (!is_cleanup(d)) {
+      owned.daemonsets.push_back(std::move(d));
+    } else if (d->Name() == IamCleanupDaemonSetName(pool.metadata.name)) {
+      owned.iam_cleanup = std::move(d);
+    }
+  }
   owned.slices = std::move(slices.owned);
-  owned.pod_objects = std::move(pods.owned);
+  for (auto& p : pods.owned)
+    (is_cleanup(p) ? owned.iam_cleanup_pods : owned.pod_objects).push_back(std::move(p));
   owned.pods = controllers::ReadPods(owned.pod_objects, kGatewayContainer);
   owned.service = controllers::GetOwned(stores_.services, owner, ServiceName(pool.metadata.name));
   owned.look_alikes = {{"DaemonSet", std::move(daemonsets.look_alikes)},
@@ -665,7 +679,8 @@ Status GatewayPoolReconciler::SyncWorkloads(const crd::GatewayPool& pool,
   return OkStatus();
 }
 
-Status GatewayPoolReconciler::Cleanup(const k8s::JsonObject& object, const crd::GatewayPool& pool) {
+StatusOr<runtime::Result> GatewayPoolReconciler::Cleanup(const k8s::JsonObject& object,
+                                                         const crd::GatewayPool& pool) {
   const std::string ns = pool.metadata.namespace_.value_or("");
   const std::string& name = pool.metadata.name;
   const Owned owned = Collect(pool);
@@ -676,22 +691,81 @@ Status GatewayPoolReconciler::Cleanup(const k8s::JsonObject& object, const crd::
   RDMASTACK_RETURN_IF_ERROR(writer().Delete(k8s::kinds::Service(), owned.service));
   for (const auto& d : owned.daemonsets)
     RDMASTACK_RETURN_IF_ERROR(writer().Delete(k8s::kinds::DaemonSet(), d));
-  // The pool's track labels and its upgrade state annotation leave every node.
+
+  // The IAM directory leaves each node its gateways ran on (iam_cleanup.h); that node's track
+  // labels stay until then, since the cleanup pods select on them.
+  std::map<std::string, bool> cleanup_ready;  // node -> its cleanup pod is Ready
+  for (const controllers::OwnedPod& p : controllers::ReadPods(owned.iam_cleanup_pods, "remove-dir"))
+    cleanup_ready[p.node] = cleanup_ready[p.node] || (p.ready && !p.terminating);
+  const bool timed_out = [&] {
+    auto deleted = ParseRfc3339(pool.metadata.deletion_timestamp.value_or(""));
+    return !deleted.ok() || clock_.WallNow() >= *deleted + kIamCleanupTimeout;
+  }();
+  auto is_track_label = [&](std::string_view key) { return IsNodeTrackLabelOf(key, ns, name); };
+  std::vector<IamCleanupNode> iam_nodes;
+  for (const auto& node : stores_.nodes.List()) {
+    IamCleanupNode n{std::string(node->Name()), {}, false};
+    for (const auto& [key, value] : node->Labels()) {
+      if (is_track_label(key)) n.track_labels.insert(key);
+    }
+    n.pod_ready = cleanup_ready[n.name];
+    iam_nodes.push_back(std::move(n));
+  }
+  const IamCleanupPlan plan = PlanIamCleanup(iam_nodes, timed_out);
+  if (plan.waiting) {
+    RDMASTACK_RETURN_IF_ERROR(controllers::CheckNameFree(
+        stores_.daemonsets, OwnerOf(pool), "DaemonSet", IamCleanupDaemonSetName(name)));
+    RDMASTACK_RETURN_IF_ERROR(writer().ApplyIfChanged(
+        k8s::kinds::DaemonSet(), RenderIamCleanupDaemonSet(pool, plan.label_keys, render_),
+        owned.iam_cleanup));
+  }
+  if (!plan.abandoned.empty()) {
+    std::string nodes;
+    for (size_t i = 0; i < plan.abandoned.size() && i < kMaxIamCleanupListed; ++i)
+      nodes += (i ? ", " : "") + plan.abandoned[i];
+    if (plan.abandoned.size() > kMaxIamCleanupListed)
+      nodes += " and " + std::to_string(plan.abandoned.size() - kMaxIamCleanupListed) + " more";
+    events_.Record(object, runtime::EventType::kWarning, "IamCleanupIncomplete", "Cleanup",
+                   "no cleanup pod was Ready within " + std::to_string(kIamCleanupTimeout.count()) +
+                       " s on " + nodes + "; " +
+                       IamHostDir(ns, name, pool.metadata.uid.value_or("")) +
+                       " stays there (the pool's S3 users); remove it by hand");
+  }
+
+  // The pool's track labels (of cleaned or given-up nodes) and its upgrade state annotation leave
+  // the nodes.
+  const std::set<std::string> release(plan.cleaned.begin(), plan.cleaned.end());
+  const std::set<std::string> given_up(plan.abandoned.begin(), plan.abandoned.end());
   std::vector<std::pair<std::string, std::string>> unlabel;
   const std::string state_key = NodeUpgradeAnnotation(ns, name);
+  bool labels_left = false;
   for (const auto& node : stores_.nodes.List()) {
+    const std::string node_name(node->Name());
+    const bool keep = !release.contains(node_name) && !given_up.contains(node_name);
     k8s::JsonBuilder patch;
-    bool changed = controllers::AddMetadataMapPatch(
-        "labels", node->Labels(), {},
-        [&](std::string_view key) { return IsNodeTrackLabelOf(key, ns, name); }, &patch);
+    bool changed = false;
+    if (keep) {
+      for (const auto& [key, value] : node->Labels())
+        labels_left = labels_left || is_track_label(key);
+    } else {
+      changed =
+          controllers::AddMetadataMapPatch("labels", node->Labels(), {}, is_track_label, &patch);
+    }
     for (const std::string& key : {state_key, NodeMaintenanceAnnotation(ns, name)}) {
       if (!node->Annotation(key)) continue;
       patch.SetNull({"metadata", "annotations", key});
       changed = true;
     }
-    if (changed) unlabel.emplace_back(std::string(node->Name()), patch.object().Serialize());
+    if (changed) unlabel.emplace_back(node_name, patch.object().Serialize());
   }
   RDMASTACK_RETURN_IF_ERROR(writer().PatchNodes(unlabel, kLabelWriters));
+  if (labels_left) {
+    spdlog::info("gatewaypool {}/{}: deleting; waiting for the IAM directory to leave {} node(s)",
+                 ns, name, iam_nodes.size() - release.size() - given_up.size());
+    // Pods turning Ready wake the pool; the time limit needs the clock.
+    return runtime::Result{.requeue_after = std::chrono::seconds(10)};
+  }
+  RDMASTACK_RETURN_IF_ERROR(writer().Delete(k8s::kinds::DaemonSet(), owned.iam_cleanup));
   RDMASTACK_RETURN_IF_ERROR(
       writer().RemoveFinalizer(crd::kinds::GatewayPool(), object, kFinalizer));
   status_writer().Forget(object.Key());
@@ -700,10 +774,10 @@ Status GatewayPoolReconciler::Cleanup(const k8s::JsonObject& object, const crd::
     status_written_.erase(object.Key());
   }
   spdlog::info(
-      "gatewaypool {}/{}: deleted its gateways, endpoints, node labels, upgrade and maintenance "
-      "state",
+      "gatewaypool {}/{}: deleted its gateways, endpoints, IAM directory, node labels, upgrade and "
+      "maintenance state",
       ns, name);
-  return OkStatus();
+  return runtime::Result{};
 }
 
 }  // namespace rdmastack::gatewaypool

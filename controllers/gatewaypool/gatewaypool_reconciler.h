@@ -57,7 +57,8 @@ class GatewayPoolReconciler final
   Owned Collect(const crd::GatewayPool& pool) const;
   StatusOr<runtime::Result> Pass(const k8s::JsonObject& object,
                                  const crd::GatewayPool& pool) override;
-  Status Cleanup(const k8s::JsonObject& object, const crd::GatewayPool& pool) override;
+  StatusOr<runtime::Result> Cleanup(const k8s::JsonObject& object,
+                                    const crd::GatewayPool& pool) override;
   // The older pool this one collides with on some node (pool_conflict.h), from the caches.
   std::optional<PoolConflict> FindConflict(const crd::GatewayPool& pool,
                                            const compat::CompatibilityMatrix* matrix) const;

@@ -7,8 +7,8 @@
 namespace rdmastack::gatewaypool {
 
 std::string OwnedSelector() {
-  return std::string(kComponentLabel) + "=" + kGatewayComponent + "," + crd::kManagedByLabel + "=" +
-         crd::kManagedByValue + "," + kPoolLabel;
+  return std::string(kComponentLabel) + " in (" + kGatewayComponent + "," + kIamCleanupComponent +
+         ")," + crd::kManagedByLabel + "=" + crd::kManagedByValue + "," + kPoolLabel;
 }
 
 std::string SerializeTrack(const Track& t) {

@@ -31,6 +31,8 @@ inline constexpr char kTemplateHashLabel[] = "gatewaypool.rdmastack.io/template-
 inline constexpr char kTrackSpecAnnotation[] = "gatewaypool.rdmastack.io/track";
 inline constexpr char kComponentLabel[] = "app.kubernetes.io/component";
 inline constexpr char kGatewayComponent[] = "gateway";
+// The pods that remove a deleted pool's IAM directory from its nodes (iam_cleanup.h).
+inline constexpr char kIamCleanupComponent[] = "iam-cleanup";
 // Held on a pool until what the operator created for it is gone.
 inline constexpr char kFinalizer[] = "rdmastack.io/gatewaypool-cleanup";
 // Node labels `gwp.rdmastack.io/<namespace>.<pool>.<track>: "true"` say which tracks of which
@@ -58,7 +60,8 @@ struct Track {
   friend bool operator==(const Track&, const Track&) = default;
 };
 
-// The label selector of everything a pool owns (DaemonSets, pods, Service, EndpointSlices).
+// The label selector of everything a pool owns (DaemonSets, pods, Service, EndpointSlices): its
+// gateways' and, while it is being deleted, its IAM cleanup's.
 std::string OwnedSelector();
 
 // The Track as kTrackSpecAnnotation holds it (JSON).

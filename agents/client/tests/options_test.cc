@@ -186,5 +186,23 @@ TEST(ClientOptions, UninstallFlags) {
   EXPECT_FALSE(ParseUninstallOptions({"--install-dir", "/x", "--interval", "0s"}).ok());
 }
 
+TEST(ClientOptions, RemoveDirTakesOnePlainNameUnderAnAbsoluteRoot) {
+  auto o = ParseRemoveDirOptions(
+      {"--root", "/var/lib/rdmastack/gateway-iam/", "--name", "ml.kv.0b9c", "--interval", "2s"});
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->root, "/var/lib/rdmastack/gateway-iam");
+  EXPECT_EQ(o->name, "ml.kv.0b9c");
+  EXPECT_EQ(o->interval, std::chrono::seconds(2));
+  EXPECT_FALSE(ParseRemoveDirOptions({"--root", "/r"}).ok()) << "--name is required";
+  EXPECT_FALSE(ParseRemoveDirOptions({"--name", "n"}).ok()) << "--root is required";
+  for (const char* bad : {"..", ".", "a/b", "", "../../etc", "x\ny"}) {
+    auto r = ParseRemoveDirOptions({"--root", "/r", "--name", bad});
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().message().rfind("--name: ", 0), 0u) << r.status().message();
+  }
+  EXPECT_FALSE(ParseRemoveDirOptions({"--root", "/", "--name", "n"}).ok());
+  EXPECT_FALSE(ParseRemoveDirOptions({"--root", "rel", "--name", "n"}).ok());
+}
+
 }  // namespace
 }  // namespace rdmastack::client

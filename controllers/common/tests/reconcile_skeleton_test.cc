@@ -52,9 +52,12 @@ class SkeletonReconciler final : public OwnerReconciler<crd::GatewayPool, crd::G
     RDMASTACK_RETURN_IF_ERROR(status_writer().Publish(object, pool, next_status, pass_error));
     return runtime::Result{};
   }
-  Status Cleanup(const k8s::JsonObject& object, const crd::GatewayPool&) override {
+  StatusOr<runtime::Result> Cleanup(const k8s::JsonObject& object,
+                                    const crd::GatewayPool&) override {
     calls.push_back("cleanup " + object.Key());
-    return writer().RemoveFinalizer(crd::kinds::GatewayPool(), object, kFinalizer);
+    RDMASTACK_RETURN_IF_ERROR(
+        writer().RemoveFinalizer(crd::kinds::GatewayPool(), object, kFinalizer));
+    return runtime::Result{};
   }
 };
 

@@ -93,6 +93,21 @@ TEST_F(GatewayPoolE2eTest, SeedPoolGoesReadyServesS3EverywhereAndCleansUp) {
   EXPECT_EQ(OperatorWrites().size(), 0u) << Describe(OperatorWrites()) << operator_->Output();
   EXPECT_EQ(PoolCondition("kvcache", "Ready"), "True");
 
+  // The pool's IAM directory (its profiles' S3 users) is on each node it ran on. Beside it: another
+  // pool's directory, and inside it a link to a file of the host's; the cleanup removes the link,
+  // never what it names, and nothing of the other pool's.
+  const std::string uid = PoolField("kvcache", "{.metadata.uid}");
+  const std::string iam_root = "/var/lib/rdmastack/gateway-iam/";
+  const std::string iam_dir = iam_root + ns_->name() + ".kvcache." + uid;
+  for (const std::string& node : storage) {
+    const std::string host = nodes_.at(node).host_root;
+    ASSERT_TRUE(std::filesystem::is_directory(host + iam_dir)) << node << ": " << iam_dir;
+    std::filesystem::create_directories(host + iam_root + "other.pool.uid");
+    std::ofstream(host + iam_root + "other.pool.uid/users.json") << "{}";
+    std::ofstream(host + "/var/lib/rdmastack/keep-me") << "x";
+    std::filesystem::create_symlink(host + "/var/lib/rdmastack/keep-me", host + iam_dir + "/link");
+  }
+
   // Deleting the pool removes what the operator made; the backend directories stay.
   CommandResult del =
       env_->Kubectl({"delete", "gwp", "kvcache", "-n", ns_->name(), "--timeout=60s"});
@@ -115,7 +130,16 @@ TEST_F(GatewayPoolE2eTest, SeedPoolGoesReadyServesS3EverywhereAndCleansUp) {
                                         "/lustre/agent/vol0/kvcache-s3-" + node + "/" +
                                         ns_->name() + "-" + node + "/object"))
         << node;
+    const std::string host = nodes_.at(node).host_root;
+    EXPECT_FALSE(std::filesystem::exists(host + iam_dir)) << node << ": " << iam_dir;
+    EXPECT_TRUE(std::filesystem::exists(host + iam_root + "other.pool.uid/users.json")) << node;
+    EXPECT_TRUE(std::filesystem::exists(host + "/var/lib/rdmastack/keep-me")) << node;
+    std::filesystem::remove_all(host + iam_root + "other.pool.uid");
+    std::filesystem::remove(host + "/var/lib/rdmastack/keep-me");
   }
+  EXPECT_EQ(Get({"get", "events", "-n", ns_->name(), "--field-selector",
+                 "reason=IamCleanupIncomplete", "-o", "name"}),
+            "");
 }
 
 // A copy of a serving pool in another namespace (same nodes, ports and gateway root) is refused
