@@ -26,7 +26,32 @@ k8s::PatchOptions Options(bool force) {
   return options;
 }
 
+std::string ControllerOf(const k8s::JsonObject& o) {
+  for (const k8s::OwnerReference& ref : o.OwnerReferences()) {
+    if (ref.controller) return ref.uid;
+  }
+  return "";
+}
+
 }  // namespace
+
+Status ObjectWriter::CheckNotForeign(const k8s::ResourceType& type,
+                                     const k8s::JsonObject& desired) {
+  const std::string controller = ControllerOf(desired);
+  if (controller.empty()) return OkStatus();
+  auto live = client_.Get(type, desired.Namespace(), desired.Name());
+  if (!live.ok()) {
+    if (k8s::IsNotFound(live.status())) return OkStatus();
+    return live.status().WithContext("read " + ObjectKey(desired) + " before creating it");
+  }
+  const std::string theirs = ControllerOf(*live);
+  if (theirs == controller) return OkStatus();  // ours; the cache has not caught up
+  return FailedPreconditionError(std::string(desired.Kind()) + " " + live->Key() +
+                                 " exists but is not this one's (its controller is " +
+                                 (theirs.empty() ? "none" : theirs) +
+                                 "), so it is left as it is and not written over: delete it, "
+                                 "and the operator creates its own");
+}
 
 Status ObjectWriter::ApplyIfChanged(const k8s::ResourceType& type, const k8s::JsonObject& desired,
                                     const runtime::ObjectPtr& existing) {
@@ -37,6 +62,8 @@ Status ObjectWriter::ApplyIfChanged(const k8s::ResourceType& type, const k8s::Js
     if (applied_.Pending(key, hash, existing->ResourceVersion())) return OkStatus();
   } else if (applied_.Pending(key, hash, "0")) {
     return OkStatus();  // created by us, not in the cache yet (a deletion would have Forgotten it)
+  } else {
+    RDMASTACK_RETURN_IF_ERROR(CheckNotForeign(type, desired));
   }
   auto applied = client_.Apply(type, desired, Options(true));
   if (!applied.ok()) return applied.status().WithContext("apply " + key);

@@ -23,7 +23,11 @@ class ObjectWriter {
       : client_(client), log_name_(std::move(log_name)) {}
 
   // Applies `desired` (which carries the applied-hash annotation) unless `existing` has the same
-  // hash or this process applied it and the cache has not caught up.
+  // hash or this process applied it and the cache has not caught up. With no `existing`, an
+  // object of that name is first read from the server: the caches select by our labels, and a
+  // server-side apply would merge into one made by someone else (keeping its extra containers,
+  // volumes, owners) and make it ours. One whose controller is not `desired`'s is refused
+  // (FailedPrecondition), as CheckNameFree refuses a labelled one.
   Status ApplyIfChanged(const k8s::ResourceType& type, const k8s::JsonObject& desired,
                         const runtime::ObjectPtr& existing);
   // Deletes `object` (its UID as precondition, dependents in the background); nothing when it is
@@ -57,6 +61,7 @@ class ObjectWriter {
                     size_t parallel);
 
  private:
+  Status CheckNotForeign(const k8s::ResourceType& type, const k8s::JsonObject& desired);
   k8s::Client& client_;
   const std::string log_name_;
   WriteMemo<std::string> applied_;       // object key -> applied hash

@@ -74,16 +74,18 @@ namespace, or with tenancy.clusterWide in the ClusterRole (operator-rbac.yaml).
 {{- define "rdmastack.tenantRules" -}}
 # What pools and profiles own: gateway and client DaemonSets and pods, the pool's Service and
 # EndpointSlices, the clients' endpoints ConfigMap (the informers select them by label); and the
-# pods of workloads that name a profile. Pods are deleted one at a time during an upgrade.
+# pods of workloads that name a profile. Pods are deleted one at a time during an upgrade. `get`:
+# before the first apply of each, an object of that name without our labels is read, so that it
+# is refused rather than merged into (object_writer.h).
 - apiGroups: [apps]
   resources: [daemonsets]
-  verbs: [list, watch, create, patch, delete]
+  verbs: [get, list, watch, create, patch, delete]
 - apiGroups: [""]
   resources: [services, configmaps]
-  verbs: [list, watch, create, patch, delete]
+  verbs: [get, list, watch, create, patch, delete]
 - apiGroups: [discovery.k8s.io]
   resources: [endpointslices]
-  verbs: [list, watch, create, patch, delete]
+  verbs: [get, list, watch, create, patch, delete]
 - apiGroups: [""]
   resources: [pods]
   verbs: [list, watch, delete]

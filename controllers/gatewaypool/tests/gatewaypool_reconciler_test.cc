@@ -363,6 +363,40 @@ TEST_F(GatewayPoolReconcilerTest, AnObjectOfTheSameNameThatIsNotThePoolsIsNotWri
             before);
 }
 
+// The same without our labels: the caches never see it, and a server-side apply would merge the
+// pool's gateway into it (keeping its extra container) and make it the pool's. It is read from the
+// server before the first apply and refused the same way.
+TEST_F(GatewayPoolReconcilerTest, AnUnlabelledObjectOfTheSameNameIsNotAdoptedEither) {
+  PutPool("kvcache", "2026-01-01T00:00:00Z");
+  PutNode("stg-a", "10.0.0.1");
+  const std::string name = DaemonSetName("kvcache", "v1");
+  ASSERT_TRUE(api_.Put(k8s::kinds::DaemonSet(),
+                       *k8s::JsonObject::Parse(
+                           R"({"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":")" +
+                           name + R"(","namespace":")" + kNs +
+                           R"("},"spec":{"template":{"spec":{"containers":[{"name":"miner",)"
+                           R"("image":"evil"}]}}}})"))
+                  .ok());
+  const std::string before = api_.Find(k8s::kinds::DaemonSet(), kNs, name)->Serialize();
+  caches_.Sync();
+  api_.ClearActions();
+  auto result = reconciler_->Reconcile({kNs, "kvcache"});
+  EXPECT_FALSE(result.ok());
+  EXPECT_NE(result.status().message().find("DaemonSet storage/kvcache-gateway-v1 exists but is "
+                                           "not this one's (its controller is none)"),
+            std::string::npos)
+      << result.status().ToString();
+  for (const Action& a : api_.writes()) EXPECT_NE(a.kind, "DaemonSet") << a.ToString();
+  EXPECT_EQ(api_.Find(k8s::kinds::DaemonSet(), kNs, name)->Serialize(), before);
+
+  // Once it is gone, the pool's own is created.
+  ASSERT_TRUE(api_.Erase(k8s::kinds::DaemonSet(), kNs, name));
+  caches_.Sync();
+  EXPECT_TRUE(reconciler_->Reconcile({kNs, "kvcache"}).ok());
+  ASSERT_TRUE(api_.Find(k8s::kinds::DaemonSet(), kNs, name).has_value());
+  EXPECT_EQ(api_.Find(k8s::kinds::DaemonSet(), kNs, name)->OwnerReferences().size(), 1u);
+}
+
 TEST_F(GatewayPoolReconcilerTest, ANodeWhoseAgentWentSilentKeepsItsGateway) {
   ASSERT_NO_FATAL_FAILURE(ServeOnTwoNodes());
   PutNode("stg-b", "10.0.0.2", /*reporting=*/false);
