@@ -55,6 +55,13 @@ class ObjectWriter {
                                              std::string_view cached_rv) const {
     return node_patches_.Unseen(node, cached_rv);
   }
+  // The resourceVersion a patch of `node` planned from the cache (at `cached_rv`) expects: the
+  // cache's, or the one this process's last patch of it was answered with when newer. A merge
+  // patch carrying it as metadata.resourceVersion fails with a conflict if anyone wrote the node
+  // since (an upgrade-state precondition: gatewaypool_reconciler.cc).
+  std::string ExpectedNodeVersion(const std::string& node, std::string_view cached_rv) const {
+    return node_patches_.LatestVersion(node, cached_rv);
+  }
   // Sends merge patches (node, body) to Nodes, `parallel` at a time; the first error is returned
   // after all were tried.
   Status PatchNodes(const std::vector<std::pair<std::string, std::string>>& patches,

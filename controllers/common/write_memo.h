@@ -51,6 +51,15 @@ class WriteMemo {
     }
     return it->second.value;
   }
+  // The newest resourceVersion known for `key`: what this process's last write was answered with
+  // when the cache (at `cached_rv`) has not caught up with it, else `cached_rv`.
+  std::string LatestVersion(const std::string& key, std::string_view cached_rv) const {
+    std::lock_guard lock(mu_);
+    auto it = entries_.find(key);
+    if (it != entries_.end() && OlderResourceVersion(cached_rv, it->second.resource_version))
+      return it->second.resource_version;
+    return std::string(cached_rv);
+  }
   void Forget(const std::string& key) {
     std::lock_guard lock(mu_);
     entries_.erase(key);

@@ -308,6 +308,7 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Pass(const k8s::JsonObject& obj
     for (const auto& t : want_tracks) want[NodeTrackLabel(ns, name, t)] = "true";
     k8s::JsonBuilder patch;
     bool changed = controllers::AddMetadataMapPatch("labels", n.labels, want, is_mine, &patch);
+    bool state_changed = false;
     auto annotate = [&](const std::string& key, const std::optional<std::string>& value,
                         const std::optional<std::string>& now) {
       if (value == now) return;
@@ -316,7 +317,7 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Pass(const k8s::JsonObject& obj
       } else {
         patch.SetNull({"metadata", "annotations", key});
       }
-      changed = true;
+      changed = state_changed = true;
     };
     annotate(state_key,
              want_state ? std::optional<std::string>(SerializeNodeUpgradeState(*want_state))
@@ -324,6 +325,13 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Pass(const k8s::JsonObject& obj
              n.state.value_or("").empty() ? std::nullopt : n.state);
     annotate(maintenance_key, want_maintenance, n.maintenance);
     if (!changed) return;
+    // A patch that moves the node's upgrade or maintenance state holds only while the node is as
+    // this pass read it (or as this process's own last patch left it): a deposed leader's write
+    // that arrives late fails with a conflict on the successor's instead of undoing it.
+    if (state_changed) {
+      patch.SetString({"metadata", "resourceVersion"},
+                      writer().ExpectedNodeVersion(n.name, n.resource_version));
+    }
     std::string body = patch.object().Serialize();
     if (writer().NodePatchPending(n.name, body, n.resource_version)) return;
     (starts ? start_patches : node_patches).push_back({n.name, std::move(body)});
@@ -375,6 +383,10 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Pass(const k8s::JsonObject& obj
           auto parsed_state = ParseNodeUpgradeState(*n.state);
           if (parsed_state.ok()) {
             u.state = std::move(*parsed_state);
+            u.count_since =
+                observed_.CountFrom(object.Key(), n.name + "/since", u.state->since, up.now);
+            u.count_started =
+                observed_.CountFrom(object.Key(), n.name + "/started", u.state->started, up.now);
           } else {
             spdlog::warn("gatewaypool {}: node {}: {}; starting it over", object.Key(), n.name,
                          parsed_state.status().message());
@@ -391,6 +403,8 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Pass(const k8s::JsonObject& obj
           auto parsed_maintenance = ParseMaintenanceState(*n.maintenance);
           if (parsed_maintenance.ok()) {
             m.state = std::move(*parsed_maintenance);
+            m.count_since =
+                observed_.CountFrom(object.Key(), n.name + "/maintenance", m.state->since, up.now);
           } else {
             spdlog::warn("gatewaypool {}: node {}: {}; its maintenance starts over", object.Key(),
                          n.name, parsed_maintenance.status().message());
@@ -435,8 +449,19 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Pass(const k8s::JsonObject& obj
     start_patches.clear();
     return OkStatus();
   };
+  // Stamps set in this pass are seen as they are written (first_observed.h).
+  auto observe_written = [&](const NodeDecision& d) {
+    if (d.state) {
+      observed_.CountFrom(object.Key(), d.node + "/since", d.state->since, up.now);
+      observed_.CountFrom(object.Key(), d.node + "/started", d.state->started, up.now);
+    }
+    if (d.maintenance.state)
+      observed_.CountFrom(object.Key(), d.node + "/maintenance", d.maintenance.state->since,
+                          up.now);
+  };
   for (size_t i = 0; i < plan.nodes.size(); ++i) {
     const NodeDecision& d = plan.nodes[i];
+    observe_written(d);
     const std::optional<NodeUpgradeState>& was = up.nodes[i].state;
     const bool starts = d.state && InFlight(*d.state) && !(was && InFlight(*was));
     patch_node(planned[i], d.tracks, d.state, maintenance_wanted(i, d), starts);
@@ -471,6 +496,7 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Pass(const k8s::JsonObject& obj
         const NodeDecision& d = chained.nodes[i];
         const NodeDecision& before = plan.nodes[i];
         if (d.tracks == before.tracks && d.state == before.state) continue;
+        observe_written(d);
         // The node as the first write left it.
         NodeNow now = planned[i];
         for (auto it = now.labels.begin(); it != now.labels.end();)
@@ -489,6 +515,7 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Pass(const k8s::JsonObject& obj
       plan = std::move(chained);
     }
   }
+  observed_.Sweep(object.Key());
   std::sort(in.selected.begin(), in.selected.end(),
             [](const auto& a, const auto& b) { return a.name < b.name; });
 
@@ -769,6 +796,7 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Cleanup(const k8s::JsonObject& 
   RDMASTACK_RETURN_IF_ERROR(
       writer().RemoveFinalizer(crd::kinds::GatewayPool(), object, kFinalizer));
   status_writer().Forget(object.Key());
+  observed_.Forget(object.Key());
   {
     std::lock_guard<std::mutex> lock(status_mu_);
     status_written_.erase(object.Key());

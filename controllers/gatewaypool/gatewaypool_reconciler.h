@@ -17,6 +17,7 @@
 #include "controllers/common/node_label_filter.h"
 #include "controllers/common/reconcile_skeleton.h"
 #include "controllers/gatewaypool/compatibility_source.h"
+#include "controllers/gatewaypool/first_observed.h"
 #include "controllers/gatewaypool/gateway_daemonset.h"
 #include "controllers/gatewaypool/gateway_validator.h"
 #include "controllers/gatewaypool/pool_status.h"
@@ -81,6 +82,7 @@ class GatewayPoolReconciler final
   k8s::Client& client_;
   runtime::EventRecorder& events_;
   Clock& clock_;
+  FirstObserved observed_{clock_};  // node timers count on this process's monotonic clock
   const runtime::ApiReachability& api_;
   GatewayPoolStores stores_;
   const CompatibilitySource& compatibility_;

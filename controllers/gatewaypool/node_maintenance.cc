@@ -88,10 +88,11 @@ MaintenanceStep StepMaintenance(const MaintenanceInput& in, const DrainClock& dr
     s.cause = in.cause;
     s.draining = in.published;
   }
-  const bool draining = !s.draining.empty() && !drain.Over(s.since);
+  const int64_t count_since = in.state ? std::max(s.since, in.count_since) : s.since;
+  const bool draining = !s.draining.empty() && !drain.Over(count_since);
   step.phase = draining ? MaintenancePhase::kDraining : MaintenancePhase::kStopped;
   if (draining) {
-    step.wake_at = drain.EndOf(s.since);
+    step.wake_at = drain.EndOf(count_since);
   } else {
     step.tracks.clear();
   }

@@ -55,6 +55,9 @@ struct MaintenanceInput {
   std::optional<MaintenanceState> state;  // the annotation, if any
   std::set<std::string> tracks;           // the pool's track labels on the node now
   std::set<std::string> published;        // tracks listing the node as ready now
+  // The unix second from which this reader counts `state`'s since: the later of the stamp and
+  // when this process first saw it (first_observed.h); 0 = the stamp itself.
+  int64_t count_since = 0;
 };
 
 struct MaintenanceStep {

@@ -75,11 +75,20 @@ class Planner {
   // Rolling back: the new track's label stays while clients still see the node there, and
   // through the drain of a new gateway clients were sent to.
   bool KeepsNewTrack(const UpgradeNode& n, const NodeUpgradeState& s) const {
-    return n.published.count(s.to) != 0 || (s.drain_new && !Drain().Over(s.since));
+    return n.published.count(s.to) != 0 || (s.drain_new && !Drain().Over(CountSince(n, s)));
   }
   DrainClock Drain() const { return {in_.now, in_.spec.drain_seconds, in_.api_answering_since}; }
-  bool TimedOut(const NodeUpgradeState& s) const {
-    return in_.now - s.started >= in_.validation_timeout_s;
+  // `s`'s since and started as this reader counts them: the persisted stamps no earlier than when
+  // it first saw them (UpgradeNode::count_since); a stamp set in this pass counts as it is.
+  static int64_t CountSince(const UpgradeNode& n, const NodeUpgradeState& s) {
+    return n.state && n.state->since == s.since ? std::max(s.since, n.count_since) : s.since;
+  }
+  static int64_t CountStarted(const UpgradeNode& n, const NodeUpgradeState& s) {
+    return n.state && n.state->started == s.started ? std::max(s.started, n.count_started)
+                                                    : s.started;
+  }
+  bool TimedOut(const UpgradeNode& n, const NodeUpgradeState& s) const {
+    return in_.now - CountStarted(n, s) >= in_.validation_timeout_s;
   }
   // Why a node's new gateway did not pass in time: the operator's check when the pod was Ready,
   // else the pod's own state.
@@ -148,13 +157,13 @@ void Planner::StepSideBySide(const UpgradeNode& n, NodeUpgradeState s, NodeDecis
         d.state = Enter(std::move(s), UpgradePhase::kSwitch);
         return;
       }
-      if (TimedOut(s)) {
+      if (TimedOut(n, s)) {
         auto [reason, message] = TimeoutWhy(n, next, s.to);
         d.state = RollBack(std::move(s), std::move(reason), std::move(message), true);
         return;
       }
       // The S3 check is retried every few seconds while the pod is Ready.
-      WakeAt(std::min(s.started + in_.validation_timeout_s,
+      WakeAt(std::min(CountStarted(n, s) + in_.validation_timeout_s,
                       s.phase == UpgradePhase::kValidate ? in_.now + 2 : INT64_MAX));
       d.state = std::move(s);
       return;
@@ -175,12 +184,12 @@ void Planner::StepSideBySide(const UpgradeNode& n, NodeUpgradeState s, NodeDecis
       return;
     case UpgradePhase::kDrain:
       d.tracks = {s.from, s.to};
-      if (Drain().Over(s.since)) {
+      if (Drain().Over(CountSince(n, s))) {
         d.tracks = {s.to};
         d.state = Enter(std::move(s), UpgradePhase::kStopOld);
         return;
       }
-      WakeAt(Drain().EndOf(s.since));
+      WakeAt(Drain().EndOf(CountSince(n, s)));
       d.state = std::move(s);
       return;
     case UpgradePhase::kStopOld:
@@ -196,7 +205,7 @@ void Planner::StepSideBySide(const UpgradeNode& n, NodeUpgradeState s, NodeDecis
       // The new track's label goes once no client is pointed at it; then wait for its pod to go.
       d.tracks =
           KeepsNewTrack(n, s) ? std::set<std::string>{s.from, s.to} : std::set<std::string>{s.from};
-      if (s.drain_new && d.tracks.size() == 2) WakeAt(Drain().EndOf(s.since));
+      if (s.drain_new && d.tracks.size() == 2) WakeAt(Drain().EndOf(CountSince(n, s)));
       if (d.tracks.size() == 1 && next == nullptr) {
         if (s.keep_failed) {
           d.state = Enter(std::move(s), UpgradePhase::kFailed);
@@ -220,8 +229,8 @@ void Planner::StepInPlace(const UpgradeNode& n, NodeUpgradeState s, NodeDecision
   switch (s.phase) {
     case UpgradePhase::kDrain:
       d.tracks = {s.from};
-      if (!Drain().Over(s.since)) {
-        WakeAt(Drain().EndOf(s.since));
+      if (!Drain().Over(CountSince(n, s))) {
+        WakeAt(Drain().EndOf(CountSince(n, s)));
         d.state = std::move(s);
         return;
       }
@@ -250,14 +259,15 @@ void Planner::StepInPlace(const UpgradeNode& n, NodeUpgradeState s, NodeDecision
         d.state = Enter(std::move(s), UpgradePhase::kDone);
         return;
       }
-      if (TimedOut(s)) {
+      if (TimedOut(n, s)) {
         s = Enter(std::move(s), UpgradePhase::kFailed);
         std::tie(s.reason, s.message) = TimeoutWhy(n, next, s.to);
         s.keep_failed = true;
         d.state = std::move(s);
         return;
       }
-      WakeAt(std::min(s.started + in_.validation_timeout_s, Ready(next) ? in_.now + 2 : INT64_MAX));
+      WakeAt(std::min(CountStarted(n, s) + in_.validation_timeout_s,
+                      Ready(next) ? in_.now + 2 : INT64_MAX));
       d.state = std::move(s);
       return;
     default:  // Done, Failed

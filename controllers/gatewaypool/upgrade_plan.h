@@ -51,6 +51,10 @@ struct UpgradeNode {
   std::set<std::string> published;
   std::optional<Validation> validation;  // filled where NeedsValidation said so
   MaintenanceStep maintenance;           // StepMaintenance for this pass
+  // The unix seconds from which this reader counts `state`'s since and started: the later of the
+  // stamp and when this process first saw it (first_observed.h); 0 = the stamp itself.
+  int64_t count_since = 0;
+  int64_t count_started = 0;
 };
 
 struct UpgradeInputs {

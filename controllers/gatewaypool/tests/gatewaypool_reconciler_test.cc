@@ -20,6 +20,7 @@
 #include "controllers/gatewaypool/tests/test_pools.h"
 #include "crds/types/json.h"
 #include "crds/types/kinds.h"
+#include "operator/k8s/api_error.h"
 #include "operator/k8s/testing/fake_client.h"
 #include "operator/k8s/testing/json_text.h"
 
@@ -40,6 +41,11 @@ class GatewayPoolReconcilerTest : public ::testing::Test {
     auto compatibility = CompatibilitySource::Create("", nullptr, "");
     EXPECT_TRUE(compatibility.ok()) << compatibility.status().ToString();
     compatibility_ = std::move(*compatibility);
+    reconciler_ = MakeReconciler();
+  }
+
+  // A reconciler as a new process (a restarted or newly elected operator) starts it.
+  std::unique_ptr<GatewayPoolReconciler> MakeReconciler() {
     GatewayPoolStores stores{
         caches_.Store(crd::kinds::GatewayPool()),
         caches_.Store(k8s::kinds::Node(), "", controllers::NodeLabelsAndOperatorAnnotations()),
@@ -50,9 +56,9 @@ class GatewayPoolReconcilerTest : public ::testing::Test {
         caches_.Cache(k8s::kinds::Service(), OwnedSelector()),
         caches_.Cache(k8s::kinds::EndpointSlice(), OwnedSelector()),
         node_labels_};
-    reconciler_ = std::make_unique<GatewayPoolReconciler>(api_, events_, clock_, reachability_,
-                                                          stores, *compatibility_,
-                                                          GatewayRenderOptions{}, *validator_);
+    return std::make_unique<GatewayPoolReconciler>(api_, events_, clock_, reachability_, stores,
+                                                   *compatibility_, GatewayRenderOptions{},
+                                                   *validator_);
   }
 
   // The kvcache sample as `name`, created at `created`, with its Secret.
@@ -555,6 +561,97 @@ TEST_F(GatewayPoolReconcilerTest, ADrainLastsDrainSecondsAfterTheApiServerAnswer
   clock_.Advance(std::chrono::seconds(1));
   Reconcile("kvcache");
   EXPECT_EQ(PhaseOf("stg-a"), "StopOld");
+}
+
+// Another replica wrote the node's drain start with a wall clock 30 s behind this one's, then
+// lost its lease. The successor counts the drain from when it first saw it, on its own monotonic
+// clock: the drain is not cut short by the writer's clock.
+TEST_F(GatewayPoolReconcilerTest, ASuccessorNeverShortensADrainWrittenByALaggingClock) {
+  ASSERT_NO_FATAL_FAILURE(ServeOnTwoNodes());
+  ASSERT_NO_FATAL_FAILURE(EditToVersion2(/*drain_seconds=*/10));
+  Reconcile("kvcache");  // stg-a starts
+  PutGatewayPod("kvcache", "stg-a", "10.0.0.1", true, "v2");
+  clock_.Advance(std::chrono::seconds(2));
+  Reconcile("kvcache");  // Switch, its endpoint published, Drain
+  ASSERT_EQ(PhaseOf("stg-a"), "Drain");
+  // As the lagging writer had it: since and started 30 s earlier.
+  k8s::JsonObject node = *api_.Find(k8s::kinds::Node(), "", "stg-a");
+  auto state =
+      ParseNodeUpgradeState(node.Annotation(NodeUpgradeAnnotation(kNs, "kvcache")).value_or(""));
+  ASSERT_TRUE(state.ok());
+  state->since -= 30;
+  state->started -= 30;
+  node.SetAnnotation(NodeUpgradeAnnotation(kNs, "kvcache"), SerializeNodeUpgradeState(*state));
+  ASSERT_TRUE(api_.Put(k8s::kinds::Node(), node).ok());
+
+  clock_.Advance(std::chrono::seconds(1));
+  reconciler_ = MakeReconciler();  // the successor, whose API server has answered all along
+  Reconcile("kvcache");
+  EXPECT_EQ(PhaseOf("stg-a"), "Drain") << "counted from the successor's first sight of it";
+  clock_.Advance(std::chrono::seconds(9));
+  Reconcile("kvcache");
+  EXPECT_EQ(PhaseOf("stg-a"), "Drain");
+  clock_.Advance(std::chrono::seconds(1));
+  Reconcile("kvcache");
+  EXPECT_EQ(PhaseOf("stg-a"), "StopOld");
+}
+
+// A deposed leader plans from its cache; the successor moved the node meanwhile. The stale
+// writer's state patch carries the resourceVersion it planned from and fails with a conflict,
+// leaving the successor's state as it is.
+TEST_F(GatewayPoolReconcilerTest, AStaleWritersUpgradeStatePatchFailsInsteadOfUndoingANewerOne) {
+  ASSERT_NO_FATAL_FAILURE(ServeOnTwoNodes());
+  ASSERT_NO_FATAL_FAILURE(EditToVersion2(/*drain_seconds=*/10));
+  Reconcile("kvcache");  // stg-a starts
+  PutGatewayPod("kvcache", "stg-a", "10.0.0.1", true, "v2");
+  caches_.Sync();
+  // The successor's write lands after this process read the node: stg-a rolled back.
+  k8s::JsonObject node = *api_.Find(k8s::kinds::Node(), "", "stg-a");
+  auto state =
+      ParseNodeUpgradeState(node.Annotation(NodeUpgradeAnnotation(kNs, "kvcache")).value_or(""));
+  ASSERT_TRUE(state.ok());
+  state->phase = UpgradePhase::kRollBack;
+  state->reason = "Halted";
+  const std::string successors = SerializeNodeUpgradeState(*state);
+  node.SetAnnotation(NodeUpgradeAnnotation(kNs, "kvcache"), successors);
+  ASSERT_TRUE(api_.Put(k8s::kinds::Node(), node).ok());
+
+  api_.ClearActions();
+  auto result = reconciler_->Reconcile({kNs, "kvcache"});  // plans Switch from the stale cache
+  EXPECT_FALSE(result.ok());
+  EXPECT_TRUE(k8s::IsConflict(result.status())) << result.status().ToString();
+  EXPECT_EQ(api_.Find(k8s::kinds::Node(), "", "stg-a")
+                ->Annotation(NodeUpgradeAnnotation(kNs, "kvcache"))
+                .value_or(""),
+            successors);
+}
+
+// The same for validationTimeout: a move whose start another replica stamped with a clock far
+// behind is not failed at once by the successor.
+TEST_F(GatewayPoolReconcilerTest, ASuccessorNeverShortensAValidationTimeout) {
+  ASSERT_NO_FATAL_FAILURE(ServeOnTwoNodes());
+  ASSERT_NO_FATAL_FAILURE(EditToVersion2());
+  Reconcile("kvcache");  // stg-a starts; its new gateway never turns Ready
+  ASSERT_EQ(PhaseOf("stg-a"), "StartNew");
+  k8s::JsonObject node = *api_.Find(k8s::kinds::Node(), "", "stg-a");
+  auto state =
+      ParseNodeUpgradeState(node.Annotation(NodeUpgradeAnnotation(kNs, "kvcache")).value_or(""));
+  ASSERT_TRUE(state.ok());
+  state->since -= 3600;
+  state->started -= 3600;
+  node.SetAnnotation(NodeUpgradeAnnotation(kNs, "kvcache"), SerializeNodeUpgradeState(*state));
+  ASSERT_TRUE(api_.Put(k8s::kinds::Node(), node).ok());
+
+  reconciler_ = MakeReconciler();
+  Reconcile("kvcache");
+  EXPECT_EQ(PhaseOf("stg-a"), "StartNew") << "not timed out by the writer's clock";
+  clock_.Advance(std::chrono::seconds(599));
+  Reconcile("kvcache");
+  EXPECT_EQ(PhaseOf("stg-a"), "StartNew");
+  clock_.Advance(std::chrono::seconds(1));
+  Reconcile("kvcache");
+  EXPECT_EQ(PhaseOf("stg-a"), "RollBack")
+      << "validationTimeout 10m from the successor's first sight";
 }
 
 // The admin's host limits (controllers/common/host_policy.h, defaults here): a port below 1024 or
