@@ -20,6 +20,8 @@
 #include "controllers/rdmanode/node_controllers.h"
 #include "controllers/workload/pod_webhook.h"
 #include "crds/types/kinds.h"
+#include "crds/types/schema_revision.h"
+#include "operator/k8s/api_error.h"
 #include "operator/k8s/client.h"
 #include "operator/k8s/config.h"
 #include "operator/runtime/manager.h"
@@ -64,6 +66,23 @@ std::string OwnNamespace() {
 std::string LeaseNamespace(const OperatorOptions& options) {
   if (!options.leader_election_namespace.empty()) return options.leader_election_namespace;
   return OwnNamespace();
+}
+
+// The installed CRDs against the ones this build writes (crds/types/schema_revision.h).
+Status InstalledCrdsCurrent(k8s::Client& client) {
+  std::vector<crd::InstalledCrd> installed;
+  for (const crd::CrdRevision& built : crd::BuiltCrdRevisions()) {
+    crd::InstalledCrd crd{std::string(built.name), false, std::nullopt};
+    auto got = client.Get(k8s::kinds::CustomResourceDefinition(), "", built.name);
+    if (got.ok()) {
+      crd.found = true;
+      crd.revision = got->Annotation(crd::kSchemaRevisionAnnotation);
+    } else if (!k8s::IsNotFound(got.status())) {
+      return got.status().WithContext("read CRD " + crd.name);
+    }
+    installed.push_back(std::move(crd));
+  }
+  return crd::CheckInstalledCrds(installed);
 }
 
 int Run(const OperatorOptions& options) {
@@ -117,6 +136,8 @@ int Run(const OperatorOptions& options) {
     manager_options.api_probe = runtime::ApiProbeConfig{
         LeaseNamespace(options), options.leader_election_id, options.retry_period};
   }
+  manager_options.lead_precondition = [&c = **client] { return InstalledCrdsCurrent(c); };
+  manager_options.lead_precondition_reason = "CRDsOutdated";
   // The agent hub feeds `agents` what authenticated agents say; the node controllers publish each
   // node's requirements through the hub, down that node's stream.
   rdmanode::AgentStateStore agents(RealClock::Instance(), options.agent_stale_ttl);

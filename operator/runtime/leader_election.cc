@@ -104,6 +104,22 @@ bool LeaderElector::TryAcquireOrRenew(std::optional<Clock::TimePoint> deadline) 
                    config_.lease_name, current.status().ToString());
       return false;
     }
+    {
+      // A Lease someone deleted: its last holder may still be leading, unseen, until its renew
+      // deadline. That holder (this process, if it was) makes it again at once; a candidate that
+      // saw another holder waits a lease duration of absence first, as it would wait out a held
+      // lease, so that two never lead at once.
+      std::lock_guard<std::mutex> l(mu_);
+      const Clock::TimePoint now = clock_.Now();
+      if (!absent_since_) absent_since_ = now;
+      const bool held_by_other =
+          observed_ && !observed_->holder.empty() && observed_->holder != config_.identity;
+      if (held_by_other && now < *absent_since_ + config_.lease_duration) {
+        spdlog::info("leader election: lease {}/{} is gone; {} held it, waiting out its lease",
+                     config_.lease_namespace, config_.lease_name, observed_->holder);
+        return leader_ = false;
+      }
+    }
     auto created = client_.Create(type, LeaseObject(config_, desired, ""));
     if (!created.ok()) {
       spdlog::info("leader election: create lease: {}", created.status().ToString());
@@ -118,6 +134,7 @@ bool LeaderElector::TryAcquireOrRenew(std::optional<Clock::TimePoint> deadline) 
   std::string resource_version(current->ResourceVersion());
   {
     std::lock_guard<std::mutex> l(mu_);
+    absent_since_.reset();
     if (!observed_ || !(*observed_ == old)) {
       observed_ = old;
       observed_time_ = clock_.Now();

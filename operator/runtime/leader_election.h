@@ -105,6 +105,7 @@ class LeaderElector {
   // chart keeps the release's ownership metadata, so `helm uninstall` still removes it).
   std::map<std::string, std::string> observed_labels_, observed_annotations_;
   Clock::TimePoint observed_time_{};
+  std::optional<Clock::TimePoint> absent_since_;  // the Lease was found missing since then
   bool leader_ = false;
   Clock::TimePoint valid_until_{};
   const std::shared_ptr<k8s::Cancellation> cancellation_ = std::make_shared<k8s::Cancellation>();

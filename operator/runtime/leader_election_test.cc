@@ -105,6 +105,38 @@ TEST_F(LeaderElectionTest, LiveHolderBlocksUntilItsLeaseExpiresOnOurClock) {
   EXPECT_EQ(r.lease_transitions, 1);
 }
 
+// Someone deletes the Lease: its holder makes it again at its next renewal and leads on; a
+// candidate that saw the holder waits out a lease duration of absence first, so the two never
+// both lead.
+TEST_F(LeaderElectionTest, ADeletedLeaseIsMadeAgainByItsHolderWhileOthersWaitItOut) {
+  LeaderElector leader(client_, clock_, Config("a"));
+  LeaderElector standby(client_, clock_, Config("b"));
+  ASSERT_TRUE(leader.TryAcquireOrRenew());
+  EXPECT_FALSE(standby.TryAcquireOrRenew());
+  auto delete_lease = [&] {
+    std::lock_guard<std::mutex> l(server_.mu);
+    server_.lease.reset();
+  };
+
+  delete_lease();
+  clock_.Advance(1s);
+  EXPECT_FALSE(standby.TryAcquireOrRenew()) << "a held it a second ago";
+  EXPECT_EQ(server_.Record().holder, "") << "nothing made";
+  clock_.Advance(1s);
+  EXPECT_TRUE(leader.TryAcquireOrRenew()) << "the holder makes it again";
+  EXPECT_EQ(server_.Record().holder, "a");
+  EXPECT_FALSE(standby.TryAcquireOrRenew());
+
+  // Gone again, and the holder is gone too: the standby takes it after a lease duration.
+  delete_lease();
+  EXPECT_FALSE(standby.TryAcquireOrRenew());
+  clock_.Advance(14s);
+  EXPECT_FALSE(standby.TryAcquireOrRenew());
+  clock_.Advance(1s);
+  EXPECT_TRUE(standby.TryAcquireOrRenew());
+  EXPECT_EQ(server_.Record().holder, "b");
+}
+
 TEST_F(LeaderElectionTest, HolderThatKeepsRenewingIsNeverDisplaced) {
   server_.SetHolder("other", 15, "t0");
   LeaderElector e(client_, clock_, Config("b"));

@@ -119,6 +119,10 @@ Status Manager::Run() {
   ready_ = true;
   spdlog::info("caches synced");
 
+  if (!WaitForLeadPrecondition()) {
+    Shutdown(false, options_.graceful_shutdown_timeout);
+    return OkStatus();
+  }
   if (elector_) {
     spdlog::info("waiting for lease {}/{} as {}", options_.leader_election->lease_namespace,
                  options_.leader_election->lease_name, options_.leader_election->identity);
@@ -160,16 +164,54 @@ Status Manager::Run() {
   return OkStatus();
 }
 
-// client-go's LeaderElection event on the Lease: who leads is visible in `kubectl get events`.
-void Manager::RecordLeaderEvent() {
-  const LeaderElectionConfig& le = *options_.leader_election;
+// The Lease as an event's subject: the leader's, or the one the probe reads without leader
+// election; nullopt without either.
+std::optional<k8s::JsonObject> Manager::LeaseObject() const {
+  std::string ns, name;
+  if (options_.leader_election) {
+    ns = options_.leader_election->lease_namespace;
+    name = options_.leader_election->lease_name;
+  } else if (options_.api_probe) {
+    ns = options_.api_probe->ns;
+    name = options_.api_probe->lease_name;
+  } else {
+    return std::nullopt;
+  }
   k8s::JsonObject lease;
   lease.SetApiVersion(k8s::kinds::Lease().ApiVersion());
   lease.SetKind(k8s::kinds::Lease().kind);
-  lease.SetNamespace(le.lease_namespace);
-  lease.SetName(le.lease_name);
-  events_->Record(lease, EventType::kNormal, "LeaderElection", "Lead",
-                  le.identity + " became leader");
+  lease.SetNamespace(ns);
+  lease.SetName(name);
+  return lease;
+}
+
+// client-go's LeaderElection event on the Lease: who leads is visible in `kubectl get events`.
+void Manager::RecordLeaderEvent() {
+  if (auto lease = LeaseObject())
+    events_->Record(*lease, EventType::kNormal, "LeaderElection", "Lead",
+                    options_.leader_election->identity + " became leader");
+}
+
+bool Manager::WaitForLeadPrecondition() {
+  if (!options_.lead_precondition) return true;
+  std::string last;
+  while (!StopRequested()) {
+    const Status s = options_.lead_precondition();
+    if (s.ok()) {
+      if (!last.empty()) spdlog::info("may lead now: {}", options_.lead_precondition_reason);
+      return true;
+    }
+    if (s.ToString() != last) {
+      last = s.ToString();
+      spdlog::error("not leading ({}): {}", options_.lead_precondition_reason, s.message());
+      if (auto lease = LeaseObject())
+        events_->Record(*lease, EventType::kWarning, options_.lead_precondition_reason, "Lead",
+                        std::string(s.message()));
+    }
+    std::unique_lock<std::mutex> l(mu_);
+    cv_.wait_for(l, options_.lead_precondition_retry, [this] { return stop_requested_; });
+  }
+  return false;
 }
 
 void Manager::AddLeaderRunnable(LeaderRunnable runnable) {

@@ -42,6 +42,12 @@ struct ManagerOptions {
   std::optional<LeaderElectionConfig> leader_election;
   // Without leader election: what keeps a storage request going (api_probe.h). Ignored with it.
   std::optional<ApiProbeConfig> api_probe;
+  // Checked before this process tries to lead, again every retry interval while it fails: the
+  // process stays a standby, logs the error and records it as a Warning event `reason` on the
+  // Lease (or the probe's Lease) whenever the message changes. Unset: none.
+  std::function<Status()> lead_precondition;
+  std::string lead_precondition_reason = "CannotLead";
+  Clock::Duration lead_precondition_retry = std::chrono::seconds(30);
   Clock::Duration cache_sync_timeout = std::chrono::minutes(2);
   Clock::Duration graceful_shutdown_timeout = std::chrono::seconds(30);
   EventRecorderOptions events;
@@ -100,6 +106,9 @@ class Manager {
   bool WaitForCaches();
   void Shutdown(bool release_lease, Clock::Duration drain);
   void RecordLeaderEvent();
+  std::optional<k8s::JsonObject> LeaseObject() const;
+  // Waits until options_.lead_precondition holds; false when stopped first.
+  bool WaitForLeadPrecondition();
   Status StartServing();
   void StopServing();
   Status StartLeaderRunnables();

@@ -131,6 +131,43 @@ TEST_F(ManagerTest, StandbyIsReadyButDoesNotReconcileAndStopsCleanly) {
   EXPECT_EQ(lease.Record().holder, "other");  // a standby never writes the lease
 }
 
+// The lead precondition (the operator's: its CRDs are current) holds a process back from leading
+// while it fails, says why once per distinct reason, and lets it lead once it holds.
+TEST_F(ManagerTest, AFailingLeadPreconditionKeepsTheProcessFromLeadingUntilItHolds) {
+  std::atomic<int> checks{0};
+  std::atomic<bool> current{false};
+  ManagerOptions options = Options();
+  options.api_probe = ApiProbeConfig{"ns", "lock"};
+  options.lead_precondition = [&]() -> Status {
+    ++checks;
+    return current ? OkStatus() : FailedPreconditionError("CRD x is at schema revision none");
+  };
+  options.lead_precondition_reason = "CRDsOutdated";
+  options.lead_precondition_retry = std::chrono::milliseconds(5);
+  std::vector<std::string> events;
+  std::mutex events_mu;
+  ON_CALL(client_, Create(_, _, _))
+      .WillByDefault(Invoke([&](auto&&, const k8s::JsonObject& o, auto&&) {
+        std::lock_guard l(events_mu);
+        events.push_back(o.GetString({"reason"}).value_or("") + " " +
+                         o.GetString({"note"}).value_or(o.GetString({"message"}).value_or("")));
+        return StatusOr<k8s::JsonObject>(o);
+      }));
+  Running run(*this, std::move(options));
+  while (checks.load() < 5) std::this_thread::yield();
+  EXPECT_FALSE(run.manager.Leading());
+  EXPECT_EQ(reconciler_.calls.load(), 0) << "no controller runs";
+  current = true;
+  while (reconciler_.calls.load() < 1) std::this_thread::yield();
+  EXPECT_TRUE(run.manager.Leading());
+  EXPECT_TRUE(run.Stop().ok());
+  std::lock_guard l(events_mu);
+  ASSERT_EQ(std::count_if(events.begin(), events.end(),
+                          [](const std::string& e) { return e.rfind("CRDsOutdated ", 0) == 0; }),
+            1)
+      << ::testing::PrintToString(events);
+}
+
 TEST_F(ManagerTest, LeaderReleasesTheLeaseOnStop) {
   testing::FakeLeaseServer lease(client_);
   Running run(*this, Options(/*leader_election=*/true));

@@ -329,6 +329,23 @@ TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
       eviction);
   EXPECT_EQ(evict.exit_code, 0) << evict.out << evict.err;
 
+  // The leader Lease deleted by mistake: its holder makes it again at its next renewal and leads
+  // on (the Role may create it; the admission policy holds creates to that name).
+  const std::string leader_before =
+      Get({"get", "lease", "rdmastack-operator", "-n", kReleaseNamespace, "-o",
+           "jsonpath={.spec.holderIdentity}"});
+  CommandResult gone =
+      env_->Kubectl({"delete", "lease", "rdmastack-operator", "-n", kReleaseNamespace});
+  EXPECT_EQ(gone.exit_code, 0) << gone.err;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return Get({"get", "lease", "rdmastack-operator", "-n", kReleaseNamespace,
+                    "--ignore-not-found", "-o", "jsonpath={.spec.holderIdentity}"}) ==
+               leader_before;
+      },
+      60s))
+      << Get({"get", "lease", "-n", kReleaseNamespace, "-o", "yaml"}) << OperatorLog();
+
   std::string pool = SeedPool("    drainSeconds: 3\n    maxParallel: 1\n");
   std::string stray_pool = pool;
   pool.replace(pool.find("SELECTOR"), 8, selector_label_);
@@ -768,6 +785,23 @@ TEST_F(ChartE2eTest, DefaultInstallGrantsNothingOutsideTheNamespacesItServes) {
     const std::string answer = as_operator(write);
     EXPECT_NE(answer.find("the rdmastack operator may "), std::string::npos)
         << ::testing::PrintToString(write) << ": " << answer;
+  }
+  // RBAC grants Lease creates there (a deleted leader Lease is made again); the policy holds them
+  // to that one name.
+  for (const char* lease : {"not-the-operators", "rdmastack-operator"}) {
+    CommandResult made = env_->Kubectl(
+        {"create", "-f", "-", "-n", kReleaseNamespace, as, "--dry-run=server"},
+        std::string(
+            R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":")") +
+            lease + R"("}})");
+    const std::string answer = made.out + made.err;
+    if (std::string(lease) == "rdmastack-operator") {
+      EXPECT_EQ(answer.find("may create only"), std::string::npos) << answer;  // exists already
+    } else {
+      EXPECT_NE(answer.find("the rdmastack operator may create only the Lease rdmastack-operator"),
+                std::string::npos)
+          << made.exit_code << " " << answer;
+    }
   }
 
   // The opt-in: every namespace, said at upgrade time too; the policy still holds the pod writes.
