@@ -11,6 +11,8 @@
 #include <mutex>
 #include <string>
 
+#include "base/json_chars.h"
+
 namespace rdmastack {
 namespace {
 
@@ -55,7 +57,7 @@ void AppendJsonString(std::string_view text, std::string& out) {
   const std::string valid = ValidUtf8(text);
   StringOut stream{out};
   rapidjson::Writer<StringOut> writer(stream);
-  writer.String(valid.data(), static_cast<rapidjson::SizeType>(valid.size()));
+  writer.String(JsonChars(valid), static_cast<rapidjson::SizeType>(valid.size()));
 }
 
 // %* in the JSON pattern: the message as a JSON string.

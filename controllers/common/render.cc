@@ -1,5 +1,6 @@
 #include "controllers/common/render.h"
 
+#include "base/json_chars.h"
 #include "base/sha256.h"
 
 namespace rdmastack::controllers {
@@ -11,7 +12,7 @@ k8s::JsonObject Obj(std::string_view json) {
 
 k8s::JsonObject Str(std::string_view s) {
   k8s::JsonObject o;
-  o.document().SetString(s.data(), static_cast<rapidjson::SizeType>(s.size()),
+  o.document().SetString(JsonChars(s), static_cast<rapidjson::SizeType>(s.size()),
                          o.document().GetAllocator());
   return o;
 }

@@ -313,7 +313,25 @@ k8s::JsonObject InjectClientProfile(const k8s::JsonObject& pod, const crd::Clien
 
 k8s::JsonObject PodPatch(const k8s::JsonObject& before, const k8s::JsonObject& after) {
   k8s::JsonBuilder ops(k8s::JsonObject::Array());
+  // RFC 6901: '~' and '/' in a member name are escaped.
+  auto pointer_part = [](std::string_view key) {
+    std::string out;
+    for (char c : key) out += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+    return out;
+  };
   for (const char* top : {"metadata", "spec"}) {
+    const auto whole_before = before.Get({top});
+    const auto whole_after = after.Get({top});
+    if (!whole_before || !whole_before->IsObject()) {
+      // Nothing to patch member by member (a request without metadata or spec): the whole of it.
+      if (!whole_after || whole_after == whole_before) continue;
+      k8s::JsonBuilder op;
+      op.SetString({"op"}, whole_before ? "replace" : "add");
+      op.SetString({"path"}, "/" + std::string(top));
+      op.Set({"value"}, *whole_after);
+      ops.Append({}, op);
+      continue;
+    }
     std::set<std::string> keys;
     for (const auto& k : before.Keys({top})) keys.insert(k);
     for (const auto& k : after.Keys({top})) keys.insert(k);
@@ -323,8 +341,7 @@ k8s::JsonObject PodPatch(const k8s::JsonObject& before, const k8s::JsonObject& a
       if (a == b) continue;
       k8s::JsonBuilder op;
       op.SetString({"op"}, !b ? "remove" : (a ? "replace" : "add"));
-      // Member names of metadata and spec have no '/' or '~' to escape.
-      op.SetString({"path"}, "/" + std::string(top) + "/" + key);
+      op.SetString({"path"}, "/" + std::string(top) + "/" + pointer_part(key));
       if (b) op.Set({"value"}, *b);
       ops.Append({}, op);
     }

@@ -3,6 +3,7 @@
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
 
+#include "base/json_chars.h"
 #include "crds/types/json_codec.h"
 
 namespace rdmastack::crd {
@@ -25,7 +26,7 @@ namespace {
 using codec::JsonWriter;
 
 void WriteString(JsonWriter& w, std::string_view s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+  w.String(JsonChars(s), static_cast<rapidjson::SizeType>(s.size()));
 }
 
 void WriteTypeMeta(JsonWriter& w, std::string_view kind) {

@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "base/json_chars.h"
 #include "crds/types/json_fields.h"
 
 namespace rdmastack::crd::codec {
@@ -49,7 +50,7 @@ void ReadObject(const rapidjson::Value& v, const std::string& path, T& out, Prob
   std::apply(
       [&](const auto&... field) {
         auto read_one = [&](const auto& f) {
-          auto it = v.FindMember(rapidjson::StringRef(f.name.data(), f.name.size()));
+          auto it = v.FindMember(rapidjson::StringRef(JsonChars(f.name), f.name.size()));
           if (it == v.MemberEnd() || it->value.IsNull()) return;  // absent: keep the default
           Read(it->value, Join(path, f.name), out.*(f.member), problems);
         };
@@ -146,7 +147,7 @@ void WriteFields(const T& v, JsonWriter& w) {
         auto write_one = [&](const auto& f) {
           const auto& member = v.*(f.member);
           if (Omitted(member)) return;
-          w.Key(f.name.data(), static_cast<rapidjson::SizeType>(f.name.size()));
+          w.Key(JsonChars(f.name), static_cast<rapidjson::SizeType>(f.name.size()));
           Write(member, w);
         };
         (write_one(field), ...);
@@ -158,7 +159,7 @@ void WriteFields(const T& v, JsonWriter& w) {
 template <typename T>
 void Write(const T& v, JsonWriter& w) {
   if constexpr (std::is_same_v<T, std::string>) {
-    w.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
+    w.String(JsonChars(v), static_cast<rapidjson::SizeType>(v.size()));
   } else if constexpr (std::is_same_v<T, bool>) {
     w.Bool(v);
   } else if constexpr (std::is_same_v<T, int32_t>) {
@@ -167,7 +168,7 @@ void Write(const T& v, JsonWriter& w) {
     w.Int64(v);
   } else if constexpr (NamedEnum<T>) {
     std::string_view name = ToString(v);
-    w.String(name.data(), static_cast<rapidjson::SizeType>(name.size()));
+    w.String(JsonChars(name), static_cast<rapidjson::SizeType>(name.size()));
   } else if constexpr (std::is_same_v<T, IntOrString>) {
     if (v.is_int()) {
       w.Int64(v.int_value());

@@ -10,6 +10,7 @@
 
 #include <charconv>
 
+#include "base/json_chars.h"
 #include "operator/k8s/json_copy.h"
 
 namespace rdmastack::k8s {
@@ -27,7 +28,7 @@ std::optional<size_t> ParseIndex(std::string_view segment) {
 }
 
 Value::StringRefType Ref(std::string_view s) {
-  return Value::StringRefType(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+  return Value::StringRefType(JsonChars(s), static_cast<rapidjson::SizeType>(s.size()));
 }
 
 const Value* Child(const Value& node, std::string_view segment) {
@@ -357,7 +358,7 @@ StatusOr<Value*> SlotFor(rapidjson::Document& doc, const JsonPath& path) {
 
 Status JsonObject::SetString(const JsonPath& path, std::string_view value) {
   RDMASTACK_ASSIGN_OR_RETURN(Value * slot, SlotFor(doc_, path));
-  slot->SetString(value.data(), static_cast<rapidjson::SizeType>(value.size()),
+  slot->SetString(JsonChars(value), static_cast<rapidjson::SizeType>(value.size()),
                   doc_.GetAllocator());
   return OkStatus();
 }
@@ -543,7 +544,7 @@ namespace {
 void TrySet(JsonObject& o, const JsonPath& path, std::string_view value) {
   StatusOr<Value*> slot = SlotFor(o.document(), path);
   if (!slot.ok()) return;
-  (*slot)->SetString(value.data(), static_cast<rapidjson::SizeType>(value.size()),
+  (*slot)->SetString(JsonChars(value), static_cast<rapidjson::SizeType>(value.size()),
                      o.document().GetAllocator());
 }
 }  // namespace

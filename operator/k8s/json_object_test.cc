@@ -85,6 +85,16 @@ TEST(JsonObjectTest, TypedMetadata) {
   EXPECT_EQ(node.Namespace(), "");
 }
 
+// An empty string_view may hold a null pointer, on which RapidJSON asserts (the must-gather
+// fuzzer found the plugin crashing on a Secret without a namespace).
+TEST(JsonObjectTest, AnEmptyViewWithoutStorageIsAnEmptyString) {
+  JsonObject o;
+  ASSERT_TRUE(o.SetString({"a"}, std::string_view()).ok());
+  o.SetNamespace(std::string_view());
+  EXPECT_EQ(o.GetString({"a"}), "");
+  EXPECT_EQ(o.Serialize(), R"({"a":"","metadata":{"namespace":""}})");
+}
+
 TEST(JsonObjectTest, WritesCreateIntermediateObjects) {
   JsonObject o;
   ASSERT_TRUE(o.SetString({"spec", "template", "metadata", "labels", "a.b/c"}, "v").ok());
