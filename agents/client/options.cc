@@ -33,6 +33,12 @@ StatusOr<std::string> ParseDir(const std::string& flag, std::string value) {
   return value;
 }
 
+// A directory the command removes things in: absolute, and never / itself.
+Status CheckBelowRoot(const std::string& flag, const std::string& dir) {
+  if (dir.front() == '/' && dir != "/") return OkStatus();
+  return InvalidArgumentError(flag + " must be an absolute directory below /, got '" + dir + "'");
+}
+
 // A byte budget: a quantity above 0 (`64Mi`).
 StatusOr<uint64_t> ParseBudget(const std::string& flag, const std::string& value) {
   auto q = ParseByteQuantity(value);
@@ -187,10 +193,7 @@ StatusOr<UninstallOptions> ParseUninstallOptions(const std::vector<std::string>&
   }
   if (o.install_dir.empty()) return InvalidArgumentError("--install-dir is required");
   // Only ever a profile's own directory: never the install root or a path outside it.
-  if (o.install_dir.front() != '/' || o.install_dir == "/") {
-    return InvalidArgumentError("--install-dir must be an absolute directory below /, got '" +
-                                o.install_dir + "'");
-  }
+  RDMASTACK_RETURN_IF_ERROR(CheckBelowRoot("--install-dir", o.install_dir));
   return o;
 }
 
@@ -215,9 +218,7 @@ StatusOr<RemoveDirOptions> ParseRemoveDirOptions(const std::vector<std::string>&
   }
   if (o.root.empty() || o.name.empty())
     return InvalidArgumentError("--root and --name are required");
-  if (o.root.front() != '/' || o.root == "/")
-    return InvalidArgumentError("--root must be an absolute directory below /, got '" + o.root +
-                                "'");
+  RDMASTACK_RETURN_IF_ERROR(CheckBelowRoot("--root", o.root));
   return o;
 }
 

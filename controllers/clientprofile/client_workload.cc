@@ -308,28 +308,14 @@ k8s::JsonObject RenderUninstallDaemonSet(const crd::ClientProfile& profile,
   SetNodeAffinity(ClientNodeLabel(ns, profile.metadata.name), {kUninstallValue}, &pod);
   for (const auto& t : profile.spec.tolerations)
     pod.Append({"tolerations"}, controllers::TolerationJson(t));
-  k8s::JsonBuilder c;
-  c.SetString({"name"}, "uninstall");
-  c.SetString({"image"}, options.image);
-  for (const std::string& a : std::vector<std::string>{"uninstall", "--install-dir",
-                                                       kInstallMountPath, "--state-dir", kStateDir})
-    c.Append({"args"}, Str(a));
   // Ready = nothing a client installed is left; the operator then takes the node's label away.
-  k8s::JsonBuilder ready(Obj(R"({"periodSeconds":2,"timeoutSeconds":2,"failureThreshold":1})"));
-  for (const char* a : {"rdmastack-client", "ready", "--state-dir", kStateDir})
-    ready.Append({"exec", "command"}, Str(a));
-  c.Set({"readinessProbe"}, ready);
-  // Root owns the files it removes; no capability is needed for that.
-  c.Set({"securityContext"},
-        Obj(R"({"runAsUser":0,"allowPrivilegeEscalation":false,)"
-            R"("readOnlyRootFilesystem":true,"capabilities":{"drop":["ALL"]}})"));
-  c.Set({"resources"},
-        Obj(R"({"requests":{"cpu":"10m","memory":"16Mi"},"limits":{"memory":"64Mi"}})"));
-  c.Append({"volumeMounts"}, Mount("client-install", kInstallMountPath, false));
-  c.Append({"volumeMounts"}, Mount("state", kStateDir, false));
-  pod.Append({"containers"}, c);
+  pod.Append({"containers"},
+             controllers::HostCleanupContainer(
+                 "uninstall", options.image,
+                 {"uninstall", "--install-dir", kInstallMountPath, "--state-dir", kStateDir},
+                 kStateDir, Mount("client-install", kInstallMountPath, false)));
   pod.Append({"volumes"}, InstallVolume(profile));
-  pod.Append({"volumes"}, Obj(R"({"name":"state","emptyDir":{"medium":"Memory"}})"));
+  pod.Append({"volumes"}, controllers::StateVolume());
   controllers::ApplyNodePodPolicy(options.node_pods, {}, &pod);
   ds.Set({"spec", "template", "spec"}, pod);
   controllers::StampAppliedHash(&ds);

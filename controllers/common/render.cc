@@ -111,4 +111,32 @@ k8s::JsonObject HostPathVolume(std::string_view name, std::string_view path,
   return std::move(v).Build();
 }
 
+k8s::JsonObject HostCleanupContainer(std::string_view name, std::string_view image,
+                                     const std::vector<std::string>& args,
+                                     std::string_view state_dir,
+                                     const k8s::JsonObject& host_mount) {
+  k8s::JsonBuilder c;
+  c.SetString({"name"}, name);
+  c.SetString({"image"}, image);
+  for (const std::string& a : args) c.Append({"args"}, Str(a));
+  k8s::JsonBuilder ready(Obj(R"({"periodSeconds":2,"timeoutSeconds":2,"failureThreshold":1})"));
+  for (std::string_view a : {std::string_view("rdmastack-client"), std::string_view("ready"),
+                             std::string_view("--state-dir"), state_dir})
+    ready.Append({"exec", "command"}, Str(a));
+  c.Set({"readinessProbe"}, ready);
+  // Root owns what it removes; no capability is needed for that.
+  c.Set({"securityContext"},
+        Obj(R"({"runAsUser":0,"allowPrivilegeEscalation":false,)"
+            R"("readOnlyRootFilesystem":true,"capabilities":{"drop":["ALL"]}})"));
+  c.Set({"resources"},
+        Obj(R"({"requests":{"cpu":"10m","memory":"16Mi"},"limits":{"memory":"64Mi"}})"));
+  c.Append({"volumeMounts"}, host_mount);
+  c.Append({"volumeMounts"}, Mount("state", state_dir, false));
+  return std::move(c).Build();
+}
+
+k8s::JsonObject StateVolume() {
+  return Obj(R"({"name":"state","emptyDir":{"medium":"Memory"}})");
+}
+
 }  // namespace rdmastack::controllers

@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "crds/types/label_names.h"
 #include "crds/types/types.h"
@@ -37,6 +38,15 @@ k8s::JsonObject EnvValue(std::string_view name, std::string_view value);
 k8s::JsonObject EnvSecret(std::string_view name, std::string_view secret, std::string_view key);
 k8s::JsonObject Mount(std::string_view name, std::string_view path, bool read_only);
 k8s::JsonObject HostPathVolume(std::string_view name, std::string_view path, std::string_view type);
+// The container of a pod that removes from a node what a deleted or departed owner left there (a
+// profile's client files, a pool's IAM directory): `image` (the operator's client image) runs
+// `rdmastack-client <args>` as root with every capability dropped and a read-only root, keeps its
+// state in `state_dir` (the "state" volume, StateVolume), and turns Ready once the removal is done
+// (`rdmastack-client ready`); `host_mount` is its one mount of the host.
+k8s::JsonObject HostCleanupContainer(std::string_view name, std::string_view image,
+                                     const std::vector<std::string>& args,
+                                     std::string_view state_dir, const k8s::JsonObject& host_mount);
+k8s::JsonObject StateVolume();  // "state", an emptyDir in memory
 
 // A nodeSelectorTerm (or part of one): each pair as `key In [value]`.
 void AppendSelectorExpressions(const crd::StringMap& selector, k8s::JsonBuilder* term);

@@ -9,7 +9,6 @@ namespace {
 
 using controllers::Mount;
 using controllers::Obj;
-using controllers::Str;
 
 constexpr char kIamRootMount[] = "/gateway-iam";
 constexpr char kStateDir[] = "/run/rdmastack-client";
@@ -77,32 +76,18 @@ k8s::JsonObject RenderIamCleanupDaemonSet(const crd::GatewayPool& pool,
   // Wherever the gateways could run.
   for (const auto& t : pool.spec.tolerations)
     pod.Append({"tolerations"}, controllers::TolerationJson(t));
-  k8s::JsonBuilder c;
-  c.SetString({"name"}, "remove-dir");
-  c.SetString({"image"}, options.cleanup_image);
-  for (const std::string& a :
-       std::vector<std::string>{"remove-dir", "--root", kIamRootMount, "--name",
-                                IamDirName(ns, pool.metadata.name, pool.metadata.uid.value_or("")),
-                                "--state-dir", kStateDir, "--interval", "2s"})
-    c.Append({"args"}, Str(a));
   // Ready = the directory is gone; the operator then takes the node's labels away.
-  k8s::JsonBuilder ready(Obj(R"({"periodSeconds":2,"timeoutSeconds":2,"failureThreshold":1})"));
-  for (const char* a : {"rdmastack-client", "ready", "--state-dir", kStateDir})
-    ready.Append({"exec", "command"}, Str(a));
-  c.Set({"readinessProbe"}, ready);
-  // Root owns what it removes; no capability is needed for that.
-  c.Set({"securityContext"},
-        Obj(R"({"runAsUser":0,"allowPrivilegeEscalation":false,)"
-            R"("readOnlyRootFilesystem":true,"capabilities":{"drop":["ALL"]}})"));
-  c.Set({"resources"},
-        Obj(R"({"requests":{"cpu":"10m","memory":"16Mi"},"limits":{"memory":"64Mi"}})"));
-  c.Append({"volumeMounts"}, Mount("gateway-iam", kIamRootMount, false));
-  c.Append({"volumeMounts"}, Mount("state", kStateDir, false));
-  pod.Append({"containers"}, c);
+  pod.Append({"containers"},
+             controllers::HostCleanupContainer(
+                 "remove-dir", options.cleanup_image,
+                 {"remove-dir", "--root", kIamRootMount, "--name",
+                  IamDirName(ns, pool.metadata.name, pool.metadata.uid.value_or("")), "--state-dir",
+                  kStateDir, "--interval", "2s"},
+                 kStateDir, Mount("gateway-iam", kIamRootMount, false)));
   // The root, not the pool's directory: a mount point cannot be removed.
   pod.Append({"volumes"},
              controllers::HostPathVolume("gateway-iam", kIamHostRoot, "DirectoryOrCreate"));
-  pod.Append({"volumes"}, Obj(R"({"name":"state","emptyDir":{"medium":"Memory"}})"));
+  pod.Append({"volumes"}, controllers::StateVolume());
   std::vector<std::string> pool_pull_secrets;
   for (const auto& ref : pool.spec.image_pull_secrets) pool_pull_secrets.push_back(ref.name);
   controllers::ApplyNodePodPolicy(options.node_pods, pool_pull_secrets, &pod);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -179,6 +180,38 @@ class GatewayPoolReconcilerTest : public ::testing::Test {
     (void)updated.Set({"metadata"}, *current.Get({"metadata"}));
     (void)updated.Set({"status"}, *current.Get({"status"}));
     ASSERT_TRUE(api_.Put(crd::kinds::GatewayPool(), updated).ok());
+  }
+
+  // Pool kvcache on two nodes, edited to 2.0 with `drain_seconds`: stg-a goes as far as Drain.
+  void DrainStgA(int drain_seconds = 10) {
+    ASSERT_NO_FATAL_FAILURE(ServeOnTwoNodes());
+    ASSERT_NO_FATAL_FAILURE(EditToVersion2(drain_seconds));
+    Reconcile("kvcache");  // stg-a starts
+    PutGatewayPod("kvcache", "stg-a", "10.0.0.1", true, "v2");
+    clock_.Advance(std::chrono::seconds(2));
+    Reconcile("kvcache");  // Switch, its endpoint published, Drain
+    ASSERT_EQ(PhaseOf("stg-a"), "Drain");
+  }
+
+  // stg-a, in Drain now, is still there `after` minus a second later and in StopOld at `after`.
+  void ExpectStgALeavesDrainAfter(std::chrono::seconds after) {
+    clock_.Advance(after - std::chrono::seconds(1));
+    Reconcile("kvcache");
+    EXPECT_EQ(PhaseOf("stg-a"), "Drain");
+    clock_.Advance(std::chrono::seconds(1));
+    Reconcile("kvcache");
+    EXPECT_EQ(PhaseOf("stg-a"), "StopOld");
+  }
+
+  // Another writer changes `node`'s upgrade state in pool kvcache on the API server.
+  void RewriteState(const std::string& node, const std::function<void(NodeUpgradeState&)>& edit) {
+    k8s::JsonObject n = *api_.Find(k8s::kinds::Node(), "", node);
+    auto state =
+        ParseNodeUpgradeState(n.Annotation(NodeUpgradeAnnotation(kNs, "kvcache")).value_or(""));
+    ASSERT_TRUE(state.ok());
+    edit(*state);
+    n.SetAnnotation(NodeUpgradeAnnotation(kNs, "kvcache"), SerializeNodeUpgradeState(*state));
+    ASSERT_TRUE(api_.Put(k8s::kinds::Node(), n).ok());
   }
 
   // The phase of `node`'s move in pool kvcache, as the API server has it; "none" without one.
@@ -529,13 +562,7 @@ TEST_F(GatewayPoolReconcilerTest, APassBeforeTheCacheHasANodesStartDoesNotStartI
 // Clients learn of a move through the API server: a drain the API server was away for lasts
 // drainSeconds from its first answer after the outage, not from when the drain began.
 TEST_F(GatewayPoolReconcilerTest, ADrainLastsDrainSecondsAfterTheApiServerAnswersAgain) {
-  ASSERT_NO_FATAL_FAILURE(ServeOnTwoNodes());
-  ASSERT_NO_FATAL_FAILURE(EditToVersion2(/*drain_seconds=*/10));
-  Reconcile("kvcache");  // stg-a starts
-  PutGatewayPod("kvcache", "stg-a", "10.0.0.1", true, "v2");
-  clock_.Advance(std::chrono::seconds(2));
-  Reconcile("kvcache");  // Switch, its endpoint published, Drain
-  ASSERT_EQ(PhaseOf("stg-a"), "Drain");
+  ASSERT_NO_FATAL_FAILURE(DrainStgA());
 
   // The API server stops answering a second in, for 15 s: longer than the drain.
   clock_.Advance(std::chrono::seconds(1));
@@ -555,45 +582,25 @@ TEST_F(GatewayPoolReconcilerTest, ADrainLastsDrainSecondsAfterTheApiServerAnswer
                   .has_value())
       << "the old gateway keeps serving";
 
-  clock_.Advance(std::chrono::seconds(9));
-  Reconcile("kvcache");
-  EXPECT_EQ(PhaseOf("stg-a"), "Drain");
-  clock_.Advance(std::chrono::seconds(1));
-  Reconcile("kvcache");
-  EXPECT_EQ(PhaseOf("stg-a"), "StopOld");
+  ExpectStgALeavesDrainAfter(std::chrono::seconds(10));
 }
 
 // Another replica wrote the node's drain start with a wall clock 30 s behind this one's, then
 // lost its lease. The successor counts the drain from when it first saw it, on its own monotonic
 // clock: the drain is not cut short by the writer's clock.
 TEST_F(GatewayPoolReconcilerTest, ASuccessorNeverShortensADrainWrittenByALaggingClock) {
-  ASSERT_NO_FATAL_FAILURE(ServeOnTwoNodes());
-  ASSERT_NO_FATAL_FAILURE(EditToVersion2(/*drain_seconds=*/10));
-  Reconcile("kvcache");  // stg-a starts
-  PutGatewayPod("kvcache", "stg-a", "10.0.0.1", true, "v2");
-  clock_.Advance(std::chrono::seconds(2));
-  Reconcile("kvcache");  // Switch, its endpoint published, Drain
-  ASSERT_EQ(PhaseOf("stg-a"), "Drain");
+  ASSERT_NO_FATAL_FAILURE(DrainStgA());
   // As the lagging writer had it: since and started 30 s earlier.
-  k8s::JsonObject node = *api_.Find(k8s::kinds::Node(), "", "stg-a");
-  auto state =
-      ParseNodeUpgradeState(node.Annotation(NodeUpgradeAnnotation(kNs, "kvcache")).value_or(""));
-  ASSERT_TRUE(state.ok());
-  state->since -= 30;
-  state->started -= 30;
-  node.SetAnnotation(NodeUpgradeAnnotation(kNs, "kvcache"), SerializeNodeUpgradeState(*state));
-  ASSERT_TRUE(api_.Put(k8s::kinds::Node(), node).ok());
+  ASSERT_NO_FATAL_FAILURE(RewriteState("stg-a", [](NodeUpgradeState& s) {
+    s.since -= 30;
+    s.started -= 30;
+  }));
 
   clock_.Advance(std::chrono::seconds(1));
   reconciler_ = MakeReconciler();  // the successor, whose API server has answered all along
   Reconcile("kvcache");
   EXPECT_EQ(PhaseOf("stg-a"), "Drain") << "counted from the successor's first sight of it";
-  clock_.Advance(std::chrono::seconds(9));
-  Reconcile("kvcache");
-  EXPECT_EQ(PhaseOf("stg-a"), "Drain");
-  clock_.Advance(std::chrono::seconds(1));
-  Reconcile("kvcache");
-  EXPECT_EQ(PhaseOf("stg-a"), "StopOld");
+  ExpectStgALeavesDrainAfter(std::chrono::seconds(10));
 }
 
 // A deposed leader plans from its cache; the successor moved the node meanwhile. The stale
@@ -606,15 +613,12 @@ TEST_F(GatewayPoolReconcilerTest, AStaleWritersUpgradeStatePatchFailsInsteadOfUn
   PutGatewayPod("kvcache", "stg-a", "10.0.0.1", true, "v2");
   caches_.Sync();
   // The successor's write lands after this process read the node: stg-a rolled back.
-  k8s::JsonObject node = *api_.Find(k8s::kinds::Node(), "", "stg-a");
-  auto state =
-      ParseNodeUpgradeState(node.Annotation(NodeUpgradeAnnotation(kNs, "kvcache")).value_or(""));
-  ASSERT_TRUE(state.ok());
-  state->phase = UpgradePhase::kRollBack;
-  state->reason = "Halted";
-  const std::string successors = SerializeNodeUpgradeState(*state);
-  node.SetAnnotation(NodeUpgradeAnnotation(kNs, "kvcache"), successors);
-  ASSERT_TRUE(api_.Put(k8s::kinds::Node(), node).ok());
+  ASSERT_NO_FATAL_FAILURE(RewriteState("stg-a", [](NodeUpgradeState& s) {
+    s.phase = UpgradePhase::kRollBack;
+    s.reason = "Halted";
+  }));
+  const std::string successors = *api_.Find(k8s::kinds::Node(), "", "stg-a")
+                                      ->Annotation(NodeUpgradeAnnotation(kNs, "kvcache"));
 
   api_.ClearActions();
   auto result = reconciler_->Reconcile({kNs, "kvcache"});  // plans Switch from the stale cache
@@ -633,14 +637,10 @@ TEST_F(GatewayPoolReconcilerTest, ASuccessorNeverShortensAValidationTimeout) {
   ASSERT_NO_FATAL_FAILURE(EditToVersion2());
   Reconcile("kvcache");  // stg-a starts; its new gateway never turns Ready
   ASSERT_EQ(PhaseOf("stg-a"), "StartNew");
-  k8s::JsonObject node = *api_.Find(k8s::kinds::Node(), "", "stg-a");
-  auto state =
-      ParseNodeUpgradeState(node.Annotation(NodeUpgradeAnnotation(kNs, "kvcache")).value_or(""));
-  ASSERT_TRUE(state.ok());
-  state->since -= 3600;
-  state->started -= 3600;
-  node.SetAnnotation(NodeUpgradeAnnotation(kNs, "kvcache"), SerializeNodeUpgradeState(*state));
-  ASSERT_TRUE(api_.Put(k8s::kinds::Node(), node).ok());
+  ASSERT_NO_FATAL_FAILURE(RewriteState("stg-a", [](NodeUpgradeState& s) {
+    s.since -= 3600;
+    s.started -= 3600;
+  }));
 
   reconciler_ = MakeReconciler();
   Reconcile("kvcache");
