@@ -18,7 +18,8 @@ void Expect(const StatusOf<T>& status) {
     return;
   }
   EXPECT_TRUE(fitted->fixes.empty())
-      << KindOf<T>() << " status is not valid for crds/ schema; the writer would have to fit it: "
+      << KindOf<T>()
+      << " status is not valid for its CRD schema (crds/*.yaml); the writer would fit it: "
       << DescribeFixes(fitted->fixes);
 }
 
