@@ -17,14 +17,14 @@
 namespace rdmastack::controllers {
 
 // Applies `fitted` (FitStatusPatch of object `key`), after logging its fixes through `fit_log`.
-// Only a fitted status can be written: there is no overload for a raw one.
+// Only a fitted status can be written: a FittedStatus comes from FitStatusPatch alone.
 template <crd::CustomResource Resource>
 StatusOr<k8s::JsonObject> ApplyFittedStatus(k8s::Client& client, const k8s::ResourceType& type,
                                             const std::string& key,
                                             const crd::FittedStatus<Resource>& fitted,
                                             StatusFitLog& fit_log) {
-  fit_log.Report(key, fitted.fixes);
-  auto body = k8s::JsonObject::Parse(fitted.patch);
+  fit_log.Report(key, fitted.fixes());
+  auto body = k8s::JsonObject::Parse(fitted.patch());
   if (!body.ok()) return body.status();
   k8s::PatchOptions options;
   options.field_manager = kFieldManager;
@@ -51,11 +51,11 @@ StatusOr<bool> ApplyStatusIfChanged(k8s::Client& client, const k8s::ResourceType
   auto fitted = crd::FitStatusPatch(desired);
   if (!fitted.ok()) return fitted.status().WithContext(key);
   // A status that needed fitting differs from the cached one only where the fit changed it.
-  if (resource.status && *resource.status == fitted->status) return false;
-  if (memo.Pending(key, fitted->status, object.ResourceVersion())) return false;
+  if (resource.status && *resource.status == fitted->status()) return false;
+  if (memo.Pending(key, fitted->status(), object.ResourceVersion())) return false;
   auto applied = ApplyFittedStatus(client, type, key, *fitted, fit_log);
   if (!applied.ok()) return applied.status();
-  memo.Remember(key, std::move(fitted->status), std::string(applied->ResourceVersion()));
+  memo.Remember(key, fitted->status(), std::string(applied->ResourceVersion()));
   return true;
 }
 

@@ -127,12 +127,12 @@ StatusOr<runtime::Result> RdmaNodeReconciler::Reconcile(const runtime::Request& 
   auto fitted = crd::FitStatusPatch(desired);
   if (!fitted.ok()) return fitted.status().WithContext("RdmaNode " + name);
   // What needed fitting differs from what the server holds only where the fit changed it.
-  if (in.previous != nullptr && *in.previous == fitted->status) return result;
+  if (in.previous != nullptr && *in.previous == fitted->status()) return result;
   auto applied =
       controllers::ApplyFittedStatus(client_, crd::kinds::RdmaNode(), name, *fitted, fit_log_);
   if (!applied.ok()) return applied.status();
-  written_.Remember(name, fitted->status, std::string(applied->ResourceVersion()));
-  const crd::Condition* reporting = FindCondition(fitted->status, kReporting);
+  written_.Remember(name, fitted->status(), std::string(applied->ResourceVersion()));
+  const crd::Condition* reporting = FindCondition(fitted->status(), kReporting);
   spdlog::info("rdmanode {}: status written (Reporting={} {})", name,
                reporting != nullptr ? crd::ToString(reporting->status) : "",
                reporting != nullptr ? reporting->reason : "");

@@ -15,14 +15,31 @@ template <CustomResource T>
 using StatusOf = typename decltype(T::status)::value_type;
 
 template <CustomResource T>
-struct FittedStatus {
-  std::string patch;   // SerializeStatusPatch, fitted: the body to apply to /status
-  StatusOf<T> status;  // the status as the API server will hold it
-  SchemaFixes fixes;   // empty when `desired` fit as it was
-};
+class FittedStatus;
 
 // `desired` (metadata and status; a status is required) as its status patch, fitted.
 template <CustomResource T>
 StatusOr<FittedStatus<T>> FitStatusPatch(const T& desired);
+
+// Only FitStatusPatch makes one, so a writer that takes a FittedStatus cannot send a status that
+// was not fitted.
+template <CustomResource T>
+class FittedStatus {
+ public:
+  // SerializeStatusPatch, fitted: the body to apply to /status.
+  const std::string& patch() const { return patch_; }
+  // The status as the API server will hold it.
+  const StatusOf<T>& status() const { return status_; }
+  // Empty when the status fit as it was.
+  const SchemaFixes& fixes() const { return fixes_; }
+
+ private:
+  friend StatusOr<FittedStatus> FitStatusPatch<T>(const T& desired);
+  FittedStatus() = default;
+
+  std::string patch_;
+  StatusOf<T> status_;
+  SchemaFixes fixes_;
+};
 
 }  // namespace rdmastack::crd

@@ -17,10 +17,10 @@ void Expect(const StatusOf<T>& status) {
     ADD_FAILURE() << KindOf<T>() << " status cannot be written: " << fitted.status().ToString();
     return;
   }
-  EXPECT_TRUE(fitted->fixes.empty())
+  EXPECT_TRUE(fitted->fixes().empty())
       << KindOf<T>()
       << " status is not valid for its CRD schema (crds/*.yaml); the writer would fit it: "
-      << DescribeFixes(fitted->fixes);
+      << DescribeFixes(fitted->fixes());
 }
 
 }  // namespace

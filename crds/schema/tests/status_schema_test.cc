@@ -48,9 +48,9 @@ TEST(StatusSchemaTest, AValidStatusIsSentAsComputed) {
   s.failing_nodes = {{"a", "GatewayFailing", "exit 1", std::nullopt}};
   auto fitted = FitStatusPatch(Pool(s));
   ASSERT_TRUE(fitted.ok()) << fitted.status().ToString();
-  EXPECT_TRUE(fitted->fixes.empty());
-  EXPECT_EQ(fitted->status, s);
-  EXPECT_EQ(fitted->patch, SerializeStatusPatch(Pool(s)));
+  EXPECT_TRUE(fitted->fixes().empty());
+  EXPECT_EQ(fitted->status(), s);
+  EXPECT_EQ(fitted->patch(), SerializeStatusPatch(Pool(s)));
 }
 
 TEST(StatusSchemaTest, AnInvalidStatusIsSentFittedAndReadsBackAsTheServerWillHoldIt) {
@@ -60,17 +60,17 @@ TEST(StatusSchemaTest, AnInvalidStatusIsSentFittedAndReadsBackAsTheServerWillHol
                      {"a", "GatewayNotScheduled", "no pod", std::nullopt}};
   auto fitted = FitStatusPatch(Pool(s));
   ASSERT_TRUE(fitted.ok()) << fitted.status().ToString();
-  EXPECT_EQ(fitted->fixes.size(), 2u) << DescribeFixes(fitted->fixes);
-  ASSERT_EQ(fitted->status.failing_nodes.size(), 1u);
-  EXPECT_EQ(fitted->status.failing_nodes[0].reason, "NewGatewayNotReady");
-  EXPECT_LT(fitted->status.failing_nodes[0].message->size(), 1030u);
-  EXPECT_EQ(fitted->status.observed_generation, 2);
+  EXPECT_EQ(fitted->fixes().size(), 2u) << DescribeFixes(fitted->fixes());
+  ASSERT_EQ(fitted->status().failing_nodes.size(), 1u);
+  EXPECT_EQ(fitted->status().failing_nodes[0].reason, "NewGatewayNotReady");
+  EXPECT_LT(fitted->status().failing_nodes[0].message->size(), 1030u);
+  EXPECT_EQ(fitted->status().observed_generation, 2);
   // The patch is the fitted status, and fitting that again changes nothing.
-  EXPECT_EQ(fitted->patch, SerializeStatusPatch(Pool(fitted->status)));
-  auto again = FitStatusPatch(Pool(fitted->status));
+  EXPECT_EQ(fitted->patch(), SerializeStatusPatch(Pool(fitted->status())));
+  auto again = FitStatusPatch(Pool(fitted->status()));
   ASSERT_TRUE(again.ok());
-  EXPECT_TRUE(again->fixes.empty()) << DescribeFixes(again->fixes);
-  EXPECT_EQ(again->status, fitted->status);
+  EXPECT_TRUE(again->fixes().empty()) << DescribeFixes(again->fixes());
+  EXPECT_EQ(again->status(), fitted->status());
 }
 
 TEST(StatusSchemaTest, RdmaNodeAndClientProfileStatusesAreFittedToo) {
@@ -80,7 +80,7 @@ TEST(StatusSchemaTest, RdmaNodeAndClientProfileStatusesAreFittedToo) {
   node.status->checks = {{"a", CheckStatus::kFail, "R", std::string(1500, 'm'), std::nullopt}};
   auto n = FitStatusPatch(node);
   ASSERT_TRUE(n.ok()) << n.status().ToString();
-  EXPECT_EQ(n->fixes.size(), 1u) << DescribeFixes(n->fixes);
+  EXPECT_EQ(n->fixes().size(), 1u) << DescribeFixes(n->fixes());
 
   ClientProfile profile;
   profile.metadata.name = "p";
@@ -89,8 +89,8 @@ TEST(StatusSchemaTest, RdmaNodeAndClientProfileStatusesAreFittedToo) {
   profile.status->ineligible_nodes = {{"g", "NoRdmaDevice", "x"}, {"g", "LinkDown", "y"}};
   auto p = FitStatusPatch(profile);
   ASSERT_TRUE(p.ok()) << p.status().ToString();
-  ASSERT_EQ(p->status.ineligible_nodes.size(), 1u);
-  EXPECT_EQ(p->status.ineligible_nodes[0].reason, "NoRdmaDevice");
+  ASSERT_EQ(p->status().ineligible_nodes.size(), 1u);
+  EXPECT_EQ(p->status().ineligible_nodes[0].reason, "NoRdmaDevice");
 }
 
 TEST(StatusSchemaTest, APatchWithoutAStatusIsRefused) {
