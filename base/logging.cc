@@ -1,7 +1,5 @@
 #include "base/logging.h"
 
-#include <rapidjson/encodings.h>
-#include <rapidjson/memorystream.h>
 #include <rapidjson/writer.h>
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -12,45 +10,20 @@
 #include <string>
 
 #include "base/json_chars.h"
+#include "base/utf8.h"
 
 namespace rdmastack {
 namespace {
 
 constexpr char kLoggerName[] = "rdmastack";
-constexpr char kReplacementCharacter[] = "\xEF\xBF\xBD";  // U+FFFD
 
-// Output streams for RapidJSON: one that drops what it is given, one that appends to a string.
-struct DiscardOut {
-  using Ch = char;
-  void Put(char) {}
-};
+// An output stream for RapidJSON that appends to a string.
 struct StringOut {
   using Ch = char;
   std::string& out;
   void Put(char c) { out.push_back(c); }
   void Flush() {}
 };
-
-// Keeps the valid UTF-8 sequences of `text` and replaces each byte that does not start one.
-std::string ValidUtf8(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  size_t pos = 0;
-  while (pos < text.size()) {
-    // RapidJSON's validator rejects overlong forms, surrogates and code points past U+10FFFF;
-    // MemoryStream yields '\0' past the end, so a cut-off sequence fails too.
-    rapidjson::MemoryStream in(text.data() + pos, text.size() - pos);
-    DiscardOut ignored;
-    if (rapidjson::UTF8<char>::Validate(in, ignored)) {
-      out.append(text.substr(pos, in.Tell()));
-      pos += in.Tell();
-    } else {
-      out.append(kReplacementCharacter);
-      ++pos;
-    }
-  }
-  return out;
-}
 
 // `text` as a JSON string literal with its quotes, appended to `out`.
 void AppendJsonString(std::string_view text, std::string& out) {

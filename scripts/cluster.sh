@@ -455,7 +455,7 @@ OCI_IMAGES="$BUILD_DIR/images"
 OCI_COMPONENTS="operator agent gateway client"
 # The vgwrdma images the tests' and samples' pools name, and a second name of the client image:
 # harness-only stand-ins built FROM our images (tests/harness/node-runtime/standin_images.sh).
-STANDIN_IMAGES="registry.local/rdmastack/vgwrdma:1.8.0-cuobj1 registry.local/rdmastack/vgwrdma:1.8.0-cuobj2 registry.local/rdmastack/client:rollout"
+STANDIN_IMAGES="registry.local/rdmastack/vgwrdma:1.8.0-cuobj1 registry.local/rdmastack/vgwrdma:1.8.0-cuobj2 registry.local/rdmastack/vgwrdma:1.8.0-cuobj1-longlog registry.local/rdmastack/client:rollout"
 oci_image_ref() { echo "${RDMASTACK_IMAGE_REGISTRY:-ghcr.io/rdmastack}/$1:$(project_version)"; }
 project_version() { sed -n 's/^project(rdmastack VERSION \([0-9][0-9.]*\).*/\1/p' "$ROOT_DIR/CMakeLists.txt"; }
 

@@ -1,5 +1,6 @@
 #include "controllers/common/owned_pod.h"
 
+#include "base/utf8.h"
 #include "crds/types/gatewaypool_api.h"
 
 namespace rdmastack::controllers {
@@ -9,14 +10,33 @@ void ReadContainer(const k8s::JsonObject& status, OwnedPod* out) {
   out->restarts += static_cast<int32_t>(status.GetInt({"restartCount"}).value_or(0));
   if (auto reason = status.GetString({"state", "waiting", "reason"})) {
     out->waiting_reason = *reason;
-    out->message = status.GetString({"state", "waiting", "message"}).value_or("");
+    out->message = ClipUtf8(status.GetString({"state", "waiting", "message"}).value_or(""),
+                            kMaxPodMessageLength, TextUnit::kCodePoints);
   }
   // The launcher's refusal (one line on stderr) is the last termination message.
   if (auto last = status.GetString({"lastState", "terminated", "message"}); last && !last->empty())
-    out->message = *last;
+    out->message = LastWords(*last);
 }
 
 }  // namespace
+
+std::string LastWords(std::string_view message) {
+  constexpr TextUnit kUnit = TextUnit::kCodePoints;
+  if (TextLength(message, kUnit) <= kMaxPodMessageLength) return std::string(message);
+  // The earliest line start whose lines fit after the marker line.
+  for (size_t start = message.find('\n'); start != std::string_view::npos;
+       start = message.find('\n', start + 1)) {
+    const std::string_view lines = message.substr(start + 1);
+    const std::string marker =
+        std::string(kEllipsis) + " (" + std::to_string(start + 1) + " bytes cut)\n";
+    if (!lines.empty() &&
+        TextLength(marker, kUnit) + TextLength(lines, kUnit) <= kMaxPodMessageLength) {
+      return marker + std::string(lines);
+    }
+  }
+  // The last line alone is too long: its end.
+  return ClipUtf8Front(message, kMaxPodMessageLength, kUnit);
+}
 
 OwnedPod ReadOwnedPod(const k8s::JsonObject& pod, std::string_view container) {
   OwnedPod p;

@@ -12,6 +12,12 @@
 
 namespace rdmastack::controllers {
 
+// The most of a container's message an OwnedPod keeps, in characters. A termination message is
+// up to 4 KiB (a log tail under FallbackToLogsOnError: 2 KiB), and the controllers quote it into
+// status fields of at most 1024 characters (failingNodes[].message, eligibleNodes[].message) next
+// to their own words.
+inline constexpr size_t kMaxPodMessageLength = 512;
+
 struct OwnedPod {
   std::string name;
   std::string uid;
@@ -26,11 +32,17 @@ struct OwnedPod {
   bool terminating = false;     // deletionTimestamp set
   int32_t restarts = 0;
   // Why the gateway container is not running, when it is not: the kubelet's waiting reason
-  // (CrashLoopBackOff, CreateContainerConfigError, ...) and the last exit's message.
+  // (CrashLoopBackOff, CreateContainerConfigError, ...) and the last exit's message: its end,
+  // at most kMaxPodMessageLength, in whole lines where they fit (LastWords).
   std::string waiting_reason;
   std::string message;
   friend bool operator==(const OwnedPod&, const OwnedPod&) = default;
 };
+
+// The end of a container's message, at most kMaxPodMessageLength characters: a process says why
+// it stopped last. Whole lines are kept where they fit, after a line "… (N bytes cut)", so that
+// a refusal line the controllers look for at the start of a line still starts one.
+std::string LastWords(std::string_view message);
 
 // `container`: the DaemonSet's main container, whose waiting reason and restarts count (with
 // every init container's).

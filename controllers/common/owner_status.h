@@ -1,8 +1,8 @@
 #pragma once
 // How a pool's or profile's pass ends: an Event for each condition that changed in a way a human
-// should hear of, the status written when it changed (server-side apply of /status), and only
-// then the error of the pass's other writes, so that a failed write never holds back the status
-// that says what is wrong.
+// should hear of, the status written when it changed (fitted to the CRD schema, then
+// server-side apply of /status: status_writer.h), and only then the error of the pass's other
+// writes, so that a failed write never holds back the status that says what is wrong.
 
 #include <functional>
 #include <string>
@@ -53,7 +53,8 @@ class OwnerStatus {
         type_(type),
         log_name_(std::move(log_name)),
         rules_(std::move(rules)),
-        summary_(std::move(summary)) {}
+        summary_(std::move(summary)),
+        fit_log_(log_name_) {}
 
   // The end of a pass: Events, the status, then `synced` (the pass's other writes).
   Status Publish(const k8s::JsonObject& object, const Resource& resource, const StatusType& status,
@@ -67,14 +68,17 @@ class OwnerStatus {
 
   // The status alone, when it differs from the cached one and from what this process wrote last.
   Status Write(const k8s::JsonObject& object, const Resource& resource, const StatusType& status) {
-    RDMASTACK_ASSIGN_OR_RETURN(
-        bool written, ApplyStatusIfChanged(client_, type_, object, resource, status, memo_));
+    RDMASTACK_ASSIGN_OR_RETURN(bool written, ApplyStatusIfChanged(client_, type_, object, resource,
+                                                                  status, memo_, fit_log_));
     if (written) LogStatusWritten(log_name_, object.Key(), status.conditions, summary_(status));
     return OkStatus();
   }
 
   // The object is gone: what was written for it no longer matters.
-  void Forget(const std::string& key) { memo_.Forget(key); }
+  void Forget(const std::string& key) {
+    memo_.Forget(key);
+    fit_log_.Forget(key);
+  }
 
  private:
   k8s::Client& client_;
@@ -84,6 +88,7 @@ class OwnerStatus {
   const std::vector<ConditionEvent> rules_;
   const Summary summary_;
   WriteMemo<StatusType> memo_;  // object key -> status
+  StatusFitLog fit_log_;
 };
 
 }  // namespace rdmastack::controllers

@@ -61,6 +61,7 @@ PoolNodeTally TallyPoolNodes(const PoolStatusInputs& in) {
   const auto gateways = ByNode(in.pods, track);
   PoolNodeTally t;
   std::vector<crd::NodeProblem> problems;
+  std::vector<std::string> failing_gateway_nodes;
   // Nodes an upgrade has not moved to the spec's track yet are served by another track; nodes
   // under maintenance are out of service on purpose.
   std::set<std::string> served_elsewhere;
@@ -108,6 +109,7 @@ PoolNodeTally TallyPoolNodes(const PoolStatusInputs& in) {
     if (pod != nullptr && pod->ready && !pod->terminating) continue;
     if (pod != nullptr && IsFailing(*pod)) {
       ++t.failing_gateways;
+      failing_gateway_nodes.push_back(n.name);
     } else {
       ++t.starting;
     }
@@ -124,17 +126,28 @@ PoolNodeTally TallyPoolNodes(const PoolStatusInputs& in) {
   counts.ready = static_cast<int32_t>(t.ready);
   const UpgradePlan* up = in.upgrade != nullptr && in.upgrade->active ? in.upgrade : nullptr;
   t.upgrade = up;
-  counts.failed = static_cast<int32_t>(t.failing_gateways + (up ? up->failed.size() : 0));
+  // A node whose upgrade failed is listed (and counted) once, for that failure, which says that
+  // it still serves the old track; what its gateway pod does now is left out: failingNodes is a
+  // list-map keyed by node, and the API server refuses a status that names a node twice.
+  std::set<std::string> failed_upgrade;
+  if (up) {
+    std::vector<crd::NodeProblem> upgrade_problems;
+    for (const crd::NodeProblem& f : up->failed) {
+      if (!failed_upgrade.insert(f.node).second) continue;
+      upgrade_problems.push_back(
+          {f.node, f.reason,
+           "upgrade failed, the node still serves the old track: " + f.message.value_or(""),
+           std::nullopt});
+    }
+    std::erase_if(problems,
+                  [&](const crd::NodeProblem& p) { return failed_upgrade.count(p.node); });
+    problems.insert(problems.begin(), upgrade_problems.begin(), upgrade_problems.end());
+  }
+  size_t failed = failed_upgrade.size();
+  for (const std::string& node : failing_gateway_nodes) failed += !failed_upgrade.count(node);
+  counts.failed = static_cast<int32_t>(failed);
   if (t.in_maintenance > 0) counts.maintenance = static_cast<int32_t>(t.in_maintenance);
   if (up) counts.upgraded = up->phases.done;
-  if (up) {
-    for (const crd::NodeProblem& f : up->failed) {
-      problems.insert(problems.begin(), {f.node, f.reason,
-                                         "upgrade failed, the node still serves the old track: " +
-                                             f.message.value_or(""),
-                                         std::nullopt});
-    }
-  }
   counts.ready_of_selected = std::to_string(t.ready) + "/" + std::to_string(t.selected);
   if (problems.size() > kMaxFailingNodes) problems.resize(kMaxFailingNodes);
   t.failing = std::move(problems);

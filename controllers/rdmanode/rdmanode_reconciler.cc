@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "controllers/common/status_writer.h"
 #include "controllers/rdmanode/rdmanode_status.h"
 #include "crds/types/json.h"
 #include "crds/types/kinds.h"
@@ -65,6 +66,7 @@ StatusOr<runtime::Result> RdmaNodeReconciler::Reconcile(const runtime::Request& 
     // The garbage collector removes the RdmaNode with its owner; the agent state goes here.
     agents_.Forget(name);
     written_.Forget(name);
+    fit_log_.Forget(name);
     return runtime::Result{};
   }
   const runtime::ObjectPtr existing = rdmanodes_.Get(name);
@@ -121,17 +123,16 @@ StatusOr<runtime::Result> RdmaNodeReconciler::Reconcile(const runtime::Request& 
 
   crd::RdmaNode desired;
   desired.metadata.name = name;
-  desired.spec.node_name = name;
   desired.status = computed.status;
-  auto body = k8s::JsonObject::Parse(crd::SerializeStatusPatch(desired));
-  if (!body.ok()) return body.status();
-  k8s::PatchOptions options;
-  options.field_manager = kFieldManager;
-  options.force = true;
-  auto applied = client_.ApplyStatus(crd::kinds::RdmaNode(), *body, options);
-  if (!applied.ok()) return applied.status().WithContext("apply RdmaNode " + name + " status");
-  written_.Remember(name, computed.status, std::string(applied->ResourceVersion()));
-  const crd::Condition* reporting = FindCondition(computed.status, kReporting);
+  auto fitted = crd::FitStatusPatch(desired);
+  if (!fitted.ok()) return fitted.status().WithContext("RdmaNode " + name);
+  // What needed fitting differs from what the server holds only where the fit changed it.
+  if (in.previous != nullptr && *in.previous == fitted->status()) return result;
+  auto applied =
+      controllers::ApplyFittedStatus(client_, crd::kinds::RdmaNode(), name, *fitted, fit_log_);
+  if (!applied.ok()) return applied.status();
+  written_.Remember(name, fitted->status(), std::string(applied->ResourceVersion()));
+  const crd::Condition* reporting = FindCondition(fitted->status(), kReporting);
   spdlog::info("rdmanode {}: status written (Reporting={} {})", name,
                reporting != nullptr ? crd::ToString(reporting->status) : "",
                reporting != nullptr ? reporting->reason : "");

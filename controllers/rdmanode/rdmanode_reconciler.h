@@ -1,13 +1,15 @@
 #pragma once
 // Keeps one RdmaNode per Node whose agent has spoken (owned by the Node, so the garbage collector
 // removes it with the Node), its status computed from the agent state store. Writes with
-// server-side apply, only when the content differs from the informer cache.
+// server-side apply, the status fitted to the CRD schema (controllers/common/status_writer.h),
+// only when the content differs from the informer cache.
 
 #include <string>
 
 #include "controllers/common/render.h"
-#include "controllers/rdmanode/agent_state_store.h"
+#include "controllers/common/status_fit_log.h"
 #include "controllers/common/write_memo.h"
+#include "controllers/rdmanode/agent_state_store.h"
 #include "crds/types/types.h"
 #include "operator/k8s/client.h"
 #include "operator/runtime/reconciler.h"
@@ -33,6 +35,7 @@ class RdmaNodeReconciler final : public runtime::Reconciler {
   AgentStateStore& agents_;
   Clock& clock_;
   controllers::WriteMemo<crd::RdmaNodeStatus> written_;
+  controllers::StatusFitLog fit_log_{"rdmanode"};
 };
 
 }  // namespace rdmastack::rdmanode

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "base/rfc3339.h"
+#include "base/utf8.h"
 #include "controllers/common/conditions.h"
 
 namespace rdmastack::rdmanode {
@@ -14,12 +15,10 @@ namespace {
 using agent::v1::Check;
 using agent::v1::NodeReport;
 
-// Cuts to at most `max` bytes without splitting a UTF-8 sequence.
+// Cuts to at most `max` bytes without splitting a UTF-8 sequence (within the schema's maxLength,
+// which counts characters): names and ids, where a marker would make another name.
 std::string Clip(const std::string& s, size_t max) {
-  if (s.size() <= max) return s;
-  size_t n = max;
-  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
-  return s.substr(0, n);
+  return std::string(CutUtf8(s, max, TextUnit::kBytes));
 }
 
 std::optional<std::string> Opt(const std::string& s, size_t max) {

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "base/utf8.h"
 #include "operator/k8s/api_error.h"
 #include "operator/k8s/json_builder.h"
 
@@ -9,6 +10,8 @@ namespace rdmastack::runtime {
 
 namespace {
 
+// events.k8s.io refuses a note over 1024 bytes, counted after its JSON decoder has replaced each
+// byte outside UTF-8 with the three of U+FFFD: a note cut inside a character could grow past it.
 constexpr size_t kMaxNoteBytes = 1024;
 
 k8s::JsonObject RefObject(const ObjectRef& ref) {
@@ -55,7 +58,7 @@ k8s::JsonObject EventObject(const EventRecord& record, const EventRecorderOption
   o.SetString({"action"}, spec.action);
   o.SetString({"reason"}, spec.reason);
   o.SetString({"type"}, spec.type);
-  o.SetString({"note"}, spec.note.substr(0, kMaxNoteBytes));
+  o.SetString({"note"}, ClipUtf8(ValidUtf8(spec.note), kMaxNoteBytes, TextUnit::kBytes));
   o.Set({"regarding"}, RefObject(spec.regarding));
   if (spec.related) o.Set({"related"}, RefObject(*spec.related));
   if (record.series_count > 0) {

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "base/utf8.h"
 #include "operator/runtime/testing/mock_client.h"
 
 namespace rdmastack::runtime {
@@ -51,6 +52,21 @@ TEST(EventObjectTest, HasTheEventsV1Shape) {
   EXPECT_EQ(o.GetString({"note"})->size(), 1024u);
   EXPECT_EQ(o.GetInt({"series", "count"}), 3);
   EXPECT_EQ(o.GetString({"series", "lastObservedTime"}), "2027-01-15T08:00:05.000000Z");
+}
+
+// events.k8s.io refuses a note over 1024 bytes, counted after U+FFFD has replaced each byte
+// outside UTF-8: a note cut inside a character would grow past the limit on the server.
+TEST(EventObjectTest, ALongNoteIsCutOnACharacterAndStaysWithinTheLimit) {
+  EventRecord r;
+  std::string note;
+  for (int i = 0; i < 700; ++i) note += "\xC3\xA9";  // é: 1400 bytes
+  r.spec = {ObjectRefFor(Pool()), std::nullopt, "Warning", "GatewayFailing", "Verify", note};
+  r.name = "pool-a.2";
+  const std::string got = *EventObject(r, Options()).GetString({"note"});
+  EXPECT_LE(got.size(), 1024u);
+  EXPECT_TRUE(IsValidUtf8(got));
+  EXPECT_LE(ValidUtf8(got).size(), 1024u);
+  EXPECT_NE(got.find(" bytes cut)"), std::string::npos) << got;
 }
 
 TEST(EventObjectTest, ClusterScopedObjectsGetEventsInDefault) {

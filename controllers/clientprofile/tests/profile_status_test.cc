@@ -5,6 +5,7 @@
 
 #include "controllers/clientprofile/profile_conditions.h"
 #include "controllers/common/conditions.h"
+#include "crds/schema/testing/status_expectations.h"
 
 namespace rdmastack::clientprofile {
 namespace {
@@ -55,6 +56,14 @@ ProfileStatusInputs Inputs(const crd::ClientProfile& p, std::vector<NodeOutcome>
   return in;
 }
 
+// ComputeProfileStatus, and every status a case computes must be one the API server accepts as
+// it is.
+crd::ClientProfileStatus Computed(const ProfileStatusInputs& in) {
+  crd::ClientProfileStatus s = ComputeProfileStatus(in);
+  crd::testing::ExpectValidStatus(s);
+  return s;
+}
+
 const crd::Condition& Cond(const crd::ClientProfileStatus& s, const char* type) {
   const crd::Condition* c = controllers::FindCondition(s.conditions, type);
   EXPECT_NE(c, nullptr) << type;
@@ -64,7 +73,7 @@ const crd::Condition& Cond(const crd::ClientProfileStatus& s, const char* type) 
 
 TEST(ProfileStatusTest, EveryEligibleNodeReady) {
   const crd::ClientProfile p = Profile();
-  const auto s = ComputeProfileStatus(Inputs(
+  const auto s = Computed(Inputs(
       p, {Eligible("gpu-node-0", "GPUDirect", "PeerMem", true),
           Eligible("gpu-node-1", "GPUDirect", "DMABuf", true),
           Ineligible("gpu-node-2", "GpuNicTooFar"), Ineligible("gpu-node-3", "NoRdmaDevice")}));
@@ -92,7 +101,7 @@ TEST(ProfileStatusTest, EveryEligibleNodeReady) {
 
 TEST(ProfileStatusTest, NodesStillStartingAreListedFirst) {
   const crd::ClientProfile p = Profile();
-  const auto s = ComputeProfileStatus(Inputs(
+  const auto s = Computed(Inputs(
       p, {Eligible("a", "GPUDirect", "DMABuf", true), Eligible("b", "HostMemory", "", false)}));
   EXPECT_EQ(Cond(s, kReady).reason, "ClientsNotReady");
   EXPECT_EQ(Cond(s, kProgressing).status, crd::ConditionStatus::kTrue);
@@ -109,7 +118,7 @@ TEST(ProfileStatusTest, MissingPoolBlocksEverything) {
   ProfileStatusInputs in = Inputs(p, {Eligible("a", "GPUDirect", "DMABuf", false)});
   in.pool_found = false;
   in.endpoints = 0;
-  const auto s = ComputeProfileStatus(in);
+  const auto s = Computed(in);
   EXPECT_EQ(Cond(s, kReady).reason, "PoolNotFound");
   EXPECT_EQ(Cond(s, kDegraded).status, crd::ConditionStatus::kTrue);
   EXPECT_NE(Cond(s, kDegraded).message.find("GatewayPool ml/kvcache does not exist"),
@@ -121,7 +130,7 @@ TEST(ProfileStatusTest, PoolWithoutEndpoints) {
   const crd::ClientProfile p = Profile();
   ProfileStatusInputs in = Inputs(p, {Eligible("a", "GPUDirect", "DMABuf", false)});
   in.endpoints = 0;
-  const auto s = ComputeProfileStatus(in);
+  const auto s = Computed(in);
   EXPECT_EQ(Cond(s, kReady).reason, "PoolNotServing");
   EXPECT_EQ(Cond(s, kDegraded).reason, "PoolNotServing");
 }
@@ -130,10 +139,10 @@ TEST(ProfileStatusTest, RefusedSpecAndSecretProblemsAreNamed) {
   const crd::ClientProfile p = Profile();
   ProfileStatusInputs in = Inputs(p, {Eligible("a", "HostMemory", "", true)});
   in.secret_message = "Secret ml/client-keys (credentialsSecret) does not exist";
-  EXPECT_EQ(Cond(ComputeProfileStatus(in), kReady).reason, "CredentialsSecretInvalid");
+  EXPECT_EQ(Cond(Computed(in), kReady).reason, "CredentialsSecretInvalid");
   in.refused_reason = "RootCredentialsRefused";
   in.refused_message = "names the pool's root keys";
-  const auto s = ComputeProfileStatus(in);
+  const auto s = Computed(in);
   EXPECT_EQ(Cond(s, kReady).reason, "RootCredentialsRefused");
   EXPECT_EQ(Cond(s, kDegraded).message, "names the pool's root keys");
 }
@@ -142,9 +151,9 @@ TEST(ProfileStatusTest, AnS3UserMissingOnAGatewayIsDegradedAndShown) {
   const crd::ClientProfile p = Profile();
   ProfileStatusInputs in = Inputs(p, {Eligible("a", "HostMemory", "", true)});
   in.s3_user = crd::S3UserStatus{"p-s3-user", "RSAAAAAAAA0000000001", std::nullopt, 1, "1/2"};
-  EXPECT_EQ(Cond(ComputeProfileStatus(in), kDegraded).status, crd::ConditionStatus::kFalse);
+  EXPECT_EQ(Cond(Computed(in), kDegraded).status, crd::ConditionStatus::kFalse);
   in.s3_user_message = "1 of 2 gateways do not have the S3 user yet: gateway on s1: HTTP 403";
-  const auto s = ComputeProfileStatus(in);
+  const auto s = Computed(in);
   EXPECT_EQ(Cond(s, kDegraded).reason, "S3UserNotProvisioned");
   EXPECT_EQ(Cond(s, kReady).reason, "S3UserNotProvisioned");
   EXPECT_EQ(Cond(s, kReady).message, in.s3_user_message);
@@ -179,7 +188,7 @@ TEST(ProfileStatusTest, ALibraryImageAClientRefusedIsDegradedWithTheClientsWords
   in.library_refused = ClientLibraryRefusal(log);
   in.library_refused.message =
       "the client on node a refused clientLibrary.image: " + in.library_refused.message;
-  const auto s = ComputeProfileStatus(in);
+  const auto s = Computed(in);
   EXPECT_EQ(Cond(s, kDegraded).status, crd::ConditionStatus::kTrue);
   EXPECT_EQ(Cond(s, kDegraded).reason, "LibraryRefused");
   EXPECT_EQ(Cond(s, kReady).reason, "LibraryRefused");
@@ -187,21 +196,20 @@ TEST(ProfileStatusTest, ALibraryImageAClientRefusedIsDegradedWithTheClientsWords
   EXPECT_NE(Cond(s, kReady).message.find("'libx.so' -> '/etc/shadow'"), std::string::npos);
 
   in.library_refused = {"LibraryDigestMismatch", "the client on node a refused it: other bytes"};
-  const auto pinned = ComputeProfileStatus(in);
+  const auto pinned = Computed(in);
   EXPECT_EQ(Cond(pinned, kDegraded).reason, "LibraryDigestMismatch");
   EXPECT_EQ(Cond(pinned, kReady).reason, "LibraryDigestMismatch");
 }
 
 TEST(ProfileStatusTest, NoneEligibleOrMatched) {
   const crd::ClientProfile p = Profile();
-  auto s = ComputeProfileStatus(
-      Inputs(p, {Ineligible("a", "Bar1TooSmall"), Ineligible("b", "Bar1TooSmall")}));
+  auto s = Computed(Inputs(p, {Ineligible("a", "Bar1TooSmall"), Ineligible("b", "Bar1TooSmall")}));
   EXPECT_EQ(Cond(s, kNodesEligible).status, crd::ConditionStatus::kFalse);
   EXPECT_EQ(Cond(s, kNodesEligible).reason, "NoEligibleNodes");
   EXPECT_NE(Cond(s, kNodesEligible).message.find("Bar1TooSmall x2 (a, b)"), std::string::npos);
   EXPECT_EQ(Cond(s, kReady).reason, "NoEligibleNodes");
   EXPECT_FALSE(s.transport.has_value());
-  s = ComputeProfileStatus(Inputs(p, {}));
+  s = Computed(Inputs(p, {}));
   EXPECT_EQ(Cond(s, kNodesEligible).reason, "NoNodesMatched");
 }
 
@@ -215,7 +223,7 @@ TEST(ProfileStatusTest, ListsAreBoundedAndTimesStable) {
   ProfileStatusInputs in = Inputs(p, nodes);
   for (int i = 0; i < 40; ++i)
     in.retiring.push_back({"r" + std::to_string(i), "HeldByPods", {"app"}});
-  const auto first = ComputeProfileStatus(in);
+  const auto first = Computed(in);
   EXPECT_EQ(first.eligible_nodes.size(), kMaxListedNodes);
   EXPECT_EQ(first.ineligible_nodes.size(), kMaxListedNodes);
   ASSERT_EQ(first.retiring_nodes.size(), kMaxListedNodes);
@@ -226,7 +234,7 @@ TEST(ProfileStatusTest, ListsAreBoundedAndTimesStable) {
   // Recomputed later with the same facts: equal, so the reconciler writes nothing.
   p.status = first;
   in.now = kT0 + seconds(30);
-  EXPECT_EQ(ComputeProfileStatus(in), first);
+  EXPECT_EQ(Computed(in), first);
 }
 
 }  // namespace

@@ -123,6 +123,25 @@ TEST_F(ReconcileSkeletonTest, AFailedPassStillWritesItsStatusFirst) {
   EXPECT_EQ(events_.events().size(), 1u);
 }
 
+// A status the API server would refuse (a node listed twice, a message over maxLength) is
+// written fitted; the next pass computes the same status, finds the cache holding its fitted
+// form, and writes nothing.
+TEST_F(ReconcileSkeletonTest, AStatusThatWouldNotFitIsWrittenFittedAndOnlyOnce) {
+  PutPool({kFinalizer});
+  reconciler_.next_status.conditions = {Ready(crd::ConditionStatus::kFalse, "Broken")};
+  reconciler_.next_status.failing_nodes = {
+      {"a", "NewGatewayNotReady", std::string(3000, 'x'), std::nullopt},
+      {"a", "GatewayCrashLooping", "again", std::nullopt}};
+  EXPECT_EQ(Reconcile(), std::vector<std::string>{"apply/status GatewayPool ns/p"});
+  auto stored = crd::ParseResource<crd::GatewayPool>(
+      api_.Find(crd::kinds::GatewayPool(), "ns", "p")->value());
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  ASSERT_EQ(stored->status->failing_nodes.size(), 1u);
+  EXPECT_EQ(stored->status->failing_nodes[0].reason, "NewGatewayNotReady");
+  EXPECT_EQ(stored->status->failing_nodes[0].message->size(), 1024u + 2);  // "…" is 3 bytes
+  EXPECT_EQ(Reconcile(), std::vector<std::string>{});
+}
+
 TEST_F(ReconcileSkeletonTest, DeletionRunsTheCleanupOnlyWhileTheFinalizerIsOn) {
   PutPool({kFinalizer, "someone.else/keep"});
   ASSERT_TRUE(api_.Delete(crd::kinds::GatewayPool(), "ns", "p").ok());

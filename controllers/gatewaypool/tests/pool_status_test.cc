@@ -4,6 +4,8 @@
 
 #include "controllers/common/conditions.h"
 #include "controllers/gatewaypool/tests/test_pools.h"
+#include "crds/schema/testing/status_expectations.h"
+#include "operator/k8s/json_builder.h"
 
 namespace rdmastack::gatewaypool {
 namespace {
@@ -45,7 +47,12 @@ struct Fixture {
     in.decision = DecideTrack(pool.spec, ShippedMatrix());
     in.now = kNow;
   }
-  crd::GatewayPoolStatus Compute() { return ComputePoolStatus(in); }
+  // Every status a case computes must be one the API server accepts as it is.
+  crd::GatewayPoolStatus Compute() {
+    crd::GatewayPoolStatus s = ComputePoolStatus(in);
+    crd::testing::ExpectValidStatus(s);
+    return s;
+  }
 };
 
 std::string Cond(const crd::GatewayPoolStatus& s, const char* type) {
@@ -246,6 +253,53 @@ TEST(PoolStatusTest, PendingNodesHeldByFailuresSaySo) {
   // Without the hold, a pending node means the rollout is still going.
   plan.held_by_failed = 0;
   EXPECT_EQ(Cond(f.Compute(), "Upgrading"), "True/RollingOut");
+}
+
+// The pod as ReadOwnedPod reads it from the API: a gateway that crash-loops after writing a long
+// log, whose last 2 KiB (FallbackToLogsOnError) are its termination message.
+controllers::OwnedPod CrashLoopingAfterALongLog(const std::string& node) {
+  std::string log;
+  for (int i = 0; i < 60; ++i)
+    log += "line " + std::to_string(i) + " of a long gateway log, with words enough to fill it\n";
+  log += "the last line says why\n";
+  k8s::JsonBuilder container;
+  container.SetString({"name"}, "gateway");
+  container.SetString({"state", "waiting", "reason"}, "CrashLoopBackOff");
+  container.SetString({"lastState", "terminated", "message"}, log.substr(log.size() - 2048));
+  k8s::JsonBuilder pod;
+  pod.Append({"status", "containerStatuses"}, container);
+  controllers::OwnedPod p = Pod(node, false);
+  const controllers::OwnedPod read = controllers::ReadOwnedPod(std::move(pod).Build(), "gateway");
+  p.waiting_reason = read.waiting_reason;
+  p.message = read.message;
+  return p;
+}
+
+// An InPlace node whose new gateway fails validation: its upgrade failed, and its gateway (the
+// spec's track) crash-loops. It is listed once, for the upgrade, and the long log's end fits.
+TEST(PoolStatusTest, AnInPlaceNodeThatFailedValidationIsListedOnce) {
+  Fixture f;
+  f.in.selected = {Verified("a"), Verified("b")};
+  const controllers::OwnedPod failing = CrashLoopingAfterALongLog("a");
+  f.in.pods = {failing, Pod("b", true)};
+  UpgradePlan plan;
+  plan.active = true;
+  plan.in_place = true;
+  plan.phases.failed = 1;
+  plan.phases.pending = 1;
+  plan.moving_total = 2;
+  plan.held_by_failed = 1;
+  plan.failed.push_back({"a", "NewGatewayNotReady",
+                         "pod " + failing.name + " is not Ready (CrashLoopBackOff): " +
+                             failing.message + "; 3 restarts within validationTimeout 40s",
+                         std::nullopt});
+  f.in.upgrade = &plan;
+  const crd::GatewayPoolStatus s = f.Compute();
+  ASSERT_EQ(s.failing_nodes.size(), 1u);
+  EXPECT_EQ(s.failing_nodes[0].node, "a");
+  EXPECT_EQ(s.failing_nodes[0].reason, "NewGatewayNotReady");
+  EXPECT_NE(s.failing_nodes[0].message->find("the last line says why"), std::string::npos);
+  EXPECT_EQ(s.node_counts->failed, 1);
 }
 
 // The plan's decision for a node under maintenance.

@@ -6,6 +6,7 @@
 
 #include "base/rfc3339.h"
 #include "controllers/rdmanode/testing/fixture_reports.h"
+#include "crds/schema/testing/status_expectations.h"
 #include "crds/types/json.h"
 
 namespace rdmastack::rdmanode {
@@ -39,7 +40,10 @@ ComputedStatus Compute(std::optional<AgentSnapshot> agent, Clock::WallTime now,
   in.known_since = kT0;
   in.stale_ttl = kTtl;
   in.generation = 1;
-  return ComputeRdmaNodeStatus(in);
+  ComputedStatus out = ComputeRdmaNodeStatus(in);
+  // Every status a case computes must be one the API server accepts as it is.
+  crd::testing::ExpectValidStatus(out.status);
+  return out;
 }
 
 std::string Brief(const crd::RdmaNodeStatus& s, const char* type) {

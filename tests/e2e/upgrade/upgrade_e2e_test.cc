@@ -8,6 +8,7 @@
 
 #include <random>
 
+#include "base/utf8.h"
 #include "servers/agenthub/hub_pki.h"
 #include "tests/e2e/common/port_holder.h"
 #include "tests/e2e/upgrade/upgrade_fixture.h"
@@ -148,6 +149,68 @@ TEST_F(UpgradeE2eTest, ANodeThatFailsValidationRollsBackAndKeepsServing) {
       EXPECT_TRUE(Serves(e)) << e.node << ":" << e.port;
     }
   }
+}
+
+// An InPlace rollout of a gateway build that never serves: it writes about 4 KiB of log and exits
+// (registry.local/rdmastack/vgwrdma:1.8.0-cuobj1-longlog, tests/harness/node-runtime/
+// standin_images.sh), so the pod's termination message (FallbackToLogsOnError: the log's last
+// 2 KiB) is longer than the 1024 characters of a failingNodes message, and the node that fails
+// validation is failing twice over: its upgrade failed, and its gateway crash-loops. The API server
+// would refuse a status that quoted the whole tail or listed the node twice, every time, and the
+// pool's status would stop at the conditions from before the rollout. Here the node is listed once
+// with the log's last lines, the status keeps following the spec, and not one status write of the
+// operator is refused (nor fitted by the writer: the computation fits on its own).
+TEST_F(UpgradeE2eTest, AGatewayWithALongFailureLogLeavesAStatusTheServerTakes) {
+  StartPool("upgrade-longlog", 2,
+            "    strategy: InPlace\n    maxParallel: 1\n    maxUnavailable: 1\n"
+            "    validationTimeout: 40s\n    drainSeconds: 2\n    autoRollback: false\n");
+  if (HasFatalFailure() || IsSkipped()) return;
+  const std::string failing = nodes_in_pool_[0];  // nodes start in name order
+  const std::string good_image = PoolField("kvcache", "{.spec.gateway.image}");
+  Patch(
+      R"({"spec":{"gateway":{"image":"registry.local/rdmastack/vgwrdma:1.8.0-cuobj1-longlog"}}})");
+  ASSERT_TRUE(Eventually([&] { return Phase(failing) == "Failed"; }, 180s)) << Diagnostics();
+
+  // The node is listed once, with the end of its gateway's log clipped to fit.
+  const std::string kLastLine =
+      "vgwrdma stand-in: giving up after a long log, as a build that never serves";
+  const std::string message_path = "{.status.failingNodes[?(@.node==\"" + failing + "\")].message}";
+  ASSERT_TRUE(Eventually(
+      [&] { return PoolField("kvcache", message_path).find(kLastLine) != std::string::npos; }, 60s))
+      << PoolField("kvcache", "{.status}") << Diagnostics();
+  const std::string message = PoolField("kvcache", message_path);
+  std::printf("failingNodes[%s].message (%zu characters): %s\n", failing.c_str(),
+              TextLength(message, TextUnit::kCodePoints), message.c_str());
+  EXPECT_LE(TextLength(message, TextUnit::kCodePoints), 1024u);
+  EXPECT_NE(message.find(" bytes cut)"), std::string::npos) << message;
+  EXPECT_EQ(PoolField("kvcache", "{.status.failingNodes[*].node}"), failing)
+      << PoolField("kvcache", "{.status.failingNodes}");
+  EXPECT_EQ(Phase(nodes_in_pool_[1]), "") << "the failed node holds the only slot";
+
+  // A spec edit: the status follows it.
+  Patch(R"({"spec":{"gateway":{"image":")" + good_image + R"("}}})");
+  const std::string generation = PoolField("kvcache", "{.metadata.generation}");
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return PoolField("kvcache", "{.status.observedGeneration}") == generation &&
+               PoolCondition("kvcache", "Upgrading", "observedGeneration") == generation;
+      },
+      60s))
+      << "generation " << generation << "\n"
+      << PoolField("kvcache", "{.status}") << Diagnostics();
+
+  // The API server's own record: every status write of the operator was taken. And none needed
+  // the writer's fitting: what the controllers compute fits on its own.
+  int status_writes = 0;
+  for (const AuditedWrite& w : OperatorWrites()) {
+    if (w.subresource != "status") continue;
+    ++status_writes;
+    EXPECT_LT(w.code, 400) << w.verb << " " << w.resource << "/" << w.subresource << " " << w.name
+                           << " answered " << w.code;
+  }
+  EXPECT_GT(status_writes, 0) << Describe(OperatorWrites());
+  EXPECT_EQ(operator_->Output().find("status does not fit the CRD schema"), std::string::npos)
+      << operator_->Output();
 }
 
 // paused stops new starts without leaving a node half-way; unpausing resumes.

@@ -38,10 +38,12 @@ BASE="$OUT/gateway.oci.tar"
 [[ -f "$BASE" ]] || die "$BASE not found; run scripts/images.sh first (the stand-ins are built FROM it)"
 [[ -x "$VERSITYGW" ]] || die "versitygw not found at $VERSITYGW (scripts/lib/components.sh builds it)"
 
-# tag -> the stand-in build of that tag's libcuobjserver major
+# tag -> the stand-in build of that tag's libcuobjserver major (-longlog: a build that writes about
+# 4 KiB of log and exits 1, for tests of a long termination message)
 declare -A STANDIN=(
   [1.8.0-cuobj1]="$BUILD_DIR/tests/fixtures/gateway/elf/standin-v1/vgwrdma"
   [1.8.0-cuobj2]="$BUILD_DIR/tests/fixtures/gateway/elf/standin-v2/vgwrdma"
+  [1.8.0-cuobj1-longlog]="$BUILD_DIR/tests/fixtures/gateway/elf/standin-longlog/vgwrdma"
 )
 REPOSITORY=registry.local/rdmastack/vgwrdma
 CLIENT="$OUT/client.oci.tar"

@@ -3,12 +3,17 @@
 // the field descriptions.
 
 #include <gtest/gtest.h>
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 #include <yaml-cpp/yaml.h>
 
 #include <chrono>
 #include <functional>
 #include <thread>
 
+#include "crds/schema/crd_schemas.h"
+#include "crds/schema/schema_fit.h"
 #include "crds/types/test_support.h"
 #include "tests/harness/cluster_env.h"
 
@@ -531,6 +536,93 @@ TEST_F(PoolUpdateTest, NodeSelectorFrozenOnlyWhileServing) {
   SetReadyNodes(0);
   CommandResult drained = Update(pool);
   EXPECT_EQ(drained.exit_code, 0) << Describe(drained);
+}
+
+// The operator's model of the API server's status checks (crds/schema/schema_fit.h) against the
+// API server itself: each status that breaks a rule of the schema is refused as computed, and
+// accepted as the operator fits it.
+struct StatusCase {
+  const char* name;
+  const char* resource;  // kubectl's name for the kind
+  const char* kind;
+  std::string status;  // JSON
+};
+
+std::vector<StatusCase> StatusCases() {
+  const std::string condition =
+      R"({"type":"Ready","status":"False","lastTransitionTime":"2026-12-01T08:12:11Z",)";
+  std::string many;
+  for (int i = 0; i < 40; ++i)
+    many += (i ? "," : "") + std::string(R"({"node":"n)") + std::to_string(i) +
+            R"(","reason":"GatewayFailing"})";
+  std::string long_message;
+  for (int i = 0; i < 700; ++i) long_message += "d\xC3\xA9j\xC3\xA0 ";  // 2 KiB+ of UTF-8
+  return {
+      {"LongFailingNodeMessage", "gatewaypool", "GatewayPool",
+       R"({"failingNodes":[{"node":"a","reason":"GatewayFailing","message":")" + long_message +
+           R"("}]})"},
+      {"NodeListedTwice", "gatewaypool", "GatewayPool",
+       R"({"failingNodes":[{"node":"a","reason":"NewGatewayNotReady"},)"
+       R"({"node":"a","reason":"GatewayNotScheduled"}]})"},
+      {"TooManyFailingNodes", "gatewaypool", "GatewayPool", R"({"failingNodes":[)" + many + "]}"},
+      {"LongConditionReason", "gatewaypool", "GatewayPool",
+       R"({"conditions":[)" + condition + R"("reason":")" + std::string(1100, 'R') +
+           R"(","message":"m"}]})"},
+      {"ConditionTwice", "gatewaypool", "GatewayPool",
+       R"({"conditions":[)" + condition + R"("reason":"A","message":"m"},)" + condition +
+           R"("reason":"B","message":"m"}]})"},
+      {"ConditionReasonNotCamelCase", "gatewaypool", "GatewayPool",
+       R"({"conditions":[)" + condition + R"("reason":"not camel case","message":"m"}]})"},
+      {"SinceNotADateTime", "gatewaypool", "GatewayPool",
+       R"({"failingNodes":[{"node":"a","reason":"R","since":"yesterday"}]})"},
+      {"TooManyHoldingPods", "clientprofile", "ClientProfile",
+       R"({"retiringNodes":[{"node":"g","phase":"HeldByPods",)"
+       R"("pods":["p1","p2","p3","p4","p5","p6","p7"]}]})"},
+      {"LinkLayerOutsideItsEnum", "rdmanode", "RdmaNode", R"({"linkLayer":"TokenRing"})"},
+      {"LongCheckMessage", "rdmanode", "RdmaNode",
+       R"({"checks":[{"id":"a","status":"Fail","message":")" + std::string(1500, 'm') + R"("}]})"},
+  };
+}
+
+std::string JsonText(const rapidjson::Value& v) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+  v.Accept(writer);
+  return buffer.GetString();
+}
+
+TEST_F(CrdIntegrationTest, StatusesTheServerRefusesAreAcceptedOnceFitted) {
+  RDMASTACK_REQUIRE_CLUSTER(env);
+  const std::string suffix = ::rdmastack::testing::UniqueName("fit");
+  YAML::Node pool = LoadSample(kPool, "GatewayPool");
+  pool["metadata"]["name"] = suffix;
+  YAML::Node profile = LoadSample(kGpu, "ClientProfile");
+  profile["metadata"]["name"] = suffix;
+  YAML::Node node = LoadSample(kNode, "RdmaNode");
+  node["metadata"]["name"] = suffix;
+  node["spec"]["nodeName"] = suffix;
+  node.remove("status");
+  for (const YAML::Node* o : {&pool, &profile, &node}) {
+    CommandResult r = Send(*env, {"create"}, *o);
+    ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  }
+  const auto patch_status = [&](const StatusCase& c, const std::string& status) {
+    return env->Kubectl({"patch", c.resource, suffix, "-n", namespace_, "--subresource=status",
+                         "--type=merge", "--dry-run=server", "-p", "{\"status\":" + status + "}"});
+  };
+  for (const StatusCase& c : StatusCases()) {
+    SCOPED_TRACE(c.name);
+    CommandResult raw = patch_status(c, c.status);
+    EXPECT_NE(raw.exit_code, 0) << "the server took the status as computed\n" << Describe(raw);
+    rapidjson::Document doc;
+    doc.Parse(c.status.c_str());
+    ASSERT_FALSE(doc.HasParseError());
+    auto fixes = FitToSchema(StatusSchemaOf(c.kind), doc, doc.GetAllocator(), "status");
+    ASSERT_TRUE(fixes.ok()) << fixes.status().ToString();
+    EXPECT_FALSE(fixes->empty());
+    CommandResult fitted = patch_status(c, JsonText(doc));
+    EXPECT_EQ(fitted.exit_code, 0) << DescribeFixes(*fixes) << "\n" << Describe(fitted);
+  }
 }
 
 TEST_F(CrdIntegrationTest, DefaultsAreFilledByTheServer) {
