@@ -83,8 +83,12 @@ void LimitedAcceptor::Accept() {
       asio::make_strand(io_), [this](boost::system::error_code ec, tcp::socket socket) {
         if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;  // Close()
         if (ec) {
-          spdlog::warn("{} listener: accept failed ({}); retrying in {} ms", options_.name,
-                       ec.message(), kAcceptRetry.count());
+          // Out of descriptors, this repeats every retry: logged once a minute.
+          if (const auto now = std::chrono::steady_clock::now(); now >= next_error_log_) {
+            next_error_log_ = now + kLogEvery;
+            spdlog::warn("{} listener: accept failed ({}); retrying every {} ms", options_.name,
+                         ec.message(), kAcceptRetry.count());
+          }
           retry_.expires_after(kAcceptRetry);
           retry_.async_wait([this](boost::system::error_code wait) {
             if (!wait) Accept();

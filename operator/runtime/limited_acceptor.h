@@ -72,6 +72,7 @@ class LimitedAcceptor {
   // Refusals are logged once a minute: a flood would otherwise write a line per connection.
   std::chrono::steady_clock::time_point next_log_{};
   size_t unlogged_ = 0;
+  std::chrono::steady_clock::time_point next_error_log_{};
 };
 
 }  // namespace rdmastack::runtime
