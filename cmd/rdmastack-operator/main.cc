@@ -117,6 +117,7 @@ int Run(const OperatorOptions& options) {
   manager_options.metrics.bind_address = options.metrics_bind_address;
   manager_options.metrics.secure = options.metrics_secure;
   manager_options.metrics.cert_dir = options.metrics_cert_dir;
+  ApplyListenerOptions(options, &manager_options);
   manager_options.graceful_shutdown_timeout = options.graceful_shutdown_timeout;
   manager_options.api_host = config->server;
   manager_options.events.reporting_controller = "rdmastack.io/operator";

@@ -62,6 +62,19 @@ const char* const kOperatorUsage =
     "  --metrics-cert-dir DIR               tls.crt and tls.key for metrics (default: "
     "self-signed)\n"
     "  --health-probe-bind-address ADDR     /healthz and /readyz; 0 disables (default :8081)\n"
+    "  --health-probe-max-connections N     connections the probe listener holds at once\n"
+    "                                       (default 256)\n"
+    "  --health-probe-max-connections-per-address N\n"
+    "                                       of those, from one peer address (default 8; 0: no\n"
+    "                                       limit of its own)\n"
+    "  --metrics-max-connections N          the same for the metrics listener (default 64)\n"
+    "  --metrics-max-connections-per-address N\n"
+    "                                       (default 8)\n"
+    "  --http-header-timeout D              the probe, metrics and webhook listeners close a\n"
+    "                                       connection whose request head (TLS handshake\n"
+    "                                       included) has not arrived within D (default 5s)\n"
+    "  --http-idle-timeout D                and a kept-alive one idle between requests for D\n"
+    "                                       (default 30s)\n"
     "  --agent-bind-address ADDR            agent hub gRPC endpoint (default :9443)\n"
     "  --agent-image IMAGE                  node agent image (default "
     "ghcr.io/rdmastack/agent:<version>)\n"
@@ -85,6 +98,14 @@ const char* const kOperatorUsage =
     "  --agent-hub-failures-per-minute N    refused Hellos of one address before its Hellos are\n"
     "                                       refused unreviewed for the rest of the minute\n"
     "                                       (default 10; 0: no limit)\n"
+    "  --agent-hub-max-connections N        connections the agent hub holds at once, agents'\n"
+    "                                       and any other peer's (default 4096)\n"
+    "  --agent-hub-max-connections-per-address N\n"
+    "                                       of those, from one peer address (default 8; 0: no\n"
+    "                                       limit of its own)\n"
+    "  --agent-hub-memory-quota Q           gRPC's memory quota of the agent hub (default 256Mi)\n"
+    "  --agent-hub-hello-timeout D          a stream whose Hello has not arrived within D is\n"
+    "                                       closed (default 10s)\n"
     "  --webhook-bind-address ADDR          pod admission webhook (HTTPS); 0 disables (default\n"
     "                                       :9444)\n"
     "  --webhook-configuration NAME         MutatingWebhookConfiguration whose caBundle the\n"
@@ -94,6 +115,10 @@ const char* const kOperatorUsage =
     "                                       certificate (repeatable)\n"
     "  --webhook-cert-validity D            validity of the webhook's generated serving\n"
     "                                       certificate, renewed after 2/3 of it (default 2160h)\n"
+    "  --webhook-max-connections N          connections the webhook listener holds at once\n"
+    "                                       (default 32)\n"
+    "  --webhook-max-connections-per-address N\n"
+    "                                       of those, from one peer address (default 8)\n"
     "  --image-pull-secret NAME             Secret with registry credentials, listed in every\n"
     "                                       agent, gateway and client pod (repeatable)\n"
     "  --node-priority-class NAME           priorityClassName of agent, gateway and client pods;\n"
@@ -194,6 +219,20 @@ StatusOr<OperatorOptions> ParseOperatorOptions(const std::vector<std::string>& a
       return OkStatus();
     };
   };
+  // A connection limit: 1 to 1,000,000, or 0 (no limit of its own) where `zero` says so.
+  auto limit = [](size_t* field, bool zero) -> Setter {
+    return [field, zero](const std::string& flag, const std::string& value) {
+      size_t n = 0;
+      const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), n);
+      if (error != std::errc() || end != value.data() + value.size() || (n == 0 && !zero) ||
+          n > 1'000'000)
+        return InvalidArgumentError(flag + " must be a whole number from " +
+                                    (zero ? "0 (no limit)" : "1") + " to 1000000, got '" + value +
+                                    "'");
+      *field = n;
+      return OkStatus();
+    };
+  };
   auto list = [](std::vector<std::string>* field) -> Setter {
     return [field](const std::string& flag, const std::string& value) {
       if (value.empty()) return InvalidArgumentError(flag + " must not be empty");
@@ -253,6 +292,22 @@ StatusOr<OperatorOptions> ParseOperatorOptions(const std::vector<std::string>& a
       {"--metrics-bind-address", address(&o.metrics_bind_address, true)},
       {"--metrics-cert-dir", text(&o.metrics_cert_dir)},
       {"--health-probe-bind-address", address(&o.health_probe_bind_address, true)},
+      {"--health-probe-max-connections", limit(&o.health_probe_connections.max_connections, false)},
+      {"--health-probe-max-connections-per-address",
+       limit(&o.health_probe_connections.max_connections_per_address, true)},
+      {"--metrics-max-connections", limit(&o.metrics_connections.max_connections, false)},
+      {"--metrics-max-connections-per-address",
+       limit(&o.metrics_connections.max_connections_per_address, true)},
+      {"--webhook-max-connections", limit(&o.webhook_connections.max_connections, false)},
+      {"--webhook-max-connections-per-address",
+       limit(&o.webhook_connections.max_connections_per_address, true)},
+      {"--agent-hub-max-connections", limit(&o.agent_hub_connections.max_connections, false)},
+      {"--agent-hub-max-connections-per-address",
+       limit(&o.agent_hub_connections.max_connections_per_address, true)},
+      {"--agent-hub-memory-quota", byte_budget(&o.agent_hub_memory_quota_bytes)},
+      {"--agent-hub-hello-timeout", duration(&o.agent_hub_hello_timeout)},
+      {"--http-header-timeout", duration(&o.http_header_timeout)},
+      {"--http-idle-timeout", duration(&o.http_idle_timeout)},
       {"--agent-bind-address", address(&o.agent_bind_address, false)},
       {"--agent-image", text(&o.agent_image)},
       {"--agent-namespace", text(&o.agent_namespace)},
@@ -394,6 +449,9 @@ StatusOr<OperatorOptions> ParseOperatorOptions(const std::vector<std::string>& a
       RDMASTACK_RETURN_IF_ERROR(value_flags.at(next.flag)(next.flag, next.value));
     }
   }
+  if (o.agent_hub_memory_quota_bytes < int64_t{16} << 20) {
+    return InvalidArgumentError("--agent-hub-memory-quota must be at least 16Mi");
+  }
   // client-go's rules, checked here so that a bad combination is a flag error, not a start-up one.
   if (o.lease_duration < std::chrono::seconds(1)) {
     return InvalidArgumentError(
@@ -496,6 +554,9 @@ agenthub::AgentHubOptions AgentHubOptionsFrom(const OperatorOptions& options,
   out.policy.audience = rdmanode::kAgentHubAudience;
   out.policy.daemonset_name = rdmanode::kAgentName;
   out.streams.per_address = options.agent_hub_per_address;
+  out.streams.hello_timeout = options.agent_hub_hello_timeout;
+  out.connections = options.agent_hub_connections;
+  out.memory_quota_bytes = static_cast<size_t>(options.agent_hub_memory_quota_bytes);
   out.certificates.namespace_ = ns;
   out.certificates.ca_config_map = rdmanode::kAgentHubCaConfigMap;
   out.certificates.serving_validity =
@@ -530,6 +591,8 @@ webhook::WebhookServerOptions WebhookOptionsFrom(const OperatorOptions& options,
   out.bind_address = options.webhook_bind_address;
   out.namespace_ = ns;
   out.configuration_name = options.webhook_configuration;
+  out.connections = options.webhook_connections;
+  out.deadlines = {.header = options.http_header_timeout, .idle = options.http_idle_timeout};
   out.cert_validity =
       std::chrono::duration_cast<std::chrono::seconds>(options.webhook_cert_validity);
   // As for the hub: a short-lived certificate is looked at every sixth of its life.
@@ -543,6 +606,15 @@ webhook::WebhookServerOptions WebhookOptionsFrom(const OperatorOptions& options,
     if (std::find(out.hosts.begin(), out.hosts.end(), h) == out.hosts.end()) out.hosts.push_back(h);
   }
   return out;
+}
+
+void ApplyListenerOptions(const OperatorOptions& options, runtime::ManagerOptions* manager) {
+  const runtime::HttpDeadlines deadlines{.header = options.http_header_timeout,
+                                         .idle = options.http_idle_timeout};
+  manager->health_probe_connections = options.health_probe_connections;
+  manager->health_probe_deadlines = deadlines;
+  manager->metrics.connections = options.metrics_connections;
+  manager->metrics.deadlines = deadlines;
 }
 
 }  // namespace rdmastack::operator_cmd

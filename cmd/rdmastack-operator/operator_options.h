@@ -14,6 +14,7 @@
 #include "controllers/common/node_pod_policy.h"
 #include "controllers/gatewaypool/gatewaypool_controllers.h"
 #include "controllers/rdmanode/node_controllers.h"
+#include "operator/runtime/manager.h"
 #include "servers/agenthub/agent_hub.h"
 #include "servers/webhook/webhook_server.h"
 
@@ -33,6 +34,22 @@ struct OperatorOptions {
   std::string metrics_cert_dir;                     // "" = self-signed certificate made at start-up
   std::string health_probe_bind_address = ":8081";  // "0" disables
   std::string agent_bind_address = ":9443";
+  // What every listener lets peers hold (docs/operations.md "Listeners"): connections in all
+  // and per peer address, and for the HTTP ones (probes, metrics, webhook) the time to a request
+  // head and between two requests of a kept-alive connection.
+  std::chrono::milliseconds http_header_timeout = runtime::HttpDeadlines{}.header;
+  std::chrono::milliseconds http_idle_timeout = runtime::HttpDeadlines{}.idle;
+  runtime::ConnectionLimits health_probe_connections =
+      runtime::ManagerOptions{}.health_probe_connections;
+  runtime::ConnectionLimits metrics_connections = runtime::MetricsServerOptions{}.connections;
+  runtime::ConnectionLimits webhook_connections = webhook::WebhookServerOptions{}.connections;
+  runtime::ConnectionLimits agent_hub_connections = agenthub::AgentHubOptions{}.connections;
+  // The agent hub's gRPC memory quota, and how soon a stream must finish its Hello.
+  int64_t agent_hub_memory_quota_bytes =
+      static_cast<int64_t>(agenthub::AgentHubOptions{}.memory_quota_bytes);
+  std::chrono::milliseconds agent_hub_hello_timeout =
+      std::chrono::duration_cast<std::chrono::milliseconds>(
+          agenthub::HubStreamOptions{}.hello_timeout);
   // The node agent DaemonSet the operator keeps (docs/operator.md, "Node agents").
   std::string agent_image;        // "" = ghcr.io/rdmastack/agent:<operator version>
   std::string agent_namespace;    // "" = the pod's namespace, else rdmastack-system
@@ -129,5 +146,9 @@ webhook::WebhookServerOptions WebhookOptionsFrom(const OperatorOptions& options,
 
 agenthub::AgentHubOptions AgentHubOptionsFrom(const OperatorOptions& options,
                                               const rdmanode::NodeControllerOptions& nodes);
+
+// The probe and metrics listeners' limits and deadlines from the flags, into the manager's
+// options.
+void ApplyListenerOptions(const OperatorOptions& options, runtime::ManagerOptions* manager);
 
 }  // namespace rdmastack::operator_cmd

@@ -124,6 +124,67 @@ TEST(OperatorOptionsTest, AgentHubAddressLimits) {
   }
 }
 
+// Every listener's bounds: the defaults of docs/operations.md "Listeners", each flag reaching the
+// server it names, and limits that are no limits refused.
+TEST(OperatorOptionsTest, ListenerLimitsAndDeadlines) {
+  auto defaults = ParseOperatorOptions({});
+  ASSERT_TRUE(defaults.ok());
+  runtime::ManagerOptions m;
+  ApplyListenerOptions(*defaults, &m);
+  EXPECT_EQ(m.health_probe_connections.max_connections, 256u);
+  EXPECT_EQ(m.health_probe_connections.max_connections_per_address, 8u);
+  EXPECT_EQ(m.health_probe_deadlines.header, 5s);
+  EXPECT_EQ(m.health_probe_deadlines.idle, 30s);
+  EXPECT_EQ(m.metrics.connections.max_connections, 64u);
+  EXPECT_EQ(m.metrics.connections.max_connections_per_address, 8u);
+  auto nodes = NodeControllerOptionsFrom(*defaults, "ops");
+  auto hub = AgentHubOptionsFrom(*defaults, nodes);
+  EXPECT_EQ(hub.connections.max_connections, 4096u);
+  EXPECT_EQ(hub.connections.max_connections_per_address, 8u);
+  EXPECT_EQ(hub.memory_quota_bytes, 256u << 20);
+  EXPECT_EQ(hub.streams.hello_timeout, 10s);
+  auto webhook = WebhookOptionsFrom(*defaults, "ops");
+  EXPECT_EQ(webhook.connections.max_connections, 32u);
+  EXPECT_EQ(webhook.connections.max_connections_per_address, 8u);
+  EXPECT_EQ(webhook.deadlines.header, 5s);
+
+  auto o = ParseOperatorOptions(
+      {"--health-probe-max-connections=100", "--health-probe-max-connections-per-address=4",
+       "--metrics-max-connections=10", "--metrics-max-connections-per-address=0",
+       "--webhook-max-connections=20", "--webhook-max-connections-per-address=5",
+       "--agent-hub-max-connections=9000", "--agent-hub-max-connections-per-address=0",
+       "--agent-hub-memory-quota=64Mi", "--agent-hub-hello-timeout=3s", "--http-header-timeout=2s",
+       "--http-idle-timeout=1m"});
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  ApplyListenerOptions(*o, &m);
+  EXPECT_EQ(m.health_probe_connections.max_connections, 100u);
+  EXPECT_EQ(m.health_probe_connections.max_connections_per_address, 4u);
+  EXPECT_EQ(m.health_probe_deadlines.header, 2s);
+  EXPECT_EQ(m.health_probe_deadlines.idle, 60s);
+  EXPECT_EQ(m.metrics.connections.max_connections, 10u);
+  EXPECT_EQ(m.metrics.connections.max_connections_per_address, 0u);
+  EXPECT_EQ(m.metrics.deadlines.header, 2s);
+  hub = AgentHubOptionsFrom(*o, NodeControllerOptionsFrom(*o, "ops"));
+  EXPECT_EQ(hub.connections.max_connections, 9000u);
+  EXPECT_EQ(hub.connections.max_connections_per_address, 0u);
+  EXPECT_EQ(hub.memory_quota_bytes, 64u << 20);
+  EXPECT_EQ(hub.streams.hello_timeout, 3s);
+  webhook = WebhookOptionsFrom(*o, "ops");
+  EXPECT_EQ(webhook.connections.max_connections, 20u);
+  EXPECT_EQ(webhook.connections.max_connections_per_address, 5u);
+  EXPECT_EQ(webhook.deadlines.idle, 60s);
+
+  for (const char* bad : {"--health-probe-max-connections=0", "--agent-hub-max-connections=0",
+                          "--webhook-max-connections=-1", "--metrics-max-connections-per-address=x",
+                          "--agent-hub-max-connections-per-address=2000000",
+                          "--http-header-timeout=0s", "--agent-hub-memory-quota=1Mi"}) {
+    auto r = ParseOperatorOptions({bad});
+    ASSERT_FALSE(r.ok()) << bad;
+    const std::string flag = std::string(bad).substr(0, std::string(bad).find('='));
+    EXPECT_NE(r.status().message().find(flag), std::string::npos) << r.status().message();
+  }
+}
+
 TEST(OperatorOptionsTest, AgentHubOptionsMatchTheAgentDaemonSet) {
   auto o = ParseOperatorOptions({"--agent-bind-address=:7443", "--agent-namespace=agents"});
   ASSERT_TRUE(o.ok());

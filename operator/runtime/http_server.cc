@@ -7,13 +7,14 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
-#include <charconv>
 #include <chrono>
 #include <mutex>
 #include <optional>
 #include <thread>
 #include <utility>
 #include <vector>
+
+#include "operator/runtime/limited_acceptor.h"
 
 namespace rdmastack::runtime {
 
@@ -23,93 +24,86 @@ namespace http = beast::http;
 namespace ssl = asio::ssl;
 using tcp = asio::ip::tcp;
 
-StatusOr<BindAddress> ParseBindAddress(const std::string& text) {
-  const size_t colon = text.rfind(':');
-  if (colon == std::string::npos) {
-    return InvalidArgumentError("bind address \"" + text + "\" needs a port, e.g. \":8080\"");
-  }
-  BindAddress out;
-  out.host = text.substr(0, colon);
-  if (out.host.size() >= 2 && out.host.front() == '[' && out.host.back() == ']') {
-    out.host = out.host.substr(1, out.host.size() - 2);
-  }
-  if (out.host.empty()) out.host = "0.0.0.0";
-  const std::string port = text.substr(colon + 1);
-  unsigned value = 0;
-  auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
-  if (ec != std::errc() || end != port.data() + port.size() || value > 65535 || port.empty()) {
-    return InvalidArgumentError("bind address \"" + text + "\": port must be 0..65535");
-  }
-  out.port = static_cast<uint16_t>(value);
-  return out;
-}
-
 namespace {
 
-constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
-constexpr auto kIdleTimeout = std::chrono::seconds(30);
+// Once a request's head is in: the rest of its body, and the answer's write.
+constexpr auto kBodyTimeout = std::chrono::seconds(30);
 constexpr auto kWriteTimeout = std::chrono::seconds(30);
 // How long a closing connection waits for the peer to close its side (see Session::Close).
 constexpr auto kLingerTimeout = std::chrono::seconds(5);
+// What a kept-alive connection reads while it waits for its next request.
+constexpr size_t kFirstRead = 1024;
 
 using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+using Deadline = std::chrono::steady_clock::time_point;
 
-// Holds one of the server's connection slots for as long as its session lives.
-class ConnectionSlot {
- public:
-  explicit ConnectionSlot(std::atomic<size_t>& open) : open_(&open) {}
-  ConnectionSlot(ConnectionSlot&& other) noexcept : open_(std::exchange(other.open_, nullptr)) {}
-  ConnectionSlot(const ConnectionSlot&) = delete;
-  ConnectionSlot& operator=(const ConnectionSlot&) = delete;
-  ConnectionSlot& operator=(ConnectionSlot&&) = delete;
-  ~ConnectionSlot() {
-    if (open_ != nullptr) open_->fetch_sub(1);
-  }
-
- private:
-  std::atomic<size_t>* open_;
+// What every connection of one server reads; lives as long as the server's io_context.
+struct SessionShared {
+  const HttpServer& server;
+  uint64_t body_limit;
+  HttpDeadlines deadlines;
+  Counter* header_timeouts;  // null: not counted
 };
 
-// One keep-alive connection: (TLS handshake,) read a request, answer it, repeat until the peer
-// closes. Each connection runs on its own strand, so a session is never touched concurrently.
+// One keep-alive connection: (TLS handshake,) read a request's head, then its body, answer,
+// wait for the next request, repeat until the peer closes or a deadline passes. Each connection
+// runs on its own strand, so a session is never touched concurrently. It holds its connection
+// slot for as long as it lives.
 template <typename Stream>
 class Session : public std::enable_shared_from_this<Session<Stream>> {
   static constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
 
  public:
-  Session(tcp::socket socket, const HttpServer& server, uint64_t body_limit,
-          ConnectionSlot slot) requires(!kTls)
-      : slot_(std::move(slot)),
-        stream_(std::move(socket)),
-        server_(server),
-        body_limit_(body_limit) {}
+  Session(tcp::socket socket, const SessionShared& shared,
+          ConnectionLimiter::Slot slot) requires(!kTls)
+      : slot_(std::move(slot)), stream_(std::move(socket)), shared_(shared) {}
   // Shares ownership of `tls`: UpdateTls may replace the server's context while this connection
   // still uses the old one.
-  Session(tcp::socket socket, std::shared_ptr<ssl::context> tls, const HttpServer& server,
-          uint64_t body_limit, ConnectionSlot slot) requires(kTls)
+  Session(tcp::socket socket, std::shared_ptr<ssl::context> tls, const SessionShared& shared,
+          ConnectionLimiter::Slot slot) requires(kTls)
       : slot_(std::move(slot)),
         tls_(std::move(tls)),
         stream_(std::move(socket), *tls_),
-        server_(server),
-        body_limit_(body_limit) {}
+        shared_(shared) {}
 
   void Start() {
+    // The first head is due header-deadline after the accept, the TLS handshake included: a
+    // peer that never starts its handshake is closed as soon as one that never sends a head.
+    const Deadline due = std::chrono::steady_clock::now() + shared_.deadlines.header;
     if constexpr (kTls) {
-      beast::get_lowest_layer(stream_).expires_after(kHandshakeTimeout);
+      beast::get_lowest_layer(stream_).expires_at(due);
       stream_.async_handshake(ssl::stream_base::server,
-                              [self = this->shared_from_this()](beast::error_code ec) {
-                                if (!ec) self->Read();
+                              [self = this->shared_from_this(), due](beast::error_code ec) {
+                                if (!ec) {
+                                  self->ReadHead(due);
+                                } else {
+                                  self->CountTimeout(ec);
+                                }
                               });
     } else {
-      Read();
+      ReadHead(due);
     }
   }
 
  private:
-  void Read() {
+  void ReadHead(Deadline due) {
     parser_.emplace();
-    parser_->body_limit(body_limit_);
-    beast::get_lowest_layer(stream_).expires_after(kIdleTimeout);
+    parser_->body_limit(shared_.body_limit);
+    beast::get_lowest_layer(stream_).expires_at(due);
+    http::async_read_header(stream_, buffer_, *parser_,
+                            [self = this->shared_from_this()](beast::error_code ec, size_t) {
+                              if (!ec) {
+                                self->ReadBody();
+                              } else if (ec == http::error::body_limit) {
+                                self->RefuseBody();
+                              } else {
+                                self->CountTimeout(ec);
+                              }
+                            });
+  }
+
+  void ReadBody() {
+    beast::get_lowest_layer(stream_).expires_after(kBodyTimeout);
     http::async_read(stream_, buffer_, *parser_,
                      [self = this->shared_from_this()](beast::error_code ec, size_t) {
                        if (!ec) {
@@ -122,6 +116,28 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
                      });
   }
 
+  // Kept alive: the idle deadline until the next request's first byte, then the header deadline
+  // for its head. Bytes already read (a pipelined request) start the head at once.
+  void AwaitNextRequest() {
+    if (buffer_.size() > 0) {
+      ReadHead(std::chrono::steady_clock::now() + shared_.deadlines.header);
+      return;
+    }
+    beast::get_lowest_layer(stream_).expires_after(shared_.deadlines.idle);
+    stream_.async_read_some(buffer_.prepare(kFirstRead), [self = this->shared_from_this()](
+                                                             beast::error_code ec, size_t n) {
+      if (ec) return;  // idle too long, or the peer closed: the connection ends
+      self->buffer_.commit(n);
+      self->ReadHead(std::chrono::steady_clock::now() + self->shared_.deadlines.header);
+    });
+  }
+
+  void CountTimeout(beast::error_code ec) {
+    if (ec == beast::error::timeout && shared_.header_timeouts != nullptr) {
+      shared_.header_timeouts->Inc();
+    }
+  }
+
   void Respond() {
     auto& request = parser_->get();
     HttpRequest in;
@@ -131,13 +147,13 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     in.authorization = std::string(request[http::field::authorization]);
     in.content_type = std::string(request[http::field::content_type]);
     in.body = std::move(request.body());
-    Write(server_.Dispatch(in), request.version(), request.keep_alive());
+    Write(shared_.server.Dispatch(in), request.version(), request.keep_alive());
   }
 
   // The rest of the body is still on the wire: the connection cannot be reused.
   void RefuseBody() {
     Write({413, "text/plain; charset=utf-8",
-           "request body larger than " + std::to_string(body_limit_) + " bytes\n"},
+           "request body larger than " + std::to_string(shared_.body_limit) + " bytes\n"},
           parser_->get().version(), /*keep_alive=*/false);
   }
 
@@ -154,7 +170,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
                       [self = this->shared_from_this()](beast::error_code ec, size_t) {
                         if (ec) return;
                         if (self->response_.keep_alive()) {
-                          self->Read();
+                          self->AwaitNextRequest();
                         } else {
                           self->Close();
                         }
@@ -183,11 +199,10 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
                             });
   }
 
-  ConnectionSlot slot_;
+  ConnectionLimiter::Slot slot_;
   std::shared_ptr<ssl::context> tls_;  // before stream_, which uses it
   Stream stream_;
-  const HttpServer& server_;
-  const uint64_t body_limit_;
+  const SessionShared& shared_;
   std::array<char, 4096> drain_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
@@ -214,48 +229,49 @@ StatusOr<std::shared_ptr<ssl::context>> ServerTlsContext(const TlsServingCredent
 }  // namespace
 
 struct HttpServer::Impl {
+  Impl(const HttpServer& server, const HttpServerOptions& options)
+      : limiter(options.connections),
+        shared{server, options.max_request_body, options.deadlines,
+               options.metrics == nullptr
+                   ? nullptr
+                   : &options.metrics
+                          ->CounterFamily("rdmastack_listener_header_timeouts_total",
+                                          "Connections closed because their request head (TLS "
+                                          "handshake included) did not arrive within the header "
+                                          "deadline (docs/troubleshooting.md).",
+                                          {"listener"})
+                          .With({options.listener})},
+        acceptor(io, limiter,
+                 ListenerOptions{.name = options.listener,
+                                 .limits = options.connections,
+                                 .metrics = options.metrics}) {}
+
   // The context new TLS sessions start with; null for plain HTTP. UpdateTls replaces it while
   // accepts read it, hence the mutex. Each session holds its own reference, so a replaced context
   // lives until its last connection ends.
   std::mutex tls_mu;
   std::shared_ptr<ssl::context> tls;
-  uint64_t max_request_body = 0;
-  size_t max_connections = 0;
-  Counter* refused_connections = nullptr;
-  std::atomic<size_t> open_connections{0};  // before io: sessions release their slot in ~io
+  // Before io: sessions free their slot and read `shared` until ~io destroys the last of them.
+  ConnectionLimiter limiter;
+  const SessionShared shared;
   asio::io_context io;
-  tcp::acceptor acceptor{io};
+  LimitedAcceptor acceptor;
   std::vector<std::thread> threads;
-  uint16_t port = 0;
 
   std::shared_ptr<ssl::context> CurrentTls() {
     std::lock_guard<std::mutex> lock(tls_mu);
     return tls;
   }
 
-  void Accept(const HttpServer& server) {
-    acceptor.async_accept(
-        asio::make_strand(io), [this, &server](beast::error_code ec, tcp::socket socket) {
-          if (ec == asio::error::operation_aborted) return;  // closed by Stop
-          if (!ec && open_connections.fetch_add(1) >= max_connections) {
-            open_connections.fetch_sub(1);
-            if (refused_connections != nullptr) refused_connections->Inc();
-            beast::error_code ignored;
-            socket.close(ignored);
-          } else if (!ec) {
-            ConnectionSlot slot(open_connections);
-            if (auto context = CurrentTls()) {
-              std::make_shared<Session<TlsStream>>(std::move(socket), std::move(context), server,
-                                                   max_request_body, std::move(slot))
-                  ->Start();
-            } else {
-              std::make_shared<Session<beast::tcp_stream>>(std::move(socket), server,
-                                                           max_request_body, std::move(slot))
-                  ->Start();
-            }
-          }
-          Accept(server);
-        });
+  void Serve(tcp::socket socket, ConnectionLimiter::Slot slot) {
+    if (auto context = CurrentTls()) {
+      std::make_shared<Session<TlsStream>>(std::move(socket), std::move(context), shared,
+                                           std::move(slot))
+          ->Start();
+    } else {
+      std::make_shared<Session<beast::tcp_stream>>(std::move(socket), shared, std::move(slot))
+          ->Start();
+    }
   }
 };
 
@@ -284,26 +300,16 @@ HttpResponse HttpServer::Dispatch(const HttpRequest& request) const {
 
 Status HttpServer::Start(const std::string& bind_address, HttpServerOptions options) {
   if (impl_) return FailedPreconditionError("HTTP server already started");
-  RDMASTACK_ASSIGN_OR_RETURN(BindAddress bind, ParseBindAddress(bind_address));
-  auto impl = std::make_unique<Impl>();
-  impl->max_request_body = options.max_request_body;
-  impl->max_connections = std::max<size_t>(1, options.max_connections);
-  impl->refused_connections = options.refused_connections;
+  options.connections.max_connections = std::max<size_t>(1, options.connections.max_connections);
+  auto impl = std::make_unique<Impl>(*this, options);
   if (options.tls) {
     RDMASTACK_ASSIGN_OR_RETURN(impl->tls, ServerTlsContext(*options.tls));
   }
-  beast::error_code ec;
-  const asio::ip::address address = asio::ip::make_address(bind.host, ec);
-  if (ec) return InvalidArgumentError("bind address host \"" + bind.host + "\": " + ec.message());
-  const tcp::endpoint endpoint(address, bind.port);
-  impl->acceptor.open(endpoint.protocol(), ec);
-  if (!ec) impl->acceptor.set_option(asio::socket_base::reuse_address(true), ec);
-  if (!ec) impl->acceptor.bind(endpoint, ec);
-  if (!ec) impl->acceptor.listen(asio::socket_base::max_listen_connections, ec);
-  if (ec) return UnavailableError("cannot listen on " + bind_address + ": " + ec.message());
-  impl->port = impl->acceptor.local_endpoint().port();
-  impl->Accept(*this);
+  RDMASTACK_RETURN_IF_ERROR(impl->acceptor.Listen(bind_address));
   Impl* raw = impl.get();
+  impl->acceptor.Start([raw](tcp::socket socket, ConnectionLimiter::Slot slot) {
+    raw->Serve(std::move(socket), std::move(slot));
+  });
   for (int i = 0; i < std::max(1, options.threads); ++i) {
     impl->threads.emplace_back([raw] { raw->io.run(); });
   }
@@ -326,14 +332,13 @@ Status HttpServer::UpdateTls(const TlsServingCredentials& creds) {
 }
 
 uint16_t HttpServer::port() const {
-  return impl_ ? impl_->port : 0;
+  return impl_ ? impl_->acceptor.port() : 0;
 }
 
 void HttpServer::Stop() {
   if (!impl_) return;
   asio::post(impl_->io, [impl = impl_.get()] {
-    beast::error_code ignored;
-    impl->acceptor.close(ignored);
+    impl->acceptor.Close();
     impl->io.stop();
   });
   for (auto& t : impl_->threads) t.join();

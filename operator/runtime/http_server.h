@@ -7,6 +7,7 @@
 // on a cache miss) holds one thread; give such a server more than one (HttpServerOptions::threads)
 // so that one slow request does not hold up the others. Stop() waits for running handlers.
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -16,6 +17,8 @@
 #include <vector>
 
 #include "base/status.h"
+#include "operator/runtime/bind_address.h"
+#include "operator/runtime/connection_limiter.h"
 #include "operator/runtime/metrics.h"
 
 namespace rdmastack::runtime {
@@ -36,17 +39,22 @@ struct HttpResponse {
 };
 using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
 
-// "127.0.0.1:8080", ":8081" (all interfaces), "[::1]:0" (port 0 picks a free port).
-struct BindAddress {
-  std::string host;
-  uint16_t port = 0;
-};
-StatusOr<BindAddress> ParseBindAddress(const std::string& text);
-
 // A serving certificate chain (leaf first) and its private key, both PEM.
 struct TlsServingCredentials {
   std::string cert_pem;
   std::string key_pem;
+};
+
+// How long a connection may keep the server waiting. What an unauthenticated peer can make the
+// server hold is these times the connection limits.
+struct HttpDeadlines {
+  // A new connection must deliver its first complete request head, TLS handshake included,
+  // this soon after it is accepted; a kept-alive one its next head this soon after that head's
+  // first byte. A peer that connects and sends nothing, or a head a byte at a time, is closed
+  // then (counted in rdmastack_listener_header_timeouts_total).
+  std::chrono::milliseconds header{5'000};
+  // How long a kept-alive connection may wait for the first byte of its next request.
+  std::chrono::milliseconds idle{30'000};
 };
 
 struct HttpServerOptions {
@@ -58,12 +66,16 @@ struct HttpServerOptions {
   // connection cannot carry another request. GET-only servers need no body; an admission webhook
   // server passes a few MiB (the API server sends whole objects).
   uint64_t max_request_body = 4096;
-  // Connections open at once (TLS handshake included). One more is closed as soon as it is
-  // accepted, before its handshake, and counted in `refused_connections` when given: with the
-  // handshake, idle and body limits this bounds what unauthenticated peers can make the server
-  // hold (about max_connections x max_request_body).
-  size_t max_connections = 64;
-  Counter* refused_connections = nullptr;
+  // The listener's name in metrics and log lines: "probes", "metrics", "webhook".
+  std::string listener = "http";
+  // Connections open at once, in all and from one peer address, TLS handshake included. One more
+  // is closed as soon as it is accepted, before its handshake (limited_acceptor.h). With the
+  // deadlines and the body limit this bounds what unauthenticated peers can make the server hold
+  // (about max_connections x max_request_body), and what one of them can take.
+  ConnectionLimits connections;
+  HttpDeadlines deadlines;
+  // Where refusals and header timeouts are counted (rdmastack_listener_*); nowhere when null.
+  MetricsRegistry* metrics = nullptr;
 };
 
 class HttpServer {

@@ -13,8 +13,11 @@
 #include <boost/beast/ssl.hpp>
 #include <optional>
 #include <thread>
+#include <vector>
 
+#include "operator/runtime/connection_limiter.h"
 #include "operator/runtime/serving_cert.h"
+#include "operator/runtime/testing/silent_peers.h"
 
 namespace rdmastack::runtime {
 namespace {
@@ -275,37 +278,125 @@ TEST(HttpServerTest, MaxRequestBodyRaisesTheLimit) {
   EXPECT_EQ(over->result_int(), 413u);
 }
 
-TEST(HttpServerTest, ConnectionsOverTheLimitAreClosedAtOnceAndCounted) {
-  // Two peers that connect and never start their TLS handshake hold both slots; a third is closed
-  // without being served until one of them goes.
+using testing::SilentPeers;
+
+// The kubelet's probes against one pod that opens connections and sends nothing: the default
+// limits give that pod's address its share (8), so a probe from another address is answered at
+// once, and what the pod opens beyond its share is closed as soon as it is accepted. Before the
+// per-address limit, 64 silent connections held every slot and the probe was refused.
+TEST(HttpServerTest, SilentConnectionsFromOneAddressLeaveTheProbesTheirSlots) {
+  HttpServer server;
+  server.Handle("/healthz", [](const HttpRequest&) {
+    return HttpResponse{200, "text/plain", "ok\n"};
+  });
+  ASSERT_TRUE(server.Start("127.0.0.1:0").ok());
+  SilentPeers pod("127.0.0.2", server.port(), 100);
+  const int closed_at_once = pod.ClosedCount(std::chrono::milliseconds(500));
+  EXPECT_GE(closed_at_once, 100 - 8) << "over the address's share: closed at once";
+  EXPECT_LT(closed_at_once, 100) << "its share is served (until the header deadline)";
+  for (int probe = 0; probe < 3; ++probe) {
+    const auto start = std::chrono::steady_clock::now();
+    Connection kubelet;
+    ASSERT_TRUE(kubelet.Connect(server.port(), /*tls=*/false).ok());
+    auto reply = kubelet.Send(http::request<http::string_body>(http::verb::get, "/healthz", 11));
+    ASSERT_TRUE(reply.ok()) << "probe " << probe << ": " << reply.status().ToString();
+    EXPECT_EQ(reply->result_int(), 200u);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+  }
+}
+
+// A peer that never starts its TLS handshake, one that never sends a byte, and one that sends a
+// head a byte at a time are all closed at the header deadline, long before the idle deadline; a
+// kept-alive connection between two requests is held to the idle deadline instead.
+TEST(HttpServerTest, TheHeaderDeadlineClosesSilentAndSlowHeadsTheIdleOneKeptAliveConnections) {
+  auto creds = SelfSignedServingCredentials({"localhost"});
+  ASSERT_TRUE(creds.ok());
+  for (const bool tls : {false, true}) {
+    SCOPED_TRACE(tls ? "https" : "http");
+    MetricsRegistry registry;
+    HttpServer server;
+    server.Handle("/healthz", [](const HttpRequest&) {
+      return HttpResponse{200, "text/plain", "ok\n"};
+    });
+    HttpServerOptions options;
+    if (tls) options.tls = *creds;
+    options.listener = "test";
+    options.metrics = &registry;
+    options.deadlines = {.header = std::chrono::milliseconds(400),
+                         .idle = std::chrono::milliseconds(2000)};
+    ASSERT_TRUE(server.Start("127.0.0.1:0", options).ok());
+
+    Connection kept;
+    ASSERT_TRUE(kept.Connect(server.port(), tls).ok());
+    ASSERT_TRUE(kept.Send(http::request<http::string_body>(http::verb::get, "/healthz", 11)).ok());
+    SilentPeers peers("127.0.0.2", server.port(), 2);
+    const auto start = std::chrono::steady_clock::now();
+    // Peer 1 trickles a head (plain HTTP; with TLS these bytes are a broken handshake).
+    const std::string head = "GET /healthz HTTP/1.1\r\nHost: x\r\n";
+    bool trickler_closed = false;
+    for (size_t i = 0; i < head.size() && !trickler_closed; ++i) {
+      peers.Send(1, head.substr(i, 1));
+      trickler_closed = peers.Closed(1, std::chrono::milliseconds(100));
+    }
+    EXPECT_TRUE(trickler_closed || peers.Closed(1, std::chrono::milliseconds(1000)));
+    EXPECT_TRUE(peers.Closed(0, std::chrono::milliseconds(1000)));
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(1500));
+    if (!tls) {
+      EXPECT_NE(
+          registry.Render().find("rdmastack_listener_header_timeouts_total{listener=\"test\"} 2"),
+          std::string::npos)
+          << registry.Render();
+    }
+    // Idle past the header deadline, within the idle one: still served.
+    auto again = kept.Send(http::request<http::string_body>(http::verb::get, "/healthz", 11));
+    ASSERT_TRUE(again.ok()) << again.status().ToString();
+    EXPECT_EQ(again->result_int(), 200u);
+    // Past the idle deadline: closed.
+    std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+    EXPECT_FALSE(kept.Send(http::request<http::string_body>(http::verb::get, "/healthz", 11)).ok());
+  }
+}
+
+TEST(HttpServerTest, ConnectionsOverEitherLimitAreClosedAtOnceAndCounted) {
+  // Peers that connect and never start their TLS handshake hold their slots; one more from the
+  // same address, or any once the total is reached, is closed without being served until one of
+  // them goes.
   auto creds = SelfSignedServingCredentials({"localhost"});
   ASSERT_TRUE(creds.ok());
   MetricsRegistry registry;
-  Counter& refused = registry.CounterFamily("refused_total", "test", {}).With({});
   HttpServer server;
   server.Handle("/ok", [](const HttpRequest&) { return HttpResponse{200, "text/plain", "ok"}; });
-  ASSERT_TRUE(server
-                  .Start("127.0.0.1:0",
-                         {.tls = *creds, .max_connections = 2, .refused_connections = &refused})
-                  .ok());
-  asio::io_context io;
-  const asio::ip::tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), server.port());
-  std::vector<std::unique_ptr<asio::ip::tcp::socket>> silent;
-  for (int i = 0; i < 2; ++i) {
-    silent.push_back(std::make_unique<asio::ip::tcp::socket>(io));
-    silent.back()->connect(endpoint);
-  }
+  HttpServerOptions options;
+  options.tls = *creds;
+  options.listener = "test";
+  options.metrics = &registry;
+  options.connections = {.max_connections = 4, .max_connections_per_address = 2};
+  ASSERT_TRUE(server.Start("127.0.0.1:0", options).ok());
+  auto refused = [&](const std::string& reason) {
+    const std::string text = registry.Render();
+    const std::string series =
+        "rdmastack_listener_connections_refused_total{listener=\"test\","
+        "reason=\"" +
+        reason + "\"} ";
+    const size_t at = text.find(series);
+    return at == std::string::npos ? 0 : std::atoi(text.c_str() + at + series.size());
+  };
+  SilentPeers a("127.0.0.2", server.port(), 3);
+  EXPECT_TRUE(a.Closed(2, std::chrono::milliseconds(1000))) << "a third from one address";
+  EXPECT_FALSE(a.Closed(0, std::chrono::milliseconds(0)));
+  EXPECT_EQ(refused(kRefusedMaxConnectionsPerAddress), 1) << registry.Render();
+  std::optional<SilentPeers> b;
+  b.emplace("127.0.0.3", server.port(), 2);
+  EXPECT_FALSE(b->Closed(1, std::chrono::milliseconds(200)));
   auto served = [&] {
     Connection c;
     if (!c.Connect(server.port(), /*tls=*/true).ok()) return false;
-    http::request<http::string_body> get(http::verb::get, "/ok", 11);
-    auto reply = c.Send(std::move(get));
+    auto reply = c.Send(http::request<http::string_body>(http::verb::get, "/ok", 11));
     return reply.ok() && reply->result_int() == 200;
   };
-  // The silent two are accepted before the third: one accept loop takes the backlog in order.
-  EXPECT_FALSE(served());
-  EXPECT_NE(registry.Render().find("refused_total 1"), std::string::npos) << registry.Render();
-  silent.front()->close();
+  EXPECT_FALSE(served()) << "four open: the total";
+  EXPECT_EQ(refused(kRefusedMaxConnections), 1) << registry.Render();
+  b.reset();
   bool ok = false;
   for (int i = 0; i < 100 && !ok; ++i) {
     ok = served();

@@ -250,8 +250,13 @@ void Manager::Shutdown(bool release_lease, Clock::Duration drain) {
 
 Status Manager::StartServing() {
   if (!ServingDisabled(options_.health_probe_bind_address)) {
-    RDMASTACK_RETURN_IF_ERROR(
-        probes_.Start(options_.health_probe_bind_address).WithContext("health probe bind address"));
+    HttpServerOptions probe_options;
+    probe_options.listener = "probes";
+    probe_options.connections = options_.health_probe_connections;
+    probe_options.deadlines = options_.health_probe_deadlines;
+    probe_options.metrics = &metrics_;
+    RDMASTACK_RETURN_IF_ERROR(probes_.Start(options_.health_probe_bind_address, probe_options)
+                                  .WithContext("health probe bind address"));
     spdlog::info("serving /healthz, /readyz on port {}", probes_.port());
   }
   const Status metrics = metrics_server_.Start();

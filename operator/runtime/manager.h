@@ -36,6 +36,12 @@ namespace rdmastack::runtime {
 struct ManagerOptions {
   // Serves /healthz and /readyz over plain HTTP (kubelet probes); "" or "0" disables.
   std::string health_probe_bind_address = ":8081";
+  // The kubelet's probes come from the node (one address), one connection per probe, each done
+  // in milliseconds: 8 per address leave them their slots while up to 31 other addresses hold
+  // silent connections, each closed at the header deadline (docs/operations.md "Listeners").
+  ConnectionLimits health_probe_connections{.max_connections = 256,
+                                            .max_connections_per_address = 8};
+  HttpDeadlines health_probe_deadlines;
   // Serves /metrics; see MetricsServerOptions (":8443", HTTPS with TokenReview and
   // SubjectAccessReview).
   MetricsServerOptions metrics;

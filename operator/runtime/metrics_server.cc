@@ -29,6 +29,10 @@ Status MetricsServer::Start() {
     return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", registry_.Render()};
   };
   HttpServerOptions server_options;
+  server_options.listener = "metrics";
+  server_options.connections = options_.connections;
+  server_options.deadlines = options_.deadlines;
+  server_options.metrics = &registry_;
   std::string source = "plain HTTP, no authentication";
   if (options_.secure) {
     if (options_.cert_dir.empty()) {

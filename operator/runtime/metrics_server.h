@@ -23,6 +23,10 @@ struct MetricsServerOptions {
   // tls.crt and tls.key; "" = a self-signed certificate generated in memory at start.
   std::string cert_dir;
   ApiServerAuthorizerOptions auth;
+  // One Prometheus keeps one connection per replica; 8 per address leave it its slots while one
+  // pod holds silent connections (http_server.h).
+  ConnectionLimits connections{.max_connections = 64, .max_connections_per_address = 8};
+  HttpDeadlines deadlines;
 };
 
 // True for the bind addresses that mean "do not serve": "" and "0".

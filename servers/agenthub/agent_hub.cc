@@ -1,6 +1,7 @@
 #include "servers/agenthub/agent_hub.h"
 
 #include <absl/synchronization/mutex.h>
+#include <grpcpp/resource_quota.h>
 #include <grpcpp/security/tls_certificate_provider.h>
 #include <grpcpp/security/tls_credentials_options.h>
 #include <malloc.h>
@@ -23,6 +24,12 @@ Status ValidateAgentHubOptions(const AgentHubOptions& o) {
     return InvalidArgumentError(
         "agent hub: no certificate names; give the DNS names/IPs agents dial (e.g. the hub "
         "Service's name)");
+  }
+  if (o.connections.max_connections < 1) {
+    return InvalidArgumentError("agent hub: the connection limit must be at least 1");
+  }
+  if (o.memory_quota_bytes < 16u << 20) {
+    return InvalidArgumentError("agent hub: the gRPC memory quota must be at least 16 MiB");
   }
   if (o.handshake_timeout.count() < 1 || o.connection_idle.count() < 1 ||
       o.max_message_bytes < 64 * 1024) {
@@ -81,6 +88,7 @@ AgentHub::AgentHub(k8s::Client& reader, k8s::Client& writer, runtime::EventRecor
       pool_(options_.auth_threads, options_.auth_queue),
       core_(sink, events, metrics_, clock, options_.streams, pool_, authenticator_),
       service_(core_),
+      listener_(options_.connections, metrics),
       trimmer_(
           clock, options_.memory_trim, [this] { return core_.connected(); }, TrimMallocArenas) {}
 
@@ -112,12 +120,19 @@ Status AgentHub::Start() {
   // ECDHE + AEAD only for TLS 1.2 (ECDHE-{ECDSA,RSA}-AES{128,256}-GCM-SHA{256,384}) and
   // TLS 1.3's AES-GCM/ChaCha20-Poly1305. Only the GRPC_SSL_CIPHER_SUITES environment variable
   // (process-wide) could change the 1.2 list. agenthub_tls_integration_test checks all of this.
+  // The hub accepts its connections itself, limited, and hands them to gRPC (hub_listener.h).
+  if (Status listening = listener_.Listen(options_.listen_address); !listening.ok()) {
+    certificates_.Stop();
+    return listening.WithContext("agent hub");
+  }
   grpc::ServerBuilder builder;
-  // ":9443" (the operator flag's form) means every address; gRPC wants a host.
-  const std::string address = options_.listen_address.starts_with(':')
-                                  ? "[::]" + options_.listen_address
-                                  : options_.listen_address;
-  builder.AddListeningPort(address, grpc::experimental::TlsServerCredentials(tls), &port_);
+  std::unique_ptr<grpc::experimental::ExternalConnectionAcceptor> acceptor =
+      builder.experimental().AddExternalConnectionAcceptor(
+          grpc::ServerBuilder::experimental_type::ExternalConnectionType::FROM_FD,
+          grpc::experimental::TlsServerCredentials(tls));
+  grpc::ResourceQuota quota("agenthub");
+  quota.Resize(options_.memory_quota_bytes);
+  builder.SetResourceQuota(quota);
   builder.RegisterService(&service_);
   builder.SetMaxReceiveMessageSize(options_.max_message_bytes);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS,
@@ -139,10 +154,12 @@ Status AgentHub::Start() {
     builder.AddChannelArgument(name, value);
   }
   server_ = builder.BuildAndStart();
-  if (!server_ || port_ == 0) {
+  if (!server_) {
     certificates_.Stop();
-    return UnavailableError("agent hub: could not listen on " + options_.listen_address);
+    return UnavailableError("agent hub: gRPC could not start the server");
   }
+  listener_.Start(std::move(acceptor));
+  port_ = listener_.port();
   core_.Start();
   trimmer_.Start();
   spdlog::info("agenthub: listening on {} (port {}), TLS with the certificate of {}",
@@ -155,6 +172,7 @@ void AgentHub::Stop() {
   stopped_ = true;
   trimmer_.Stop();
   core_.Shutdown();
+  listener_.Stop();  // before gRPC shuts down: a connection handed over then would be dropped
   if (server_) {
     server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
     server_->Wait();

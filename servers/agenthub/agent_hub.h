@@ -34,6 +34,7 @@
 #include "servers/agenthub/agent_stream.h"
 #include "servers/agenthub/hub_certificates.h"
 #include "servers/agenthub/hub_core.h"
+#include "servers/agenthub/hub_listener.h"
 #include "servers/agenthub/memory_trim.h"
 #include "servers/agenthub/token_reviewer.h"
 #include "servers/agenthub/worker_pool.h"
@@ -52,6 +53,20 @@ struct AgentHubOptions {
   // buffers a message whole before the hub sees it, so this is also what a stream that has not
   // authenticated can make the hub hold (two streams per connection).
   int max_message_bytes = 1024 * 1024;
+  // Connections open at once, in all and from one peer address, counted from the TCP accept
+  // (hub_listener.h): one more is closed at once, before its TLS handshake. Each connection holds
+  // about 90 KiB (docs/agenthub.md "Where the bytes go"), so max_connections is what many peers
+  // together can make the hub hold, and max_connections_per_address what one pod can. An agent
+  // needs one connection (two while it reconnects), and agents run on the host network, one per
+  // node: one address each.
+  runtime::ConnectionLimits connections{.max_connections = 4096, .max_connections_per_address = 8};
+  // gRPC's ResourceQuota: the memory gRPC's own buffers may take (TCP reads, HTTP/2 frames and
+  // messages, calls), all connections together. Near it gRPC reads less and grants smaller
+  // flow-control windows; once it is used up, gRPC closes connections without a stream, then
+  // cancels streams. OpenSSL's per-connection buffers are not counted there: the connection limits
+  // bound those. Its thread limit is not set: that governs gRPC's synchronous server, which the
+  // hub (callback reactors only) does not have.
+  size_t memory_quota_bytes = 256u << 20;
   // A peer must finish its TLS handshake this soon (gRPC's default is 120 s), and a connection
   // without a stream is closed after connection_idle: neither a slow handshake nor a connection
   // that never opens a stream holds the hub's memory for long.
@@ -116,6 +131,8 @@ class AgentHub final : public RequirementsPublisher {
   void Forget(const std::string& node_name) override;
 
   int port() const { return port_; }
+  // Connections gRPC holds now (agents' and any other peer's; hub_listener.h).
+  size_t open_connections() { return listener_.open_connections(); }
   size_t connected_agents() const { return core_.connected(); }
   // Hellos waiting for an authentication thread; whether Stop() has begun.
   size_t queued_authentications() const { return core_.queued_authentications(); }
@@ -132,6 +149,7 @@ class AgentHub final : public RequirementsPublisher {
   WorkerPool pool_;
   HubCore core_;
   AgentHubService service_;
+  HubListener listener_;
   std::shared_ptr<grpc::experimental::CertificateProviderInterface> provider_;
   std::unique_ptr<grpc::Server> server_;
   MemoryTrimmer trimmer_;

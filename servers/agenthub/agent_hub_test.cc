@@ -17,7 +17,9 @@
 #include <map>
 #include <thread>
 
+#include "agents/node-agent/transport/grpc_stream.h"
 #include "operator/k8s/testing/fake_client.h"
+#include "operator/runtime/testing/silent_peers.h"
 
 namespace rdmastack::agenthub {
 namespace {
@@ -108,6 +110,8 @@ class CheckingSink final : public AgentEventSink {
   int violations = 0, connects = 0, reports = 0;
 };
 
+using runtime::testing::SilentPeers;
+
 class AgentHubTest : public ::testing::Test {
  protected:
   void Start(const std::function<void(AgentHubOptions&)>& adjust = {}) {
@@ -172,7 +176,9 @@ class AgentHubTest : public ::testing::Test {
 
 TEST_F(AgentHubTest, RacingStreamsForOneNodeLeaveOneConnectedAndTheSinkConsistent) {
   api_.AddPod("agent-1", "node-1");
-  ASSERT_NO_FATAL_FAILURE(Start());
+  // Twenty connections from this test's one address, up to eight at once.
+  ASSERT_NO_FATAL_FAILURE(
+      Start([](AgentHubOptions& o) { o.connections.max_connections_per_address = 0; }));
   std::atomic<bool> done{false};
   std::thread publisher([&] {
     for (int i = 0; !done; ++i) {
@@ -264,6 +270,72 @@ TEST_F(AgentHubTest, NoHelloInTimeEndsTheStream) {
   const grpc::Status s = call->Drain();
   EXPECT_EQ(s.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << s.error_message();
   EXPECT_NE(s.error_message().find("no Hello"), std::string::npos);
+}
+
+// A peer that never sends a whole Hello (a message head announcing 512 KiB, then 1 KiB of it)
+// holds its stream no longer than one that sends nothing: the Hello deadline ends it.
+TEST_F(AgentHubTest, AHelloThatNeverFinishesEndsAtTheHelloDeadline) {
+  ASSERT_NO_FATAL_FAILURE(
+      Start([](AgentHubOptions& o) { o.streams.hello_timeout = milliseconds(300); }));
+  agent::transport::GrpcStreamOptions options;
+  options.address = "127.0.0.1:" + std::to_string(hub_->port());
+  options.ca_pem = hub_->certificates().ca_pem();
+  options.method_path = "/rdmastack.agent.v1.AgentHub/Connect";
+  options.user_agent = "unfinished-hello";
+  auto stream = agent::transport::GrpcBidiStream::Open(options);
+  ASSERT_TRUE(stream.ok()) << stream.status().ToString();
+  std::string head = {0, 0, 8, 0, 0};  // uncompressed, 512 KiB
+  ASSERT_TRUE((*stream)->WriteUnframed(head + std::string(1024, 'x')));
+  const auto start = std::chrono::steady_clock::now();
+  const Status s = (*stream)->Finish();
+  EXPECT_EQ(s.code(), StatusCode::kDeadlineExceeded) << s.ToString();
+  EXPECT_NE(s.message().find("no Hello"), std::string::npos) << s.ToString();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, seconds(5));
+}
+
+// One pod that opens connections and never starts TLS gets its address's share (8 by default):
+// the next is closed at once, before any handshake, and an agent from another address is served
+// meanwhile. Before the per-address limit, each stayed open for the 10 s handshake timeout.
+TEST_F(AgentHubTest, ConnectionsFromOneAddressOverItsShareAreClosedBeforeTls) {
+  api_.AddPod("agent-1", "node-1");
+  ASSERT_NO_FATAL_FAILURE(Start());
+  SilentPeers pod("127.0.0.2", hub_->port(), 9);
+  EXPECT_TRUE(pod.Closed(8, seconds(2))) << "the ninth from one address";
+  EXPECT_FALSE(pod.Closed(0, milliseconds(0))) << "its share stays until the handshake timeout";
+  auto call = Open("node-1/agent-1", "node-1");
+  pb::HubMessage m;
+  ASSERT_TRUE(call->stream->Read(&m));
+  EXPECT_TRUE(m.has_ack());
+  EXPECT_NE(Metrics().find(R"(rdmastack_listener_connections_refused_total{listener="agenthub",)"
+                           R"(reason="max_connections_per_address"} 1)"),
+            std::string::npos)
+      << Metrics();
+}
+
+// The total counts every address; a connection gRPC closed frees its slot for the next peer.
+TEST_F(AgentHubTest, TheConnectionLimitCountsEveryAddressAndFreesWhatGrpcClosed) {
+  api_.AddPod("agent-1", "node-1");
+  ASSERT_NO_FATAL_FAILURE(Start([](AgentHubOptions& o) {
+    o.connections = {.max_connections = 3, .max_connections_per_address = 0};
+  }));
+  SilentPeers a("127.0.0.2", hub_->port(), 2);
+  SilentPeers b("127.0.0.3", hub_->port(), 2);
+  EXPECT_TRUE(b.Closed(1, seconds(2))) << "a fourth connection, from any address";
+  EXPECT_FALSE(a.Closed(0, milliseconds(0)));
+  EXPECT_NE(Metrics().find(R"(rdmastack_listener_connections_refused_total{listener="agenthub",)"
+                           R"(reason="max_connections"} 1)"),
+            std::string::npos)
+      << Metrics();
+  // The peer goes; gRPC ends its handshake and closes the socket, and an agent gets the slot.
+  a.Hangup(0);
+  bool accepted = false;
+  for (int i = 0; i < 50 && !accepted; ++i) {
+    auto call = Open("node-1/agent-1", "node-1");
+    pb::HubMessage m;
+    accepted = call->stream->Read(&m) && m.has_ack();
+    if (!accepted) std::this_thread::sleep_for(milliseconds(100));
+  }
+  EXPECT_TRUE(accepted) << Metrics();
 }
 
 TEST_F(AgentHubTest, AMessageOverTheLimitIsRefusedByGrpc) {
@@ -420,7 +492,9 @@ TEST_F(AgentHubTest, StopAnswersQueuedHellosInsteadOfReviewingThem) {
   api_.before_review = [released] { released.wait(); };
   ASSERT_NO_FATAL_FAILURE(Start([](AgentHubOptions& o) {
     o.auth_threads = 1;
-    o.streams.per_address.max_pending = 0;  // twelve agents share this test's one address
+    // Twelve agents share this test's one address.
+    o.streams.per_address.max_pending = 0;
+    o.connections.max_connections_per_address = 0;
   }));
   std::vector<std::unique_ptr<Call>> calls;
   for (int i = 0; i < kAgents; ++i) {
@@ -486,6 +560,34 @@ TEST_F(AgentHubTest, StartTurnsOffAbseilsMutexDeadlockDetection) {
         std::_Exit(0);
       },
       ::testing::ExitedWithCode(0), "");
+}
+
+// The hub's gRPC buffers, all connections together, stay within its ResourceQuota: a thousand
+// idle agents (gRPC counts about 26-33 KiB for each connection with its stream) do not fit in
+// 16 MiB, so gRPC cuts streams instead of growing past it. Without the quota all are served.
+TEST_F(AgentHubTest, GrpcHoldsNoMoreThanItsMemoryQuota) {
+  constexpr int kAgents = 1000;
+  for (int i = 0; i < kAgents; ++i)
+    api_.AddPod("agent-" + std::to_string(i), "node-" + std::to_string(i));
+  ASSERT_NO_FATAL_FAILURE(Start([](AgentHubOptions& o) {
+    // A thousand agents share this test's one address.
+    o.streams.per_address.max_pending = 0;
+    o.connections = {.max_connections = 100'000, .max_connections_per_address = 0};
+    o.memory_quota_bytes = 16u << 20;
+  }));
+  std::vector<std::unique_ptr<Call>> calls;
+  for (int i = 0; i < kAgents; ++i) {
+    const std::string n = std::to_string(i);
+    calls.push_back(Open("node-" + n + "/agent-" + n, "node-" + n));
+  }
+  int acked = 0;
+  for (auto& call : calls) {
+    pb::HubMessage m;
+    acked += call->stream->Read(&m) && m.has_ack();
+  }
+  EXPECT_GT(acked, 0);
+  EXPECT_LT(acked, kAgents) << "all served within 16 MiB: is the quota set?";
+  hub_->Stop();
 }
 
 }  // namespace

@@ -73,13 +73,6 @@ WebhookServer::WebhookServer(k8s::Client& reader, k8s::Client& writer, Clock& cl
       options_(std::move(options)),
       path_(std::move(path)),
       metrics_(metrics),
-      refused_connections_(
-          metrics
-              .CounterFamily("rdmastack_webhook_connections_refused_total",
-                             "Connections to the webhook closed at once because "
-                             "max_connections were open (a flood, or too small a limit).",
-                             {})
-              .With({})),
       certificates_(reader, writer, clock, [this] {
         agenthub::HubCertificateOptions c = CertificateOptions(options_);
         c.publish_ca = [this](const std::string& ca_pem) {
@@ -158,10 +151,12 @@ void WebhookServer::Run() {
   // An AdmissionReview of a pod CREATE carries the pod (at most etcd's 1.5 MiB, under the API
   // server's 3 MiB request limit) and its envelope.
   server_options.max_request_body = 4 << 20;
-  // Bounds what peers that never authenticate can make it hold (about 32 x 4 MiB); the API
-  // server's webhook client keeps a few keep-alive connections per replica.
-  server_options.max_connections = options_.max_connections;
-  server_options.refused_connections = &refused_connections_;
+  // Bounds what peers that never authenticate can make it hold (about 32 x 4 MiB by default), and
+  // what one of them can take (WebhookServerOptions::connections).
+  server_options.listener = "webhook";
+  server_options.connections = options_.connections;
+  server_options.deadlines = options_.deadlines;
+  server_options.metrics = &metrics_;
   if (Status s = server_.Start(options_.bind_address, server_options); !s.ok()) {
     spdlog::error("webhook: cannot serve: {}", s.ToString());
     return;

@@ -39,7 +39,11 @@ struct WebhookServerOptions {
   Clock::Duration check_interval = std::chrono::minutes(1);
   std::chrono::milliseconds retry_interval{2000};
   int threads = 2;
-  size_t max_connections = 32;
+  // Each connection may carry a 4 MiB AdmissionReview: 32 bound what unauthenticated peers can
+  // make a replica hold to about 128 MiB. 8 per address leave the API server (a few keep-alive
+  // connections per replica) its slots while one pod holds silent connections.
+  runtime::ConnectionLimits connections{.max_connections = 32, .max_connections_per_address = 8};
+  runtime::HttpDeadlines deadlines;
 };
 
 // Sets the caBundle of every webhook named kWebhookName in `configuration` to `ca_pem`; writes
@@ -75,7 +79,6 @@ class WebhookServer {
   const WebhookServerOptions options_;
   const std::string path_;
   runtime::MetricsRegistry& metrics_;
-  runtime::Counter& refused_connections_;
   agenthub::HubCertificates certificates_;
   runtime::HttpServer server_;
 

@@ -135,11 +135,15 @@ class GrpcBidiStream::Impl {
     return OkStatus();
   }
 
-  bool Write(std::string_view message) {
+  bool Write(std::string_view message, bool framed = true) {
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [&] { return ended_ || out_.size() - out_pos_ < kMaxQueuedBytes; });
     if (ended_ || cancel_ || writes_done_) return false;
-    AppendGrpcFrame(message, &out_);
+    if (framed) {
+      AppendGrpcFrame(message, &out_);
+    } else {
+      out_.append(message);
+    }
     lock.unlock();
     Wake();
     return true;
@@ -430,6 +434,9 @@ StatusOr<std::unique_ptr<GrpcBidiStream>> GrpcBidiStream::Open(const GrpcStreamO
 
 bool GrpcBidiStream::Write(std::string_view message) {
   return impl_->Write(message);
+}
+bool GrpcBidiStream::WriteUnframed(std::string_view bytes) {
+  return impl_->Write(bytes, /*framed=*/false);
 }
 bool GrpcBidiStream::Read(std::string* message) {
   return impl_->Read(message);

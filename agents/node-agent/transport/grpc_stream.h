@@ -36,6 +36,9 @@ class GrpcBidiStream {
 
   // Queues one message; false once the call has ended (then Finish says why).
   bool Write(std::string_view message);
+  // Queues `bytes` as they are, without gRPC's framing: a message's head without the rest of it,
+  // as a broken or hostile client sends (the hub's flood tests). The agent never calls it.
+  bool WriteUnframed(std::string_view bytes);
   // Blocks for the next message; false at the end of the call.
   bool Read(std::string* message);
   // Half-closes: the server sees the end of the client's messages.

@@ -16,6 +16,7 @@
 #include "operator/runtime/informer.h"
 #include "operator/runtime/testing/http_fetch.h"
 #include "operator/runtime/testing/mock_client.h"
+#include "operator/runtime/testing/silent_peers.h"
 
 namespace rdmastack::webhook {
 namespace {
@@ -169,6 +170,46 @@ TEST(WebhookServerTest, ServesOverTlsPublishesTheCaAndKeepsServingThroughRenewal
   EXPECT_EQ(bad->status, 400);
   server.Stop();
   EXPECT_EQ(server.port(), 0);
+}
+
+// A pod that opens connections to the webhook and sends nothing takes its address's share of
+// the slots (8 of 32 by default), not all of them: the API server's AdmissionReview from another
+// address is answered while the pod holds them. Before the per-address limit, 32 silent
+// connections held every slot for 30 s and labelled pods could not be admitted.
+TEST(WebhookServerTest, SilentConnectionsFromOnePodLeaveTheApiServerItsSlots) {
+  NiceMock<runtime::testing::MockClient> client;
+  ScriptedApi api(client);
+  runtime::MetricsRegistry metrics;
+  runtime::InformerOptions profiles_options;
+  profiles_options.type = crd::kinds::ClientProfile();
+  runtime::Informer profiles(client, RealClock::Instance(), profiles_options);
+  WebhookServerOptions options;
+  options.bind_address = "127.0.0.1:0";
+  options.namespace_ = "rdmastack-system";
+  options.configuration_name = "injector";
+  options.hosts = {"localhost"};
+  options.retry_interval = 50ms;
+  workload::PodWebhook pods(profiles, metrics);
+  WebhookServer server(
+      client, client, RealClock::Instance(), metrics, workload::kMutatePodsPath,
+      [&pods](const runtime::HttpRequest& r) { return pods.Handle(r); }, options);
+  server.Start();
+  for (int i = 0; i < 200 && server.port() == 0; ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_NE(server.port(), 0);
+
+  runtime::testing::SilentPeers pod("127.0.0.2", server.port(), 40);
+  EXPECT_GE(pod.ClosedCount(500ms), 32) << "over its share: closed at once";
+  runtime::testing::FetchOptions post;
+  post.tls = true;
+  post.ca_pem = api.SecretValue("ca.crt");
+  post.method = "POST";
+  post.body = kReview;
+  for (int call = 0; call < 3; ++call) {
+    auto reply = runtime::testing::HttpFetch(server.port(), workload::kMutatePodsPath, post);
+    ASSERT_TRUE(reply.ok()) << "call " << call << ": " << reply.status().ToString();
+    EXPECT_EQ(reply->status, 200);
+  }
+  server.Stop();
 }
 
 }  // namespace

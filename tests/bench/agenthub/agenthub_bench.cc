@@ -25,6 +25,7 @@
 #include "operator/k8s/api_error.h"
 #include "tests/harness/audit_log.h"
 #include "tests/harness/hub_flood.h"
+#include "tests/harness/hub_hold.h"
 #include "tests/harness/proc_stat.h"
 #include "tests/integration/agenthub/hub_fixture.h"
 #include "tests/integration/operator/operator_process.h"
@@ -524,6 +525,78 @@ TEST_F(AgentHubBench, HostileFloodFromOneAddressBesideConnectedAgents) {
   EXPECT_LE(c.reviews, static_cast<long>(n) + 14) << "the flood's reviews: one minute's budget";
 }
 
+// Peers that hold the hub's connections for as long as it lets them, each kind for 45 s from 64
+// loopback addresses (32 connections each, reopened whenever the hub closes one), while 4 agents
+// stay connected and heartbeat: TLS connections that go silent after the handshake, then streams
+// whose first message never finishes (its head announces 1 MiB, 60 KiB follow). The hub runs with
+// the operator's connection limits (RDMASTACK_AGENTHUB_BENCH_CONNECTIONS, default "4096,8"; give
+// "1000000,0" for none). The figure is the hub's peak RSS during each flood.
+TEST_F(AgentHubBench, IdleTlsAndUnfinishedMessageFloodsFromManyAddresses) {
+  RDMASTACK_REQUIRE_CLUSTER(env);
+  constexpr int kAgents = 4;
+  const std::vector<std::string> tokens = MakeAgents(kAgents);
+  if (HasFailure()) return;
+  const char* limits_env = std::getenv("RDMASTACK_AGENTHUB_BENCH_CONNECTIONS");
+  const std::string limits = limits_env != nullptr ? limits_env : "4096,8";
+  ::setenv("RDMASTACK_AGENTHUB_BENCH_CONNECTIONS", limits.c_str(), 1);
+  const int port = StartHub({"10"});
+  ::unsetenv("RDMASTACK_AGENTHUB_BENCH_CONNECTIONS");
+  ASSERT_GT(port, 0);
+  std::vector<std::unique_ptr<pb::AgentHub::Stub>> stubs;
+  std::vector<std::unique_ptr<LoadAgent>> agents;
+  std::atomic<int> accepted{0};
+  ConnectAll(port, tokens, stubs, agents, accepted);
+  std::this_thread::sleep_for(seconds(5));
+  const long idle_kib = ReadProcStat(hub_pid_).rss_kib;
+  std::printf("hub limits %s; RSS with %d agents %.1f MiB\n", limits.c_str(), kAgents,
+              idle_kib / 1024.0);
+
+  using Kind = rdmastack::testing::HubHoldOptions::Kind;
+  for (const Kind kind : {Kind::kIdleTls, Kind::kUnfinishedMessage}) {
+    const char* name = kind == Kind::kIdleTls ? "idle TLS" : "unfinished message";
+    rdmastack::testing::HubHoldOptions o;
+    o.kind = kind;
+    o.port = static_cast<uint16_t>(port);
+    o.sources = rdmastack::testing::LoopbackSources(64);
+    o.per_source = 32;
+    const long before_kib = ReadProcStat(hub_pid_).rss_kib;
+    rdmastack::testing::HubHold hold(o);
+    long peak_kib = before_kib;
+    int peak_open = 0;
+    hold.Start();
+    const auto start = SteadyClock::now();
+    for (int round = 0; SteadyClock::now() - start < seconds(45); ++round) {
+      for (auto& a : agents) a->Beat();
+      for (int i = 0; i < 20; ++i) {  // 10 s between heartbeats, RSS every 500 ms
+        peak_kib = std::max(peak_kib, ReadProcStat(hub_pid_).rss_kib);
+        peak_open = std::max(peak_open, hold.open());
+        std::this_thread::sleep_for(milliseconds(500));
+      }
+    }
+    hold.Stop();
+    std::this_thread::sleep_for(seconds(2));
+    const long after_kib = ReadProcStat(hub_pid_).rss_kib;
+    int lost = 0;
+    for (auto& a : agents) lost += a->done();
+    std::printf(
+        "%s flood from %zu addresses x %d: %d TLS handshakes, %d refused before TLS, %d closed "
+        "later by the hub, at most %d held at once; hub RSS %.1f MiB before, %.1f peak (+%.1f), "
+        "%.1f after; agents lost %d\n",
+        name, o.sources.size(), o.per_source, hold.handshakes(), hold.refused(),
+        hold.closed_later(), peak_open, before_kib / 1024.0, peak_kib / 1024.0,
+        (peak_kib - before_kib) / 1024.0, after_kib / 1024.0, lost);
+    std::fflush(stdout);
+    EXPECT_EQ(lost, 0) << name << ": an agent's stream ended during the flood";
+    if (limits == "4096,8") {
+      // 8 per address, and a few the hub has closed that this side has not read yet.
+      EXPECT_LE(peak_open, static_cast<int>(o.sources.size()) * 10) << name;
+      EXPECT_GT(hold.refused(), 0) << name << ": nothing over the per-address limit?";
+    }
+  }
+  StopHub();
+  DisconnectAll(stubs, agents);
+}
+
 // The writes behind the agents' reports, through the real operator: its hub accepts N agents, its
 // node controllers turn their first reports into RdmaNodes and node labels, and the same reports
 // resent after a reconnect storm change nothing.
@@ -542,7 +615,8 @@ TEST_F(AgentHubBench, OperatorWritesForThousandsOfReports) {
        "--agent-namespace=" + ns_, "--agent-bind-address=127.0.0.1:0",
        "--agent-hub-address=127.0.0.1:9443",
        // Every load agent dials from 127.0.0.1: one address for thousands of agents.
-       "--agent-hub-pending-per-address=0"});
+       "--agent-hub-pending-per-address=0", "--agent-hub-max-connections-per-address=0",
+       "--agent-hub-max-connections=1000000"});
   const std::string identity = op.Identity();
   ASSERT_FALSE(identity.empty()) << op.Output();
   int port = 0;

@@ -92,6 +92,20 @@ int main(int argc, char** argv) {
   // benchmark throttles refusals only (its agents are never refused).
   o.streams.per_address.max_pending = 0;
   o.streams.per_address.max_failures_per_minute = argc == 7 ? std::stoi(argv[6]) : 0;
+  o.connections = {.max_connections = 1'000'000, .max_connections_per_address = 0};
+  // "TOTAL,PER_ADDRESS": the connection limits (the connection floods run with the operator's
+  // defaults, 4096,8).
+  if (const char* v = std::getenv("RDMASTACK_AGENTHUB_BENCH_CONNECTIONS")) {
+    if (std::sscanf(v, "%zu,%zu", &o.connections.max_connections,
+                    &o.connections.max_connections_per_address) != 2) {
+      std::fprintf(stderr, "RDMASTACK_AGENTHUB_BENCH_CONNECTIONS: %s is not TOTAL,PER_ADDRESS\n",
+                   v);
+      return 2;
+    }
+  }
+  if (const char* v = std::getenv("RDMASTACK_AGENTHUB_BENCH_MEMORY_QUOTA")) {
+    o.memory_quota_bytes = std::strtoul(v, nullptr, 10);
+  }
   // Experiments without a rebuild (docs/agenthub.md "Where the bytes go").
   if (const char* v = std::getenv("RDMASTACK_AGENTHUB_BENCH_TSI_FRAME")) {
     o.tsi_max_frame_size = std::atoi(v);

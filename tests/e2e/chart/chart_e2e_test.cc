@@ -28,6 +28,7 @@
 
 #include "base/version.h"
 #include "tests/e2e/common/chart_e2e_fixture.h"
+#include "tests/e2e/common/connection_holder.h"
 #include "tests/e2e/common/pool_traffic.h"
 #include "tests/harness/golden.h"
 #include "tests/harness/prom_text.h"
@@ -253,6 +254,36 @@ class ChartE2eTest : public ChartE2eFixture {
     return "exit " + std::to_string(r.exit_code) + "\n" + MaskRun(r.out + r.err, ns_->name());
   }
 
+  // The seed pool (on `storage`, by this test's node label) and the GPU-direct profile applied in
+  // the test's namespace go Ready.
+  void LabelStorageAndAwaitReady(const std::vector<std::string>& storage) const {
+    for (const std::string& n : storage)
+      ASSERT_EQ(env_->Kubectl({"label", "node", n, selector_label_ + "=in"}).exit_code, 0);
+    for (const char* object : {"gwp/kvcache", "cprof/kvcache-gpudirect"}) {
+      CommandResult wait = env_->Kubectl(
+          {"wait", "--for=condition=Ready", object, "-n", ns_->name(), "--timeout=300s"});
+      ASSERT_EQ(wait.exit_code, 0) << object << ": " << wait.err << Diagnostics();
+    }
+  }
+
+  // A pod naming the profile, created (server-side dry run) until the webhook has injected the
+  // profile into it; what the API server answered last.
+  bool AdmitsALabelledPod(std::chrono::seconds within, std::string* answer) const {
+    const std::string pod =
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: trainer\n  labels: "
+        "{rdmastack.io/client-profile: kvcache-gpudirect}\nspec:\n  containers: [{name: app, "
+        "image: rdmastack.invalid/host}]\n";
+    return Eventually(
+        [&] {
+          CommandResult r = env_->Kubectl({"create", "--dry-run=server", "-n", ns_->name(), "-o",
+                                           "jsonpath={.metadata.annotations}", "-f", "-"},
+                                          pod);
+          *answer = r.out + r.err;
+          return answer->find("kvcache-gpudirect: sharedDevicePlugin") != std::string::npos;
+        },
+        within);
+  }
+
   std::string DaemonSetField(const std::string& ns, const std::string& name,
                              const std::string& jsonpath) const {
     return Get({"get", "ds", name, "-n", ns, "--ignore-not-found", "-o", "jsonpath=" + jsonpath});
@@ -405,13 +436,7 @@ TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
         env_->Kubectl({"delete", kind, "--all", "-n", unserved.name(), "--timeout=60s"});
     EXPECT_EQ(gone.exit_code, 0) << kind << ": " << gone.err << OperatorLog();
   }
-  for (const std::string& n : storage)
-    ASSERT_EQ(env_->Kubectl({"label", "node", n, selector_label_ + "=in"}).exit_code, 0);
-  for (const char* object : {"gwp/kvcache", "cprof/kvcache-gpudirect"}) {
-    CommandResult wait = env_->Kubectl(
-        {"wait", "--for=condition=Ready", object, "-n", ns_->name(), "--timeout=300s"});
-    ASSERT_EQ(wait.exit_code, 0) << object << ": " << wait.err << Diagnostics();
-  }
+  ASSERT_NO_FATAL_FAILURE(LabelStorageAndAwaitReady(storage));
   // The profile's S3 user (the sample's s3User) is on every gateway the clients are given, and a
   // rotation replaces its keys in place (the Secret's update, under the chart's RBAC).
   std::string s3_user;
@@ -439,21 +464,8 @@ TEST_F(ChartE2eTest, WholeStoryUnderTheChartsRbac) {
       << Diagnostics();
   // The webhook (its certificate Secret and caBundle kept by the operator under the chart's RBAC)
   // admits a pod that names the profile, with the profile injected.
-  const std::string pod =
-      "apiVersion: v1\nkind: Pod\nmetadata:\n  name: trainer\n  labels: "
-      "{rdmastack.io/client-profile: kvcache-gpudirect}\nspec:\n  containers: [{name: app, image: "
-      "rdmastack.invalid/host}]\n";
   std::string injected;
-  EXPECT_TRUE(Eventually(
-      [&] {
-        CommandResult r = env_->Kubectl({"create", "--dry-run=server", "-n", ns_->name(), "-o",
-                                         "jsonpath={.metadata.annotations}", "-f", "-"},
-                                        pod);
-        injected = r.out + r.err;
-        return injected.find("kvcache-gpudirect: sharedDevicePlugin") != std::string::npos;
-      },
-      60s))
-      << injected << OperatorLog();
+  EXPECT_TRUE(AdmitsALabelledPod(60s, &injected)) << injected << OperatorLog();
   // The plugin, on one screen each: status, and why the cross-socket GPU node is not used. The
   // status screen is of the settled pool: both gateways Ready now, not only once (in one CI run a
   // gateway was not Ready again a minute after the pool went Ready; the cause was not found).
@@ -836,6 +848,136 @@ TEST_F(ChartE2eTest, DefaultInstallGrantsNothingOutsideTheNamespacesItServes) {
                           other.name()),
             std::string::npos)
       << both.err;
+}
+
+// A pod floods every port of the operator: from a simulated node's address (every pod on a
+// simulated node has its node's address, so this stands for one pod's), it keeps 30 connections
+// open to each replica's probe, metrics and webhook ports and to the leader's agent hub for 75 s,
+// opening a new one whenever one is closed; on the probe port every other one sends half a
+// request head and stops. The kubelet's probes (the node runtime's, from the host's address)
+// keep answering: no replica restarts or leaves Ready through three liveness periods; the API
+// server's webhook calls are answered (a labelled pod is admitted, the profile injected); every
+// agent stays Reporting. The flood holds at most its per-address share (8) of any port, the rest
+// closed at once, and the slow heads are closed at the header deadline (5 s): the leader's
+// metrics count both.
+TEST_F(ChartE2eTest, ListenersKeepServingWhileANodeHoldsSilentConnections) {
+  RDMASTACK_REQUIRE_CLUSTER(env);
+  std::vector<std::string> storage;
+  if (const std::string missing = NodesWithFixture(kBond0, 2, &storage); !missing.empty())
+    GTEST_SKIP() << missing << " (scripts/test.sh makes them)";
+  ns_ = std::make_unique<TestNamespace>(*env_, "listeners");
+  selector_label_ = "e2e.rdmastack.io/" + ns_->name();
+  Install({"--set", "tenancy.namespaces={" + ns_->name() + "}"});
+  if (HasFatalFailure()) return;
+  std::string pool = SeedPool("    drainSeconds: 3\n    maxParallel: 1\n");
+  pool.replace(pool.find("SELECTOR"), 8, selector_label_);
+  ns_->Apply(pool);
+  ns_->Apply(ReadSample("clientprofile-gpudirect.yaml"));
+  ASSERT_NO_FATAL_FAILURE(LabelStorageAndAwaitReady(storage));
+
+  // The flooding node runs no agent and no operator pod: a node's pods share its address here,
+  // so an agent there would share the flood's per-address share (a real pod has an address of its
+  // own).
+  std::string flooder;
+  for (const auto& [name, node] : nodes_) {
+    const std::string on_node = Get({"get", "pods", "-n", kReleaseNamespace, "--field-selector",
+                                     "spec.nodeName=" + name, "-o",
+                                     "jsonpath={.items[*].metadata.labels.app\\.kubernetes\\.io/"
+                                     "name}"});
+    if (on_node.find("rdmastack-agent") == std::string::npos &&
+        on_node.find("rdmastack-operator") == std::string::npos) {
+      flooder = name;
+      break;
+    }
+  }
+  if (flooder.empty()) GTEST_SKIP() << "no simulated node without an agent or operator pod";
+  const std::vector<std::string> pods = OperatorPods();
+  ASSERT_EQ(pods.size(), 2u);
+  const std::string leader = LeaderPod();
+  auto pod_field = [&](const std::string& pod, const std::string& jsonpath) {
+    return Get({"get", "pod", pod, "-n", kReleaseNamespace, "-o", "jsonpath=" + jsonpath});
+  };
+  std::vector<HeldTarget> targets;
+  std::map<std::string, std::string> restarts;
+  for (const std::string& pod : pods) {
+    const std::string ip = pod_field(pod, "{.status.podIP}");
+    ASSERT_FALSE(ip.empty()) << pod;
+    targets.push_back({ip, 8081, /*plain_http=*/true});
+    targets.push_back({ip, 8443, false});
+    targets.push_back({ip, 9444, false});
+    if (pod == leader) targets.push_back({ip, 9443, false});
+    restarts[pod] = pod_field(pod, "{.status.containerStatuses[0].restartCount}");
+  }
+  auto ready_and_unrestarted = [&] {
+    std::string out;
+    for (const auto& [pod, before] : restarts) {
+      const std::string now = pod_field(pod,
+                                        "{.status.containerStatuses[0].restartCount}/"
+                                        "{.status.conditions[?(@.type==\"Ready\")].status}");
+      if (now != before + "/True") out += pod + " " + now + " (restarts before " + before + ") ";
+    }
+    return out;
+  };
+  ns_->Apply("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: scraper}\n");
+  env_->Kubectl({"create", "clusterrolebinding", "scraper-" + ns_->name(),
+                 "--clusterrole=rdmastack-metrics-reader",
+                 "--serviceaccount=" + ns_->name() + ":scraper"});
+  std::string token = RunCommand({env_->cluster_script, "token", ns_->name(), "scraper"}).out;
+  token = token.substr(0, token.find_last_not_of("\n") + 1);
+
+  constexpr auto kFlood = 75s;  // over three liveness periods (10 s) and failure thresholds (3)
+  ConnectionHolder flood(nodes_.at(flooder).netns, targets, /*per_target=*/30, kFlood);
+  const auto start = std::chrono::steady_clock::now();
+  std::string lapses, probe_failures, injected;
+  bool admitted = false;
+  while (std::chrono::steady_clock::now() - start < kFlood - 5s) {
+    std::this_thread::sleep_for(5s);
+    lapses += ready_and_unrestarted();
+    // A probe as the kubelet sends it, from the host's address.
+    for (const HeldTarget& t : targets) {
+      if (t.port != 8081) continue;
+      const std::string code = RunCommand({"curl", "-s", "-o", "/dev/null", "-w", "%{http_code}",
+                                           "--max-time", "2", "http://" + t.ip + ":8081/healthz"})
+                                   .out;
+      if (code != "200") probe_failures += t.ip + ":" + code + " ";
+    }
+    if (!admitted && std::chrono::steady_clock::now() - start > 20s) {
+      admitted = AdmitsALabelledPod(20s, &injected);
+    }
+  }
+  const std::vector<PromSample> scrape = ParsePromText(
+      RunCommand({"curl", "-sk", "-H", "Authorization: Bearer " + token,
+                  "https://" + pod_field(leader, "{.status.podIP}") + ":8443/metrics"})
+          .out);
+  const HoldCounts counts = flood.Wait();
+  env_->Kubectl({"delete", "clusterrolebinding", "scraper-" + ns_->name()});
+  std::printf(
+      "flood from %s: %d connections, %d closed at once, %d closed later, at most %d held "
+      "to one port\n",
+      flooder.c_str(), counts.opened, counts.closed_at_once, counts.closed_later, counts.max_held);
+
+  EXPECT_EQ(lapses, "") << "replicas restarted or not Ready during the flood\n" << OperatorLog();
+  EXPECT_EQ(probe_failures, "") << "probes not answered during the flood";
+  EXPECT_TRUE(admitted) << injected << OperatorLog();
+  for (const std::string& node : storage) {
+    EXPECT_EQ(Get({"get", "rdmanode", node, "-o",
+                   "jsonpath={.status.conditions[?(@.type==\"Reporting\")].status}"}),
+              "True")
+        << node;
+  }
+  EXPECT_LE(counts.max_held, 8) << flood.result().out << flood.result().err;
+  EXPECT_GT(counts.closed_at_once, 0) << flood.result().out << flood.result().err;
+  for (const char* listener : {"probes", "metrics", "webhook", "agenthub"}) {
+    EXPECT_GT(SampleValue(scrape, "rdmastack_listener_connections_refused_total",
+                          {{"listener", listener}, {"reason", "max_connections_per_address"}})
+                  .value_or(0),
+              0)
+        << listener;
+  }
+  EXPECT_GT(
+      SampleValue(scrape, "rdmastack_listener_header_timeouts_total", {{"listener", "probes"}})
+          .value_or(0),
+      0);
 }
 
 }  // namespace
