@@ -25,7 +25,7 @@ OneResult CheckOne(s3::HttpTransport& transport, const Clock& clock, const std::
     s3::ProbeResult r = s3::RunReadinessProbe(client, kHealthPath);
     return {r.outcome == s3::ProbeOutcome::kHealthy, r.message};
   }
-  StatusOr<s3::HttpResponse> health = client.GetUnsigned(kHealthPath);
+  StatusOr<s3::HttpResponse> health = client.GetUnsigned(kHealthPath, s3::kProbeReadLimit);
   if (!health.ok()) return {false, health.status().message()};
   if (health->status != 200) {
     return {false,

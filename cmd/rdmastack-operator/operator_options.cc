@@ -150,6 +150,9 @@ const char* const kOperatorUsage =
     "                                       gateway/compatibility.yaml)\n"
     "  --compatibility-configmap NS/NAME    compatibility data from this ConfigMap's key\n"
     "                                       compatibility.yaml (wins over the file)\n"
+    "  --gateway-answer-max-size Q          bytes the operator reads of one answer of a gateway's\n"
+    "                                       admin API (list-users, ListBuckets, a bucket policy);\n"
+    "                                       a longer one fails the call (default 4Mi)\n"
     "  --upgrade-validation MODE            how a node's new gateway is checked before clients\n"
     "                                       move to it: s3 (the operator's signed ListBuckets)\n"
     "                                       or pod-ready (the pod's Ready condition; default s3)\n"
@@ -340,6 +343,7 @@ StatusOr<OperatorOptions> ParseOperatorOptions(const std::vector<std::string>& a
       {"--client-arg", list(&o.client_args)},
       {"--client-library-max-file-size", byte_budget(&o.client_library_max_file_bytes)},
       {"--client-library-max-size", byte_budget(&o.client_library_max_bytes)},
+      {"--gateway-answer-max-size", byte_budget(&o.gateway_answer_max_bytes)},
       {"--gateway-env",
        [&o, key_value](const std::string& flag, const std::string& value) {
          std::map<std::string, std::string> one;
@@ -541,6 +545,7 @@ clientprofile::ClientProfileControllerOptions ClientProfileOptionsFrom(
   out.render.library_max_file_bytes = options.client_library_max_file_bytes;
   out.render.library_max_bytes = options.client_library_max_bytes;
   out.render.node_pods = NodePodPolicyFrom(options);
+  out.gateway_answer_max_bytes = static_cast<uint64_t>(options.gateway_answer_max_bytes);
   return out;
 }
 

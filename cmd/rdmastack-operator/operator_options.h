@@ -96,6 +96,9 @@ struct OperatorOptions {
   // client's default (--client-library-max-file-size, --client-library-max-size).
   int64_t client_library_max_file_bytes = 0;
   int64_t client_library_max_bytes = 0;
+  // The most the operator reads of one answer of a gateway's admin API (list-users, ListBuckets,
+  // a bucket policy; s3::VersitygwAdmin).
+  int64_t gateway_answer_max_bytes = static_cast<int64_t>(s3::kDefaultMaxAnswerBytes);
   // Optional controllers: "*" (all), "-name" turns one off (kube-controller-manager's rule).
   // Known: gatewaypool, clientprofile.
   std::vector<std::string> controllers = {"*"};

@@ -103,6 +103,20 @@ TEST(OperatorOptionsTest, ClientLibraryBudget) {
   }
 }
 
+// The chart's operator.gatewayAnswerMaxSize: what the S3 user provisioning reads of one answer.
+TEST(OperatorOptionsTest, GatewayAnswerMaxSize) {
+  auto defaults = ParseOperatorOptions({});
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_EQ(ClientProfileOptionsFrom(*defaults).gateway_answer_max_bytes, uint64_t{4} << 20);
+  auto o = ParseOperatorOptions({"--gateway-answer-max-size=16Mi"});
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(ClientProfileOptionsFrom(*o).gateway_answer_max_bytes, uint64_t{16} << 20);
+  for (const char* bad : {"0", "-1", "big"}) {
+    EXPECT_FALSE(ParseOperatorOptions({std::string("--gateway-answer-max-size=") + bad}).ok())
+        << bad;
+  }
+}
+
 TEST(OperatorOptionsTest, AgentHubAddressLimits) {
   auto defaults = ParseOperatorOptions({});
   ASSERT_TRUE(defaults.ok());

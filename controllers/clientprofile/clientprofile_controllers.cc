@@ -75,7 +75,8 @@ ClientProfileControllers::ClientProfileControllers(runtime::Manager& manager, Cl
                              workloads,
                              node_cache.coverage()};
   parts_->reconciler = std::make_unique<ClientProfileReconciler>(
-      manager.client(), manager.events(), clock, stores, std::move(options.render));
+      manager.client(), manager.events(), clock, stores, std::move(options.render),
+      options.gateway_answer_max_bytes);
   runtime::Controller& controller = manager.NewController("clientprofile", *parts_->reconciler);
 
   // Not for our own status writes, which would start another pass at once.

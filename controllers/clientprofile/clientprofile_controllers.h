@@ -8,6 +8,7 @@
 #include "base/clock.h"
 #include "controllers/clientprofile/client_workload.h"
 #include "controllers/common/node_cache.h"
+#include "lib/s3/versitygw_admin.h"
 #include "operator/runtime/manager.h"
 
 namespace rdmastack::clientprofile {
@@ -20,6 +21,9 @@ struct ClientProfileControllerOptions {
   // The pool's endpoints and the clients' pods: short, because during a pool upgrade the clients'
   // configuration should follow each node's switch promptly.
   Clock::Duration endpoint_batch = std::chrono::milliseconds(250);
+  // The most the operator reads of one answer of a gateway's admin API (list-users, ListBuckets,
+  // a bucket policy): a gateway is a tenant's image (s3::VersitygwAdmin).
+  uint64_t gateway_answer_max_bytes = s3::kDefaultMaxAnswerBytes;
 };
 
 class ClientProfileControllers {

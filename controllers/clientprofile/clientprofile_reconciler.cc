@@ -45,7 +45,8 @@ std::string ReadyClients(const crd::ClientProfileStatus& s) {
 ClientProfileReconciler::ClientProfileReconciler(k8s::Client& client,
                                                  runtime::EventRecorder& events, Clock& clock,
                                                  ClientProfileStores stores,
-                                                 ClientRenderOptions render)
+                                                 ClientRenderOptions render,
+                                                 uint64_t gateway_answer_max_bytes)
     : OwnerReconciler(client, events, {stores.profiles, crd::kinds::ClientProfile(), kFinalizer},
                       "clientprofile", ConditionEvents(), ReadyClients),
       client_(client),
@@ -53,7 +54,7 @@ ClientProfileReconciler::ClientProfileReconciler(k8s::Client& client,
       clock_(clock),
       stores_(stores),
       render_(std::move(render)),
-      s3_users_(client, stores.secrets, clock) {}
+      s3_users_(client, stores.secrets, clock, gateway_answer_max_bytes) {}
 
 StatusOr<std::string> ClientProfileReconciler::PoolCaBundle(const crd::GatewayPool& pool) {
   if (!pool.spec.s3.tls_secret) return std::string();

@@ -21,6 +21,7 @@
 #include "controllers/common/node_label_filter.h"
 #include "controllers/common/owned_pod.h"
 #include "controllers/common/reconcile_skeleton.h"
+#include "lib/s3/versitygw_admin.h"
 #include "operator/k8s/client.h"
 #include "operator/runtime/event_recorder.h"
 #include "operator/runtime/reconciler.h"
@@ -47,7 +48,8 @@ class ClientProfileReconciler final
     : public controllers::OwnerReconciler<crd::ClientProfile, crd::ClientProfileStatus> {
  public:
   ClientProfileReconciler(k8s::Client& client, runtime::EventRecorder& events, Clock& clock,
-                          ClientProfileStores stores, ClientRenderOptions render);
+                          ClientProfileStores stores, ClientRenderOptions render,
+                          uint64_t gateway_answer_max_bytes = s3::kDefaultMaxAnswerBytes);
 
  private:
   static constexpr size_t kLabelWriters = 16;

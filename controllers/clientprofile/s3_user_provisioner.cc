@@ -18,6 +18,9 @@ constexpr size_t kGatewayThreads = 8;
 constexpr std::chrono::milliseconds kGatewayTimeout{5000};
 constexpr std::chrono::seconds kRetryAfter{15};
 constexpr size_t kListedFailures = 3;
+constexpr std::string_view kRaiseAnswerLimit =
+    " (if the gateway really holds that many users, buckets or policy statements, raise "
+    "--gateway-answer-max-size, the chart's operator.gatewayAnswerMaxSize)";
 
 // synced_ keys: the profile's prefix, then the pool's UID and the gateway's address:port.
 std::string SyncedPrefix(const crd::ClientProfile& profile) {
@@ -153,7 +156,7 @@ S3UserProvisioner::Gateways S3UserProvisioner::Apply(const crd::ClientProfile& p
                                           static_cast<uint16_t>(e.s3_port)},
                              {(*root)[0], (*root)[1]}, pool.spec.s3.region, clock_,
                              kGatewayTimeout);
-    results[t] = SyncS3UserGrant(s3::VersitygwAdmin(root_client), grant);
+    results[t] = SyncS3UserGrant(s3::VersitygwAdmin(root_client, max_answer_bytes_), grant);
   });
   std::lock_guard lock(mu_);
   for (size_t t = 0; t < todo.size(); ++t) {
@@ -164,8 +167,12 @@ S3UserProvisioner::Gateways S3UserProvisioner::Apply(const crd::ClientProfile& p
       synced_[key] = fingerprint;
     } else {
       synced_.erase(key);
+      // An answer over the limit is the one failure the operator's own flag can cure, when the
+      // gateway really holds that many users or buckets.
+      const bool over_limit = results[t].code() == StatusCode::kResourceExhausted;
       out.failures.push_back("gateway on " + e.node + " (" + HostPort(e) +
-                             "): " + std::string(results[t].message()));
+                             "): " + std::string(results[t].message()) +
+                             (over_limit ? std::string(kRaiseAnswerLimit) : ""));
     }
   }
   return out;

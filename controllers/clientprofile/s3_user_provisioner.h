@@ -17,6 +17,7 @@
 #include "controllers/clientprofile/s3_user_sync.h"
 #include "controllers/common/namespaced_cache.h"
 #include "crds/types/types.h"
+#include "lib/s3/versitygw_admin.h"
 #include "operator/k8s/client.h"
 #include "operator/runtime/store.h"
 
@@ -24,8 +25,13 @@ namespace rdmastack::clientprofile {
 
 class S3UserProvisioner {
  public:
-  S3UserProvisioner(k8s::Client& client, controllers::NamespacedCache secrets, const Clock& clock)
-      : client_(client), secrets_(std::move(secrets)), clock_(clock) {}
+  // `max_answer_bytes`: the most the operator reads of one gateway answer (s3::VersitygwAdmin).
+  S3UserProvisioner(k8s::Client& client, controllers::NamespacedCache secrets, const Clock& clock,
+                    uint64_t max_answer_bytes = s3::kDefaultMaxAnswerBytes)
+      : client_(client),
+        secrets_(std::move(secrets)),
+        clock_(clock),
+        max_answer_bytes_(max_answer_bytes) {}
 
   struct Outcome {
     std::optional<crd::S3UserStatus> status;
@@ -55,6 +61,7 @@ class S3UserProvisioner {
   k8s::Client& client_;
   const controllers::NamespacedCache secrets_;
   const Clock& clock_;
+  const uint64_t max_answer_bytes_;
   std::mutex mu_;
   // "<ns>/<profile>|<pool uid>|<address>:<port>" -> fingerprint of the state that gateway has.
   std::map<std::string, std::string> synced_;

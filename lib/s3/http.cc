@@ -3,6 +3,7 @@
 #include <openssl/ssl.h>
 #include <strings.h>
 
+#include <algorithm>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -12,6 +13,7 @@
 #include <boost/beast/ssl.hpp>
 #include <charconv>
 #include <type_traits>
+#include <vector>
 
 namespace rdmastack::s3 {
 namespace {
@@ -23,8 +25,8 @@ namespace http = beast::http;
 using tcp = asio::ip::tcp;
 using TlsStream = beast::ssl_stream<beast::tcp_stream>;
 
-// Upper bound on a response body we are willing to buffer (probe and tests move small objects).
-constexpr uint64_t kMaxBodyBytes = 256ull << 20;
+// Bytes asked of the socket per read of the body: the body goes from here into the answer.
+constexpr size_t kReadChunkBytes = 16 * 1024;
 
 Status FromError(const beast::error_code& ec, std::string_view stage, const Endpoint& endpoint) {
   std::string where = std::string(stage) + " " + endpoint.ToString();
@@ -63,11 +65,90 @@ beast::error_code RunStep(asio::io_context& io, Start start) {
   return result;
 }
 
+http::request<http::string_body> BuildRequest(const HttpRequest& request) {
+  http::request<http::string_body> req;
+  req.method_string(request.method);
+  req.target(request.target);
+  req.version(11);
+  for (const auto& [k, v] : request.headers) req.set(k, v);
+  req.body() = request.body;
+  req.prepare_payload();
+  req.set(http::field::connection, "close");
+  return req;
+}
+
+// The request's method and path, as an answer over its limit is reported (the query, which may
+// name a user, is left out).
+std::string CallName(const HttpRequest& request) {
+  return request.method + " " + request.target.substr(0, request.target.find('?'));
+}
+
+Status OverLimit(const Endpoint& endpoint, const HttpRequest& request, std::string_view detail) {
+  return ResourceExhaustedError("the answer of " + endpoint.ToString() + " to " +
+                                CallName(request) + " is over this call's limit of " +
+                                std::to_string(request.response_limit.max_bytes) + " bytes" +
+                                std::string(detail) + "; it was not read further");
+}
+
+// Appends, doubling the capacity as the body grows, but never past the limit, and straight to
+// the limit once half of it is passed: while the string moves to a larger buffer both are held,
+// so a body of the limit costs at most 1.5 times it (std::string's own reserve doubles past it).
+// The caller never appends past `max_bytes`.
+void AppendBounded(std::string& out, const char* data, size_t size, uint64_t max_bytes) {
+  if (out.size() + size > out.capacity()) {
+    uint64_t capacity = std::max<uint64_t>(out.capacity() * 2, out.size() + size);
+    if (capacity > max_bytes / 2) capacity = max_bytes;
+    std::string grown;
+    grown.reserve(static_cast<size_t>(capacity));
+    grown.append(out);
+    out.swap(grown);
+  }
+  out.append(data, size);
+}
+
+// Reads the body after the header, chunk by chunk straight into `out`, and stops at the limit:
+// the answer is never held whole before it is measured.
+template <typename Stream>
+Status ReadBody(asio::io_context& io, Stream& stream, beast::flat_buffer& buffer,
+                http::response_parser<http::buffer_body>& parser, const Endpoint& endpoint,
+                const HttpRequest& request, HttpResponse& out) {
+  const BodyLimit& limit = request.response_limit;
+  const bool keep_prefix = limit.over == BodyLimit::Over::kKeepPrefix;
+  if (const auto declared = parser.content_length(); declared && *declared > limit.max_bytes) {
+    if (!keep_prefix) {
+      return OverLimit(endpoint, request, " (Content-Length " + std::to_string(*declared) + ")");
+    }
+  } else if (declared) {
+    out.body.reserve(static_cast<size_t>(*declared));
+  }
+  std::vector<char> chunk(kReadChunkBytes);
+  while (!parser.is_done()) {
+    auto& body = parser.get().body();
+    body.data = chunk.data();
+    body.size = chunk.size();
+    beast::error_code ec =
+        RunStep(io, [&](auto done) { http::async_read_some(stream, buffer, parser, done); });
+    if (ec == http::error::need_buffer) ec = {};
+    if (ec) return FromError(ec, "read", endpoint);
+    const size_t got = chunk.size() - body.size;
+    const uint64_t room = limit.max_bytes - out.body.size();
+    if (got > room) {
+      if (!keep_prefix) return OverLimit(endpoint, request, "");
+      AppendBounded(out.body, chunk.data(), static_cast<size_t>(room), limit.max_bytes);
+      out.body_truncated = true;
+      return OkStatus();
+    }
+    AppendBounded(out.body, chunk.data(), got, limit.max_bytes);
+  }
+  return OkStatus();
+}
+
 template <typename Stream>
 StatusOr<HttpResponse> Exchange(asio::io_context& io, Stream& stream,
                                 const tcp::resolver::results_type& addresses,
-                                http::request<http::string_body>& req, const Endpoint& endpoint,
+                                const HttpRequest& request, const Endpoint& endpoint,
                                 std::chrono::milliseconds timeout) {
+  http::request<http::string_body> req = BuildRequest(request);
   auto& tcp_layer = beast::get_lowest_layer(stream);
   tcp_layer.expires_after(timeout);
   if (auto ec = RunStep(io, [&](auto done) { tcp_layer.async_connect(addresses, done); })) {
@@ -83,9 +164,11 @@ StatusOr<HttpResponse> Exchange(asio::io_context& io, Stream& stream,
     return FromError(ec, "write", endpoint);
   }
   beast::flat_buffer buffer;
-  http::response_parser<http::string_body> parser;
-  parser.body_limit(kMaxBodyBytes);
-  if (auto ec = RunStep(io, [&](auto done) { http::async_read(stream, buffer, parser, done); })) {
+  http::response_parser<http::buffer_body> parser;
+  // ReadBody counts the body itself (the parser would only fail, never keep a prefix).
+  parser.body_limit(boost::none);
+  if (auto ec =
+          RunStep(io, [&](auto done) { http::async_read_header(stream, buffer, parser, done); })) {
     return FromError(ec, "read", endpoint);
   }
   HttpResponse out;
@@ -94,22 +177,10 @@ StatusOr<HttpResponse> Exchange(asio::io_context& io, Stream& stream,
   for (const auto& field : res) {
     out.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
   }
-  out.body = res.body();
+  RDMASTACK_RETURN_IF_ERROR(ReadBody(io, stream, buffer, parser, endpoint, request, out));
   beast::error_code ignored;
   tcp_layer.socket().shutdown(tcp::socket::shutdown_both, ignored);
   return out;
-}
-
-http::request<http::string_body> BuildRequest(const HttpRequest& request) {
-  http::request<http::string_body> req;
-  req.method_string(request.method);
-  req.target(request.target);
-  req.version(11);
-  for (const auto& [k, v] : request.headers) req.set(k, v);
-  req.body() = request.body;
-  req.prepare_payload();
-  req.set(http::field::connection, "close");
-  return req;
 }
 
 }  // namespace
@@ -176,11 +247,10 @@ StatusOr<HttpResponse> BeastHttpTransport::RoundTrip(const Endpoint& endpoint,
                            });
   });
   if (ec) return FromError(ec, "resolve", endpoint);
-  http::request<http::string_body> req = BuildRequest(request);
 
   if (endpoint.scheme != "https") {
     beast::tcp_stream stream(io);
-    return Exchange(io, stream, addresses, req, endpoint, timeout);
+    return Exchange(io, stream, addresses, request, endpoint, timeout);
   }
   ssl::context ctx(ssl::context::tls_client);
   ctx.set_verify_mode(ssl::verify_peer);
@@ -204,7 +274,7 @@ StatusOr<HttpResponse> BeastHttpTransport::RoundTrip(const Endpoint& endpoint,
   if (not_ip) SSL_set_tlsext_host_name(stream.native_handle(), endpoint.host.c_str());
   stream.set_verify_callback(
       ssl::host_name_verification(tls_.verify_name.empty() ? endpoint.host : tls_.verify_name));
-  return Exchange(io, stream, addresses, req, endpoint, timeout);
+  return Exchange(io, stream, addresses, request, endpoint, timeout);
 }
 
 }  // namespace rdmastack::s3

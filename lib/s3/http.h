@@ -7,6 +7,11 @@
 //   kDeadlineExceeded  — the deadline passed (connect, write or read)
 //   kDataLoss          — the peer answered something that is not HTTP, or TLS failed (untrusted
 //                        certificate, wrong host name, plain HTTP on a TLS port)
+//   kResourceExhausted — the answer's body is larger than the request's BodyLimit allows
+//
+// Every peer is a gateway, and a gateway runs a tenant's image: whatever it answers must not
+// become the caller's memory. So every request carries a BodyLimit, and the body is read straight
+// into HttpResponse::body up to it (headers are bounded at 8 KiB by the parser).
 
 #include <chrono>
 #include <cstdint>
@@ -30,17 +35,34 @@ struct Endpoint {
 // "http://127.0.0.1:7070", "https://gw.example:7071" (a trailing '/' is allowed; a path is not).
 StatusOr<Endpoint> ParseEndpoint(std::string_view url);
 
+// What a call answered by a small document (an S3 error, a health check) may read when it says
+// nothing else.
+inline constexpr uint64_t kDefaultMaxResponseBytes = uint64_t{1} << 20;
+
+// How much of an answer's body a request reads.
+struct BodyLimit {
+  enum class Over {
+    kFail,        // the whole answer is needed: a longer one is a kResourceExhausted error
+    kKeepPrefix,  // only its start is: the first max_bytes are kept, the rest is left unread
+  };
+  uint64_t max_bytes = kDefaultMaxResponseBytes;
+  Over over = Over::kFail;
+};
+
 struct HttpRequest {
   std::string method;
   std::string target;  // already-encoded path plus optional "?query"
   KeyValues headers;
   std::string body;
+  BodyLimit response_limit;
 };
 
 struct HttpResponse {
   int status = 0;
   KeyValues headers;
   std::string body;
+  // The answer was longer than `body` (BodyLimit::Over::kKeepPrefix).
+  bool body_truncated = false;
   // First header with this name (case-insensitive), or "".
   std::string Header(std::string_view name) const;
 };

@@ -47,7 +47,7 @@ std::string_view ProbeOutcomeName(ProbeOutcome outcome) {
 
 ProbeResult RunReadinessProbe(const S3Client& client, const std::string& health_path) {
   const std::string where = client.endpoint().ToString();
-  StatusOr<HttpResponse> health = client.GetUnsigned(health_path);
+  StatusOr<HttpResponse> health = client.GetUnsigned(health_path, kProbeReadLimit);
   if (!health.ok()) return FromTransport(health.status(), "health " + health_path);
   if (health->status != 200) {
     return Classified(ProbeOutcome::kBadResponse,
@@ -56,7 +56,8 @@ ProbeResult RunReadinessProbe(const S3Client& client, const std::string& health_
                           health_path + " or pass --health-path");
   }
 
-  StatusOr<HttpResponse> list = client.Send({.method = "GET", .path = "/"});
+  StatusOr<HttpResponse> list =
+      client.Send({.method = "GET", .path = "/", .response_limit = kProbeReadLimit});
   if (!list.ok()) return FromTransport(list.status(), "ListBuckets");
   if (list->status == 403) {
     std::string code = S3ErrorCode(list->body);

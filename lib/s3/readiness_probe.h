@@ -9,6 +9,11 @@
 
 namespace rdmastack::s3 {
 
+// The probe judges an answer by its status and its first bytes (a ListAllMyBucketsResult opens
+// the document), so it reads no more than this of each: a gateway with many buckets still
+// passes, and one that answers without end costs 64 KiB.
+inline constexpr BodyLimit kProbeReadLimit{64 * 1024, BodyLimit::Over::kKeepPrefix};
+
 enum class ProbeOutcome {
   kHealthy,
   kCredentialsRejected,  // 403 from ListBuckets

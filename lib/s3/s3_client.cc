@@ -25,21 +25,24 @@ StatusOr<HttpResponse> S3Client::Send(const S3Request& request) const {
   http.headers = to_sign.headers;
   http.headers.emplace_back("authorization", sig.authorization);
   http.body = request.body;
+  http.response_limit = request.response_limit;
   return transport_.RoundTrip(endpoint_, http, timeout_);
 }
 
-StatusOr<HttpResponse> S3Client::GetUnsigned(const std::string& path) const {
+StatusOr<HttpResponse> S3Client::GetUnsigned(const std::string& path,
+                                             BodyLimit response_limit) const {
   HttpRequest http;
   http.method = "GET";
   http.target = UriEncode(path, true);
   http.headers.emplace_back("host", endpoint_.HostHeader());
+  http.response_limit = response_limit;
   return transport_.RoundTrip(endpoint_, http, timeout_);
 }
 
-std::vector<std::string> XmlElementTexts(std::string_view body, std::string_view tag) {
+std::vector<std::string_view> XmlElementTexts(std::string_view body, std::string_view tag) {
   const std::string open = "<" + std::string(tag) + ">";
   const std::string close = "</" + std::string(tag) + ">";
-  std::vector<std::string> out;
+  std::vector<std::string_view> out;
   for (size_t at = body.find(open); at != std::string_view::npos; at = body.find(open, at)) {
     at += open.size();
     const size_t end = body.find(close, at);
@@ -51,8 +54,8 @@ std::vector<std::string> XmlElementTexts(std::string_view body, std::string_view
 }
 
 std::string S3ErrorCode(std::string_view body) {
-  std::vector<std::string> codes = XmlElementTexts(body, "Code");
-  return codes.empty() ? "" : codes.front();
+  std::vector<std::string_view> codes = XmlElementTexts(body, "Code");
+  return codes.empty() ? "" : std::string(codes.front());
 }
 
 }  // namespace rdmastack::s3

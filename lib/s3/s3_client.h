@@ -18,6 +18,7 @@ struct S3Request {
   KeyValues query;   // decoded
   std::string body;
   KeyValues extra_headers;  // signed as well
+  BodyLimit response_limit;
 };
 
 class S3Client {
@@ -34,7 +35,7 @@ class S3Client {
   // SigV4-signed request; the payload hash is the SHA-256 of the body.
   StatusOr<HttpResponse> Send(const S3Request& request) const;
   // Unsigned GET of a path (the gateway's health endpoint).
-  StatusOr<HttpResponse> GetUnsigned(const std::string& path) const;
+  StatusOr<HttpResponse> GetUnsigned(const std::string& path, BodyLimit response_limit = {}) const;
 
   const Endpoint& endpoint() const { return endpoint_; }
 
@@ -47,8 +48,9 @@ class S3Client {
   std::chrono::milliseconds timeout_;
 };
 
-// Every XML element text <tag>...</tag> in `body`, in order (no nesting of the same tag).
-std::vector<std::string> XmlElementTexts(std::string_view body, std::string_view tag);
+// Every XML element text <tag>...</tag> in `body`, in order (no nesting of the same tag); views
+// into `body`, so that a large answer is not copied piece by piece.
+std::vector<std::string_view> XmlElementTexts(std::string_view body, std::string_view tag);
 
 // Text of the first <Code>...</Code> in an S3 XML error body, or "".
 std::string S3ErrorCode(std::string_view body);

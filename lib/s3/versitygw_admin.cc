@@ -12,8 +12,8 @@ std::string AccountXml(const Credentials& user) {
 
 }  // namespace
 
-StatusOr<HttpResponse> VersitygwAdmin::Call(const std::string& what,
-                                            const S3Request& request) const {
+StatusOr<HttpResponse> VersitygwAdmin::Call(const std::string& what, S3Request request) const {
+  request.response_limit = {max_answer_bytes_, BodyLimit::Over::kFail};
   StatusOr<HttpResponse> r = root_.Send(request);
   if (!r.ok()) return r.status().WithContext(what + " on " + root_.endpoint().ToString());
   if (r->status >= 200 && r->status < 300) return r;
@@ -29,10 +29,10 @@ StatusOr<std::map<std::string, std::string>> VersitygwAdmin::ListUsers() const {
   RDMASTACK_ASSIGN_OR_RETURN(HttpResponse r,
                              Call("list-users", {"PATCH", "/list-users", {}, "", {}}));
   std::map<std::string, std::string> users;
-  for (const std::string& account : XmlElementTexts(r.body, "Accounts")) {
-    const std::vector<std::string> access = XmlElementTexts(account, "Access");
-    const std::vector<std::string> secret = XmlElementTexts(account, "Secret");
-    if (access.size() == 1) users[access[0]] = secret.empty() ? "" : secret[0];
+  for (std::string_view account : XmlElementTexts(r.body, "Accounts")) {
+    const std::vector<std::string_view> access = XmlElementTexts(account, "Access");
+    const std::vector<std::string_view> secret = XmlElementTexts(account, "Secret");
+    if (access.size() == 1) users[std::string(access[0])] = secret.empty() ? "" : secret[0];
   }
   return users;
 }
@@ -61,7 +61,8 @@ Status VersitygwAdmin::DeleteUser(const std::string& access_key_id) const {
 
 StatusOr<std::vector<std::string>> VersitygwAdmin::ListBuckets() const {
   RDMASTACK_ASSIGN_OR_RETURN(HttpResponse r, Call("ListBuckets", {"GET", "/", {}, "", {}}));
-  return XmlElementTexts(r.body, "Name");
+  const std::vector<std::string_view> names = XmlElementTexts(r.body, "Name");
+  return std::vector<std::string>(names.begin(), names.end());
 }
 
 Status VersitygwAdmin::CreateBucket(const std::string& bucket) const {
@@ -73,7 +74,7 @@ StatusOr<std::string> VersitygwAdmin::GetBucketPolicy(const std::string& bucket)
       Call("GetBucketPolicy " + bucket, {"GET", "/" + bucket, {{"policy", ""}}, "", {}});
   if (r.status().code() == StatusCode::kNotFound) return std::string();  // NoSuchBucketPolicy
   if (!r.ok()) return r.status();
-  return r->body;
+  return std::move(r->body);
 }
 
 Status VersitygwAdmin::PutBucketPolicy(const std::string& bucket, const std::string& policy) const {

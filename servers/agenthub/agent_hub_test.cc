@@ -465,6 +465,33 @@ TEST_F(AgentHubTest, AFloodOfBadHellosFromOneAddressIsThrottledWithoutReviews) {
   EXPECT_EQ(m.ack().report_hash(), "after-flood");
 }
 
+// The node's agent and whatever else runs on its host network (a tenant's gateway, an init
+// container) share one address. A neighbour that fails Hellos from it has the address throttled,
+// but the node's agent, accepted before, reconnects (its stream dropped) and is accepted again,
+// while the neighbour's next Hello is still refused unreviewed.
+TEST_F(AgentHubTest, ANeighbourOnTheAgentsAddressCannotLockTheAgentOut) {
+  api_.AddPod("agent-1", "node-1");
+  ASSERT_NO_FATAL_FAILURE(Start([](AgentHubOptions& o) {
+    o.streams.per_address.max_pending = 2;
+    o.streams.per_address.max_failures_per_minute = 5;
+  }));
+  pb::HubMessage m;
+  {
+    auto first = Open("node-1/agent-1", "node-1");
+    ASSERT_TRUE(first->stream->Read(&m));
+    first->context.TryCancel();
+    first->Drain();
+  }
+  for (int i = 0; i < 10; ++i) Open("made-up-" + std::to_string(i), "node-1")->Drain();
+  EXPECT_EQ(Open("made-up-last", "node-1")->Drain().error_code(),
+            grpc::StatusCode::RESOURCE_EXHAUSTED);
+  auto again = Open("node-1/agent-1", "node-1");
+  ASSERT_TRUE(again->stream->Read(&m)) << again->Drain().error_message();
+  EXPECT_TRUE(m.has_ack());
+  EXPECT_EQ(Open("made-up-after", "node-1")->Drain().error_code(),
+            grpc::StatusCode::RESOURCE_EXHAUSTED);
+}
+
 TEST_F(AgentHubTest, StopEndsConnectedStreamsWithUnavailable) {
   api_.AddPod("agent-1", "node-1");
   // ":port", as the operator's --agent-bind-address is written, listens on every address.

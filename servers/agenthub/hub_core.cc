@@ -90,34 +90,37 @@ void HubCore::HelloReceived(AgentStream* stream) {
 }
 
 void HubCore::Authenticate(AgentStream* stream, const agent::v1::Hello& hello) {
-  // What this address may still make the hub do comes first: a throttled peer's Hellos are not
-  // even looked at.
-  const std::string address = PeerAddress(stream->peer());
-  if (auto refused = throttle_.Admit(address)) {
-    stream->OnAuthenticated("", *refused);
+  // What this address, or the agent the Hello names, may still make the hub do comes first: of a
+  // throttled peer's Hellos only the address, the node name and the token's claims (each within
+  // its bound) are looked at.
+  const HelloKey key = HelloKeyOf(stream->peer(), hello.node_name(), hello.token());
+  const AddressThrottle::Admission admission = throttle_.Admit(key);
+  if (admission.refusal) {
+    stream->OnAuthenticated("", *admission.refusal);
     return;
   }
+  const AddressThrottle::Lane lane = admission.lane;
   // Before the Hello is copied into the queue or its fields reach a log line or an Event.
   if (auto malformed =
           CheckHelloShape(hello.node_name(), hello.agent_version(), hello.token().size())) {
-    throttle_.Done(address, *malformed);
+    throttle_.Done(key, lane, *malformed);
     stream->OnAuthenticated("", *malformed);
     return;
   }
-  const bool queued = pool_.TrySubmit([this, stream, hello, address] {
+  const bool queued = pool_.TrySubmit([this, stream, hello, key, lane] {
     // Once the hub stops, queued Hellos are answered, not reviewed: the backlog (up to
     // auth_queue of them, each a TokenReview and a Pod read) must not hold shutdown, and with it
     // the lease release, past the pod's grace period. The agents reconnect to the next leader.
     const AdmissionDecision decision =
         ShuttingDown() ? ShuttingDownRefusal() : authenticator_.Authenticate(hello);
-    throttle_.Done(address, decision);
+    throttle_.Done(key, lane, decision);
     stream->OnAuthenticated(hello.node_name(), decision);
   });
   if (!queued) {
     const AdmissionDecision busy =
         Unavailable("queueing the authentication",
                     UnavailableError("too many agents are being authenticated at once"));
-    throttle_.Done(address, busy);
+    throttle_.Done(key, lane, busy);
     stream->OnAuthenticated(hello.node_name(), busy);
   }
 }
@@ -187,6 +190,7 @@ void HubCore::Publish(const std::string& node_name, const agent::v1::Requirement
 }
 
 void HubCore::Forget(const std::string& node_name) {
+  throttle_.Forget(node_name);
   std::lock_guard<std::mutex> l(mu_);
   requirements_.erase(node_name);
 }

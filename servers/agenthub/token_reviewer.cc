@@ -18,6 +18,18 @@ std::optional<std::string> DecodeBase64Url(std::string text) {
   return *decoded;
 }
 
+// The payload of a JWT, not verified.
+std::optional<k8s::JsonObject> UnverifiedJwtClaims(const std::string& token) {
+  const size_t first = token.find('.');
+  const size_t second = token.find('.', first == std::string::npos ? first : first + 1);
+  if (first == std::string::npos || second == std::string::npos) return std::nullopt;
+  const auto payload = DecodeBase64Url(token.substr(first + 1, second - first - 1));
+  if (!payload) return std::nullopt;
+  auto claims = k8s::JsonObject::Parse(*payload);
+  if (!claims.ok()) return std::nullopt;
+  return std::move(*claims);
+}
+
 }  // namespace
 
 StatusOr<TokenReviewResult> ApiTokenReviewer::Review(const std::string& token) {
@@ -27,16 +39,17 @@ StatusOr<TokenReviewResult> ApiTokenReviewer::Review(const std::string& token) {
 }
 
 std::optional<Clock::WallTime> JwtExpiry(const std::string& token) {
-  const size_t first = token.find('.');
-  const size_t second = token.find('.', first == std::string::npos ? first : first + 1);
-  if (first == std::string::npos || second == std::string::npos) return std::nullopt;
-  const auto payload = DecodeBase64Url(token.substr(first + 1, second - first - 1));
-  if (!payload) return std::nullopt;
-  auto claims = k8s::JsonObject::Parse(*payload);
-  if (!claims.ok()) return std::nullopt;
+  const auto claims = UnverifiedJwtClaims(token);
+  if (!claims) return std::nullopt;
   const auto exp = claims->GetInt({"exp"});
   if (!exp) return std::nullopt;
   return Clock::WallTime(std::chrono::seconds(*exp));
+}
+
+std::string JwtPodUid(const std::string& token) {
+  const auto claims = UnverifiedJwtClaims(token);
+  if (!claims) return "";
+  return claims->GetString({"kubernetes.io", "pod", "uid"}).value_or("");
 }
 
 CachingTokenReviewer::CachingTokenReviewer(TokenReviewer& inner, Clock& clock,

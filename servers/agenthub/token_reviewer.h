@@ -46,6 +46,10 @@ class ApiTokenReviewer final : public TokenReviewer {
 // The `exp` claim of a JWT (read without verifying the signature: only the API server's review
 // decides whether a token is valid; the claim only says how long that answer may be kept).
 std::optional<Clock::WallTime> JwtExpiry(const std::string& token);
+// The pod a projected ServiceAccount token says it is bound to (its kubernetes.io.pod.uid claim),
+// read the same way, unverified; "" when it names none. Only a review proves it: the hub uses it
+// to tell which agent a Hello claims to come from before it spends a review on it.
+std::string JwtPodUid(const std::string& token);
 
 struct TokenReviewCacheOptions {
   size_t max_entries = 10'000;
