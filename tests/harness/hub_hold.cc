@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstring>
 #include <memory>
 
@@ -85,6 +86,9 @@ std::vector<std::string> LoopbackSources(int n) {
 }
 
 void HubHold::Start() {
+  // OpenSSL writes with write(2): to a connection the hub has closed that raises SIGPIPE, which
+  // would end the whole process (the benchmark) instead of failing the write.
+  std::signal(SIGPIPE, SIG_IGN);
   for (const std::string& source : options_.sources) {
     threads_.emplace_back([this, source] { Hold(source); });
   }
