@@ -34,8 +34,16 @@ std::string LastWords(std::string_view message) {
       return marker + std::string(lines);
     }
   }
-  // The last line alone is too long: its end.
-  return ClipUtf8Front(message, kMaxPodMessageLength, kUnit);
+  // The last line alone is too long: its beginning, which says what it is (the client's
+  // `LibraryRefused: ...` names every refused file after the reason and can run past the limit;
+  // the controllers find the refusal by that start).
+  std::string_view last = message;
+  while (!last.empty() && last.back() == '\n') last.remove_suffix(1);
+  if (const size_t nl = last.rfind('\n'); nl != std::string_view::npos) last = last.substr(nl + 1);
+  constexpr size_t kMarkerRoom = 40;  // " … (N bytes cut)"
+  const std::string kept = ClipUtf8(last, kMaxPodMessageLength - kMarkerRoom, kUnit);
+  return kept + " " + std::string(kEllipsis) + " (" + std::to_string(message.size() - kept.size()) +
+         " bytes cut)";
 }
 
 OwnedPod ReadOwnedPod(const k8s::JsonObject& pod, std::string_view container) {

@@ -36,11 +36,13 @@ TEST(LastWordsTest, ALongLogKeepsItsLastWholeLines) {
                      " bytes cut)\n");
 }
 
-TEST(LastWordsTest, OneLongLineKeepsItsEnd) {
-  const std::string line = std::string(3000, 'x') + " the end";
-  const std::string kept = LastWords(line);
+// The client's refusal is one line that names every refused file: its start says what it is.
+TEST(LastWordsTest, OneLongLastLineKeepsItsStart) {
+  const std::string line = "LibraryRefused: " + std::string(3000, 'x') + " the end\n";
+  const std::string kept = LastWords("earlier output\n" + line);
   EXPECT_LE(TextLength(kept, TextUnit::kCodePoints), kMaxPodMessageLength);
-  EXPECT_EQ(kept.substr(kept.size() - 8), " the end");
+  EXPECT_EQ(kept.rfind("LibraryRefused: ", 0), 0u) << kept;
+  EXPECT_NE(kept.find("bytes cut)"), std::string::npos) << kept;
 }
 
 TEST(ReadOwnedPodTest, TheTerminationMessageIsKeptToItsLastWords) {
