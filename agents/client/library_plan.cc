@@ -41,17 +41,17 @@ class Problems {
   void Add(std::string p) { list_.push_back(std::move(p)); }
   bool empty() const { return list_.empty(); }
   Status Refusal() const {
-    std::string out = "the library image is refused: ";
+    // What happens and what to do first: the operator keeps the start of a long line.
+    std::string out =
+        "the library image is refused. Nothing from the image is installed; what was installed "
+        "before stays. Fix the image clientLibrary.image names: ";
     for (size_t i = 0; i < list_.size() && i < kMaxListedProblems; ++i) {
       out += (i ? "; " : "") + list_[i];
     }
     if (list_.size() > kMaxListedProblems) {
       out += "; and " + std::to_string(list_.size() - kMaxListedProblems) + " more";
     }
-    return FailedPreconditionError(
-        out +
-        ". Nothing from the image is installed; what was installed before stays. Fix the image "
-        "clientLibrary.image names");
+    return FailedPreconditionError(out);
   }
 
  private:

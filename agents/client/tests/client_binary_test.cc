@@ -228,7 +228,7 @@ TEST(ClientBinary, ARefusedLibraryImageStopsTheClientBeforeItWritesAnything) {
   std::string last = run.err;
   while (!last.empty() && last.back() == '\n') last.pop_back();
   last = last.substr(last.rfind('\n') + 1);
-  EXPECT_EQ(last.rfind("LibraryRefused: the library image is refused: ", 0), 0u) << run.err;
+  EXPECT_EQ(last.rfind("LibraryRefused: the library image is refused. ", 0), 0u) << run.err;
   EXPECT_NE(last.find("'libcuobjclient.so.1' -> '/host/etc/shadow' leaves the image"),
             std::string::npos)
       << last;
