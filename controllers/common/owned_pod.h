@@ -15,8 +15,9 @@ namespace rdmastack::controllers {
 // The most of a container's message an OwnedPod keeps, in characters. A termination message is
 // up to 4 KiB (a log tail under FallbackToLogsOnError: 2 KiB), and the controllers quote it into
 // status fields of at most 1024 characters (failingNodes[].message, eligibleNodes[].message) next
-// to their own words.
-inline constexpr size_t kMaxPodMessageLength = 512;
+// to their own words (up to about 170 characters; the status writer clips what still does not
+// fit). A client refusal names every refused file, so most of the room goes to the message.
+inline constexpr size_t kMaxPodMessageLength = 850;
 
 struct OwnedPod {
   std::string name;
