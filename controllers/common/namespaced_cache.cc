@@ -1,6 +1,7 @@
 #include "controllers/common/namespaced_cache.h"
 
 #include "controllers/common/cache_transforms.h"
+#include "controllers/common/owner_index.h"
 
 namespace rdmastack::controllers {
 
@@ -11,13 +12,16 @@ NamespacedCache NamespacedCache::Open(runtime::Manager& manager, runtime::Inform
   for (const std::string& ns : namespaces.empty() ? every : namespaces) {
     options.ns = ns;
     runtime::Informer& informer = manager.cache().Get(options);
+    // Shared informers: the first cache over this one added it (AlreadyExists after that).
+    (void)informer.AddIndex(kOwnerIndex, IndexByOwner());
     cache.informers_.push_back(&informer);
     cache.parts_.push_back({&informer.store(), ns});
   }
   return cache;
 }
 
-NamespacedCache NamespacedCache::OfStore(const runtime::Store& store) {
+NamespacedCache NamespacedCache::OfStore(runtime::Store& store) {
+  (void)store.AddIndex(kOwnerIndex, IndexByOwner());
   NamespacedCache cache;
   cache.parts_.push_back({&store, ""});
   return cache;
@@ -45,6 +49,19 @@ std::vector<runtime::ObjectPtr> NamespacedCache::List() const {
   for (const Part& part : parts_) {
     std::vector<runtime::ObjectPtr> objects = part.store->List();
     out.insert(out.end(), objects.begin(), objects.end());
+  }
+  return out;
+}
+
+StatusOr<std::vector<runtime::ObjectPtr>> NamespacedCache::ByIndex(const std::string& index,
+                                                                   const std::string& value) const {
+  if (named_) return NotFoundError("objects watched one name at a time have no index");
+  std::vector<runtime::ObjectPtr> out;
+  for (const Part& part : parts_) {
+    RDMASTACK_ASSIGN_OR_RETURN(std::vector<runtime::ObjectPtr> objects,
+                               part.store->ByIndex(index, value));
+    out.insert(out.end(), std::make_move_iterator(objects.begin()),
+               std::make_move_iterator(objects.end()));
   }
   return out;
 }

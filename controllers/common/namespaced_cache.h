@@ -33,14 +33,19 @@ class NamespacedCache {
                               const std::vector<std::string>& namespaces);
 
   // A store filled by the caller, covering every namespace, with nothing to watch: the seam for
-  // tests that feed a reconciler's caches themselves.
-  static NamespacedCache OfStore(const runtime::Store& store);
+  // tests that feed a reconciler's caches themselves. Adds the owner index (owner_index.h), as
+  // Open does.
+  static NamespacedCache OfStore(runtime::Store& store);
   // Objects watched one name at a time, as they are asked for (List() is empty).
   static NamespacedCache OfNamed(std::shared_ptr<NamedObjects> named);
 
   // The cached object "ns/name"; nullptr when absent or in a namespace not cached.
   runtime::ObjectPtr Get(const std::string& key) const;
   std::vector<runtime::ObjectPtr> List() const;
+  // The objects filed under `value` in index `index` of every part; NotFound when a part has no
+  // such index or the objects are watched one name at a time.
+  StatusOr<std::vector<runtime::ObjectPtr>> ByIndex(const std::string& index,
+                                                    const std::string& value) const;
   const std::vector<runtime::Informer*>& informers() const { return informers_; }
   // controller.Watch on each informer: a change in any of them is a change of this kind.
   void Watch(runtime::Controller& controller, runtime::MapFunc map,

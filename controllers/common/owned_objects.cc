@@ -1,6 +1,7 @@
 #include "controllers/common/owned_objects.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -11,14 +12,37 @@ bool CarriesLabel(const k8s::JsonObject& object, const Owner& owner) {
   return object.Namespace() == owner.ns && object.Label(owner.label) == owner.name;
 }
 
-// Sorts each object of `cache` in the owner's namespace into owned (`owns`) or look-alike (its
-// label without `owns`). A look-alike being deleted is left out of both: the pods of a DaemonSet
-// the owner just deleted lose their controller from the cache before the garbage collector
-// removes them, and are not worth a warning.
+// What `cache` may hold of the owner's: the objects whose controller is one of `controllers` or
+// that carry the owner's label, in key order, from the owner index; every object when the cache
+// has no such index.
+std::vector<runtime::ObjectPtr> Candidates(const NamespacedCache& cache, const Owner& owner,
+                                           const std::set<std::string, std::less<>>& controllers) {
+  if (!IsIndexedOwnerLabel(owner.label)) return cache.List();
+  std::map<std::string, runtime::ObjectPtr> by_key;
+  auto add = [&](const std::string& value) {
+    StatusOr<std::vector<runtime::ObjectPtr>> objects = cache.ByIndex(kOwnerIndex, value);
+    if (!objects.ok()) return false;
+    for (runtime::ObjectPtr& o : *objects) by_key.emplace(o->Key(), std::move(o));
+    return true;
+  };
+  if (!add(OwnerLabelValue(owner.ns, owner.label, owner.name))) return cache.List();
+  for (const std::string& uid : controllers) {
+    if (!uid.empty()) add(OwnerUidValue(owner.ns, uid));
+  }
+  std::vector<runtime::ObjectPtr> out;
+  out.reserve(by_key.size());
+  for (auto& [key, o] : by_key) out.push_back(std::move(o));
+  return out;
+}
+
+// Sorts each candidate in the owner's namespace into owned (`owns`) or look-alike (its label
+// without `owns`). A look-alike being deleted is left out of both: the pods of a DaemonSet the
+// owner just deleted lose their controller from the cache before the garbage collector removes
+// them, and are not worth a warning.
 template <typename Owns>
-Claimed Sort(const NamespacedCache& cache, const Owner& owner, const Owns& owns) {
+Claimed Sort(std::vector<runtime::ObjectPtr> candidates, const Owner& owner, const Owns& owns) {
   Claimed out;
-  for (runtime::ObjectPtr& o : cache.List()) {
+  for (runtime::ObjectPtr& o : candidates) {
     if (o->Namespace() != owner.ns) continue;
     if (owns(*o)) {
       out.owned.push_back(std::move(o));
@@ -39,19 +63,13 @@ Owner OwnerOf(const crd::ObjectMeta& meta, std::string_view label) {
   return {Or(meta.namespace_), label, meta.name, Or(meta.uid)};
 }
 
-std::string ControllerUid(const k8s::JsonObject& object) {
-  for (const k8s::OwnerReference& ref : object.OwnerReferences()) {
-    if (ref.controller) return ref.uid;
-  }
-  return "";
-}
-
 bool OwnedBy(const k8s::JsonObject& object, const Owner& owner) {
   return !owner.uid.empty() && object.Namespace() == owner.ns && ControllerUid(object) == owner.uid;
 }
 
 Claimed Claim(const NamespacedCache& cache, const Owner& owner) {
-  return Sort(cache, owner, [&](const k8s::JsonObject& o) { return OwnedBy(o, owner); });
+  return Sort(Candidates(cache, owner, {std::string(owner.uid)}), owner,
+              [&](const k8s::JsonObject& o) { return OwnedBy(o, owner); });
 }
 
 Claimed ClaimPods(const NamespacedCache& pods, const Owner& owner,
@@ -60,7 +78,7 @@ Claimed ClaimPods(const NamespacedCache& pods, const Owner& owner,
   for (const runtime::ObjectPtr& d : daemonsets) {
     if (OwnedBy(*d, owner) && !d->Uid().empty()) uids.insert(std::string(d->Uid()));
   }
-  return Sort(pods, owner,
+  return Sort(Candidates(pods, owner, uids), owner,
               [&](const k8s::JsonObject& o) { return uids.count(ControllerUid(o)) != 0; });
 }
 

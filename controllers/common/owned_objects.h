@@ -14,6 +14,7 @@
 #include "base/status.h"
 #include "controllers/common/namespaced_cache.h"
 #include "controllers/common/owned_pod.h"
+#include "controllers/common/owner_index.h"
 #include "crds/types/types.h"
 #include "operator/k8s/json_object.h"
 #include "operator/runtime/event_recorder.h"
@@ -34,9 +35,6 @@ struct Owner {
 // `meta`'s strings: `meta` must outlive it.
 Owner OwnerOf(const crd::ObjectMeta& meta, std::string_view label);
 
-// The UID the object's controller ownerReference names; "" when it has none.
-std::string ControllerUid(const k8s::JsonObject& object);
-
 // In the owner's namespace, with a controller reference to the owner's UID (an owner without a
 // UID owns nothing).
 bool OwnedBy(const k8s::JsonObject& object, const Owner& owner);
@@ -47,6 +45,8 @@ struct Claimed {
   std::vector<runtime::ObjectPtr> owned;
   std::vector<runtime::ObjectPtr> look_alikes;
 };
+// Reads the cache's owner index (owner_index.h), so its cost follows the owner's own objects; a
+// cache without the index, or an owner label the index does not file, is read whole.
 Claimed Claim(const NamespacedCache& cache, const Owner& owner);
 // Pods are owned through a DaemonSet: their controller is one of the owner's `daemonsets`.
 Claimed ClaimPods(const NamespacedCache& pods, const Owner& owner,

@@ -6,6 +6,7 @@
 #include "controllers/gatewaypool/compatibility_source.h"
 #include "controllers/gatewaypool/gateway_validator.h"
 #include "controllers/gatewaypool/gatewaypool_reconciler.h"
+#include "controllers/gatewaypool/pool_index.h"
 #include "controllers/gatewaypool/track.h"
 #include "crds/types/kinds.h"
 
@@ -36,6 +37,11 @@ StatusOr<std::unique_ptr<GatewayPoolControllers>> GatewayPoolControllers::Create
   std::unique_ptr<GatewayPoolControllers> self(new GatewayPoolControllers());
   Parts& parts = *self->parts_;
   runtime::Informer& pools = controllers::CachedInformer(manager, crd::kinds::GatewayPool());
+  for (auto& [name, index] : PoolIndexes()) {
+    // A shared informer: another controller may have added the same index.
+    if (Status s = pools.AddIndex(name, index); !s.ok() && s.code() != StatusCode::kAlreadyExists)
+      return s;
+  }
   runtime::Informer& nodes = node_cache.informer();
   runtime::Informer& rdmanodes = controllers::CachedInformer(manager, crd::kinds::RdmaNode());
   // Namespaced kinds: from the served namespaces only when the admin lists them.
@@ -91,9 +97,10 @@ StatusOr<std::unique_ptr<GatewayPoolControllers>> GatewayPoolControllers::Create
   // Not for our own status writes: each would start another pass at once and, during a rollout,
   // chain status writes at the API server's pace instead of the batch's.
   controller.Watch(pools, runtime::EnqueueSelf(), runtime::NotStatusOnly());
-  // A pool's spec or its deletion can make or end a collision with any other pool
+  // A pool's spec or its deletion can make or end a collision with a pool on one of its nodes
   // (pool_conflict.h): the newer one must hear of it.
-  controller.Watch(pools, runtime::EnqueueAll(pools.store()), runtime::NotStatusOnly());
+  controller.Watch(pools, EnqueuePoolsSharingNodes(pools.store(), nodes.store()),
+                   runtime::NotStatusOnly());
   secrets.Watch(controller, runtime::EnqueueAllInNamespace(pools.store()));
   if (configmap_informer != nullptr)
     controller.Watch(*configmap_informer, runtime::EnqueueAll(pools.store()));
@@ -106,15 +113,16 @@ StatusOr<std::unique_ptr<GatewayPoolControllers>> GatewayPoolControllers::Create
     return pool != nullptr && pool->Has({"status", "currentUpgrade"}) ? upgrade_batch : batch;
   };
   // Node labels, cordons and agent verdicts change one node at a time, a thousand at once when the
-  // pool's own label writes come back: every pool, gathered the same way.
+  // pool's own label writes come back: the pools of that node (pool_index.h), gathered the same
+  // way.
   runtime::WatchOptions node_changes = gathered;
   node_changes.predicate =
       runtime::UpdatesWhere([](const k8s::JsonObject& old, const k8s::JsonObject& now) {
         return old.Labels() != now.Labels() || old.Annotations() != now.Annotations() ||
                old.GetBool({"spec", "unschedulable"}) != now.GetBool({"spec", "unschedulable"});
       });
-  controller.Watch(nodes, runtime::EnqueueAll(pools.store()), node_changes);
-  controller.Watch(rdmanodes, runtime::EnqueueAll(pools.store()), gathered);
+  controller.Watch(nodes, EnqueuePoolsOfNode(pools.store()), node_changes);
+  controller.Watch(rdmanodes, EnqueuePoolsOfRdmaNode(pools.store(), nodes.store()), gathered);
   runtime::WatchOptions owned = gathered;
   owned.on_delete = [&parts](const k8s::JsonObject& o) { parts.reconciler->ObjectDeleted(o); };
   for (const controllers::NamespacedCache* cache : {&daemonsets, &pods, &services, &slices})

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "base/duration.h"
@@ -17,6 +18,7 @@
 #include "controllers/gatewaypool/endpoints.h"
 #include "controllers/gatewaypool/iam_cleanup.h"
 #include "controllers/gatewaypool/pool_host_policy.h"
+#include "controllers/gatewaypool/pool_index.h"
 #include "crds/types/json.h"
 #include "crds/types/kinds.h"
 #include "operator/k8s/api_error.h"
@@ -120,14 +122,22 @@ GatewayPoolReconciler::Owned GatewayPoolReconciler::Collect(const crd::GatewayPo
 
 std::optional<PoolConflict> GatewayPoolReconciler::FindConflict(
     const crd::GatewayPool& pool, const compat::CompatibilityMatrix* matrix) const {
-  const std::vector<runtime::ObjectPtr> all = stores_.pools.List();
-  if (all.size() < 2) return std::nullopt;  // the common case costs nothing
-  // Only this pool's nodes can be shared, so the other pools are matched against those alone.
+  if (stores_.pools.Size() < 2) return std::nullopt;  // the common case costs nothing
+  // Only this pool's nodes can be shared, so the pools that select one of them (the selector
+  // index, pool_index.h) are the only ones read, and matched against those nodes alone: a pass
+  // costs what its nodes' neighbours hold, not the number of pools.
   std::vector<runtime::ObjectPtr> mine;
   for (const auto& n : stores_.nodes.List()) {
     if (controllers::SelectorMatchesLabelsOf(pool.spec.node_selector, *n)) mine.push_back(n);
   }
   if (mine.empty()) return std::nullopt;
+  std::map<std::string, runtime::ObjectPtr> neighbours;
+  const std::set<std::string> keys = PoolSelectorKeys(stores_.pools);
+  for (const auto& n : mine) {
+    for (runtime::ObjectPtr& p : PoolsSelecting(stores_.pools, keys, *n))
+      neighbours.emplace(p->Key(), std::move(p));
+  }
+  if (neighbours.size() < 2) return std::nullopt;  // only this pool
   auto footprint = [&](const crd::GatewayPool& p) {
     PoolFootprint f;
     f.namespace_ = p.metadata.namespace_.value_or("");
@@ -152,8 +162,7 @@ std::optional<PoolConflict> GatewayPoolReconciler::FindConflict(
       if (TrackDecision d = DecideTrack(p.spec, *matrix); d.track) add(*d.track);
     }
     bool runs = false;
-    for (const auto& d : stores_.daemonsets.List()) {
-      if (!controllers::OwnedBy(*d, OwnerOf(p))) continue;
+    for (const auto& d : controllers::ListOwned(stores_.daemonsets, OwnerOf(p))) {
       runs = true;
       if (auto t = ParseTrack(d->Annotation(kTrackSpecAnnotation).value_or("")); t.ok()) add(*t);
     }
@@ -161,7 +170,7 @@ std::optional<PoolConflict> GatewayPoolReconciler::FindConflict(
     return f;
   };
   std::vector<PoolFootprint> others;
-  for (const auto& o : all) {
+  for (const auto& [key, o] : neighbours) {
     auto parsed = crd::ParseResource<crd::GatewayPool>(o->value());
     if (parsed.ok()) others.push_back(footprint(*parsed));
   }
@@ -175,7 +184,7 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Pass(const k8s::JsonObject& obj
   // Nothing is decided until the Node cache holds the label keys this pool's selector and the
   // other pools' (FindConflict matches them all) name: until its re-list is in, a node carrying
   // such a key looks unselected, and the status would drop it (node_label_filter.h).
-  std::set<std::string> keys = controllers::LabelKeysToKeep(stores_.pools.List());
+  std::set<std::string> keys = PoolSelectorKeys(stores_.pools);
   keys.merge(controllers::SelectorKeys(pool.spec.node_selector));
   if (!stores_.node_labels.Covers(keys)) return runtime::Result{controllers::kNodeCacheWait};
   const Owned owned = Collect(pool);

@@ -108,6 +108,16 @@ StatusOr<std::vector<ObjectPtr>> Store::ByIndex(const std::string& name,
   return out;
 }
 
+StatusOr<std::vector<std::string>> Store::IndexValues(const std::string& name) const {
+  std::shared_lock<std::shared_mutex> l(mu_);
+  auto index = indexes_.find(name);
+  if (index == indexes_.end()) return NotFoundError("no index named \"" + name + "\"");
+  std::vector<std::string> out;
+  out.reserve(index->second.keys_by_value.size());
+  for (const auto& [value, keys] : index->second.keys_by_value) out.push_back(value);
+  return out;
+}
+
 size_t Store::Size() const {
   std::shared_lock<std::shared_mutex> l(mu_);
   return items_.size();

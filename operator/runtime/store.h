@@ -47,6 +47,9 @@ class Store {
   std::vector<std::string> ListKeys() const;
   // Objects filed under `value` in index `name`; NotFound if there is no such index.
   StatusOr<std::vector<ObjectPtr>> ByIndex(const std::string& name, const std::string& value) const;
+  // The values some object is filed under in index `name`, sorted; NotFound if there is no such
+  // index. Costs the number of distinct values, not of objects.
+  StatusOr<std::vector<std::string>> IndexValues(const std::string& name) const;
   size_t Size() const;
 
  private:

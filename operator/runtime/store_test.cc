@@ -75,6 +75,11 @@ TEST(StoreTest, IndexesFollowUpdatesAndDeletes) {
   const Case after[] = {{"app", "web", {"a"}}, {"app", "db", {"b"}}, {"ns", "n2", {"d"}}};
   for (const Case& c : after) EXPECT_EQ(Names(s.ByIndex(c.index, c.value)), c.want) << c.value;
   EXPECT_EQ(s.ByIndex("missing", "x").status().code(), StatusCode::kNotFound);
+  // A value no object is filed under any more is gone from the values.
+  s.Delete("n1/b");
+  EXPECT_EQ(*s.IndexValues("app"), std::vector<std::string>{"web"});
+  EXPECT_EQ(*s.IndexValues("ns"), (std::vector<std::string>{"n1", "n2"}));
+  EXPECT_EQ(s.IndexValues("missing").status().code(), StatusCode::kNotFound);
 }
 
 TEST(StoreTest, IndexAddedLaterCoversExistingObjects) {

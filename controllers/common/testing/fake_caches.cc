@@ -9,22 +9,38 @@
 
 namespace rdmastack::controllers::testing {
 
-const runtime::Store& FakeCaches::Store(const k8s::ResourceType& type,
-                                        const std::string& label_selector,
-                                        runtime::Transform transform) {
+FakeCaches::Entry& FakeCaches::Find(const k8s::ResourceType& type,
+                                    const std::string& label_selector,
+                                    runtime::Transform transform) {
   for (Entry& e : entries_) {
-    if (e.type == type && e.label_selector == label_selector) return e.store;
+    if (e.type == type && e.label_selector == label_selector) return e;
   }
   Entry& e = entries_.emplace_back();
   e.type = type;
   e.label_selector = label_selector;
   e.transform = std::move(transform);
-  return e.store;
+  return e;
+}
+
+const runtime::Store& FakeCaches::Store(const k8s::ResourceType& type,
+                                        const std::string& label_selector,
+                                        runtime::Transform transform) {
+  return Find(type, label_selector, std::move(transform)).store;
+}
+
+void FakeCaches::AddIndexes(const k8s::ResourceType& type,
+                            const std::vector<std::pair<std::string, runtime::IndexFunc>>& indexes,
+                            const std::string& label_selector) {
+  Entry& e = Find(type, label_selector, runtime::StripManagedFields());
+  for (const auto& [name, index] : indexes) {
+    const Status added = e.store.AddIndex(name, index);
+    EXPECT_TRUE(added.ok()) << added.ToString();
+  }
 }
 
 NamespacedCache FakeCaches::Cache(const k8s::ResourceType& type, const std::string& label_selector,
                                   runtime::Transform transform) {
-  return NamespacedCache::OfStore(Store(type, label_selector, std::move(transform)));
+  return NamespacedCache::OfStore(Find(type, label_selector, std::move(transform)).store);
 }
 
 void FakeCaches::Sync() {

@@ -7,6 +7,8 @@
 
 #include <deque>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "controllers/common/namespaced_cache.h"
 #include "controllers/common/node_label_filter.h"
@@ -24,6 +26,10 @@ class FakeCaches {
   // One per type and selector: the first caller's transform wins, as in the informer cache.
   const runtime::Store& Store(const k8s::ResourceType& type, const std::string& label_selector = "",
                               runtime::Transform transform = runtime::StripManagedFields());
+  // Files the objects of that cache under `indexes` too, as the operator's informer does.
+  void AddIndexes(const k8s::ResourceType& type,
+                  const std::vector<std::pair<std::string, runtime::IndexFunc>>& indexes,
+                  const std::string& label_selector = "");
   // The same as a NamespacedCache covering every namespace.
   NamespacedCache Cache(const k8s::ResourceType& type, const std::string& label_selector = "",
                         runtime::Transform transform = runtime::StripManagedFields());
@@ -38,6 +44,8 @@ class FakeCaches {
     runtime::Transform transform;
     runtime::Store store;
   };
+  Entry& Find(const k8s::ResourceType& type, const std::string& label_selector,
+              runtime::Transform transform);
   k8s::testing::FakeClient& api_;
   std::deque<Entry> entries_;  // a deque: the stores handed out stay where they are
 };

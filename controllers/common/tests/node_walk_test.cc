@@ -11,6 +11,7 @@
 #include "controllers/common/owned_objects.h"
 #include "controllers/common/owned_pod.h"
 #include "controllers/common/testing/owner_refs.h"
+#include "crds/types/gatewaypool_api.h"
 #include "crds/types/json.h"
 #include "operator/k8s/testing/json_text.h"
 
@@ -48,10 +49,19 @@ TEST(NodeWalkTest, ASilentAgentKeepsOnlyWhatRunsAlready) {
   EXPECT_FALSE(KeepsWorkload(false, true, "PortDown")) << "a failed check takes it away";
 }
 
-TEST(OwnedObjectsTest, OwnedByNamespaceAndControllerReference) {
+// Run with a label the owner index does not file (the whole cache is read) and with the pool
+// label it does (only the owner's entries are): both give the same answer.
+class OwnedObjectsTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(OwnedObjectsTest, OwnedByNamespaceAndControllerReference) {
   // The label selects; only the controller reference to the owner's UID makes an object its own.
-  auto with_controller = [](const std::string& text, const std::string& uid) {
-    k8s::JsonObject o = k8s::testing::JsonText(text);
+  const std::string label = GetParam();
+  auto with_controller = [&](const std::string& name, const std::string& ns,
+                             const std::string& pool, const std::string& uid) {
+    k8s::JsonObject o = k8s::testing::JsonText(R"({"metadata": {}})");
+    (void)o.SetString({"metadata", "name"}, name);
+    (void)o.SetString({"metadata", "namespace"}, ns);
+    if (!pool.empty()) o.SetLabel(label, pool);
     if (!uid.empty()) {
       (void)o.Append({"metadata", "ownerReferences"},
                      testing::ControllerRef("rdmastack.io/v1alpha1", "GatewayPool", "p", uid));
@@ -59,21 +69,18 @@ TEST(OwnedObjectsTest, OwnedByNamespaceAndControllerReference) {
     return std::make_shared<const k8s::JsonObject>(std::move(o));
   };
   runtime::Store store;
-  store.Upsert(with_controller(
-      R"({"metadata": {"name": "x", "namespace": "a", "labels": {"pool": "p"}}})", "uid-p"));
-  store.Upsert(with_controller(
-      R"({"metadata": {"name": "y", "namespace": "b", "labels": {"pool": "p"}}})", "uid-p"));
-  store.Upsert(with_controller(
-      R"({"metadata": {"name": "z", "namespace": "a", "labels": {"pool": "q"}}})", "uid-q"));
-  store.Upsert(with_controller(
-      R"({"metadata": {"name": "copy", "namespace": "a", "labels": {"pool": "p"}}})", ""));
-  store.Upsert(with_controller(
-      R"({"metadata": {"name": "other", "namespace": "a", "labels": {"pool": "p"}}})", "uid-x"));
+  store.Upsert(with_controller("x", "a", "p", "uid-p"));
+  store.Upsert(with_controller("y", "b", "p", "uid-p"));
+  store.Upsert(with_controller("z", "a", "q", "uid-q"));
+  store.Upsert(with_controller("copy", "a", "p", ""));
+  store.Upsert(with_controller("other", "a", "p", "uid-x"));
+  store.Upsert(with_controller("unlabelled", "a", "", "uid-p"));
   const NamespacedCache cache = NamespacedCache::OfStore(store);
-  const Owner owner{"a", "pool", "p", "uid-p"};
-  const std::vector<runtime::ObjectPtr> owned = ListOwned(cache, owner);
-  ASSERT_EQ(owned.size(), 1u);
-  EXPECT_EQ(owned[0]->Key(), "a/x");
+  const Owner owner{"a", label, "p", "uid-p"};
+  std::vector<std::string> owned;
+  for (const runtime::ObjectPtr& o : ListOwned(cache, owner)) owned.push_back(o->Key());
+  EXPECT_EQ(owned, (std::vector<std::string>{"a/unlabelled", "a/x"}))
+      << "in key order; the reference owns, with or without the label";
   EXPECT_NE(GetOwned(cache, owner, "x"), nullptr);
   EXPECT_EQ(GetOwned(cache, owner, "z"), nullptr) << "another owner's";
   EXPECT_EQ(GetOwned(cache, owner, "copy"), nullptr) << "the label without the reference";
@@ -81,10 +88,33 @@ TEST(OwnedObjectsTest, OwnedByNamespaceAndControllerReference) {
   std::vector<std::string> look_alikes;
   for (const runtime::ObjectPtr& o : Claim(cache, owner).look_alikes)
     look_alikes.push_back(o->Key());
-  std::sort(look_alikes.begin(), look_alikes.end());
   EXPECT_EQ(look_alikes, (std::vector<std::string>{"a/copy", "a/other"}));
-  EXPECT_TRUE(ListOwned(cache, Owner{"a", "pool", "p", ""}).empty()) << "no UID owns nothing";
+  EXPECT_TRUE(ListOwned(cache, Owner{"a", label, "p", ""}).empty()) << "no UID owns nothing";
+
+  // Pods through the owner's DaemonSets: x's pod and a look-alike pod; after a relabel the index
+  // follows the store.
+  runtime::Store pods;
+  k8s::JsonObject pod = *with_controller("x-1", "a", "p", "uid-ds");
+  pods.Upsert(std::make_shared<const k8s::JsonObject>(pod));
+  pods.Upsert(with_controller("x-2", "a", "p", "uid-elsewhere"));
+  const NamespacedCache pod_cache = NamespacedCache::OfStore(pods);
+  k8s::JsonObject ds = *with_controller("ds", "a", "p", "uid-p");
+  (void)ds.SetString({"metadata", "uid"}, "uid-ds");
+  const std::vector<runtime::ObjectPtr> daemonsets{std::make_shared<const k8s::JsonObject>(ds)};
+  Claimed claimed = ClaimPods(pod_cache, owner, daemonsets);
+  ASSERT_EQ(claimed.owned.size(), 1u);
+  EXPECT_EQ(claimed.owned[0]->Key(), "a/x-1");
+  ASSERT_EQ(claimed.look_alikes.size(), 1u);
+  pod.SetLabel(label, "q");
+  pods.Upsert(std::make_shared<const k8s::JsonObject>(pod));
+  pods.Delete("a/x-2");
+  claimed = ClaimPods(pod_cache, owner, daemonsets);
+  ASSERT_EQ(claimed.owned.size(), 1u) << "still its DaemonSet's";
+  EXPECT_TRUE(claimed.look_alikes.empty());
 }
+
+INSTANTIATE_TEST_SUITE_P(ReadWholeAndIndexed, OwnedObjectsTest,
+                         ::testing::Values("pool", gatewaypool::kPoolLabel));
 
 TEST(OwnedPodTest, GroupByNodeKeepsTheLivePodOfEachSlot) {
   auto pod = [](const std::string& name, const std::string& node, const std::string& track,

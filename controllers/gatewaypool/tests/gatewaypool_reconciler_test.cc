@@ -18,6 +18,7 @@
 #include "controllers/common/testing/owner_refs.h"
 #include "controllers/common/testing/recorded_events.h"
 #include "controllers/gatewaypool/endpoints.h"
+#include "controllers/gatewaypool/pool_index.h"
 #include "controllers/gatewaypool/tests/test_pools.h"
 #include "crds/types/json.h"
 #include "crds/types/kinds.h"
@@ -42,6 +43,7 @@ class GatewayPoolReconcilerTest : public ::testing::Test {
     auto compatibility = CompatibilitySource::Create("", nullptr, "");
     EXPECT_TRUE(compatibility.ok()) << compatibility.status().ToString();
     compatibility_ = std::move(*compatibility);
+    caches_.AddIndexes(crd::kinds::GatewayPool(), PoolIndexes());
     reconciler_ = MakeReconciler();
   }
 
