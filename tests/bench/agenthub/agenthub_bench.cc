@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <yaml-cpp/yaml.h>
 
 #include <atomic>
 #include <cstdio>
@@ -22,10 +23,12 @@
 #include <sstream>
 #include <thread>
 
+#include "crds/types/clientprofile_api.h"
 #include "operator/k8s/api_error.h"
 #include "tests/harness/audit_log.h"
 #include "tests/harness/hub_flood.h"
 #include "tests/harness/hub_hold.h"
+#include "tests/harness/memory_cgroup.h"
 #include "tests/harness/proc_stat.h"
 #include "tests/integration/agenthub/hub_fixture.h"
 #include "tests/integration/operator/operator_process.h"
@@ -200,7 +203,9 @@ class AgentHubBench : public HubFixture {
   // N Node objects that no kubelet (and no kwok) manages, since the hub keeps one stream per node,
   // each with an agent Pod and a TokenRequest token bound to it. The pods tolerate the taints the
   // node lifecycle controller then puts on the nodes, so they are not evicted while the bench runs.
-  std::vector<std::string> MakeAgents(int n) {
+  // `labels_of(i)`: the labels of node i (the memory bench's pools and profiles select by them).
+  std::vector<std::string> MakeAgents(
+      int n, const std::function<std::map<std::string, std::string>(int)>& labels_of = nullptr) {
     // One socket per agent on each side; the hub inherits the limit.
     rlimit files{};
     EXPECT_EQ(::getrlimit(RLIMIT_NOFILE, &files), 0);
@@ -214,6 +219,9 @@ class AgentHubBench : public HubFixture {
       node.SetKind("Node");
       node.SetName(NodeName(i));
       (void)node.SetString({"metadata", "labels", "rdmastack.io/agenthub-bench"}, ns_);
+      if (labels_of) {
+        for (const auto& [key, value] : labels_of(i)) node.SetLabel(key, value);
+      }
       auto r = admin_->Create(k8s::kinds::Node(), node);
       EXPECT_TRUE(r.ok() || k8s::IsAlreadyExists(r.status())) << r.status().ToString();
     });
@@ -723,6 +731,169 @@ TEST_F(AgentHubBench, OperatorWritesForThousandsOfReports) {
   EXPECT_LE(total(first, " rdmanodes") - total(before, " rdmanodes"), 2 * n);
   EXPECT_LE(first_writes, 3 * n + 20);
   EXPECT_EQ(total(resent) - total(first), 0) << "unchanged reports are not written again";
+}
+
+// The chart's memory limit for the operator (values.yaml operator.resources.limits.memory).
+StatusOr<int64_t> ChartOperatorMemoryLimit() {
+  const std::string values = rdmastack::testing::SourceDir() + "/charts/rdmastack/values.yaml";
+  try {
+    const YAML::Node limit = YAML::LoadFile(values)["operator"]["resources"]["limits"]["memory"];
+    if (!limit) return NotFoundError(values + " has no operator.resources.limits.memory");
+    return rdmastack::testing::ParseMemoryQuantity(limit.as<std::string>());
+  } catch (const YAML::Exception& e) {
+    return InvalidArgumentError(values + ": " + e.what());
+  }
+}
+
+// The operator at the advertised scale under the chart's own memory limit (issue 53 item 4): N
+// nodes (RDMASTACK_AGENTHUB_BENCH_AGENTS, 5,000 for the published run), each with an agent
+// connected to the operator's hub and heartbeating, one in five a storage node of one of 5
+// GatewayPools, the others GPU nodes of one of 5 ClientProfiles, each with a workload pod
+// labelled for its profile. The operator runs in a memory cgroup limited as its container is
+// (RDMASTACK_MEMORY_BENCH_LIMIT, e.g. 512Mi, to try another); through the first reports and a
+// reconnect storm of every agent. Reported: the cgroup's peak, the OOM kills, the RSS. The
+// chart's limit must leave 25% of itself above the peak.
+TEST_F(AgentHubBench, OperatorMemoryAtScaleUnderTheChartLimit) {
+  RDMASTACK_REQUIRE_CLUSTER(env);
+  ASSERT_EQ(rdmastack::testing::InstallCrds(*env).exit_code, 0);
+  constexpr int kGroups = 5;
+  const int n = AgentCount();
+  ASSERT_GE(n, 5 * kGroups);
+  StatusOr<int64_t> limit = ChartOperatorMemoryLimit();
+  if (const char* v = std::getenv("RDMASTACK_MEMORY_BENCH_LIMIT"); v != nullptr && *v != '\0')
+    limit = rdmastack::testing::ParseMemoryQuantity(v);
+  ASSERT_TRUE(limit.ok()) << limit.status().ToString();
+  auto group = [](int i) { return std::to_string((i / 5) % kGroups); };
+  ASSERT_FALSE(MakeTerminatingAgentDaemonSet().empty());
+  const std::vector<std::string> tokens = MakeAgents(n, [&](int i) {
+    return i % 5 == 0
+               ? std::map<std::string, std::string>{{"rdmastack.io/gateway-capable", "true"},
+                                                    {"bench.rdmastack.io/pool", "p" + group(i)}}
+               : std::map<std::string, std::string>{{"node-role.rdmastack.io/gpu", ""},
+                                                    {"bench.rdmastack.io/profile", "c" + group(i)}};
+  });
+  if (HasFailure()) return;
+  // A workload pod on every GPU node, labelled for its profile (the operator caches them to
+  // place the profile's client), bound to its node and tolerating its taints.
+  Parallel(n, 8, [&](int i) {
+    if (i % 5 == 0) return;
+    auto pod = k8s::JsonObject::Parse(R"({"apiVersion": "v1", "kind": "Pod", "metadata": {},
+      "spec": {"tolerations": [{"operator": "Exists"}],
+               "containers": [{"name": "app", "image": "rdmastack.invalid/app:1"}]}})");
+    ASSERT_TRUE(pod.ok());
+    pod->SetName("workload-" + std::to_string(i));
+    pod->SetNamespace(ns_);
+    pod->SetLabel(clientprofile::kWorkloadLabel, "c" + group(i));
+    (void)pod->SetString({"spec", "nodeName"}, NodeName(i));
+    auto r = admin_->Create(k8s::kinds::Pod(), *pod);
+    EXPECT_TRUE(r.ok() || k8s::IsAlreadyExists(r.status())) << r.status().ToString();
+  });
+  std::string manifests = R"(apiVersion: v1
+kind: Secret
+metadata: {name: bench-root}
+stringData: {accessKeyId: bench, secretAccessKey: bench-secret}
+)";
+  for (int k = 0; k < kGroups; ++k) {
+    const std::string p = "p" + std::to_string(k), c = "c" + std::to_string(k);
+    manifests +=
+        "---\napiVersion: rdmastack.io/v1alpha1\nkind: GatewayPool\nmetadata: {name: " + p +
+        "}\nspec:\n  nodeSelector: {bench.rdmastack.io/pool: " + p + R"(}
+  gateway: {image: "registry.local/rdmastack/vgwrdma:1.8.0-cuobj1", version: 1.8.0}
+  serverLibrary: {version: 1.2.0.68, image: "registry.local/rdmastack/libcuobjserver:1.2.0.68"}
+  s3: {credentialsSecret: {name: bench-root}}
+  rdma: {interface: bond0}
+  backend: {posix: {hostPath: /lustre, pathTemplate: "/lustre/bench-{nodeName}"}}
+---
+apiVersion: rdmastack.io/v1alpha1
+kind: ClientProfile
+metadata: {name: )" +
+        c + "}\nspec:\n  nodeSelector: {bench.rdmastack.io/profile: " + c +
+        "}\n  gatewayPoolRef: {name: " + p + R"(}
+  transport: Auto
+  memoryRegistration: Auto
+  maxTransferSize: 192Mi
+  clientLibrary: {version: 1.2.0.68, image: "registry.local/rdmastack/libcuobjclient:1.2.0.68"}
+)";
+  }
+  rdmastack::testing::CommandResult applied =
+      env->Kubectl({"apply", "-n", ns_, "-f", "-"}, manifests);
+  ASSERT_EQ(applied.exit_code, 0) << applied.err;
+
+  auto cgroup = rdmastack::testing::MemoryCgroup::Create("rdmastack-bench-" + ns_, *limit);
+  ASSERT_TRUE(cgroup.ok()) << cgroup.status().ToString();
+  rdmastack::testing::OperatorProcess op(
+      "agenthub-bench-operator",
+      {"--kubeconfig", env->kubeconfig, "--metrics-bind-address=0", "--health-probe-bind-address=0",
+       "--agent-namespace=" + ns_, "--agent-bind-address=127.0.0.1:0",
+       "--agent-hub-address=127.0.0.1:9443", "--agent-hub-pending-per-address=0",
+       "--agent-hub-max-connections-per-address=0", "--agent-hub-max-connections=1000000"});
+  ASSERT_TRUE((*cgroup)->Add(op.pid()).ok());
+  const std::string identity = op.Identity();
+  ASSERT_FALSE(identity.empty()) << op.Output();
+  int port = 0;
+  ASSERT_TRUE(rdmastack::testing::Eventually(
+      [&] {
+        const std::string out = op.Output();
+        const size_t at = out.find("agenthub: listening on ");
+        if (at == std::string::npos) return false;
+        const size_t p = out.find("(port ", at);
+        return p != std::string::npos && (port = std::atoi(out.c_str() + p + 6)) > 0;
+      },
+      seconds(120)))
+      << op.Output();
+  // Until the operator's writes hold still for 20 s.
+  auto settle = [&] {
+    size_t last = 0;
+    for (auto still = SteadyClock::now(); SteadyClock::now() - still < seconds(20);) {
+      std::this_thread::sleep_for(seconds(5));
+      const size_t now = WritesByAgent(rdmastack::testing::ReadAuditedWrites(), identity).size();
+      if (now != last) still = SteadyClock::now();
+      last = now;
+    }
+  };
+  std::vector<std::unique_ptr<pb::AgentHub::Stub>> stubs;
+  std::vector<std::unique_ptr<LoadAgent>> agents;
+  std::atomic<bool> beating{true};
+  std::atomic<int> accepted{0};
+  const double connect_s = ConnectAll(port, tokens, stubs, agents, accepted);
+  std::thread heartbeats([&] {
+    while (beating) {
+      const auto round = SteadyClock::now();
+      for (size_t i = 0; i < agents.size() && beating; ++i) {
+        agents[i]->Beat();
+        std::this_thread::sleep_until(
+            round + milliseconds((i + 1) * kHeartbeatSeconds * 1000 / agents.size()));
+      }
+    }
+  });
+  settle();
+  const ProcStat reported = ReadProcStat(op.pid());
+  beating = false;
+  heartbeats.join();
+  DisconnectAll(stubs, agents);
+  std::atomic<int> accepted2{0};
+  const double storm_s = ConnectAll(port, tokens, stubs, agents, accepted2);
+  settle();
+  const ProcStat stormed = ReadProcStat(op.pid());
+  const StatusOr<int64_t> peak = (*cgroup)->PeakBytes();
+  const StatusOr<int64_t> oom = (*cgroup)->OomKills();
+  DisconnectAll(stubs, agents);
+  op.Signal(SIGTERM);
+  const int exit_code = op.WaitExit(seconds(60)).value_or(-1);
+  ASSERT_TRUE(peak.ok()) << peak.status().ToString();
+  ASSERT_TRUE(oom.ok()) << oom.status().ToString();
+  const double mib = 1024.0 * 1024.0;
+  std::printf(
+      "operator under a %.0f MiB limit (cgroup %s), %d nodes with agents (accepted in %.1f s, "
+      "again after a storm in %.1f s), 5 pools, 5 profiles, %d workload pods: peak %.1f MiB "
+      "(%.0f%% of the limit), OOM kills %lld, RSS %.1f MiB after the first reports, %.1f MiB "
+      "after the storm (high-water %.1f MiB), exit %d\n",
+      *limit / mib, (*cgroup)->path().c_str(), n, connect_s, storm_s, n - (n + 4) / 5, *peak / mib,
+      100.0 * *peak / *limit, static_cast<long long>(*oom), reported.rss_kib / 1024.0,
+      stormed.rss_kib / 1024.0, stormed.hwm_kib / 1024.0, exit_code);
+  EXPECT_EQ(*oom, 0) << "the operator was killed at its own chart's limit";
+  EXPECT_EQ(exit_code, 0);
+  EXPECT_LE(*peak, *limit * 3 / 4) << "less than 25% headroom above the peak";
 }
 
 }  // namespace

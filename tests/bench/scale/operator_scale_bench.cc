@@ -369,5 +369,173 @@ TEST_F(OperatorScaleBench, FiveThousandNodesApplyToReadyThenIdle) {
   env_->Kubectl({"delete", "gwp,cprof", "--all", "-n", kNamespace, "--timeout=600s"});
 }
 
+// The value of the first series starting with `series` ("name{labels}") in a /metrics text.
+double MetricValue(const std::string& metrics, const std::string& series) {
+  const size_t at = metrics.find("\n" + series + " ");
+  if (at == std::string::npos) return NAN;
+  return std::strtod(metrics.c_str() + at + series.size() + 2, nullptr);
+}
+
+// Per-tenant work (issue 53 item 9): RDMASTACK_TENANT_BENCH_POOLS (default 200) GatewayPools in
+// kTenantNamespaces namespaces over RDMASTACK_SCALE_BENCH_NODES (default 5,000) kwok storage
+// nodes, each pool selecting its own nodes (nodes / pools each). The first tenth of the pools is
+// applied and Ready, then every one of them is poked (an annotation: one pass each, nothing to
+// write) kPokeRounds times and the gatewaypool controller's passes timed from its own histogram;
+// then the other nine tenths are applied and Ready, and the same pools poked and timed again. A
+// pass must cost the same with 10x the pools. Also reported: the passes and API writes the
+// second apply took per pool applied.
+TEST_F(OperatorScaleBench, TwoHundredPoolsInTenNamespacesPassTime) {
+  RDMASTACK_REQUIRE_CLUSTER(env);
+  constexpr int kTenantNamespaces = 10;
+  constexpr int kPokeRounds = 3;
+  const int n = EnvInt("RDMASTACK_SCALE_BENCH_NODES", 5000);
+  const int pools = EnvInt("RDMASTACK_TENANT_BENCH_POOLS", 200);
+  const int first = std::max(pools / 10, 1);
+  ASSERT_GE(n, pools) << "every pool needs a node";
+  auto ns_of = [&](int k) { return "tenant-" + std::to_string(k % kTenantNamespaces); };
+  auto pool_of = [&](int k) { return "t" + std::to_string(k); };
+
+  auto t = WallClock::now();
+  controllers::ParallelFor(static_cast<size_t>(n), 8, [&](size_t index) {
+    const int i = static_cast<int>(index);
+    const std::string name = "tenant-node-" + std::to_string(i);
+    const std::string ip = "10.211." + std::to_string(i / 250) + "." + std::to_string(i % 250 + 1);
+    Status s = bench::CreateKwokNode(*admin_, name,
+                                     {{"rdmastack.io/gateway-capable", "true"},
+                                      {"bench.rdmastack.io/tenant-pool", pool_of(i % pools)}},
+                                     ip);
+    if (s.ok()) s = bench::CreateRdmaNode(*admin_, name, bench::GatewayNodeStatus(i));
+    ASSERT_TRUE(s.ok()) << name << ": " << s.ToString();
+  });
+  if (HasFatalFailure()) return;
+  for (int k = 0; k < kTenantNamespaces; ++k) {
+    env_->Kubectl({"create", "namespace", ns_of(k)});
+    CommandResult secret = env_->Kubectl({"create", "secret", "generic", "bench-root", "-n",
+                                          ns_of(k), "--from-literal=accessKeyId=bench",
+                                          "--from-literal=secretAccessKey=bench-secret"});
+    ASSERT_EQ(secret.exit_code, 0) << secret.err;
+  }
+  std::printf("setup: %d kwok nodes and RdmaNodes, %d namespaces in %.0f s\n", n, kTenantNamespaces,
+              Seconds(WallClock::now() - t));
+
+  const std::string ours_user = User("ours");
+  OperatorProcess ours(
+      "tenant-bench",
+      {"--kubeconfig", ServiceAccountKubeconfig("ours"), "--leader-elect",
+       "--leader-election-namespace", kBenchNamespace,
+       "--metrics-bind-address=127.0.0.1:" + std::to_string(kMetricsPort), "--metrics-secure=false",
+       "--health-probe-bind-address=0", "--agent-namespace=" + std::string(kBenchNamespace),
+       "--agent-bind-address=127.0.0.1:0", "--agent-stale-ttl=2h", "--node-label-grace=2h"});
+  ASSERT_FALSE(ours.Identity().empty()) << ours.Output();
+  for (int last = -1, now = WritesOf(ours_user); now != last; now = WritesOf(ours_user)) {
+    last = now;
+    std::this_thread::sleep_for(seconds(15));
+  }
+
+  auto manifest = [&](int from, int to) {
+    std::string out;
+    for (int k = from; k < to; ++k) {
+      out += "---\napiVersion: rdmastack.io/v1alpha1\nkind: GatewayPool\nmetadata: {name: " +
+             pool_of(k) + ", namespace: " + ns_of(k) + R"(}
+spec:
+  nodeSelector: {bench.rdmastack.io/tenant-pool: )" +
+             pool_of(k) + R"(}
+  gateway: {image: "registry.local/rdmastack/vgwrdma:1.8.0-cuobj1", version: 1.8.0}
+  serverLibrary: {version: 1.2.0.68, image: "registry.local/rdmastack/libcuobjserver:1.2.0.68"}
+  s3: {credentialsSecret: {name: bench-root}}
+  rdma: {interface: bond0}
+  backend: {posix: {hostPath: /lustre, pathTemplate: "/lustre/{namespace}-{poolName}-{nodeName}"}}
+)";
+    }
+    return out;
+  };
+  auto metrics = [&] {
+    return RunCommand(
+               {"curl", "-sf", "http://127.0.0.1:" + std::to_string(kMetricsPort) + "/metrics"})
+        .out;
+  };
+  const std::string sum_series =
+      "controller_runtime_reconcile_time_seconds_sum{controller=\"gatewaypool\"}";
+  const std::string count_series =
+      "controller_runtime_reconcile_time_seconds_count{controller=\"gatewaypool\"}";
+  struct Passes {
+    double count = 0, seconds = 0;
+  };
+  auto passes = [&] {
+    const std::string m = metrics();
+    return Passes{MetricValue(m, count_series), MetricValue(m, sum_series)};
+  };
+  // Passes stop when the count holds still for 5 s.
+  auto settle = [&] {
+    Passes last = passes();
+    for (int still = 0; still < 5; ++still) {
+      std::this_thread::sleep_for(seconds(1));
+      const Passes now = passes();
+      if (now.count != last.count) still = -1;
+      last = now;
+    }
+    return last;
+  };
+  struct Applied {
+    double seconds, passes_per_pool, writes_per_pool;
+  };
+  auto apply = [&](int from, int to) -> Applied {
+    const Passes before = settle();
+    const auto applied = WallClock::now();
+    CommandResult r = env_->Kubectl({"apply", "-f", "-"}, manifest(from, to));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    for (int k = 0; k < kTenantNamespaces; ++k) {
+      CommandResult wait = env_->Kubectl(
+          {"wait", "--for=condition=Ready", "gwp", "--all", "-n", ns_of(k), "--timeout=1800s"});
+      EXPECT_EQ(wait.exit_code, 0) << wait.err << ours.Output().substr(0, 4000);
+    }
+    const auto ready = WallClock::now();
+    const Passes after = settle();
+    std::this_thread::sleep_for(seconds(5));  // the audit log is written asynchronously
+    int writes = 0;
+    for (const AuditedWrite& w : ReadAuditedWrites())
+      writes += w.user == ours_user && w.resource != "leases" && w.received >= applied &&
+                w.received <= ready;
+    const double count = to - from;
+    return {Seconds(ready - applied), (after.count - before.count) / count, writes / count};
+  };
+  // Mean and count of the passes kPokeRounds pokes of each of the first pools start.
+  auto poke = [&](const std::string& stage) {
+    const Passes before = settle();
+    for (int round = 0; round < kPokeRounds; ++round) {
+      for (int ns = 0; ns < kTenantNamespaces; ++ns) {
+        std::vector<std::string> argv = {"annotate", "gwp", "-n", ns_of(ns), "--overwrite"};
+        for (int k = ns; k < first; k += kTenantNamespaces) argv.push_back(pool_of(k));
+        if (argv.size() == 5) continue;
+        argv.push_back("bench.rdmastack.io/poke=" + stage + "-" + std::to_string(round));
+        CommandResult r = env_->Kubectl(argv);
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+      }
+      settle();
+    }
+    const Passes after = settle();
+    const double count = after.count - before.count;
+    return std::pair<double, double>{count, 1e3 * (after.seconds - before.seconds) / count};
+  };
+
+  const Applied a1 = apply(0, first);
+  const auto [count1, ms1] = poke("few");
+  const Applied a2 = apply(first, pools);
+  const auto [count2, ms2] = poke("many");
+  const ProcStat stat = ReadProcStat(ours.pid());
+  std::printf(
+      "%d pools Ready: %.1f s; %.2f gatewaypool passes and %.1f API writes per pool applied\n"
+      "%d more pools Ready: %.1f s; %.2f passes and %.1f writes per pool applied\n"
+      "pass time of the first %d pools (%d pokes each): with %d pools %.2f ms (%.0f passes), "
+      "with %d pools %.2f ms (%.0f passes): %.2fx\noperator RSS %.1f MiB, CPU %.1f s\n",
+      first, a1.seconds, a1.passes_per_pool, a1.writes_per_pool, pools - first, a2.seconds,
+      a2.passes_per_pool, a2.writes_per_pool, first, kPokeRounds, first, ms1, count1, pools, ms2,
+      count2, ms2 / ms1, stat.rss_kib / 1024.0, stat.cpu_s);
+  // Not a timed unit test: the bench's own verdict, with room for a shared machine's noise.
+  EXPECT_LE(ms2, 2 * ms1) << "a pass costs more with more pools";
+  for (int k = 0; k < kTenantNamespaces; ++k)
+    env_->Kubectl({"delete", "gwp", "--all", "-n", ns_of(k), "--timeout=900s"});
+}
+
 }  // namespace
 }  // namespace rdmastack::testing
