@@ -4,6 +4,8 @@
 #include "controllers/common/cache_transforms.h"
 #include "controllers/common/named_watches.h"
 #include "controllers/common/render.h"
+#include "controllers/common/selector_index.h"
+#include "crds/types/clientprofile_api.h"
 #include "crds/types/gatewaypool_api.h"
 #include "crds/types/kinds.h"
 #include "crds/types/label_names.h"
@@ -29,6 +31,24 @@ std::vector<std::string> ProfilesOfPool(const runtime::Store& profiles, std::str
   return out;
 }
 
+// The profiles' node mark is their client label (ClientNodeLabel): a node that carries it reaches
+// its profile even once the profile's selector has let the node go.
+constexpr std::string_view kClientLabelPrefix = "rdmastack.io/client.";
+
+controllers::NamedIndexes ProfileIndexes() {
+  return controllers::SelectorIndexes([](const k8s::JsonObject& profile) {
+    return ClientNodeLabel(profile.Namespace(), profile.Name());
+  });
+}
+
+std::set<std::string> ClientLabelsOf(const k8s::JsonObject& node) {
+  std::set<std::string> marks;
+  for (const auto& [key, value] : node.Labels()) {
+    if (key.starts_with(kClientLabelPrefix)) marks.insert(key);
+  }
+  return marks;
+}
+
 }  // namespace
 
 struct ClientProfileControllers::Parts {
@@ -43,6 +63,8 @@ ClientProfileControllers::ClientProfileControllers(runtime::Manager& manager, Cl
     : parts_(std::make_unique<Parts>()) {
   using controllers::CachedInformer;
   runtime::Informer& profiles = CachedInformer(manager, crd::kinds::ClientProfile());
+  // Only AlreadyExists can fail, and AddIndexes keeps the index already there.
+  (void)controllers::AddIndexes(profiles, ProfileIndexes());
   runtime::Informer& pools = CachedInformer(manager, crd::kinds::GatewayPool());
   runtime::Informer& nodes = node_cache.informer();
   runtime::Informer& rdmanodes = CachedInformer(manager, crd::kinds::RdmaNode());
@@ -102,14 +124,17 @@ ClientProfileControllers::ClientProfileControllers(runtime::Manager& manager, Cl
   slices.Watch(controller, pool_profiles, gathered(endpoint_batch));
   // Secrets: every profile of the namespace (few per namespace).
   secrets.Watch(controller, runtime::EnqueueAllInNamespace(profiles.store()));
-  // Nodes (labels) and agent verdicts: every profile, gathered.
+  // Nodes (labels) and agent verdicts: the profiles that select the node or whose client label it
+  // carries (selector_index.h), gathered.
   runtime::WatchOptions node_changes = gathered(node_batch);
   node_changes.predicate =
       runtime::UpdatesWhere([](const k8s::JsonObject& old, const k8s::JsonObject& now) {
         return old.Labels() != now.Labels();
       });
-  controller.Watch(nodes, runtime::EnqueueAll(profiles.store()), node_changes);
-  controller.Watch(rdmanodes, runtime::EnqueueAll(profiles.store()), gathered(node_batch));
+  controller.Watch(nodes, controllers::EnqueueOwnersOfNode(profiles.store(), ClientLabelsOf),
+                   node_changes);
+  controller.Watch(rdmanodes, controllers::EnqueueOwnersOfRdmaNode(profiles.store(), nodes.store()),
+                   gathered(node_batch));
   // A workload that names a profile arrives on a node, ends or goes: that profile (it may hold or
   // release a retiring node).
   runtime::WatchOptions placement = gathered(endpoint_batch);

@@ -320,7 +320,10 @@ std::map<std::string, ClientProfileReconciler::NodePods> ClientProfileReconciler
     if (auto it = slots.find(kClientComponent); it != slots.end()) on.client = it->second;
     if (auto it = slots.find(kUninstallComponent); it != slots.end()) on.uninstall = it->second;
   }
-  for (const auto& o : stores_.workloads.List()) {
+  // The owner index files workloads by the profile they name (owner_index.h).
+  StatusOr<std::vector<runtime::ObjectPtr>> named = stores_.workloads.ByIndex(
+      controllers::kOwnerIndex, controllers::OwnerLabelValue(ns, kWorkloadLabel, profile));
+  for (const auto& o : named.ok() ? *named : stores_.workloads.List()) {
     if (o->Namespace() != ns || o->Label(kWorkloadLabel) != profile) continue;
     const std::string node = o->GetString({"spec", "nodeName"}).value_or("");
     const std::string phase = o->GetString({"status", "phase"}).value_or("");

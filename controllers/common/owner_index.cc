@@ -8,7 +8,9 @@
 namespace rdmastack::controllers {
 namespace {
 
-constexpr std::string_view kOwnerLabels[] = {gatewaypool::kPoolLabel, clientprofile::kProfileLabel};
+// The pool and profile labels on what they own, and the label workloads name their profile with.
+constexpr std::string_view kOwnerLabels[] = {gatewaypool::kPoolLabel, clientprofile::kProfileLabel,
+                                             clientprofile::kWorkloadLabel};
 
 }  // namespace
 

@@ -17,8 +17,8 @@ inline constexpr char kOwnerIndex[] = "rdmastack-owner";
 // The UID the object's controller ownerReference names; "" when it has none.
 std::string ControllerUid(const k8s::JsonObject& object);
 
-// The owner index: OwnerUidValue(ns, controller UID) and, for each of the pool and profile labels
-// the object carries, OwnerLabelValue(ns, key, value).
+// The owner index: OwnerUidValue(ns, controller UID) and, for each of the pool, profile and
+// workload labels the object carries, OwnerLabelValue(ns, key, value).
 runtime::IndexFunc IndexByOwner();
 // Whether `key` is a label IndexByOwner files objects under.
 bool IsIndexedOwnerLabel(std::string_view key);

@@ -37,11 +37,7 @@ StatusOr<std::unique_ptr<GatewayPoolControllers>> GatewayPoolControllers::Create
   std::unique_ptr<GatewayPoolControllers> self(new GatewayPoolControllers());
   Parts& parts = *self->parts_;
   runtime::Informer& pools = controllers::CachedInformer(manager, crd::kinds::GatewayPool());
-  for (auto& [name, index] : PoolIndexes()) {
-    // A shared informer: another controller may have added the same index.
-    if (Status s = pools.AddIndex(name, index); !s.ok() && s.code() != StatusCode::kAlreadyExists)
-      return s;
-  }
+  RDMASTACK_RETURN_IF_ERROR(controllers::AddIndexes(pools, PoolIndexes()));
   runtime::Informer& nodes = node_cache.informer();
   runtime::Informer& rdmanodes = controllers::CachedInformer(manager, crd::kinds::RdmaNode());
   // Namespaced kinds: from the served namespaces only when the admin lists them.
@@ -122,7 +118,8 @@ StatusOr<std::unique_ptr<GatewayPoolControllers>> GatewayPoolControllers::Create
                old.GetBool({"spec", "unschedulable"}) != now.GetBool({"spec", "unschedulable"});
       });
   controller.Watch(nodes, EnqueuePoolsOfNode(pools.store()), node_changes);
-  controller.Watch(rdmanodes, EnqueuePoolsOfRdmaNode(pools.store(), nodes.store()), gathered);
+  controller.Watch(rdmanodes, controllers::EnqueueOwnersOfRdmaNode(pools.store(), nodes.store()),
+                   gathered);
   runtime::WatchOptions owned = gathered;
   owned.on_delete = [&parts](const k8s::JsonObject& o) { parts.reconciler->ObjectDeleted(o); };
   for (const controllers::NamespacedCache* cache : {&daemonsets, &pods, &services, &slices})

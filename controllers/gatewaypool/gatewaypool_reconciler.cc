@@ -132,9 +132,9 @@ std::optional<PoolConflict> GatewayPoolReconciler::FindConflict(
   }
   if (mine.empty()) return std::nullopt;
   std::map<std::string, runtime::ObjectPtr> neighbours;
-  const std::set<std::string> keys = PoolSelectorKeys(stores_.pools);
+  const std::set<std::string> keys = controllers::IndexedSelectorKeys(stores_.pools);
   for (const auto& n : mine) {
-    for (runtime::ObjectPtr& p : PoolsSelecting(stores_.pools, keys, *n))
+    for (runtime::ObjectPtr& p : controllers::OwnersSelecting(stores_.pools, keys, *n))
       neighbours.emplace(p->Key(), std::move(p));
   }
   if (neighbours.size() < 2) return std::nullopt;  // only this pool
@@ -184,7 +184,7 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Pass(const k8s::JsonObject& obj
   // Nothing is decided until the Node cache holds the label keys this pool's selector and the
   // other pools' (FindConflict matches them all) name: until its re-list is in, a node carrying
   // such a key looks unselected, and the status would drop it (node_label_filter.h).
-  std::set<std::string> keys = PoolSelectorKeys(stores_.pools);
+  std::set<std::string> keys = controllers::IndexedSelectorKeys(stores_.pools);
   keys.merge(controllers::SelectorKeys(pool.spec.node_selector));
   if (!stores_.node_labels.Covers(keys)) return runtime::Result{controllers::kNodeCacheWait};
   const Owned owned = Collect(pool);

@@ -55,7 +55,8 @@ class PoolIndexTest : public ::testing::Test {
 TEST_F(PoolIndexTest, ThePoolsSelectingANodeAreThoseWhoseWholeSelectorMatches) {
   auto selecting = [&](const std::string& node) {
     std::vector<std::string> out;
-    for (const auto& p : PoolsSelecting(pools_, PoolSelectorKeys(pools_), *nodes_.Get(node)))
+    for (const auto& p : controllers::OwnersSelecting(
+             pools_, controllers::IndexedSelectorKeys(pools_), *nodes_.Get(node)))
       out.push_back(p->Key());
     return out;
   };
@@ -63,14 +64,15 @@ TEST_F(PoolIndexTest, ThePoolsSelectingANodeAreThoseWhoseWholeSelectorMatches) {
       << "rack1-fast is filed under rack=r1 too, but names disk=nvme";
   EXPECT_EQ(selecting("n2"), (std::vector<std::string>{"a/rack1", "a/rack1-fast", "c/everywhere"}));
   EXPECT_EQ(selecting("n3"), (std::vector<std::string>{"b/rack2", "c/everywhere"}));
-  EXPECT_EQ(PoolSelectorKeys(pools_), (std::set<std::string>{"disk", "rack", "zone"}));
+  EXPECT_EQ(controllers::IndexedSelectorKeys(pools_),
+            (std::set<std::string>{"disk", "rack", "zone"}));
   // The index follows the store: a pool that changes its selector, one that goes.
   pools_.Upsert(Pool("b", "zone", R"({"zone": "z2"})"));
   pools_.Delete("c/everywhere");
   EXPECT_EQ(selecting("n1"), (std::vector<std::string>{"a/rack1"}));
   EXPECT_EQ(selecting("n3"), (std::vector<std::string>{"b/rack2", "b/zone"}));
   pools_.Delete("a/rack1-fast");
-  EXPECT_EQ(PoolSelectorKeys(pools_), (std::set<std::string>{"rack", "zone"}));
+  EXPECT_EQ(controllers::IndexedSelectorKeys(pools_), (std::set<std::string>{"rack", "zone"}));
 }
 
 TEST_F(PoolIndexTest, ANodesChangeReachesThePoolsSelectingItAndThoseWhoseMarksItCarries) {
@@ -90,7 +92,7 @@ TEST_F(PoolIndexTest, ANodesChangeReachesThePoolsSelectingItAndThoseWhoseMarksIt
 }
 
 TEST_F(PoolIndexTest, AReportReachesThePoolsOfItsNodeAndAPoolsChangeThoseSharingItsNodes) {
-  const runtime::MapFunc of_report = EnqueuePoolsOfRdmaNode(pools_, nodes_);
+  const runtime::MapFunc of_report = controllers::EnqueueOwnersOfRdmaNode(pools_, nodes_);
   EXPECT_EQ(Keys(of_report(*Object(R"({"metadata": {"name": "n2"}})"))),
             (std::vector<std::string>{"a/rack1", "a/rack1-fast", "c/everywhere"}));
   EXPECT_TRUE(of_report(*Object(R"({"metadata": {"name": "gone"}})")).empty())
