@@ -3,7 +3,7 @@
 # on a fresh private cluster (RDMASTACK_CLUSTER=scale, port offset 400, unless
 # RDMASTACK_SCALE_CLUSTER/RDMASTACK_SCALE_PORT_OFFSET say otherwise) that it takes down after.
 #
-#   scripts/bench-scale.sh [informers|operator|all]     (default all)
+#   scripts/bench-scale.sh [informers|operator|tenants|all]     (default all)
 #
 # informers: our Node + Pod informers and client-go's, three forms each, at RDMASTACK_SCALE_NODES
 #   (default 1000,5000,10000) kwok nodes with one Pod each (tests/bench/scale/bench_informers.py);
@@ -12,6 +12,9 @@
 #   GatewayPools and 5 ClientProfiles, then RDMASTACK_SCALE_BENCH_IDLE_S (default 600) idle seconds
 #   beside the controller-runtime peer (operator_scale_bench); output in
 #   build-release/bench/scale/operator-scale.txt.
+# tenants: the real operator with RDMASTACK_TENANT_BENCH_POOLS (default 200) GatewayPools in 10
+#   namespaces over RDMASTACK_SCALE_BENCH_NODES kwok nodes: a pool's pass time with a tenth of the
+#   pools and with all of them (issue 53); output in build-release/bench/scale/tenant-pools.txt.
 #
 # Builds what it needs: the release preset's targets, the Go peers (tests/bench/scale/gopeers,
 # cached under ~/.cache/rdmastack) and a matplotlib venv.
@@ -19,7 +22,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/lib/components.sh
 what="${1:-all}"
-case "$what" in informers|operator|all) ;; *) die "usage: scripts/bench-scale.sh [informers|operator|all]" ;; esac
+case "$what" in informers|operator|tenants|all) ;; *) die "usage: scripts/bench-scale.sh [informers|operator|tenants|all]" ;; esac
 
 # RDMASTACK_SCALE_CLUSTER / RDMASTACK_SCALE_PORT_OFFSET pick another private cluster (a second
 # checkout benchmarking on the same machine).
@@ -48,7 +51,7 @@ fresh_cluster() {
 }
 trap 'scripts/cluster.sh down >/dev/null 2>&1 || true' EXIT
 
-if [[ "$what" != operator ]]; then
+if [[ "$what" == informers || "$what" == all ]]; then
   fresh_cluster
   "$venv/bin/python" tests/bench/scale/bench_informers.py --ours build-release/bin/informer-scale-peer \
     --goinformer "$gobin/goinformer" --cluster-script scripts/cluster.sh --out "$out" \
@@ -57,10 +60,15 @@ if [[ "$what" != operator ]]; then
     docs/img/bench-scale-memory.png docs/img/bench-scale-sync.png
   echo "plots: docs/img/bench-scale-memory.png docs/img/bench-scale-sync.png"
 fi
-if [[ "$what" != informers ]]; then
+if [[ "$what" == operator || "$what" == all ]]; then
   fresh_cluster
   RDMASTACK_BENCH_OUT="$out" RDMASTACK_SCALE_BENCH_GOOPERATOR="$gobin/gooperator" \
-    RDMASTACK_BINARY_DIR="$PWD/build-release" build-release/tests/operator_scale_bench 2>&1 |
-    tee "$out/operator-scale.txt"
+    RDMASTACK_BINARY_DIR="$PWD/build-release" build-release/tests/operator_scale_bench \
+    --gtest_filter='*FiveThousandNodes*' 2>&1 | tee "$out/operator-scale.txt"
+fi
+if [[ "$what" == tenants || "$what" == all ]]; then
+  fresh_cluster
+  RDMASTACK_BINARY_DIR="$PWD/build-release" build-release/tests/operator_scale_bench \
+    --gtest_filter='*TwoHundredPools*' 2>&1 | tee "$out/tenant-pools.txt"
 fi
 echo "commit $(git rev-parse --short HEAD), $(nproc) cores, $(date -u +%FT%TZ)"

@@ -80,6 +80,7 @@ class Controller {
   // rdmastack_reconcile_errors_total{controller,reason}: the reason is the Status code's name.
   Family<Counter>* errors_by_reason_ = nullptr;
   Histogram* reconcile_time_ = nullptr;
+  Histogram* reconcile_cpu_ = nullptr;
   Gauge* active_workers_ = nullptr;
 };
 

@@ -1,8 +1,10 @@
 #include "operator/runtime/controller.h"
 
 #include <gtest/gtest.h>
+#include <time.h>
 
 #include <deque>
+#include <thread>
 
 #include "operator/runtime/testing/mock_client.h"
 
@@ -106,6 +108,41 @@ TEST_F(ControllerTest, ResultHandlingTable) {
       Metric("rdmastack_reconcile_errors_total{controller=\"pool\",reason=\"InvalidArgument\"}"),
       1);
   EXPECT_EQ(Metric("controller_runtime_reconcile_time_seconds_count{controller=\"pool\"}"), 6);
+}
+
+// The CPU histogram counts what the reconciling thread computes, not what it waits for: a pass
+// that sleeps 100 ms adds next to nothing, one that computes for 30 ms adds at least that.
+TEST(ControllerCpuTest, TheCpuHistogramCountsComputeNotWaiting) {
+  struct Timed : Reconciler {
+    StatusOr<Result> Reconcile(const Request& request) override {
+      if (request.name == "sleeps") {
+        std::this_thread::sleep_for(100ms);
+      } else {
+        timespec from{}, now{};
+        ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &from);
+        do {
+          ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+        } while ((now.tv_sec - from.tv_sec) * 1000000000L + (now.tv_nsec - from.tv_nsec) <
+                 30000000L);
+      }
+      return Result{};
+    }
+  } reconciler;
+  FakeClock clock;
+  MetricsRegistry metrics;
+  Controller controller("pool", reconciler, clock, &metrics);
+  auto cpu_sum = [&] {
+    const std::string series = "rdmastack_reconcile_cpu_seconds_sum{controller=\"pool\"} ";
+    const std::string text = metrics.Render();
+    const size_t at = text.find(series);
+    return at == std::string::npos ? -1.0 : std::stod(text.substr(at + series.size()));
+  };
+  controller.queue().Add("ns/sleeps");
+  ASSERT_TRUE(controller.ProcessNextItem());
+  EXPECT_LT(cpu_sum(), 0.01) << "a sleep is not CPU";
+  controller.queue().Add("ns/computes");
+  ASSERT_TRUE(controller.ProcessNextItem());
+  EXPECT_GE(cpu_sum(), 0.03);
 }
 
 TEST_F(ControllerTest, RepeatedErrorsBackOffExponentiallyAndSuccessForgets) {

@@ -20,11 +20,13 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <thread>
 
 #include "crds/types/clientprofile_api.h"
 #include "operator/k8s/api_error.h"
+#include "tests/bench/scale/bench_manifests.h"
 #include "tests/harness/audit_log.h"
 #include "tests/harness/hub_flood.h"
 #include "tests/harness/hub_hold.h"
@@ -130,6 +132,31 @@ class LoadAgent final : public grpc::ClientBidiReactor<pb::AgentMessage, pb::Hub
   bool writing_ = false, done_ = false;
   const pb::AgentMessage* next_ = nullptr;
   grpc::Status status_;
+};
+
+// Like real agents, every agent heartbeats every kHeartbeatSeconds (spread evenly) while this
+// lives; without them the operator would rightly mark the silent nodes Stale, and write that.
+class Heartbeats {
+ public:
+  explicit Heartbeats(const std::vector<std::unique_ptr<LoadAgent>>& agents)
+      : thread_([this, &agents] {
+          while (beating_) {
+            const auto round = SteadyClock::now();
+            for (size_t i = 0; i < agents.size() && beating_; ++i) {
+              agents[i]->Beat();
+              std::this_thread::sleep_until(
+                  round + milliseconds((i + 1) * kHeartbeatSeconds * 1000 / agents.size()));
+            }
+          }
+        }) {}
+  ~Heartbeats() {
+    beating_ = false;
+    thread_.join();
+  }
+
+ private:
+  std::atomic<bool> beating_{true};
+  std::thread thread_;
 };
 
 class AgentHubBench : public HubFixture {
@@ -348,6 +375,35 @@ class AgentHubBench : public HubFixture {
     std::fflush(stdout);
     ::kill(hub_pid_, SIGUSR1);
     std::this_thread::sleep_for(milliseconds(300));
+  }
+
+  // The real operator's flags when it is the hub the load agents dial: all of them from 127.0.0.1,
+  // one address for thousands of agents, so no per-address limits.
+  std::vector<std::string> OperatorHubArgs() const {
+    return {"--kubeconfig",
+            rdmastack::testing::GetClusterEnv()->kubeconfig,
+            "--metrics-bind-address=0",
+            "--health-probe-bind-address=0",
+            "--agent-namespace=" + ns_,
+            "--agent-bind-address=127.0.0.1:0",
+            "--agent-hub-address=127.0.0.1:9443",
+            "--agent-hub-pending-per-address=0",
+            "--agent-hub-max-connections-per-address=0",
+            "--agent-hub-max-connections=1000000"};
+  }
+  // The port the operator's hub says it listens on; 0 when it has not said so `within`.
+  static int HubPortOf(rdmastack::testing::OperatorProcess& op, seconds within) {
+    int port = 0;
+    (void)rdmastack::testing::Eventually(
+        [&] {
+          const std::string out = op.Output();
+          const size_t at = out.find("agenthub: listening on ");
+          if (at == std::string::npos) return false;
+          const size_t p = out.find("(port ", at);
+          return p != std::string::npos && (port = std::atoi(out.c_str() + p + 6)) > 0;
+        },
+        within);
+    return port;
   }
 
   pid_t hub_pid_ = -1;
@@ -617,27 +673,11 @@ TEST_F(AgentHubBench, OperatorWritesForThousandsOfReports) {
   if (HasFailure()) return;
   // The agent ServiceAccount the hub accepts is the fixture's, in its namespace; the hub's
   // certificate names 127.0.0.1 (the host of the address agents would be told to dial).
-  rdmastack::testing::OperatorProcess op(
-      "agenthub-bench-operator",
-      {"--kubeconfig", env->kubeconfig, "--metrics-bind-address=0", "--health-probe-bind-address=0",
-       "--agent-namespace=" + ns_, "--agent-bind-address=127.0.0.1:0",
-       "--agent-hub-address=127.0.0.1:9443",
-       // Every load agent dials from 127.0.0.1: one address for thousands of agents.
-       "--agent-hub-pending-per-address=0", "--agent-hub-max-connections-per-address=0",
-       "--agent-hub-max-connections=1000000"});
+  rdmastack::testing::OperatorProcess op("agenthub-bench-operator", OperatorHubArgs());
   const std::string identity = op.Identity();
   ASSERT_FALSE(identity.empty()) << op.Output();
-  int port = 0;
-  ASSERT_TRUE(rdmastack::testing::Eventually(
-      [&] {
-        const std::string out = op.Output();
-        const size_t at = out.find("agenthub: listening on ");
-        if (at == std::string::npos) return false;
-        const size_t p = out.find("(port ", at);
-        return p != std::string::npos && (port = std::atoi(out.c_str() + p + 6)) > 0;
-      },
-      seconds(60)))
-      << op.Output();
+  const int port = HubPortOf(op, seconds(60));
+  ASSERT_GT(port, 0) << op.Output();
   using Counts = std::map<std::string, int>;  // "verb resource" -> writes
   auto writes = [&] {
     Counts by;
@@ -676,42 +716,22 @@ TEST_F(AgentHubBench, OperatorWritesForThousandsOfReports) {
 
   std::vector<std::unique_ptr<pb::AgentHub::Stub>> stubs;
   std::vector<std::unique_ptr<LoadAgent>> agents;
-  // Like real agents, every agent heartbeats every 10 s (spread evenly) while it is connected;
-  // without them the operator would rightly mark the silent nodes Stale, and write that.
-  std::atomic<bool> beating{false};
-  std::thread heartbeats;
-  auto start_beating = [&] {
-    beating = true;
-    heartbeats = std::thread([&] {
-      while (beating) {
-        const auto round = SteadyClock::now();
-        for (size_t i = 0; i < agents.size() && beating; ++i) {
-          agents[i]->Beat();
-          std::this_thread::sleep_until(
-              round + milliseconds((i + 1) * kHeartbeatSeconds * 1000 / agents.size()));
-        }
-      }
-    });
-  };
-  auto stop_beating = [&] {
-    beating = false;
-    heartbeats.join();
-  };
+  std::optional<Heartbeats> beats;
   std::atomic<int> accepted{0};
   const auto start = SteadyClock::now();
   const double connect_s = ConnectAll(port, tokens, stubs, agents, accepted);
-  start_beating();
+  beats.emplace(agents);
   const Counts first = settle();
   const double settled_s = std::chrono::duration<double>(SteadyClock::now() - start).count() - 10.0;
   const ProcStat loaded = ReadProcStat(op.pid());
-  stop_beating();
+  beats.reset();
 
   DisconnectAll(stubs, agents);
   std::atomic<int> accepted2{0};
   const double storm_s = ConnectAll(port, tokens, stubs, agents, accepted2);
-  start_beating();
+  beats.emplace(agents);
   const Counts resent = settle();
-  stop_beating();
+  beats.reset();
   DisconnectAll(stubs, agents);
   op.Signal(SIGTERM);
   EXPECT_EQ(op.WaitExit(seconds(60)), 0);
@@ -788,32 +808,12 @@ TEST_F(AgentHubBench, OperatorMemoryAtScaleUnderTheChartLimit) {
     auto r = admin_->Create(k8s::kinds::Pod(), *pod);
     EXPECT_TRUE(r.ok() || k8s::IsAlreadyExists(r.status())) << r.status().ToString();
   });
-  std::string manifests = R"(apiVersion: v1
-kind: Secret
-metadata: {name: bench-root}
-stringData: {accessKeyId: bench, secretAccessKey: bench-secret}
-)";
+  std::string manifests = bench::RootSecretManifest();
   for (int k = 0; k < kGroups; ++k) {
-    const std::string p = "p" + std::to_string(k), c = "c" + std::to_string(k);
+    const std::string p = "p" + std::to_string(k);
     manifests +=
-        "---\napiVersion: rdmastack.io/v1alpha1\nkind: GatewayPool\nmetadata: {name: " + p +
-        "}\nspec:\n  nodeSelector: {bench.rdmastack.io/pool: " + p + R"(}
-  gateway: {image: "registry.local/rdmastack/vgwrdma:1.8.0-cuobj1", version: 1.8.0}
-  serverLibrary: {version: 1.2.0.68, image: "registry.local/rdmastack/libcuobjserver:1.2.0.68"}
-  s3: {credentialsSecret: {name: bench-root}}
-  rdma: {interface: bond0}
-  backend: {posix: {hostPath: /lustre, pathTemplate: "/lustre/bench-{nodeName}"}}
----
-apiVersion: rdmastack.io/v1alpha1
-kind: ClientProfile
-metadata: {name: )" +
-        c + "}\nspec:\n  nodeSelector: {bench.rdmastack.io/profile: " + c +
-        "}\n  gatewayPoolRef: {name: " + p + R"(}
-  transport: Auto
-  memoryRegistration: Auto
-  maxTransferSize: 192Mi
-  clientLibrary: {version: 1.2.0.68, image: "registry.local/rdmastack/libcuobjclient:1.2.0.68"}
-)";
+        bench::GatewayPoolManifest(p, "", "bench.rdmastack.io/pool") +
+        bench::ClientProfileManifest("c" + std::to_string(k), "bench.rdmastack.io/profile", p);
   }
   rdmastack::testing::CommandResult applied =
       env->Kubectl({"apply", "-n", ns_, "-f", "-"}, manifests);
@@ -821,26 +821,12 @@ metadata: {name: )" +
 
   auto cgroup = rdmastack::testing::MemoryCgroup::Create("rdmastack-bench-" + ns_, *limit);
   ASSERT_TRUE(cgroup.ok()) << cgroup.status().ToString();
-  rdmastack::testing::OperatorProcess op(
-      "agenthub-bench-operator",
-      {"--kubeconfig", env->kubeconfig, "--metrics-bind-address=0", "--health-probe-bind-address=0",
-       "--agent-namespace=" + ns_, "--agent-bind-address=127.0.0.1:0",
-       "--agent-hub-address=127.0.0.1:9443", "--agent-hub-pending-per-address=0",
-       "--agent-hub-max-connections-per-address=0", "--agent-hub-max-connections=1000000"});
+  rdmastack::testing::OperatorProcess op("agenthub-bench-operator", OperatorHubArgs());
   ASSERT_TRUE((*cgroup)->Add(op.pid()).ok());
   const std::string identity = op.Identity();
   ASSERT_FALSE(identity.empty()) << op.Output();
-  int port = 0;
-  ASSERT_TRUE(rdmastack::testing::Eventually(
-      [&] {
-        const std::string out = op.Output();
-        const size_t at = out.find("agenthub: listening on ");
-        if (at == std::string::npos) return false;
-        const size_t p = out.find("(port ", at);
-        return p != std::string::npos && (port = std::atoi(out.c_str() + p + 6)) > 0;
-      },
-      seconds(120)))
-      << op.Output();
+  const int port = HubPortOf(op, seconds(120));
+  ASSERT_GT(port, 0) << op.Output();
   // Until the operator's writes hold still for 20 s.
   auto settle = [&] {
     size_t last = 0;
@@ -853,27 +839,19 @@ metadata: {name: )" +
   };
   std::vector<std::unique_ptr<pb::AgentHub::Stub>> stubs;
   std::vector<std::unique_ptr<LoadAgent>> agents;
-  std::atomic<bool> beating{true};
+  std::optional<Heartbeats> beats;
   std::atomic<int> accepted{0};
   const double connect_s = ConnectAll(port, tokens, stubs, agents, accepted);
-  std::thread heartbeats([&] {
-    while (beating) {
-      const auto round = SteadyClock::now();
-      for (size_t i = 0; i < agents.size() && beating; ++i) {
-        agents[i]->Beat();
-        std::this_thread::sleep_until(
-            round + milliseconds((i + 1) * kHeartbeatSeconds * 1000 / agents.size()));
-      }
-    }
-  });
+  beats.emplace(agents);
   settle();
   const ProcStat reported = ReadProcStat(op.pid());
-  beating = false;
-  heartbeats.join();
+  beats.reset();
   DisconnectAll(stubs, agents);
   std::atomic<int> accepted2{0};
   const double storm_s = ConnectAll(port, tokens, stubs, agents, accepted2);
+  beats.emplace(agents);
   settle();
+  beats.reset();
   const ProcStat stormed = ReadProcStat(op.pid());
   const StatusOr<int64_t> peak = (*cgroup)->PeakBytes();
   const StatusOr<int64_t> oom = (*cgroup)->OomKills();
