@@ -297,7 +297,7 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Pass(const k8s::JsonObject& obj
 
   // Nodes: which the selector matches, which can run the gateway, which carry our labels.
   const std::string state_key = NodeUpgradeAnnotation(ns, name);
-  auto is_mine = [&](std::string_view key) { return IsNodeTrackLabelOf(key, ns, name); };
+  NodeTrackLabelMatcher is_mine(ns, name);
   const std::string maintenance_key = NodeMaintenanceAnnotation(ns, name);
   struct NodeNow {
     runtime::ObjectPtr object;
@@ -316,7 +316,8 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Pass(const k8s::JsonObject& obj
     std::map<std::string, std::string> want;
     for (const auto& t : want_tracks) want[NodeTrackLabel(ns, name, t)] = "true";
     k8s::JsonBuilder patch;
-    bool changed = controllers::AddMetadataMapPatch("labels", n.labels, want, is_mine, &patch);
+    bool changed =
+        controllers::AddMetadataMapPatch("labels", n.labels, want, std::ref(is_mine), &patch);
     bool state_changed = false;
     auto annotate = [&](const std::string& key, const std::optional<std::string>& value,
                         const std::optional<std::string>& now) {
@@ -737,7 +738,7 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Cleanup(const k8s::JsonObject& 
     auto deleted = ParseRfc3339(pool.metadata.deletion_timestamp.value_or(""));
     return !deleted.ok() || clock_.WallNow() >= *deleted + kIamCleanupTimeout;
   }();
-  auto is_track_label = [&](std::string_view key) { return IsNodeTrackLabelOf(key, ns, name); };
+  NodeTrackLabelMatcher is_track_label(ns, name);
   std::vector<IamCleanupNode> iam_nodes;
   for (const auto& node : stores_.nodes.List()) {
     IamCleanupNode n{std::string(node->Name()), {}, false};
@@ -784,8 +785,8 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Cleanup(const k8s::JsonObject& 
       for (const auto& [key, value] : node->Labels())
         labels_left = labels_left || is_track_label(key);
     } else {
-      changed =
-          controllers::AddMetadataMapPatch("labels", node->Labels(), {}, is_track_label, &patch);
+      changed = controllers::AddMetadataMapPatch("labels", node->Labels(), {},
+                                                 std::ref(is_track_label), &patch);
     }
     for (const std::string& key : {state_key, NodeMaintenanceAnnotation(ns, name)}) {
       if (!node->Annotation(key)) continue;

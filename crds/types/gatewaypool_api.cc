@@ -71,6 +71,13 @@ bool IsNodeTrackLabelOf(std::string_view key, std::string_view ns, std::string_v
   return key == NodeTrackLabel(ns, pool, track);
 }
 
+bool NodeTrackLabelMatcher::operator()(std::string_view key) {
+  if (!key.starts_with(kNodeTrackLabelPrefix)) return false;
+  auto it = judged_.find(key);
+  if (it == judged_.end()) it = judged_.emplace(key, IsNodeTrackLabelOf(key, ns_, pool_)).first;
+  return it->second;
+}
+
 std::string NodePoolAnnotation(std::string_view prefix, std::string_view ns,
                                std::string_view pool) {
   // The track label's name part without its ".<track>": same cut, same hash.

@@ -5,6 +5,8 @@
 // here so that no two read the format differently. Namespace of the kind, as its controller's.
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -77,6 +79,18 @@ std::string ServiceName(std::string_view pool);
 // so that two pools never share a key.
 std::string NodeTrackLabel(std::string_view ns, std::string_view pool, std::string_view track);
 bool IsNodeTrackLabelOf(std::string_view key, std::string_view ns, std::string_view pool);
+// IsNodeTrackLabelOf for one pool over many nodes: each distinct key is judged once. A pass walks
+// every node, and every node carries the track labels of the pools on it; building each key's
+// label again per node made a pass cost more the more pools the cluster had.
+class NodeTrackLabelMatcher {
+ public:
+  NodeTrackLabelMatcher(std::string_view ns, std::string_view pool) : ns_(ns), pool_(pool) {}
+  bool operator()(std::string_view key);
+
+ private:
+  std::string ns_, pool_;
+  std::map<std::string, bool, std::less<>> judged_;
+};
 // A per-pool annotation on a Node: "<prefix>gwp.rdmastack.io/<namespace>.<pool>", the name cut
 // and hashed as the track labels' are (prefix "upgrade." or "maintenance.").
 std::string NodePoolAnnotation(std::string_view prefix, std::string_view ns, std::string_view pool);

@@ -88,6 +88,23 @@ TEST(TrackTest, NodeLabelsAreValidAndNeverShared) {
   EXPECT_EQ(name.substr(name.size() - 3), ".v1");
   EXPECT_TRUE(IsNodeTrackLabelOf(a, ns, std::string(200, 'p') + "a"));
   EXPECT_FALSE(IsNodeTrackLabelOf(a, ns, std::string(200, 'p') + "b"));
+
+  // The matcher a pass uses over every node answers as IsNodeTrackLabelOf, the first time a key
+  // is seen and every time after.
+  NodeTrackLabelMatcher kv("storage", "kv"), long_a(ns, std::string(200, 'p') + "a");
+  for (int round = 0; round < 2; ++round) {
+    for (const std::string& key : {std::string("gwp.rdmastack.io/storage.kv.v1"),
+                                   std::string("gwp.rdmastack.io/storage.kv.v2"),
+                                   std::string("gwp.rdmastack.io/storage.kvcache.v1"),
+                                   std::string("gwp.rdmastack.io/storage.kv.cache.v1"),
+                                   std::string("rdmastack.io/gateway-capable"), a, b}) {
+      EXPECT_EQ(kv(key), IsNodeTrackLabelOf(key, "storage", "kv")) << key;
+      EXPECT_EQ(long_a(key), IsNodeTrackLabelOf(key, ns, std::string(200, 'p') + "a")) << key;
+    }
+  }
+  EXPECT_TRUE(kv("gwp.rdmastack.io/storage.kv.v1"));
+  EXPECT_TRUE(long_a(a));
+  EXPECT_FALSE(long_a(b));
 }
 
 TEST(TrackTest, ObjectNames) {
