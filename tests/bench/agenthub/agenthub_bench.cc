@@ -378,7 +378,9 @@ class AgentHubBench : public HubFixture {
   }
 
   // The real operator's flags when it is the hub the load agents dial: all of them from 127.0.0.1,
-  // one address for thousands of agents, so no per-address limits.
+  // one address for thousands of agents, so no per-address limits, no per-address refusal budget
+  // (a few Hellos past their deadline while thousands connect at once on loaded cores would
+  // throttle every agent; the load agents do not reconnect) and a Hello deadline of 2 minutes.
   std::vector<std::string> OperatorHubArgs() const {
     return {"--kubeconfig",
             rdmastack::testing::GetClusterEnv()->kubeconfig,
@@ -389,7 +391,9 @@ class AgentHubBench : public HubFixture {
             "--agent-hub-address=127.0.0.1:9443",
             "--agent-hub-pending-per-address=0",
             "--agent-hub-max-connections-per-address=0",
-            "--agent-hub-max-connections=1000000"};
+            "--agent-hub-max-connections=1000000",
+            "--agent-hub-failures-per-minute=0",
+            "--agent-hub-hello-timeout=120s"};
   }
   // The port the operator's hub says it listens on; 0 when it has not said so `within`.
   static int HubPortOf(rdmastack::testing::OperatorProcess& op, seconds within) {
