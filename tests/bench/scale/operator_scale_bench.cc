@@ -31,6 +31,7 @@
 #include "tests/harness/cluster_env.h"
 #include "tests/harness/cluster_test.h"
 #include "tests/harness/proc_stat.h"
+#include "tests/harness/prom_text.h"
 #include "tests/integration/operator/operator_process.h"
 
 namespace rdmastack::testing {
@@ -350,13 +351,6 @@ TEST_F(OperatorScaleBench, FiveThousandNodesApplyToReadyThenIdle) {
   env_->Kubectl({"delete", "gwp,cprof", "--all", "-n", kNamespace, "--timeout=600s"});
 }
 
-// The value of the first series starting with `series` ("name{labels}") in a /metrics text.
-double MetricValue(const std::string& metrics, const std::string& series) {
-  const size_t at = metrics.find("\n" + series + " ");
-  if (at == std::string::npos) return NAN;
-  return std::strtod(metrics.c_str() + at + series.size() + 2, nullptr);
-}
-
 // Per-tenant work (issue 53 item 9): RDMASTACK_TENANT_BENCH_POOLS (default 200) GatewayPools in
 // kTenantNamespaces namespaces over RDMASTACK_SCALE_BENCH_NODES (default 5,000) kwok storage
 // nodes, each pool selecting its own nodes (nodes / pools each). The first tenth of the pools is
@@ -418,20 +412,19 @@ TEST_F(OperatorScaleBench, TwoHundredPoolsInTenNamespacesPassTime) {
                {"curl", "-sf", "http://127.0.0.1:" + std::to_string(kMetricsPort) + "/metrics"})
         .out;
   };
-  const std::string sum_series =
-      "controller_runtime_reconcile_time_seconds_sum{controller=\"gatewaypool\"}";
-  const std::string count_series =
-      "controller_runtime_reconcile_time_seconds_count{controller=\"gatewaypool\"}";
   // Wall time, the reconciling thread's CPU (rdmastack_reconcile_cpu_seconds; NaN from an operator
   // built before it) and the whole process's CPU, which an older build can be compared on.
-  const std::string cpu_series = "rdmastack_reconcile_cpu_seconds_sum{controller=\"gatewaypool\"}";
   struct Passes {
     double count = 0, seconds = 0, cpu = 0, process_cpu = 0;
   };
   auto passes = [&] {
-    const std::string m = metrics();
-    return Passes{MetricValue(m, count_series), MetricValue(m, sum_series),
-                  MetricValue(m, cpu_series), ReadProcStat(ours.pid()).cpu_s};
+    const std::vector<PromSample> m = ParsePromText(metrics());
+    auto value = [&](const std::string& name) {
+      return SampleValue(m, name, {{"controller", "gatewaypool"}}).value_or(NAN);
+    };
+    return Passes{value("controller_runtime_reconcile_time_seconds_count"),
+                  value("controller_runtime_reconcile_time_seconds_sum"),
+                  value("rdmastack_reconcile_cpu_seconds_sum"), ReadProcStat(ours.pid()).cpu_s};
   };
   // Passes stop when the count holds still for 5 s.
   auto settle = [&] {
