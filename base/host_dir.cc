@@ -300,6 +300,17 @@ Status HostDir::PublishNew(std::string_view name, const char* verb, mode_t mode,
   return Publish(name, tmp);
 }
 
+StatusOr<UniqueFd> HostDir::OpenScratchFile() const {
+  UniqueFd fd(::openat(fd_.get(), ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+  if (fd.get() >= 0) return fd;
+  RDMASTACK_ASSIGN_OR_RETURN(std::string tmp, TempName());
+  fd = UniqueFd(
+      ::openat(fd_.get(), tmp.c_str(), O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (fd.get() < 0) return ErrnoStatus("cannot make a scratch file in " + path_);
+  (void)::unlinkat(fd_.get(), tmp.c_str(), 0);
+  return fd;
+}
+
 Status HostDir::WriteFile(std::string_view name, std::string_view content, mode_t mode) const {
   return PublishNew(name, "write", mode,
                     [&](int out) { return WriteAll(out, content.data(), content.size()); });

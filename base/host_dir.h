@@ -104,6 +104,11 @@ class HostDir {
   // Content of a regular file, OutOfRange above `max_bytes`.
   StatusOr<std::string> ReadFile(std::string_view name, size_t max_bytes) const;
 
+  // A file no reader can reach by name, open read-write, for probing what the directory's file
+  // system keeps (user xattrs): O_TMPFILE, or where the file system lacks it a temporary name
+  // unlinked at once. Gone when the descriptor closes.
+  StatusOr<UniqueFd> OpenScratchFile() const;
+
   // --- writing (each publishes atomically: temporary name, fsync, rename, fsync of the dir) ---
   Status WriteFile(std::string_view name, std::string_view content, mode_t mode = 0644) const;
   // Copies exactly `size` bytes of `source` (read with pread from offset 0); fails when the

@@ -165,6 +165,21 @@ TEST_F(HostDirTest, OpenWalksWithoutFollowingLinksAndRefusesDotDot) {
   EXPECT_EQ(fs::directory_iterator(root_ / "outside")->path().filename(), "victim");
 }
 
+// A probe of the file system leaves nothing a reader could see, while it is open or after.
+TEST_F(HostDirTest, AScratchFileIsWritableAndNeverHasAName) {
+  {
+    StatusOr<UniqueFd> fd = dir_->OpenScratchFile();
+    ASSERT_TRUE(fd.ok()) << fd.status().ToString();
+    EXPECT_EQ(::write(fd->get(), "probe", 5), 5);
+    struct stat st {};
+    ASSERT_EQ(::fstat(fd->get(), &st), 0);
+    EXPECT_TRUE(S_ISREG(st.st_mode));
+    EXPECT_EQ(st.st_nlink, 0u) << "unlinked from the start";
+    EXPECT_TRUE(Inside().empty());
+  }
+  EXPECT_TRUE(Inside().empty());
+}
+
 TEST_F(HostDirTest, WriteFileReplacesALinkInsteadOfWritingThroughIt) {
   fs::create_symlink(root_ / "outside" / "victim", root_ / "inside" / "cufile.json");
   ASSERT_TRUE(dir_->WriteFile("cufile.json", "{}\n", 0644).ok());

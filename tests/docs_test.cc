@@ -483,6 +483,9 @@ Variables ReasonVariables() {
   Append(v["in.secret_reason"], Assigned(gwp + "pool_status.h", "secret_reason", "GatewayPool"));
   Append(v["in.secret_reason"],
          Assigned(gwp + "gatewaypool_reconciler.cc", "in.secret_reason", "GatewayPool"));
+  // The launcher's refusals that carry a reason of their own (lib/compat/named_refusal.h).
+  Append(v["named->reason"], Constants("lib/compat/named_refusal.h", "kReason", "GatewayPool"));
+  Append(v["named->reason"], Constants("lib/compat/library_digest.h", "kReason", "GatewayPool"));
   // A node's maintenance steps.
   Append(v["d.maintenance.event_reason"],
          Assigned(gwp + "node_maintenance.cc", "step.event_reason", "GatewayPool"));

@@ -66,7 +66,8 @@ const std::vector<Part>& Plan() {
       {"agents/node-agent", {"base", "node", "agents/proto"}},
       {"agents/client", {"base", "node", "lib"}},
       {"gateway", {"base", "node", "lib", "operator/k8s"}},
-      {"cli", {"base", "operator/k8s", "crds"}},
+      // The plugin renders the client bench's report (lib/s3/bench_report.h).
+      {"cli", {"base", "operator/k8s", "crds", "lib"}},
       // Each binary's main wires the rest together.
       {"cmd", {"*"}},
       {"tests", {"*"}},

@@ -80,6 +80,8 @@ inline constexpr const char* kUsage =
     "       rdmastack-client remove-dir --root DIR --name NAME [--state-dir "
     "/run/rdmastack-client]\n"
     "         [--interval 10s]\n"
+    "       rdmastack-client bench --bucket B [--endpoint URL] [--size 8Mi] [--streams 1,2,4]\n"
+    "         [--objects-per-stream 4] [--prefix P/] [--timeout 2m] [--config-dir DIR]\n"
     "       rdmastack-client --version | --help\n"
     "  run: every --interval, decides what the node can do (the node agent's checks), writes\n"
     "  cufile.json, cuobj.json, endpoints.json, client.env and lib/ into --install-dir and\n"
@@ -92,6 +94,10 @@ inline constexpr const char* kUsage =
     "  remove-dir: every --interval, removes NAME (one plain name) under --root with everything\n"
     "  below it, links as links, and writes state.json (ready once it is gone), until SIGTERM.\n"
     "  The operator runs it on a storage node after a GatewayPool is deleted (its IAM users).\n"
+    "  bench: in a pod labelled with a profile (kubectl rdmastack bench's Job), PUTs and GETs\n"
+    "  objects of --size at each stream count through the first endpoint of the injected\n"
+    "  endpoints.json with the AWS_* keys, verifies every body's SHA-256, removes every object\n"
+    "  under its prefix and prints the report (a table on stderr, JSON on stdout).\n"
     "  NODE_NAME from the environment is the default --node.\n";
 
 }  // namespace rdmastack::client

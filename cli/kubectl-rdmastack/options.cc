@@ -21,7 +21,14 @@ const ValueFlag kValueFlags[] = {
     {"--context", "", &Options::context},
     {"--namespace", "-n", &Options::namespace_},
     {"--operator-namespace", "", &Options::operator_namespace},
+    {"--bucket", "", &Options::bench_bucket},
+    {"--node", "", &Options::bench_node},
+    {"--size", "", &Options::bench_size},
+    {"--streams", "", &Options::bench_streams},
+    {"--objects-per-stream", "", &Options::bench_objects},
+    {"--timeout", "", &Options::bench_timeout},
 };
+constexpr std::string_view kPodLabel = "--pod-label";
 
 // The value of the flag at args[*i] when it is `name`: "--name=v", "--name v", and for a short
 // name also "-nv". Advances *i past a separate value. nullopt when args[*i] is another flag.
@@ -49,6 +56,7 @@ StatusOr<Command> ParseCommand(std::string_view word) {
   if (word == "why") return Command::kWhy;
   if (word == "upgrade") return Command::kUpgrade;
   if (word == "must-gather") return Command::kMustGather;
+  if (word == "bench") return Command::kBench;
   if (word == "version") return Command::kVersion;
   if (word == "help") return Command::kHelp;
   return InvalidArgumentError("unknown command \"" + std::string(word) + "\"");
@@ -62,6 +70,7 @@ StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
   bool help = false;
   bool all_namespaces = false;
   std::optional<std::string> output;  // checked once the command is known
+  bool bench_flags = false;           // a flag only bench takes was given
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg == "-h" || arg == "--help") {
@@ -98,6 +107,15 @@ StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
       break;
     }
     if (matched) continue;
+    RDMASTACK_ASSIGN_OR_RETURN(auto label, TakeValue(args, &i, kPodLabel, ""));
+    if (label) {
+      const size_t eq = label->find('=');
+      if (eq == std::string::npos || eq == 0)
+        return InvalidArgumentError("--pod-label needs KEY=VALUE, got \"" + *label + "\"");
+      options.pod_labels[label->substr(0, eq)] = label->substr(eq + 1);
+      bench_flags = true;
+      continue;
+    }
     RDMASTACK_ASSIGN_OR_RETURN(auto value, TakeValue(args, &i, kOutputLong, kOutputShort));
     if (!value) return InvalidArgumentError("unknown flag " + arg);
     if (value->empty()) return InvalidArgumentError("flag " + arg + " needs a value");
@@ -114,12 +132,24 @@ StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
     options.command = Command::kHelp;  // `help why` is as good as `why --help`
     return options;
   }
-  const size_t want = options.command == Command::kWhy || options.command == Command::kUpgrade;
+  const size_t want = options.command == Command::kWhy || options.command == Command::kUpgrade ||
+                      options.command == Command::kBench;
   if (words.size() - 1 < want) {
-    return InvalidArgumentError(options.command == Command::kWhy
-                                    ? "why needs a node name: kubectl rdmastack why NODE"
-                                    : "upgrade needs a pool name: kubectl rdmastack upgrade POOL");
+    return InvalidArgumentError(
+        options.command == Command::kWhy       ? "why needs a node name: kubectl rdmastack why NODE"
+        : options.command == Command::kUpgrade ? "upgrade needs a pool name: kubectl rdmastack "
+                                                 "upgrade POOL"
+                                               : "bench needs a ClientProfile name: kubectl "
+                                                 "rdmastack bench PROFILE -n NS");
   }
+  for (const std::string* v :
+       {&options.bench_bucket, &options.bench_node, &options.bench_size, &options.bench_streams,
+        &options.bench_objects, &options.bench_timeout})
+    bench_flags = bench_flags || !v->empty();
+  if (bench_flags && options.command != Command::kBench)
+    return InvalidArgumentError(
+        "--bucket, --node, --size, --streams, --objects-per-stream, "
+        "--timeout and --pod-label are flags of bench only");
   if (words.size() - 1 > want) {
     return InvalidArgumentError("unexpected argument \"" + words[want + 1] + "\" after " +
                                 words.front());
@@ -139,8 +169,11 @@ StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
     }
   }
   if (all_namespaces) {
-    if (options.command == Command::kUpgrade)
-      return InvalidArgumentError("upgrade looks at one pool: give its namespace with -n, not -A");
+    if (options.command == Command::kUpgrade || options.command == Command::kBench)
+      return InvalidArgumentError(std::string(options.command == Command::kUpgrade
+                                                  ? "upgrade looks at one pool"
+                                                  : "bench runs one profile") +
+                                  ": give its namespace with -n, not -A");
     // must-gather: every namespace is its default, as for status.
     options.namespace_.clear();  // as kubectl: -A wins over -n
   }

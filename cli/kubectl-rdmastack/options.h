@@ -3,6 +3,7 @@
 // word after its name, so global flags may come before or after the command, in kubectl's forms:
 // `--flag value`, `--flag=value`, and `-n value`, `-nvalue`, `-o json`, `-ojson`.
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -10,12 +11,12 @@
 
 namespace rdmastack::plugin {
 
-enum class Command { kStatus, kWhy, kUpgrade, kMustGather, kVersion, kHelp };
+enum class Command { kStatus, kWhy, kUpgrade, kMustGather, kBench, kVersion, kHelp };
 enum class OutputFormat { kTable, kJson };
 
 struct Options {
   Command command = Command::kHelp;
-  std::string argument;    // NODE for why, POOL for upgrade
+  std::string argument;    // NODE for why, POOL for upgrade, PROFILE for bench
   std::string kubeconfig;  // --kubeconfig; "" = $KUBECONFIG, ~/.kube/config, in-cluster
   std::string context;     // --context; "" = current-context
   std::string namespace_;  // -n; "" = all namespaces (status, why) or the context's (upgrade)
@@ -24,6 +25,11 @@ struct Options {
   std::string output_dir = ".";
   bool quiet = false;
   std::string operator_namespace = "rdmastack-system";
+  // bench: what `rdmastack-client bench` in the Job is told ("" = its default), checked there;
+  // --pod-label KEY=VALUE adds labels to the Job's pod (a policy's, or the harness's
+  // rdmastack.io/simulate=run).
+  std::string bench_bucket, bench_node, bench_size, bench_streams, bench_objects, bench_timeout;
+  std::map<std::string, std::string> pod_labels;
 };
 
 // `args` excludes the program name. Errors are usage errors (exit code 2).
@@ -41,6 +47,12 @@ inline constexpr const char* kUsage =
     "                                           a support bundle (.tar.gz in DIR, default .):\n"
     "                                           objects, events, logs, versions; no secret\n"
     "                                           values\n"
+    "  kubectl rdmastack bench PROFILE [-n NS] [--bucket B] [--node NODE] [--size 8Mi]\n"
+    "         [--streams 1,2,4] [--objects-per-stream 4] [--timeout 10m] [--pod-label K=V]\n"
+    "                                           PUT/GET throughput of the profile's pool from a\n"
+    "                                           GPU node, as its applications see it: a Job in\n"
+    "                                           NS with the profile's S3 user, checksums\n"
+    "                                           verified, every object removed\n"
     "  kubectl rdmastack version\n"
     "  kubectl rdmastack help\n"
     "\n"
@@ -52,6 +64,8 @@ inline constexpr const char* kUsage =
     "                         \"default\")\n"
     "  -A, --all-namespaces   status/why: every namespace (the default)\n"
     "  -o, --output FORMAT    table (default) or json; must-gather: the directory\n"
+    "  --bucket, --node, --size, --streams, --objects-per-stream, --timeout, --pod-label\n"
+    "                         bench only (docs/plugin.md \"bench\")\n"
     "  -q, --quiet            must-gather: no progress lines on stderr\n"
     "  --operator-namespace NS  must-gather: where the operator and agents run\n"
     "                         (default rdmastack-system)\n"

@@ -1,14 +1,16 @@
-// kubectl-rdmastack: `kubectl rdmastack status|why|upgrade|must-gather`, read-only views of
-// rdmastack and its support bundle (docs/plugin.md). A thin shell: parse the command line, find the
-// cluster, run the command.
+// kubectl-rdmastack: `kubectl rdmastack status|why|upgrade|must-gather|bench`: read-only views
+// of rdmastack, its support bundle, and a throughput bench of a profile (docs/plugin.md). A thin
+// shell: parse the command line, find the cluster, run the command.
 #include <chrono>
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "base/logging.h"
 #include "base/version.h"
+#include "cli/kubectl-rdmastack/bench_command.h"
 #include "cli/kubectl-rdmastack/commands.h"
 #include "cli/kubectl-rdmastack/kubeconfig.h"
 #include "cli/kubectl-rdmastack/must_gather/must_gather_command.h"
@@ -20,6 +22,20 @@
 namespace {
 
 using rdmastack::plugin::Command;
+
+// A GET of any API path (/version, pods/log): the body, or the API's error.
+rdmastack::StatusOr<std::string> GetPath(rdmastack::k8s::Transport& transport,
+                                         const std::string& path) {
+  rdmastack::k8s::HttpRequest request;
+  request.target = path;
+  request.accept = "*/*";  // pods/log is text/plain
+  auto response = transport.Send(request);
+  if (!response.ok()) return response.status();
+  if (response->status >= 200 && response->status < 300) return std::move(response->body);
+  return rdmastack::k8s::ApiErrorFromResponse(response->status, response->body,
+                                              response->retry_after)
+      .ToStatus();
+}
 
 int Run(const std::vector<std::string>& args) {
   auto options = rdmastack::plugin::ParseOptions(args);
@@ -51,9 +67,9 @@ int Run(const std::vector<std::string>& args) {
   config->max_throttle_retries = 2;
   const rdmastack::plugin::ClusterInfo cluster{config->server, config->source};
   const std::string default_namespace = config->default_namespace;
-  // must-gather also reads what the typed client has no call for: /version and pods/log.
+  // must-gather and bench also read what the typed client has no call for: /version, pods/log.
   std::unique_ptr<rdmastack::k8s::Transport> transport;
-  if (options->command == Command::kMustGather) {
+  if (options->command == Command::kMustGather || options->command == Command::kBench) {
     auto made = rdmastack::k8s::NewHttpsTransport(*config);
     if (!made.ok()) {
       std::fprintf(stderr, "error: %s (%s)\n", made.status().message().c_str(),
@@ -81,20 +97,21 @@ int Run(const std::vector<std::string>& args) {
     case Command::kUpgrade:
       result = rdmastack::plugin::RunUpgrade(**client, *options, default_namespace, cluster, now);
       break;
+    case Command::kBench: {
+      rdmastack::plugin::BenchIo io;
+      io.api.client = client->get();
+      io.api.get = [&transport](const std::string& path) { return GetPath(*transport, path); };
+      io.progress = [quiet = options->quiet](const std::string& line) {
+        if (!quiet) std::fprintf(stderr, "bench: %s\n", line.c_str());
+      };
+      io.sleep = [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); };
+      result = rdmastack::plugin::RunBench(io, *options, default_namespace, cluster);
+      break;
+    }
     case Command::kMustGather: {
       rdmastack::plugin::ApiAccess api;
       api.client = client->get();
-      api.get = [&transport](const std::string& path) -> rdmastack::StatusOr<std::string> {
-        rdmastack::k8s::HttpRequest request;
-        request.target = path;
-        request.accept = "*/*";  // pods/log is text/plain
-        auto response = transport->Send(request);
-        if (!response.ok()) return response.status();
-        if (response->status >= 200 && response->status < 300) return std::move(response->body);
-        return rdmastack::k8s::ApiErrorFromResponse(response->status, response->body,
-                                                    response->retry_after)
-            .ToStatus();
-      };
+      api.get = [&transport](const std::string& path) { return GetPath(*transport, path); };
       const bool quiet = options->quiet;
       result = rdmastack::plugin::RunMustGather(
           api, *options, cluster, now, [quiet](const std::string& line) {

@@ -3,10 +3,12 @@
 //   ready   the pod's readiness probe over state.json
 //   uninstall  the operator's uninstall pod on a node that has left the profile
 //   remove-dir the operator's cleanup pod on a storage node after its GatewayPool is deleted
+//   bench   PUT/GET throughput of the profile's pool, in kubectl rdmastack bench's Job
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "agents/client/bench.h"
 #include "agents/client/commands.h"
 #include "agents/client/options.h"
 #include "base/version.h"
@@ -24,6 +26,7 @@ int main(int argc, char** argv) {
   if (cmd == "ready") return rdmastack::client::ReadyCommand(args);
   if (cmd == "uninstall") return rdmastack::client::UninstallCommand(args);
   if (cmd == "remove-dir") return rdmastack::client::RemoveDirCommand(args);
+  if (cmd == "bench") return rdmastack::client::BenchCommand(args);
   if (cmd == "--version" || cmd == "version") {
     std::printf("rdmastack-client %s\n", rdmastack::kVersion);
     return 0;

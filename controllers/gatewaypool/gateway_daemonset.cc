@@ -65,6 +65,12 @@ StatusOr<k8s::JsonObject> GatewayContainer(const crd::GatewayPool& pool, const T
                                  pool.metadata.namespace_.value_or("")};
   RDMASTACK_ASSIGN_OR_RETURN(std::string gwroot,
                              crd::RenderPathTemplate(spec.backend.posix.path_template, values));
+  std::string sidecar;
+  if (spec.backend.posix.metadata == crd::BackendMetadata::kSidecar) {
+    RDMASTACK_ASSIGN_OR_RETURN(
+        sidecar,
+        crd::RenderPathTemplate(spec.backend.posix.sidecar_path_template.value_or(""), values));
+  }
 
   k8s::JsonBuilder c;
   c.SetString({"name"}, kGatewayContainer);
@@ -99,6 +105,12 @@ StatusOr<k8s::JsonObject> GatewayContainer(const crd::GatewayPool& pool, const T
       {"VGW_IAM_CACHE_DISABLE", "true"},
   };
   for (const auto& [k, v] : env) c.Append({"env"}, EnvValue(k, v));
+  // Xattr, the launcher's default, is checked on the node before versitygw starts
+  // (BackendNoUserXattr); it is not rendered, so pools made before the field keep their template.
+  if (spec.backend.posix.metadata != crd::BackendMetadata::kXattr)
+    c.Append({"env"},
+             EnvValue("RDMASTACK_GW_METADATA", crd::ToString(spec.backend.posix.metadata)));
+  if (!sidecar.empty()) c.Append({"env"}, EnvValue("RDMASTACK_GW_SIDECAR_TEMPLATE", sidecar));
   // The IAM directory is a hostPath under /var/lib/rdmastack, on the node's system disk: a
   // gateway root on the same file system is an unmounted backend.
   if (spec.backend.posix.require_mount)

@@ -145,6 +145,8 @@ std::optional<PoolConflict> GatewayPoolReconciler::FindConflict(
     f.created = p.metadata.creation_timestamp.value_or("");
     f.path_template = p.spec.backend.posix.path_template;
     f.host_path = p.spec.backend.posix.host_path;
+    if (p.spec.backend.posix.metadata == crd::BackendMetadata::kSidecar)
+      f.sidecar_template = p.spec.backend.posix.sidecar_path_template.value_or("");
     for (const auto& n : mine) {
       if (controllers::SelectorMatchesLabelsOf(p.spec.node_selector, *n))
         f.nodes.insert(std::string(n->Name()));

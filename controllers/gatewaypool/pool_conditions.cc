@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "lib/compat/library_digest.h"
+#include "lib/compat/named_refusal.h"
 
 namespace rdmastack::gatewaypool {
 namespace {
@@ -173,13 +174,15 @@ crd::Condition DegradedCondition(const PoolFacts& f) {
                       Count(up->failed.size(), "node") +
                           " failed the upgrade and serve the old track; status.failingNodes "
                           "says why");
-  // A library of other bytes is named by its own reason, so its Warning event says which.
-  const auto digest = std::find_if(n.failing.begin(), n.failing.end(), [](const auto& p) {
-    return p.reason == compat::kReasonLibraryDigestMismatch;
+  // A refusal with a reason of its own (a library of other bytes, a backend without user
+  // xattrs) is named by it, so its Warning event says which and troubleshooting.md has its row.
+  const auto named = std::find_if(n.failing.begin(), n.failing.end(), [](const auto& p) {
+    return p.reason == compat::kReasonLibraryDigestMismatch ||
+           p.reason == compat::kReasonBackendNoUserXattr;
   });
-  if (n.failing_gateways > 0 && digest != n.failing.end())
-    return f.set.Make(kDegraded, ConditionStatus::kTrue, "LibraryDigestMismatch",
-                      digest->node + ": " + digest->message.value_or("") + "; " +
+  if (n.failing_gateways > 0 && named != n.failing.end())
+    return f.set.Make(kDegraded, ConditionStatus::kTrue, named->reason,
+                      named->node + ": " + named->message.value_or("") + "; " +
                           Count(n.failing_gateways, "gateway") +
                           " failing; status.failingNodes says why");
   if (n.failing_gateways > 0)

@@ -25,6 +25,20 @@ const char* How(std::string_view mine, std::string_view theirs) {
   return a == b ? "is the same directory as" : crd::PathIsWithin(a, b) ? "lies inside" : "holds";
 }
 
+// The directories a pool's gateway writes on `node`, named as its spec names them. A template
+// that does not render is refused on its own and left out here.
+std::vector<std::pair<std::string, std::string>> BackendDirsOn(const PoolFootprint& pool,
+                                                               const std::string& node) {
+  std::vector<std::pair<std::string, std::string>> dirs;
+  const crd::PathTemplateValues values{node, pool.name, pool.namespace_};
+  if (auto root = crd::RenderPathTemplate(pool.path_template, values); root.ok())
+    dirs.emplace_back("gateway root", *root);
+  if (pool.sidecar_template.empty()) return dirs;
+  if (auto sidecar = crd::RenderPathTemplate(pool.sidecar_template, values); sidecar.ok())
+    dirs.emplace_back("metadata sidecar", *sidecar);
+  return dirs;
+}
+
 std::optional<std::string> Collision(const PoolFootprint& pool, const PoolFootprint& older) {
   std::vector<std::string> shared;
   std::set_intersection(pool.nodes.begin(), pool.nodes.end(), older.nodes.begin(),
@@ -41,15 +55,14 @@ std::optional<std::string> Collision(const PoolFootprint& pool, const PoolFootpr
            "nodeSelector that leaves those nodes out";
   }
   for (const std::string& node : shared) {
-    auto mine = crd::RenderPathTemplate(pool.path_template, {node, pool.name, pool.namespace_});
-    auto theirs =
-        crd::RenderPathTemplate(older.path_template, {node, older.name, older.namespace_});
-    if (!mine.ok() || !theirs.ok()) continue;  // a bad template is refused on its own
-    if (crd::PathsOverlap(*mine, *theirs)) {
-      return "gateway root " + *mine + " on node " + node + " " + How(*mine, *theirs) +
-             " its gateway root " + *theirs +
-             "; give this pool a backend.posix.pathTemplate of its own (e.g. with " +
-             "{poolName} and {namespace}) inside a hostPath of its own";
+    for (const auto& [what, mine] : BackendDirsOn(pool, node)) {
+      for (const auto& [their_what, theirs] : BackendDirsOn(older, node)) {
+        if (!crd::PathsOverlap(mine, theirs)) continue;
+        return what + " " + mine + " on node " + node + " " + How(mine, theirs) + " its " +
+               their_what + " " + theirs + "; give this pool a backend.posix.pathTemplate" +
+               (pool.sidecar_template.empty() ? "" : " and sidecarPathTemplate") +
+               " of its own (e.g. with {poolName} and {namespace}) inside a hostPath of its own";
+      }
     }
   }
   if (crd::PathsOverlap(pool.host_path, older.host_path)) {

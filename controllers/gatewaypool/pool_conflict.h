@@ -20,11 +20,12 @@ namespace rdmastack::gatewaypool {
 // What a pool holds or would take on its nodes.
 struct PoolFootprint {
   std::string namespace_, name;
-  std::string created;          // metadata.creationTimestamp (RFC 3339, UTC: sorts as text)
-  std::set<std::string> nodes;  // the nodes its selector matches
-  std::set<int32_t> ports;      // S3 and RDMA ports of every track it runs or would start
-  std::string path_template;    // backend.posix.pathTemplate
-  std::string host_path;        // backend.posix.hostPath
+  std::string created;           // metadata.creationTimestamp (RFC 3339, UTC: sorts as text)
+  std::set<std::string> nodes;   // the nodes its selector matches
+  std::set<int32_t> ports;       // S3 and RDMA ports of every track it runs or would start
+  std::string path_template;     // backend.posix.pathTemplate
+  std::string host_path;         // backend.posix.hostPath
+  std::string sidecar_template;  // backend.posix.sidecarPathTemplate ("" unless metadata Sidecar)
   std::string Key() const { return namespace_ + "/" + name; }
 };
 

@@ -4,7 +4,7 @@
 #include <set>
 
 #include "base/rfc3339.h"
-#include "lib/compat/library_digest.h"
+#include "lib/compat/named_refusal.h"
 
 namespace rdmastack::gatewaypool {
 namespace {
@@ -36,8 +36,8 @@ crd::NodeProblem GatewayProblem(const std::string& node, const controllers::Owne
     p.message = "no gateway pod on the node yet (kubectl get ds shows the rollout)";
   } else if (IsFailing(*pod)) {
     p.reason = pod->waiting_reason == "CrashLoopBackOff" ? "GatewayCrashLooping" : "GatewayFailing";
-    if (compat::IsLibraryDigestRefusalLine(pod->message))
-      p.reason = compat::kReasonLibraryDigestMismatch;
+    if (std::optional<std::string_view> named = compat::NamedRefusalReason(pod->message))
+      p.reason = *named;
     p.message = pod->waiting_reason + (pod->message.empty() ? "" : ": " + pod->message) +
                 "; kubectl logs " + pod->name + " -c gateway";
   } else {

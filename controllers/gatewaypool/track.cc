@@ -5,13 +5,6 @@ namespace rdmastack::gatewaypool {
 TrackDecision DecideTrack(const crd::GatewayPoolSpec& spec,
                           const compat::CompatibilityMatrix& matrix) {
   TrackDecision d;
-  // Fields the gateway cannot be given yet are refused rather than dropped: a pool that asked for
-  // TLS must not end up serving plain HTTP.
-  if (spec.backend.posix.no_meta) {
-    d.reason = "UnsupportedSpec";
-    d.message = "backend.posix.noMeta is not supported by this operator version yet; remove it";
-    return d;
-  }
   const compat::GatewayBuild* build = matrix.FindGatewayBuildForVersion(spec.gateway.version);
   if (build == nullptr) {
     d.reason = "UnknownGatewayBuild";

@@ -124,7 +124,9 @@ constexpr auto JsonFields(const RdmaSpec*) {
 constexpr auto JsonFields(const PosixBackend*) {
   using T = PosixBackend;
   return std::tuple{F("pathTemplate", &T::path_template), F("hostPath", &T::host_path),
-                    F("noMeta", &T::no_meta), F("requireMount", &T::require_mount)};
+                    F("metadata", &T::metadata),
+                    F("sidecarPathTemplate", &T::sidecar_path_template),
+                    F("requireMount", &T::require_mount)};
 }
 
 constexpr auto JsonFields(const BackendSpec*) {

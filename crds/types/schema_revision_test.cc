@@ -61,19 +61,20 @@ TEST(SchemaRevisionTest, EveryCrdFileChangeRaisesItsRevision) {
   EXPECT_EQ(checked, static_cast<int>(BuiltCrdRevisions().size()));
 }
 
-std::vector<InstalledCrd> AllAt(const std::string& revision) {
+// Every CRD installed at its built revision plus `delta` (each file has its own revision).
+std::vector<InstalledCrd> AllAt(int delta) {
   std::vector<InstalledCrd> out;
   for (const CrdRevision& b : BuiltCrdRevisions())
-    out.push_back({std::string(b.name), true, revision});
+    out.push_back({std::string(b.name), true, std::to_string(b.revision + delta)});
   return out;
 }
 
 TEST(SchemaRevisionTest, OnlyCurrentOrNewerInstalledCrdsPass) {
-  const int built = BuiltCrdRevisions()[0].revision;
-  EXPECT_TRUE(CheckInstalledCrds(AllAt(std::to_string(built))).ok());
-  EXPECT_TRUE(CheckInstalledCrds(AllAt(std::to_string(built + 1))).ok()) << "newer is fine";
+  EXPECT_TRUE(CheckInstalledCrds(AllAt(0)).ok());
+  EXPECT_TRUE(CheckInstalledCrds(AllAt(1)).ok()) << "newer is fine";
 
-  std::vector<InstalledCrd> older = AllAt(std::to_string(built));
+  std::vector<InstalledCrd> older = AllAt(0);
+  const int built = BuiltCrdRevisions()[1].revision;
   older[1].revision = std::to_string(built - 1);
   Status s = CheckInstalledCrds(older);
   EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
@@ -83,12 +84,13 @@ TEST(SchemaRevisionTest, OnlyCurrentOrNewerInstalledCrdsPass) {
       << s.message();
   EXPECT_NE(s.message().find("kubectl apply --server-side"), std::string::npos) << s.message();
 
-  std::vector<InstalledCrd> unannotated = AllAt(std::to_string(built));
+  std::vector<InstalledCrd> unannotated = AllAt(0);
   unannotated[0].revision.reset();  // a CRD from before revisions: older than any
   EXPECT_NE(CheckInstalledCrds(unannotated).message().find("revision none"), std::string::npos);
-  std::vector<InstalledCrd> garbage = AllAt("x1");
+  std::vector<InstalledCrd> garbage = AllAt(0);
+  garbage[0].revision = "x1";
   EXPECT_FALSE(CheckInstalledCrds(garbage).ok());
-  std::vector<InstalledCrd> missing = AllAt(std::to_string(built));
+  std::vector<InstalledCrd> missing = AllAt(0);
   missing[2].found = false;
   EXPECT_NE(CheckInstalledCrds(missing).message().find("is not installed"), std::string::npos);
   EXPECT_FALSE(CheckInstalledCrds({}).ok());

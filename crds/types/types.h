@@ -66,6 +66,15 @@ constexpr auto EnumNames(UpgradeStrategy) {
   return std::array<EnumName<E>, 2>{{{E::kSideBySide, "SideBySide"}, {E::kInPlace, "InPlace"}}};
 }
 
+// Where versitygw's posix backend keeps object metadata: user xattrs of the object files, a
+// sidecar directory of its own, or nowhere (--nometa).
+enum class BackendMetadata { kXattr, kSidecar, kNone };
+constexpr auto EnumNames(BackendMetadata) {
+  using E = BackendMetadata;
+  return std::array<EnumName<E>, 3>{
+      {{E::kXattr, "Xattr"}, {E::kSidecar, "Sidecar"}, {E::kNone, "None"}}};
+}
+
 enum class Transport { kAuto, kGPUDirect, kHostMemory };
 constexpr auto EnumNames(Transport) {
   using E = Transport;
@@ -273,7 +282,9 @@ struct RdmaSpec {
 struct PosixBackend {
   std::string path_template;
   std::string host_path;
-  bool no_meta = false;
+  BackendMetadata metadata = BackendMetadata::kXattr;
+  // metadata Sidecar only: the metadata directory, the same placeholders as path_template.
+  std::optional<std::string> sidecar_path_template;
   // Serve only when the gateway root is on another filesystem than the node's system disk.
   bool require_mount = false;
   friend bool operator==(const PosixBackend&, const PosixBackend&) = default;

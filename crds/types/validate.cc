@@ -253,6 +253,42 @@ void CheckRdma(const RdmaSpec& rdma, const Problems& p) {
   if (rdma.dc_key_secret) CheckSecretName(rdma.dc_key_secret->name, p.At("dcKeySecret").At("name"));
 }
 
+PathTemplateValues ValuesForCheck(const std::string& pool_name, const std::string& ns) {
+  return {"node-a", pool_name.empty() ? "pool" : pool_name, ns.empty() ? "default" : ns};
+}
+
+// metadata Sidecar names a directory of its own, beside the root inside the hostPath (so the
+// hostPath rules of conflict and tenancy cover it); no other mode names one.
+void CheckSidecar(const PosixBackend& posix, const PathTemplateValues& values,
+                  const std::string& root, const Problems& p) {
+  const Problems at = p.At("sidecarPathTemplate");
+  const bool sidecar = posix.metadata == BackendMetadata::kSidecar;
+  if (!sidecar) {
+    if (posix.sidecar_path_template)
+      at.Add("is only for metadata Sidecar (metadata is " + std::string(ToString(posix.metadata)) +
+             "); remove it");
+    return;
+  }
+  if (!posix.sidecar_path_template)
+    return at.Add(
+        "is required with metadata Sidecar: the directory where versitygw keeps the "
+        "objects' metadata, beside the root");
+  const std::string& tmpl = *posix.sidecar_path_template;
+  if (tmpl.empty() || tmpl[0] != '/') return at.Add("must be an absolute path");
+  if (HasDotDotSegment(tmpl) || tmpl.find("//") != std::string::npos ||
+      LexicallyNormal(tmpl) != tmpl)
+    return at.Add("must not contain '//', '.' or '..' segments");
+  StatusOr<std::string> rendered = RenderPathTemplate(tmpl, values);
+  if (!rendered.ok()) return at.Add(rendered.status().message());
+  if (!PathIsWithin(*rendered, posix.host_path))
+    return at.Add("renders to " + *rendered + ", outside hostPath " + posix.host_path +
+                  " (the only host directory mounted into the gateway)");
+  if (PathsOverlap(*rendered, root))
+    at.Add("renders to " + *rendered + ", which overlaps the gateway root " + root +
+           " (inside it, it would be served as a bucket); put it beside the root, e.g. " + root +
+           ".meta");
+}
+
 void CheckBackend(const PosixBackend& posix, const std::string& pool_name, const std::string& ns,
                   const Problems& p) {
   // Each directory written once: the pools' directories are compared as the kernel resolves
@@ -275,14 +311,14 @@ void CheckBackend(const PosixBackend& posix, const std::string& pool_name, const
   if (HasDotDotSegment(posix.path_template)) return tmpl.Add("must not contain '..' segments");
   if (unclean(posix.path_template)) return tmpl.Add("must not contain '//' or '.' segments");
   // Render with a representative node name to catch bad placeholders and escapes.
-  StatusOr<std::string> rendered = RenderPathTemplate(
-      posix.path_template,
-      {"node-a", pool_name.empty() ? "pool" : pool_name, ns.empty() ? "default" : ns});
+  StatusOr<std::string> rendered =
+      RenderPathTemplate(posix.path_template, ValuesForCheck(pool_name, ns));
   if (!rendered.ok()) return tmpl.Add(rendered.status().message());
   if (!PathIsWithin(*rendered, posix.host_path)) {
     tmpl.Add("renders to " + *rendered + ", outside hostPath " + posix.host_path +
              " (the only host directory mounted into the gateway)");
   }
+  CheckSidecar(posix, ValuesForCheck(pool_name, ns), *rendered, p);
 }
 
 void CheckUpgrade(const UpgradeSpec& u, const Problems& p) {
@@ -544,7 +580,10 @@ FieldProblems ValidateUpdate(const GatewayPool& old_pool, const GatewayPool& upd
               "rdma.port must both change with the major");
     }
   }
-  if (!(old_pool.spec.backend == updated.spec.backend)) {
+  // requireMount only says whether to refuse an unmounted root; everything else names the data.
+  PosixBackend old_posix = old_pool.spec.backend.posix;
+  old_posix.require_mount = updated.spec.backend.posix.require_mount;
+  if (!(old_posix == updated.spec.backend.posix)) {
     spec.At("backend").Add("is immutable; create a new GatewayPool for a new backend");
   }
   bool serving =

@@ -153,6 +153,33 @@ INSTANTIATE_TEST_SUITE_P(
                    p.spec.backend.posix.path_template = "/lustre/agent/vol0//{nodeName}";
                  },
                  "spec.backend.posix.pathTemplate", "'//' or '.'"},
+        PoolCase{"SidecarWithoutTemplate",
+                 [](GatewayPool& p) { p.spec.backend.posix.metadata = BackendMetadata::kSidecar; },
+                 "spec.backend.posix.sidecarPathTemplate", "required with metadata Sidecar"},
+        PoolCase{"TemplateWithoutSidecar",
+                 [](GatewayPool& p) {
+                   p.spec.backend.posix.sidecar_path_template = "/lustre/agent/vol0/m";
+                 },
+                 "spec.backend.posix.sidecarPathTemplate", "only for metadata Sidecar"},
+        PoolCase{"SidecarOutsideHostPath",
+                 [](GatewayPool& p) {
+                   p.spec.backend.posix.metadata = BackendMetadata::kSidecar;
+                   p.spec.backend.posix.sidecar_path_template = "/var/meta-{nodeName}";
+                 },
+                 "spec.backend.posix.sidecarPathTemplate", "outside hostPath"},
+        PoolCase{"SidecarInsideRoot",
+                 [](GatewayPool& p) {
+                   p.spec.backend.posix.metadata = BackendMetadata::kSidecar;
+                   p.spec.backend.posix.sidecar_path_template =
+                       p.spec.backend.posix.path_template + "/.meta";
+                 },
+                 "spec.backend.posix.sidecarPathTemplate", "overlaps the gateway root"},
+        PoolCase{"SidecarDotDot",
+                 [](GatewayPool& p) {
+                   p.spec.backend.posix.metadata = BackendMetadata::kSidecar;
+                   p.spec.backend.posix.sidecar_path_template = "/lustre/agent/vol0/../m";
+                 },
+                 "spec.backend.posix.sidecarPathTemplate", "'..'"},
         PoolCase{"HostPathDotDot",
                  [](GatewayPool& p) { p.spec.backend.posix.host_path = "/lustre/agent/x/../vol0"; },
                  "spec.backend.posix.hostPath", "'..'"},
@@ -240,6 +267,27 @@ TEST(ValidateUpdateTest, BackendIsImmutable) {
   GatewayPool updated = old_pool;
   updated.spec.backend.posix.path_template = "/lustre/agent/vol0/other-{nodeName}";
   EXPECT_TRUE(HasProblem(ValidateUpdate(old_pool, updated), "spec.backend", "immutable"));
+}
+
+TEST(ValidateTest, ASidecarBesideTheRootInsideTheHostPathIsValid) {
+  GatewayPool pool = SeedPool();
+  pool.spec.backend.posix.metadata = BackendMetadata::kSidecar;
+  pool.spec.backend.posix.sidecar_path_template = pool.spec.backend.posix.path_template + ".meta";
+  EXPECT_EQ(FormatProblems(Validate(pool)), "");
+  pool.spec.backend.posix.metadata = BackendMetadata::kNone;
+  pool.spec.backend.posix.sidecar_path_template.reset();
+  EXPECT_EQ(FormatProblems(Validate(pool)), "");
+}
+
+// The metadata mode names where existing objects' metadata is; requireMount names nothing.
+TEST(ValidateUpdateTest, MetadataIsImmutableRequireMountIsNot) {
+  GatewayPool old_pool = SeedPool();
+  GatewayPool updated = old_pool;
+  updated.spec.backend.posix.metadata = BackendMetadata::kNone;
+  EXPECT_TRUE(HasProblem(ValidateUpdate(old_pool, updated), "spec.backend", "immutable"));
+  updated = old_pool;
+  updated.spec.backend.posix.require_mount = !old_pool.spec.backend.posix.require_mount;
+  EXPECT_EQ(FormatProblems(ValidateUpdate(old_pool, updated)), "");
 }
 
 TEST(ValidateUpdateTest, SelectorFrozenOnlyWhileServing) {

@@ -50,6 +50,11 @@ const std::vector<FlagSpec>& RunFlagSpecs() {
       {"require-mount", "RDMASTACK_GW_REQUIRE_MOUNT", false,
        "refuse unless the backend root is on another file system than this directory (one on "
        "the node's system disk)"},
+      {"metadata", "RDMASTACK_GW_METADATA", false,
+       "where the posix backend keeps object metadata: Xattr (user xattrs, checked first), "
+       "Sidecar (--sidecar-template) or None (versitygw --nometa); default Xattr"},
+      {"sidecar-template", "RDMASTACK_GW_SIDECAR_TEMPLATE", false,
+       "metadata Sidecar: the metadata directory; {node} is replaced by the node name"},
       {"health-path", "RDMASTACK_GW_HEALTH_PATH", false, "unauthenticated health path (/_/health)"},
       {"tls-cert", "RDMASTACK_GW_TLS_CERT", false,
        "PEM certificate chain the S3 port serves over HTTPS; reloaded when the file changes"},
@@ -122,6 +127,12 @@ StatusOr<LaunchConfig> ParseLaunchConfig(const std::vector<std::string>& args,
   c.node_name = f.Get("node-name").value_or("");
   c.create_gwroot = f.Switch("create-gwroot");
   c.require_mount_apart_from = f.Get("require-mount").value_or("");
+  RDMASTACK_ASSIGN_OR_RETURN(c.metadata, ParseMetadataMode(f.Get("metadata").value_or("Xattr")));
+  c.sidecar_template = f.Get("sidecar-template").value_or("");
+  if ((c.metadata == MetadataMode::kSidecar) == c.sidecar_template.empty())
+    return InvalidArgumentError(
+        "--sidecar-template (RDMASTACK_GW_SIDECAR_TEMPLATE) goes with --metadata Sidecar, and "
+        "only with it: give both, or neither");
   c.health_path = f.Get("health-path").value_or("/_/health");
   RDMASTACK_RETURN_IF_ERROR(ValidateHealthPath(c.health_path));
   c.tls_cert = f.Get("tls-cert").value_or("");

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "gateway/launcher/backend_metadata.h"
 #include "gateway/launcher/flags.h"
 #include "gateway/launcher/library_pin.h"
 
@@ -23,6 +24,9 @@ struct LaunchConfig {
   bool create_gwroot = false;
   // When set, the backend root must be on another file system than this directory.
   std::string require_mount_apart_from;
+  MetadataMode metadata = MetadataMode::kXattr;
+  // Sidecar only: the metadata directory, {node} replaced as in the root's template.
+  std::string sidecar_template;
   std::string health_path = "/_/health";
   bool dry_run = false;
   // HTTPS on the S3 port: PEM certificate chain and key (both or neither). The launcher then

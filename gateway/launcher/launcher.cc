@@ -9,6 +9,7 @@
 
 #include "base/atomic_file.h"
 #include "base/host_dir.h"
+#include "gateway/launcher/backend_metadata.h"
 #include "gateway/launcher/cufile_config.h"
 #include "gateway/launcher/gwroot.h"
 #include "gateway/launcher/library_pin.h"
@@ -71,6 +72,39 @@ std::variant<std::string, Refusal> CheckRdmaNode(const LaunchConfig& config, con
   return address->ipv4;
 }
 
+// Xattr: the root's file system keeps user attributes. Sidecar: the metadata directory, apart
+// from the root, under the same mount rule, made like the root. None: nothing to check.
+std::variant<BackendDirs, Refusal> PrepareMetadata(const LaunchConfig& config,
+                                                   const std::string& gwroot) {
+  BackendDirs dirs{gwroot, ""};
+  if (config.metadata == MetadataMode::kXattr) {
+    StatusOr<HostDir> root = HostDir::Open(gwroot, /*create=*/false);
+    if (!root.ok()) return Refuse(RefusalClass::kFilesystem, root.status());
+    Status s = CheckUserXattr(*root);
+    if (s.code() == StatusCode::kFailedPrecondition)
+      return Refuse(RefusalClass::kBackendMetadata, s);
+    if (!s.ok()) return Refuse(RefusalClass::kFilesystem, s);
+    return dirs;
+  }
+  if (config.metadata != MetadataMode::kSidecar) return dirs;
+  StatusOr<std::string> sidecar = ExpandGwrootTemplate(config.sidecar_template, config.node_name);
+  if (!sidecar.ok())
+    return Refuse(RefusalClass::kUsage,
+                  Status(sidecar.status().code(),
+                         "--sidecar-template: " + std::string(sidecar.status().message())));
+  if (Status s = CheckSidecarApart(gwroot, *sidecar); !s.ok())
+    return Refuse(RefusalClass::kUsage, s);
+  if (!config.require_mount_apart_from.empty()) {
+    if (Status s = CheckMountedApartFrom(*sidecar, config.require_mount_apart_from); !s.ok())
+      return Refuse(RefusalClass::kFilesystem, s);
+  }
+  if (Status s = EnsureGwroot(*sidecar, config.create_gwroot); !s.ok())
+    return Refuse(RefusalClass::kFilesystem,
+                  Status(s.code(), "metadata sidecar: " + std::string(s.message())));
+  dirs.sidecar = *sidecar;
+  return dirs;
+}
+
 }  // namespace
 
 Status CheckRootCredentials(const Environment& env) {
@@ -86,13 +120,20 @@ Status CheckRootCredentials(const Environment& env) {
       "from the credentials Secret (secretKeyRef), never on the command line");
 }
 
-ExecPlan BuildExecPlan(const LaunchConfig& config, const std::string& gwroot,
+ExecPlan BuildExecPlan(const LaunchConfig& config, const BackendDirs& backend,
                        const std::string& rdma_ip, const Environment& env) {
   ExecPlan plan;
   plan.binary = config.gateway_binary;
-  // Global flags precede the backend subcommand, as urfave/cli requires.
+  // Global flags precede the backend subcommand and its flags precede the root, as urfave/cli
+  // requires.
   plan.argv = {config.gateway_binary, "--port",
-               config.listen_address + ":" + std::to_string(config.s3_port), "posix", gwroot};
+               config.listen_address + ":" + std::to_string(config.s3_port), "posix"};
+  if (config.metadata == MetadataMode::kSidecar) {
+    plan.argv.insert(plan.argv.end(), {"--sidecar", backend.sidecar});
+  } else if (config.metadata == MetadataMode::kNone) {
+    plan.argv.push_back("--nometa");
+  }
+  plan.argv.push_back(backend.root);
   plan.env_overrides["VGW_HEALTH"] = config.health_path;
   if (!config.tls_cert.empty()) {
     plan.env_overrides["VGW_CERT"] = config.tls_cert;
@@ -127,6 +168,8 @@ PrepareResult PrepareLaunch(const LaunchConfig& config, const Environment& env,
   if (Status s = EnsureGwroot(*gwroot, config.create_gwroot); !s.ok()) {
     return Refuse(RefusalClass::kFilesystem, s);
   }
+  std::variant<BackendDirs, Refusal> backend = PrepareMetadata(config, *gwroot);
+  if (Refusal* r = std::get_if<Refusal>(&backend)) return *r;
   if (!config.tls_cert.empty()) {
     if (auto tls = CheckTlsFiles({config.tls_cert, config.tls_key}); !tls.ok())
       return Refuse(RefusalClass::kTls, tls.status());
@@ -148,7 +191,7 @@ PrepareResult PrepareLaunch(const LaunchConfig& config, const Environment& env,
     rdma_ip = std::get<std::string>(node);
   }
 
-  ExecPlan plan = BuildExecPlan(config, *gwroot, rdma_ip, env);
+  ExecPlan plan = BuildExecPlan(config, std::get<BackendDirs>(backend), rdma_ip, env);
   if (!plan.cufile_json_path.empty()) {
     if (Status s = PrepareConfigDir(config); !s.ok()) return Refuse(RefusalClass::kFilesystem, s);
     std::string json = RenderCufileJson({rdma_ip, config.cufile_log_dir, config.cufile_log_level});

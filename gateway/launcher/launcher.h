@@ -24,8 +24,14 @@ struct ExecPlan {
   std::string cufile_json_path;                      // "" in http mode
 };
 
+// Where the posix backend's data and (with metadata Sidecar) its metadata live on this node.
+struct BackendDirs {
+  std::string root;
+  std::string sidecar;  // "" unless metadata Sidecar
+};
+
 // Pure: the gateway's argv and environment for a checked configuration.
-ExecPlan BuildExecPlan(const LaunchConfig& config, const std::string& gwroot,
+ExecPlan BuildExecPlan(const LaunchConfig& config, const BackendDirs& backend,
                        const std::string& rdma_ip, const Environment& env);
 
 // Root keys must come through the environment (a Secret), never argv.

@@ -97,7 +97,7 @@ TEST(ExecPlan, RdmaModeArgvAndEnvironment) {
   StatusOr<LaunchConfig> c = ParseLaunchConfig({"--listen-address", "127.0.0.1"}, RdmaEnv());
   ASSERT_TRUE(c.ok());
   ExecPlan plan =
-      BuildExecPlan(*c, "/lustre/vol0/kvcache-s3-stg-node1", "100.64.33.243",
+      BuildExecPlan(*c, {"/lustre/vol0/kvcache-s3-stg-node1", ""}, "100.64.33.243",
                     {{"LD_LIBRARY_PATH", "/usr/lib/extra"}, {"ROOT_SECRET_ACCESS_KEY", "s"}});
   EXPECT_EQ(plan.argv,
             (std::vector<std::string>{"/usr/local/bin/vgwrdma", "--port", "127.0.0.1:7071", "posix",
@@ -119,10 +119,48 @@ TEST(ExecPlan, RdmaModeArgvAndEnvironment) {
 TEST(ExecPlan, HttpModeSetsOnlyTheHealthPath) {
   StatusOr<LaunchConfig> c = ParseLaunchConfig({"--mode", "http", "--gwroot-template", "/g"}, {});
   ASSERT_TRUE(c.ok());
-  ExecPlan plan = BuildExecPlan(*c, "/g", "", {});
+  ExecPlan plan = BuildExecPlan(*c, {"/g", ""}, "", {});
   EXPECT_EQ(plan.argv[2], "0.0.0.0:7070");
   EXPECT_EQ(plan.env_overrides.size(), 1u);
   EXPECT_TRUE(plan.cufile_json_path.empty());
+}
+
+// The posix subcommand's own flags come before the root (urfave/cli stops at the first argument).
+TEST(ExecPlan, MetadataModesBecomeThePosixFlags) {
+  auto argv = [](std::vector<std::string> flags, const BackendDirs& dirs) {
+    flags.insert(flags.end(), {"--mode", "http", "--gwroot-template", "/g"});
+    StatusOr<LaunchConfig> c = ParseLaunchConfig(flags, {});
+    EXPECT_TRUE(c.ok()) << c.status().message();
+    if (!c.ok()) return std::vector<std::string>{};
+    return BuildExecPlan(*c, dirs, "", {}).argv;
+  };
+  const std::vector<std::string> head = {"/usr/local/bin/versitygw", "--port", "0.0.0.0:7070",
+                                         "posix"};
+  auto with = [&](std::vector<std::string> tail) {
+    std::vector<std::string> out = head;
+    out.insert(out.end(), tail.begin(), tail.end());
+    return out;
+  };
+  EXPECT_EQ(argv({}, {"/g", ""}), with({"/g"}));
+  EXPECT_EQ(argv({"--metadata", "Xattr"}, {"/g", ""}), with({"/g"}));
+  EXPECT_EQ(argv({"--metadata", "None"}, {"/g", ""}), with({"--nometa", "/g"}));
+  EXPECT_EQ(argv({"--metadata", "sidecar", "--sidecar-template", "/m-{node}"}, {"/g", "/m-n1"}),
+            with({"--sidecar", "/m-n1", "/g"}));
+}
+
+TEST(LaunchConfig, MetadataModeAndSidecarTemplateGoTogether) {
+  for (const std::vector<std::string>& flags :
+       std::vector<std::vector<std::string>>{{"--metadata", "Sidecar"},
+                                             {"--metadata", "Xattr", "--sidecar-template", "/m"},
+                                             {"--sidecar-template", "/m"},
+                                             {"--metadata", "Lustre"}}) {
+    std::vector<std::string> args = flags;
+    args.insert(args.end(), {"--mode", "http", "--gwroot-template", "/g"});
+    StatusOr<LaunchConfig> c = ParseLaunchConfig(args, {});
+    ASSERT_FALSE(c.ok()) << flags[1];
+    EXPECT_EQ(c.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(c.status().message().find("--"), std::string::npos) << "names the flag";
+  }
 }
 
 TEST(Credentials, BothKeysRequiredInEnvironment) {

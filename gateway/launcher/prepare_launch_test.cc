@@ -93,5 +93,54 @@ TEST_F(PrepareLaunchTest, UnwritableConfigDirIsAFilesystemRefusal) {
   EXPECT_EQ(std::get<Refusal>(r).cls, RefusalClass::kFilesystem) << std::get<Refusal>(r).message;
 }
 
+// versitygw keeps metadata in user xattrs unless told otherwise: on a file system without them the
+// launcher refuses with the reason the operator reports, before anything is written; with
+// metadata None or Sidecar the same root serves.
+TEST_F(PrepareLaunchTest, ARootWithoutUserXattrsIsRefusedUnlessMetadataLivesElsewhere) {
+  testing::ScopedRamfs ramfs((dir_ / "gw").string());
+  if (!ramfs.mounted()) GTEST_SKIP() << ramfs.error();
+
+  PrepareResult refused = Prepare({true, std::nullopt, std::nullopt});
+  ASSERT_TRUE(std::holds_alternative<Refusal>(refused));
+  const Refusal& refusal = std::get<Refusal>(refused);
+  EXPECT_EQ(refusal.exit_code(), 73);
+  EXPECT_EQ(refusal.ToLine().rfind("rdmastack-gateway: refused (backend-metadata): "
+                                   "BackendNoUserXattr: the file system of gateway root " +
+                                       (dir_ / "gw").string(),
+                                   0),
+            0u)
+      << refusal.ToLine();
+  EXPECT_FALSE(fs::exists(dir_ / "run/cufile.json"));
+
+  config_.metadata = MetadataMode::kNone;
+  PrepareResult none = Prepare({true, std::nullopt, std::nullopt});
+  ASSERT_TRUE(std::holds_alternative<ExecPlan>(none)) << std::get<Refusal>(none).ToLine();
+  const std::vector<std::string>& argv = std::get<ExecPlan>(none).argv;
+  EXPECT_EQ(std::vector<std::string>(argv.end() - 2, argv.end()),
+            (std::vector<std::string>{"--nometa", (dir_ / "gw").string()}));
+
+  config_.metadata = MetadataMode::kSidecar;
+  config_.sidecar_template = (dir_ / "meta-{node}").string();
+  config_.node_name = "n1";
+  config_.create_gwroot = true;
+  PrepareResult sidecar = Prepare({true, std::nullopt, std::nullopt});
+  ASSERT_TRUE(std::holds_alternative<ExecPlan>(sidecar)) << std::get<Refusal>(sidecar).ToLine();
+  const std::vector<std::string>& sargv = std::get<ExecPlan>(sidecar).argv;
+  EXPECT_EQ(
+      std::vector<std::string>(sargv.end() - 3, sargv.end()),
+      (std::vector<std::string>{"--sidecar", (dir_ / "meta-n1").string(), (dir_ / "gw").string()}));
+  EXPECT_TRUE(fs::is_directory(dir_ / "meta-n1")) << "the sidecar is made like the root";
+}
+
+TEST_F(PrepareLaunchTest, ASidecarInsideTheRootIsAUsageRefusal) {
+  config_.metadata = MetadataMode::kSidecar;
+  config_.sidecar_template = (dir_ / "gw/.meta").string();
+  config_.create_gwroot = true;
+  PrepareResult r = Prepare({true, std::nullopt, std::nullopt});
+  ASSERT_TRUE(std::holds_alternative<Refusal>(r));
+  EXPECT_EQ(std::get<Refusal>(r).cls, RefusalClass::kUsage) << std::get<Refusal>(r).message;
+  EXPECT_FALSE(fs::exists(dir_ / "gw/.meta")) << "nothing is made inside the root";
+}
+
 }  // namespace
 }  // namespace rdmastack::gateway

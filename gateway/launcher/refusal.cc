@@ -1,6 +1,7 @@
 #include "gateway/launcher/refusal.h"
 
 #include "lib/compat/library_digest.h"
+#include "lib/compat/named_refusal.h"
 
 namespace rdmastack::gateway {
 
@@ -15,6 +16,7 @@ std::string_view RefusalClassName(RefusalClass cls) {
     case RefusalClass::kExec: return "exec";
     case RefusalClass::kTls: return "tls";
     case RefusalClass::kLibraryDigest: return compat::kLibraryDigestRefusalClass;
+    case RefusalClass::kBackendMetadata: return compat::kBackendMetadataRefusalClass;
   }
   return "unknown";
 }

@@ -18,7 +18,8 @@ enum class RefusalClass {
   kFilesystem = 69,   // gateway root missing, config directory not writable
   kExec = 70,         // the gateway binary could not be executed
   kTls = 71,          // the TLS certificate or key cannot be read, does not parse or does not match
-  kLibraryDigest = 72,  // the pinned libcuobjserver's bytes differ from the pinned sha256
+  kLibraryDigest = 72,    // the pinned libcuobjserver's bytes differ from the pinned sha256
+  kBackendMetadata = 73,  // metadata Xattr on a root whose file system keeps no user xattrs
 };
 
 struct Refusal {

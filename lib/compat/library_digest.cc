@@ -32,11 +32,6 @@ bool IsSha256Hex(std::string_view hex) {
          });
 }
 
-bool IsLibraryDigestRefusalLine(std::string_view message) {
-  return message.find("refused (" + std::string(kLibraryDigestRefusalClass) + "): ") !=
-         std::string_view::npos;
-}
-
 Status CheckLibraryDigest(std::string_view file, std::string_view found,
                           std::string_view expected) {
   if (expected.empty() || found == expected) return OkStatus();

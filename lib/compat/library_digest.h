@@ -18,9 +18,6 @@ inline constexpr std::string_view kReasonLibraryDigestMismatch = "LibraryDigestM
 // is the gateway container's termination message, which the operator reads.
 inline constexpr std::string_view kLibraryDigestRefusalClass = "library-digest";
 
-// Whether a gateway container's termination message is the launcher's library-digest refusal.
-bool IsLibraryDigestRefusalLine(std::string_view message);
-
 // 64 lower-case hex digits: the only spelling of a sha256 the data and the flags accept.
 bool IsSha256Hex(std::string_view hex);
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -56,6 +57,19 @@ TaskSwitches ReadTaskSwitches(pid_t pid) {
   }
   ::closedir(d);
   return t;
+}
+
+int CountOpenSockets(pid_t pid) {
+  std::error_code ec;
+  const std::filesystem::path dir = "/proc/" + std::to_string(pid) + "/fd";
+  std::filesystem::directory_iterator it(dir, ec);
+  if (ec) return -1;
+  int sockets = 0;
+  for (const auto& entry : it) {
+    const std::filesystem::path target = std::filesystem::read_symlink(entry.path(), ec);
+    if (!ec && target.string().rfind("socket:", 0) == 0) ++sockets;
+  }
+  return sockets;
 }
 
 }  // namespace rdmastack::testing

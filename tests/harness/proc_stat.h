@@ -25,4 +25,8 @@ struct TaskSwitches {
 };
 TaskSwitches ReadTaskSwitches(pid_t pid);
 
+// The sockets the process holds open (its /proc/PID/fd entries that are sockets): what a server
+// really keeps of its peers' connections, whatever the peers believe; -1 when it cannot be read.
+int CountOpenSockets(pid_t pid);
+
 }  // namespace rdmastack::testing

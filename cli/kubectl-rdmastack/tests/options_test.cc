@@ -87,6 +87,43 @@ TEST(OptionsTest, KubectlFlagForms) {
   EXPECT_EQ(Parse({"why", "--", "-odd"})->argument, "-odd");
 }
 
+TEST(OptionsTest, BenchTakesAProfileAndItsFlags) {
+  auto b = Parse({"bench",
+                  "kvcache-gpudirect",
+                  "-n",
+                  "demo",
+                  "--bucket=smoke",
+                  "--size",
+                  "1Mi",
+                  "--streams",
+                  "1,2,4",
+                  "--objects-per-stream",
+                  "2",
+                  "--node",
+                  "gpu-node-1",
+                  "--timeout",
+                  "5m",
+                  "--pod-label",
+                  "a=b",
+                  "--pod-label",
+                  "rdmastack.io/simulate=run",
+                  "-o",
+                  "json"});
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_EQ(b->command, Command::kBench);
+  EXPECT_EQ(b->argument, "kvcache-gpudirect");
+  EXPECT_EQ(b->namespace_, "demo");
+  EXPECT_EQ(b->bench_bucket, "smoke");
+  EXPECT_EQ(b->bench_size, "1Mi");
+  EXPECT_EQ(b->bench_streams, "1,2,4");
+  EXPECT_EQ(b->bench_objects, "2");
+  EXPECT_EQ(b->bench_node, "gpu-node-1");
+  EXPECT_EQ(b->bench_timeout, "5m");
+  EXPECT_EQ(b->pod_labels,
+            (std::map<std::string, std::string>{{"a", "b"}, {"rdmastack.io/simulate", "run"}}));
+  EXPECT_EQ(b->output, OutputFormat::kJson);
+}
+
 TEST(OptionsTest, UsageErrorsSayWhat) {
   struct Case {
     std::vector<std::string> args;
@@ -105,6 +142,12 @@ TEST(OptionsTest, UsageErrorsSayWhat) {
       {{"upgrade"}, "upgrade needs a pool name: kubectl rdmastack upgrade POOL"},
       {{"why", "a", "b"}, "unexpected argument \"b\" after why"},
       {{"status", "extra"}, "unexpected argument \"extra\" after status"},
+      {{"bench"}, "bench needs a ClientProfile name: kubectl rdmastack bench PROFILE -n NS"},
+      {{"bench", "kv", "-A"}, "bench runs one profile: give its namespace with -n, not -A"},
+      {{"bench", "kv", "--pod-label", "novalue"}, "--pod-label needs KEY=VALUE, got \"novalue\""},
+      {{"status", "--streams", "1,2"},
+       "--bucket, --node, --size, --streams, --objects-per-stream, --timeout and --pod-label are "
+       "flags of bench only"},
   };
   for (const Case& c : cases) {
     auto o = Parse(c.args);

@@ -140,6 +140,31 @@ TEST(GatewayDaemonSetTest, RequireMountComparesTheRootWithTheIamDirectory) {
   EXPECT_EQ(iam_host_path.rfind("/var/lib/rdmastack/", 0), 0u) << iam_host_path;
 }
 
+// Xattr is the launcher's default and is not rendered (a pool made before the field keeps its
+// template, so its gateways are not replaced by an operator upgrade); the others are, and a
+// sidecar template gets the launcher's {node} as the root's does.
+TEST(GatewayDaemonSetTest, MetadataModesReachTheLauncher) {
+  crd::GatewayPool pool = SamplePool();
+  const k8s::JsonObject xattr = Render(pool);
+  EXPECT_EQ(Env(xattr, "RDMASTACK_GW_METADATA"), "<unset>");
+  EXPECT_EQ(Env(xattr, "RDMASTACK_GW_SIDECAR_TEMPLATE"), "<unset>");
+
+  pool.spec.backend.posix.metadata = crd::BackendMetadata::kNone;
+  const k8s::JsonObject none = Render(pool);
+  EXPECT_EQ(Env(none, "RDMASTACK_GW_METADATA"), "None");
+  EXPECT_EQ(Env(none, "RDMASTACK_GW_SIDECAR_TEMPLATE"), "<unset>");
+  EXPECT_NE(none.Annotation(controllers::kAppliedHashAnnotation),
+            xattr.Annotation(controllers::kAppliedHashAnnotation));
+
+  pool.spec.backend.posix.metadata = crd::BackendMetadata::kSidecar;
+  pool.spec.backend.posix.sidecar_path_template =
+      pool.spec.backend.posix.host_path + "/meta-{poolName}-{nodeName}";
+  const k8s::JsonObject sidecar = Render(pool);
+  EXPECT_EQ(Env(sidecar, "RDMASTACK_GW_METADATA"), "Sidecar");
+  EXPECT_EQ(Env(sidecar, "RDMASTACK_GW_SIDECAR_TEMPLATE"),
+            pool.spec.backend.posix.host_path + "/meta-" + pool.metadata.name + "-{node}");
+}
+
 // The compatibility data's sha256 of the library reaches the launcher; without one, nothing is
 // rendered (the bytes are not checked), so the shipped data's DaemonSets are unchanged.
 TEST(GatewayDaemonSetTest, PinnedLibraryBytesReachTheLauncher) {

@@ -66,6 +66,32 @@ TEST(PoolConflictTest, TheSameOrANestedGatewayRootIsACollision) {
       {older}));
 }
 
+// A metadata sidecar is a directory the gateway writes as much as its root: it may not overlap
+// another pool's root or sidecar on a shared node.
+TEST(PoolConflictTest, AMetadataSidecarCollidesLikeARoot) {
+  const std::string vol0 = "/lustre/agent/vol0";
+  auto older = Pool("a", "kv", "2026-12-01T00:00:00Z", {"n1"}, {7071},
+                    "/lustre/agent/vol0/kv-{nodeName}", vol0);
+  older.sidecar_template = "/lustre/agent/vol0/kv-{nodeName}.meta";
+  auto newer = Pool("b", "other", "2026-12-02T00:00:00Z", {"n1"}, {7072},
+                    "/lustre/agent/vol0/kv-{nodeName}.meta/x", vol0);
+  auto c = FindConflictWithOlderPool(newer, {older});
+  ASSERT_TRUE(c);
+  EXPECT_NE(c->message.find("gateway root /lustre/agent/vol0/kv-n1.meta/x on node n1 lies inside "
+                            "its metadata sidecar /lustre/agent/vol0/kv-n1.meta"),
+            std::string::npos)
+      << c->message;
+  newer.path_template = "/lustre/agent/vol0/other-{nodeName}";
+  newer.sidecar_template = "/lustre/agent/vol0/kv-{nodeName}";
+  c = FindConflictWithOlderPool(newer, {older});
+  ASSERT_TRUE(c);
+  EXPECT_NE(c->message.find("metadata sidecar /lustre/agent/vol0/kv-n1 on node n1 is the same "
+                            "directory as its gateway root"),
+            std::string::npos)
+      << c->message;
+  EXPECT_NE(c->message.find("sidecarPathTemplate"), std::string::npos) << c->message;
+}
+
 // The kernel walks "//", "/./", ".." and a trailing '/' away: so does the comparison. Each row is
 // a newer pool's pathTemplate and hostPath beside an older pool at /lustre/vol0/kv (root
 // /lustre/vol0/kv/<node>), on a shared node and other ports.

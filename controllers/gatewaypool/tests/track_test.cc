@@ -58,15 +58,15 @@ TEST(TrackTest, RefusalsSayWhatToChange) {
   EXPECT_EQ(d.reason, "UnknownServerLibrary");
 }
 
-TEST(TrackTest, FieldsTheGatewayCannotTakeYetAreRefusedNotDropped) {
+TEST(TrackTest, EveryMetadataModeAndTlsAreServed) {
+  // The gateway DaemonSet test checks how each reaches the launcher.
+  for (crd::BackendMetadata m : {crd::BackendMetadata::kXattr, crd::BackendMetadata::kSidecar,
+                                 crd::BackendMetadata::kNone}) {
+    crd::GatewayPoolSpec spec = SamplePool().spec;
+    spec.backend.posix.metadata = m;
+    EXPECT_TRUE(DecideTrack(spec, ShippedMatrix()).track) << crd::ToString(m);
+  }
   crd::GatewayPoolSpec spec = SamplePool().spec;
-  spec.backend.posix.no_meta = true;
-  TrackDecision d = DecideTrack(spec, ShippedMatrix());
-  EXPECT_FALSE(d.track);
-  EXPECT_EQ(d.reason, "UnsupportedSpec");
-  EXPECT_NE(d.message.find("backend.posix.noMeta"), std::string::npos);
-  // TLS is served (the gateway DaemonSet test checks how).
-  spec = SamplePool().spec;
   spec.s3.tls_secret = crd::LocalSecretRef{"kvcache-tls"};
   EXPECT_TRUE(DecideTrack(spec, ShippedMatrix()).track);
 }

@@ -1086,6 +1086,61 @@ TEST_F(WorkloadE2eTest, LabelledPodsGetTheirNodesRdmaConfigAndReachThePool) {
 // A running workload keeps its node's configuration while the node's client pod is replaced
 // (twice by hand, then by an operator upgrade that changes the client image); when the node leaves
 // the profile the files stay until that workload ends, and only then are they removed.
+// kubectl rdmastack bench on the demo's GPU-direct profile: a Job whose pod the webhook makes an
+// application of the profile measures PUT and GET through real versitygw at three stream counts,
+// verifies every object, removes them all, and the Job goes.
+TEST_F(WorkloadE2eTest, KubectlRdmastackBenchMeasuresThePoolAsTheProfilesPodsSeeIt) {
+  if (const std::string missing = FindNodes(); !missing.empty())
+    GTEST_SKIP() << missing << " (scripts/test.sh makes them)";
+  StartWithWebhook("cprof-bench");
+  if (HasFatalFailure()) return;
+  StartPoolAndAwaitGpuDirect();
+  if (HasFatalFailure()) return;
+  const std::vector<SliceEndpoint> gateways = AwaitReadyEndpoints("kvcache", storage_.size());
+  ASSERT_FALSE(gateways.empty());
+  auto root_get = [&](const std::string& path, s3::KeyValues query = {}) {
+    auto r = Client(gateways[0]).Send({.method = "GET", .path = path, .query = std::move(query)});
+    return r.ok() ? r->body : "(failed: " + r.status().message() + ")";
+  };
+  const std::string buckets_before = root_get("/");
+
+  // The harness's label makes the simulated node run the pod (docs/development.md).
+  const CommandResult bench = RunCommand(
+      {BinaryDir() + "/bin/kubectl-rdmastack", "--kubeconfig", env_->kubeconfig, "bench",
+       kGpuDirect, "-n", ns_->name(), "--size", "1Mi", "--streams", "1,2,4", "--objects-per-stream",
+       "2", "--timeout", "3m", "--pod-label", "rdmastack.io/simulate=run"});
+  std::printf("%s%s", bench.out.c_str(), bench.err.c_str());
+  ASSERT_EQ(bench.exit_code, 0) << bench.out << bench.err << ClientDiagnostics();
+  for (const char* row : {"http             1", "http             2", "http             4"}) {
+    const size_t at = bench.out.find(row);
+    ASSERT_NE(at, std::string::npos) << row << "\n" << bench.out;
+    const std::string line = bench.out.substr(at, bench.out.find('\n', at) - at);
+    EXPECT_NE(line.find(" verified"), std::string::npos) << line;
+    EXPECT_EQ(line.find("FAILED"), std::string::npos) << line;
+  }
+  EXPECT_NE(bench.out.find("4/4 verified"), std::string::npos) << "2 objects x 2 streams";
+  EXPECT_NE(bench.out.find("8/8 verified"), std::string::npos) << "2 objects x 4 streams";
+  EXPECT_NE(bench.out.find("cuobject         -         -         -  not available: fake client "
+                           "library"),
+            std::string::npos)
+      << bench.out;
+  EXPECT_NE(bench.out.find("nothing left under the prefix"), std::string::npos) << bench.out;
+
+  // What the gateway itself holds: no object under the bench's prefix, no new bucket, no Job.
+  const std::string listed =
+      root_get("/smoke", {{"list-type", "2"}, {"prefix", ".rdmastack-bench/"}});
+  EXPECT_EQ(listed.find("<Key>"), std::string::npos) << listed;
+  EXPECT_NE(listed.find("ListBucketResult"), std::string::npos) << listed;
+  EXPECT_EQ(root_get("/"), buckets_before);
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return Get({"get", "jobs,pods", "-n", ns_->name(), "-l",
+                    "app.kubernetes.io/name=rdmastack-bench", "-o", "name"})
+            .empty();
+      },
+      60s));
+}
+
 TEST_F(WorkloadE2eTest, RunningWorkloadsKeepTheirConfigThroughClientUpdatesAndHoldTheirNode) {
   if (const std::string missing = FindNodes(); !missing.empty())
     GTEST_SKIP() << missing << " (scripts/test.sh makes them)";

@@ -513,6 +513,102 @@ TEST_F(GatewayPoolE2eTest, ARequireMountPoolServesOnlyFromAMountedBackend) {
             0);
 }
 
+// backend.posix.metadata on a backend whose file system keeps no user xattrs (a ramfs stands in
+// for a Lustre mounted without user_xattr): Xattr, the default, is refused on the node with
+// BackendNoUserXattr before versitygw starts; Sidecar keeps the metadata in a directory of its own
+// and None keeps none, and both serve from the same file system.
+TEST_F(GatewayPoolE2eTest, ABackendWithoutUserXattrsServesOnlyWithMetadataElsewhere) {
+  std::vector<std::string> nodes;
+  const std::string missing = NodesWithFixture("storage-cx6-ib-ipoib-bond0-el8-inbox", 1, &nodes);
+  if (!missing.empty()) GTEST_SKIP() << missing << " (scripts/test.sh makes them)";
+  const std::string node = nodes[0];
+  const std::string backend = nodes_.at(node).host_root + "/lustre/agent/no-xattr";
+  (void)RunCommand({"umount", "-l", backend});  // what an interrupted run left
+  std::filesystem::remove_all(backend);
+  std::filesystem::create_directories(backend);
+  CommandResult mounted = RunCommand({"mount", "-t", "ramfs", "ramfs", backend});
+  ASSERT_EQ(mounted.exit_code, 0) << mounted.err;
+  ScopeExit unmount([&] { (void)RunCommand({"umount", "-l", backend}); });
+  for (const char* dir : {"xattr", "sidecar", "none"})
+    std::filesystem::create_directories(backend + "/" + dir);
+
+  // The edge pool's shape, three times, each on its own ports and hostPath on the ramfs.
+  auto pool = [](const std::string& name, const std::string& ports, const std::string& posix) {
+    const std::string s3_port = ports.substr(0, 4), rdma_port = ports.substr(5);
+    return Replaced(EdgePool(), {{"name: edge}", "name: " + name + "}"},
+                                 {"port: 7075", "port: " + s3_port},
+                                 {"port: 19105", "port: " + rdma_port},
+                                 {"{posix: {hostPath: /lustre/agent/vol0, pathTemplate: "
+                                  "\"/lustre/agent/vol0/edge-{nodeName}\"}}",
+                                  posix}});
+  };
+  Start("gwp-meta",
+        pool("xattr", "7079 19109",
+             "{posix: {hostPath: /lustre/agent/no-xattr/xattr, pathTemplate: "
+             "\"/lustre/agent/no-xattr/xattr/{nodeName}\"}}") +
+            "---\n" +
+            pool("sidecar", "7081 19111",
+                 "{posix: {hostPath: /lustre/agent/no-xattr/sidecar, pathTemplate: "
+                 "\"/lustre/agent/no-xattr/sidecar/{nodeName}\", metadata: Sidecar, "
+                 "sidecarPathTemplate: \"/lustre/agent/no-xattr/sidecar/{nodeName}.meta\"}}") +
+            "---\n" +
+            pool("none", "7083 19113",
+                 "{posix: {hostPath: /lustre/agent/no-xattr/none, pathTemplate: "
+                 "\"/lustre/agent/no-xattr/none/{nodeName}\", metadata: None}}"));
+  if (HasFatalFailure()) return;
+  ASSERT_EQ(env_->Kubectl({"label", "node", node, selector_label_ + "=in"}).exit_code, 0);
+
+  // Xattr: refused on the node, with the reason and the ways out, in failingNodes and Degraded.
+  ASSERT_TRUE(
+      Eventually([&] { return FailingReason("xattr", node) == "BackendNoUserXattr"; }, 120s))
+      << Diagnostics();
+  const std::string why = PoolField("xattr", "{.status.failingNodes[0].message}");
+  std::printf("xattr: %s\n", why.c_str());
+  for (const char* want : {"does not keep user extended attributes", "user_xattr", "Sidecar"})
+    EXPECT_NE(why.find(want), std::string::npos) << want << " in " << why;
+  EXPECT_TRUE(Eventually(
+      [&] { return PoolCondition("xattr", "Degraded", "reason") == "BackendNoUserXattr"; }, 30s))
+      << Diagnostics();
+  EXPECT_TRUE(ReadyEndpointNodes("xattr").empty());
+
+  // Sidecar and None serve from the same file system; a PUT and a GET round-trip on each.
+  for (const char* name : {"sidecar", "none"}) {
+    ASSERT_TRUE(Eventually([&] { return ReadyEndpointNodes(name).size() == 1; }, 180s))
+        << name << "\n"
+        << Diagnostics();
+    const std::vector<SliceEndpoint> serving = Endpoints(name);
+    ASSERT_EQ(serving.size(), 1u);
+    s3::S3Client client = Client(serving[0]);
+    auto sent = [&](s3::S3Request r) {
+      auto got = client.Send(r);
+      return got.ok() ? got->status : -1;
+    };
+    ASSERT_EQ(sent({.method = "PUT", .path = "/meta"}), 200) << name;
+    const std::string body = std::string("kept by ") + name + " on a file system without xattrs";
+    ASSERT_EQ(sent({.method = "PUT",
+                    .path = "/meta/object",
+                    .body = body,
+                    .extra_headers = {{"content-type", "text/x-rdmastack"}}}),
+              200)
+        << name;
+    auto got = client.Send({.method = "GET", .path = "/meta/object"});
+    ASSERT_TRUE(got.ok()) << name << ": " << got.status().message();
+    EXPECT_EQ(got->status, 200);
+    EXPECT_EQ(got->body, body) << name;
+    // Only a pool that keeps metadata gives the content type back.
+    if (std::string(name) == "sidecar") {
+      EXPECT_EQ(got->Header("content-type"), "text/x-rdmastack");
+      EXPECT_FALSE(std::filesystem::is_empty(backend + "/sidecar/" + node + ".meta"))
+          << "the metadata is in the sidecar directory";
+    } else {
+      EXPECT_NE(got->Header("content-type"), "text/x-rdmastack");
+    }
+  }
+  for (const char* name : {"xattr", "sidecar", "none"})
+    EXPECT_EQ(env_->Kubectl({"delete", "gwp", name, "-n", ns_->name(), "--timeout=90s"}).exit_code,
+              0);
+}
+
 // The shipped compatibility data with `sha256` pinned for libcuobjserver 1.2.0.68, as the
 // ConfigMap `compat`.
 std::string CompatConfigMap(const std::string& sha256) {

@@ -257,6 +257,52 @@ INSTANTIATE_TEST_SUITE_P(Table, InvalidObjectTest,
                                             },
                                             "pathTemplate must not contain '//' or '.' segments"},
                                         InvalidCase{
+                                            "SidecarWithoutItsTemplate", kPool, "GatewayPool",
+                                            [](YAML::Node& o) {
+                                              o["spec"]["backend"]["posix"]["metadata"] = "Sidecar";
+                                            },
+                                            "sidecarPathTemplate goes with metadata Sidecar"},
+                                        InvalidCase{
+                                            "SidecarTemplateWithXattr", kPool, "GatewayPool",
+                                            [](YAML::Node& o) {
+                                              o["spec"]["backend"]["posix"]["sidecarPathTemplate"] =
+                                                  "/lustre/agent/vol0/meta";
+                                            },
+                                            "sidecarPathTemplate goes with metadata Sidecar"},
+                                        InvalidCase{
+                                            "SidecarOutsideHostPath", kPool, "GatewayPool",
+                                            [](YAML::Node& o) {
+                                              o["spec"]["backend"]["posix"]["metadata"] = "Sidecar";
+                                              o["spec"]["backend"]["posix"]["sidecarPathTemplate"] =
+                                                  "/var/meta-{nodeName}";
+                                            },
+                                            "sidecarPathTemplate must lie inside "
+                                            "backend.posix.hostPath"},
+                                        InvalidCase{
+                                            "SidecarInsideTheRoot", kPool, "GatewayPool",
+                                            [](YAML::Node& o) {
+                                              YAML::Node posix = o["spec"]["backend"]["posix"];
+                                              posix["metadata"] = "Sidecar";
+                                              posix["sidecarPathTemplate"] =
+                                                  posix["pathTemplate"].as<std::string>() + "/meta";
+                                            },
+                                            "sidecarPathTemplate must be beside the gateway root"},
+                                        InvalidCase{
+                                            "SidecarDotDot", kPool, "GatewayPool",
+                                            [](YAML::Node& o) {
+                                              o["spec"]["backend"]["posix"]["metadata"] = "Sidecar";
+                                              o["spec"]["backend"]["posix"]["sidecarPathTemplate"] =
+                                                  "/lustre/agent/vol0/../meta";
+                                            },
+                                            "sidecarPathTemplate must not contain '//', '.' or "
+                                            "'..'"},
+                                        InvalidCase{"UnknownMetadataMode", kPool, "GatewayPool",
+                                                    [](YAML::Node& o) {
+                                                      o["spec"]["backend"]["posix"]["metadata"] =
+                                                          "Lustre";
+                                                    },
+                                                    "Unsupported value: \"Lustre\""},
+                                        InvalidCase{
                                             "DotDotInHostPath", kPool, "GatewayPool",
                                             [](YAML::Node& o) {
                                               o["spec"]["backend"]["posix"]["hostPath"] =
@@ -517,6 +563,25 @@ TEST_F(PoolUpdateTest, BackendPathIsImmutable) {
   CommandResult r = Update(pool);
   EXPECT_NE(r.exit_code, 0) << Describe(r);
   EXPECT_NE(r.err.find("backend is immutable"), std::string::npos) << Describe(r);
+}
+
+// Where existing objects' metadata lives cannot change under them; requireMount may.
+TEST_F(PoolUpdateTest, MetadataIsImmutableRequireMountIsNot) {
+  RDMASTACK_REQUIRE_CLUSTER(env);
+  for (const char* mode : {"None", "Sidecar"}) {
+    YAML::Node pool = Pool("gatewaypool-kvcache.yaml");
+    pool["spec"]["backend"]["posix"]["metadata"] = mode;
+    if (std::string(mode) == "Sidecar")
+      pool["spec"]["backend"]["posix"]["sidecarPathTemplate"] =
+          pool["spec"]["backend"]["posix"]["pathTemplate"].as<std::string>() + ".meta";
+    CommandResult r = Update(pool);
+    EXPECT_NE(r.exit_code, 0) << mode << "\n" << Describe(r);
+    EXPECT_NE(r.err.find("backend is immutable"), std::string::npos) << Describe(r);
+  }
+  YAML::Node pool = Pool("gatewaypool-kvcache.yaml");
+  pool["spec"]["backend"]["posix"]["requireMount"] = true;
+  CommandResult mount = Update(pool);
+  EXPECT_EQ(mount.exit_code, 0) << Describe(mount);
 }
 
 TEST_F(PoolUpdateTest, NodeSelectorFrozenOnlyWhileServing) {

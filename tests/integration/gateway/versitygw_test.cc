@@ -16,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "agents/client/bench.h"
 #include "controllers/clientprofile/s3_user.h"
 #include "controllers/clientprofile/s3_user_sync.h"
 #include "gateway/launcher/test_paths.h"
@@ -305,6 +306,47 @@ TEST_F(VersitygwTest, AProfilesS3UserReachesItsBucketsOnlyAndGoesWithoutTouching
   EXPECT_NE(policy->find("ITOTHERUSER000000001"), std::string::npos) << *policy;
   EXPECT_EQ(policy->find(grant.statement_id), std::string::npos) << *policy;
   EXPECT_EQ(StatusOf(other, "GET", "/it-kv/obj"), 200) << "the other user's grant works";
+}
+
+// rdmastack-client bench's measurement against real versitygw, with only a profile's S3 user
+// (role user: it may not make buckets): every object verified, every one removed, the
+// application's own object and the bucket left as they were.
+TEST_F(VersitygwTest, TheBenchMeasuresWithAProfilesUserAndLeavesOnlyWhatWasThere) {
+  REQUIRE_VERSITYGW(versitygw);
+  s3::S3Client root = Client();
+  const s3::VersitygwAdmin admin(root);
+  const std::string prefix = clientprofile::S3UserKeyPrefix("ml", "bench");
+  auto keys = clientprofile::NewS3UserKeys(prefix);
+  ASSERT_TRUE(keys.ok());
+  clientprofile::S3UserGrant grant{
+      prefix, clientprofile::S3UserStatementId("ml", "bench"), *keys, "", {"it-bench"}};
+  ASSERT_TRUE(clientprofile::SyncS3UserGrant(admin, grant).ok());
+  ASSERT_EQ(StatusOf(*keys, "PUT", "/it-bench/app-object", "the application's"), 200);
+
+  client::BenchOptions options;
+  options.bucket = "it-bench";
+  options.prefix = ".rdmastack-bench/it/";
+  options.object_bytes = 256 << 10;
+  options.objects_per_stream = 2;
+  options.streams = {1, 2, 4};
+  client::BenchTarget target;
+  target.endpoint = s3::Endpoint{"http", "127.0.0.1", static_cast<uint16_t>(gateway_->port)};
+  target.region = "us-east-1";
+  const s3::BenchReport report =
+      client::RunBench(transport_, RealClock::Instance(), target, *keys, options);
+  std::printf("%s", s3::RenderBenchTable(report).c_str());
+  ASSERT_EQ(report.steps.size(), 6u) << report.error;
+  EXPECT_TRUE(report.AllVerified()) << report.error;
+  for (const s3::BenchStep& step : report.steps) EXPECT_GT(step.GBps(), 0) << step.op;
+  EXPECT_EQ(report.left_behind, 0);
+
+  auto listed = root.Send({.method = "GET", .path = "/it-bench", .query = {{"list-type", "2"}}});
+  ASSERT_TRUE(listed.ok());
+  EXPECT_EQ(s3::XmlElementTexts(listed->body, "Key"), std::vector<std::string_view>{"app-object"})
+      << listed->body;
+  auto buckets = root.Send({.method = "GET", .path = "/"});
+  ASSERT_TRUE(buckets.ok());
+  EXPECT_EQ(buckets->body.find(".rdmastack-bench"), std::string::npos) << "no bucket was made";
 }
 
 // What failed a CI run: a bucket outlives its gateway's IAM (a pool made again on the same
