@@ -664,8 +664,7 @@ TEST_F(AgentHubBench, IdleTlsAndUnfinishedMessageFloodsFromManyAddresses) {
       // count includes connections the hub closed that the flood has not read yet), and a few
       // accepted only to be refused and closed at once.
       ASSERT_GE(sockets_before, 0) << "cannot read the hub's /proc/PID/fd";
-      EXPECT_LE(peak_sockets - sockets_before, static_cast<int>(o.sources.size()) * 8 + 16)
-          << name;
+      EXPECT_LE(peak_sockets - sockets_before, static_cast<int>(o.sources.size()) * 8 + 16) << name;
       EXPECT_GT(hold.refused(), 0) << name << ": nothing over the per-address limit?";
     }
   }
