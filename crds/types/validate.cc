@@ -283,10 +283,12 @@ void CheckSidecar(const PosixBackend& posix, const PathTemplateValues& values,
   if (!PathIsWithin(*rendered, posix.host_path))
     return at.Add("renders to " + *rendered + ", outside hostPath " + posix.host_path +
                   " (the only host directory mounted into the gateway)");
-  if (PathsOverlap(*rendered, root))
+  // versitygw 1.8.0 compares the two as text: "<root>.meta" counts as inside the root.
+  if (PathsOverlap(*rendered, root) || rendered->starts_with(root))
     at.Add("renders to " + *rendered + ", which overlaps the gateway root " + root +
-           " (inside it, it would be served as a bucket); put it beside the root, e.g. " + root +
-           ".meta");
+           " or begins with its path (versitygw refuses a sidecar inside the root, and compares "
+           "the paths as text); put it beside the root under another name, e.g. " +
+           root.substr(0, root.rfind('/') + 1) + "meta-" + root.substr(root.rfind('/') + 1));
 }
 
 void CheckBackend(const PosixBackend& posix, const std::string& pool_name, const std::string& ns,

@@ -272,8 +272,11 @@ TEST(ValidateUpdateTest, BackendIsImmutable) {
 TEST(ValidateTest, ASidecarBesideTheRootInsideTheHostPathIsValid) {
   GatewayPool pool = SeedPool();
   pool.spec.backend.posix.metadata = BackendMetadata::kSidecar;
-  pool.spec.backend.posix.sidecar_path_template = pool.spec.backend.posix.path_template + ".meta";
+  pool.spec.backend.posix.sidecar_path_template = "/lustre/agent/vol0/kvcache-meta-{nodeName}";
   EXPECT_EQ(FormatProblems(Validate(pool)), "");
+  // Beside the root but named after it: versitygw would refuse it as inside.
+  pool.spec.backend.posix.sidecar_path_template = pool.spec.backend.posix.path_template + ".meta";
+  EXPECT_NE(FormatProblems(Validate(pool)).find("begins with its path"), std::string::npos);
   pool.spec.backend.posix.metadata = BackendMetadata::kNone;
   pool.spec.backend.posix.sidecar_path_template.reset();
   EXPECT_EQ(FormatProblems(Validate(pool)), "");

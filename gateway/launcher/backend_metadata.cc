@@ -76,13 +76,18 @@ Status CheckSidecarApart(const std::string& root, const std::string& sidecar) {
     problem = "is the gateway root";
   } else if (holds(root, sidecar)) {
     problem = "lies inside the gateway root " + root + " (it would be served as a bucket)";
+  } else if (sidecar.starts_with(root)) {
+    // versitygw 1.8.0 compares the two as text: it refuses "<root>.meta" as inside the root.
+    problem = "begins with the gateway root's path " + root +
+              ", which versitygw refuses as a sidecar inside the root";
   } else if (holds(sidecar, root)) {
     problem = "holds the gateway root " + root;
   }
   if (problem.empty()) return OkStatus();
   return InvalidArgumentError("metadata sidecar directory " + sidecar + " " + problem +
                               "; give backend.posix.sidecarPathTemplate a directory beside the "
-                              "root, e.g. <root>.meta");
+                              "root whose path does not begin with the root's, e.g. "
+                              "<parent>/meta-{nodeName}");
 }
 
 }  // namespace rdmastack::gateway

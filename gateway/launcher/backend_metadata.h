@@ -26,7 +26,9 @@ std::string_view MetadataModeName(MetadataMode mode);
 Status CheckUserXattr(const HostDir& root);
 
 // The sidecar directory must be apart from the root: not the root, not inside it (it would be
-// served as a bucket), not holding it. Both are absolute, normalised paths.
+// served as a bucket), not holding it, and its path must not begin with the root's at all
+// (versitygw compares the two as text, so "<root>.meta" is refused as inside the root). Both are
+// absolute, normalised paths.
 Status CheckSidecarApart(const std::string& root, const std::string& sidecar);
 
 }  // namespace rdmastack::gateway

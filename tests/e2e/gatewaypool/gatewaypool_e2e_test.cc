@@ -550,7 +550,7 @@ TEST_F(GatewayPoolE2eTest, ABackendWithoutUserXattrsServesOnlyWithMetadataElsewh
             pool("sidecar", "7081 19111",
                  "{posix: {hostPath: /lustre/agent/no-xattr/sidecar, pathTemplate: "
                  "\"/lustre/agent/no-xattr/sidecar/{nodeName}\", metadata: Sidecar, "
-                 "sidecarPathTemplate: \"/lustre/agent/no-xattr/sidecar/{nodeName}.meta\"}}") +
+                 "sidecarPathTemplate: \"/lustre/agent/no-xattr/sidecar/meta-{nodeName}\"}}") +
             "---\n" +
             pool("none", "7083 19113",
                  "{posix: {hostPath: /lustre/agent/no-xattr/none, pathTemplate: "
@@ -598,7 +598,7 @@ TEST_F(GatewayPoolE2eTest, ABackendWithoutUserXattrsServesOnlyWithMetadataElsewh
     // Only a pool that keeps metadata gives the content type back.
     if (std::string(name) == "sidecar") {
       EXPECT_EQ(got->Header("content-type"), "text/x-rdmastack");
-      EXPECT_FALSE(std::filesystem::is_empty(backend + "/sidecar/" + node + ".meta"))
+      EXPECT_FALSE(std::filesystem::is_empty(backend + "/sidecar/meta-" + node))
           << "the metadata is in the sidecar directory";
     } else {
       EXPECT_NE(got->Header("content-type"), "text/x-rdmastack");

@@ -288,6 +288,15 @@ INSTANTIATE_TEST_SUITE_P(Table, InvalidObjectTest,
                                             },
                                             "sidecarPathTemplate must be beside the gateway root"},
                                         InvalidCase{
+                                            "SidecarNamedAfterTheRoot", kPool, "GatewayPool",
+                                            [](YAML::Node& o) {
+                                              YAML::Node posix = o["spec"]["backend"]["posix"];
+                                              posix["metadata"] = "Sidecar";
+                                              posix["sidecarPathTemplate"] =
+                                                  posix["pathTemplate"].as<std::string>() + ".meta";
+                                            },
+                                            "must not begin with pathTemplate's"},
+                                        InvalidCase{
                                             "SidecarDotDot", kPool, "GatewayPool",
                                             [](YAML::Node& o) {
                                               o["spec"]["backend"]["posix"]["metadata"] = "Sidecar";
@@ -573,7 +582,7 @@ TEST_F(PoolUpdateTest, MetadataIsImmutableRequireMountIsNot) {
     pool["spec"]["backend"]["posix"]["metadata"] = mode;
     if (std::string(mode) == "Sidecar")
       pool["spec"]["backend"]["posix"]["sidecarPathTemplate"] =
-          pool["spec"]["backend"]["posix"]["pathTemplate"].as<std::string>() + ".meta";
+          "/lustre/agent/vol0/kvcache-meta-{nodeName}";
     CommandResult r = Update(pool);
     EXPECT_NE(r.exit_code, 0) << mode << "\n" << Describe(r);
     EXPECT_NE(r.err.find("backend is immutable"), std::string::npos) << Describe(r);
