@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks the closing summary block of a scripts/demo.sh run (its output saved in LOG): every
 # GatewayPool and ClientProfile Ready, every operator pod Ready, the leader hand-over done, the upgrade done with S3 traffic and 0 failed requests, the
-# application pod's PUT+GET done, 0 requests of the operator refused, every pool Ready in the
+# application pod's PUT+GET done, kubectl rdmastack bench's every checksum verified and nothing
+# left behind, 0 requests of the operator refused, every pool Ready in the
 # leader's /metrics. Each field is checked on its
 # own, not only the demo's own verdict. Exit 0 when all hold; else one line per failed check.
 #
@@ -28,6 +29,7 @@ check upgrade "done" is upgrade "done"
 check upgrade_s3_requests "> 0" positive upgrade_s3_requests
 check upgrade_s3_failed 0 is upgrade_s3_failed 0
 check app_pod_put_get "done" is app_pod_put_get "done"
+check bench_verified "done" is bench_verified "done"
 check operator_requests_refused 0 is operator_requests_refused 0
 check metrics_pools_ready "N/N, N > 0" all_of metrics_pools_ready
 check result pass is result pass

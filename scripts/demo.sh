@@ -269,6 +269,14 @@ echo "A pod naming a profile without spec.workload is refused at admission, sayi
 sed 's/client-profile: kvcache-gpudirect/client-profile: kvcache-hostmem/' crds/samples/workload-pod-gpudirect.yaml |
   kubectl create -n demo --dry-run=server -f - 2>&1 || true
 
+step "proving the deployment: PUT/GET throughput as the profile's pods see it (docs/operations.md#proving-a-deployment)"
+# A Job of the profile (the webhook's injection, the profile's S3 user), every object verified and
+# removed. rdmastack.io/simulate=run makes the simulated node run the Job's pod.
+echo '$ kubectl rdmastack bench kvcache-gpudirect -n demo --size 4Mi --streams 1,2,4 --pod-label rdmastack.io/simulate=run'
+bench=fail
+rdmastack bench kvcache-gpudirect -n demo --size 4Mi --streams 1,2,4 \
+  --pod-label rdmastack.io/simulate=run | tee "$logs/bench.txt" && bench=done
+
 step "metrics: what a Prometheus bound to the chart's metrics-reader role scrapes (docs/operations.md#metrics)"
 # A scraper identity as a Prometheus would have it; the operator reviews its token with the API server.
 kubectl create serviceaccount demo-scraper -n rdmastack-system --dry-run=client -o yaml | kubectl apply -f - >/dev/null
@@ -305,7 +313,8 @@ all_ready() { [[ ${1%/*} == "${1#*/}" && ${1#*/} -gt 0 ]]; }
 result=pass
 all_ready "$pools" && all_ready "$profiles" && all_ready "$operator_pods" && [[ $handover == "done" ]] &&
   [[ $upgrade == "done" ]] && ((fail == 0 && ok > 0)) &&
-  [[ $app == "done" ]] && ((denied == 0)) && all_ready "$metrics_pools" || result=fail
+  [[ $app == "done" ]] && [[ $bench == "done" ]] && ((denied == 0)) && all_ready "$metrics_pools" ||
+  result=fail
 step "summary"
 cat <<EOF
 --- demo summary ---
@@ -317,6 +326,7 @@ upgrade=$upgrade
 upgrade_s3_requests=$((ok + fail))
 upgrade_s3_failed=$fail
 app_pod_put_get=$app
+bench_verified=$bench
 operator_requests_refused=$denied
 metrics_pools_ready=$metrics_pools
 result=$result

@@ -14,6 +14,7 @@ namespace {
 constexpr auto kPoll = std::chrono::seconds(2);
 // Beyond the Job's own deadline: the time to schedule and start its pod.
 constexpr auto kStartAllowance = std::chrono::seconds(120);
+constexpr int64_t kMaxLogBytes = int64_t{1} << 20;
 
 CommandResult Failure(std::string line) {
   return {"", "error: " + line + "\n", 1};
@@ -116,15 +117,21 @@ CommandResult RunBench(const BenchIo& io, const Options& options,
   const std::string node = pod.GetString({"spec", "nodeName"}).value_or("?");
   StatusOr<std::string> log =
       io.api.get("/api/v1/namespaces/" + k8s::UrlEncode(ns) + "/pods/" + k8s::UrlEncode(pod_name) +
-                 "/log" + k8s::BuildQuery({{"container", kBenchContainer}}));
+                 "/log" +
+                 k8s::BuildQuery({{"container", kBenchContainer},
+                                  // The report is the last line; the pod's image runs the
+                                  // profile's library too, so its log is not ours to read whole.
+                                  {"tailLines", "200"},
+                                  {"limitBytes", std::to_string(kMaxLogBytes)}}));
   if (!log.ok())
     return Failure("the log of bench pod " + pod_name + " on " + node + ": " +
                    log.status().message());
   StatusOr<s3::BenchReport> report = s3::BenchReportFromLog(*log);
   if (!report.ok())
-    return Failure("bench pod " + pod_name + " on " + node + " (" +
-                   pod.GetString({"status", "phase"}).value_or("?") + ") gave no report: " +
-                   report.status().message() + "; its log ends:\n" + Tail(*log, 15));
+    return PrintableResult(
+        Failure("bench pod " + pod_name + " on " + node + " (" +
+                pod.GetString({"status", "phase"}).value_or("?") + ") gave no report: " +
+                report.status().message() + "; its log ends:\n" + Tail(*log, 15)));
 
   CommandResult result;
   result.out = options.output == OutputFormat::kJson ? s3::BenchReportToJson(*report) + "\n"
@@ -136,7 +143,8 @@ CommandResult RunBench(const BenchIo& io, const Options& options,
                                                     : "left objects behind") +
                  " (above)\n";
   result.exit_code = clean ? 0 : 1;
-  return result;
+  // The report's strings came from the pod's log: shown escaped, as everything from the cluster.
+  return PrintableResult(std::move(result));
 }
 
 }  // namespace rdmastack::plugin

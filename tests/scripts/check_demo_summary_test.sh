@@ -19,6 +19,7 @@ upgrade=done
 upgrade_s3_requests=118
 upgrade_s3_failed=0
 app_pod_put_get=done
+bench_verified=done
 operator_requests_refused=0
 metrics_pools_ready=1/1
 result=pass
@@ -47,6 +48,7 @@ expect "the upgrade did not finish" 1 "upgrade=not done within 300s" "s|^upgrade
 expect "no traffic during the upgrade" 1 "upgrade_s3_requests=0" "s|^upgrade_s3_requests=.*|upgrade_s3_requests=0|"
 expect "a failed S3 request, though the demo said pass" 1 "upgrade_s3_failed=1" "s|^upgrade_s3_failed=.*|upgrade_s3_failed=1|"
 expect "the application pod failed" 1 "app_pod_put_get=phase Failed" "s|^app_pod_put_get=.*|app_pod_put_get=phase Failed, no PUT+GET in its log|"
+expect "the bench failed a checksum or left objects" 1 "bench_verified=fail" "s|^bench_verified=.*|bench_verified=fail|"
 expect "a refused request" 1 "operator_requests_refused=2" "s|^operator_requests_refused=.*|operator_requests_refused=2|"
 expect "a pool not Ready in the scrape" 1 "metrics_pools_ready=0/1" "s|^metrics_pools_ready=.*|metrics_pools_ready=0/1|"
 expect "no pool in the scrape" 1 "metrics_pools_ready=0/0" "s|^metrics_pools_ready=.*|metrics_pools_ready=0/0|"
