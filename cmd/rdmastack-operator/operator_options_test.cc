@@ -153,7 +153,7 @@ TEST(OperatorOptionsTest, ListenerLimitsAndDeadlines) {
   EXPECT_EQ(m.metrics.connections.max_connections_per_address, 8u);
   auto nodes = NodeControllerOptionsFrom(*defaults, "ops");
   auto hub = AgentHubOptionsFrom(*defaults, nodes);
-  EXPECT_EQ(hub.connections.max_connections, 4096u);
+  EXPECT_EQ(hub.connections.max_connections, 10240u);
   EXPECT_EQ(hub.connections.max_connections_per_address, 8u);
   EXPECT_EQ(hub.memory_quota_bytes, 256u << 20);
   EXPECT_EQ(hub.streams.hello_timeout, 10s);

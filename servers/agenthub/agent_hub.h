@@ -59,7 +59,7 @@ struct AgentHubOptions {
   // together can make the hub hold, and max_connections_per_address what one pod can. An agent
   // needs one connection (two while it reconnects), and agents run on the host network, one per
   // node: one address each.
-  runtime::ConnectionLimits connections{.max_connections = 4096, .max_connections_per_address = 8};
+  runtime::ConnectionLimits connections{.max_connections = 10240, .max_connections_per_address = 8};
   // gRPC's ResourceQuota: the memory gRPC's own buffers may take (TCP reads, HTTP/2 frames and
   // messages, calls), all connections together. Near it gRPC reads less and grants smaller
   // flow-control windows; once it is used up, gRPC closes connections without a stream, then
