@@ -276,7 +276,7 @@ step "proving the deployment: PUT/GET throughput as the profile's pods see it (d
 echo '$ kubectl rdmastack bench kvcache-gpudirect -n demo --size 4Mi --streams 1,2,4 --pod-label rdmastack.io/simulate=run'
 bench=fail
 rdmastack bench kvcache-gpudirect -n demo --size 4Mi --streams 1,2,4 \
-  --pod-label rdmastack.io/simulate=run | tee "$logs/bench.txt" && bench=done
+  --pod-label rdmastack.io/simulate=run | tee "$logs/bench.txt" && bench="done"
 
 step "metrics: what a Prometheus bound to the chart's metrics-reader role scrapes (docs/operations.md#metrics)"
 # A scraper identity as a Prometheus would have it; the operator reviews its token with the API server.
