@@ -250,18 +250,20 @@ StatusOr<BenchReport> BenchReportFromJson(std::string_view json) {
   doc.Parse(json.data(), json.size());
   if (doc.HasParseError() || !doc.IsObject())
     return InvalidArgumentError("the bench report is not a JSON object");
+  // Read through a const view: clang rejects comparing a Document's mutable member iterators.
+  const rapidjson::Value& root = doc;
   BenchReport r;
-  r.node = GetString(doc, "node");
-  r.endpoint = GetString(doc, "endpoint");
-  r.pool = GetString(doc, "pool");
-  r.bucket = GetString(doc, "bucket");
-  r.prefix = GetString(doc, "prefix");
-  r.object_bytes = static_cast<uint64_t>(std::max<int64_t>(0, GetInt(doc, "objectBytes", 0)));
-  r.objects_per_stream = static_cast<int>(GetInt(doc, "objectsPerStream", 0));
-  r.left_behind = static_cast<int>(GetInt(doc, "leftBehind", -1));
-  r.error = GetString(doc, "error");
-  auto steps = doc.FindMember("steps");
-  if (steps == doc.MemberEnd() || !steps->value.IsArray())
+  r.node = GetString(root, "node");
+  r.endpoint = GetString(root, "endpoint");
+  r.pool = GetString(root, "pool");
+  r.bucket = GetString(root, "bucket");
+  r.prefix = GetString(root, "prefix");
+  r.object_bytes = static_cast<uint64_t>(std::max<int64_t>(0, GetInt(root, "objectBytes", 0)));
+  r.objects_per_stream = static_cast<int>(GetInt(root, "objectsPerStream", 0));
+  r.left_behind = static_cast<int>(GetInt(root, "leftBehind", -1));
+  r.error = GetString(root, "error");
+  auto steps = root.FindMember("steps");
+  if (steps == root.MemberEnd() || !steps->value.IsArray())
     return InvalidArgumentError("the bench report has no steps array");
   for (const rapidjson::Value& v : steps->value.GetArray()) {
     if (!v.IsObject()) return InvalidArgumentError("a bench step is not an object");
@@ -280,8 +282,8 @@ StatusOr<BenchReport> BenchReportFromJson(std::string_view json) {
       return InvalidArgumentError("a bench step lacks its transport, op or stream count");
     r.steps.push_back(std::move(s));
   }
-  auto unavailable = doc.FindMember("unavailable");
-  if (unavailable != doc.MemberEnd() && unavailable->value.IsArray()) {
+  auto unavailable = root.FindMember("unavailable");
+  if (unavailable != root.MemberEnd() && unavailable->value.IsArray()) {
     for (const rapidjson::Value& v : unavailable->value.GetArray()) {
       if (v.IsObject())
         r.unavailable.emplace_back(GetString(v, "transport"), GetString(v, "reason"));
