@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "lib/compat/library_digest.h"
 #include "lib/compat/named_refusal.h"
 
 namespace rdmastack::gatewaypool {
@@ -177,8 +176,7 @@ crd::Condition DegradedCondition(const PoolFacts& f) {
   // A refusal with a reason of its own (a library of other bytes, a backend without user
   // xattrs) is named by it, so its Warning event says which and troubleshooting.md has its row.
   const auto named = std::find_if(n.failing.begin(), n.failing.end(), [](const auto& p) {
-    return p.reason == compat::kReasonLibraryDigestMismatch ||
-           p.reason == compat::kReasonBackendNoUserXattr;
+    return compat::IsNamedRefusalReason(p.reason);
   });
   if (n.failing_gateways > 0 && named != n.failing.end())
     return f.set.Make(kDegraded, ConditionStatus::kTrue, named->reason,

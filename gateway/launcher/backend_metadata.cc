@@ -32,15 +32,6 @@ StatusOr<MetadataMode> ParseMetadataMode(std::string_view text) {
       std::string(text) + "'");
 }
 
-std::string_view MetadataModeName(MetadataMode mode) {
-  switch (mode) {
-    case MetadataMode::kXattr: return "Xattr";
-    case MetadataMode::kSidecar: return "Sidecar";
-    case MetadataMode::kNone: return "None";
-  }
-  return "?";
-}
-
 Status CheckUserXattr(const HostDir& root) {
   StatusOr<UniqueFd> fd_or = root.OpenScratchFile();
   if (!fd_or.ok())

@@ -17,7 +17,6 @@ enum class MetadataMode { kXattr, kSidecar, kNone };
 
 // "xattr", "sidecar" or "none" (any case: the CRD spells them Xattr, Sidecar, None).
 StatusOr<MetadataMode> ParseMetadataMode(std::string_view text);
-std::string_view MetadataModeName(MetadataMode mode);
 
 // Sets, reads back and removes a user attribute on a scratch file in `root` (an unnamed
 // O_TMPFILE where the file system has it, else a hidden name removed at once). FailedPrecondition

@@ -17,4 +17,7 @@ inline constexpr std::string_view kReasonBackendNoUserXattr = "BackendNoUserXatt
 // refusal of that class; nullopt for any other message.
 std::optional<std::string_view> NamedRefusalReason(std::string_view termination_message);
 
+// Whether `reason` is one of those (a failingNodes reason that names the pool's Degraded too).
+bool IsNamedRefusalReason(std::string_view reason);
+
 }  // namespace rdmastack::compat

@@ -26,5 +26,12 @@ TEST(NamedRefusalTest, OtherRefusalsAndLogsHaveNoReasonOfTheirOwn) {
   EXPECT_EQ(NamedRefusalReason(""), std::nullopt);
 }
 
+TEST(NamedRefusalTest, TheReasonsAreKnownByName) {
+  EXPECT_TRUE(IsNamedRefusalReason("LibraryDigestMismatch"));
+  EXPECT_TRUE(IsNamedRefusalReason("BackendNoUserXattr"));
+  EXPECT_FALSE(IsNamedRefusalReason("GatewayCrashLooping"));
+  EXPECT_FALSE(IsNamedRefusalReason(""));
+}
+
 }  // namespace
 }  // namespace rdmastack::compat
