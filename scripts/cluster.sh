@@ -25,7 +25,9 @@
 #                                 pods' status) until `heal NODE` connects it again
 #   cluster.sh compact            compact etcd past every revision clients have seen (410 Gone for
 #                                 their watches once kube-apiserver restarts)
-#   cluster.sh build              build/fetch every component without starting anything
+#   cluster.sh build [--up]       build/fetch every component without starting anything
+#                                 (--up: only what `up` needs; scripts/demo.sh runs it beside its
+#                                 C++ build)
 #   cluster.sh prometheus         run the Prometheus Operator and Prometheus for this cluster in the
 #                                 foreground (tests/harness/prometheus/prometheus-stack.sh), the
 #                                 API at 127.0.0.1:9090+offset, until Ctrl-C
@@ -438,7 +440,11 @@ wait_nodes_ready() {
 # ---------------------------------------------------------------- commands
 
 cmd_build() {
-  build_all_components
+  case "${1:-}" in
+    "") build_all_components ;;
+    --up) build_cluster_components; drop_go_scratch ;;
+    *) die "unknown flag for build: $1 (usage: cluster.sh build [--up])" ;;
+  esac
   log "components ready under $RDMASTACK_CACHE"
 }
 
@@ -807,7 +813,7 @@ main() {
     up) cmd_up "$@" ;;
     down) cmd_down ;;
     status) cmd_status ;;
-    build) cmd_build ;;
+    build) cmd_build "$@" ;;
     kubeconfig) echo "$KUBECONFIG_ADMIN" ;;
     token) cmd_token "$@" ;;
     sa-kubeconfig) cmd_sa_kubeconfig "$@" ;;
