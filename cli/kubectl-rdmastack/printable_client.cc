@@ -38,10 +38,6 @@ void Walk(rapidjson::Value& value, Allocator& allocator) {
   }
 }
 
-Status Refused() {
-  return PermissionDeniedError("kubectl-rdmastack reads only; it never writes to the API");
-}
-
 }  // namespace
 
 void MakePrintable(k8s::JsonObject& object) {
@@ -52,57 +48,27 @@ void MakePrintable(k8s::JsonObject& object) {
 StatusOr<k8s::JsonObject> PrintableClient::Get(const k8s::ResourceType& type, std::string_view ns,
                                                std::string_view name,
                                                const k8s::GetOptions& options) {
-  StatusOr<k8s::JsonObject> object = inner_.Get(type, ns, name, options);
+  StatusOr<k8s::JsonObject> object = ForwardingClient::Get(type, ns, name, options);
   if (object.ok()) MakePrintable(*object);
   return object;
 }
 
 StatusOr<k8s::ObjectList> PrintableClient::List(const k8s::ResourceType& type, std::string_view ns,
                                                 const k8s::ListOptions& options) {
-  StatusOr<k8s::ObjectList> list = inner_.List(type, ns, options);
+  StatusOr<k8s::ObjectList> list = ForwardingClient::List(type, ns, options);
   if (list.ok()) {
     for (k8s::JsonObject& item : list->items) MakePrintable(item);
   }
   return list;
 }
 
-StatusOr<k8s::WatchStreamPtr> PrintableClient::Watch(const k8s::ResourceType&, std::string_view,
-                                                     const k8s::WatchOptions&) {
-  return UnimplementedError("kubectl-rdmastack does not watch");
-}
-
-StatusOr<k8s::JsonObject> PrintableClient::Create(const k8s::ResourceType&, const k8s::JsonObject&,
-                                                  const k8s::WriteOptions&) {
-  return Refused();
-}
-StatusOr<k8s::JsonObject> PrintableClient::Update(const k8s::ResourceType&, const k8s::JsonObject&,
-                                                  const k8s::WriteOptions&) {
-  return Refused();
-}
-StatusOr<k8s::JsonObject> PrintableClient::UpdateStatus(const k8s::ResourceType&,
-                                                        const k8s::JsonObject&,
-                                                        const k8s::WriteOptions&) {
-  return Refused();
-}
-StatusOr<k8s::JsonObject> PrintableClient::Patch(const k8s::ResourceType&, std::string_view,
-                                                 std::string_view, k8s::PatchType, std::string_view,
-                                                 const k8s::PatchOptions&) {
-  return Refused();
-}
-StatusOr<k8s::JsonObject> PrintableClient::PatchStatus(const k8s::ResourceType&, std::string_view,
-                                                       std::string_view, k8s::PatchType,
-                                                       std::string_view, const k8s::PatchOptions&) {
-  return Refused();
-}
-StatusOr<k8s::JsonObject> PrintableClient::Delete(const k8s::ResourceType&, std::string_view,
-                                                  std::string_view, const k8s::DeleteOptions&) {
-  return Refused();
-}
-StatusOr<k8s::JsonObject> PrintableClient::CreateSubresource(const k8s::ResourceType&,
-                                                             std::string_view, std::string_view,
-                                                             std::string_view,
-                                                             const k8s::JsonObject&) {
-  return Refused();
+Status PrintableClient::Around(const k8s::ApiCall& call,
+                               const std::function<Status()>& call_inner) {
+  if (call.verb == k8s::ApiVerb::kWatch)
+    return UnimplementedError("kubectl-rdmastack does not watch");
+  if (k8s::IsWrite(call.verb))
+    return PermissionDeniedError("kubectl-rdmastack reads only; it never writes to the API");
+  return call_inner();
 }
 
 }  // namespace rdmastack::plugin

@@ -8,43 +8,24 @@
 // (the JSON writer escapes, PrintableJson covers the rest). Writes are refused: the plugin never
 // writes.
 
-#include "operator/k8s/client.h"
+#include <functional>
+
+#include "operator/k8s/forwarding_client.h"
 
 namespace rdmastack::plugin {
 
-class PrintableClient final : public k8s::Client {
+class PrintableClient final : public k8s::ForwardingClient {
  public:
-  explicit PrintableClient(k8s::Client& inner) : inner_(inner) {}
+  explicit PrintableClient(k8s::Client& inner) : ForwardingClient(inner) {}
 
   StatusOr<k8s::JsonObject> Get(const k8s::ResourceType& type, std::string_view ns,
                                 std::string_view name, const k8s::GetOptions& options) override;
   StatusOr<k8s::ObjectList> List(const k8s::ResourceType& type, std::string_view ns,
                                  const k8s::ListOptions& options) override;
-  StatusOr<k8s::WatchStreamPtr> Watch(const k8s::ResourceType& type, std::string_view ns,
-                                      const k8s::WatchOptions& options) override;
-  StatusOr<k8s::JsonObject> Create(const k8s::ResourceType& type, const k8s::JsonObject& object,
-                                   const k8s::WriteOptions& options) override;
-  StatusOr<k8s::JsonObject> Update(const k8s::ResourceType& type, const k8s::JsonObject& object,
-                                   const k8s::WriteOptions& options) override;
-  StatusOr<k8s::JsonObject> UpdateStatus(const k8s::ResourceType& type,
-                                         const k8s::JsonObject& object,
-                                         const k8s::WriteOptions& options) override;
-  StatusOr<k8s::JsonObject> Patch(const k8s::ResourceType& type, std::string_view ns,
-                                  std::string_view name, k8s::PatchType patch_type,
-                                  std::string_view body, const k8s::PatchOptions& options) override;
-  StatusOr<k8s::JsonObject> PatchStatus(const k8s::ResourceType& type, std::string_view ns,
-                                        std::string_view name, k8s::PatchType patch_type,
-                                        std::string_view body,
-                                        const k8s::PatchOptions& options) override;
-  StatusOr<k8s::JsonObject> Delete(const k8s::ResourceType& type, std::string_view ns,
-                                   std::string_view name,
-                                   const k8s::DeleteOptions& options) override;
-  StatusOr<k8s::JsonObject> CreateSubresource(const k8s::ResourceType& type, std::string_view ns,
-                                              std::string_view name, std::string_view subresource,
-                                              const k8s::JsonObject& body) override;
 
  private:
-  k8s::Client& inner_;
+  // Gets and lists pass; watches and every write are refused.
+  Status Around(const k8s::ApiCall& call, const std::function<Status()>& call_inner) override;
 };
 
 // Every string value and member name in `object`, at any depth, made printable.

@@ -1,6 +1,6 @@
 #include "controllers/clientprofile/node_retirement.h"
 
-#include "controllers/clientprofile/client_workload.h"
+#include "crds/types/clientprofile_api.h"
 
 namespace rdmastack::clientprofile {
 

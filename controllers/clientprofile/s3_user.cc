@@ -7,7 +7,6 @@
 
 #include "base/rfc3339.h"
 #include "base/sha256.h"
-#include "controllers/clientprofile/client_workload.h"
 #include "controllers/common/render.h"
 #include "operator/k8s/config.h"
 

@@ -8,7 +8,7 @@
 
 #include "operator/runtime/api_reachability.h"
 #include "operator/runtime/instrumented_client.h"
-#include "operator/runtime/testing/mock_client.h"
+#include "operator/k8s/testing/mock_client.h"
 
 namespace rdmastack::runtime {
 namespace {
@@ -16,7 +16,7 @@ namespace {
 using ::testing::_;
 
 TEST(ApiProbeTest, ReadsTheNamedLeaseFromStorageEveryPeriodUntilStopped) {
-  ::testing::NiceMock<testing::MockClient> client;
+  ::testing::NiceMock<k8s::testing::MockClient> client;
   std::atomic<int> probes{0};
   std::promise<void> three;
   EXPECT_CALL(client, Get(_, _, _, _))
@@ -28,7 +28,7 @@ TEST(ApiProbeTest, ReadsTheNamedLeaseFromStorageEveryPeriodUntilStopped) {
         EXPECT_EQ(options.resource_version, "") << "a quorum read, which etcd must answer";
         EXPECT_TRUE(k8s::CurrentCallContext().deadline.has_value()) << "every probe is bounded";
         if (++probes == 3) three.set_value();
-        return StatusOr<k8s::JsonObject>(testing::ApiStatus(404, "NotFound", "no lease"));
+        return StatusOr<k8s::JsonObject>(k8s::testing::ApiStatus(404, "NotFound", "no lease"));
       });
   ApiProbe probe(client,
                  {.ns = "ops", .lease_name = "lock", .period = std::chrono::milliseconds(1)});
@@ -44,7 +44,7 @@ TEST(ApiProbeTest, ReadsTheNamedLeaseFromStorageEveryPeriodUntilStopped) {
 // The point of the probe: with etcd frozen its read hangs, and the drain clock sees an outage
 // though nothing else asked the server anything.
 TEST(ApiProbeTest, AProbeThatHangsShowsAsAnOutageAndStopAbortsIt) {
-  ::testing::NiceMock<testing::MockClient> inner;
+  ::testing::NiceMock<k8s::testing::MockClient> inner;
   MetricsRegistry metrics;
   FakeClock clock;
   ApiReachability reachability(clock);

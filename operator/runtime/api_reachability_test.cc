@@ -5,7 +5,7 @@
 #include <thread>
 #include <vector>
 
-#include "operator/runtime/testing/mock_client.h"
+#include "operator/k8s/testing/mock_client.h"
 
 namespace rdmastack::runtime {
 namespace {
@@ -14,7 +14,7 @@ using std::chrono::seconds;
 using Verdict = ApiReachability::Verdict;
 
 Status Http(int code) {
-  return testing::ApiStatus(code, "Whatever", "reply");
+  return k8s::testing::ApiStatus(code, "Whatever", "reply");
 }
 
 // A request answered at once.

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "operator/runtime/testing/mock_client.h"
+#include "operator/k8s/testing/mock_client.h"
 
 namespace rdmastack::runtime {
 namespace {
@@ -56,7 +56,7 @@ TEST(CompactCopyTest, OneBlockOfExactlyTheSizeNeeded) {
 }
 
 TEST(CompactCopyTest, CopiesOfACompactObjectAreOrdinaryObjects) {
-  auto compact = CompactCopy(testing::MakeObject("ns", "a", "1"));
+  auto compact = CompactCopy(k8s::testing::MakeObject("ns", "a", "1"));
   k8s::JsonObject copy = *compact;
   copy.SetLabel("edited", "yes");
   EXPECT_EQ(copy.Name(), "a");

@@ -6,7 +6,7 @@
 #include <deque>
 #include <thread>
 
-#include "operator/runtime/testing/mock_client.h"
+#include "operator/k8s/testing/mock_client.h"
 
 namespace rdmastack::runtime {
 namespace {
@@ -48,11 +48,11 @@ class ControllerTest : public ::testing::Test {
   }
 
   // An informer of `type` over `client` that lists `objects` and then follows `feed`.
-  std::unique_ptr<Informer> ListingInformer(testing::MockClient& client, testing::WatchFeed& feed,
+  std::unique_ptr<Informer> ListingInformer(k8s::testing::MockClient& client, k8s::testing::WatchFeed& feed,
                                             const k8s::ResourceType& type,
                                             std::vector<k8s::JsonObject> objects) {
     EXPECT_CALL(client, List(::testing::_, ::testing::_, ::testing::_))
-        .WillOnce(::testing::Return(testing::MakeList(std::move(objects), "1")));
+        .WillOnce(::testing::Return(k8s::testing::MakeList(std::move(objects), "1")));
     EXPECT_CALL(client, Watch(::testing::_, ::testing::_, ::testing::_))
         .WillRepeatedly(::testing::Invoke([&feed](auto&&...) { return feed.NewStream(); }));
     InformerOptions o;
@@ -174,9 +174,9 @@ TEST_F(ControllerTest, ThrowingReconcilerIsRetriedLikeAnError) {
 }
 
 TEST_F(ControllerTest, WatchMapsEventsThroughPredicateAndMapper) {
-  ::testing::NiceMock<testing::MockClient> client;
-  testing::WatchFeed feed;
-  k8s::JsonObject child = testing::MakeObject("ns", "child", "1");
+  ::testing::NiceMock<k8s::testing::MockClient> client;
+  k8s::testing::WatchFeed feed;
+  k8s::JsonObject child = k8s::testing::MakeObject("ns", "child", "1");
   (void)child.Append(
       {"metadata", "ownerReferences"},
       k8s::JsonObject::Parse(
@@ -192,10 +192,10 @@ TEST_F(ControllerTest, WatchMapsEventsThroughPredicateAndMapper) {
 }
 
 TEST_F(ControllerTest, GenerationPredicateDropsStatusOnlyUpdates) {
-  ::testing::NiceMock<testing::MockClient> client;
-  testing::WatchFeed feed;
+  ::testing::NiceMock<k8s::testing::MockClient> client;
+  k8s::testing::WatchFeed feed;
   auto owned = ListingInformer(client, feed, k8s::kinds::ConfigMap(),
-                               {testing::MakeObject("ns", "p", "1", 1)});
+                               {k8s::testing::MakeObject("ns", "p", "1", 1)});
   Informer& informer = *owned;
   controller_.Watch(informer, EnqueueSelf(), GenerationChanged());
   // A second handler tells the test when each event has been dispatched.
@@ -206,10 +206,10 @@ TEST_F(ControllerTest, GenerationPredicateDropsStatusOnlyUpdates) {
   ASSERT_TRUE(informer.WaitForSync(clock_.Now() + 1h));
   ASSERT_EQ(controller_.queue().TryGet(), "ns/p");  // the add
   controller_.queue().Done("ns/p");
-  feed.Push(k8s::WatchEventType::kModified, testing::MakeObject("ns", "p", "2", 1));  // status only
+  feed.Push(k8s::WatchEventType::kModified, k8s::testing::MakeObject("ns", "p", "2", 1));  // status only
   while (updates.load() < 1) std::this_thread::yield();
   EXPECT_EQ(controller_.queue().TryGet(), std::nullopt);
-  feed.Push(k8s::WatchEventType::kModified, testing::MakeObject("ns", "p", "3", 2));  // spec change
+  feed.Push(k8s::WatchEventType::kModified, k8s::testing::MakeObject("ns", "p", "3", 2));  // spec change
   while (updates.load() < 2) std::this_thread::yield();
   EXPECT_EQ(controller_.queue().TryGet(), "ns/p");
   informer.Stop();
@@ -218,9 +218,9 @@ TEST_F(ControllerTest, GenerationPredicateDropsStatusOnlyUpdates) {
 // A batched watch queues its requests after the batch delay, and a delete is seen by the
 // on_delete hook even when the predicate drops it.
 TEST_F(ControllerTest, BatchedWatchDelaysRequestsAndTellsOfDeletes) {
-  ::testing::NiceMock<testing::MockClient> client;
-  testing::WatchFeed feed;
-  k8s::JsonObject pod = testing::MakeObject("ns", "pod-1", "1");
+  ::testing::NiceMock<k8s::testing::MockClient> client;
+  k8s::testing::WatchFeed feed;
+  k8s::JsonObject pod = k8s::testing::MakeObject("ns", "pod-1", "1");
   pod.SetLabel("owner", "pool-a");
   auto owned = ListingInformer(client, feed, k8s::kinds::Pod(), {pod});
   Informer& informer = *owned;
@@ -243,7 +243,7 @@ TEST_F(ControllerTest, BatchedWatchDelaysRequestsAndTellsOfDeletes) {
   for (int i = 0; i < 1000 && controller_.queue().Len() == 0; ++i) std::this_thread::sleep_for(1ms);
   ASSERT_EQ(controller_.queue().TryGet(), "ns/pool-a");
   controller_.queue().Done("ns/pool-a");
-  feed.Push(k8s::WatchEventType::kDeleted, testing::MakeObject("ns", "pod-1", "2"));
+  feed.Push(k8s::WatchEventType::kDeleted, k8s::testing::MakeObject("ns", "pod-1", "2"));
   while (deletes.load() < 1) std::this_thread::yield();
   EXPECT_EQ(deleted, std::vector<std::string>{"pod-1"});
   clock_.Advance(1h);

@@ -4,20 +4,20 @@
 #include <gtest/gtest.h>
 
 #include "base/utf8.h"
-#include "operator/runtime/testing/mock_client.h"
+#include "operator/k8s/testing/mock_client.h"
 
 namespace rdmastack::runtime {
 namespace {
 
 using namespace std::chrono_literals;
 using ::testing::_;
-using testing::ApiStatus;
+using k8s::testing::ApiStatus;
 using ::testing::HasSubstr;
 using ::testing::Invoke;
 using ::testing::Return;
 
 k8s::JsonObject Pool() {
-  k8s::JsonObject o = testing::MakeObject("ns", "pool-a", "5");
+  k8s::JsonObject o = k8s::testing::MakeObject("ns", "pool-a", "5");
   o.SetApiVersion("rdmastack.io/v1alpha1");
   o.SetKind("GatewayPool");
   return o;
@@ -81,7 +81,7 @@ TEST(EventObjectTest, ClusterScopedObjectsGetEventsInDefault) {
 class ApiEventRecorderTest : public ::testing::Test {
  protected:
   FakeClock clock_;
-  ::testing::StrictMock<testing::MockClient> client_;
+  ::testing::StrictMock<k8s::testing::MockClient> client_;
 };
 
 TEST_F(ApiEventRecorderTest, CreatesThenPatchesTheSeries) {
@@ -121,7 +121,7 @@ TEST_F(ApiEventRecorderTest, EventsRelatedToDifferentObjectsAreSeparate) {
       }));
   ApiEventRecorder recorder(client_, clock_, Options());
   recorder.Start();
-  k8s::JsonObject node_a = testing::MakeObject("", "node-a", "1"), node_b = node_a;
+  k8s::JsonObject node_a = k8s::testing::MakeObject("", "node-a", "1"), node_b = node_a;
   node_a.SetKind("Node");
   node_b.SetKind("Node");
   node_b.SetName("node-b");

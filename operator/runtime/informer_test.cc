@@ -7,15 +7,15 @@
 #include <cstdlib>
 #include <future>
 
-#include "operator/runtime/testing/mock_client.h"
+#include "operator/k8s/testing/mock_client.h"
 
 namespace rdmastack::runtime {
 namespace {
 
 using ::testing::_;
 using ::testing::Invoke;
-using testing::MakeList;
-using testing::MakeObject;
+using k8s::testing::MakeList;
+using k8s::testing::MakeObject;
 using ::testing::Return;
 
 class InformerTest : public ::testing::Test {
@@ -73,8 +73,8 @@ class InformerTest : public ::testing::Test {
   }
 
   FakeClock clock_;
-  ::testing::NiceMock<testing::MockClient> client_;
-  testing::WatchFeed feed_;
+  ::testing::NiceMock<k8s::testing::MockClient> client_;
+  k8s::testing::WatchFeed feed_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::vector<std::string> log_;
@@ -132,7 +132,7 @@ TEST_F(InformerTest, RelistSynthesizesDeletesForVanishedObjects) {
   informer.Start();
   WaitForLog(2);
   // The server no longer has the watch's version; the relist happens after the 800 ms backoff.
-  feed_.Fail(testing::ApiStatus(410, "Expired", "too old resource version"));
+  feed_.Fail(k8s::testing::ApiStatus(410, "Expired", "too old resource version"));
   std::thread advancer([&] {
     while (informer.reflector().list_count() < 2) {
       clock_.Advance(std::chrono::milliseconds(100));

@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "operator/runtime/testing/mock_client.h"
+#include "operator/k8s/testing/mock_client.h"
 
 namespace rdmastack::runtime {
 namespace {
@@ -12,18 +12,18 @@ using ::testing::_;
 using ::testing::Return;
 
 TEST(InstrumentedClientTest, CountsRequestsByCodeMethodAndHost) {
-  ::testing::NiceMock<testing::MockClient> inner;
+  ::testing::NiceMock<k8s::testing::MockClient> inner;
   MetricsRegistry metrics;
   InstrumentedClient client(inner, metrics, "127.0.0.1:6443");
   EXPECT_CALL(inner, Get(_, _, _, _))
-      .WillOnce(Return(testing::MakeObject("ns", "a", "1")))
-      .WillOnce(Return(testing::ApiStatus(404, "NotFound", "no")))
+      .WillOnce(Return(k8s::testing::MakeObject("ns", "a", "1")))
+      .WillOnce(Return(k8s::testing::ApiStatus(404, "NotFound", "no")))
       .WillOnce(Return(UnavailableError("connection refused")));
-  EXPECT_CALL(inner, Create(_, _, _)).WillOnce(Return(testing::MakeObject("ns", "a", "1")));
+  EXPECT_CALL(inner, Create(_, _, _)).WillOnce(Return(k8s::testing::MakeObject("ns", "a", "1")));
   EXPECT_CALL(inner, Patch(_, _, _, _, _, _))
-      .WillOnce(Return(testing::ApiStatus(409, "Conflict", "changed")));
+      .WillOnce(Return(k8s::testing::ApiStatus(409, "Conflict", "changed")));
   for (int i = 0; i < 3; ++i) (void)client.Get(k8s::kinds::ConfigMap(), "ns", "a", {});
-  (void)client.Create(k8s::kinds::ConfigMap(), testing::MakeObject("ns", "a", ""), {});
+  (void)client.Create(k8s::kinds::ConfigMap(), k8s::testing::MakeObject("ns", "a", ""), {});
   (void)client.Patch(k8s::kinds::ConfigMap(), "ns", "a", k8s::PatchType::kMerge, "{}", {});
 
   struct Case {
@@ -41,7 +41,7 @@ TEST(InstrumentedClientTest, CountsRequestsByCodeMethodAndHost) {
 }
 
 TEST(InstrumentedClientTest, TellsTheReachabilityWhetherEachRequestWasAnsweredFromStorage) {
-  ::testing::NiceMock<testing::MockClient> inner;
+  ::testing::NiceMock<k8s::testing::MockClient> inner;
   MetricsRegistry metrics;
   FakeClock clock;
   ApiReachability reachability(clock);
@@ -49,16 +49,16 @@ TEST(InstrumentedClientTest, TellsTheReachabilityWhetherEachRequestWasAnsweredFr
   const k8s::ResourceType cm = k8s::kinds::ConfigMap();
   EXPECT_CALL(inner, Patch(_, _, _, _, _, _))
       .WillOnce(Return(UnavailableError("connection refused")))
-      .WillOnce(Return(testing::ApiStatus(409, "Conflict", "changed")));
-  EXPECT_CALL(inner, Get(_, _, _, _)).WillRepeatedly(Return(testing::MakeObject("ns", "a", "1")));
-  EXPECT_CALL(inner, Create(_, _, _)).WillRepeatedly(Return(testing::MakeObject("", "review", "")));
+      .WillOnce(Return(k8s::testing::ApiStatus(409, "Conflict", "changed")));
+  EXPECT_CALL(inner, Get(_, _, _, _)).WillRepeatedly(Return(k8s::testing::MakeObject("ns", "a", "1")));
+  EXPECT_CALL(inner, Create(_, _, _)).WillRepeatedly(Return(k8s::testing::MakeObject("", "review", "")));
   clock.Advance(std::chrono::seconds(5));
   (void)client.Patch(cm, "ns", "a", k8s::PatchType::kMerge, "{}", {});
   clock.Advance(std::chrono::seconds(5));
   EXPECT_EQ(reachability.AnsweringSince(), clock.WallNow()) << "unanswered: an outage";
   // What the watch cache or the authorizer can answer does not end it.
   (void)client.Get(cm, "ns", "a", {.resource_version = "0"});
-  (void)client.Create(k8s::kinds::SubjectAccessReview(), testing::MakeObject("", "r", ""), {});
+  (void)client.Create(k8s::kinds::SubjectAccessReview(), k8s::testing::MakeObject("", "r", ""), {});
   EXPECT_EQ(reachability.AnsweringSince(), clock.WallNow());
   (void)client.Patch(cm, "ns", "a", k8s::PatchType::kMerge, "{}", {});
   const Clock::WallTime answered = clock.WallNow();
@@ -70,9 +70,9 @@ TEST(InstrumentedClientTest, TellsTheReachabilityWhetherEachRequestWasAnsweredFr
   // A write that waits 30 s for its answer (etcd frozen) was an outage until then.
   EXPECT_CALL(inner, Update(_, _, _)).WillOnce([&](auto&&...) {
     clock.Advance(std::chrono::seconds(30));
-    return testing::MakeObject("ns", "a", "2");
+    return k8s::testing::MakeObject("ns", "a", "2");
   });
-  (void)client.Update(cm, testing::MakeObject("ns", "a", "1"), {});
+  (void)client.Update(cm, k8s::testing::MakeObject("ns", "a", "1"), {});
   EXPECT_EQ(reachability.AnsweringSince(), clock.WallNow());
 }
 

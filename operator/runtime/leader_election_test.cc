@@ -6,14 +6,14 @@
 #include <thread>
 
 #include "operator/runtime/testing/fake_lease_server.h"
-#include "operator/runtime/testing/mock_client.h"
+#include "operator/k8s/testing/mock_client.h"
 
 namespace rdmastack::runtime {
 namespace {
 
 using namespace std::chrono_literals;
 using ::testing::_;
-using testing::ApiStatus;
+using k8s::testing::ApiStatus;
 using ::testing::Invoke;
 
 using testing::FakeLeaseServer;
@@ -28,7 +28,7 @@ class LeaderElectionTest : public ::testing::Test {
     return c;
   }
   FakeClock clock_;
-  ::testing::NiceMock<testing::MockClient> client_;
+  ::testing::NiceMock<k8s::testing::MockClient> client_;
   FakeLeaseServer server_{client_};
 };
 

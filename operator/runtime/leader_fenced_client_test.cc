@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "operator/k8s/call_context.h"
-#include "operator/runtime/testing/mock_client.h"
+#include "operator/k8s/testing/mock_client.h"
 
 namespace rdmastack::runtime {
 namespace {
@@ -22,7 +22,7 @@ class LeaderFencedClientTest : public ::testing::Test {
     }));
   }
   FakeClock clock_;
-  ::testing::NiceMock<testing::MockClient> inner_;
+  ::testing::NiceMock<k8s::testing::MockClient> inner_;
   std::optional<Clock::TimePoint> valid_until_;
   std::optional<k8s::SteadyTime> seen_deadline_;
   LeaderFencedClient client_{inner_, clock_, [this] { return valid_until_; }};

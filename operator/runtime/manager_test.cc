@@ -11,7 +11,7 @@
 #include "operator/runtime/testing/counting_reconciler.h"
 #include "operator/runtime/testing/fake_lease_server.h"
 #include "operator/runtime/testing/http_fetch.h"
-#include "operator/runtime/testing/mock_client.h"
+#include "operator/k8s/testing/mock_client.h"
 
 namespace rdmastack::runtime {
 namespace {
@@ -39,7 +39,7 @@ class ManagerTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ON_CALL(client_, List(_, _, _))
-        .WillByDefault(Return(testing::MakeList({testing::MakeObject("ns", "a", "1")}, "1")));
+        .WillByDefault(Return(k8s::testing::MakeList({k8s::testing::MakeObject("ns", "a", "1")}, "1")));
     ON_CALL(client_, Watch(_, _, _)).WillByDefault(Invoke([&](auto&&...) {
       return feed_.NewStream();
     }));
@@ -90,8 +90,8 @@ class ManagerTest : public ::testing::Test {
   };
 
   FakeClock clock_;
-  ::testing::NiceMock<testing::MockClient> client_;
-  testing::WatchFeed feed_;
+  ::testing::NiceMock<k8s::testing::MockClient> client_;
+  k8s::testing::WatchFeed feed_;
   testing::CountingReconciler reconciler_;
 };
 

@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "operator/runtime/testing/mock_client.h"
+#include "operator/k8s/testing/mock_client.h"
 
 namespace rdmastack::runtime {
 namespace {
@@ -116,7 +116,7 @@ class ApiServerAuthorizerTest : public ::testing::Test {
   }
 
   FakeClock clock_;
-  ::testing::NiceMock<testing::MockClient> client_;
+  ::testing::NiceMock<k8s::testing::MockClient> client_;
   ApiServerAuthorizer authorizer_{client_, clock_, {std::chrono::seconds(10), 16}};
   int token_reviews_ = 0;
   int access_reviews_ = 0;
@@ -180,7 +180,7 @@ TEST_F(ApiServerAuthorizerTest, FailedReviewsAreErrorsAndNeverCached) {
             AccessDecision::kAuthenticationError);
   EXPECT_EQ(token_reviews_, 2);
 
-  Answer(Json(kAuthenticated), testing::ApiStatus(403, "Forbidden", "cannot create"));
+  Answer(Json(kAuthenticated), k8s::testing::ApiStatus(403, "Forbidden", "cannot create"));
   const AccessResult r = authorizer_.Authorize("tok", "get", "/metrics");
   EXPECT_EQ(r.decision, AccessDecision::kAuthorizationError);
   EXPECT_EQ(r.user, "system:serviceaccount:ns:scraper");

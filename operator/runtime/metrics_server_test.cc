@@ -9,7 +9,7 @@
 
 #include "operator/runtime/serving_cert.h"
 #include "operator/runtime/testing/http_fetch.h"
-#include "operator/runtime/testing/mock_client.h"
+#include "operator/k8s/testing/mock_client.h"
 
 namespace rdmastack::runtime {
 namespace {
@@ -41,7 +41,7 @@ class MetricsServerTest : public ::testing::Test {
   }
 
   MetricsRegistry registry_;
-  ::testing::NiceMock<testing::MockClient> client_;
+  ::testing::NiceMock<k8s::testing::MockClient> client_;
   FakeClock clock_;
   int reviews_ = 0;
 };

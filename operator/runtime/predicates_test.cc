@@ -2,14 +2,14 @@
 
 #include <gtest/gtest.h>
 
-#include "operator/runtime/testing/mock_client.h"
+#include "operator/k8s/testing/mock_client.h"
 
 namespace rdmastack::runtime {
 namespace {
 
 k8s::JsonObject WithOwners(const std::string& ns, std::vector<k8s::OwnerReference> owners) {
-  k8s::JsonObject o = testing::MakeObject(ns, "child", "1");
-  for (const auto& ref : owners) testing::AddOwnerReference(o, ref);
+  k8s::JsonObject o = k8s::testing::MakeObject(ns, "child", "1");
+  for (const auto& ref : owners) k8s::testing::AddOwnerReference(o, ref);
   return o;
 }
 
@@ -54,9 +54,9 @@ TEST(EnqueueOwnerTest, ClusterScopedOwnerHasNoNamespace) {
 }
 
 TEST(EnqueueSelfTest, MapsToTheObjectsOwnKey) {
-  EXPECT_EQ(EnqueueSelf()(testing::MakeObject("ns", "a", "1")),
+  EXPECT_EQ(EnqueueSelf()(k8s::testing::MakeObject("ns", "a", "1")),
             (std::vector<Request>{{"ns", "a"}}));
-  EXPECT_EQ(EnqueueSelf()(testing::MakeObject("", "node", "1"))[0].Key(), "node");
+  EXPECT_EQ(EnqueueSelf()(k8s::testing::MakeObject("", "node", "1"))[0].Key(), "node");
 }
 
 TEST(GenerationChangedTest, Table) {
@@ -67,8 +67,8 @@ TEST(GenerationChangedTest, Table) {
   const Case cases[] = {{1, 1, false}, {1, 2, true}, {3, 2, true}};
   const Predicate p = GenerationChanged();
   for (const Case& c : cases) {
-    EXPECT_EQ(p.update(testing::MakeObject("n", "a", "1", c.old_gen),
-                       testing::MakeObject("n", "a", "2", c.new_gen)),
+    EXPECT_EQ(p.update(k8s::testing::MakeObject("n", "a", "1", c.old_gen),
+                       k8s::testing::MakeObject("n", "a", "2", c.new_gen)),
               c.pass);
   }
   EXPECT_FALSE(p.create);  // creates and deletes pass
@@ -94,11 +94,11 @@ TEST(TerminalErrorTest, MarksAndKeepsTheCause) {
 
 TEST(PredicatesTest, NotStatusOnlyPassesMetadataAndSpecButNotStatus) {
   const Predicate p = NotStatusOnly();
-  k8s::JsonObject a = testing::MakeObject("ns", "p", "1", 1);
+  k8s::JsonObject a = k8s::testing::MakeObject("ns", "p", "1", 1);
   k8s::JsonObject status = a;
   ASSERT_TRUE(status.SetString({"status", "phase"}, "Ready").ok());
   EXPECT_FALSE(p.update(a, status));
-  k8s::JsonObject spec = testing::MakeObject("ns", "p", "2", 2);
+  k8s::JsonObject spec = k8s::testing::MakeObject("ns", "p", "2", 2);
   EXPECT_TRUE(p.update(a, spec));
   k8s::JsonObject labelled = a;
   labelled.SetLabel("x", "y");
@@ -107,15 +107,15 @@ TEST(PredicatesTest, NotStatusOnlyPassesMetadataAndSpecButNotStatus) {
 }
 
 TEST(MappersTest, ByLabelAllAndAllInNamespace) {
-  k8s::JsonObject pod = testing::MakeObject("ns", "pod", "1");
+  k8s::JsonObject pod = k8s::testing::MakeObject("ns", "pod", "1");
   EXPECT_TRUE(EnqueueByLabel("owner")(pod).empty());
   pod.SetLabel("owner", "pool-a");
   ASSERT_EQ(EnqueueByLabel("owner")(pod).size(), 1u);
   EXPECT_EQ(EnqueueByLabel("owner")(pod)[0].Key(), "ns/pool-a");
 
   Store store;
-  store.Upsert(std::make_shared<const k8s::JsonObject>(testing::MakeObject("ns", "a", "1")));
-  store.Upsert(std::make_shared<const k8s::JsonObject>(testing::MakeObject("other", "b", "1")));
+  store.Upsert(std::make_shared<const k8s::JsonObject>(k8s::testing::MakeObject("ns", "a", "1")));
+  store.Upsert(std::make_shared<const k8s::JsonObject>(k8s::testing::MakeObject("other", "b", "1")));
   EXPECT_EQ(EnqueueAll(store)(pod).size(), 2u);
   const std::vector<Request> same_ns = EnqueueAllInNamespace(store)(pod);
   ASSERT_EQ(same_ns.size(), 1u);

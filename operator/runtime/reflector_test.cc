@@ -3,17 +3,17 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "operator/runtime/testing/mock_client.h"
+#include "operator/k8s/testing/mock_client.h"
 
 namespace rdmastack::runtime {
 namespace {
 
 using ::testing::_;
-using testing::ApiStatus;
+using k8s::testing::ApiStatus;
 using ::testing::Field;
 using ::testing::Invoke;
-using testing::MakeList;
-using testing::MakeObject;
+using k8s::testing::MakeList;
+using k8s::testing::MakeObject;
 using ::testing::Return;
 
 // Records what the reflector tells its sink.
@@ -50,8 +50,8 @@ class ReflectorTest : public ::testing::Test {
   }
 
   FakeClock clock_;
-  ::testing::StrictMock<testing::MockClient> client_;
-  testing::WatchFeed feed_;
+  ::testing::StrictMock<k8s::testing::MockClient> client_;
+  k8s::testing::WatchFeed feed_;
   RecordingSink sink_;
 };
 

@@ -4,19 +4,19 @@
 
 #include <algorithm>
 
-#include "operator/runtime/testing/mock_client.h"
+#include "operator/k8s/testing/mock_client.h"
 
 namespace rdmastack::runtime {
 namespace {
 
-using testing::MakeObject;
+using k8s::testing::MakeObject;
 
 ObjectPtr Obj(const std::string& ns, const std::string& name, const std::string& rv,
               std::map<std::string, std::string> labels = {},
               std::vector<k8s::OwnerReference> owners = {}) {
   k8s::JsonObject o = MakeObject(ns, name, rv);
   for (const auto& [k, v] : labels) o.SetLabel(k, v);
-  for (const auto& ref : owners) testing::AddOwnerReference(o, ref);
+  for (const auto& ref : owners) k8s::testing::AddOwnerReference(o, ref);
   return std::make_shared<const k8s::JsonObject>(std::move(o));
 }
 

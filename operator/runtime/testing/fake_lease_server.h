@@ -12,8 +12,8 @@
 
 #include "base/clock.h"
 #include "operator/k8s/call_context.h"
+#include "operator/k8s/testing/mock_client.h"
 #include "operator/runtime/leader_election.h"
-#include "operator/runtime/testing/mock_client.h"
 
 namespace rdmastack::runtime::testing {
 
@@ -22,7 +22,7 @@ using ::testing::Invoke;
 
 class FakeLeaseServer {
  public:
-  explicit FakeLeaseServer(testing::MockClient& client) {
+  explicit FakeLeaseServer(k8s::testing::MockClient& client) {
     ON_CALL(client, Get(_, _, _, _)).WillByDefault(Invoke([this](auto&&...) { return Get(); }));
     ON_CALL(client, Create(_, _, _))
         .WillByDefault(Invoke(
@@ -50,14 +50,15 @@ class FakeLeaseServer {
     std::lock_guard<std::mutex> l(mu);
     if (auto hung = Arrive()) return *hung;
     if (down) return UnavailableError("connection refused");
-    if (!lease) return ApiStatus(404, "NotFound", "leases \"lock\" not found");
+    if (!lease) return k8s::testing::ApiStatus(404, "NotFound", "leases \"lock\" not found");
     return *lease;
   }
   StatusOr<k8s::JsonObject> Create(k8s::JsonObject o) {
     std::lock_guard<std::mutex> l(mu);
     if (auto hung = Arrive()) return *hung;
     if (down) return UnavailableError("connection refused");
-    if (lease) return ApiStatus(409, "AlreadyExists", "leases \"lock\" already exists");
+    if (lease)
+      return k8s::testing::ApiStatus(409, "AlreadyExists", "leases \"lock\" already exists");
     o.SetResourceVersion(std::to_string(++rv));
     lease = o;
     return o;
@@ -67,9 +68,9 @@ class FakeLeaseServer {
     ++updates;
     if (auto hung = Arrive()) return *hung;
     if (down) return UnavailableError("connection refused");
-    if (!lease) return ApiStatus(404, "NotFound", "not found");
+    if (!lease) return k8s::testing::ApiStatus(404, "NotFound", "not found");
     if (o.ResourceVersion() != lease->ResourceVersion()) {
-      return ApiStatus(409, "Conflict", "the object has been modified");
+      return k8s::testing::ApiStatus(409, "Conflict", "the object has been modified");
     }
     o.SetResourceVersion(std::to_string(++rv));
     lease = o;

@@ -15,7 +15,7 @@
 #include "operator/k8s/config.h"
 #include "operator/runtime/informer.h"
 #include "operator/runtime/testing/http_fetch.h"
-#include "operator/runtime/testing/mock_client.h"
+#include "operator/k8s/testing/mock_client.h"
 #include "operator/runtime/testing/silent_peers.h"
 
 namespace rdmastack::webhook {
@@ -29,7 +29,7 @@ using namespace std::chrono_literals;
 // Secrets and the webhook configuration, kept in memory as the API server would.
 class ScriptedApi {
  public:
-  explicit ScriptedApi(NiceMock<runtime::testing::MockClient>& client) {
+  explicit ScriptedApi(NiceMock<k8s::testing::MockClient>& client) {
     auto parsed = k8s::JsonObject::Parse(
         R"({"apiVersion":"admissionregistration.k8s.io/v1","kind":"MutatingWebhookConfiguration",
             "metadata":{"name":"injector"},
@@ -100,7 +100,7 @@ constexpr char kReview[] = R"({"apiVersion":"admission.k8s.io/v1","kind":"Admiss
   "object":{"metadata":{"name":"p","labels":{"rdmastack.io/client-profile":"gpu"}},"spec":{}}}})";
 
 TEST(WebhookServerTest, ServesOverTlsPublishesTheCaAndKeepsServingThroughRenewal) {
-  NiceMock<runtime::testing::MockClient> client;
+  NiceMock<k8s::testing::MockClient> client;
   ScriptedApi api(client);
   runtime::MetricsRegistry metrics;
   runtime::InformerOptions profiles_options;
@@ -177,7 +177,7 @@ TEST(WebhookServerTest, ServesOverTlsPublishesTheCaAndKeepsServingThroughRenewal
 // address is answered while the pod holds them. Before the per-address limit, 32 silent
 // connections held every slot for 30 s and labelled pods could not be admitted.
 TEST(WebhookServerTest, SilentConnectionsFromOnePodLeaveTheApiServerItsSlots) {
-  NiceMock<runtime::testing::MockClient> client;
+  NiceMock<k8s::testing::MockClient> client;
   ScriptedApi api(client);
   runtime::MetricsRegistry metrics;
   runtime::InformerOptions profiles_options;

@@ -11,7 +11,7 @@
 #include "operator/k8s/api_error.h"
 #include "operator/k8s/client.h"
 
-namespace rdmastack::runtime::testing {
+namespace rdmastack::k8s::testing {
 
 class MockClient : public k8s::Client {
  public:
@@ -149,4 +149,4 @@ inline Status ApiStatus(int code, const std::string& reason, const std::string& 
       .ToStatus();
 }
 
-}  // namespace rdmastack::runtime::testing
+}  // namespace rdmastack::k8s::testing
