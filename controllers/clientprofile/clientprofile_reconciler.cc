@@ -100,149 +100,91 @@ std::optional<crd::GatewayPool> ClientProfileReconciler::Pool(
   return std::move(*parsed);
 }
 
+ProfileSnapshot ClientProfileReconciler::Snapshot(
+    const k8s::JsonObject& object, const crd::ClientProfile& profile,
+    const std::optional<crd::GatewayPool>& pool) const {
+  const std::string ns = profile.metadata.namespace_.value_or("");
+  ProfileSnapshot s;
+  s.profile = &profile;
+  s.now = clock_.WallNow();
+  s.pool = pool;
+  if (pool) s.endpoints = PoolEndpoints(*pool);
+  s.unserved = controllers::CheckNamespace(render_.node_pods.tenancy, ns, "ClientProfile");
+  const auto& creds = profile.spec.credentials_secret;
+  if (!s.unserved && creds && !(pool && creds->name == pool->spec.s3.credentials_secret.name)) {
+    s.secret_message =
+        controllers::CheckCredentialsSecret(stores_.secrets, ns, *creds, "credentialsSecret")
+            .message;
+  }
+  const std::string label = ClientNodeLabel(ns, profile.metadata.name);
+  controllers::ForEachNode(
+      stores_.nodes, stores_.rdmanodes, profile.spec.node_selector,
+      [&](controllers::NodeView& node) {
+        // Unselected nodes matter only while they carry the label.
+        if (!node.selected && !node.labels.contains(label)) return;
+        s.nodes.push_back({node.object, node.selected, std::move(node.report)});
+      });
+  s.pods = PodsByNode(object, profile);
+  return s;
+}
+
+Status ClientProfileReconciler::PatchLabels(const std::vector<LabelPatch>& patches) {
+  std::vector<std::pair<std::string, std::string>> due;
+  for (const LabelPatch& p : patches) {
+    if (!writer().NodePatchPending(p.node, p.body, p.resource_version))
+      due.emplace_back(p.node, p.body);
+  }
+  return writer().PatchNodes(due, kLabelWriters);
+}
+
 StatusOr<runtime::Result> ClientProfileReconciler::Pass(const k8s::JsonObject& object,
                                                         const crd::ClientProfile& profile) {
-  const std::string ns(object.Namespace());
-  const std::string& name = profile.metadata.name;
   // Nothing is decided until the Node cache holds the label keys the selector names: until its
   // re-list is in, a node carrying such a key looks unselected (node_label_filter.h).
   if (!stores_.node_labels.Covers(controllers::SelectorKeys(profile.spec.node_selector)))
     return runtime::Result{controllers::kNodeCacheWait};
-  ProfileStatusInputs in;
-  in.profile = &profile;
-  in.now = clock_.WallNow();
-  const std::string label = ClientNodeLabel(ns, name);
-  in.ready_node_label = label + "=" + kReadyValue;
+  const std::optional<crd::GatewayPool> pool =
+      Pool(profile.metadata.namespace_.value_or(""), profile);
+  const ProfileSnapshot snapshot = Snapshot(object, profile, pool);
+  ProfilePlan plan = PlanProfile(snapshot, render_);
 
-  // The pool, its ready endpoints, the credentials.
-  const std::optional<crd::GatewayPool> pool = Pool(ns, profile);
-  in.pool_found = pool.has_value();
-  std::vector<PoolEndpoint> endpoints;
-  if (pool) {
-    endpoints = PoolEndpoints(*pool);
-    in.endpoints = static_cast<int32_t>(endpoints.size());
-  }
-  // A namespace the operator does not serve: its RBAC reaches neither the Secrets nor what the
-  // profile would own there, so nothing is checked or written in it.
-  if (auto unserved = controllers::CheckNamespace(render_.node_pods.tenancy, ns, "ClientProfile")) {
-    in.refused_reason = controllers::kReasonNamespaceNotServed;
-    in.refused_message = std::move(*unserved);
-  } else if (const auto& creds = profile.spec.credentials_secret) {
-    if (pool && creds->name == pool->spec.s3.credentials_secret.name) {
-      in.refused_reason = "RootCredentialsRefused";
-      in.refused_message = "credentialsSecret names " + creds->name +
-                           ", the pool's root keys; every GPU node would hold them. Create an S3 "
-                           "user for the clients and name its Secret, or remove credentialsSecret "
-                           "(the clients then check the gateways' health endpoint)";
-    } else {
-      in.secret_message =
-          controllers::CheckCredentialsSecret(stores_.secrets, ns, *creds, "credentialsSecret")
-              .message;
-    }
-  }
-  if (in.refused_reason.empty()) {
-    if (auto refused = controllers::CheckImage(render_.node_pods.tenancy, ns, "clientLibrary.image",
-                                               profile.spec.client_library.image)) {
-      in.refused_reason = controllers::kReasonNotAllowed;
-      in.refused_message = std::move(*refused);
-    }
-  }
-  if (in.refused_reason.empty()) {
-    if (auto refused = controllers::CheckTolerations(render_.node_pods.tenancy, "tolerations",
-                                                     profile.spec.tolerations)) {
-      in.refused_reason = std::move(refused->reason);
-      in.refused_message = std::move(refused->message);
-    }
-  }
-  std::optional<k8s::JsonObject> daemonset;
-  if (in.refused_reason.empty()) {
-    if (auto rendered = RenderClientDaemonSet(profile, render_); rendered.ok()) {
-      daemonset = std::move(*rendered);
-    } else {
-      in.refused_reason = "InvalidSpec";
-      in.refused_message = std::string(rendered.status().message());
-    }
-  }
-
-  // Nodes: matched ones get a verdict; the label follows it, and a node leaving the profile keeps
-  // its files until no running pod there names the profile (node_retirement.h).
-  LabelPlan plan{label, PodsByNode(object, profile), {}, {}, false};
-  controllers::ForEachNode(
-      stores_.nodes, stores_.rdmanodes, profile.spec.node_selector,
-      [&](controllers::NodeView& node) {
-        const auto found = node.labels.find(label);
-        const std::optional<std::string> current =
-            found == node.labels.end() ? std::nullopt : std::optional(found->second);
-        if (!node.selected) {
-          if (current) PlanNodeLabel(node.object, current, /*wanted=*/false, false, &plan);
-          return;
-        }
-        NodeOutcome n;
-        n.name = node.name;
-        n.eligibility = DecideEligibility(profile.spec, node.report ? &*node.report : nullptr);
-        const auto on = plan.pods.find(n.name);
-        const controllers::OwnedPod* client =
-            on == plan.pods.end() || !on->second.client ? nullptr : &*on->second.client;
-        n.ready = client && client->ready && !client->terminating;
-        if (client && in.library_refused.empty()) {
-          if (LibraryRefusal why = ClientLibraryRefusal(client->message); !why.empty()) {
-            why.message =
-                "the client on node " + n.name + " refused clientLibrary.image: " + why.message;
-            in.library_refused = std::move(why);
-          }
-        }
-        if (n.eligibility.eligible && !n.ready && client && !client->waiting_reason.empty()) {
-          n.eligibility.message = "client " + client->waiting_reason +
-                                  (client->message.empty() ? "" : ": " + client->message) + "; " +
-                                  n.eligibility.message;
-        }
-        const bool runs_here = current && !IsRetiringLabel(*current);
-        PlanNodeLabel(
-            node.object, current,
-            controllers::KeepsWorkload(n.eligibility.eligible, runs_here, n.eligibility.reason),
-            n.ready, &plan);
-        in.nodes.push_back(std::move(n));
-      });
-  std::sort(in.nodes.begin(), in.nodes.end(),
-            [](const NodeOutcome& a, const NodeOutcome& b) { return a.name < b.name; });
-  in.retiring = std::move(plan.retiring);
-
-  // Workloads: only with a pool and an accepted spec; otherwise what runs stays as it is.
+  // Workloads: only with a pool and an accepted spec; otherwise what runs stays as it is. Each
+  // write waits for the one before: the endpoints before the clients that read them, the S3 user
+  // before the clients that sign with its keys, the uninstaller before the labels that schedule
+  // it, and removed after the last of them is gone.
   Status synced = OkStatus();
   runtime::Result result;
-  if (pool && daemonset) {
+  if (pool && plan.daemonset) {
     const controllers::Owner owner = OwnerOf(profile);
-    const std::string cm_name = EndpointsConfigMapName(name);
-    const std::string ds_name = DaemonSetName(name);
-    // The endpoints first: a client pod cannot start without them.
+    const std::string cm_name = EndpointsConfigMapName(profile.metadata.name);
+    const std::string ds_name = DaemonSetName(profile.metadata.name);
     StatusOr<std::string> ca = PoolCaBundle(*pool);
     synced = ca.status();
-    // The S3 user before the clients that sign with its keys.
     if (synced.ok() && profile.spec.s3_user) {
-      S3UserProvisioner::Outcome user = s3_users_.Sync(profile, *pool, endpoints, *ca);
-      in.s3_user = std::move(user.status);
-      in.s3_user_message = std::move(user.problem);
+      S3UserProvisioner::Outcome user = s3_users_.Sync(profile, *pool, snapshot.endpoints, *ca);
+      plan.status.s3_user = std::move(user.status);
+      plan.status.s3_user_message = std::move(user.problem);
       result.requeue_after = user.requeue_after;
     }
     if (synced.ok())
       synced = controllers::CheckNameFree(stores_.configmaps, owner, "ConfigMap", cm_name);
     if (synced.ok())
-      synced = writer().ApplyIfChanged(k8s::kinds::ConfigMap(),
-                                       RenderEndpointsConfigMap(profile, *pool, endpoints, *ca),
-                                       controllers::GetOwned(stores_.configmaps, owner, cm_name));
+      synced =
+          writer().ApplyIfChanged(k8s::kinds::ConfigMap(),
+                                  RenderEndpointsConfigMap(profile, *pool, snapshot.endpoints, *ca),
+                                  controllers::GetOwned(stores_.configmaps, owner, cm_name));
     if (synced.ok())
       synced = controllers::CheckNameFree(stores_.daemonsets, owner, "DaemonSet", ds_name);
     if (synced.ok())
-      synced = writer().ApplyIfChanged(k8s::kinds::DaemonSet(), *daemonset,
+      synced = writer().ApplyIfChanged(k8s::kinds::DaemonSet(), *plan.daemonset,
                                        controllers::GetOwned(stores_.daemonsets, owner, ds_name));
-    // The uninstaller before the labels that schedule it; removed after the last label is gone.
-    if (synced.ok() && plan.uninstaller_needed) synced = SyncUninstaller(profile, true);
-    if (synced.ok()) synced = writer().PatchNodes(plan.patches, kLabelWriters);
-    if (synced.ok() && !plan.uninstaller_needed) synced = SyncUninstaller(profile, false);
+    if (synced.ok() && plan.labels.uninstaller_needed) synced = SyncUninstaller(profile, true);
+    if (synced.ok()) synced = PatchLabels(plan.labels.patches);
+    if (synced.ok() && !plan.labels.uninstaller_needed) synced = SyncUninstaller(profile, false);
   }
 
   RDMASTACK_RETURN_IF_ERROR(
-      status_writer().Publish(object, profile, ComputeProfileStatus(in), synced));
+      status_writer().Publish(object, profile, ComputeProfileStatus(plan.status), synced));
   return result;
 }
 
@@ -256,14 +198,20 @@ StatusOr<runtime::Result> ClientProfileReconciler::Cleanup(const k8s::JsonObject
   RDMASTACK_RETURN_IF_ERROR(
       writer().Delete(k8s::kinds::DaemonSet(),
                       controllers::GetOwned(stores_.daemonsets, owner, DaemonSetName(name))));
-  LabelPlan plan{ClientNodeLabel(ns, name), PodsByNode(object, profile), {}, {}, false};
+  const std::string label = ClientNodeLabel(ns, name);
+  const std::map<std::string, NodePods> pods = PodsByNode(object, profile);
+  static const NodePods kNoPods;
+  LabelPlan plan;
   for (const auto& node : stores_.nodes.List()) {
-    if (std::optional<std::string> current = node->Label(plan.label))
-      PlanNodeLabel(node, current, /*wanted=*/false, false, &plan);
+    const std::optional<std::string> current = node->Label(label);
+    if (!current) continue;
+    const auto on = pods.find(std::string(node->Name()));
+    PlanNodeLabel(node, label, current, /*wanted=*/false, false,
+                  on == pods.end() ? kNoPods : on->second, &plan);
   }
   if (plan.uninstaller_needed) {
     RDMASTACK_RETURN_IF_ERROR(SyncUninstaller(profile, true));
-    RDMASTACK_RETURN_IF_ERROR(writer().PatchNodes(plan.patches, kLabelWriters));
+    RDMASTACK_RETURN_IF_ERROR(PatchLabels(plan.patches));
     if (plan.retiring.size() > kMaxListedNodes) plan.retiring.resize(kMaxListedNodes);
     crd::ClientProfileStatus status = profile.status.value_or(crd::ClientProfileStatus{});
     status.retiring_nodes = std::move(plan.retiring);
@@ -272,7 +220,7 @@ StatusOr<runtime::Result> ClientProfileReconciler::Cleanup(const k8s::JsonObject
                  name, status.retiring_nodes.size());
     return runtime::Result{};
   }
-  RDMASTACK_RETURN_IF_ERROR(writer().PatchNodes(plan.patches, kLabelWriters));
+  RDMASTACK_RETURN_IF_ERROR(PatchLabels(plan.patches));
   RDMASTACK_RETURN_IF_ERROR(SyncUninstaller(profile, false));
   // The S3 user after its clients are gone; its Secret goes with the profile (owner reference).
   if (const std::optional<crd::GatewayPool> pool = Pool(ns, profile);
@@ -297,7 +245,7 @@ StatusOr<runtime::Result> ClientProfileReconciler::Cleanup(const k8s::JsonObject
   return runtime::Result{};
 }
 
-std::map<std::string, ClientProfileReconciler::NodePods> ClientProfileReconciler::PodsByNode(
+std::map<std::string, NodePods> ClientProfileReconciler::PodsByNode(
     const k8s::JsonObject& object, const crd::ClientProfile& owner_profile) const {
   const std::string ns = owner_profile.metadata.namespace_.value_or("");
   const std::string& profile = owner_profile.metadata.name;
@@ -332,40 +280,6 @@ std::map<std::string, ClientProfileReconciler::NodePods> ClientProfileReconciler
   }
   for (auto& [node, on] : out) std::sort(on.holders.begin(), on.holders.end());
   return out;
-}
-
-void ClientProfileReconciler::PlanNodeLabel(const runtime::ObjectPtr& node,
-                                            const std::optional<std::string>& current, bool wanted,
-                                            bool client_ready, LabelPlan* plan) const {
-  const std::string name(node->Name());
-  static const NodePods kNoPods;
-  const auto found = plan->pods.find(name);
-  const NodePods& on = found == plan->pods.end() ? kNoPods : found->second;
-  NodeMembership m;
-  m.label = current;
-  m.wanted = wanted;
-  m.client_ready = client_ready;
-  m.client_pod = on.client.has_value();
-  m.uninstall_pod = on.uninstall.has_value();
-  m.uninstall_ready = on.uninstall && on.uninstall->ready && !on.uninstall->terminating;
-  m.holders = on.holders.size();
-  const std::optional<std::string> next = NextClientLabel(m);
-  if (next && IsRetiringLabel(*next)) plan->uninstaller_needed = true;
-  if (auto r = DescribeRetirement(m, next, on.holders)) {
-    // Nodes come in name order from the cache; keep the list sorted whatever the order.
-    crd::RetiringNode entry{name, r->phase, r->pods};
-    plan->retiring.insert(
-        std::upper_bound(
-            plan->retiring.begin(), plan->retiring.end(), entry,
-            [](const crd::RetiringNode& a, const crd::RetiringNode& b) { return a.node < b.node; }),
-        std::move(entry));
-  }
-  std::map<std::string, std::string> desired;
-  if (next) desired[plan->label] = *next;
-  std::string body = controllers::LabelPatch(
-      node->Labels(), desired, [&](std::string_view key) { return key == plan->label; });
-  if (body.empty() || writer().NodePatchPending(name, body, node->ResourceVersion())) return;
-  plan->patches.emplace_back(name, std::move(body));
 }
 
 Status ClientProfileReconciler::SyncUninstaller(const crd::ClientProfile& profile, bool needed) {

@@ -1,8 +1,9 @@
 #pragma once
-// The thin shell around DecideEligibility, the renderers and ComputeProfileStatus, on the skeleton
-// of controllers/common (reconcile_skeleton.h): reads the caches, labels each matched node
-// eligible or ready (its client pod's readiness), keeps the client DaemonSet and the endpoints
-// ConfigMap, and writes the status and a Warning event when a condition turns bad. Nothing is
+// The thin shell around PlanProfile (profile_plan.h) and ComputeProfileStatus, on the skeleton of
+// controllers/common (reconcile_skeleton.h): a pass reads the caches into a snapshot, plans, and
+// applies the plan: labels each matched node eligible or ready (its client pod's readiness), keeps
+// the client DaemonSet and the endpoints ConfigMap, and writes the status and a Warning event when
+// a condition turns bad. Nothing is
 // deployed while the pool is missing or the spec is refused, and what runs is never taken down for
 // it. A node that leaves the profile, and every node when the profile is deleted, keeps the
 // profile's files until no running pod there names the profile; then the uninstall DaemonSet
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "controllers/clientprofile/client_workload.h"
+#include "controllers/clientprofile/profile_plan.h"
 #include "controllers/clientprofile/profile_status.h"
 #include "controllers/clientprofile/s3_user_provisioner.h"
 #include "controllers/common/namespaced_cache.h"
@@ -61,27 +63,15 @@ class ClientProfileReconciler final
                                        const crd::ClientProfile& profile) const;
   // The ready endpoints of the pool's own EndpointSlices (controller reference to the pool).
   std::vector<PoolEndpoint> PoolEndpoints(const crd::GatewayPool& pool) const;
-  // The profile's pods on one node: its client, its uninstall pod, the workloads naming it.
-  struct NodePods {
-    std::optional<controllers::OwnedPod> client, uninstall;
-    std::vector<std::string> holders;  // sorted
-  };
+  // What the caches hold for the profile (profile_plan.h).
+  ProfileSnapshot Snapshot(const k8s::JsonObject& object, const crd::ClientProfile& profile,
+                           const std::optional<crd::GatewayPool>& pool) const;
   // Look-alikes of the profile's DaemonSets, pods and ConfigMaps are named in Warning events on
   // `object` (owned_objects.h).
   std::map<std::string, NodePods> PodsByNode(const k8s::JsonObject& object,
                                              const crd::ClientProfile& profile) const;
-  // What one pass decides for the profile's label (`label`) across the nodes.
-  struct LabelPlan {
-    std::string label;
-    std::map<std::string, NodePods> pods;  // PodsByNode
-    std::vector<std::pair<std::string, std::string>> patches;
-    std::vector<crd::RetiringNode> retiring;  // nodes out of the profile, files kept
-    bool uninstaller_needed = false;          // some node's next label is retiring/uninstall
-  };
-  // Decides `node`'s next label (node_retirement.h) from its `current` one and the profile's pods
-  // there, and adds it to `plan`: a patch unless an equal one is pending, a retiring node.
-  void PlanNodeLabel(const runtime::ObjectPtr& node, const std::optional<std::string>& current,
-                     bool wanted, bool client_ready, LabelPlan* plan) const;
+  // Writes the label patches, but those equal to one of this process's still in flight.
+  Status PatchLabels(const std::vector<LabelPatch>& patches);
   // The uninstall DaemonSet exists while some node is retiring, and not otherwise.
   Status SyncUninstaller(const crd::ClientProfile& profile, bool needed);
 
