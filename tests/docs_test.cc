@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <source_location>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -91,7 +92,7 @@ TEST(DocsTest, EveryAgentReasonIsDocumented) {
 TEST(DocsTest, EveryClientProfileReasonIsDocumented) {
   std::set<std::string> reasons;
   for (const char* file : {"eligibility.cc", "profile_status.cc", "profile_conditions.cc",
-                           "clientprofile_reconciler.cc"}) {
+                           "profile_plan.cc"}) {
     const std::string text = Slurp(SourceDir() + "/controllers/clientprofile/" + file);
     ASSERT_FALSE(text.empty()) << file;
     std::vector<std::string_view> calls = {"Ineligible(\"", "Refused(\"", "_reason = \""};
@@ -465,6 +466,18 @@ Reasons& Append(Reasons& to, Reasons more) {
   return to;
 }
 
+// Append for the sources ReasonVariables() reads: each must yield at least one reason. One that
+// yields none reads code that has moved (a renamed variable, a decision moved to another file),
+// and the reasons set there would go unchecked.
+Reasons& AppendFound(Reasons& to, Reasons more,
+                     std::source_location from = std::source_location::current()) {
+  if (more.empty())
+    ADD_FAILURE() << "the source of reasons at tests/docs_test.cc:" << from.line()
+                  << " yields none; the code it reads has moved: point it at where the reasons "
+                     "are set now";
+  return Append(to, std::move(more));
+}
+
 // Where the reason variables that sinks pass on get their values. Keys are the expressions as
 // written in the sinks; a call is keyed by its function name and "()".
 using Variables = std::map<std::string, Reasons>;
@@ -474,42 +487,47 @@ Variables ReasonVariables() {
   Variables v;
   // GatewayPool: the compatibility decision (LibraryCompatible, and Ready, Progressing and
   // Upgrading while the spec is refused).
-  Append(v["in.decision.reason"], Assigned(gwp + "track.cc", "d.reason", "GatewayPool"));
-  Append(v["in.decision.reason"],
-         Assigned(gwp + "gatewaypool_reconciler.cc", "in.decision.reason", "GatewayPool"));
+  AppendFound(v["in.decision.reason"], Assigned(gwp + "track.cc", "d.reason", "GatewayPool"));
+  AppendFound(v["in.decision.reason"],
+              Assigned(gwp + "gatewaypool_reconciler.cc", "in.decision.reason", "GatewayPool"));
   // The upgrade event of a node's phase: "Upgrade" + PhaseName(...).
-  Append(v["PhaseName()"], TableEntries("crds/types/node_upgrade.cc", "kPhases", "GatewayPool"));
+  AppendFound(v["PhaseName()"],
+              TableEntries("crds/types/node_upgrade.cc", "kPhases", "GatewayPool"));
   // Which Secret a pool lacks: the credentials (the default) or the TLS one.
-  Append(v["in.secret_reason"], Assigned(gwp + "pool_status.h", "secret_reason", "GatewayPool"));
-  Append(v["in.secret_reason"],
-         Assigned(gwp + "gatewaypool_reconciler.cc", "in.secret_reason", "GatewayPool"));
+  AppendFound(v["in.secret_reason"],
+              Assigned(gwp + "pool_status.h", "secret_reason", "GatewayPool"));
+  AppendFound(v["in.secret_reason"],
+              Assigned(gwp + "gatewaypool_reconciler.cc", "in.secret_reason", "GatewayPool"));
   // The launcher's refusals that carry a reason of their own (lib/compat/named_refusal.h).
-  Append(v["named->reason"], Constants("lib/compat/named_refusal.h", "kReason", "GatewayPool"));
-  Append(v["named->reason"], Constants("lib/compat/library_digest.h", "kReason", "GatewayPool"));
+  AppendFound(v["named->reason"],
+              Constants("lib/compat/named_refusal.h", "kReason", "GatewayPool"));
+  AppendFound(v["named->reason"],
+              Constants("lib/compat/library_digest.h", "kReason", "GatewayPool"));
   // A node's maintenance steps.
-  Append(v["d.maintenance.event_reason"],
-         Assigned(gwp + "node_maintenance.cc", "step.event_reason", "GatewayPool"));
+  AppendFound(v["d.maintenance.event_reason"],
+              Assigned(gwp + "node_maintenance.cc", "step.event_reason", "GatewayPool"));
   // RdmaNode verdict conditions: the operator's fallbacks, the agent's verdict reasons and, when
   // not capable, the blocking check's reason (documented with the node checks).
-  Append(v["outcome->reason"],
-         Assigned("controllers/rdmanode/rdmanode_status.cc", "out.reason", "RdmaNode"));
-  Append(v["outcome->reason"], Assigned("node/checks/evaluate.cc", "v.reason", "RdmaNode"));
+  AppendFound(v["outcome->reason"],
+              Assigned("controllers/rdmanode/rdmanode_status.cc", "out.reason", "RdmaNode"));
+  AppendFound(v["outcome->reason"], Assigned("node/checks/evaluate.cc", "v.reason", "RdmaNode"));
   for (const auto& name : AgentCheckReasons())
     v["outcome->reason"].push_back({name, "Node checks", "node/checks"});
   // ClientProfile: what blocks the whole profile (Ready and Degraded).
-  Append(v["f.blocker.reason"],
-         Returned(cprof + "profile_conditions.cc", "FindBlocker", "ClientProfile"));
-  Append(v["f.blocker.reason"],
-         Assigned(cprof + "clientprofile_reconciler.cc", "in.refused_reason", "ClientProfile"));
+  AppendFound(v["f.blocker.reason"],
+              Returned(cprof + "profile_conditions.cc", "FindBlocker", "ClientProfile"));
+  AppendFound(v["f.blocker.reason"],
+              Assigned(cprof + "profile_plan.cc", "in.refused_reason", "ClientProfile"));
   // The admin's host limits refuse pools and profiles alike (controllers/common/host_policy.h).
   const std::string host_policy = "controllers/common/host_policy.h";
-  Append(v["in.decision.reason"], Constants(host_policy, "kReason", "GatewayPool"));
-  Append(v["f.blocker.reason"],
-         Constants(host_policy, "kReasonControlPlaneToleration", "ClientProfile"));
+  AppendFound(v["in.decision.reason"], Constants(host_policy, "kReason", "GatewayPool"));
+  AppendFound(v["f.blocker.reason"],
+              Constants(host_policy, "kReasonControlPlaneToleration", "ClientProfile"));
   // Agent hub refusals: the admission decision's and the stream's (Warning events on the Node).
-  Append(v["decision.reason"], Constants("servers/agenthub/admission.h", "kReason", "Agent hub"));
-  Append(v["decision.reason"],
-         Argument("servers/agenthub/agent_stream.cc", "Refuse(", 0, "Agent hub"));
+  AppendFound(v["decision.reason"],
+              Constants("servers/agenthub/admission.h", "kReason", "Agent hub"));
+  AppendFound(v["decision.reason"],
+              Argument("servers/agenthub/agent_stream.cc", "Refuse(", 0, "Agent hub"));
   return v;
 }
 
