@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "agents/node-agent/tests/fixture_util.h"
+#include "node/testing/fixture_util.h"
 #include "node/checks/checks.h"
 
 namespace rdmastack::client {

@@ -4,7 +4,7 @@
 #include "agents/node-agent/cli/run_command.h"
 #include "agents/node-agent/daemon/backoff.h"
 #include "agents/node-agent/daemon/report_proto.h"
-#include "agents/node-agent/tests/fixture_util.h"
+#include "node/testing/fixture_util.h"
 #include "node/checks/checks.h"
 
 namespace rdmastack::agent {

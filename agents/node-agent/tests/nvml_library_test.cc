@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "agents/node-agent/cli/check_command.h"
-#include "agents/node-agent/tests/fixture_util.h"
+#include "node/testing/fixture_util.h"
 #include "node/probe/nvml_query.h"
 
 namespace rdmastack::agent {

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "agents/node-agent/cli/check_command.h"
-#include "agents/node-agent/tests/fixture_util.h"
+#include "node/testing/fixture_util.h"
 
 namespace rdmastack::agent {
 namespace {

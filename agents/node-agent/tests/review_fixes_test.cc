@@ -8,7 +8,7 @@
 #include "agents/node-agent/daemon/agent_daemon.h"
 #include "agents/node-agent/daemon/probing_source.h"
 #include "agents/node-agent/daemon/report_proto.h"
-#include "agents/node-agent/tests/fixture_util.h"
+#include "node/testing/fixture_util.h"
 #include "agents/node-agent/transport/tls_socket.h"
 #include "node/checks/checks.h"
 

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "agents/node-agent/tests/fixture_util.h"
+#include "node/testing/fixture_util.h"
 #include "node/probe/device_prober.h"
 #include "node/probe/node_probe.h"
 #include "node/probe/subprocess.h"

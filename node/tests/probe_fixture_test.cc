@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "agents/node-agent/tests/fixture_util.h"
+#include "node/testing/fixture_util.h"
 #include "node/checks/checks.h"
 #include "node/probe/ip_lookup.h"
 

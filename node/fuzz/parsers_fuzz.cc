@@ -1,6 +1,6 @@
 // libFuzzer target over the agent's parsers (built with the fuzz preset: clang-14,
 // RDMASTACK_FUZZ=ON).
-#include "agents/node-agent/fuzz/fuzz_entry.h"
+#include "node/fuzz/fuzz_entry.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   rdmastack::agent::FuzzParsersOneInput(data, size);

@@ -1,4 +1,4 @@
-// Replays the fuzz corpus (agents/node-agent/fuzz/corpus) through the same entry point the
+// Replays the fuzz corpus (node/fuzz/corpus) through the same entry point the
 // libFuzzer target uses, so a plain gcc build exercises every parser on every seed (and on any
 // crash input saved there).
 #include <gtest/gtest.h>
@@ -7,14 +7,14 @@
 #include <fstream>
 #include <iterator>
 
-#include "agents/node-agent/fuzz/fuzz_entry.h"
-#include "agents/node-agent/tests/fixture_util.h"
+#include "node/fuzz/fuzz_entry.h"
+#include "node/testing/fixture_util.h"
 
 namespace rdmastack::agent {
 namespace {
 
 TEST(ParsersCorpusTest, EverySeedRunsThroughEveryParser) {
-  const std::filesystem::path dir = testing::SourceDir() + "/agents/node-agent/fuzz/corpus";
+  const std::filesystem::path dir = testing::SourceDir() + "/node/fuzz/corpus";
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     std::ifstream in(entry.path(), std::ios::binary);

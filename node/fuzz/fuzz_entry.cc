@@ -1,4 +1,4 @@
-#include "agents/node-agent/fuzz/fuzz_entry.h"
+#include "node/fuzz/fuzz_entry.h"
 
 #include <string_view>
 
