@@ -8,11 +8,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "node/testing/fixture_util.h"
 #include "node/probe/device_prober.h"
 #include "node/probe/node_probe.h"
 #include "node/probe/subprocess.h"
 #include "node/probe/system_probe.h"
+#include "node/testing/fixture_util.h"
 
 namespace rdmastack::agent {
 namespace {

@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "node/testing/fixture_util.h"
 #include "node/checks/checks.h"
 #include "node/probe/ip_lookup.h"
+#include "node/testing/fixture_util.h"
 
 namespace rdmastack::agent {
 namespace {

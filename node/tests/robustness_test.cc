@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "node/testing/fixture_util.h"
 #include "node/checks/checks.h"
 #include "node/probe/node_probe.h"
+#include "node/testing/fixture_util.h"
 
 namespace rdmastack::agent {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "node/testing/fixture_util.h"
 #include "node/checks/checks.h"
+#include "node/testing/fixture_util.h"
 
 namespace rdmastack::client {
 namespace {

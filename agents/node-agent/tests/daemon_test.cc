@@ -4,8 +4,8 @@
 #include "agents/node-agent/cli/run_command.h"
 #include "agents/node-agent/daemon/backoff.h"
 #include "agents/node-agent/daemon/report_proto.h"
-#include "node/testing/fixture_util.h"
 #include "node/checks/checks.h"
+#include "node/testing/fixture_util.h"
 
 namespace rdmastack::agent {
 namespace {

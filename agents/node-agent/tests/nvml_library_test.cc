@@ -12,8 +12,8 @@
 #include <sstream>
 
 #include "agents/node-agent/cli/check_command.h"
-#include "node/testing/fixture_util.h"
 #include "node/probe/nvml_query.h"
+#include "node/testing/fixture_util.h"
 
 namespace rdmastack::agent {
 namespace {

@@ -8,9 +8,9 @@
 #include "agents/node-agent/daemon/agent_daemon.h"
 #include "agents/node-agent/daemon/probing_source.h"
 #include "agents/node-agent/daemon/report_proto.h"
-#include "node/testing/fixture_util.h"
 #include "agents/node-agent/transport/tls_socket.h"
 #include "node/checks/checks.h"
+#include "node/testing/fixture_util.h"
 
 namespace rdmastack::agent {
 namespace {
