@@ -12,6 +12,7 @@
 #include <google/protobuf/message.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -22,6 +23,10 @@
 
 #include "controllers/rdmanode/rdmanode_status.h"
 #include "controllers/rdmanode/testing/fixture_reports.h"
+#include "crds/types/json.h"
+#include "crds/types/test_support.h"
+#include "operator/k8s/json_object.h"
+#include "tests/harness/cluster_env.h"
 
 namespace rdmastack::rdmanode {
 namespace {
@@ -201,6 +206,78 @@ TEST(ReportDriftTest, EveryReportFieldReachesTheRdmaNodeStatusOrIsListedAsNotCar
   for (const auto& [name, why] : NotCarried()) {
     EXPECT_TRUE(unchanged.contains(name))
         << name << " is listed as not carried (" << why << ") but it reaches the status now";
+  }
+}
+
+// Leaf paths of a status as JSON ("devices[].ports[].gids[].netdev"), objects walked and arrays
+// through every element.
+void JsonLeaves(const rapidjson::Value& v, const std::string& path, std::set<std::string>* out) {
+  if (v.IsObject()) {
+    for (const auto& m : v.GetObject())
+      JsonLeaves(m.value, path + (path.empty() ? "" : ".") + m.name.GetString(), out);
+  } else if (v.IsArray()) {
+    for (const auto& item : v.GetArray()) JsonLeaves(item, path + "[]", out);
+  } else {
+    out->insert(path);
+  }
+}
+
+// Leaf paths of an OpenAPI schema, in the same form.
+void SchemaLeaves(const rapidjson::Value& schema, const std::string& path,
+                  std::set<std::string>* out) {
+  if (schema.HasMember("properties")) {
+    for (const auto& m : schema["properties"].GetObject())
+      SchemaLeaves(m.value, path + (path.empty() ? "" : ".") + m.name.GetString(), out);
+  } else if (schema.HasMember("items")) {
+    SchemaLeaves(schema["items"], path + "[]", out);
+  } else {
+    out->insert(path);
+  }
+}
+
+// Status fields no fixture's report fills, and why that is right.
+const std::map<std::string, std::string>& NotFromFixtures() {
+  static const std::map<std::string, std::string> kFields = {
+      {"agent.lastHeartbeatTime", "the hub's heartbeats set it, not a report"},
+      {"verdicts.gateway.via", "one Verdict type for the three; only GPU-direct has a via"},
+      {"verdicts.hostMemory.via", "one Verdict type for the three; only GPU-direct has a via"},
+  };
+  return kFields;
+}
+
+// The other side: every fact the RdmaNode schema has is filled from some report. Run over every
+// node fixture, with a pool's and a profile's requirements, the computed statuses together fill
+// each leaf of the CRD's status schema, unless it is listed in NotFromFixtures() with the reason.
+TEST(ReportDriftTest, EveryRdmaNodeStatusFieldIsFilledFromSomeReport) {
+  agent::v1::Requirements requirements = testing::GatewayRequirements();
+  requirements.MergeFrom(testing::ClientRequirements("ml/p"));
+  std::set<std::string> filled;
+  const std::string nodes = ::rdmastack::testing::SourcePath("tests/fixtures/nodes");
+  for (const auto& entry : std::filesystem::directory_iterator(nodes)) {
+    if (!std::filesystem::exists(entry.path() / "root")) continue;
+    crd::RdmaNode node;
+    node.status = Filled(testing::FixtureReport(entry.path().filename(), requirements));
+    auto json = k8s::JsonObject::Parse(crd::SerializeStatusPatch(node));
+    ASSERT_TRUE(json.ok());
+    JsonLeaves(json->value()["status"], "", &filled);
+  }
+  k8s::JsonObject crd =
+      k8s::JsonObject::Parse(
+          crd::testing::YamlToJson(crd::testing::FindKind(
+              crd::testing::LoadSourceYaml("crds/rdmanodes.yaml"), "CustomResourceDefinition")))
+          .value();
+  std::set<std::string> schema;
+  const rapidjson::Value& versions = crd.value()["spec"]["versions"];
+  SchemaLeaves(versions[0]["schema"]["openAPIV3Schema"]["properties"]["status"], "", &schema);
+  ASSERT_GT(schema.size(), 50u);
+  for (const auto& [leaf, why] : NotFromFixtures())
+    EXPECT_TRUE(schema.contains(leaf))
+        << leaf << " is listed (" << why << ") but not in the schema";
+  for (const std::string& leaf : schema) {
+    if (NotFromFixtures().contains(leaf)) continue;
+    EXPECT_TRUE(filled.contains(leaf))
+        << "status." << leaf << " is filled from no fixture's report: carry it from the report in "
+        << "FillFacts, add a fixture that has it, or list it in NotFromFixtures() with the reason";
   }
 }
 
