@@ -16,6 +16,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 # shellcheck source=lib/components.sh
 source scripts/lib/components.sh
+# shellcheck source=lib/background.sh
+source scripts/lib/background.sh
 step() { printf '\n==> %s\n' "$*"; }
 t0=$SECONDS
 demo_started=$(date -u +%Y-%m-%dT%H:%M:%S)  # the audit log's records sort as text against it
@@ -24,15 +26,12 @@ step "build: the demo's programs (build preset demo) and, beside them, the clust
 # The Go parts (control plane, kwok, CoreDNS, versitygw; cached by version under ~/.cache/rdmastack)
 # build while the C++ compiles: their downloads and single-threaded links fill the gaps of the other.
 components_log="$(mktemp)"
-scripts/cluster.sh build --up >"$components_log" 2>&1 &
-components=$!
+background "$components_log" scripts/cluster.sh build --up
+components_pid=$LAST_BACKGROUND
+trap stop_background EXIT  # a failed C++ build stops the Go builds too
 cmake --preset dev >/dev/null
 cmake --build --preset demo -j "$(nproc)"
-if ! wait "$components"; then
-  tail -n 20 "$components_log" >&2
-  echo "error: building the cluster's parts failed (all of it in $components_log)" >&2
-  exit 1
-fi
+wait_background "$components_pid" "$components_log" "building the cluster's parts"
 grep -E '^building ' "$components_log" || true
 echo "build done in $((SECONDS - t0))s"
 

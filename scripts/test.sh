@@ -36,28 +36,8 @@ t_start=$SECONDS
 # Each step says when it started, so a CI log shows where the time went.
 step() { printf '\n==> %s (at %ds)\n' "$*" "$((SECONDS - t_start))"; }
 
-# Background work runs in its own process group (set -m), so that a failing run stops it too.
-BACKGROUND=()
-background() { # LOG CMD...: run CMD in the background, output to LOG; prints nothing
-  local log="$1"; shift
-  set -m
-  ("$@") >"$log" 2>&1 &
-  set +m
-  BACKGROUND+=("$!")
-  LAST_BACKGROUND=$!
-}
-# wait_background PID LOG WHAT: wait for it; on failure show the end of its log and stop.
-wait_background() {
-  local pid="$1" log="$2" what="$3"
-  if ! wait "$pid"; then
-    tail -n 60 "$log" >&2
-    die "$what failed (the end of its log above; all of it in $log)"
-  fi
-}
-stop_background() {
-  local pid
-  for pid in "${BACKGROUND[@]}"; do kill -- "-$pid" 2>/dev/null || true; done
-}
+# shellcheck source=lib/background.sh
+source scripts/lib/background.sh
 
 # The Go and npm parts build beside the C++ build: on a cold machine their module downloads and
 # the compiler share the wait. Cached parts return at once.
