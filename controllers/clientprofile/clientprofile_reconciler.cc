@@ -110,8 +110,8 @@ ProfileSnapshot ClientProfileReconciler::Snapshot(
   s.pool = pool;
   if (pool) s.endpoints = PoolEndpoints(*pool);
   s.unserved = controllers::CheckNamespace(render_.node_pods.tenancy, ns, "ClientProfile");
-  const auto& creds = profile.spec.credentials_secret;
-  if (!s.unserved && creds && !(pool && creds->name == pool->spec.s3.credentials_secret.name)) {
+  // The Secrets of a namespace the operator does not serve are not in its cache.
+  if (const auto& creds = profile.spec.credentials_secret; creds && !s.unserved) {
     s.secret_message =
         controllers::CheckCredentialsSecret(stores_.secrets, ns, *creds, "credentialsSecret")
             .message;
@@ -200,14 +200,12 @@ StatusOr<runtime::Result> ClientProfileReconciler::Cleanup(const k8s::JsonObject
                       controllers::GetOwned(stores_.daemonsets, owner, DaemonSetName(name))));
   const std::string label = ClientNodeLabel(ns, name);
   const std::map<std::string, NodePods> pods = PodsByNode(object, profile);
-  static const NodePods kNoPods;
   LabelPlan plan;
   for (const auto& node : stores_.nodes.List()) {
     const std::optional<std::string> current = node->Label(label);
     if (!current) continue;
-    const auto on = pods.find(std::string(node->Name()));
     PlanNodeLabel(node, label, current, /*wanted=*/false, false,
-                  on == pods.end() ? kNoPods : on->second, &plan);
+                  PodsOn(pods, std::string(node->Name())), &plan);
   }
   if (plan.uninstaller_needed) {
     RDMASTACK_RETURN_IF_ERROR(SyncUninstaller(profile, true));

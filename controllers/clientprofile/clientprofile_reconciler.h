@@ -3,11 +3,10 @@
 // controllers/common (reconcile_skeleton.h): a pass reads the caches into a snapshot, plans, and
 // applies the plan: labels each matched node eligible or ready (its client pod's readiness), keeps
 // the client DaemonSet and the endpoints ConfigMap, and writes the status and a Warning event when
-// a condition turns bad. Nothing is
-// deployed while the pool is missing or the spec is refused, and what runs is never taken down for
-// it. A node that leaves the profile, and every node when the profile is deleted, keeps the
-// profile's files until no running pod there names the profile; then the uninstall DaemonSet
-// removes them and the label goes (node_retirement.h).
+// a condition turns bad. Nothing is deployed while the pool is missing or the spec is refused,
+// and what runs is never taken down for it. A node that leaves the profile, and every node when the
+// profile is deleted, keeps the profile's files until no running pod there names the profile; then
+// the uninstall DaemonSet removes them and the label goes (node_retirement.h).
 
 #include <map>
 #include <mutex>

@@ -61,6 +61,12 @@ void DecideSpec(const ProfileSnapshot& s, const ClientRenderOptions& options, Pr
 
 }  // namespace
 
+const NodePods& PodsOn(const std::map<std::string, NodePods>& pods, const std::string& node) {
+  static const NodePods kNoPods;
+  const auto found = pods.find(node);
+  return found == pods.end() ? kNoPods : found->second;
+}
+
 void PlanNodeLabel(const runtime::ObjectPtr& node, const std::string& label,
                    const std::optional<std::string>& current, bool wanted, bool client_ready,
                    const NodePods& on, LabelPlan* plan) {
@@ -107,12 +113,10 @@ ProfilePlan PlanProfile(const ProfileSnapshot& s, const ClientRenderOptions& opt
 
   // Nodes: matched ones get a verdict; the label follows it, and a node leaving the profile keeps
   // its files until no running pod there names the profile (node_retirement.h).
-  static const NodePods kNoPods;
   for (const ProfileNode& node : s.nodes) {
     const std::string name(node.object->Name());
     const std::optional<std::string> current = node.object->Label(label);
-    const auto found = s.pods.find(name);
-    const NodePods& on = found == s.pods.end() ? kNoPods : found->second;
+    const NodePods& on = PodsOn(s.pods, name);
     if (!node.selected) {
       if (current)
         PlanNodeLabel(node.object, label, current, /*wanted=*/false, false, on, &plan.labels);

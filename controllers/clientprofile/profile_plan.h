@@ -42,8 +42,7 @@ struct ProfileSnapshot {
   std::vector<PoolEndpoint> endpoints;  // the pool's ready endpoints
   // Why the operator does not serve the profile's namespace (controllers::CheckNamespace).
   std::optional<std::string> unserved;
-  // credentialsSecret's problem ("" when fine), read only when one is named that is not the
-  // pool's root keys, in a served namespace.
+  // credentialsSecret's problem ("" when fine or none is named), read in a served namespace.
   std::string secret_message;
   std::vector<ProfileNode> nodes;        // in name order
   std::map<std::string, NodePods> pods;  // by node
@@ -68,6 +67,9 @@ struct ProfilePlan {
   std::optional<k8s::JsonObject> daemonset;
   LabelPlan labels;
 };
+
+// The profile's pods on `node`; none when it has none.
+const NodePods& PodsOn(const std::map<std::string, NodePods>& pods, const std::string& node);
 
 // Whether the tenancy rules, the credentials and the renderer accept the spec, each matched
 // node's verdict and next label. `options` is the reconciler's render and tenancy configuration.
