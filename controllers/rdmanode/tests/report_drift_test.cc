@@ -13,11 +13,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -25,6 +23,7 @@
 #include "controllers/rdmanode/testing/fixture_reports.h"
 #include "crds/types/json.h"
 #include "crds/types/test_support.h"
+#include "operator/k8s/config.h"
 #include "operator/k8s/json_object.h"
 #include "tests/harness/cluster_env.h"
 
@@ -39,11 +38,9 @@ using google::protobuf::Reflection;
 class DynamicReport {
  public:
   DynamicReport() {
-    std::ifstream in(RDMASTACK_AGENTHUB_DESCRIPTORS, std::ios::binary);
-    std::stringstream bytes;
-    bytes << in.rdbuf();
+    const StatusOr<std::string> bytes = k8s::ReadFileToString(RDMASTACK_AGENTHUB_DESCRIPTORS);
     google::protobuf::FileDescriptorSet set;
-    if (!set.ParseFromString(bytes.str())) return;
+    if (!bytes.ok() || !set.ParseFromString(*bytes)) return;
     for (google::protobuf::FileDescriptorProto file : set.file()) {
       file.mutable_options()->clear_optimize_for();  // lite files have no reflection
       pool_.BuildFile(file);
