@@ -91,8 +91,8 @@ TEST(DocsTest, EveryAgentReasonIsDocumented) {
 // ...) in the status functions.
 TEST(DocsTest, EveryClientProfileReasonIsDocumented) {
   std::set<std::string> reasons;
-  for (const char* file : {"eligibility.cc", "profile_status.cc", "profile_conditions.cc",
-                           "profile_plan.cc"}) {
+  for (const char* file :
+       {"eligibility.cc", "profile_status.cc", "profile_conditions.cc", "profile_plan.cc"}) {
     const std::string text = Slurp(SourceDir() + "/controllers/clientprofile/" + file);
     ASSERT_FALSE(text.empty()) << file;
     std::vector<std::string_view> calls = {"Ineligible(\"", "Refused(\"", "_reason = \""};
@@ -488,8 +488,8 @@ Variables ReasonVariables() {
   // GatewayPool: the compatibility decision (LibraryCompatible, and Ready, Progressing and
   // Upgrading while the spec is refused).
   AppendFound(v["in.decision.reason"], Assigned(gwp + "track.cc", "d.reason", "GatewayPool"));
-  AppendFound(v["in.decision.reason"],
-              Assigned(gwp + "gatewaypool_reconciler.cc", "in.decision.reason", "GatewayPool"));
+  AppendFound(v["in.decision.reason"], Assigned(gwp + "pool_plan.cc", "d.reason", "GatewayPool"));
+  AppendFound(v["in.decision.reason"], Argument(gwp + "pool_plan.cc", "Refuse(", 1, "GatewayPool"));
   // The upgrade event of a node's phase: "Upgrade" + PhaseName(...).
   AppendFound(v["PhaseName()"],
               TableEntries("crds/types/node_upgrade.cc", "kPhases", "GatewayPool"));
@@ -497,7 +497,7 @@ Variables ReasonVariables() {
   AppendFound(v["in.secret_reason"],
               Assigned(gwp + "pool_status.h", "secret_reason", "GatewayPool"));
   AppendFound(v["in.secret_reason"],
-              Assigned(gwp + "gatewaypool_reconciler.cc", "in.secret_reason", "GatewayPool"));
+              Assigned(gwp + "pool_plan.cc", "in.secret_reason", "GatewayPool"));
   // The launcher's refusals that carry a reason of their own (lib/compat/named_refusal.h).
   AppendFound(v["named->reason"],
               Constants("lib/compat/named_refusal.h", "kReason", "GatewayPool"));
@@ -528,6 +528,9 @@ Variables ReasonVariables() {
               Constants("servers/agenthub/admission.h", "kReason", "Agent hub"));
   AppendFound(v["decision.reason"],
               Argument("servers/agenthub/agent_stream.cc", "Refuse(", 0, "Agent hub"));
+  // A pool's plan carries its events to the applier (pool_plan.h): their reasons are read where
+  // the plan makes them (the PlannedEvent{ sink), and the applier's `e.reason` adds none.
+  v["e.reason"] = {};
   return v;
 }
 
@@ -634,9 +637,10 @@ OperatorReasons CollectOperatorReasons() {
       files.push_back(path);
     }
     if (files.empty()) out.problems.push_back(std::string("no sources under ") + c.dir);
-    auto sink = [&](const std::string& path, std::string_view head, size_t arg, Reasons* into) {
+    auto sink = [&](const std::string& path, std::string_view head, size_t arg, Reasons* into,
+                    bool member = true) {
       const SourceFile& f = Source(path);
-      for (const auto& args : Calls(f.text, head, true)) {
+      for (const auto& args : Calls(f.text, head, member)) {
         if (arg >= args.size()) {
           out.problems.push_back(f.Where(args.front()) + ": " + std::string(head) +
                                  " with fewer arguments than expected");
@@ -660,6 +664,7 @@ OperatorReasons CollectOperatorReasons() {
     for (const auto& path : files) {
       sink(path, "Record(", 2, &out.events);
       sink(path, "RecordRelated(", 3, &out.events);
+      sink(path, "PlannedEvent{", 2, &out.events, false);
     }
     Append(out.conditions, std::move(conditions));
   }

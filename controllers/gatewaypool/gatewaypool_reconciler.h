@@ -1,9 +1,10 @@
 #pragma once
-// The thin shell around the pure functions, on the skeleton of controllers/common
-// (reconcile_skeleton.h): reads the informer caches, decides the track (compatibility), verifies
-// the selected nodes, and writes only what differs: the finalizer, the nodes' track labels, the
-// track DaemonSets, the Service and EndpointSlices, the status, and a Warning event when a
-// condition turns bad. Deleting a pool removes what it created (never the backend directories).
+// The thin shell around the pure plan (pool_plan.h), on the skeleton of controllers/common
+// (reconcile_skeleton.h): a pass takes a snapshot of the informer caches, plans from it (the
+// track, the selected nodes' checks, the rollout) and applies the plan, writing only what differs:
+// the finalizer, the nodes' track labels, the track DaemonSets, the Service and EndpointSlices, the
+// status, and a Warning event when a condition turns bad. Deleting a pool removes what it created
+// (never the backend directories).
 
 #include <map>
 #include <mutex>
@@ -15,11 +16,14 @@
 
 #include "controllers/common/namespaced_cache.h"
 #include "controllers/common/node_label_filter.h"
+#include "controllers/common/node_walk.h"
 #include "controllers/common/reconcile_skeleton.h"
 #include "controllers/gatewaypool/compatibility_source.h"
 #include "controllers/gatewaypool/first_observed.h"
 #include "controllers/gatewaypool/gateway_daemonset.h"
 #include "controllers/gatewaypool/gateway_validator.h"
+#include "controllers/gatewaypool/iam_cleanup.h"
+#include "controllers/gatewaypool/pool_plan.h"
 #include "controllers/gatewaypool/pool_status.h"
 #include "controllers/gatewaypool/upgrade_plan.h"
 #include "operator/k8s/client.h"
@@ -54,27 +58,43 @@ class GatewayPoolReconciler final
                         GatewayValidator& validator);
 
  private:
-  struct Owned;  // what the caches hold for one pool
-  Owned Collect(const crd::GatewayPool& pool) const;
+  PoolObjects Collect(const crd::GatewayPool& pool) const;
+  // Whether the Node cache holds the label keys the pools' selectors name: nothing is decided
+  // until it does.
+  bool NodeCacheCovers(const crd::GatewayPool& pool) const;
+  // Snapshot, plan, apply (pool_plan.h), then the status.
   StatusOr<runtime::Result> Pass(const k8s::JsonObject& object,
                                  const crd::GatewayPool& pool) override;
-  StatusOr<runtime::Result> Cleanup(const k8s::JsonObject& object,
-                                    const crd::GatewayPool& pool) override;
+  PoolSnapshot Snapshot(const k8s::JsonObject& object, const crd::GatewayPool& pool);
+  PoolNode ReadNode(const k8s::JsonObject& object, controllers::NodeView& view, int64_t now);
+  // Parses a selected node's annotations and counts their stamps from when this process first
+  // saw them (first_observed.h).
+  void ReadStamps(const std::string& key, int64_t now, PoolNode& node);
   // The older pool this one collides with on some node (pool_conflict.h), from the caches.
   std::optional<PoolConflict> FindConflict(const crd::GatewayPool& pool,
                                            const compat::CompatibilityMatrix* matrix) const;
-  // Node label patches, kLabelWriters at a time.
-  static constexpr size_t kLabelWriters = 16;
-  // `daemonset`: the current track's, rendered once per reconcile (set whenever the track is).
-  // With `gained`, writes only the EndpointSlices that gain ready endpoints and adds to it, per
-  // node, the tracks those acknowledged writes list it ready on (the chained step, Pass).
-  Status SyncWorkloads(const crd::GatewayPool& pool, const TrackDecision& decision,
-                       const std::optional<k8s::JsonObject>& daemonset, bool may_start,
-                       const Owned& owned, const std::map<std::string, Track>& tracks,
-                       const UpgradePlan& plan,
-                       std::map<std::string, std::set<std::string>>* gained = nullptr);
   // Fills the validation of every node waiting for the operator's S3 check.
   void ValidateNewGateways(const crd::GatewayPool& pool, int32_t s3_port, UpgradeInputs& up);
+  Status ApplyNodeWrites(const k8s::JsonObject& object, const NodeWrites& writes, int64_t now);
+  Status PublishThenReplan(const k8s::JsonObject& object, const PoolSnapshot& snapshot,
+                           PoolPlan& plan);
+  // With `gained`, writes only the EndpointSlices that gain ready endpoints and adds to it, per
+  // node, the tracks those acknowledged writes list it ready on (PublishThenReplan).
+  Status ApplyWorkloads(const crd::GatewayPool& pool, const WorkloadWrites& writes,
+                        std::map<std::string, std::set<std::string>>* gained);
+  StatusOr<runtime::Result> PublishStatus(const k8s::JsonObject& object,
+                                          const crd::GatewayPool& pool, const PoolPlan& plan,
+                                          const Status& synced);
+
+  StatusOr<runtime::Result> Cleanup(const k8s::JsonObject& object,
+                                    const crd::GatewayPool& pool) override;
+  IamCleanupPlan PlanPoolIamCleanup(const crd::GatewayPool& pool, const PoolObjects& owned) const;
+  Status ApplyIamCleanup(const k8s::JsonObject& object, const crd::GatewayPool& pool,
+                         const PoolObjects& owned, const IamCleanupPlan& plan);
+  StatusOr<size_t> ReleaseNodes(const crd::GatewayPool& pool, const IamCleanupPlan& plan);
+
+  // Node label patches, kLabelWriters at a time.
+  static constexpr size_t kLabelWriters = 16;
 
   // A rollout's status is written at most this often (StatusHoldBack, pool_status.h).
   static constexpr Clock::Duration kUpgradeStatusInterval = std::chrono::seconds(2);

@@ -12,7 +12,7 @@ namespace rdmastack::gatewaypool {
 struct NodeInput {
   std::string name;
   crd::StringMap labels;
-  std::optional<crd::RdmaNodeStatus> rdma;  // nullopt: no RdmaNode (or no status) yet
+  const crd::RdmaNodeStatus* rdma = nullptr;  // null: no RdmaNode (or no status) yet
 };
 
 struct NodeVerdict {

@@ -90,7 +90,8 @@ TEST(NodeVerdictTest, Table) {
     crd::GatewayPoolSpec spec = testing::SamplePool().spec;
     spec.rdma.interface = c.interface;
     spec.rdma.cidr = c.cidr;
-    const NodeVerdict v = VerifyNode(spec, NodeInput{"stg-node-0", {}, c.rdma});
+    const NodeVerdict v =
+        VerifyNode(spec, NodeInput{"stg-node-0", {}, c.rdma ? &*c.rdma : nullptr});
     EXPECT_EQ(v.verified, c.verified) << c.name << ": " << v.message;
     EXPECT_EQ(v.reason, c.reason) << c.name;
     EXPECT_EQ(v.rdma_address, c.address) << c.name;
@@ -102,8 +103,8 @@ TEST(NodeVerdictTest, Table) {
 
 TEST(NodeVerdictTest, MissingInterfaceListsWhatTheNodeHas) {
   crd::GatewayPoolSpec spec = testing::SamplePool().spec;
-  const NodeVerdict v =
-      VerifyNode(spec, NodeInput{"n", {}, AgentStatus(true, {"ens1f0np0 192.168.50.21/24"})});
+  const crd::RdmaNodeStatus s = AgentStatus(true, {"ens1f0np0 192.168.50.21/24"});
+  const NodeVerdict v = VerifyNode(spec, NodeInput{"n", {}, &s});
   EXPECT_NE(v.message.find("ens1f0np0 192.168.50.21/24"), std::string::npos) << v.message;
 }
 
@@ -112,7 +113,7 @@ TEST(NodeVerdictTest, SilentAgentIsNotReporting) {
   s.conditions[0].status = crd::ConditionStatus::kFalse;
   s.conditions[0].message = "the agent is not connected";
   crd::GatewayPoolSpec spec = testing::SamplePool().spec;
-  const NodeVerdict v = VerifyNode(spec, NodeInput{"n", {}, s});
+  const NodeVerdict v = VerifyNode(spec, NodeInput{"n", {}, &s});
   EXPECT_EQ(v.reason, "AgentNotReporting");
   EXPECT_EQ(v.message, "the agent is not connected");
 }
