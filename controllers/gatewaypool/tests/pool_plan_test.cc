@@ -1,0 +1,206 @@
+// The GatewayPool pass's decisions, from snapshots built by hand: no client, no caches. The
+// reconciler tests (gatewaypool_reconciler_test.cc) and the e2e tests cover the snapshot and the
+// applier; the upgrade planner's phases are upgrade_plan_test.cc's.
+#include "controllers/gatewaypool/pool_plan.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "controllers/gatewaypool/tests/test_pools.h"
+#include "crds/types/gatewaypool_api.h"
+
+namespace rdmastack::gatewaypool {
+namespace {
+
+using testing::AgentStatus;
+using testing::SamplePool;
+
+runtime::ObjectPtr NodeObject(const std::string& name, const std::string& rv = "7") {
+  auto o = k8s::JsonObject::Parse(R"({"apiVersion":"v1","kind":"Node","metadata":{"name":")" +
+                                  name + R"(","resourceVersion":")" + rv + R"("}})");
+  return std::make_shared<const k8s::JsonObject>(std::move(*o));
+}
+
+// A pool node the selector picks, its agent reporting bond0 (the sample's interface).
+PoolNode Selected(const std::string& name) {
+  PoolNode n;
+  n.object = NodeObject(name);
+  n.name = name;
+  n.resource_version = "7";
+  n.selected = true;
+  n.report = AgentStatus(true, {"bond0 10.10.0.11/24"});
+  return n;
+}
+
+class PoolPlanTest : public ::testing::Test {
+ protected:
+  PoolPlanTest() : pool_(SamplePool()) {
+    snapshot_.pool = &pool_;
+    snapshot_.now = Clock::WallTime{std::chrono::seconds(1'700'000'000)};
+    snapshot_.api_answering_since = 1'600'000'000;
+    snapshot_.matrix =
+        std::make_shared<const compat::CompatibilityMatrix>(testing::ShippedMatrix());
+  }
+
+  PoolPlan Plan() { return PlanPool(snapshot_, DecidePool(snapshot_, render_)); }
+  std::string Label(const std::string& track) const {
+    return NodeTrackLabel("storage", pool_.metadata.name, track);
+  }
+
+  crd::GatewayPool pool_;
+  PoolSnapshot snapshot_;
+  GatewayRenderOptions render_;
+};
+
+TEST_F(PoolPlanTest, WhatRefusesTheSpecStartsNothing) {
+  struct Case {
+    const char* name;
+    std::function<void(PoolSnapshot&)> change;
+    std::string reason;         // the decision's ("" = the track's own: Compatible)
+    std::string secret_reason;  // when a Secret is what is missing
+  };
+  const std::vector<Case> cases = {
+      {"accepted", [](PoolSnapshot&) {}, "Compatible", ""},
+      {"no compatibility data",
+       [](PoolSnapshot& s) {
+         s.matrix = nullptr;
+         s.matrix_error = "compatibility.yaml: line 3: bad";
+       },
+       "CompatibilityDataInvalid", ""},
+      {"namespace not served",
+       [](PoolSnapshot& s) { s.unserved = "namespace storage is not served"; },
+       "NamespaceNotServed", ""},
+      {"credentials missing",
+       [](PoolSnapshot& s) {
+         s.credentials = {SecretState::kMissing, "no Secret"};
+       },
+       "Compatible", "CredentialsSecretMissing"},
+      {"TLS keys missing",
+       [](PoolSnapshot& s) {
+         s.tls = controllers::SecretCheck{SecretState::kKeyMissing, "no ca.crt"};
+       },
+       "Compatible", "TlsSecretMissing"},
+      {"an older pool's ports", [](PoolSnapshot& s) { s.conflict = PoolConflict{}; }, "Compatible",
+       ""},
+  };
+  for (const Case& c : cases) {
+    PoolSnapshot s = snapshot_;
+    s.nodes = {Selected("stg-0")};
+    c.change(s);
+    const PoolPlan plan = PlanPool(s, DecidePool(s, render_));
+    const bool accepted = std::string(c.name) == "accepted";
+    EXPECT_EQ(plan.inputs.status.decision.reason, c.reason) << c.name;
+    if (!c.secret_reason.empty()) {
+      EXPECT_EQ(plan.inputs.status.secret_reason, c.secret_reason) << c.name;
+    }
+    EXPECT_EQ(plan.inputs.may_start, accepted) << c.name;
+    EXPECT_EQ(plan.planned_now, accepted) << c.name;
+    // Refused: no node is labelled, and no workload is written.
+    EXPECT_EQ(plan.nodes.patches.size(), accepted ? 1u : 0u) << c.name;
+    const WorkloadWrites w = PlanWorkloads(s, plan.inputs, plan.upgrade);
+    EXPECT_EQ(w.daemonset.has_value(), accepted) << c.name;
+    EXPECT_EQ(w.service.has_value(), accepted) << c.name;
+  }
+}
+
+TEST_F(PoolPlanTest, AVerifiedNodeGetsTheTrackLabelAndAFailedOneNothing) {
+  snapshot_.nodes = {Selected("stg-0"), Selected("stg-1")};
+  snapshot_.nodes[1].report = AgentStatus(false, {"bond0 10.10.0.12/24"}, "PortDown");
+  const PoolPlan plan = Plan();
+  ASSERT_EQ(plan.nodes.patches.size(), 1u);
+  const NodePatch& p = plan.nodes.patches[0];
+  EXPECT_EQ(p.node, "stg-0");
+  EXPECT_EQ(p.body.Serialize(), R"({"metadata":{"labels":{")" + Label("v1") + R"(":"true"}}})");
+  EXPECT_FALSE(p.moves_state);  // a label only: no resourceVersion fence
+  EXPECT_FALSE(p.starts);
+  ASSERT_EQ(plan.inputs.status.selected.size(), 2u);
+  EXPECT_TRUE(plan.inputs.status.selected[0].verdict.verified);
+  EXPECT_EQ(plan.inputs.status.selected[1].verdict.reason, "PortDown");
+  EXPECT_TRUE(plan.nodes.events.empty());
+}
+
+TEST_F(PoolPlanTest, ANodeTheSelectorLeftLosesThePoolsLabelAndAnnotations) {
+  PoolNode gone;
+  gone.object = NodeObject("stg-9");
+  gone.name = "stg-9";
+  gone.resource_version = "7";
+  gone.marks.labels = {{Label("v1"), "true"}, {"other", "x"}};
+  gone.marks.maintenance = R"({"phase":"Draining","since":1})";
+  PoolNode stranger = gone;  // carries nothing of the pool: left alone
+  stranger.name = "stg-8";
+  stranger.marks = {{{"other", "x"}}, std::nullopt, std::nullopt};
+  snapshot_.nodes = {gone, stranger};
+  const PoolPlan plan = Plan();
+  ASSERT_EQ(plan.nodes.patches.size(), 1u);
+  const NodePatch& p = plan.nodes.patches[0];
+  EXPECT_EQ(p.node, "stg-9");
+  EXPECT_EQ(p.body.Serialize(),
+            R"({"metadata":{"labels":{")" + Label("v1") + R"(":null},"annotations":{")" +
+                NodeMaintenanceAnnotation("storage", pool_.metadata.name) + R"(":null}}})");
+  EXPECT_TRUE(p.moves_state);  // the annotation is state: fenced
+  EXPECT_TRUE(plan.inputs.status.selected.empty());
+}
+
+TEST_F(PoolPlanTest, AnUpgradeStartIsWrittenLastAndFenced) {
+  pool_ = SamplePool("gatewaypool-kvcache-2.0.yaml");
+  snapshot_.nodes = {Selected("stg-0"), Selected("stg-1")};
+  for (PoolNode& n : snapshot_.nodes) n.marks.labels = {{Label("v1"), "true"}};
+  const PoolPlan plan = Plan();
+  ASSERT_EQ(plan.inputs.upgrade.target, "v2");
+  // maxParallel 1: the first node in name order starts, the other waits.
+  ASSERT_EQ(plan.nodes.patches.size(), 1u);
+  const NodePatch& p = plan.nodes.patches[0];
+  EXPECT_EQ(p.node, "stg-0");
+  EXPECT_TRUE(p.starts);
+  EXPECT_TRUE(p.moves_state);
+  EXPECT_EQ(p.resource_version, "7");
+  ASSERT_EQ(plan.nodes.events.size(), 1u);
+  EXPECT_EQ(plan.nodes.events[0].reason, "UpgradeStartNew");
+  EXPECT_EQ(plan.nodes.events[0].node, snapshot_.nodes[0].object);
+  // Its stamps are seen as written (first_observed.h).
+  ASSERT_EQ(plan.nodes.stamps.size(), 2u);
+  EXPECT_EQ(plan.nodes.stamps[0].key, "stg-0/since");
+  EXPECT_EQ(plan.nodes.stamps[0].stamp, 1'700'000'000);
+}
+
+TEST_F(PoolPlanTest, ARefusedSpecKeepsTheMaintenanceRecord) {
+  snapshot_.unserved = "namespace storage is not served";
+  snapshot_.nodes = {Selected("stg-0")};
+  snapshot_.nodes[0].marks.labels = {{Label("v1"), "true"}};
+  snapshot_.nodes[0].marks.maintenance = R"({"phase":"Draining","since":1})";
+  snapshot_.nodes[0].unschedulable = false;  // maintenance over, but nothing may change
+  const PoolPlan plan = Plan();
+  EXPECT_TRUE(plan.nodes.patches.empty());
+  EXPECT_TRUE(plan.nodes.events.empty());
+}
+
+TEST_F(PoolPlanTest, ATrackNoNodeRunsAnyMoreIsRetiredWithItsSlices) {
+  auto owned = [](const std::string& kind, const std::string& name, const std::string& track) {
+    auto o = k8s::JsonObject::Parse(R"({"kind":")" + kind + R"(","metadata":{"name":")" + name +
+                                    R"(","namespace":"storage","labels":{")" + kTrackLabel +
+                                    R"(":")" + track + R"("}}})");
+    return std::make_shared<const k8s::JsonObject>(std::move(*o));
+  };
+  snapshot_.owned.daemonsets = {owned("DaemonSet", DaemonSetName("kvcache", "v0"), "v0")};
+  snapshot_.owned.slices = {owned("EndpointSlice", "kvcache-v0-abc", "v0"),
+                            owned("EndpointSlice", "kvcache-v1-abc", "v1")};
+  snapshot_.nodes = {Selected("stg-0")};
+  PoolPlan plan = Plan();
+  WorkloadWrites w = PlanWorkloads(snapshot_, plan.inputs, plan.upgrade);
+  ASSERT_EQ(w.retired.size(), 1u);
+  EXPECT_EQ(w.retired[0].first, snapshot_.owned.daemonsets[0]);
+  ASSERT_EQ(w.retired[0].second.size(), 1u);
+  EXPECT_EQ(w.retired[0].second[0]->Name(), "kvcache-v0-abc");
+  ASSERT_TRUE(w.daemonset.has_value());
+  EXPECT_EQ(w.daemonset->existing, nullptr);  // v1's DaemonSet is created
+  // A node still labelled v0 keeps the old track alive.
+  snapshot_.nodes[0].marks.labels = {{Label("v0"), "true"}};
+  plan = Plan();
+  w = PlanWorkloads(snapshot_, plan.inputs, plan.upgrade);
+  EXPECT_TRUE(w.retired.empty());
+}
+
+}  // namespace
+}  // namespace rdmastack::gatewaypool
