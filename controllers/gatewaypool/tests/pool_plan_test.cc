@@ -202,5 +202,59 @@ TEST_F(PoolPlanTest, ATrackNoNodeRunsAnyMoreIsRetiredWithItsSlices) {
   EXPECT_TRUE(w.retired.empty());
 }
 
+TEST_F(PoolPlanTest, TheChainedStepPatchesFromWhatTheFirstWriteLeft) {
+  pool_ = SamplePool("gatewaypool-kvcache-2.0.yaml");
+  pool_.spec.upgrade.drain_seconds = 0;
+  NodeUpgradeState start;
+  start.from = "v1";
+  start.to = "v2";
+  start.phase = UpgradePhase::kStartNew;
+  start.started = start.since = 1'699'999'990;
+  PoolNode n = Selected("stg-0");
+  n.marks.labels = {{Label("v1"), "true"}, {Label("v2"), "true"}};
+  n.marks.state = SerializeNodeUpgradeState(start);
+  n.upgrade = start;
+  snapshot_.nodes = {n};
+  for (const std::string track : {"v1", "v2"}) {
+    controllers::OwnedPod p;
+    p.name = "gw-" + track;
+    p.node = "stg-0";
+    p.track = track;
+    p.ready = true;
+    p.ip = "198.18.0.1";
+    snapshot_.owned.pods.push_back(p);
+  }
+  PoolInputs inputs = DecidePool(snapshot_, render_);
+  ASSERT_EQ(inputs.upgrade.nodes.size(), 1u);
+  // What the caches and the S3 check would say: the new gateway runs the rendered template and
+  // answered.
+  inputs.upgrade.nodes[0].pods["v2"].template_hash = inputs.upgrade.target_hash;
+  inputs.upgrade.nodes[0].validation = Validation{true, "", ""};
+  PoolPlan plan = PlanPool(snapshot_, std::move(inputs));
+  ASSERT_TRUE(plan.waits_on_publish);
+  ASSERT_TRUE(plan.upgrade.nodes[0].state.has_value());
+  EXPECT_EQ(plan.upgrade.nodes[0].state->phase, UpgradePhase::kSwitch);
+  ASSERT_EQ(plan.nodes.patches.size(), 1u);  // the move to Switch
+
+  // Not acknowledged: nothing more.
+  PoolPlan unacked = plan;
+  EXPECT_TRUE(PlanAfterPublish(snapshot_, unacked, {}).patches.empty());
+
+  const NodeWrites chained = PlanAfterPublish(snapshot_, plan, {{"stg-0", {"v2"}}});
+  ASSERT_TRUE(plan.upgrade.nodes[0].state.has_value());
+  EXPECT_EQ(plan.upgrade.nodes[0].state->phase, UpgradePhase::kStopOld);
+  ASSERT_EQ(chained.patches.size(), 1u);
+  const NodePatch& p = chained.patches[0];
+  // Against the node as the first write left it: v2 stays (no write of it), v1 goes.
+  const std::string body = p.body.Serialize();
+  EXPECT_NE(body.find("\"" + Label("v1") + "\":null"), std::string::npos) << body;
+  EXPECT_EQ(body.find(Label("v2")), std::string::npos) << body;
+  EXPECT_NE(body.find("StopOld"), std::string::npos) << body;
+  EXPECT_TRUE(p.moves_state);
+  EXPECT_FALSE(p.starts);
+  ASSERT_EQ(chained.events.size(), 1u);
+  EXPECT_EQ(chained.events[0].reason, "UpgradeStopOld");
+}
+
 }  // namespace
 }  // namespace rdmastack::gatewaypool
