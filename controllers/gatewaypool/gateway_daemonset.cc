@@ -55,36 +55,34 @@ k8s::JsonObject LibraryInitContainer(const crd::GatewayPool& pool, const Track& 
   return std::move(c).Build();
 }
 
-StatusOr<k8s::JsonObject> GatewayContainer(const crd::GatewayPool& pool, const Track& track,
-                                           const GatewayRenderOptions& o) {
-  const crd::GatewayPoolSpec& spec = pool.spec;
-  RDMASTACK_ASSIGN_OR_RETURN(int64_t buffer_bytes,
-                             crd::BytesFromIntOrQuantity(spec.rdma.buffer_pool.buffer_size));
+// Where the gateway keeps the objects, as the launcher takes them.
+struct GatewayPaths {
+  std::string gwroot;
+  std::string sidecar;  // "" unless the metadata is kept in sidecar files
+};
+
+StatusOr<GatewayPaths> RenderGatewayPaths(const crd::GatewayPool& pool) {
+  const auto& posix = pool.spec.backend.posix;
   // {nodeName} is left for the launcher, which fills it from NODE_NAME on the node.
   crd::PathTemplateValues values{"{node}", pool.metadata.name,
                                  pool.metadata.namespace_.value_or("")};
-  RDMASTACK_ASSIGN_OR_RETURN(std::string gwroot,
-                             crd::RenderPathTemplate(spec.backend.posix.path_template, values));
-  std::string sidecar;
-  if (spec.backend.posix.metadata == crd::BackendMetadata::kSidecar) {
-    RDMASTACK_ASSIGN_OR_RETURN(
-        sidecar,
-        crd::RenderPathTemplate(spec.backend.posix.sidecar_path_template.value_or(""), values));
-  }
+  GatewayPaths out;
+  RDMASTACK_ASSIGN_OR_RETURN(out.gwroot, crd::RenderPathTemplate(posix.path_template, values));
+  if (posix.metadata != crd::BackendMetadata::kSidecar) return out;
+  RDMASTACK_ASSIGN_OR_RETURN(
+      out.sidecar, crd::RenderPathTemplate(posix.sidecar_path_template.value_or(""), values));
+  return out;
+}
 
-  k8s::JsonBuilder c;
-  c.SetString({"name"}, kGatewayContainer);
-  c.SetString({"image"}, track.gateway_image);
-  c.SetString({"imagePullPolicy"}, crd::ToString(spec.gateway.image_pull_policy));
-  c.Append({"args"}, Str("run"));
-  // The launcher's refusal (one line on stderr, then exit) becomes the termination message that
-  // the pool's failingNodes quotes.
-  c.SetString({"terminationMessagePolicy"}, "FallbackToLogsOnError");
-  const std::string s3_port = std::to_string(track.s3_port);
-  const std::vector<std::pair<std::string, std::string>> env = {
+// The settings every gateway gets: the launcher's and versitygw's own.
+std::vector<std::pair<std::string, std::string>> FixedEnv(const crd::GatewayPoolSpec& spec,
+                                                          const Track& track,
+                                                          const std::string& gwroot,
+                                                          int64_t buffer_bytes) {
+  return {
       {"RDMASTACK_GW_MODE", "rdma"},
       {"RDMASTACK_GW_BUILD", track.gateway_build},
-      {"RDMASTACK_GW_S3_PORT", s3_port},
+      {"RDMASTACK_GW_S3_PORT", std::to_string(track.s3_port)},
       {"RDMASTACK_GW_RDMA_PORT", std::to_string(track.rdma_port)},
       {"RDMASTACK_GW_RDMA_SELECT", spec.rdma.interface.value_or(spec.rdma.cidr.value_or(""))},
       {"RDMASTACK_GW_GWROOT_TEMPLATE", gwroot},
@@ -104,90 +102,145 @@ StatusOr<k8s::JsonObject> GatewayContainer(const crd::GatewayPool& pool, const T
       // on both tracks' gateways, which share the directory but not a cache.
       {"VGW_IAM_CACHE_DISABLE", "true"},
   };
-  for (const auto& [k, v] : env) c.Append({"env"}, EnvValue(k, v));
+}
+
+// The settings only some pools need.
+void AppendOptionalEnv(const crd::GatewayPoolSpec& spec, const Track& track,
+                       const std::string& sidecar, k8s::JsonBuilder* c) {
   // Xattr, the launcher's default, is checked on the node before versitygw starts
   // (BackendNoUserXattr); it is not rendered, so pools made before the field keep their template.
   if (spec.backend.posix.metadata != crd::BackendMetadata::kXattr)
-    c.Append({"env"},
-             EnvValue("RDMASTACK_GW_METADATA", crd::ToString(spec.backend.posix.metadata)));
-  if (!sidecar.empty()) c.Append({"env"}, EnvValue("RDMASTACK_GW_SIDECAR_TEMPLATE", sidecar));
+    c->Append({"env"},
+              EnvValue("RDMASTACK_GW_METADATA", crd::ToString(spec.backend.posix.metadata)));
+  if (!sidecar.empty()) c->Append({"env"}, EnvValue("RDMASTACK_GW_SIDECAR_TEMPLATE", sidecar));
   // The IAM directory is a hostPath under /var/lib/rdmastack, on the node's system disk: a
   // gateway root on the same file system is an unmounted backend.
   if (spec.backend.posix.require_mount)
-    c.Append({"env"}, EnvValue("RDMASTACK_GW_REQUIRE_MOUNT", kIamDir));
+    c->Append({"env"}, EnvValue("RDMASTACK_GW_REQUIRE_MOUNT", kIamDir));
   // The library's bytes as the compatibility data pins them (LibraryDigestMismatch otherwise).
   if (!track.library_sha256.empty())
-    c.Append({"env"}, EnvValue("RDMASTACK_GW_SERVER_LIB_SHA256", track.library_sha256));
-  c.Append({"env"},
-           Obj(R"({"name":"NODE_NAME","valueFrom":{"fieldRef":{"fieldPath":"spec.nodeName"}}})"));
+    c->Append({"env"}, EnvValue("RDMASTACK_GW_SERVER_LIB_SHA256", track.library_sha256));
+}
+
+// The root keys and the RDMA DC key, from their Secrets.
+void AppendSecretEnv(const crd::GatewayPoolSpec& spec, k8s::JsonBuilder* c) {
   const auto& creds = spec.s3.credentials_secret;
-  c.Append({"env"}, EnvSecret("ROOT_ACCESS_KEY_ID", creds.name, creds.access_key_id_key));
-  c.Append({"env"}, EnvSecret("ROOT_SECRET_ACCESS_KEY", creds.name, creds.secret_access_key_key));
+  c->Append({"env"}, EnvSecret("ROOT_ACCESS_KEY_ID", creds.name, creds.access_key_id_key));
+  c->Append({"env"}, EnvSecret("ROOT_SECRET_ACCESS_KEY", creds.name, creds.secret_access_key_key));
   if (spec.rdma.dc_key_secret) {
-    c.Append({"env"}, EnvSecret("VGW_RDMA_DC_KEY", spec.rdma.dc_key_secret->name,
-                                spec.rdma.dc_key_secret->key));
+    c->Append({"env"}, EnvSecret("VGW_RDMA_DC_KEY", spec.rdma.dc_key_secret->name,
+                                 spec.rdma.dc_key_secret->key));
   }
-  const bool tls = spec.s3.tls_secret.has_value();
+}
+
+void AppendTlsEnv(k8s::JsonBuilder* c) {
   const std::string tls_dir = std::string(kTlsDir) + "/";
-  if (tls) {
-    c.Append({"env"}, EnvValue("RDMASTACK_GW_TLS_CERT", tls_dir + kTlsCertKey));
-    c.Append({"env"}, EnvValue("RDMASTACK_GW_TLS_KEY", tls_dir + kTlsKeyKey));
-    // The readiness probe verifies the certificate as a client does: against the pool's CA, for
-    // the address clients dial (the pod's, which is the node's: host network).
-    c.Append({"env"}, EnvValue("RDMASTACK_PROBE_CA_FILE", tls_dir + kTlsCaKey));
-    c.Append({"env"}, Obj(R"({"name":"RDMASTACK_PROBE_TLS_NAME",)"
-                          R"("valueFrom":{"fieldRef":{"fieldPath":"status.podIP"}}})"));
-  }
-  for (const auto& [k, v] : o.extra_env) c.Append({"env"}, EnvValue(k, v));
+  c->Append({"env"}, EnvValue("RDMASTACK_GW_TLS_CERT", tls_dir + kTlsCertKey));
+  c->Append({"env"}, EnvValue("RDMASTACK_GW_TLS_KEY", tls_dir + kTlsKeyKey));
+  // The readiness probe verifies the certificate as a client does: against the pool's CA, for
+  // the address clients dial (the pod's, which is the node's: host network).
+  c->Append({"env"}, EnvValue("RDMASTACK_PROBE_CA_FILE", tls_dir + kTlsCaKey));
+  c->Append({"env"}, Obj(R"({"name":"RDMASTACK_PROBE_TLS_NAME",)"
+                         R"("valueFrom":{"fieldRef":{"fieldPath":"status.podIP"}}})"));
+}
 
-  k8s::JsonBuilder port(Obj(R"({"name":"s3","protocol":"TCP"})"));
-  port.SetInt({"containerPort"}, track.s3_port);
-  c.Append({"ports"}, port);
+void AppendGatewayEnv(const crd::GatewayPoolSpec& spec, const Track& track,
+                      const GatewayPaths& paths, int64_t buffer_bytes,
+                      const GatewayRenderOptions& o, k8s::JsonBuilder* c) {
+  for (const auto& [k, v] : FixedEnv(spec, track, paths.gwroot, buffer_bytes))
+    c->Append({"env"}, EnvValue(k, v));
+  AppendOptionalEnv(spec, track, paths.sidecar, c);
+  c->Append({"env"},
+            Obj(R"({"name":"NODE_NAME","valueFrom":{"fieldRef":{"fieldPath":"spec.nodeName"}}})"));
+  AppendSecretEnv(spec, c);
+  if (spec.s3.tls_secret.has_value()) AppendTlsEnv(c);
+  for (const auto& [k, v] : o.extra_env) c->Append({"env"}, EnvValue(k, v));
+}
 
-  // vgwrdma registers its buffers before it opens the listener: the first health answer proves
-  // the RDMA set-up succeeded.
-  c.Set({"startupProbe"},
-        HealthProbe(R"({"periodSeconds":2,"failureThreshold":60,"timeoutSeconds":2})", tls));
-  // Ready = health plus a signed ListBuckets: the listener, the root keys and a readdir of the
-  // backend (a hung Lustre mount shows as a timeout).
+// Ready = health plus a signed ListBuckets: the listener, the root keys and a readdir of the
+// backend (a hung Lustre mount shows as a timeout).
+k8s::JsonObject ReadinessProbe(const crd::GatewayPoolSpec& spec, const Track& track, bool tls) {
   k8s::JsonBuilder ready(Obj(R"({"periodSeconds":10,"timeoutSeconds":6,"failureThreshold":3})"));
   for (const std::string& a :
        {std::string("rdmastack-gateway"), std::string("probe"), std::string("--endpoint"),
-        (tls ? "https" : "http") + std::string("://127.0.0.1:") + s3_port, std::string("--region"),
-        spec.s3.region, std::string("--timeout-ms"), std::string("5000")}) {
+        (tls ? "https" : "http") + std::string("://127.0.0.1:") + std::to_string(track.s3_port),
+        std::string("--region"), spec.s3.region, std::string("--timeout-ms"),
+        std::string("5000")}) {
     ready.Append({"exec", "command"}, Str(a));
   }
-  c.Set({"readinessProbe"}, ready);
-  // Restart only a gateway that stopped answering at all, and not for a slow backend.
-  c.Set({"livenessProbe"},
-        HealthProbe(R"({"periodSeconds":10,"timeoutSeconds":5,"failureThreshold":6})", tls));
+  return std::move(ready).Build();
+}
 
-  c.Set({"securityContext"},
-        Obj(R"({"capabilities":{"add":["IPC_LOCK"]},"allowPrivilegeEscalation":false})"));
-  // Pinned pages are charged to the pod: request what the buffer pool pins plus headroom.
-  const std::string memory =
-      std::to_string(buffer_bytes * spec.rdma.buffer_pool.buffer_count + o.memory_headroom_bytes);
+void SetGatewayProbes(const crd::GatewayPoolSpec& spec, const Track& track, bool tls,
+                      k8s::JsonBuilder* c) {
+  // vgwrdma registers its buffers before it opens the listener: the first health answer proves
+  // the RDMA set-up succeeded.
+  c->Set({"startupProbe"},
+         HealthProbe(R"({"periodSeconds":2,"failureThreshold":60,"timeoutSeconds":2})", tls));
+  c->Set({"readinessProbe"}, ReadinessProbe(spec, track, tls));
+  // Restart only a gateway that stopped answering at all, and not for a slow backend.
+  c->Set({"livenessProbe"},
+         HealthProbe(R"({"periodSeconds":10,"timeoutSeconds":5,"failureThreshold":6})", tls));
+}
+
+// Pinned pages are charged to the pod: `memory_bytes` is what the buffer pool pins plus headroom.
+k8s::JsonObject GatewayResources(int64_t memory_bytes, const std::string& rdma_resource) {
+  const std::string memory = std::to_string(memory_bytes);
   k8s::JsonBuilder resources;
   resources.SetString({"requests", "cpu"}, "500m");
   resources.SetString({"requests", "memory"}, memory);
   resources.SetString({"limits", "memory"}, memory);
-  if (!o.rdma_resource.empty()) {
-    resources.SetString({"requests", o.rdma_resource}, "1");
-    resources.SetString({"limits", o.rdma_resource}, "1");
+  if (!rdma_resource.empty()) {
+    resources.SetString({"requests", rdma_resource}, "1");
+    resources.SetString({"limits", rdma_resource}, "1");
   }
-  c.Set({"resources"}, resources);
+  return std::move(resources).Build();
+}
 
-  c.Append({"volumeMounts"}, Mount("host-sys", "/host/sys", true));
+void AppendGatewayMounts(const crd::GatewayPoolSpec& spec, const GatewayRenderOptions& o, bool tls,
+                         k8s::JsonBuilder* c) {
+  c->Append({"volumeMounts"}, Mount("host-sys", "/host/sys", true));
   for (size_t i = 0; i < o.host_mounts.size(); ++i) {
-    c.Append({"volumeMounts"},
-             Mount("host-extra-" + std::to_string(i), "/host" + o.host_mounts[i], true));
+    c->Append({"volumeMounts"},
+              Mount("host-extra-" + std::to_string(i), "/host" + o.host_mounts[i], true));
   }
-  c.Append({"volumeMounts"}, Mount("backend", spec.backend.posix.host_path, false));
-  c.Append({"volumeMounts"}, Mount("server-library", kLibraryDir, true));
-  c.Append({"volumeMounts"}, Mount("gateway-run", kConfigDir, false));
-  c.Append({"volumeMounts"}, Mount("dev-infiniband", "/dev/infiniband", false));
-  if (tls) c.Append({"volumeMounts"}, Mount("s3-tls", kTlsDir, true));
-  c.Append({"volumeMounts"}, Mount("iam", kIamDir, false));
+  c->Append({"volumeMounts"}, Mount("backend", spec.backend.posix.host_path, false));
+  c->Append({"volumeMounts"}, Mount("server-library", kLibraryDir, true));
+  c->Append({"volumeMounts"}, Mount("gateway-run", kConfigDir, false));
+  c->Append({"volumeMounts"}, Mount("dev-infiniband", "/dev/infiniband", false));
+  if (tls) c->Append({"volumeMounts"}, Mount("s3-tls", kTlsDir, true));
+  c->Append({"volumeMounts"}, Mount("iam", kIamDir, false));
+}
+
+StatusOr<k8s::JsonObject> GatewayContainer(const crd::GatewayPool& pool, const Track& track,
+                                           const GatewayRenderOptions& o) {
+  const crd::GatewayPoolSpec& spec = pool.spec;
+  RDMASTACK_ASSIGN_OR_RETURN(int64_t buffer_bytes,
+                             crd::BytesFromIntOrQuantity(spec.rdma.buffer_pool.buffer_size));
+  RDMASTACK_ASSIGN_OR_RETURN(const GatewayPaths paths, RenderGatewayPaths(pool));
+  const bool tls = spec.s3.tls_secret.has_value();
+
+  k8s::JsonBuilder c;
+  c.SetString({"name"}, kGatewayContainer);
+  c.SetString({"image"}, track.gateway_image);
+  c.SetString({"imagePullPolicy"}, crd::ToString(spec.gateway.image_pull_policy));
+  c.Append({"args"}, Str("run"));
+  // The launcher's refusal (one line on stderr, then exit) becomes the termination message that
+  // the pool's failingNodes quotes.
+  c.SetString({"terminationMessagePolicy"}, "FallbackToLogsOnError");
+  AppendGatewayEnv(spec, track, paths, buffer_bytes, o, &c);
+
+  k8s::JsonBuilder port(Obj(R"({"name":"s3","protocol":"TCP"})"));
+  port.SetInt({"containerPort"}, track.s3_port);
+  c.Append({"ports"}, port);
+  SetGatewayProbes(spec, track, tls, &c);
+
+  c.Set({"securityContext"},
+        Obj(R"({"capabilities":{"add":["IPC_LOCK"]},"allowPrivilegeEscalation":false})"));
+  c.Set({"resources"}, GatewayResources(buffer_bytes * spec.rdma.buffer_pool.buffer_count +
+                                            o.memory_headroom_bytes,
+                                        o.rdma_resource));
+  AppendGatewayMounts(spec, o, tls, &c);
   return std::move(c).Build();
 }
 
@@ -199,6 +252,36 @@ k8s::JsonObject NodeAffinityTerm(const crd::GatewayPool& pool, const Track& trac
   k8s::JsonBuilder term;
   controllers::AppendSelectorExpressions(match, &term);
   return std::move(term).Build();
+}
+
+void AppendPodVolumes(const crd::GatewayPool& pool, const GatewayRenderOptions& options,
+                      k8s::JsonBuilder* pod) {
+  pod->Append({"volumes"}, HostPathVolume("host-sys", "/sys", "Directory"));
+  for (size_t i = 0; i < options.host_mounts.size(); ++i) {
+    pod->Append({"volumes"}, HostPathVolume("host-extra-" + std::to_string(i),
+                                            options.host_mounts[i], "Directory"));
+  }
+  // Directory, not DirectoryOrCreate: an unmounted Lustre must not silently become a local
+  // directory that the gateway then serves.
+  pod->Append({"volumes"},
+              HostPathVolume("backend", pool.spec.backend.posix.host_path, "Directory"));
+  pod->Append({"volumes"}, Obj(R"({"name":"server-library","emptyDir":{}})"));
+  pod->Append({"volumes"}, Obj(R"({"name":"gateway-run","emptyDir":{"medium":"Memory"}})"));
+  pod->Append({"volumes"},
+              HostPathVolume("dev-infiniband", "/dev/infiniband", "DirectoryOrCreate"));
+  // On the node, not in the pod: a restarted gateway, and the other track's gateway during an
+  // upgrade, serve the same users.
+  pod->Append({"volumes"},
+              HostPathVolume("iam",
+                             IamHostDir(pool.metadata.namespace_.value_or(""), pool.metadata.name,
+                                        pool.metadata.uid.value_or("")),
+                             "DirectoryOrCreate"));
+  if (pool.spec.s3.tls_secret) {
+    // Projected by the kubelet and swapped atomically on rotation; the launcher reloads it.
+    k8s::JsonBuilder v(Obj(R"({"name":"s3-tls","secret":{"defaultMode":256}})"));
+    v.SetString({"secret", "secretName"}, pool.spec.s3.tls_secret->name);
+    pod->Append({"volumes"}, v);
+  }
 }
 
 }  // namespace
@@ -248,30 +331,7 @@ StatusOr<k8s::JsonObject> RenderGatewayDaemonSet(const crd::GatewayPool& pool, c
   pod.Append({"initContainers"}, LibraryInitContainer(pool, track));
   pod.Append({"containers"}, container);
 
-  pod.Append({"volumes"}, HostPathVolume("host-sys", "/sys", "Directory"));
-  for (size_t i = 0; i < options.host_mounts.size(); ++i) {
-    pod.Append({"volumes"}, HostPathVolume("host-extra-" + std::to_string(i),
-                                           options.host_mounts[i], "Directory"));
-  }
-  // Directory, not DirectoryOrCreate: an unmounted Lustre must not silently become a local
-  // directory that the gateway then serves.
-  pod.Append({"volumes"}, HostPathVolume("backend", spec.backend.posix.host_path, "Directory"));
-  pod.Append({"volumes"}, Obj(R"({"name":"server-library","emptyDir":{}})"));
-  pod.Append({"volumes"}, Obj(R"({"name":"gateway-run","emptyDir":{"medium":"Memory"}})"));
-  pod.Append({"volumes"}, HostPathVolume("dev-infiniband", "/dev/infiniband", "DirectoryOrCreate"));
-  // On the node, not in the pod: a restarted gateway, and the other track's gateway during an
-  // upgrade, serve the same users.
-  pod.Append({"volumes"},
-             HostPathVolume("iam",
-                            IamHostDir(pool.metadata.namespace_.value_or(""), pool.metadata.name,
-                                       pool.metadata.uid.value_or("")),
-                            "DirectoryOrCreate"));
-  if (spec.s3.tls_secret) {
-    // Projected by the kubelet and swapped atomically on rotation; the launcher reloads it.
-    k8s::JsonBuilder v(Obj(R"({"name":"s3-tls","secret":{"defaultMode":256}})"));
-    v.SetString({"secret", "secretName"}, spec.s3.tls_secret->name);
-    pod.Append({"volumes"}, v);
-  }
+  AppendPodVolumes(pool, options, &pod);
   std::vector<std::string> pool_pull_secrets;
   for (const auto& ref : spec.image_pull_secrets) pool_pull_secrets.push_back(ref.name);
   controllers::ApplyNodePodPolicy(options.node_pods, pool_pull_secrets, &pod);

@@ -50,6 +50,137 @@ crd::NodeProblem GatewayProblem(const std::string& node, const controllers::Owne
   return p;
 }
 
+// How the upgrade under way treats the nodes: those it took out for maintenance, and those it
+// still serves from another track than the spec's.
+struct UpgradeView {
+  std::map<std::string, const MaintenanceStep*> maintenance;
+  std::set<std::string> served_elsewhere;
+};
+
+UpgradeView ViewOfUpgrade(const UpgradePlan* upgrade, const std::optional<Track>& track) {
+  UpgradeView v;
+  if (upgrade == nullptr || !track) return v;
+  for (const NodeDecision& d : upgrade->nodes) {
+    if (d.maintenance.applies) {
+      v.maintenance[d.node] = &d.maintenance;
+      continue;
+    }
+    if (NodeRole(d, track->name, track->name) != EndpointRole::kActive && !d.tracks.empty())
+      v.served_elsewhere.insert(d.node);
+  }
+  return v;
+}
+
+crd::MaintenanceNode MaintenanceEntry(const std::string& node, const MaintenanceStep& step) {
+  const MaintenanceState& state = *step.state;
+  return {node, std::string(MaintenancePhaseName(step.phase)), state.cause,
+          FormatRfc3339(std::chrono::system_clock::time_point(std::chrono::seconds(state.since)))};
+}
+
+// The counts of one pass over the selected nodes, and the problems it found.
+struct NodeFindings {
+  PoolNodeTally tally;
+  std::vector<crd::NodeProblem> problems;
+  std::vector<std::string> failing_gateway_nodes;  // verified, with a failing gateway
+};
+
+class NodePass {
+ public:
+  explicit NodePass(const PoolStatusInputs& in)
+      : track_(in.decision.track),
+        gateways_(ByNode(in.pods, track_)),
+        upgrade_(ViewOfUpgrade(in.upgrade, track_)) {}
+
+  NodeFindings Run(const std::vector<SelectedNode>& selected) && {
+    for (const SelectedNode& n : selected) Add(n);
+    return std::move(f_);
+  }
+
+ private:
+  void Add(const SelectedNode& n);
+  void AddUnverified(const SelectedNode& n);
+  void AddGateway(const std::string& node, const controllers::OwnedPod* pod);
+
+  const std::optional<Track>& track_;
+  const std::map<std::string, NodeGateway> gateways_;
+  const UpgradeView upgrade_;
+  NodeFindings f_;
+};
+
+void NodePass::Add(const SelectedNode& n) {
+  PoolNodeTally& t = f_.tally;
+  auto g = gateways_.find(n.name);
+  const bool serving = g != gateways_.end() && g->second.any_ready;
+  if (auto m = upgrade_.maintenance.find(n.name); m != upgrade_.maintenance.end()) {
+    ++t.in_maintenance;
+    if (t.maintenance.size() < kMaxMaintenanceNodes)
+      t.maintenance.push_back(MaintenanceEntry(n.name, *m->second));
+    return;
+  }
+  if (serving) ++t.ready;
+  if (serving && upgrade_.served_elsewhere.count(n.name)) {
+    if (n.verdict.verified) ++t.verified;
+    return;
+  }
+  if (!n.verdict.verified) {
+    if (!serving) AddUnverified(n);
+    return;
+  }
+  ++t.verified;
+  if (!track_) return;
+  AddGateway(n.name, g != gateways_.end() ? g->second.current : nullptr);
+}
+
+void NodePass::AddUnverified(const SelectedNode& n) {
+  f_.problems.push_back({n.name, n.verdict.reason, n.verdict.message, std::nullopt});
+  std::string& names = f_.tally.unverified_names;
+  names += (names.empty() ? "" : ", ") + n.name + " (" + n.verdict.reason + ")";
+}
+
+// A verified node's gateway of the spec's track, unless it serves.
+void NodePass::AddGateway(const std::string& node, const controllers::OwnedPod* pod) {
+  if (pod != nullptr && pod->ready && !pod->terminating) return;
+  if (pod != nullptr && IsFailing(*pod)) {
+    ++f_.tally.failing_gateways;
+    f_.failing_gateway_nodes.push_back(node);
+  } else {
+    ++f_.tally.starting;
+  }
+  f_.problems.push_back(GatewayProblem(node, pod, track_->s3_port));
+}
+
+// A node whose upgrade failed is listed (and counted) once, for that failure, which says that
+// it still serves the old track; what its gateway pod does now is left out: failingNodes is a
+// list-map keyed by node, and the API server refuses a status that names a node twice. Returns
+// those nodes.
+std::set<std::string> LeadWithUpgradeFailures(const UpgradePlan& up,
+                                              std::vector<crd::NodeProblem>& problems) {
+  std::set<std::string> failed_upgrade;
+  std::vector<crd::NodeProblem> upgrade_problems;
+  for (const crd::NodeProblem& f : up.failed) {
+    if (!failed_upgrade.insert(f.node).second) continue;
+    upgrade_problems.push_back(
+        {f.node, f.reason,
+         "upgrade failed, the node still serves the old track: " + f.message.value_or(""),
+         std::nullopt});
+  }
+  std::erase_if(problems, [&](const crd::NodeProblem& p) { return failed_upgrade.count(p.node); });
+  problems.insert(problems.begin(), upgrade_problems.begin(), upgrade_problems.end());
+  return failed_upgrade;
+}
+
+crd::GatewayPoolNodeCounts NodeCounts(const PoolNodeTally& t, size_t failed) {
+  crd::GatewayPoolNodeCounts counts;
+  counts.selected = static_cast<int32_t>(t.selected);
+  counts.verified = static_cast<int32_t>(t.verified);
+  counts.ready = static_cast<int32_t>(t.ready);
+  counts.failed = static_cast<int32_t>(failed);
+  if (t.in_maintenance > 0) counts.maintenance = static_cast<int32_t>(t.in_maintenance);
+  if (t.upgrade) counts.upgraded = t.upgrade->phases.done;
+  counts.ready_of_selected = std::to_string(t.ready) + "/" + std::to_string(t.selected);
+  return counts;
+}
+
 }  // namespace
 
 std::string Count(size_t n, const char* noun) {
@@ -57,100 +188,21 @@ std::string Count(size_t n, const char* noun) {
 }
 
 PoolNodeTally TallyPoolNodes(const PoolStatusInputs& in) {
-  const std::optional<Track>& track = in.decision.track;
-  const auto gateways = ByNode(in.pods, track);
-  PoolNodeTally t;
-  std::vector<crd::NodeProblem> problems;
-  std::vector<std::string> failing_gateway_nodes;
-  // Nodes an upgrade has not moved to the spec's track yet are served by another track; nodes
-  // under maintenance are out of service on purpose.
-  std::set<std::string> served_elsewhere;
-  std::map<std::string, const MaintenanceStep*> maintenance;
-  if (in.upgrade != nullptr && track) {
-    for (const NodeDecision& d : in.upgrade->nodes) {
-      if (d.maintenance.applies) {
-        maintenance[d.node] = &d.maintenance;
-        continue;
-      }
-      if (NodeRole(d, track->name, track->name) != EndpointRole::kActive && !d.tracks.empty())
-        served_elsewhere.insert(d.node);
-    }
-  }
-  for (const SelectedNode& n : in.selected) {
-    auto g = gateways.find(n.name);
-    const bool serving = g != gateways.end() && g->second.any_ready;
-    if (auto m = maintenance.find(n.name); m != maintenance.end()) {
-      ++t.in_maintenance;
-      if (t.maintenance.size() < kMaxMaintenanceNodes) {
-        const MaintenanceState& state = *m->second->state;
-        t.maintenance.push_back(
-            {n.name, std::string(MaintenancePhaseName(m->second->phase)), state.cause,
-             FormatRfc3339(
-                 std::chrono::system_clock::time_point(std::chrono::seconds(state.since)))});
-      }
-      continue;
-    }
-    if (serving) ++t.ready;
-    if (serving && served_elsewhere.count(n.name)) {
-      if (n.verdict.verified) ++t.verified;
-      continue;
-    }
-    if (!n.verdict.verified) {
-      if (!serving) {
-        problems.push_back({n.name, n.verdict.reason, n.verdict.message, std::nullopt});
-        t.unverified_names +=
-            (t.unverified_names.empty() ? "" : ", ") + n.name + " (" + n.verdict.reason + ")";
-      }
-      continue;
-    }
-    ++t.verified;
-    if (!track) continue;
-    const controllers::OwnedPod* pod = g != gateways.end() ? g->second.current : nullptr;
-    if (pod != nullptr && pod->ready && !pod->terminating) continue;
-    if (pod != nullptr && IsFailing(*pod)) {
-      ++t.failing_gateways;
-      failing_gateway_nodes.push_back(n.name);
-    } else {
-      ++t.starting;
-    }
-    problems.push_back(GatewayProblem(n.name, pod, track->s3_port));
-  }
+  NodeFindings f = NodePass(in).Run(in.selected);
+  PoolNodeTally t = std::move(f.tally);
   t.selected = in.selected.size();
   t.not_verified = t.selected - t.in_maintenance - t.verified;
   t.maintenance_text = t.in_maintenance == 0 ? ""
                                              : "; " + Count(t.in_maintenance, "node") +
                                                    " under maintenance (status.maintenanceNodes)";
-  crd::GatewayPoolNodeCounts& counts = t.counts;
-  counts.selected = static_cast<int32_t>(t.selected);
-  counts.verified = static_cast<int32_t>(t.verified);
-  counts.ready = static_cast<int32_t>(t.ready);
-  const UpgradePlan* up = in.upgrade != nullptr && in.upgrade->active ? in.upgrade : nullptr;
-  t.upgrade = up;
-  // A node whose upgrade failed is listed (and counted) once, for that failure, which says that
-  // it still serves the old track; what its gateway pod does now is left out: failingNodes is a
-  // list-map keyed by node, and the API server refuses a status that names a node twice.
+  t.upgrade = in.upgrade != nullptr && in.upgrade->active ? in.upgrade : nullptr;
   std::set<std::string> failed_upgrade;
-  if (up) {
-    std::vector<crd::NodeProblem> upgrade_problems;
-    for (const crd::NodeProblem& f : up->failed) {
-      if (!failed_upgrade.insert(f.node).second) continue;
-      upgrade_problems.push_back(
-          {f.node, f.reason,
-           "upgrade failed, the node still serves the old track: " + f.message.value_or(""),
-           std::nullopt});
-    }
-    std::erase_if(problems,
-                  [&](const crd::NodeProblem& p) { return failed_upgrade.count(p.node); });
-    problems.insert(problems.begin(), upgrade_problems.begin(), upgrade_problems.end());
-  }
+  if (t.upgrade) failed_upgrade = LeadWithUpgradeFailures(*t.upgrade, f.problems);
   size_t failed = failed_upgrade.size();
-  for (const std::string& node : failing_gateway_nodes) failed += !failed_upgrade.count(node);
-  counts.failed = static_cast<int32_t>(failed);
-  if (t.in_maintenance > 0) counts.maintenance = static_cast<int32_t>(t.in_maintenance);
-  if (up) counts.upgraded = up->phases.done;
-  counts.ready_of_selected = std::to_string(t.ready) + "/" + std::to_string(t.selected);
-  if (problems.size() > kMaxFailingNodes) problems.resize(kMaxFailingNodes);
-  t.failing = std::move(problems);
+  for (const std::string& node : f.failing_gateway_nodes) failed += !failed_upgrade.count(node);
+  t.counts = NodeCounts(t, failed);
+  if (f.problems.size() > kMaxFailingNodes) f.problems.resize(kMaxFailingNodes);
+  t.failing = std::move(f.problems);
   return t;
 }
 

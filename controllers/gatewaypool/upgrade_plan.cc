@@ -51,6 +51,30 @@ std::string ServingTrack(const std::set<std::string>& tracks, const std::string&
   return tracks.empty() ? "" : *tracks.begin();
 }
 
+// The nodes a pass may start moving, and what the moves under way already take of the budgets.
+struct Tally {
+  std::vector<size_t> candidates;  // eligible nodes not on the target yet, in node order
+  int64_t in_flight = 0;           // moves under way, failed ones holding their slot included
+  int64_t unavailable = 0;         // nodes without a serving gateway
+  int64_t failed_holding = 0;      // failed moves holding their slot
+};
+
+// The node's phase change in this pass, for the events: "Validate -> Switch".
+void NoteTransition(const UpgradeNode& n, NodeDecision& d) {
+  const std::string before = n.state ? std::string(PhaseName(n.state->phase)) : "Pending";
+  const std::string after = d.state ? std::string(PhaseName(d.state->phase)) : "Pending";
+  if (before == after || d.maintenance.applies) return;
+  d.transition = before + " -> " + after;
+  d.warning = after == "RollBack" || after == "Failed";
+}
+
+// Some node still waits for, or is in, a move that has not ended.
+bool AnyMoving(const crd::UpgradePhaseCounts& c) {
+  const auto moving = c.pending + c.start_new + c.validate + c.switch_ + c.drain + c.stop_old +
+                      c.roll_back + c.failed;
+  return moving > 0;
+}
+
 class Planner {
  public:
   explicit Planner(const UpgradeInputs& in) : in_(in) {}
@@ -105,9 +129,55 @@ class Planner {
     const int64_t after = std::max<int64_t>(1, at - in_.now);
     if (plan_.wake_after_s == 0 || after < plan_.wake_after_s) plan_.wake_after_s = after;
   }
+  // A node that finished an earlier move is like one that never moved once its gateway is
+  // outdated again (the template changed).
+  bool FinishedAndOutdated(const UpgradeNode& n) const {
+    const bool finished = n.state && n.state->phase == UpgradePhase::kDone &&
+                          ForTarget(*n.state, in_) && n.tracks == std::set{in_.target};
+    return finished && Outdated(PodOn(n, in_.target), in_.target_hash);
+  }
+  // autoRollback: a failure of this rollout halts it (until the node's state is cleared or the
+  // spec changes).
+  bool FailureHalts() const {
+    if (!in_.spec.auto_rollback) return false;
+    return std::any_of(in_.nodes.begin(), in_.nodes.end(), [&](const UpgradeNode& n) {
+      if (!n.state || !ForTarget(*n.state, in_)) return false;
+      return n.state->phase == UpgradePhase::kFailed ||
+             (n.state->phase == UpgradePhase::kRollBack && n.state->keep_failed);
+    });
+  }
+  // The most nodes maxUnavailable lets be without a serving gateway at once (at least one).
+  int64_t MaxUnavailable() const {
+    const int64_t total = static_cast<int64_t>(in_.nodes.size());
+    auto max_unavailable =
+        crd::ScaledValueFromIntOrPercent(in_.spec.max_unavailable, total, /*round_up=*/false);
+    return std::max<int64_t>(max_unavailable.ok() ? *max_unavailable : 1, 1);
+  }
+  bool MayStartMoves() const { return !plan_.paused && !halt_; }
+
+  // Each node as it stands, before this pass decides anything.
+  void Seed();
+  // Moves under way take their next step; the other nodes queue for a start.
+  Tally StepNodes();
+  void StepNode(size_t i, Tally& t);
+  void HoldForMaintenance(const UpgradeNode& n, NodeDecision& d);
+  void Queue(size_t i, Tally& t);
+  void CountUnderWay(const UpgradeNode& n, const NodeDecision& d, Tally& t) const;
+  // New moves, within the budgets the moves under way leave.
+  void StartMoves(const Tally& t);
+  void StartMove(NodeDecision& d, const std::string& from, bool in_place);
+  void NoteHeldByFailed(const Tally& t);
+  // Transitions and the summary.
+  void Summarize(const std::vector<size_t>& candidates);
+  void SummarizeNode(const UpgradeNode& n, const NodeDecision& d, bool candidate);
+
   // One node's next step in a move already under way.
   void Step(const UpgradeNode& n, NodeDecision& d);
   void StepSideBySide(const UpgradeNode& n, NodeUpgradeState s, NodeDecision& d);
+  void StepNewGateway(const UpgradeNode& n, NodeUpgradeState s, NodeDecision& d);
+  void StepSwitch(const UpgradeNode& n, NodeUpgradeState s, NodeDecision& d);
+  void StepDrainOld(const UpgradeNode& n, NodeUpgradeState s, NodeDecision& d);
+  void StepRollBack(const UpgradeNode& n, NodeUpgradeState s, NodeDecision& d);
   void StepInPlace(const UpgradeNode& n, NodeUpgradeState s, NodeDecision& d);
   // A state left by another target (the spec changed during the rollout).
   void Abandon(const UpgradeNode& n, NodeUpgradeState s, NodeDecision& d);
@@ -136,7 +206,6 @@ void Planner::Abandon(const UpgradeNode& n, NodeUpgradeState s, NodeDecision& d)
 }
 
 void Planner::StepSideBySide(const UpgradeNode& n, NodeUpgradeState s, NodeDecision& d) {
-  const controllers::OwnedPod* next = PodOn(n, s.to);
   if (halt_ && MovingSideBySide(s)) {
     d.tracks = {s.from, s.to};
     d.state = RollBack(std::move(s), "RolloutHalted", "another node failed and autoRollback is set",
@@ -145,53 +214,9 @@ void Planner::StepSideBySide(const UpgradeNode& n, NodeUpgradeState s, NodeDecis
   }
   switch (s.phase) {
     case UpgradePhase::kStartNew:
-    case UpgradePhase::kValidate:
-      d.tracks = {s.from, s.to};
-      // A pod found Ready and checked in the same pass goes straight to Switch.
-      if (s.phase == UpgradePhase::kStartNew && Ready(next) &&
-          !(n.validation && n.validation->ok)) {
-        d.state = Enter(std::move(s), UpgradePhase::kValidate);
-        return;
-      }
-      if (Ready(next) && n.validation && n.validation->ok) {
-        d.state = Enter(std::move(s), UpgradePhase::kSwitch);
-        return;
-      }
-      if (TimedOut(n, s)) {
-        auto [reason, message] = TimeoutWhy(n, next, s.to);
-        d.state = RollBack(std::move(s), std::move(reason), std::move(message), true);
-        return;
-      }
-      // The S3 check is retried every few seconds while the pod is Ready.
-      WakeAt(std::min(CountStarted(n, s) + in_.validation_timeout_s,
-                      s.phase == UpgradePhase::kValidate ? in_.now + 2 : INT64_MAX));
-      d.state = std::move(s);
-      return;
-    case UpgradePhase::kSwitch:
-      d.tracks = {s.from, s.to};
-      // Drain starts once clients can see the move; without a drain time the old one stops now.
-      if (!n.published.count(s.to)) {
-        d.state = std::move(s);
-        return;
-      }
-      if (in_.spec.drain_seconds <= 0) {
-        d.tracks = {s.to};
-        d.state = Enter(std::move(s), UpgradePhase::kStopOld);
-        return;
-      }
-      WakeAt(Drain().EndOf(in_.now));
-      d.state = Enter(std::move(s), UpgradePhase::kDrain);
-      return;
-    case UpgradePhase::kDrain:
-      d.tracks = {s.from, s.to};
-      if (Drain().Over(CountSince(n, s))) {
-        d.tracks = {s.to};
-        d.state = Enter(std::move(s), UpgradePhase::kStopOld);
-        return;
-      }
-      WakeAt(Drain().EndOf(CountSince(n, s)));
-      d.state = std::move(s);
-      return;
+    case UpgradePhase::kValidate: StepNewGateway(n, std::move(s), d); return;
+    case UpgradePhase::kSwitch: StepSwitch(n, std::move(s), d); return;
+    case UpgradePhase::kDrain: StepDrainOld(n, std::move(s), d); return;
     case UpgradePhase::kStopOld:
       d.tracks = {s.to};
       d.state =
@@ -201,25 +226,79 @@ void Planner::StepSideBySide(const UpgradeNode& n, NodeUpgradeState s, NodeDecis
       d.tracks = {s.to};
       d.state = std::move(s);
       return;
-    case UpgradePhase::kRollBack:
-      // The new track's label goes once no client is pointed at it; then wait for its pod to go.
-      d.tracks =
-          KeepsNewTrack(n, s) ? std::set<std::string>{s.from, s.to} : std::set<std::string>{s.from};
-      if (s.drain_new && d.tracks.size() == 2) WakeAt(Drain().EndOf(CountSince(n, s)));
-      if (d.tracks.size() == 1 && next == nullptr) {
-        if (s.keep_failed) {
-          d.state = Enter(std::move(s), UpgradePhase::kFailed);
-        } else {
-          d.state.reset();
-        }
-        return;
-      }
-      d.state = std::move(s);
-      return;
+    case UpgradePhase::kRollBack: StepRollBack(n, std::move(s), d); return;
     case UpgradePhase::kFailed:
       d.tracks = {s.from};
       d.state = std::move(s);
       return;
+  }
+}
+
+// StartNew and Validate: the new gateway beside the old one, until it passes or times out.
+void Planner::StepNewGateway(const UpgradeNode& n, NodeUpgradeState s, NodeDecision& d) {
+  const controllers::OwnedPod* next = PodOn(n, s.to);
+  d.tracks = {s.from, s.to};
+  // A pod found Ready and checked in the same pass goes straight to Switch.
+  if (s.phase == UpgradePhase::kStartNew && Ready(next) && !(n.validation && n.validation->ok)) {
+    d.state = Enter(std::move(s), UpgradePhase::kValidate);
+    return;
+  }
+  if (Ready(next) && n.validation && n.validation->ok) {
+    d.state = Enter(std::move(s), UpgradePhase::kSwitch);
+    return;
+  }
+  if (TimedOut(n, s)) {
+    auto [reason, message] = TimeoutWhy(n, next, s.to);
+    d.state = RollBack(std::move(s), std::move(reason), std::move(message), true);
+    return;
+  }
+  // The S3 check is retried every few seconds while the pod is Ready.
+  WakeAt(std::min(CountStarted(n, s) + in_.validation_timeout_s,
+                  s.phase == UpgradePhase::kValidate ? in_.now + 2 : INT64_MAX));
+  d.state = std::move(s);
+}
+
+// Drain starts once clients can see the move; without a drain time the old one stops now.
+void Planner::StepSwitch(const UpgradeNode& n, NodeUpgradeState s, NodeDecision& d) {
+  d.tracks = {s.from, s.to};
+  if (!n.published.count(s.to)) {
+    d.state = std::move(s);
+    return;
+  }
+  if (in_.spec.drain_seconds <= 0) {
+    d.tracks = {s.to};
+    d.state = Enter(std::move(s), UpgradePhase::kStopOld);
+    return;
+  }
+  WakeAt(Drain().EndOf(in_.now));
+  d.state = Enter(std::move(s), UpgradePhase::kDrain);
+}
+
+void Planner::StepDrainOld(const UpgradeNode& n, NodeUpgradeState s, NodeDecision& d) {
+  d.tracks = {s.from, s.to};
+  if (Drain().Over(CountSince(n, s))) {
+    d.tracks = {s.to};
+    d.state = Enter(std::move(s), UpgradePhase::kStopOld);
+    return;
+  }
+  WakeAt(Drain().EndOf(CountSince(n, s)));
+  d.state = std::move(s);
+}
+
+// The new track's label goes once no client is pointed at it; then wait for its pod to go.
+void Planner::StepRollBack(const UpgradeNode& n, NodeUpgradeState s, NodeDecision& d) {
+  const controllers::OwnedPod* next = PodOn(n, s.to);
+  d.tracks =
+      KeepsNewTrack(n, s) ? std::set<std::string>{s.from, s.to} : std::set<std::string>{s.from};
+  if (s.drain_new && d.tracks.size() == 2) WakeAt(Drain().EndOf(CountSince(n, s)));
+  if (d.tracks.size() != 1 || next != nullptr) {
+    d.state = std::move(s);
+    return;
+  }
+  if (s.keep_failed) {
+    d.state = Enter(std::move(s), UpgradePhase::kFailed);
+  } else {
+    d.state.reset();
   }
 }
 
@@ -307,6 +386,19 @@ void Planner::Count(const NodeDecision& d) {
 }
 
 UpgradePlan Planner::Run() {
+  Seed();
+  if (!in_.may_start || in_.target.empty()) return plan_;  // a refused spec changes nothing
+  halt_ = FailureHalts();
+  plan_.halted = halt_;
+  // Moves under way first, then starts within the budget.
+  const Tally tally = StepNodes();
+  StartMoves(tally);
+  NoteHeldByFailed(tally);
+  Summarize(tally.candidates);
+  return plan_;
+}
+
+void Planner::Seed() {
   plan_.in_place = in_.spec.strategy == crd::UpgradeStrategy::kInPlace;
   plan_.paused = in_.spec.paused;
   plan_.nodes.resize(in_.nodes.size());
@@ -315,145 +407,147 @@ UpgradePlan Planner::Run() {
     plan_.nodes[i].tracks = in_.nodes[i].tracks;
     plan_.nodes[i].state = in_.nodes[i].state;
   }
-  if (!in_.may_start || in_.target.empty()) return plan_;  // a refused spec changes nothing
+}
 
-  // autoRollback: a failure of this rollout halts it (until the node's state is cleared or the
-  // spec changes).
-  for (const UpgradeNode& n : in_.nodes) {
-    if (!n.state || !ForTarget(*n.state, in_)) continue;
-    const bool failed = n.state->phase == UpgradePhase::kFailed ||
-                        (n.state->phase == UpgradePhase::kRollBack && n.state->keep_failed);
-    if (failed && in_.spec.auto_rollback) halt_ = true;
+Tally Planner::StepNodes() {
+  Tally t;
+  for (size_t i = 0; i < in_.nodes.size(); ++i) StepNode(i, t);
+  return t;
+}
+
+void Planner::StepNode(size_t i, Tally& t) {
+  const UpgradeNode& n = in_.nodes[i];
+  NodeDecision& d = plan_.nodes[i];
+  d.maintenance = n.maintenance;
+  if (n.maintenance.applies) {
+    HoldForMaintenance(n, d);
+    ++t.unavailable;
+    return;
   }
-  plan_.halted = halt_;
-
-  // Moves under way first, then starts within the budget.
-  std::vector<size_t> candidates;
-  int64_t in_flight = 0, unavailable = 0, failed_holding = 0;
-  for (size_t i = 0; i < in_.nodes.size(); ++i) {
-    const UpgradeNode& n = in_.nodes[i];
-    NodeDecision& d = plan_.nodes[i];
-    d.maintenance = n.maintenance;
-    if (n.maintenance.applies) {
-      // Out of the rollout until it returns; a failure stays on record (and keeps halting).
-      d.tracks = n.maintenance.tracks;
-      if (!(n.state && n.state->phase == UpgradePhase::kFailed)) d.state.reset();
-      if (n.maintenance.wake_at > 0) WakeAt(n.maintenance.wake_at);
-      ++unavailable;
-      continue;
-    }
-    // A node that finished an earlier move is like one that never moved.
-    const bool finished = n.state && n.state->phase == UpgradePhase::kDone &&
-                          ForTarget(*n.state, in_) && n.tracks == std::set{in_.target};
-    if (n.state && !(finished && Outdated(PodOn(n, in_.target), in_.target_hash))) {
-      Step(n, d);
-    } else if (n.tracks.empty()) {
-      if (n.eligible) d.tracks = {in_.target};  // a new node: nothing to keep serving
-      continue;
-    } else {
-      const std::string serving = ServingTrack(n.tracks, in_.target);
-      const bool moves = serving != in_.target || n.tracks.size() > 1 ||
-                         Outdated(PodOn(n, in_.target), in_.target_hash);
-      if (moves && n.eligible) candidates.push_back(i);
-      if (moves && !n.eligible) ++plan_.phases.pending;  // waits for its checks to pass
-      // A failed check takes the target's gateway away; a gateway of an older track stays.
-      if (!n.eligible) d.tracks.erase(in_.target);
-      if (!Ready(PodOn(n, serving))) ++unavailable;
-      continue;
-    }
-    if (d.state && InFlight(*d.state)) {
-      ++in_flight;
-      if (d.state->in_place && d.state->phase != UpgradePhase::kDone) ++unavailable;
-    } else if (d.state && d.state->phase == UpgradePhase::kFailed && ForTarget(*d.state, in_)) {
-      // A failed node keeps its slot until someone clears it: without this, autoRollback false
-      // fails one node after another (InPlace: each left without a gateway) on a bad build.
-      ++in_flight;
-      ++failed_holding;
-      const std::string& serving = d.state->in_place ? d.state->to : d.state->from;
-      if (!Ready(PodOn(n, serving))) ++unavailable;
-    }
+  if (n.state && !FinishedAndOutdated(n)) {
+    Step(n, d);
+    CountUnderWay(n, d, t);
+    return;
   }
+  if (n.tracks.empty()) {
+    if (n.eligible) d.tracks = {in_.target};  // a new node: nothing to keep serving
+    return;
+  }
+  Queue(i, t);
+}
 
-  const int64_t total = static_cast<int64_t>(in_.nodes.size());
-  int64_t budget = std::max<int32_t>(in_.spec.max_parallel, 1) - in_flight;
-  auto max_unavailable =
-      crd::ScaledValueFromIntOrPercent(in_.spec.max_unavailable, total, /*round_up=*/false);
-  const int64_t unavailable_budget =
-      std::max<int64_t>(max_unavailable.ok() ? *max_unavailable : 1, 1) - unavailable;
+// Out of the rollout until it returns; a failure stays on record (and keeps halting).
+void Planner::HoldForMaintenance(const UpgradeNode& n, NodeDecision& d) {
+  d.tracks = n.maintenance.tracks;
+  if (!(n.state && n.state->phase == UpgradePhase::kFailed)) d.state.reset();
+  if (n.maintenance.wake_at > 0) WakeAt(n.maintenance.wake_at);
+}
+
+// A node with tracks and no move under way: a candidate when it is not on the target yet.
+void Planner::Queue(size_t i, Tally& t) {
+  const UpgradeNode& n = in_.nodes[i];
+  NodeDecision& d = plan_.nodes[i];
+  const std::string serving = ServingTrack(n.tracks, in_.target);
+  const bool moves = serving != in_.target || n.tracks.size() > 1 ||
+                     Outdated(PodOn(n, in_.target), in_.target_hash);
+  if (moves && n.eligible) t.candidates.push_back(i);
+  if (moves && !n.eligible) ++plan_.phases.pending;  // waits for its checks to pass
+  // A failed check takes the target's gateway away; a gateway of an older track stays.
+  if (!n.eligible) d.tracks.erase(in_.target);
+  if (!Ready(PodOn(n, serving))) ++t.unavailable;
+}
+
+void Planner::CountUnderWay(const UpgradeNode& n, const NodeDecision& d, Tally& t) const {
+  if (!d.state) return;
+  if (InFlight(*d.state)) {
+    ++t.in_flight;
+    if (d.state->in_place && d.state->phase != UpgradePhase::kDone) ++t.unavailable;
+    return;
+  }
+  if (d.state->phase != UpgradePhase::kFailed || !ForTarget(*d.state, in_)) return;
+  // A failed node keeps its slot until someone clears it: without this, autoRollback false
+  // fails one node after another (InPlace: each left without a gateway) on a bad build.
+  ++t.in_flight;
+  ++t.failed_holding;
+  const std::string& serving = d.state->in_place ? d.state->to : d.state->from;
+  if (!Ready(PodOn(n, serving))) ++t.unavailable;
+}
+
+void Planner::StartMoves(const Tally& t) {
+  int64_t budget = std::max<int32_t>(in_.spec.max_parallel, 1) - t.in_flight;
+  const int64_t unavailable_budget = MaxUnavailable() - t.unavailable;
   if (!in_.port_conflict.empty() && !plan_.in_place) plan_.blocked = in_.port_conflict;
-  const bool may_start_moves = !plan_.paused && !halt_;
   int64_t in_place_started = 0;
-  for (size_t i : candidates) {
-    if (!may_start_moves || budget <= 0) break;
-    const UpgradeNode& n = in_.nodes[i];
-    NodeDecision& d = plan_.nodes[i];
-    const std::string from = ServingTrack(n.tracks, in_.target);
+  for (size_t i : t.candidates) {
+    if (!MayStartMoves() || budget <= 0) break;
+    const std::string from = ServingTrack(in_.nodes[i].tracks, in_.target);
     const bool in_place = plan_.in_place || from == in_.target;
     if (!in_place && !plan_.blocked.empty()) continue;
     if (in_place && in_place_started >= unavailable_budget) continue;
-    NodeUpgradeState s;
-    s.from = from;
-    s.to = in_.target;
-    s.in_place = in_place;
-    s.template_hash = in_place ? in_.target_hash : "";
-    s.started = s.since = in_.now;
-    if (in_place) {
-      s.phase = UpgradePhase::kDrain;
-      d.tracks = {from};
-      ++in_place_started;
-      WakeAt(Drain().EndOf(in_.now));
-    } else {
-      s.phase = UpgradePhase::kStartNew;
-      d.tracks = {from, in_.target};
-      WakeAt(in_.now + in_.validation_timeout_s);
-    }
-    d.state = std::move(s);
+    StartMove(plan_.nodes[i], from, in_place);
+    if (in_place) ++in_place_started;
     --budget;
   }
+}
 
-  // Nothing could start and only failures hold the budgets: say so, or the rollout looks stuck.
-  const bool none_started = std::all_of(candidates.begin(), candidates.end(), [&](size_t i) {
+// InPlace drains the node's old gateway first; side by side starts the new one beside it.
+void Planner::StartMove(NodeDecision& d, const std::string& from, bool in_place) {
+  NodeUpgradeState s;
+  s.from = from;
+  s.to = in_.target;
+  s.in_place = in_place;
+  s.template_hash = in_place ? in_.target_hash : "";
+  s.started = s.since = in_.now;
+  if (in_place) {
+    s.phase = UpgradePhase::kDrain;
+    d.tracks = {from};
+    WakeAt(Drain().EndOf(in_.now));
+  } else {
+    s.phase = UpgradePhase::kStartNew;
+    d.tracks = {from, in_.target};
+    WakeAt(in_.now + in_.validation_timeout_s);
+  }
+  d.state = std::move(s);
+}
+
+// Nothing could start and only failures hold the budgets: say so, or the rollout looks stuck.
+void Planner::NoteHeldByFailed(const Tally& t) {
+  const bool none_started = std::all_of(t.candidates.begin(), t.candidates.end(), [&](size_t i) {
     return plan_.nodes[i].state == in_.nodes[i].state;
   });
-  if (may_start_moves && failed_holding > 0 && failed_holding == in_flight && none_started)
-    plan_.held_by_failed = static_cast<int64_t>(candidates.size());
+  if (MayStartMoves() && t.failed_holding > 0 && t.failed_holding == t.in_flight && none_started)
+    plan_.held_by_failed = static_cast<int64_t>(t.candidates.size());
+}
 
-  // Transitions and the summary.
+void Planner::Summarize(const std::vector<size_t>& candidates) {
   for (size_t i = 0; i < in_.nodes.size(); ++i) {
-    const UpgradeNode& n = in_.nodes[i];
-    NodeDecision& d = plan_.nodes[i];
-    const std::string before = n.state ? std::string(PhaseName(n.state->phase)) : "Pending";
-    const std::string after = d.state ? std::string(PhaseName(d.state->phase)) : "Pending";
-    if (before != after && !d.maintenance.applies) {
-      d.transition = before + " -> " + after;
-      d.warning = after == "RollBack" || after == "Failed";
-    }
+    NoteTransition(in_.nodes[i], plan_.nodes[i]);
     const bool candidate = std::find(candidates.begin(), candidates.end(), i) != candidates.end();
-    const bool started = candidate && d.state != n.state;
-    const bool pending = candidate && !started;
-    const bool on_target = !pending && d.state && ForTarget(*d.state, in_);
-    if (pending) ++plan_.phases.pending;
-    if (on_target) Count(d);
-    if (on_target && (plan_.started == 0 || d.state->started < plan_.started))
-      plan_.started = d.state->started;
-    if (pending || on_target) {
-      ++plan_.moving_total;
-      if (d.state && !d.state->in_place) plan_.from.insert(d.state->from);
-      if (d.state && d.state->in_place) plan_.in_place = true;
-      if (pending) plan_.from.insert(ServingTrack(n.tracks, in_.target));
-    } else if (d.state) {
-      ++plan_.phases.roll_back;  // leaving a state of another target
-      ++plan_.moving_total;
-    }
-    if (d.state && d.state->phase == UpgradePhase::kFailed)
-      plan_.failed.push_back({d.node, d.state->reason, d.state->message, std::nullopt});
+    SummarizeNode(in_.nodes[i], plan_.nodes[i], candidate);
   }
-  plan_.active = plan_.phases.pending + plan_.phases.start_new + plan_.phases.validate +
-                     plan_.phases.switch_ + plan_.phases.drain + plan_.phases.stop_old +
-                     plan_.phases.roll_back + plan_.phases.failed >
-                 0;
+  plan_.active = AnyMoving(plan_.phases);
   if (!plan_.active) plan_.moving_total = 0;
-  return plan_;
+}
+
+void Planner::SummarizeNode(const UpgradeNode& n, const NodeDecision& d, bool candidate) {
+  const bool started = candidate && d.state != n.state;
+  const bool pending = candidate && !started;
+  const bool on_target = !pending && d.state && ForTarget(*d.state, in_);
+  if (pending) ++plan_.phases.pending;
+  if (on_target) Count(d);
+  if (on_target && (plan_.started == 0 || d.state->started < plan_.started))
+    plan_.started = d.state->started;
+  if (pending || on_target) {
+    ++plan_.moving_total;
+    if (d.state && !d.state->in_place) plan_.from.insert(d.state->from);
+    if (d.state && d.state->in_place) plan_.in_place = true;
+    if (pending) plan_.from.insert(ServingTrack(n.tracks, in_.target));
+  } else if (d.state) {
+    ++plan_.phases.roll_back;  // leaving a state of another target
+    ++plan_.moving_total;
+  }
+  if (d.state && d.state->phase == UpgradePhase::kFailed)
+    plan_.failed.push_back({d.node, d.state->reason, d.state->message, std::nullopt});
 }
 
 }  // namespace
