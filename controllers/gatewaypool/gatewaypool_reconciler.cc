@@ -182,7 +182,8 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Pass(const k8s::JsonObject& obj
   // error is retried.
   const Status synced =
       ApplyWorkloads(pool, PlanWorkloads(snapshot, plan.inputs, plan.upgrade), nullptr);
-  return PublishStatus(object, pool, plan, synced);
+  const int64_t wake_after_s = plan.upgrade.wake_after_s;
+  return PublishStatus(object, pool, PoolStatusOf(std::move(plan)), wake_after_s, synced);
 }
 
 PoolSnapshot GatewayPoolReconciler::Snapshot(const k8s::JsonObject& object,
@@ -327,9 +328,9 @@ Status GatewayPoolReconciler::PublishThenReplan(const k8s::JsonObject& object,
 
 StatusOr<runtime::Result> GatewayPoolReconciler::PublishStatus(const k8s::JsonObject& object,
                                                                const crd::GatewayPool& pool,
-                                                               const PoolPlan& plan,
+                                                               const crd::GatewayPoolStatus& status,
+                                                               int64_t wake_after_s,
                                                                const Status& synced) {
-  const crd::GatewayPoolStatus status = PoolStatusOf(plan);
   runtime::Result result;
   const Clock::TimePoint now = clock_.Now();
   Clock::Duration since_written = Clock::Duration::max();
@@ -348,8 +349,8 @@ StatusOr<runtime::Result> GatewayPoolReconciler::PublishStatus(const k8s::JsonOb
     std::lock_guard<std::mutex> lock(status_mu_);
     status_written_[object.Key()] = now;
   }
-  if (plan.upgrade.wake_after_s > 0) {
-    const Clock::Duration wake = std::chrono::seconds(plan.upgrade.wake_after_s);
+  if (wake_after_s > 0) {
+    const Clock::Duration wake = std::chrono::seconds(wake_after_s);
     if (result.requeue_after == Clock::Duration::zero() || wake < result.requeue_after)
       result.requeue_after = wake;
   }

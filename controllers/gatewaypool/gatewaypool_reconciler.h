@@ -82,9 +82,12 @@ class GatewayPoolReconciler final
   // node, the tracks those acknowledged writes list it ready on (PublishThenReplan).
   Status ApplyWorkloads(const crd::GatewayPool& pool, const WorkloadWrites& writes,
                         std::map<std::string, std::set<std::string>>* gained);
+  // Writes the status unless a rollout holds it back (StatusHoldBack), and asks to be woken when
+  // the plan's next step is due (`wake_after_s`).
   StatusOr<runtime::Result> PublishStatus(const k8s::JsonObject& object,
-                                          const crd::GatewayPool& pool, const PoolPlan& plan,
-                                          const Status& synced);
+                                          const crd::GatewayPool& pool,
+                                          const crd::GatewayPoolStatus& status,
+                                          int64_t wake_after_s, const Status& synced);
 
   StatusOr<runtime::Result> Cleanup(const k8s::JsonObject& object,
                                     const crd::GatewayPool& pool) override;

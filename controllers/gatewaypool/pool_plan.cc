@@ -440,10 +440,10 @@ WorkloadWrites PlanWorkloads(const PoolSnapshot& snapshot, const PoolInputs& inp
   return w;
 }
 
-crd::GatewayPoolStatus PoolStatusOf(const PoolPlan& plan) {
-  PoolStatusInputs in = plan.inputs.status;
+crd::GatewayPoolStatus PoolStatusOf(PoolPlan&& plan) {
+  PoolStatusInputs in = std::move(plan.inputs.status);
   in.upgrade = &plan.upgrade;
-  in.tracks = plan.inputs.tracks;
+  in.tracks = std::move(plan.inputs.tracks);
   return ComputePoolStatus(in);
 }
 

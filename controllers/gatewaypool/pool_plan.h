@@ -182,6 +182,8 @@ NodeWrites PlanAfterPublish(const PoolSnapshot& snapshot, PoolPlan& plan,
 WorkloadWrites PlanWorkloads(const PoolSnapshot& snapshot, const PoolInputs& inputs,
                              const UpgradePlan& upgrade);
 
-crd::GatewayPoolStatus PoolStatusOf(const PoolPlan& plan);
+// The status the plan leaves. Spends the plan: its per-node inputs move into the computation
+// instead of being copied (a pool of thousands of nodes).
+crd::GatewayPoolStatus PoolStatusOf(PoolPlan&& plan);
 
 }  // namespace rdmastack::gatewaypool
