@@ -11,12 +11,15 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <set>
 #include <source_location>
 #include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "crds/types/reasons.h"
 
 namespace rdmastack {
 namespace {
@@ -46,6 +49,50 @@ void AddQuotedNames(std::string_view arg, std::set<std::string>* out) {
                        });
     if (camel) out->insert(std::string(name));
     open = close;
+  }
+}
+
+// The reason constants of the API package (crds/types/reasons.h), read as text: "kPoolConflict" ->
+// "PoolConflict". Sources name them as reasons::kX or crd::reasons::kX.
+const std::map<std::string, std::string>& ReasonConstants() {
+  static const std::map<std::string, std::string> constants = [] {
+    static const std::regex kConstant(
+        R"re(inline constexpr (?:char (k\w+)\[\]|std::string_view (k\w+)) = "(\w+)";)re");
+    std::map<std::string, std::string> out;
+    const std::string text = Slurp(SourceDir() + "/crds/types/reasons.h");
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), kConstant);
+         it != std::sregex_iterator(); ++it) {
+      out[(*it)[1].matched ? (*it)[1].str() : (*it)[2].str()] = (*it)[3].str();
+    }
+    return out;
+  }();
+  return constants;
+}
+
+constexpr std::string_view kReasonsQualifier = "reasons::";
+
+// The value of the reason constant `reasons::kX` whose qualifier starts at `at` in `text`, with the
+// index just past it; "" when there is none there or it names no constant of reasons.h.
+std::pair<std::string, size_t> ReasonConstantAt(std::string_view text, size_t at) {
+  if (text.substr(at, kReasonsQualifier.size()) != kReasonsQualifier) return {"", at};
+  if (at > 0 && (std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_'))
+    return {"", at};
+  size_t end = at + kReasonsQualifier.size();
+  while (end < text.size() &&
+         (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_'))
+    ++end;
+  const std::string name(
+      text.substr(at + kReasonsQualifier.size(), end - at - kReasonsQualifier.size()));
+  const auto it = ReasonConstants().find(name);
+  return {it == ReasonConstants().end() ? "" : it->second, end};
+}
+
+// The values of the reason constants named in `arg`, e.g. both of
+// `cond ? reasons::kStale : reasons::kAgentDisconnected`.
+void AddConstantNames(std::string_view arg, std::set<std::string>* out) {
+  for (size_t at = arg.find(kReasonsQualifier); at != std::string_view::npos;
+       at = arg.find(kReasonsQualifier, at + 1)) {
+    if (std::string value = ReasonConstantAt(arg, at).first; !value.empty()) out->insert(value);
   }
 }
 
@@ -86,23 +133,25 @@ TEST(DocsTest, EveryAgentReasonIsDocumented) {
 }
 
 // Every ClientProfile condition reason and per-node reason the operator writes has a row in
-// docs/troubleshooting.md: Ineligible("X", ...) / Refused("X", ...) in the eligibility function,
-// `..._reason = "X"`, what blocks the profile (`return {"X", ...}`) and Make(type, status, "X",
-// ...) in the status functions.
+// docs/troubleshooting.md: Ineligible(X, ...) / Refused(X, ...) in the eligibility function,
+// `..._reason = X`, what blocks the profile (`return {X, ...}`) and Make(type, status, X, ...) in
+// the status functions, X a literal "Reason" or a constant reasons::kReason.
 TEST(DocsTest, EveryClientProfileReasonIsDocumented) {
   std::set<std::string> reasons;
   for (const char* file :
        {"eligibility.cc", "profile_status.cc", "profile_conditions.cc", "profile_plan.cc"}) {
     const std::string text = Slurp(SourceDir() + "/controllers/clientprofile/" + file);
     ASSERT_FALSE(text.empty()) << file;
-    std::vector<std::string_view> calls = {"Ineligible(\"", "Refused(\"", "_reason = \""};
-    // What blocks the whole profile: FindBlocker's `return {"X", ...}`.
-    if (std::string_view(file) == "profile_conditions.cc") calls.push_back("return {\"");
+    std::vector<std::string_view> calls = {"Ineligible(", "Refused(", "_reason = "};
+    // What blocks the whole profile: FindBlocker's `return {X, ...}`.
+    if (std::string_view(file) == "profile_conditions.cc") calls.push_back("return {");
     for (std::string_view call : calls) {
       for (size_t at = text.find(call); at != std::string::npos; at = text.find(call, at + 1)) {
-        const size_t open = at + call.size() - 1;
-        AddQuotedNames(std::string_view(text).substr(open, text.find('"', open + 1) - open + 1),
-                       &reasons);
+        const size_t begin = at + call.size();
+        const size_t end = std::min(text.find(',', begin), text.find(';', begin));
+        const std::string_view first = std::string_view(text).substr(begin, end - begin);
+        AddQuotedNames(first, &reasons);
+        AddConstantNames(first, &reasons);
       }
     }
     for (size_t at = text.find("ConditionStatus::k"); at != std::string::npos;
@@ -110,8 +159,10 @@ TEST(DocsTest, EveryClientProfileReasonIsDocumented) {
       const size_t first_comma = text.find(',', at);
       const size_t second_comma = text.find(',', first_comma + 1);
       if (first_comma == std::string::npos || second_comma == std::string::npos) continue;
-      AddQuotedNames(std::string_view(text).substr(first_comma + 1, second_comma - first_comma - 1),
-                     &reasons);
+      const std::string_view reason =
+          std::string_view(text).substr(first_comma + 1, second_comma - first_comma - 1);
+      AddQuotedNames(reason, &reasons);
+      AddConstantNames(reason, &reasons);
     }
   }
   ASSERT_GT(reasons.size(), 20u) << "the reason scanner found too few reasons";
@@ -133,10 +184,10 @@ TEST(DocsTest, EveryClientProfileReasonIsDocumented) {
 // and reasons are taken only from argument positions and assignments:
 //
 // - sinks: the reason argument of every `.Make(`, `.Record(` and `.RecordRelated(` call in the
-//   non-test sources of the controllers. It must be understood: a literal, a ternary or `+` of
-//   understood parts, or a variable or call listed in ReasonVariables() together with the code that
-//   gives it its values. Anything else fails the test, so a new way of passing a reason is caught
-//   rather than skipped.
+//   non-test sources of the controllers. It must be understood: a literal, a constant of
+//   crds/types/reasons.h (reasons::kX), a ternary or `+` of understood parts, or a variable or call
+//   listed in ReasonVariables() together with the code that gives it its values. Anything else
+//   fails the test, so a new way of passing a reason is caught rather than skipped.
 // - per-node producers (PerNodeReasons()): the functions and fields that carry a reason into
 //   failingNodes and ineligibleNodes. Each must still yield a reason, or the test says the code
 //   moved.
@@ -308,27 +359,57 @@ bool IsStringLiteral(std::string_view s) {
   return s.size() >= 2 && s.front() == '"' && SkipLiteral(s, 0) == s.size();
 }
 
-// The CamelCase string literals of `expr` that are values rather than operands of == or !=: in
-// `waiting == "CrashLoopBackOff" ? "GatewayCrashLooping" : "GatewayFailing"` the last two.
+// Whether the value that spans [begin, end) of `expr` is an operand of == or !=.
+bool Compared(std::string_view expr, size_t begin, size_t end) {
+  const std::string_view before = Trim(expr.substr(0, begin));
+  const std::string_view after = Trim(expr.substr(end));
+  return before.ends_with("==") || before.ends_with("!=") || after.starts_with("==") ||
+         after.starts_with("!=");
+}
+
+// Where the qualified name whose last qualifier starts at `at` begins: `crd::reasons::kX` begins
+// at `crd`.
+size_t QualifiedBegin(std::string_view expr, size_t at) {
+  while (at >= 2 && expr.substr(at - 2, 2) == "::") {
+    size_t begin = at - 2;
+    while (begin > 0 && IsIdentChar(expr[begin - 1])) --begin;
+    if (begin == at - 2) break;  // a leading ::
+    at = begin;
+  }
+  return at;
+}
+
+// The reasons of `expr` that are values rather than operands of == or !=: its CamelCase string
+// literals and the reason constants it names. In
+// `waiting == "CrashLoopBackOff" ? reasons::kGatewayCrashLooping : "GatewayFailing"` the last two.
 std::vector<std::string> ValueLiterals(std::string_view expr) {
   std::vector<std::string> out;
   for (size_t i = 0; i < expr.size();) {
     const size_t end = SkipLiteral(expr, i);
     if (end == i) {
-      ++i;
+      const auto [constant, past] = ReasonConstantAt(expr, i);
+      if (!constant.empty() && !Compared(expr, QualifiedBegin(expr, i), past))
+        out.push_back(constant);
+      i = std::max(past, i + 1);
       continue;
     }
     if (expr[i] == '"' && end - i >= 2) {
-      const std::string_view before = Trim(expr.substr(0, i));
-      const std::string_view after = Trim(expr.substr(end));
-      const bool compared = before.ends_with("==") || before.ends_with("!=") ||
-                            after.starts_with("==") || after.starts_with("!=");
       const std::string_view name = expr.substr(i + 1, end - i - 2);
-      if (!compared && IsReasonName(name)) out.emplace_back(name);
+      if (!Compared(expr, i, end) && IsReasonName(name)) out.emplace_back(name);
     }
     i = end;
   }
   return out;
+}
+
+// The reason constant `expr` is (reasons::kX, crd::reasons::kX, rdmastack::crd::reasons::kX): its
+// value, "" when `expr` is no such constant, and "?" when it names one that reasons.h lacks.
+std::string ReasonConstant(std::string_view expr) {
+  const size_t at = expr.rfind(kReasonsQualifier);
+  if (at == kNpos || QualifiedBegin(expr, at) != 0) return "";
+  const auto [value, past] = ReasonConstantAt(expr, at);
+  if (past != expr.size()) return "";
+  return value.empty() ? "?" : value;
 }
 
 struct SourceFile {
@@ -593,6 +674,13 @@ Reasons Resolve(const SourceFile& file, std::string_view expr, const std::string
   }
   if (IsStringLiteral(expr))
     return {{std::string(expr.substr(1, expr.size() - 2)), area, file.Where(expr)}};
+  if (const std::string value = ReasonConstant(expr); value == "?") {
+    problems->push_back(file.Where(expr) + ": `" + std::string(expr) +
+                        "` is no constant of crds/types/reasons.h");
+    return {};
+  } else if (!value.empty()) {
+    return {{value, area, file.Where(expr)}};
+  }
   std::string key(expr);
   if (const size_t paren = expr.find('(');
       paren != kNpos && MatchingClose(expr, paren) == expr.size() - 1) {
@@ -737,6 +825,39 @@ TEST(DocsTest, EveryOperatorEventReasonIsDocumented) {
   for (const char* expected : {"UpgradeRollBack", "NodeMismatch", "GatewaysReady"})
     EXPECT_EQ(names.count(expected), 1u) << expected << " should be an event reason";
   ExpectDocumented(found.events, "Event reasons");
+}
+
+// The API package's list of reasons (crds/types/reasons.h kAll): each has its row in the section
+// of the kind that uses it, whether or not the scanner above finds where it is set.
+TEST(DocsTest, EveryReasonOfTheApiPackageIsDocumented) {
+  const auto sections = Sections(Slurp(SourceDir() + "/docs/troubleshooting.md"));
+  ASSERT_FALSE(sections.empty());
+  for (const crd::reasons::UsedBy& r : crd::reasons::kAll) {
+    const std::string heading = "## " + std::string(crd::reasons::KindName(r.kind));
+    const std::string row = "`" + std::string(r.reason) + "`";
+    const bool documented = std::any_of(sections.begin(), sections.end(), [&](const auto& s) {
+      return s.first.starts_with(heading) && s.second.find(row) != std::string::npos;
+    });
+    EXPECT_TRUE(documented) << r.reason << " has no row in a section \"" << heading
+                            << "...\" of docs/troubleshooting.md";
+  }
+}
+
+// kAll lists every constant of reasons.h, each named after its value, and the scanner reads the
+// header as the compiler does.
+TEST(DocsTest, TheApiPackageListsEveryReasonConstant) {
+  const std::map<std::string, std::string>& constants = ReasonConstants();
+  ASSERT_GT(constants.size(), 60u) << "the scanner found too few constants in reasons.h";
+  std::set<std::string> listed;
+  for (const crd::reasons::UsedBy& r : crd::reasons::kAll) listed.insert(std::string(r.reason));
+  std::set<std::string> values;
+  for (const auto& [name, value] : constants) {
+    values.insert(value);
+    EXPECT_EQ(name, "k" + value) << "a reason constant is named after its value";
+    EXPECT_EQ(listed.count(value), 1u) << name << " is not in reasons.h kAll";
+  }
+  for (const std::string& reason : listed)
+    EXPECT_EQ(values.count(reason), 1u) << reason << " of kAll is no constant the scanner reads";
 }
 
 // Quoted literals "rdmastack_..." (metric names and name prefixes) and "_..." (suffixes joined to

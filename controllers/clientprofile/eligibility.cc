@@ -7,12 +7,16 @@
 
 #include "controllers/common/node_walk.h"
 #include "crds/types/int_or_string.h"
+#include "crds/types/reasons.h"
 #include "node/checks/checks.h"
 #include "node/checks/gpu_checks.h"
 #include "node/probe/parsers.h"
 #include "node/probe/pci_topology.h"
 
 namespace rdmastack::clientprofile {
+
+namespace reasons = crd::reasons;
+
 namespace {
 
 // The agent's checks that do not depend on a profile's settings: whatever the profile, a node
@@ -162,11 +166,11 @@ std::string PeerMemProblem(const crd::ClientProfileSpec& spec, const crd::HostFa
 GpuDirectPath ChooseRegistration(const crd::ClientProfileSpec& spec,
                                  const crd::RdmaNodeStatus& node) {
   if (node.gpus.empty())
-    return Refused("NoGpu",
+    return Refused(reasons::kNoGpu,
                    "the agent reports no NVIDIA GPU; use transport HostMemory on nodes without "
                    "GPUs, or select GPU nodes only");
   if (!node.host || node.host->nvidia_driver_version.value_or("").empty())
-    return Refused("NvidiaDriverNotLoaded",
+    return Refused(reasons::kNvidiaDriverNotLoaded,
                    "the nvidia kernel module is not loaded; install the NVIDIA driver");
   const std::string dmabuf = DmaBufProblem(node);
   bool loads = false;
@@ -178,10 +182,10 @@ GpuDirectPath ChooseRegistration(const crd::ClientProfileSpec& spec,
   switch (spec.memory_registration) {
     case crd::MemoryRegistration::kDMABuf:
       if (!dmabuf.empty())
-        return Refused("DmaBufUnsupported", "memoryRegistration DMABuf: " + dmabuf);
+        return Refused(reasons::kDmaBufUnsupported, "memoryRegistration DMABuf: " + dmabuf);
       return {"DMABuf", false, "", via_dmabuf};
     case crd::MemoryRegistration::kPeerMem:
-      if (!peermem.empty()) return Refused("PeerMemNotLoaded", peermem);
+      if (!peermem.empty()) return Refused(reasons::kPeerMemNotLoaded, peermem);
       return {"PeerMem", loads, "", via_peermem};
     case crd::MemoryRegistration::kAuto: break;
   }
@@ -191,8 +195,9 @@ GpuDirectPath ChooseRegistration(const crd::ClientProfileSpec& spec,
   const bool peermem_closer =
       node.host->ib_core_flavor == crd::IbCoreFlavor::kMOFED ||
       node.host->nvidia_module_flavor == crd::NvidiaModuleFlavor::kProprietary;
-  return peermem_closer ? Refused("PeerMemNotLoaded", peermem + "; dma-buf: " + dmabuf)
-                        : Refused("DmaBufUnsupported", "dma-buf: " + dmabuf + "; " + peermem);
+  return peermem_closer
+             ? Refused(reasons::kPeerMemNotLoaded, peermem + "; dma-buf: " + dmabuf)
+             : Refused(reasons::kDmaBufUnsupported, "dma-buf: " + dmabuf + "; " + peermem);
 }
 
 // BAR1 must hold a transfer plus headroom on every GPU; the GPU and NIC must be close enough.
@@ -208,18 +213,18 @@ std::optional<GpuDirectPath> GpuLimits(const crd::ClientProfileSpec& spec,
       free = *g.bar1_total_bytes - agent::kBar1DriverBytes;
     }
     if (free < 0)
-      return Refused("Bar1Unknown", name +
-                                        ": BAR1 size unknown; run the agent with NVML or "
-                                        "mount the host's /sys so it can read the BAR");
+      return Refused(reasons::kBar1Unknown, name +
+                                                ": BAR1 size unknown; run the agent with NVML or "
+                                                "mount the host's /sys so it can read the BAR");
     if (transfer + agent::kBar1ReserveBytes > free) {
       const int64_t fits = std::max<int64_t>(0, free - agent::kBar1ReserveBytes);
       std::string text = name + ": a " + agent::FormatBytes(transfer) + " transfer plus " +
                          agent::FormatBytes(agent::kBar1ReserveBytes) +
                          " headroom does not fit BAR1 free " + agent::FormatBytes(free);
       if (g.bar1_total_bytes) text += " (total " + agent::FormatBytes(*g.bar1_total_bytes) + ")";
-      return Refused("Bar1TooSmall", text + "; lower maxTransferSize to at most " +
-                                         agent::FormatBytes(fits) +
-                                         ", use transport HostMemory, or enable a larger BAR1");
+      return Refused(reasons::kBar1TooSmall,
+                     text + "; lower maxTransferSize to at most " + agent::FormatBytes(fits) +
+                         ", use transport HostMemory, or enable a larger BAR1");
     }
   }
   agent::PathType max = agent::PathType::kPxb;
@@ -227,10 +232,10 @@ std::optional<GpuDirectPath> GpuLimits(const crd::ClientProfileSpec& spec,
   for (const auto& g : node.gpus) {
     agent::PathType path = agent::PathType::kSys;
     if (!g.path_type || !agent::ParsePathType(*g.path_type, &path))
-      return Refused("TopologyUnknown", "no PCIe path from GPU " + g.pci_address +
-                                            " to an RDMA NIC could be computed");
+      return Refused(reasons::kTopologyUnknown, "no PCIe path from GPU " + g.pci_address +
+                                                    " to an RDMA NIC could be computed");
     if (static_cast<int>(path) > static_cast<int>(max))
-      return Refused("GpuNicTooFar",
+      return Refused(reasons::kGpuNicTooFar,
                      g.pci_address + " -> " + g.nearest_nic.value_or("NIC") + " " + *g.path_type +
                          " is farther than maxGpuNicDistance " + agent::PathTypeName(max) +
                          "; use a NIC under the same PCIe switch as the GPU, or raise "
@@ -243,19 +248,19 @@ std::optional<GpuDirectPath> GpuLimits(const crd::ClientProfileSpec& spec,
 
 Eligibility DecideEligibility(const crd::ClientProfileSpec& spec, const crd::RdmaNodeStatus* node) {
   if (node == nullptr || !node->agent || node->agent->state != crd::AgentState::kConnected)
-    return Ineligible(controllers::kAgentNotReporting,
+    return Ineligible(reasons::kAgentNotReporting,
                       "the node's agent is not reporting (no RdmaNode, or Stale); check the "
                       "rdmastack-agent pod on the node");
   for (std::string_view id : kNodeChecks) {
     const crd::CheckResult* c = FindCheck(*node, id);
     if (c == nullptr) continue;
     if (c->status == crd::CheckStatus::kFail || c->status == crd::CheckStatus::kUnknown)
-      return Ineligible(c->reason.value_or("CheckFailed"), Describe(*c));
+      return Ineligible(c->reason.value_or(reasons::kCheckFailed), Describe(*c));
   }
   if (node->devices.empty())
-    return Ineligible("NoRdmaDevice", "the agent reports no RDMA device on the node");
+    return Ineligible(reasons::kNoRdmaDevice, "the agent reports no RDMA device on the node");
   const GidChoice gid = ChooseGid(spec.gid_index, *node);
-  if (!gid.index) return Ineligible("NoUsableGid", gid.problem);
+  if (!gid.index) return Ineligible(reasons::kNoUsableGid, gid.problem);
 
   Eligibility e;
   e.eligible = true;

@@ -5,7 +5,12 @@
 #include <utility>
 #include <vector>
 
+#include "crds/types/reasons.h"
+
 namespace rdmastack::clientprofile {
+
+namespace reasons = crd::reasons;
+
 namespace {
 
 using crd::ConditionStatus;
@@ -42,17 +47,19 @@ ProfileBlocker FindBlocker(const ProfileStatusInputs& in) {
       profile.metadata.namespace_.value_or("") + "/" + profile.spec.gateway_pool_ref.name;
   if (!in.refused_reason.empty()) return {in.refused_reason, in.refused_message};
   if (!in.pool_found)
-    return {"PoolNotFound", "GatewayPool " + pool +
-                                " does not exist; create it or fix gatewayPoolRef (nothing is "
-                                "deployed until it exists)"};
-  if (!in.secret_message.empty()) return {"CredentialsSecretInvalid", in.secret_message};
-  if (!in.s3_user_message.empty()) return {"S3UserNotProvisioned", in.s3_user_message};
+    return {reasons::kPoolNotFound,
+            "GatewayPool " + pool +
+                " does not exist; create it or fix gatewayPoolRef (nothing is "
+                "deployed until it exists)"};
+  if (!in.secret_message.empty()) return {reasons::kCredentialsSecretInvalid, in.secret_message};
+  if (!in.s3_user_message.empty()) return {reasons::kS3UserNotProvisioned, in.s3_user_message};
   if (!in.library_refused.empty()) return {in.library_refused.reason, in.library_refused.message};
   if (in.endpoints == 0)
-    return {"PoolNotServing", "GatewayPool " + pool +
-                                  " publishes no Ready gateway endpoint; clients keep their last "
-                                  "configuration and are not Ready until one answers (see "
-                                  "kubectl get gwp)"};
+    return {reasons::kPoolNotServing,
+            "GatewayPool " + pool +
+                " publishes no Ready gateway endpoint; clients keep their last "
+                "configuration and are not Ready until one answers (see "
+                "kubectl get gwp)"};
   return {};
 }
 
@@ -78,25 +85,25 @@ LibraryRefusal ClientLibraryRefusal(const std::string& message) {
 
 crd::Condition NodesEligibleCondition(const ProfileFacts& f) {
   if (f.matched == 0)
-    return f.set.Make(kNodesEligible, ConditionStatus::kFalse, "NoNodesMatched",
+    return f.set.Make(kNodesEligible, ConditionStatus::kFalse, reasons::kNoNodesMatched,
                       "no node carries every label of nodeSelector");
   if (f.eligible == 0)
-    return f.set.Make(kNodesEligible, ConditionStatus::kFalse, "NoEligibleNodes",
+    return f.set.Make(kNodesEligible, ConditionStatus::kFalse, reasons::kNoEligibleNodes,
                       "none of the " + std::to_string(f.matched) +
                           " matched nodes can use this profile: " + ReasonSummary(f.in.nodes) +
                           "; status.ineligibleNodes says what each lacks");
   if (f.eligible < f.matched)
-    return f.set.Make(kNodesEligible, ConditionStatus::kTrue, "SomeNodesIneligible",
+    return f.set.Make(kNodesEligible, ConditionStatus::kTrue, reasons::kSomeNodesIneligible,
                       Fraction(f.eligible, f.matched) +
                           " matched nodes are eligible; ineligible: " + ReasonSummary(f.in.nodes));
-  return f.set.Make(kNodesEligible, ConditionStatus::kTrue, "AllNodesEligible",
+  return f.set.Make(kNodesEligible, ConditionStatus::kTrue, reasons::kAllNodesEligible,
                     "all " + std::to_string(f.matched) + " matched nodes can use this profile");
 }
 
 crd::Condition DegradedCondition(const ProfileFacts& f) {
   if (!f.blocker.reason.empty())
     return f.set.Make(kDegraded, ConditionStatus::kTrue, f.blocker.reason, f.blocker.message);
-  return f.set.Make(kDegraded, ConditionStatus::kFalse, "AsExpected",
+  return f.set.Make(kDegraded, ConditionStatus::kFalse, reasons::kAsExpected,
                     "the pool serves " + std::to_string(f.in.endpoints) + " endpoint" +
                         (f.in.endpoints == 1 ? "" : "s"));
 }
@@ -105,10 +112,10 @@ crd::Condition ProgressingCondition(const ProfileFacts& f) {
   const bool blocked = !f.blocker.reason.empty();
   if (!blocked && f.ready < f.eligible)
     return f.set.Make(
-        kProgressing, ConditionStatus::kTrue, "ClientsStarting",
+        kProgressing, ConditionStatus::kTrue, reasons::kClientsStarting,
         Fraction(f.ready, f.eligible) + " client data planes Ready; waiting for " + f.waiting);
   return f.set.Make(
-      kProgressing, ConditionStatus::kFalse, blocked ? "Blocked" : "Complete",
+      kProgressing, ConditionStatus::kFalse, blocked ? reasons::kBlocked : reasons::kComplete,
       blocked ? "blocked by " + f.blocker.reason : "every eligible node's client is Ready");
 }
 
@@ -116,14 +123,14 @@ crd::Condition ReadyCondition(const ProfileFacts& f) {
   if (!f.blocker.reason.empty())
     return f.set.Make(kReady, ConditionStatus::kFalse, f.blocker.reason, f.blocker.message);
   if (f.eligible == 0)
-    return f.set.Make(kReady, ConditionStatus::kFalse, "NoEligibleNodes",
+    return f.set.Make(kReady, ConditionStatus::kFalse, reasons::kNoEligibleNodes,
                       f.matched == 0 ? "no node matches nodeSelector"
                                      : "no matched node is eligible: " + ReasonSummary(f.in.nodes));
   if (f.ready < f.eligible)
-    return f.set.Make(kReady, ConditionStatus::kFalse, "ClientsNotReady",
+    return f.set.Make(kReady, ConditionStatus::kFalse, reasons::kClientsNotReady,
                       Fraction(f.ready, f.eligible) +
                           " eligible nodes have a Ready client; not yet: " + f.waiting);
-  return f.set.Make(kReady, ConditionStatus::kTrue, "AllClientsReady",
+  return f.set.Make(kReady, ConditionStatus::kTrue, reasons::kAllClientsReady,
                     std::to_string(f.ready) + " node" + (f.ready == 1 ? "" : "s") +
                         " can read and write the pool; workloads select " + f.in.ready_node_label);
 }

@@ -10,8 +10,12 @@
 #include "controllers/common/render.h"
 #include "controllers/common/tenancy.h"
 #include "crds/types/clientprofile_api.h"
+#include "crds/types/reasons.h"
 
 namespace rdmastack::clientprofile {
+
+namespace reasons = crd::reasons;
+
 namespace {
 
 // The first refusal of the spec, in the order an admin fixes them: the namespace, the root
@@ -30,7 +34,7 @@ void DecideSpec(const ProfileSnapshot& s, const ClientRenderOptions& options, Pr
   }
   if (const auto& creds = profile.spec.credentials_secret) {
     if (s.pool && creds->name == s.pool->spec.s3.credentials_secret.name) {
-      in.refused_reason = "RootCredentialsRefused";
+      in.refused_reason = reasons::kRootCredentialsRefused;
       in.refused_message = "credentialsSecret names " + creds->name +
                            ", the pool's root keys; every GPU node would hold them. Create an S3 "
                            "user for the clients and name its Secret, or remove credentialsSecret "
@@ -54,7 +58,7 @@ void DecideSpec(const ProfileSnapshot& s, const ClientRenderOptions& options, Pr
   if (auto rendered = RenderClientDaemonSet(profile, options); rendered.ok()) {
     plan->daemonset = std::move(*rendered);
   } else {
-    in.refused_reason = "InvalidSpec";
+    in.refused_reason = reasons::kInvalidSpec;
     in.refused_message = std::string(rendered.status().message());
   }
 }

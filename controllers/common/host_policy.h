@@ -14,13 +14,15 @@
 
 #include "base/status.h"
 #include "controllers/common/tenancy.h"
+#include "crds/types/reasons.h"
 #include "crds/types/types.h"
 
 namespace rdmastack::controllers {
 
 // The reasons of the refusals, on the object's conditions and Warning event.
-inline constexpr const char* kReasonHostPortNotAllowed = "HostPortNotAllowed";
-inline constexpr const char* kReasonControlPlaneToleration = "ControlPlaneTolerationNotAllowed";
+inline constexpr const char* kReasonHostPortNotAllowed = crd::reasons::kHostPortNotAllowed;
+inline constexpr const char* kReasonControlPlaneToleration =
+    crd::reasons::kControlPlaneTolerationNotAllowed;
 
 struct HostRefusal {
   std::string reason;

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "crds/types/reasons.h"
 #include "crds/types/types.h"
 #include "operator/runtime/store.h"
 
@@ -16,7 +17,7 @@ namespace rdmastack::controllers {
 
 // The reason a pool's node check and a profile's eligibility give a node whose agent has not
 // reported yet or went silent.
-inline constexpr char kAgentNotReporting[] = "AgentNotReporting";
+using crd::reasons::kAgentNotReporting;
 
 struct NodeView {
   runtime::ObjectPtr object;

@@ -1,18 +1,22 @@
 #include "controllers/gatewaypool/gateway_validator.h"
 
 #include "controllers/gatewaypool/gateway_daemonset.h"
+#include "crds/types/reasons.h"
 #include "lib/s3/readiness_probe.h"
 #include "lib/s3/s3_client.h"
 
 namespace rdmastack::gatewaypool {
+
+namespace reasons = crd::reasons;
+
 namespace {
 
 std::string ReasonOf(s3::ProbeOutcome outcome) {
   switch (outcome) {
-    case s3::ProbeOutcome::kCredentialsRejected: return "ValidationCredentialsRejected";
-    case s3::ProbeOutcome::kConnectionRefused: return "ValidationConnectionRefused";
-    case s3::ProbeOutcome::kTimeout: return "ValidationTimeout";
-    default: return "ValidationBadResponse";
+    case s3::ProbeOutcome::kCredentialsRejected: return reasons::kValidationCredentialsRejected;
+    case s3::ProbeOutcome::kConnectionRefused: return reasons::kValidationConnectionRefused;
+    case s3::ProbeOutcome::kTimeout: return reasons::kValidationTimeout;
+    default: return reasons::kValidationBadResponse;
   }
 }
 

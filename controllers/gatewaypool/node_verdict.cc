@@ -8,8 +8,12 @@
 #include "controllers/common/conditions.h"
 #include "controllers/common/node_walk.h"
 #include "crds/types/rdmanode_api.h"
+#include "crds/types/reasons.h"
 
 namespace rdmastack::gatewaypool {
+
+namespace reasons = crd::reasons;
+
 namespace {
 
 std::optional<uint32_t> ParseIpv4(std::string_view text) {
@@ -61,13 +65,14 @@ NodeVerdict PickByInterface(const std::string& name, const crd::RdmaNodeStatus& 
   for (const auto& n : s.netdevs) {
     if (n.name != name) continue;
     if (!n.rdma_device) {
-      return Fail("InterfaceNotRdma", "rdma.interface " + name +
-                                          " is not on an RDMA device on this node; pick the "
-                                          "IPoIB/RoCE netdev (it has: " +
-                                          Inventory(s.netdevs) + ")");
+      return Fail(reasons::kInterfaceNotRdma,
+                  "rdma.interface " + name +
+                      " is not on an RDMA device on this node; pick the "
+                      "IPoIB/RoCE netdev (it has: " +
+                      Inventory(s.netdevs) + ")");
     }
     if (n.ipv4.size() != 1) {
-      return Fail(n.ipv4.empty() ? "InterfaceNotFound" : "AmbiguousRdmaAddress",
+      return Fail(n.ipv4.empty() ? reasons::kInterfaceNotFound : reasons::kAmbiguousRdmaAddress,
                   "rdma.interface " + name + " has " + std::to_string(n.ipv4.size()) +
                       " IPv4 addresses; the gateway binds exactly one: use rdma.cidr to pick it");
     }
@@ -76,15 +81,15 @@ NodeVerdict PickByInterface(const std::string& name, const crd::RdmaNodeStatus& 
     v.rdma_address = AddressOnly(n.ipv4.front());
     return v;
   }
-  return Fail("InterfaceNotFound", "the node has no interface " + name +
-                                       " (it has: " + Inventory(s.netdevs) +
-                                       "); set rdma.interface or rdma.cidr to one it has, or "
-                                       "take the node out of the pool's nodeSelector");
+  return Fail(reasons::kInterfaceNotFound,
+              "the node has no interface " + name + " (it has: " + Inventory(s.netdevs) +
+                  "); set rdma.interface or rdma.cidr to one it has, or "
+                  "take the node out of the pool's nodeSelector");
 }
 
 NodeVerdict PickByCidr(const std::string& text, const crd::RdmaNodeStatus& s) {
   const auto cidr = ParseCidr(text);
-  if (!cidr) return Fail("NoAddressInCidr", "rdma.cidr " + text + " is not an IPv4 CIDR");
+  if (!cidr) return Fail(reasons::kNoAddressInCidr, "rdma.cidr " + text + " is not an IPv4 CIDR");
   std::vector<std::string> hits;
   for (const auto& n : s.netdevs) {
     if (!n.rdma_device) continue;
@@ -100,41 +105,42 @@ NodeVerdict PickByCidr(const std::string& text, const crd::RdmaNodeStatus& s) {
     return v;
   }
   if (hits.empty()) {
-    return Fail("NoAddressInCidr", "no RDMA netdev of the node has an address in rdma.cidr " +
-                                       text + " (it has: " + Inventory(s.netdevs) + ")");
+    return Fail(reasons::kNoAddressInCidr,
+                "no RDMA netdev of the node has an address in rdma.cidr " + text +
+                    " (it has: " + Inventory(s.netdevs) + ")");
   }
-  return Fail("AmbiguousRdmaAddress", "rdma.cidr " + text + " matches " +
-                                          std::to_string(hits.size()) +
-                                          " addresses on this node; narrow it to one");
+  return Fail(reasons::kAmbiguousRdmaAddress, "rdma.cidr " + text + " matches " +
+                                                  std::to_string(hits.size()) +
+                                                  " addresses on this node; narrow it to one");
 }
 
 }  // namespace
 
 NodeVerdict VerifyNode(const crd::GatewayPoolSpec& spec, const NodeInput& node) {
   if (!node.rdma) {
-    return Fail(controllers::kAgentNotReporting,
+    return Fail(reasons::kAgentNotReporting,
                 "no report from the node's rdmastack-agent yet; check that its agent pod runs "
                 "(kubectl -n rdmastack-system get pods -o wide)");
   }
   const crd::RdmaNodeStatus& s = *node.rdma;
   if (const crd::Condition* r = controllers::FindCondition(s.conditions, rdmanode::kReporting);
       r == nullptr || r->status != crd::ConditionStatus::kTrue) {
-    return Fail(controllers::kAgentNotReporting,
+    return Fail(reasons::kAgentNotReporting,
                 r != nullptr ? r->message : "the node's agent has not reported yet");
   }
   const crd::Condition* g = controllers::FindCondition(s.conditions, rdmanode::kGatewayCapable);
   if (g == nullptr || g->status == crd::ConditionStatus::kUnknown) {
-    return Fail("NotEvaluated",
+    return Fail(reasons::kNotEvaluated,
                 "the agent has not evaluated the gateway checks yet (it does once it receives "
                 "the pool's requirements)");
   }
   if (g->status != crd::ConditionStatus::kTrue) {
-    return Fail(g->reason.empty() ? "GatewayIncapable" : g->reason,
+    return Fail(g->reason.empty() ? reasons::kGatewayIncapable : g->reason,
                 g->message + "; kubectl describe rdmanode " + node.name + " lists every check");
   }
   if (spec.rdma.interface) return PickByInterface(*spec.rdma.interface, s);
   if (spec.rdma.cidr) return PickByCidr(*spec.rdma.cidr, s);
-  return Fail("InterfaceNotFound", "the pool names neither rdma.interface nor rdma.cidr");
+  return Fail(reasons::kInterfaceNotFound, "the pool names neither rdma.interface nor rdma.cidr");
 }
 
 }  // namespace rdmastack::gatewaypool

@@ -2,9 +2,13 @@
 
 #include <algorithm>
 
+#include "crds/types/reasons.h"
 #include "lib/compat/named_refusal.h"
 
 namespace rdmastack::gatewaypool {
+
+namespace reasons = crd::reasons;
+
 namespace {
 
 using crd::ConditionStatus;
@@ -28,17 +32,17 @@ crd::Condition LibraryCompatibleCondition(const PoolFacts& f) {
 crd::Condition NodesVerifiedCondition(const PoolFacts& f) {
   const PoolNodeTally& n = f.nodes;
   if (f.in.conflict)
-    return f.set.Make(kNodesVerified, ConditionStatus::kFalse, "PoolConflict",
+    return f.set.Make(kNodesVerified, ConditionStatus::kFalse, reasons::kPoolConflict,
                       f.in.conflict->message);
   if (n.selected == 0)
-    return f.set.Make(kNodesVerified, ConditionStatus::kFalse, "NoNodesSelected",
+    return f.set.Make(kNodesVerified, ConditionStatus::kFalse, reasons::kNoNodesSelected,
                       "nodeSelector " + SelectorText(f.in.pool->spec.node_selector) +
                           " matches no node; label the storage nodes or fix the selector");
   if (n.not_verified == 0)
-    return f.set.Make(kNodesVerified, ConditionStatus::kTrue, "AllNodesVerified",
+    return f.set.Make(kNodesVerified, ConditionStatus::kTrue, reasons::kAllNodesVerified,
                       "all " + Count(n.selected - n.in_maintenance, "selected node") +
                           " can run the gateway" + n.maintenance_text);
-  return f.set.Make(kNodesVerified, ConditionStatus::kFalse, "NodesNotVerified",
+  return f.set.Make(kNodesVerified, ConditionStatus::kFalse, reasons::kNodesNotVerified,
                     std::to_string(n.not_verified) + " of " + Count(n.selected, "selected node") +
                         " cannot run the gateway" +
                         (n.unverified_names.empty() ? "" : ": " + n.unverified_names) +
@@ -55,20 +59,20 @@ crd::Condition ReadyCondition(const PoolFacts& f) {
                       "the spec is refused (" + in.decision.message + "); " + f.serving_text +
                           " from the last accepted spec");
   if (in.conflict)
-    return f.set.Make(kReady, ConditionStatus::kFalse, "PoolConflict",
+    return f.set.Make(kReady, ConditionStatus::kFalse, reasons::kPoolConflict,
                       "refused: it collides with pool " + in.conflict->other +
                           " (status NodesVerified says where); " + f.serving_text +
                           ", nothing starts");
   if (n.selected == 0)
-    return f.set.Make(kReady, ConditionStatus::kFalse, "NoNodesSelected",
+    return f.set.Make(kReady, ConditionStatus::kFalse, reasons::kNoNodesSelected,
                       "no node matches the nodeSelector");
   if (n.verified == 0 && n.in_maintenance == n.selected)
     return f.set.Make(
-        kReady, ConditionStatus::kFalse, "AllNodesInMaintenance",
+        kReady, ConditionStatus::kFalse, reasons::kAllNodesInMaintenance,
         "every selected node is under maintenance (status.maintenanceNodes): nothing serves "
         "until one is uncordoned or spec.nodeMaintenance is Ignore");
   if (n.verified == 0)
-    return f.set.Make(kReady, ConditionStatus::kFalse, "NoNodesVerified",
+    return f.set.Make(kReady, ConditionStatus::kFalse, reasons::kNoNodesVerified,
                       "none of the " + Count(n.selected, "selected node") +
                           " can run the gateway; status.failingNodes says why");
   if (in.secret != SecretState::kPresent && n.ready == 0)
@@ -76,16 +80,16 @@ crd::Condition ReadyCondition(const PoolFacts& f) {
   if (current_ready < n.verified)
     return f.set.Make(
         kReady, ConditionStatus::kFalse,
-        n.failing_gateways > 0 ? "GatewaysFailing" : "GatewaysStarting",
+        n.failing_gateways > 0 ? reasons::kGatewaysFailing : reasons::kGatewaysStarting,
         std::to_string(current_ready) + " of " + Count(n.verified, "verified node") +
             " serve S3 on :" + std::to_string(track->s3_port) +
             (n.failing_gateways > 0 ? "; " + std::to_string(n.failing_gateways) + " failing" : ""));
   if (n.upgrade)
-    return f.set.Make(kReady, ConditionStatus::kTrue, "GatewaysReady",
+    return f.set.Make(kReady, ConditionStatus::kTrue, reasons::kGatewaysReady,
                       "every verified node serves S3 (" + Count(n.ready, "node") +
                           "); upgrading to libcuobjserver " + track->library_version +
                           n.maintenance_text);
-  return f.set.Make(kReady, ConditionStatus::kTrue, "GatewaysReady",
+  return f.set.Make(kReady, ConditionStatus::kTrue, reasons::kGatewaysReady,
                     Count(current_ready, "node") +
                         " serve S3 on :" + std::to_string(track->s3_port) +
                         " with libcuobjserver " + track->library_version + n.maintenance_text);
@@ -100,17 +104,17 @@ crd::Condition ProgressingCondition(const PoolFacts& f) {
     return f.set.Make(kProgressing, ConditionStatus::kFalse, in.decision.reason,
                       "nothing new is started while the spec is refused");
   if (in.conflict)
-    return f.set.Make(kProgressing, ConditionStatus::kFalse, "PoolConflict",
+    return f.set.Make(kProgressing, ConditionStatus::kFalse, reasons::kPoolConflict,
                       "nothing new is started while the pool collides with " + in.conflict->other);
   if (in.secret != SecretState::kPresent && n.starting > 0)
     return f.set.Make(kProgressing, ConditionStatus::kFalse, in.secret_reason, in.secret_message);
   if (n.starting > 0)
-    return f.set.Make(kProgressing, ConditionStatus::kTrue, "RollingOut",
+    return f.set.Make(kProgressing, ConditionStatus::kTrue, reasons::kRollingOut,
                       Count(n.starting, "gateway") + " starting");
   if (up && !up->paused && !up->halted && up->blocked.empty())
-    return f.set.Make(kProgressing, ConditionStatus::kTrue, "Upgrading",
+    return f.set.Make(kProgressing, ConditionStatus::kTrue, reasons::kUpgrading,
                       "nodes are moving to libcuobjserver " + track->library_version);
-  return f.set.Make(kProgressing, ConditionStatus::kFalse, "RolloutComplete",
+  return f.set.Make(kProgressing, ConditionStatus::kFalse, reasons::kRolloutComplete,
                     "every verified node runs the current gateway");
 }
 
@@ -121,7 +125,7 @@ crd::Condition UpgradingCondition(const PoolFacts& f,
   const UpgradePlan* up = f.nodes.upgrade;
   if (!up || !upgrade)
     return f.set.Make(
-        kUpgrading, ConditionStatus::kFalse, track ? "UpToDate" : in.decision.reason,
+        kUpgrading, ConditionStatus::kFalse, track ? reasons::kUpToDate : in.decision.reason,
         track ? "every node runs the spec's gateway and libcuobjserver " + track->library_version
               : "nothing is upgraded while the spec is refused");
   const std::string progress =
@@ -130,14 +134,14 @@ crd::Condition UpgradingCondition(const PoolFacts& f,
   for (const auto& failed : up->failed)
     failed_names += (failed_names.empty() ? "" : ", ") + failed.node;
   if (!up->blocked.empty())
-    return f.set.Make(kUpgrading, ConditionStatus::kTrue, "PortsInUse", up->blocked);
+    return f.set.Make(kUpgrading, ConditionStatus::kTrue, reasons::kPortsInUse, up->blocked);
   if (up->halted)
     return f.set.Make(
-        kUpgrading, ConditionStatus::kTrue, "RolloutHalted",
+        kUpgrading, ConditionStatus::kTrue, reasons::kRolloutHalted,
         progress + "; halted by autoRollback after " + failed_names +
             " failed (status.failingNodes says why); nodes in flight were rolled back");
   if (up->paused)
-    return f.set.Make(kUpgrading, ConditionStatus::kTrue, "Paused",
+    return f.set.Make(kUpgrading, ConditionStatus::kTrue, reasons::kPaused,
                       progress + "; paused: no node starts until spec.upgrade.paused is false");
   const auto moving = up->phases.pending + up->phases.start_new + up->phases.validate +
                       up->phases.switch_ + up->phases.drain + up->phases.stop_old +
@@ -149,9 +153,9 @@ crd::Condition UpgradingCondition(const PoolFacts& f,
       message += "; " + Count(static_cast<size_t>(up->held_by_failed), "pending node") +
                  " wait: failed nodes hold their maxParallel/maxUnavailable slots until their "
                  "state is cleared (status.failingNodes says why)";
-    return f.set.Make(kUpgrading, ConditionStatus::kTrue, "NodesFailed", message);
+    return f.set.Make(kUpgrading, ConditionStatus::kTrue, reasons::kNodesFailed, message);
   }
-  return f.set.Make(kUpgrading, ConditionStatus::kTrue, "RollingOut", progress);
+  return f.set.Make(kUpgrading, ConditionStatus::kTrue, reasons::kRollingOut, progress);
 }
 
 crd::Condition DegradedCondition(const PoolFacts& f) {
@@ -159,17 +163,17 @@ crd::Condition DegradedCondition(const PoolFacts& f) {
   const PoolNodeTally& n = f.nodes;
   const UpgradePlan* up = n.upgrade;
   if (!in.decision.track)
-    return f.set.Make(kDegraded, ConditionStatus::kTrue, "SpecRefused",
+    return f.set.Make(kDegraded, ConditionStatus::kTrue, reasons::kSpecRefused,
                       in.decision.message + "; " + f.serving_text + " unchanged");
   if (in.conflict)
-    return f.set.Make(kDegraded, ConditionStatus::kTrue, "PoolConflict",
+    return f.set.Make(kDegraded, ConditionStatus::kTrue, reasons::kPoolConflict,
                       in.conflict->message + "; " + f.serving_text + " unchanged");
   if (in.secret != SecretState::kPresent)
     return f.set.Make(
         kDegraded, ConditionStatus::kTrue, in.secret_reason,
         in.secret_message + "; " + f.serving_text + ", but no gateway can start or restart");
   if (up && !up->failed.empty())
-    return f.set.Make(kDegraded, ConditionStatus::kTrue, "UpgradeFailed",
+    return f.set.Make(kDegraded, ConditionStatus::kTrue, reasons::kUpgradeFailed,
                       Count(up->failed.size(), "node") +
                           " failed the upgrade and serve the old track; status.failingNodes "
                           "says why");
@@ -185,13 +189,14 @@ crd::Condition DegradedCondition(const PoolFacts& f) {
                           " failing; status.failingNodes says why");
   if (n.failing_gateways > 0)
     return f.set.Make(
-        kDegraded, ConditionStatus::kTrue, "GatewaysFailing",
+        kDegraded, ConditionStatus::kTrue, reasons::kGatewaysFailing,
         Count(n.failing_gateways, "gateway") + " failing; status.failingNodes says why");
   if (n.selected > 0 && n.not_verified > 0)
-    return f.set.Make(kDegraded, ConditionStatus::kTrue, "NodesNotVerified",
+    return f.set.Make(kDegraded, ConditionStatus::kTrue, reasons::kNodesNotVerified,
                       std::to_string(n.not_verified) + " of " + Count(n.selected, "selected node") +
                           " cannot run the gateway");
-  return f.set.Make(kDegraded, ConditionStatus::kFalse, "AsExpected", "nothing needs attention");
+  return f.set.Make(kDegraded, ConditionStatus::kFalse, reasons::kAsExpected,
+                    "nothing needs attention");
 }
 
 }  // namespace rdmastack::gatewaypool

@@ -4,9 +4,13 @@
 #include <set>
 
 #include "base/rfc3339.h"
+#include "crds/types/reasons.h"
 #include "lib/compat/named_refusal.h"
 
 namespace rdmastack::gatewaypool {
+
+namespace reasons = crd::reasons;
+
 namespace {
 
 // The node's serving gateway of the current track, else any live one of the pool.
@@ -32,16 +36,17 @@ crd::NodeProblem GatewayProblem(const std::string& node, const controllers::Owne
   crd::NodeProblem p;
   p.node = node;
   if (pod == nullptr) {
-    p.reason = "GatewayNotScheduled";
+    p.reason = reasons::kGatewayNotScheduled;
     p.message = "no gateway pod on the node yet (kubectl get ds shows the rollout)";
   } else if (IsFailing(*pod)) {
-    p.reason = pod->waiting_reason == "CrashLoopBackOff" ? "GatewayCrashLooping" : "GatewayFailing";
+    p.reason = pod->waiting_reason == "CrashLoopBackOff" ? reasons::kGatewayCrashLooping
+                                                         : reasons::kGatewayFailing;
     if (std::optional<std::string_view> named = compat::NamedRefusalReason(pod->message))
       p.reason = *named;
     p.message = pod->waiting_reason + (pod->message.empty() ? "" : ": " + pod->message) +
                 "; kubectl logs " + pod->name + " -c gateway";
   } else {
-    p.reason = "GatewayNotReady";
+    p.reason = reasons::kGatewayNotReady;
     p.message =
         "pod " + pod->name + " is not Ready yet (" +
         (pod->waiting_reason.empty() ? std::string("starting") : pod->waiting_reason) +

@@ -16,6 +16,7 @@
 #include "controllers/gatewaypool/pool_conflict.h"
 #include "controllers/gatewaypool/track.h"
 #include "controllers/gatewaypool/upgrade_plan.h"
+#include "crds/types/reasons.h"
 #include "crds/types/types.h"
 
 namespace rdmastack::gatewaypool {
@@ -37,7 +38,7 @@ struct PoolStatusInputs {
   SecretState secret = SecretState::kPresent;
   std::string secret_message;  // what is wrong with it, when not present
   // Which Secret: CredentialsSecretMissing (s3.credentialsSecret) or TlsSecretMissing.
-  std::string secret_reason = "CredentialsSecretMissing";
+  std::string secret_reason = crd::reasons::kCredentialsSecretMissing;
   std::vector<SelectedNode> selected;       // every node the selector matches, sorted by name
   std::vector<controllers::OwnedPod> pods;  // the pool's gateway pods, every track
   Clock::WallTime now{};

@@ -1,13 +1,17 @@
 #include "controllers/gatewaypool/track.h"
 
+#include "crds/types/reasons.h"
+
 namespace rdmastack::gatewaypool {
+
+namespace reasons = crd::reasons;
 
 TrackDecision DecideTrack(const crd::GatewayPoolSpec& spec,
                           const compat::CompatibilityMatrix& matrix) {
   TrackDecision d;
   const compat::GatewayBuild* build = matrix.FindGatewayBuildForVersion(spec.gateway.version);
   if (build == nullptr) {
-    d.reason = "UnknownGatewayBuild";
+    d.reason = reasons::kUnknownGatewayBuild;
     d.message = "gateway.version " + spec.gateway.version +
                 " names no build in the compatibility file, so the library major it links is "
                 "unknown; use a listed version or add the build to the compatibility data";
@@ -15,13 +19,13 @@ TrackDecision DecideTrack(const crd::GatewayPoolSpec& spec,
   }
   const compat::ServerLibrary* library = matrix.FindServerLibrary(spec.server_library.version);
   if (library == nullptr) {
-    d.reason = "UnknownServerLibrary";
+    d.reason = reasons::kUnknownServerLibrary;
     d.message = "serverLibrary.version " + spec.server_library.version +
                 " is not in the compatibility file; pin a listed version or add it";
     return d;
   }
   if (Status s = matrix.CheckGatewayLibrary(build->name, library->version); !s.ok()) {
-    d.reason = "IncompatiblePair";
+    d.reason = reasons::kIncompatiblePair;
     d.message = "gateway.version " + spec.gateway.version + ": " + std::string(s.message()) +
                 "; pin a " + build->name +
                 "-compatible library or use the gateway build for that major";
@@ -39,7 +43,7 @@ TrackDecision DecideTrack(const crd::GatewayPoolSpec& spec,
   t.s3_port = spec.s3.port.value_or(7070 + t.major);
   t.rdma_port = spec.rdma.port.value_or(19099 + t.major);
   d.track = std::move(t);
-  d.reason = "Compatible";
+  d.reason = reasons::kCompatible;
   d.message = "gateway build " + build->name + " links libcuobjserver " +
               std::to_string(library->major) + ".x; " + library->version + " is listed";
   return d;

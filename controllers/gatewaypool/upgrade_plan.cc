@@ -4,7 +4,12 @@
 #include <tuple>
 #include <utility>
 
+#include "crds/types/reasons.h"
+
 namespace rdmastack::gatewaypool {
+
+namespace reasons = crd::reasons;
+
 namespace {
 
 const controllers::OwnedPod* PodOn(const UpgradeNode& n, const std::string& track) {
@@ -123,7 +128,7 @@ class Planner {
         " within validationTimeout " + std::to_string(in_.validation_timeout_s) + "s";
     if (Ready(next) && n.validation && !n.validation->ok)
       return {n.validation->reason, n.validation->message + within};
-    return {"NewGatewayNotReady", PodProblem(next, track) + within};
+    return {reasons::kNewGatewayNotReady, PodProblem(next, track) + within};
   }
   void WakeAt(int64_t at) {
     const int64_t after = std::max<int64_t>(1, at - in_.now);
@@ -191,7 +196,7 @@ class Planner {
 void Planner::Abandon(const UpgradeNode& n, NodeUpgradeState s, NodeDecision& d) {
   if (MovingSideBySide(s)) {
     // Back to where the node came from; the new target gets its own move afterwards.
-    d.state = RollBack(std::move(s), "TargetChanged",
+    d.state = RollBack(std::move(s), reasons::kTargetChanged,
                        "the spec moved to " + in_.target + " during the move", false);
     d.tracks = n.tracks;
     return;
@@ -208,8 +213,8 @@ void Planner::Abandon(const UpgradeNode& n, NodeUpgradeState s, NodeDecision& d)
 void Planner::StepSideBySide(const UpgradeNode& n, NodeUpgradeState s, NodeDecision& d) {
   if (halt_ && MovingSideBySide(s)) {
     d.tracks = {s.from, s.to};
-    d.state = RollBack(std::move(s), "RolloutHalted", "another node failed and autoRollback is set",
-                       false);
+    d.state = RollBack(std::move(s), reasons::kRolloutHalted,
+                       "another node failed and autoRollback is set", false);
     return;
   }
   switch (s.phase) {

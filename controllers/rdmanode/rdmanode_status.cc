@@ -8,8 +8,12 @@
 #include "base/rfc3339.h"
 #include "base/utf8.h"
 #include "controllers/common/conditions.h"
+#include "crds/types/reasons.h"
 
 namespace rdmastack::rdmanode {
+
+namespace reasons = crd::reasons;
+
 namespace {
 
 using agent::v1::Check;
@@ -242,8 +246,8 @@ std::optional<VerdictOutcome> Decide(const NodeReport& r, const CapabilitySpec& 
   if (capable != nullptr) out.verdict.via = Opt(capable->via(), 16);
   out.status = capable != nullptr ? crd::ConditionStatus::kTrue : crd::ConditionStatus::kFalse;
   out.reason = IsConditionReason(lead.reason()) ? lead.reason()
-               : capable != nullptr             ? "Verified"
-                                                : "CheckFailed";
+               : capable != nullptr             ? reasons::kVerified
+                                                : reasons::kCheckFailed;
   for (const auto* v : all) {
     std::string part = ProfilePrefix(*v);
     if (!v->capable()) {
@@ -310,7 +314,7 @@ ComputedStatus ComputeRdmaNodeStatus(const StatusInputs& in) {
     std::erase_if(s.conditions, [](const crd::Condition& c) { return c.type == kReporting; });
     s.conditions.insert(s.conditions.begin(),
                         conditions.Make(kReporting, crd::ConditionStatus::kFalse,
-                                        connected ? "Stale" : "AgentDisconnected",
+                                        connected ? reasons::kStale : reasons::kAgentDisconnected,
                                         StaleMessage(last_seen, in.stale_ttl, connected)));
     if (!s.agent) s.agent.emplace();
     s.agent->state = crd::AgentState::kStale;
@@ -327,7 +331,7 @@ ComputedStatus ComputeRdmaNodeStatus(const StatusInputs& in) {
     const bool connected = in.agent && in.agent->connected;
     s.agent = agent;
     s.conditions.push_back(
-        conditions.Make(kReporting, crd::ConditionStatus::kFalse, "NeverReported",
+        conditions.Make(kReporting, crd::ConditionStatus::kFalse, reasons::kNeverReported,
                         connected ? "the agent connected but has not sent a report yet"
                                   : "no agent has reported for this node"));
     return out;
@@ -345,12 +349,13 @@ ComputedStatus ComputeRdmaNodeStatus(const StatusInputs& in) {
 
   if (silent) {
     const bool connected = in.agent->connected;
-    s.conditions.push_back(conditions.Make(kReporting, crd::ConditionStatus::kFalse,
-                                           connected ? "Stale" : "AgentDisconnected",
-                                           StaleMessage(last_seen, in.stale_ttl, connected)));
+    s.conditions.push_back(
+        conditions.Make(kReporting, crd::ConditionStatus::kFalse,
+                        connected ? reasons::kStale : reasons::kAgentDisconnected,
+                        StaleMessage(last_seen, in.stale_ttl, connected)));
   } else {
     s.conditions.push_back(conditions.Make(
-        kReporting, crd::ConditionStatus::kTrue, "Reporting",
+        kReporting, crd::ConditionStatus::kTrue, reasons::kReporting,
         "agent " + (agent.version ? *agent.version : std::string("(unknown version)")) +
             " reports for this node"));
   }
@@ -361,7 +366,7 @@ ComputedStatus ComputeRdmaNodeStatus(const StatusInputs& in) {
           conditions.Make(spec.condition, outcome->status, outcome->reason, outcome->message));
     } else {
       s.conditions.push_back(
-          conditions.Make(spec.condition, crd::ConditionStatus::kUnknown, "NotEvaluated",
+          conditions.Make(spec.condition, crd::ConditionStatus::kUnknown, reasons::kNotEvaluated,
                           std::string("the agent did not evaluate ") + spec.capability + ": only " +
                               spec.asked_by + " selecting this node asks for it"));
     }
