@@ -21,6 +21,7 @@
 #include "controllers/gatewaypool/pool_index.h"
 #include "crds/types/json.h"
 #include "crds/types/kinds.h"
+#include "crds/types/reasons.h"
 #include "operator/k8s/api_error.h"
 #include "operator/k8s/config.h"
 #include "operator/k8s/json_builder.h"
@@ -38,7 +39,8 @@ std::vector<controllers::ConditionEvent> ConditionEvents() {
   using crd::ConditionStatus;
   using runtime::EventType;
   return {{kLibraryCompatible, ConditionStatus::kFalse, EventType::kWarning, "Refuse"},
-          {kDegraded, ConditionStatus::kTrue, EventType::kWarning, "Degrade", "SpecRefused"},
+          {kDegraded, ConditionStatus::kTrue, EventType::kWarning, "Degrade",
+           crd::reasons::kSpecRefused},
           {kNodesVerified, ConditionStatus::kFalse, EventType::kWarning, "Verify"},
           {kReady, ConditionStatus::kTrue, EventType::kNormal, "Ready"}};
 }
@@ -395,7 +397,7 @@ void GatewayPoolReconciler::ValidateNewGateways(const crd::GatewayPool& pool, in
   controllers::ParallelFor(wanted.size(), kLabelWriters, [&](size_t w) {
     UpgradeNode& n = up.nodes[wanted[w]];
     if (!failure.empty()) {
-      n.validation = Validation{false, "CredentialsUnavailable", failure};
+      n.validation = Validation{false, crd::reasons::kCredentialsUnavailable, failure};
       return;
     }
     const controllers::OwnedPod& pod = n.pods.at(up.target);

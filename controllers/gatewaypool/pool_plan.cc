@@ -10,10 +10,13 @@
 #include "controllers/common/tenancy.h"
 #include "controllers/gatewaypool/endpoints.h"
 #include "controllers/gatewaypool/pool_host_policy.h"
+#include "crds/types/reasons.h"
 #include "operator/k8s/json_builder.h"
 
 namespace rdmastack::gatewaypool {
 namespace {
+
+namespace reasons = crd::reasons;
 
 // The first image or host directory of the pool the admin's policy refuses, as its message.
 std::optional<std::string> NotAllowed(const controllers::TenancyPolicy& policy,
@@ -41,7 +44,7 @@ TrackDecision DecideTrackOf(const PoolSnapshot& s, const controllers::TenancyPol
   const crd::GatewayPool& pool = *s.pool;
   TrackDecision d;
   if (s.matrix == nullptr) {
-    d.reason = "CompatibilityDataInvalid";
+    d.reason = reasons::kCompatibilityDataInvalid;
     d.message = s.matrix_error;
   } else {
     d = DecideTrack(pool.spec, *s.matrix);
@@ -61,7 +64,7 @@ void TakeSecrets(const PoolSnapshot& s, PoolStatusInputs& in) {
   if (s.tls && s.tls->state != SecretState::kPresent) {
     in.secret = s.tls->state;
     in.secret_message = s.tls->message;
-    in.secret_reason = "TlsSecretMissing";
+    in.secret_reason = reasons::kTlsSecretMissing;
   }
 }
 
@@ -372,7 +375,7 @@ PoolInputs DecidePool(const PoolSnapshot& snapshot, const GatewayRenderOptions& 
         rendered.ok()) {
       in.daemonset = std::move(*rendered);
     } else {
-      Refuse(in.status.decision, "InvalidSpec", std::string(rendered.status().message()));
+      Refuse(in.status.decision, reasons::kInvalidSpec, std::string(rendered.status().message()));
     }
   }
   TakeSecrets(snapshot, in.status);
