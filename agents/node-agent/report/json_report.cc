@@ -16,19 +16,19 @@ using json::Int;
 using json::Str;
 using json::Strings;
 
-void WriteRequirements(Writer& w, const Requirements& r) {
+void WriteRequirements(Writer& w, const node::Requirements& r) {
   w.Key("requirements");
   w.StartObject();
-  Str(w, "transport", TransportName(r.transport));
-  Str(w, "memoryRegistration", RegistrationName(r.registration));
+  Str(w, "transport", node::TransportName(r.transport));
+  Str(w, "memoryRegistration", node::RegistrationName(r.registration));
   Int(w, "maxTransferBytes", r.max_transfer_bytes);
-  Str(w, "maxGpuNicDistance", PathTypeName(r.max_gpu_nic_distance));
+  Str(w, "maxGpuNicDistance", node::PathTypeName(r.max_gpu_nic_distance));
   Int(w, "gidIndex", r.gid_index);
   Str(w, "rdmaIp", r.rdma_ip);
   w.EndObject();
 }
 
-void WriteVerdicts(Writer& w, const std::vector<Verdict>& verdicts) {
+void WriteVerdicts(Writer& w, const std::vector<node::Verdict>& verdicts) {
   w.Key("verdicts");
   w.StartArray();
   for (const auto& v : verdicts) {
@@ -43,13 +43,13 @@ void WriteVerdicts(Writer& w, const std::vector<Verdict>& verdicts) {
   w.EndArray();
 }
 
-void WriteChecks(Writer& w, const std::vector<CheckResult>& checks) {
+void WriteChecks(Writer& w, const std::vector<node::CheckResult>& checks) {
   w.Key("checks");
   w.StartArray();
   for (const auto& c : checks) {
     w.StartObject();
     Str(w, "id", c.id);
-    Str(w, "status", CheckStatusName(c.status));
+    Str(w, "status", node::CheckStatusName(c.status));
     Str(w, "reason", c.reason);
     Str(w, "message", c.message);
     Str(w, "remedy", c.remedy);
@@ -58,7 +58,7 @@ void WriteChecks(Writer& w, const std::vector<CheckResult>& checks) {
   w.EndArray();
 }
 
-void WriteDrivers(Writer& w, const DriverFacts& d) {
+void WriteDrivers(Writer& w, const node::DriverFacts& d) {
   w.Key("drivers");
   w.StartObject();
   Str(w, "ibCoreFlavor", d.ib_core_flavor);
@@ -83,7 +83,7 @@ void WriteDrivers(Writer& w, const DriverFacts& d) {
   w.EndObject();
 }
 
-void WritePort(Writer& w, const RdmaPort& p) {
+void WritePort(Writer& w, const node::RdmaPort& p) {
   w.StartObject();
   Int(w, "number", p.number);
   Str(w, "state", p.state);
@@ -108,7 +108,7 @@ void WritePort(Writer& w, const RdmaPort& p) {
   w.EndObject();
 }
 
-void WriteRdmaDevices(Writer& w, const std::vector<RdmaDevice>& devices) {
+void WriteRdmaDevices(Writer& w, const std::vector<node::RdmaDevice>& devices) {
   w.Key("rdmaDevices");
   w.StartArray();
   for (const auto& d : devices) {
@@ -125,8 +125,8 @@ void WriteRdmaDevices(Writer& w, const std::vector<RdmaDevice>& devices) {
     Str(w, "hcaType", d.hca_type);
     Int(w, "numaNode", d.numa_node);
     Str(w, "uverbs", d.uverbs);
-    Str(w, "dcSupported", TristateName(d.dc_supported));
-    Str(w, "dmaBufSupported", TristateName(d.dmabuf_supported));
+    Str(w, "dcSupported", node::TristateName(d.dc_supported));
+    Str(w, "dmaBufSupported", node::TristateName(d.dmabuf_supported));
     Str(w, "dmaBufDetail", d.dmabuf_detail);
     w.Key("ports");
     w.StartArray();
@@ -137,7 +137,7 @@ void WriteRdmaDevices(Writer& w, const std::vector<RdmaDevice>& devices) {
   w.EndArray();
 }
 
-void WriteNetDevs(Writer& w, const std::vector<NetDev>& netdevs) {
+void WriteNetDevs(Writer& w, const std::vector<node::NetDev>& netdevs) {
   w.Key("netdevs");
   w.StartArray();
   for (const auto& n : netdevs) {
@@ -167,7 +167,7 @@ void WriteNetDevs(Writer& w, const std::vector<NetDev>& netdevs) {
   w.EndArray();
 }
 
-void WriteGpus(Writer& w, const NodeFacts& f) {
+void WriteGpus(Writer& w, const node::NodeFacts& f) {
   w.Key("gpus");
   w.StartArray();
   for (const auto& g : f.gpus) {
@@ -182,7 +182,7 @@ void WriteGpus(Writer& w, const NodeFacts& f) {
     Str(w, "bar1Source", g.bar1_source);
     Int(w, "bar1SysfsBytes", g.bar1_sysfs_bytes);
     Int(w, "bar1ResourceIndex", g.bar1_resource_index);
-    Str(w, "dmaBufAttribute", TristateName(g.dma_buf_attr));
+    Str(w, "dmaBufAttribute", node::TristateName(g.dma_buf_attr));
     Str(w, "nearestNic", g.nearest_nic);
     Str(w, "pathType", g.path_type);
     w.EndObject();
@@ -202,7 +202,7 @@ void WriteGpus(Writer& w, const NodeFacts& f) {
 
 }  // namespace
 
-std::string RenderJson(const NodeFacts& facts, const Evaluation& ev) {
+std::string RenderJson(const node::NodeFacts& facts, const node::Evaluation& ev) {
   rapidjson::StringBuffer buf;
   Writer w(buf);
   w.SetIndent(' ', 2);
@@ -210,7 +210,7 @@ std::string RenderJson(const NodeFacts& facts, const Evaluation& ev) {
   Int(w, "schemaVersion", kReportSchemaVersion);
   Str(w, "agentVersion", kVersion);
   Str(w, "root", facts.root);
-  Str(w, "role", RoleName(ev.requirements.role));
+  Str(w, "role", node::RoleName(ev.requirements.role));
   WriteRequirements(w, ev.requirements);
   Bool(w, "ready", ev.ready);
   Str(w, "transport", ev.selected_transport);

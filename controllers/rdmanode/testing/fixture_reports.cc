@@ -30,15 +30,15 @@ agent::v1::NodeReport FixtureReport(const std::string& fixture,
                                     const agent::v1::Requirements& requirements,
                                     const std::string& node) {
   const std::string dir = ::rdmastack::testing::SourcePath("tests/fixtures/nodes/" + fixture);
-  auto prober = agent::MakeFileDeviceProber(dir + "/probes.txt");
-  agent::ProbeOptions options;
+  auto prober = node::MakeFileDeviceProber(dir + "/probes.txt");
+  node::ProbeOptions options;
   options.root = dir + "/root";
   options.ips_file = dir + "/ips.txt";
   options.device_prober = prober.ok() ? prober->get() : nullptr;
-  const agent::NodeFacts facts = agent::ProbeNode(options);
+  const node::NodeFacts facts = node::ProbeNode(options);
   std::vector<agent::ProfileEvaluation> evaluations;
-  for (const auto& [profile, req] : agent::RequirementsFromHub(requirements, agent::Role::kClient))
-    evaluations.push_back({profile, agent::Evaluate(facts, req)});
+  for (const auto& [profile, req] : agent::RequirementsFromHub(requirements, node::Role::kClient))
+    evaluations.push_back({profile, node::Evaluate(facts, req)});
   return agent::BuildNodeReport(facts, evaluations, node);
 }
 
