@@ -60,9 +60,12 @@ constexpr auto JsonFields(const Evaluation*) {
                     F("checks", &T::checks)};
 }
 
-static_assert(fields::ListsEveryMember<CheckResult>());
-static_assert(fields::ListsEveryMember<Verdict>());
-static_assert(fields::ListsEveryMember<Requirements>());
-static_assert(fields::ListsEveryMember<Evaluation>());
+static_assert(fields::ListsEveryMember<CheckResult>(),
+              "a member of CheckResult has no row in its table");
+static_assert(fields::ListsEveryMember<Verdict>(), "a member of Verdict has no row in its table");
+static_assert(fields::ListsEveryMember<Requirements>(),
+              "a member of Requirements has no row in its table");
+static_assert(fields::ListsEveryMember<Evaluation>(),
+              "a member of Evaluation has no row in its table");
 
 }  // namespace rdmastack::node

@@ -159,17 +159,23 @@ constexpr auto JsonFields(const NodeFacts*) {
                     Unwritten("issues", &T::issues)};
 }
 
-static_assert(fields::ListsEveryMember<ProbeIssue>());
-static_assert(fields::ListsEveryMember<GidEntry>());
-static_assert(fields::ListsEveryMember<RdmaPort>());
-static_assert(fields::ListsEveryMember<RdmaDevice>());
+static_assert(fields::ListsEveryMember<ProbeIssue>(),
+              "a member of ProbeIssue has no row in its table");
+static_assert(fields::ListsEveryMember<GidEntry>(), "a member of GidEntry has no row in its table");
+static_assert(fields::ListsEveryMember<RdmaPort>(), "a member of RdmaPort has no row in its table");
+static_assert(fields::ListsEveryMember<RdmaDevice>(),
+              "a member of RdmaDevice has no row in its table");
 static_assert(fields::ListsEveryMember<Ipv4Binding>());
-static_assert(fields::ListsEveryMember<NetDev>());
-static_assert(fields::ListsEveryMember<Module>());
-static_assert(fields::ListsEveryMember<KernelFacts>());
-static_assert(fields::ListsEveryMember<DriverFacts>());
-static_assert(fields::ListsEveryMember<Gpu>());
-static_assert(fields::ListsEveryMember<GpuNicPath>());
-static_assert(fields::ListsEveryMember<NodeFacts>());
+static_assert(fields::ListsEveryMember<NetDev>(), "a member of NetDev has no row in its table");
+static_assert(fields::ListsEveryMember<Module>(), "a member of Module has no row in its table");
+static_assert(fields::ListsEveryMember<KernelFacts>(),
+              "a member of KernelFacts has no row in its table");
+static_assert(fields::ListsEveryMember<DriverFacts>(),
+              "a member of DriverFacts has no row in its table");
+static_assert(fields::ListsEveryMember<Gpu>(), "a member of Gpu has no row in its table");
+static_assert(fields::ListsEveryMember<GpuNicPath>(),
+              "a member of GpuNicPath has no row in its table");
+static_assert(fields::ListsEveryMember<NodeFacts>(),
+              "a member of NodeFacts has no row in its table");
 
 }  // namespace rdmastack::node
