@@ -38,20 +38,20 @@ ClientPlane::ClientPlane(RunOptions options, PlaneDeps deps)
       deps_(std::move(deps)),
       installer_(options_.install_dir, options_.library_budget) {}
 
-agent::NodeFacts ClientPlane::Probe() {
+node::NodeFacts ClientPlane::Probe() {
   auto prober = deps_.make_prober();
-  agent::ProbeOptions probe;
+  node::ProbeOptions probe;
   probe.root = options_.root;
   probe.ips_file = options_.ips_file;
   probe.device_prober = prober.ok() ? prober->get() : nullptr;
-  agent::NodeFacts facts = agent::ProbeNode(probe);
+  node::NodeFacts facts = node::ProbeNode(probe);
   if (!prober.ok()) {
     facts.issues.push_back({"probes", options_.probes_file, prober.status().message()});
   }
   return facts;
 }
 
-void ClientPlane::MaybeLoadPeerMem(agent::NodeFacts* facts, NodePlan* plan) {
+void ClientPlane::MaybeLoadPeerMem(node::NodeFacts* facts, NodePlan* plan) {
   const PeerMemLoad decision = DecidePeerMemLoad(*facts, plan->evaluation, options_.load_peermem);
   if (!decision.load) {
     // Said once per change, and only while GPU-direct is waiting for the module.
@@ -162,7 +162,7 @@ ClientState ClientPlane::RunPass() {
   ClientState st;
   st.profile = options_.profile;
   st.node = options_.node;
-  agent::NodeFacts facts = Probe();
+  node::NodeFacts facts = Probe();
   NodePlan plan = PlanNode(facts, options_.requirements);
   MaybeLoadPeerMem(&facts, &plan);
   st.peermem_loaded_by_client = peermem_loaded_by_client_;

@@ -33,7 +33,7 @@ inline constexpr std::chrono::seconds kModprobeRetryDelay{60};
 inline constexpr std::chrono::seconds kModprobeTimeout{20};
 
 struct PlaneDeps {
-  std::function<StatusOr<std::unique_ptr<agent::DeviceProber>>()> make_prober;
+  std::function<StatusOr<std::unique_ptr<node::DeviceProber>>()> make_prober;
   s3::HttpTransport* http = nullptr;
   // An https pool's transport, verifying against these options; null: `http` serves both.
   std::function<s3::HttpTransport*(const s3::TlsOptions&)> https;
@@ -49,8 +49,8 @@ class ClientPlane {
   ClientState RunPass();
 
  private:
-  agent::NodeFacts Probe();
-  void MaybeLoadPeerMem(agent::NodeFacts* facts, NodePlan* plan);
+  node::NodeFacts Probe();
+  void MaybeLoadPeerMem(node::NodeFacts* facts, NodePlan* plan);
   Status Install(const NodePlan& plan, const PoolEndpoints& pool);
   void CheckPool(const PoolEndpoints& pool, const NodePlan& plan, ClientState* state);
   void WriteState(const ClientState& state);

@@ -8,8 +8,8 @@
 
 namespace rdmastack::client {
 
-StatusOr<agent::CapturedOutput> RunWithPathLookup(const std::vector<std::string>& argv,
-                                                  std::chrono::milliseconds timeout) {
+StatusOr<node::CapturedOutput> RunWithPathLookup(const std::vector<std::string>& argv,
+                                                 std::chrono::milliseconds timeout) {
   if (argv.empty()) return InvalidArgumentError("no command to run");
   std::vector<std::string> resolved = argv;
   if (argv[0].find('/') == std::string::npos) {
@@ -18,7 +18,7 @@ StatusOr<agent::CapturedOutput> RunWithPathLookup(const std::vector<std::string>
                                              : "/usr/local/sbin:/usr/local/bin:/usr/sbin:"
                                                "/usr/bin:/sbin:/bin";
     std::string found;
-    for (std::string_view dir : agent::SplitNonEmpty(dirs, ':')) {
+    for (std::string_view dir : node::SplitNonEmpty(dirs, ':')) {
       const std::string candidate = std::string(dir) + "/" + argv[0];
       if (::access(candidate.c_str(), X_OK) == 0) {
         found = candidate;
@@ -28,7 +28,7 @@ StatusOr<agent::CapturedOutput> RunWithPathLookup(const std::vector<std::string>
     if (found.empty()) return NotFoundError(argv[0] + ": not found in PATH (" + dirs + ")");
     resolved[0] = found;
   }
-  return agent::RunAndCapture(resolved, timeout);
+  return node::RunAndCapture(resolved, timeout);
 }
 
 }  // namespace rdmastack::client

@@ -13,11 +13,11 @@
 
 namespace rdmastack::client {
 
-using CommandRunner = std::function<StatusOr<agent::CapturedOutput>(
+using CommandRunner = std::function<StatusOr<node::CapturedOutput>(
     const std::vector<std::string>& argv, std::chrono::milliseconds timeout)>;
 
 // argv[0] without a '/' is looked up in PATH, as a shell would ("chroot", "modprobe").
-StatusOr<agent::CapturedOutput> RunWithPathLookup(const std::vector<std::string>& argv,
-                                                  std::chrono::milliseconds timeout);
+StatusOr<node::CapturedOutput> RunWithPathLookup(const std::vector<std::string>& argv,
+                                                 std::chrono::milliseconds timeout);
 
 }  // namespace rdmastack::client

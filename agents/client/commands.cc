@@ -82,20 +82,20 @@ int RunCommand(const std::vector<std::string>& args) {
   if (!StartLogging()) return 2;
   // NVML through this binary in a child (`nvml-bar1`), asked again at most every 5 minutes, as
   // the agent does: BAR1 free only changes as GPU memory gets registered.
-  agent::LiveProberOptions live;
+  node::LiveProberOptions live;
   live.nvml_helper = "/proc/self/exe";
-  live.nvml_cache = std::make_shared<agent::NvmlSampleCache>();
+  live.nvml_cache = std::make_shared<node::NvmlSampleCache>();
   live.nvml_max_age = std::chrono::minutes(5);
   const RunOptions& o = *options;
   auto make_prober = [&o, live] {
-    return agent::MakeProber(o.root, o.probes_file, o.live_probes, live);
+    return node::MakeProber(o.root, o.probes_file, o.live_probes, live);
   };
   if (auto prober = make_prober(); !prober.ok()) {  // fail fast on a bad --probes-file
     std::fprintf(stderr, "error: %s\n", prober.status().message().c_str());
     return 2;
   }
   spdlog::info("device probes: {}",
-               agent::DescribeProbeSource(o.root, o.probes_file, o.live_probes));
+               node::DescribeProbeSource(o.root, o.probes_file, o.live_probes));
   // The library directory is filled once by the init container and does not change while the pod
   // lives: a refused image stays refused, so the client stops before it writes anything and says
   // why on its last line, which the operator reads from the container's termination message
@@ -185,7 +185,7 @@ int ReadyCommand(const std::vector<std::string>& args) {
   StatusOr<ReadyOptions> options = ParseReadyOptions(args);
   if (!options.ok()) return UsageError(options.status());
   const std::string path = options->state_dir + "/state.json";
-  StatusOr<std::string> text = agent::ReadLocalFile(path, 1 << 20);
+  StatusOr<std::string> text = node::ReadLocalFile(path, 1 << 20);
   if (!text.ok()) {
     std::printf("not ready: %s (has `rdmastack-client run` finished a pass?)\n",
                 text.status().message().c_str());

@@ -72,7 +72,7 @@ StatusOr<s3::Credentials> ReadCredentialsDir(const std::string& dir) {
   s3::Credentials c;
   for (auto [name, field] : {std::pair{"accessKeyId", &c.access_key_id},
                              std::pair{"secretAccessKey", &c.secret_access_key}}) {
-    StatusOr<std::string> text = agent::ReadLocalFile(dir + "/" + name, 4096);
+    StatusOr<std::string> text = node::ReadLocalFile(dir + "/" + name, 4096);
     if (!text.ok()) return text.status();
     *field = StripNewlines(*text);
     if (field->empty()) return InvalidArgumentError(dir + "/" + name + " is empty");

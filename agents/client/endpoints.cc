@@ -87,7 +87,7 @@ StatusOr<PoolEndpoints> ParseEndpointsJson(std::string_view text) {
 }
 
 StatusOr<PoolEndpoints> ReadEndpointsFile(const std::string& path) {
-  StatusOr<std::string> text = agent::ReadLocalFile(path, kEndpointsFileLimit);
+  StatusOr<std::string> text = node::ReadLocalFile(path, kEndpointsFileLimit);
   if (!text.ok()) return text.status();
   StatusOr<PoolEndpoints> parsed = ParseEndpointsJson(*text);
   if (!parsed.ok()) return parsed.status().WithContext(path);

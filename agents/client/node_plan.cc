@@ -8,14 +8,14 @@
 namespace rdmastack::client {
 namespace {
 
-const agent::Verdict* FindVerdict(const agent::Evaluation& ev, std::string_view capability) {
+const node::Verdict* FindVerdict(const node::Evaluation& ev, std::string_view capability) {
   for (const auto& v : ev.verdicts) {
     if (v.capability == capability) return &v;
   }
   return nullptr;
 }
 
-const agent::CheckResult* FindCheck(const agent::Evaluation& ev, std::string_view id) {
+const node::CheckResult* FindCheck(const node::Evaluation& ev, std::string_view id) {
   for (const auto& c : ev.checks) {
     if (c.id == id) return &c;
   }
@@ -24,28 +24,28 @@ const agent::CheckResult* FindCheck(const agent::Evaluation& ev, std::string_vie
 
 // The verdict that explains a node without a transport: the one asked for; for Auto HostMemory,
 // whose checks are a subset of GPU-direct's, so its failure is the more basic one.
-const agent::Verdict* DecidingVerdict(const agent::Evaluation& ev) {
-  const agent::Verdict* v = nullptr;
-  if (ev.requirements.transport == agent::Transport::kGpuDirect) v = FindVerdict(ev, "GPUDirect");
+const node::Verdict* DecidingVerdict(const node::Evaluation& ev) {
+  const node::Verdict* v = nullptr;
+  if (ev.requirements.transport == node::Transport::kGpuDirect) v = FindVerdict(ev, "GPUDirect");
   if (v == nullptr) v = FindVerdict(ev, "HostMemory");
   return v;
 }
 
 }  // namespace
 
-NodePlan PlanNode(const agent::NodeFacts& facts, const agent::Requirements& requirements) {
+NodePlan PlanNode(const node::NodeFacts& facts, const node::Requirements& requirements) {
   NodePlan plan;
-  plan.evaluation = agent::Evaluate(facts, requirements);
-  const agent::Evaluation& ev = plan.evaluation;
+  plan.evaluation = node::Evaluate(facts, requirements);
+  const node::Evaluation& ev = plan.evaluation;
   if (!ev.ready) {
-    const agent::Verdict* v = DecidingVerdict(ev);
+    const node::Verdict* v = DecidingVerdict(ev);
     plan.reason = v != nullptr ? v->reason : "NotCapable";
     plan.message = v != nullptr ? v->capability + ": " + v->reason + ": " + v->message
                                 : "the node agent's checks found no transport";
     return plan;
   }
-  const std::vector<agent::checks::ClientGid> gids =
-      agent::checks::FindClientGids(facts, requirements.gid_index);
+  const std::vector<node::checks::ClientGid> gids =
+      node::checks::FindClientGids(facts, requirements.gid_index);
   if (gids.empty()) {  // Evaluate() gates on the same GIDs; kept so a change there cannot crash
     plan.reason = "NoUsableGid";
     plan.message = "no usable GID on an up RDMA port";
@@ -54,11 +54,11 @@ NodePlan PlanNode(const agent::NodeFacts& facts, const agent::Requirements& requ
   plan.capable = true;
   plan.transport = ev.selected_transport;
   if (plan.transport == "GPUDirect") {
-    const agent::Verdict* gd = FindVerdict(ev, "GPUDirect");
+    const node::Verdict* gd = FindVerdict(ev, "GPUDirect");
     plan.registration = gd != nullptr ? gd->via : "";
   }
   // The GPU's nearest NIC carries GPU-direct traffic best; otherwise the first usable device.
-  const agent::checks::ClientGid* chosen = &gids.front();
+  const node::checks::ClientGid* chosen = &gids.front();
   if (plan.transport == "GPUDirect" && !facts.gpus.empty()) {
     for (const auto& g : gids) {
       if (g.device == facts.gpus.front().nearest_nic) {
@@ -80,19 +80,19 @@ NodePlan PlanNode(const agent::NodeFacts& facts, const agent::Requirements& requ
   return plan;
 }
 
-bool WouldUsePeerMem(const agent::NodeFacts& facts, const agent::Evaluation& ev) {
-  const agent::Requirements& req = ev.requirements;
-  if (req.transport == agent::Transport::kHostMemory || facts.gpus.empty()) return false;
+bool WouldUsePeerMem(const node::NodeFacts& facts, const node::Evaluation& ev) {
+  const node::Requirements& req = ev.requirements;
+  if (req.transport == node::Transport::kHostMemory || facts.gpus.empty()) return false;
   switch (req.registration) {
-    case agent::Registration::kPeerMem: return true;
-    case agent::Registration::kDmaBuf: return false;
-    case agent::Registration::kAuto: break;
+    case node::Registration::kPeerMem: return true;
+    case node::Registration::kDmaBuf: return false;
+    case node::Registration::kAuto: break;
   }
-  const agent::CheckResult* dmabuf = FindCheck(ev, "gpu.dmabuf");
-  return dmabuf == nullptr || dmabuf->status != agent::CheckStatus::kPass;
+  const node::CheckResult* dmabuf = FindCheck(ev, "gpu.dmabuf");
+  return dmabuf == nullptr || dmabuf->status != node::CheckStatus::kPass;
 }
 
-PeerMemLoad DecidePeerMemLoad(const agent::NodeFacts& facts, const agent::Evaluation& ev,
+PeerMemLoad DecidePeerMemLoad(const node::NodeFacts& facts, const node::Evaluation& ev,
                               bool allowed) {
   if (facts.drivers.Loaded("nvidia_peermem")) return {false, "nvidia_peermem is loaded"};
   if (!WouldUsePeerMem(facts, ev)) return {false, "GPU-direct does not use nvidia_peermem here"};
@@ -100,11 +100,11 @@ PeerMemLoad DecidePeerMemLoad(const agent::NodeFacts& facts, const agent::Evalua
     return {false, "nvidia_peermem is not loaded and --load-peermem is off (loadPeerMem)"};
   }
   switch (facts.drivers.nvidia_peermem_installed) {
-    case agent::Tristate::kYes: break;
-    case agent::Tristate::kNo:
+    case node::Tristate::kYes: break;
+    case node::Tristate::kNo:
       return {false, "nvidia_peermem is not installed for kernel " + facts.kernel.release +
                          " (not in lib/modules/" + facts.kernel.release + "/modules.dep)"};
-    case agent::Tristate::kUnknown:
+    case node::Tristate::kUnknown:
       return {false, "cannot tell whether nvidia_peermem is installed for kernel " +
                          facts.kernel.release + " (lib/modules/" + facts.kernel.release +
                          "/modules.dep not readable under the host root)"};

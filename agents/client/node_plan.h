@@ -12,7 +12,7 @@
 namespace rdmastack::client {
 
 struct NodePlan {
-  agent::Evaluation evaluation;
+  node::Evaluation evaluation;
   bool capable = false;      // the agent's Evaluate() says ready
   std::string transport;     // GPUDirect | HostMemory | "" when not capable
   std::string registration;  // GPUDirect: DMABuf | PeerMem (the verdict's via); "" otherwise
@@ -26,11 +26,11 @@ struct NodePlan {
 };
 
 // requirements.role must be client.
-NodePlan PlanNode(const agent::NodeFacts& facts, const agent::Requirements& requirements);
+NodePlan PlanNode(const node::NodeFacts& facts, const node::Requirements& requirements);
 
 // Whether GPU-direct on this node would register memory through nvidia_peermem: asked for
 // (PeerMem), or Auto where dma-buf does not work. HostMemory never does.
-bool WouldUsePeerMem(const agent::NodeFacts& facts, const agent::Evaluation& evaluation);
+bool WouldUsePeerMem(const node::NodeFacts& facts, const node::Evaluation& evaluation);
 
 struct PeerMemLoad {
   bool load = false;
@@ -38,7 +38,7 @@ struct PeerMemLoad {
 };
 // Whether to run the modprobe command now: allowed (--load-peermem), GPU-direct would use
 // nvidia_peermem, it is not loaded, and modules.dep lists it for the running kernel.
-PeerMemLoad DecidePeerMemLoad(const agent::NodeFacts& facts, const agent::Evaluation& evaluation,
+PeerMemLoad DecidePeerMemLoad(const node::NodeFacts& facts, const node::Evaluation& evaluation,
                               bool allowed);
 
 }  // namespace rdmastack::client

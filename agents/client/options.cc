@@ -63,14 +63,14 @@ StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args,
                                      const std::string& node_env) {
   RunOptions o;
   o.node = node_env;
-  o.requirements.role = agent::Role::kClient;
+  o.requirements.role = node::Role::kClient;
   bool have_modprobe = false;
   for (size_t i = 0; i < args.size();) {
     RDMASTACK_ASSIGN_OR_RETURN(FlagValue next,
                                ReadFlag(args, &i, {"--live-probes", "--load-peermem"}));
     const std::string& flag = next.flag;
     const std::string& value = next.value;
-    agent::Requirements& r = o.requirements;
+    node::Requirements& r = o.requirements;
     if (flag == "--live-probes") {
       o.live_probes = value == "true";
     } else if (flag == "--load-peermem") {
@@ -88,29 +88,29 @@ StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args,
     } else if (flag == "--probes-file") {
       o.probes_file = value;
     } else if (flag == "--transport") {
-      RDMASTACK_ASSIGN_OR_RETURN(r.transport, agent::ParseTransport(value));
+      RDMASTACK_ASSIGN_OR_RETURN(r.transport, node::ParseTransport(value));
     } else if (flag == "--memory-registration") {
-      RDMASTACK_ASSIGN_OR_RETURN(r.registration, agent::ParseRegistration(value));
+      RDMASTACK_ASSIGN_OR_RETURN(r.registration, node::ParseRegistration(value));
     } else if (flag == "--max-transfer-size") {
       auto q = ParseByteQuantity(value);
       if (!q.ok()) return InvalidArgumentError("--max-transfer-size: " + q.status().message());
       r.max_transfer_bytes = *q;
     } else if (flag == "--max-gpu-nic-distance") {
-      if (!agent::ParsePathType(value, &r.max_gpu_nic_distance)) {
+      if (!node::ParsePathType(value, &r.max_gpu_nic_distance)) {
         return InvalidArgumentError("--max-gpu-nic-distance must be PIX, PXB, PHB or SYS, got '" +
                                     value + "'");
       }
     } else if (flag == "--gid-index") {
       if (value == "Auto") {
         r.gid_index = -1;
-      } else if (auto n = agent::ParseDecimal(value); n.ok() && *n >= 0 && *n <= 65535) {
+      } else if (auto n = node::ParseDecimal(value); n.ok() && *n >= 0 && *n <= 65535) {
         r.gid_index = static_cast<int>(*n);
       } else {
         return InvalidArgumentError("--gid-index must be Auto or 0..65535, got '" + value + "'");
       }
     } else if (flag == "--modprobe-command") {
       o.modprobe_command.clear();
-      for (std::string_view word : agent::SplitNonEmpty(value, ' ')) {
+      for (std::string_view word : node::SplitNonEmpty(value, ' ')) {
         o.modprobe_command.emplace_back(word);
       }
       if (o.modprobe_command.empty()) {

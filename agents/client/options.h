@@ -21,7 +21,7 @@ struct RunOptions {
   std::string ips_file;
   std::string probes_file;
   bool live_probes = false;
-  agent::Requirements requirements;  // role client
+  node::Requirements requirements;  // role client
   bool load_peermem = false;
   std::vector<std::string> modprobe_command;  // argv; default chroot <root> modprobe nvidia_peermem
   std::string endpoints_file = "/etc/rdmastack-client/endpoints/endpoints.json";

@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
   if (cmd == "check") return Check(args);
   if (cmd == "run") return rdmastack::agent::RunDaemonCommand(args);
   // Internal: the daemon runs this in a child so that NVML never maps into the daemon itself.
-  if (cmd == "nvml-bar1") return rdmastack::agent::RunNvmlBar1Command(args);
+  if (cmd == "nvml-bar1") return rdmastack::node::RunNvmlBar1Command(args);
   if (cmd == "version" || cmd == "--version") {
     std::printf("rdmastack-agent %s\n", rdmastack::kVersion);
     return 0;

@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
   if (cmd == "nvml-bar1") {
     // Internal: the live prober asks NVML through this in a child, so that NVML never maps into
     // the long-running process (as rdmastack-agent does).
-    return rdmastack::agent::RunNvmlBar1Command(args);
+    return rdmastack::node::RunNvmlBar1Command(args);
   }
   std::fprintf(stderr, "unknown command '%s'\n%s", cmd.c_str(), rdmastack::client::kUsage);
   return 2;

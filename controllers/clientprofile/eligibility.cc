@@ -135,8 +135,8 @@ std::string DmaBufProblem(const crd::RdmaNodeStatus& node) {
            "module)";
   if (flavor != crd::NvidiaModuleFlavor::kOpen) return "the NVIDIA kernel module type is unknown";
   const std::string kernel = host.kernel_release.value_or("");
-  const auto version = agent::ParseKernelRelease(kernel);
-  if (!version.ok() || !agent::checks::KernelHasDmaBufMr(version->major, version->minor))
+  const auto version = node::ParseKernelRelease(kernel);
+  if (!version.ok() || !node::checks::KernelHasDmaBufMr(version->major, version->minor))
     return "kernel " + (kernel.empty() ? std::string("(unknown)") : kernel) +
            " predates dma-buf memory regions (5.12)";
   for (const auto& g : node.gpus) {
@@ -210,34 +210,34 @@ std::optional<GpuDirectPath> GpuLimits(const crd::ClientProfileSpec& spec,
     if (g.bar1_free_bytes && *g.bar1_free_bytes >= 0) {
       free = *g.bar1_free_bytes;
     } else if (g.bar1_total_bytes) {
-      free = *g.bar1_total_bytes - agent::kBar1DriverBytes;
+      free = *g.bar1_total_bytes - node::kBar1DriverBytes;
     }
     if (free < 0)
       return Refused(reasons::kBar1Unknown, name +
                                                 ": BAR1 size unknown; run the agent with NVML or "
                                                 "mount the host's /sys so it can read the BAR");
-    if (transfer + agent::kBar1ReserveBytes > free) {
-      const int64_t fits = std::max<int64_t>(0, free - agent::kBar1ReserveBytes);
-      std::string text = name + ": a " + agent::FormatBytes(transfer) + " transfer plus " +
-                         agent::FormatBytes(agent::kBar1ReserveBytes) +
-                         " headroom does not fit BAR1 free " + agent::FormatBytes(free);
-      if (g.bar1_total_bytes) text += " (total " + agent::FormatBytes(*g.bar1_total_bytes) + ")";
+    if (transfer + node::kBar1ReserveBytes > free) {
+      const int64_t fits = std::max<int64_t>(0, free - node::kBar1ReserveBytes);
+      std::string text = name + ": a " + node::FormatBytes(transfer) + " transfer plus " +
+                         node::FormatBytes(node::kBar1ReserveBytes) +
+                         " headroom does not fit BAR1 free " + node::FormatBytes(free);
+      if (g.bar1_total_bytes) text += " (total " + node::FormatBytes(*g.bar1_total_bytes) + ")";
       return Refused(reasons::kBar1TooSmall,
-                     text + "; lower maxTransferSize to at most " + agent::FormatBytes(fits) +
+                     text + "; lower maxTransferSize to at most " + node::FormatBytes(fits) +
                          ", use transport HostMemory, or enable a larger BAR1");
     }
   }
-  agent::PathType max = agent::PathType::kPxb;
-  agent::ParsePathType(crd::ToString(spec.max_gpu_nic_distance), &max);
+  node::PathType max = node::PathType::kPxb;
+  node::ParsePathType(crd::ToString(spec.max_gpu_nic_distance), &max);
   for (const auto& g : node.gpus) {
-    agent::PathType path = agent::PathType::kSys;
-    if (!g.path_type || !agent::ParsePathType(*g.path_type, &path))
+    node::PathType path = node::PathType::kSys;
+    if (!g.path_type || !node::ParsePathType(*g.path_type, &path))
       return Refused(reasons::kTopologyUnknown, "no PCIe path from GPU " + g.pci_address +
                                                     " to an RDMA NIC could be computed");
     if (static_cast<int>(path) > static_cast<int>(max))
       return Refused(reasons::kGpuNicTooFar,
                      g.pci_address + " -> " + g.nearest_nic.value_or("NIC") + " " + *g.path_type +
-                         " is farther than maxGpuNicDistance " + agent::PathTypeName(max) +
+                         " is farther than maxGpuNicDistance " + node::PathTypeName(max) +
                          "; use a NIC under the same PCIe switch as the GPU, or raise "
                          "maxGpuNicDistance knowingly");
   }

@@ -50,6 +50,7 @@ void ReadObject(const rapidjson::Value& v, const std::string& path, T& out, Prob
   std::apply(
       [&](const auto&... field) {
         auto read_one = [&](const auto& f) {
+          if (!f.written) return;
           auto it = v.FindMember(rapidjson::StringRef(JsonChars(f.name), f.name.size()));
           if (it == v.MemberEnd() || it->value.IsNull()) return;  // absent: keep the default
           Read(it->value, Join(path, f.name), out.*(f.member), problems);
@@ -146,7 +147,7 @@ void WriteFields(const T& v, JsonWriter& w) {
       [&](const auto&... field) {
         auto write_one = [&](const auto& f) {
           const auto& member = v.*(f.member);
-          if (Omitted(member)) return;
+          if (!f.written || Omitted(member)) return;
           w.Key(JsonChars(f.name), static_cast<rapidjson::SizeType>(f.name.size()));
           Write(member, w);
         };

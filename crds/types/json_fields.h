@@ -6,30 +6,16 @@
 #include <string_view>
 #include <tuple>
 
+#include "base/field_table.h"
 #include "crds/types/types.h"
 
+// The table form is base/field_table.h's, shared with the node facts.
 namespace rdmastack::crd::fields {
 
-template <typename T, typename M>
-struct Field {
-  std::string_view name;
-  M T::*member;
-};
-
-template <typename T, typename M>
-constexpr Field<T, M> F(std::string_view name, M T::*member) {
-  return {name, member};
-}
-
-template <typename T>
-concept Described = requires {
-  JsonFields(static_cast<const T*>(nullptr));
-};
-
-template <typename T>
-constexpr auto FieldsOf() {
-  return JsonFields(static_cast<const T*>(nullptr));
-}
+using ::rdmastack::fields::Described;
+using ::rdmastack::fields::F;
+using ::rdmastack::fields::Field;
+using ::rdmastack::fields::FieldsOf;
 
 }  // namespace rdmastack::crd::fields
 

@@ -32,7 +32,7 @@ bool ValidInterfaceName(const std::string& name) {
 }
 
 struct Candidate {
-  const agent::NetDev* netdev;
+  const node::NetDev* netdev;
   std::string ipv4;
 };
 
@@ -75,11 +75,11 @@ StatusOr<RdmaSelector> ParseRdmaSelector(const std::string& text) {
 }
 
 StatusOr<RdmaAddress> ResolveRdmaAddress(const RdmaSelector& selector,
-                                         const agent::NodeFacts& facts) {
+                                         const node::NodeFacts& facts) {
   std::vector<Candidate> found;
-  for (const agent::NetDev& n : facts.netdevs) {
+  for (const node::NetDev& n : facts.netdevs) {
     if (!selector.IsCidr() && n.name != selector.interface) continue;
-    for (const agent::Ipv4Binding& b : n.ipv4) {
+    for (const node::Ipv4Binding& b : n.ipv4) {
       std::optional<uint32_t> ip = ParseIpv4(b.address);
       if (!ip) continue;
       if (selector.IsCidr() && !InCidr(*ip, selector.network, selector.prefix)) continue;
@@ -104,15 +104,15 @@ StatusOr<RdmaAddress> ResolveRdmaAddress(const RdmaSelector& selector,
                                    "); use a narrower CIDR so exactly one is chosen");
   }
   const Candidate& c = found.front();
-  StatusOr<agent::Ipv4PortBinding> binding = agent::FindRdmaPortForIpv4(facts, c.ipv4);
+  StatusOr<node::Ipv4PortBinding> binding = node::FindRdmaPortForIpv4(facts, c.ipv4);
   if (!binding.ok()) {
     return FailedPreconditionError(binding.status().message() +
                                    "; choose the interface of an RDMA NIC (IPoIB or RoCE netdev)");
   }
   if (!binding->port_up) {
     std::string state = "unknown state";
-    if (const agent::RdmaDevice* d = facts.FindDevice(binding->rdma_device)) {
-      for (const agent::RdmaPort& p : d->ports) {
+    if (const node::RdmaDevice* d = facts.FindDevice(binding->rdma_device)) {
+      for (const node::RdmaPort& p : d->ports) {
         if (p.number == binding->port) state = "state " + p.state + ", phys_state " + p.phys_state;
       }
     }
@@ -127,12 +127,12 @@ StatusOr<RdmaAddress> ResolveRdmaAddress(const RdmaSelector& selector,
 
 StatusOr<RdmaAddress> ProbeRdmaAddress(const RdmaSelector& selector, const std::string& host_root,
                                        const std::string& ips_file) {
-  agent::ProbeOptions options;
+  node::ProbeOptions options;
   options.root = host_root;
   options.ips_file = ips_file;
-  agent::NodeFacts facts = agent::ProbeNode(options);
+  node::NodeFacts facts = node::ProbeNode(options);
   if (facts.HasIssues("ips")) {
-    const agent::ProbeIssue* issue = facts.IssuesIn("ips").front();
+    const node::ProbeIssue* issue = facts.IssuesIn("ips").front();
     return UnavailableError("cannot list the node's IPv4 addresses (" + issue->path +
                             "): " + issue->message);
   }

@@ -34,7 +34,7 @@ struct RdmaAddress {
 // Pure: chooses exactly one IPv4 among the probed netdevs (ambiguity is an error, not a guess)
 // and requires its RDMA port to be up.
 StatusOr<RdmaAddress> ResolveRdmaAddress(const RdmaSelector& selector,
-                                         const agent::NodeFacts& facts);
+                                         const node::NodeFacts& facts);
 
 // Probes the node below host_root (IPv4 from ips_file when set, else getifaddrs) and resolves.
 StatusOr<RdmaAddress> ProbeRdmaAddress(const RdmaSelector& selector, const std::string& host_root,

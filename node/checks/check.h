@@ -9,7 +9,7 @@
 #include "base/status.h"
 #include "node/probe/pci_topology.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 
 enum class CheckStatus { kPass, kWarn, kFail, kUnknown };
 const char* CheckStatusName(CheckStatus s);  // Pass | Warn | Fail | Unknown
@@ -61,4 +61,4 @@ struct Evaluation {
   bool ready = false;              // the role can run on this node with these requirements
 };
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

@@ -1,6 +1,6 @@
 #include "node/checks/check_builder.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 
 const char* CheckStatusName(CheckStatus s) {
   switch (s) {
@@ -84,4 +84,4 @@ std::string JoinList(const std::vector<std::string>& items, std::string_view sep
 }
 
 }  // namespace checks
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

@@ -8,7 +8,7 @@
 #include "node/checks/check.h"
 #include "node/probe/facts.h"
 
-namespace rdmastack::agent::checks {
+namespace rdmastack::node::checks {
 
 // Which verdicts a check gates.
 enum Gate : unsigned { kGateway = 1, kHostMemory = 2, kGpuDirect = 4, kInfo = 0 };
@@ -37,4 +37,4 @@ bool PortUsable(const RdmaPort& p);  // up, and on IB configured by a subnet man
 std::string PortName(const RdmaDevice& d, const RdmaPort& p);  // mlx5_0/1
 std::string JoinList(const std::vector<std::string>& items, std::string_view sep = ", ");
 
-}  // namespace rdmastack::agent::checks
+}  // namespace rdmastack::node::checks

@@ -5,7 +5,7 @@
 #include "node/checks/check.h"
 #include "node/probe/facts.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 
 Evaluation Evaluate(const NodeFacts& facts, const Requirements& requirements);
 
@@ -18,4 +18,4 @@ inline constexpr int64_t kBar1DriverBytes = 8LL << 20;
 // GPUs with less BAR1 than this can pin only small buffers (spec §5.3, BAR1_SMALL).
 inline constexpr int64_t kBar1SmallBytes = 1LL << 30;
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

@@ -6,7 +6,7 @@
 #include "node/checks/gpu_checks.h"
 #include "node/checks/rdma_checks.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 namespace {
 
 using checks::Entry;
@@ -204,4 +204,4 @@ StatusOr<Registration> ParseRegistration(std::string_view text) {
                               std::string(text) + "'");
 }
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

@@ -3,7 +3,7 @@
 #include "node/checks/checks.h"
 #include "node/probe/parsers.h"
 
-namespace rdmastack::agent::checks {
+namespace rdmastack::node::checks {
 namespace {
 
 // The NIC-side dma-buf answer over all usable devices: yes if any says yes.
@@ -233,4 +233,4 @@ CheckResult CheckGpuNicDistance(const NodeFacts& facts, PathType max_distance) {
   return Pass(id, msg);
 }
 
-}  // namespace rdmastack::agent::checks
+}  // namespace rdmastack::node::checks

@@ -4,7 +4,7 @@
 
 #include "node/checks/check_builder.h"
 
-namespace rdmastack::agent::checks {
+namespace rdmastack::node::checks {
 
 // dma-buf memory regions came with kernel 5.12.
 bool KernelHasDmaBufMr(int major, int minor);
@@ -19,4 +19,4 @@ CheckResult CheckDmaBuf(const NodeFacts& facts);
 CheckResult CheckBar1(const NodeFacts& facts, int64_t max_transfer_bytes);
 CheckResult CheckGpuNicDistance(const NodeFacts& facts, PathType max_distance);
 
-}  // namespace rdmastack::agent::checks
+}  // namespace rdmastack::node::checks

@@ -4,7 +4,7 @@
 
 #include "node/probe/ip_lookup.h"
 
-namespace rdmastack::agent::checks {
+namespace rdmastack::node::checks {
 namespace {
 
 std::string Describe(const RdmaDevice& d) {
@@ -394,4 +394,4 @@ CheckResult CheckReadErrors(const NodeFacts& facts) {
                  "Check the named files on the host; the checks that depend on them say Unknown.");
 }
 
-}  // namespace rdmastack::agent::checks
+}  // namespace rdmastack::node::checks

@@ -3,7 +3,7 @@
 
 #include "node/checks/check_builder.h"
 
-namespace rdmastack::agent::checks {
+namespace rdmastack::node::checks {
 
 CheckResult CheckKernel(const NodeFacts& facts);
 CheckResult CheckRdmaDevices(const NodeFacts& facts);
@@ -35,4 +35,4 @@ CheckResult CheckNetns(const NodeFacts& facts);
 CheckResult CheckIbCoreFlavor(const NodeFacts& facts);
 CheckResult CheckReadErrors(const NodeFacts& facts);
 
-}  // namespace rdmastack::agent::checks
+}  // namespace rdmastack::node::checks

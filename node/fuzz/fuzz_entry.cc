@@ -7,7 +7,7 @@
 #include "node/probe/ip_source.h"
 #include "node/probe/parsers.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 
 void FuzzParsersOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
@@ -34,4 +34,4 @@ void FuzzParsersOneInput(const uint8_t* data, size_t size) {
   (void)ParseRecordedProbes(text, "fuzz");
 }
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

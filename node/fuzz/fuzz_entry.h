@@ -5,8 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 
 void FuzzParsersOneInput(const uint8_t* data, size_t size);
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

@@ -3,6 +3,6 @@
 #include "node/fuzz/fuzz_entry.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  rdmastack::agent::FuzzParsersOneInput(data, size);
+  rdmastack::node::FuzzParsersOneInput(data, size);
   return 0;
 }

@@ -11,7 +11,7 @@
 #include "base/status.h"
 #include "node/probe/facts.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 
 class DeviceProber {
  public:
@@ -67,4 +67,4 @@ std::unique_ptr<DeviceProber> MakeLiveDeviceProber(LiveProberOptions options = {
 // NCCL reads it: EBADF means the kernel and provider accept dma-buf registrations.
 Tristate DmaBufFromErrnoName(std::string_view name);
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

@@ -6,7 +6,7 @@
 
 #include <string>
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 
 class DlLibrary {
  public:
@@ -33,4 +33,4 @@ class DlLibrary {
   std::string error_;
 };
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

@@ -1,6 +1,6 @@
 #include "node/probe/facts.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 
 const char* TristateName(Tristate t) {
   switch (t) {
@@ -49,4 +49,4 @@ std::vector<const ProbeIssue*> NodeFacts::IssuesIn(std::string_view area) const 
   return out;
 }
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 
 // Yes / No / not determined. Used for capabilities that need a live probe (verbs, NVML, CUDA).
 enum class Tristate { kUnknown, kYes, kNo };
@@ -169,4 +169,4 @@ struct NodeFacts {
   std::vector<const ProbeIssue*> IssuesIn(std::string_view area) const;
 };
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

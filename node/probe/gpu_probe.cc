@@ -5,7 +5,7 @@
 #include "node/probe/pci_ids.h"
 #include "node/probe/pci_topology.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 namespace {
 
 constexpr char kArea[] = "gpu";
@@ -96,4 +96,4 @@ void ComputeGpuNicPaths(const HostRoot& root, NodeFacts* facts) {
   }
 }
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

@@ -8,7 +8,7 @@
 #include "node/probe/facts.h"
 #include "node/probe/host_root.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 
 std::vector<Gpu> ProbeGpus(const HostRoot& root, std::vector<ProbeIssue>* issues);
 
@@ -16,4 +16,4 @@ std::vector<Gpu> ProbeGpus(const HostRoot& root, std::vector<ProbeIssue>* issues
 // switch ports from `root` to flatten Broadcom two-level switches as NCCL does.
 void ComputeGpuNicPaths(const HostRoot& root, NodeFacts* facts);
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

@@ -13,7 +13,7 @@
 
 #include "node/probe/parsers.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 namespace {
 
 constexpr int kMaxSymlinkHops = 40;  // same bound as the kernel's MAXSYMLINKS
@@ -237,4 +237,4 @@ StatusOr<std::string> HostRoot::Resolve(std::string_view rel) const {
   return out;
 }
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

@@ -11,7 +11,7 @@
 
 #include "base/status.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 
 class HostRoot {
  public:
@@ -56,4 +56,4 @@ StatusOr<std::string> ReadLocalFile(const std::string& path, size_t limit);
 // Joins root-relative path pieces with single slashes.
 std::string JoinPath(std::string_view a, std::string_view b);
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

@@ -1,6 +1,6 @@
 #include "node/probe/ip_lookup.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 
 StatusOr<Ipv4PortBinding> FindRdmaPortForIpv4(const NodeFacts& facts, std::string_view ipv4) {
   for (const auto& n : facts.netdevs) {
@@ -30,4 +30,4 @@ StatusOr<Ipv4PortBinding> FindRdmaPortForIpv4(const NodeFacts& facts, std::strin
   return NotFoundError("no interface has address " + std::string(ipv4));
 }
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

@@ -8,7 +8,7 @@
 #include "base/status.h"
 #include "node/probe/facts.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 
 struct Ipv4PortBinding {
   std::string netdev;       // interface that owns the address (bond0, ens1f0np0.100, ib0)
@@ -23,4 +23,4 @@ struct Ipv4PortBinding {
 // RDMA port, or (RoCE) no RoCE v2 GID carries the address. The message says which.
 StatusOr<Ipv4PortBinding> FindRdmaPortForIpv4(const NodeFacts& facts, std::string_view ipv4);
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

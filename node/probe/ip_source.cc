@@ -12,7 +12,7 @@
 #include "node/probe/host_root.h"
 #include "node/probe/parsers.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 
 StatusOr<std::vector<InterfaceAddress>> ParseIpsFile(std::string_view text) {
   std::vector<InterfaceAddress> out;
@@ -73,4 +73,4 @@ StatusOr<std::vector<InterfaceAddress>> LiveInterfaceAddresses() {
   return out;
 }
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

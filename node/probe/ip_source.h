@@ -8,7 +8,7 @@
 
 #include "base/status.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 
 struct InterfaceAddress {
   std::string ifname;
@@ -20,4 +20,4 @@ StatusOr<std::vector<InterfaceAddress>> ParseIpsFile(std::string_view text);
 StatusOr<std::vector<InterfaceAddress>> ReadIpsFile(const std::string& path);
 StatusOr<std::vector<InterfaceAddress>> LiveInterfaceAddresses();
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

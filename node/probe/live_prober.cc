@@ -15,7 +15,7 @@
 #include "node/probe/parsers.h"
 #include "node/probe/subprocess.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 namespace {
 
 const char* ErrnoName(int err) {
@@ -244,4 +244,4 @@ std::unique_ptr<DeviceProber> MakeLiveDeviceProber(LiveProberOptions options) {
   return std::make_unique<LiveDeviceProber>(std::move(options));
 }
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

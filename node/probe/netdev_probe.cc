@@ -3,7 +3,7 @@
 #include "node/probe/parsers.h"
 #include "node/probe/pci_device.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 namespace {
 
 constexpr char kArea[] = "netdev";
@@ -173,4 +173,4 @@ std::vector<NetDev> ProbeNetDevs(const HostRoot& root, const std::vector<Interfa
   return out;
 }
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

@@ -9,7 +9,7 @@
 #include "node/probe/host_root.h"
 #include "node/probe/ip_source.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 
 std::vector<NetDev> ProbeNetDevs(const HostRoot& root, const std::vector<InterfaceAddress>& addrs,
                                  const std::vector<RdmaDevice>& rdma,
@@ -23,4 +23,4 @@ void MapNetDevsToRdma(const std::vector<RdmaDevice>& rdma, std::vector<NetDev>* 
 // of headers and round down to an IB MTU. 0 when the netdev MTU is below 352.
 int RoceMtuFromNetdevMtu(int netdev_mtu);
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

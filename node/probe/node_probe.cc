@@ -7,7 +7,7 @@
 #include "node/probe/rdma_probe.h"
 #include "node/probe/system_probe.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 namespace {
 
 std::vector<InterfaceAddress> LoadAddresses(const ProbeOptions& options, NodeFacts* facts) {
@@ -68,4 +68,4 @@ NodeFacts ProbeNode(const ProbeOptions& options) {
   return facts;
 }
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

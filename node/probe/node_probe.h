@@ -13,7 +13,7 @@
 #include "node/probe/device_prober.h"
 #include "node/probe/facts.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 
 struct ProbeOptions {
   std::string root = "/";
@@ -25,4 +25,4 @@ struct ProbeOptions {
 
 NodeFacts ProbeNode(const ProbeOptions& options);
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

@@ -4,7 +4,7 @@
 
 #include "node/probe/host_root.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 namespace {
 
 #if defined(__aarch64__)
@@ -78,4 +78,4 @@ std::vector<std::string> NvmlLibraryCandidates(const std::string& root) {
   return out;
 }
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 
 inline constexpr char kNvmlSoname[] = "libnvidia-ml.so.1";
 
@@ -26,4 +26,4 @@ std::vector<std::string> NvmlLibraryCandidates(const std::string& root);
 // that is no file is dropped by the caller, a path of another architecture by dlopen.
 std::vector<std::string> LdCachePaths(std::string_view cache, std::string_view soname);
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

@@ -6,7 +6,7 @@
 #include "node/probe/dl_library.h"
 #include "node/probe/nvml_library.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 namespace {
 
 // The documented C ABI of the NVML calls used.
@@ -98,4 +98,4 @@ int RunNvmlBar1Command(const std::vector<std::string>& args) {
   return 0;
 }
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

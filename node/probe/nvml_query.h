@@ -9,7 +9,7 @@
 
 #include "node/probe/facts.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 
 struct NvmlBar1 {
   std::string bdf;  // sysfs form, 0000:1a:00.0
@@ -33,4 +33,4 @@ std::vector<std::string> NvmlHelperArgs(const std::string& root,
                                         const std::vector<std::string>& bdfs);
 int RunNvmlBar1Command(const std::vector<std::string>& args);
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <limits>
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 namespace {
 
 std::string Quote(std::string_view text) {
@@ -386,4 +386,4 @@ std::vector<std::string_view> SplitNonEmpty(std::string_view text, char sep) {
   return out;
 }
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

@@ -13,7 +13,7 @@
 
 #include "base/status.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 
 // "0x15b3" / "15b3" / "42" style numbers.
 StatusOr<uint64_t> ParseHex(std::string_view text);
@@ -111,4 +111,4 @@ std::string FormatBytes(int64_t bytes);  // "192Mi", "256Mi", "128Gi", "1000" (e
 // The non-empty pieces of `text` between `sep`s ("a//b/" -> {"a", "b"}), as views into `text`.
 std::vector<std::string_view> SplitNonEmpty(std::string_view text, char sep);
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

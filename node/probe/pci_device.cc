@@ -4,7 +4,7 @@
 
 #include "node/probe/parsers.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 
 bool IsPciAddress(std::string_view t) {
   // dddd:bb:dd.f
@@ -82,4 +82,4 @@ std::vector<std::string> ListPciAddresses(const HostRoot& root, std::vector<Prob
   return out;
 }
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

@@ -7,7 +7,7 @@
 #include "node/probe/facts.h"
 #include "node/probe/host_root.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 
 struct PciFunction {
   std::string bdf;   // 0000:3b:00.0
@@ -31,4 +31,4 @@ bool ReadPciFunction(const HostRoot& root, const std::string& bdf, const std::st
 // All PCI addresses listed under sys/bus/pci/devices.
 std::vector<std::string> ListPciAddresses(const HostRoot& root, std::vector<ProbeIssue>* issues);
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

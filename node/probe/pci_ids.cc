@@ -2,7 +2,7 @@
 
 #include <array>
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 namespace {
 
 struct NicRow {
@@ -105,4 +105,4 @@ bool GpuIsTuringOrNewer(uint32_t device_id) {
   return device_id >= 0x1e00;
 }
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 
 inline constexpr uint32_t kMellanoxVendor = 0x15b3;
 inline constexpr uint32_t kNvidiaVendor = 0x10de;
@@ -29,4 +29,4 @@ GpuModel GpuModelFromDeviceId(uint32_t device_id);
 // Turing (TU10x, 0x1e00) and newer can export dma-buf with the open kernel module.
 bool GpuIsTuringOrNewer(uint32_t device_id);
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

@@ -6,7 +6,7 @@
 #include "node/probe/parsers.h"
 #include "node/probe/pci_device.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 
 const char* PathTypeName(PathType t) {
   switch (t) {
@@ -71,4 +71,4 @@ PathType ComputePathType(std::string_view gpu_path, int gpu_numa, std::string_vi
   return PathType::kSys;
 }
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

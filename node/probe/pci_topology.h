@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 
 enum class PathType { kPix = 4, kPxb = 5, kPhb = 8, kSys = 9 };
 const char* PathTypeName(PathType t);
@@ -32,4 +32,4 @@ std::vector<std::string> NcclAncestors(std::string_view sysfs_path, int numa_nod
 PathType ComputePathType(std::string_view gpu_path, int gpu_numa, std::string_view nic_path,
                          int nic_numa, const BcmSwitchTest& is_bcm = nullptr);
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

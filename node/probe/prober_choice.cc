@@ -1,6 +1,6 @@
 #include "node/probe/prober_choice.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 
 ProbeSource ChooseProbeSource(const std::string& root, const std::string& probes_file,
                               bool live_probes) {
@@ -38,4 +38,4 @@ StatusOr<std::unique_ptr<DeviceProber>> MakeProber(const std::string& root,
   return MakeNullDeviceProber();
 }
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

@@ -8,7 +8,7 @@
 #include "base/status.h"
 #include "node/probe/device_prober.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 
 // Where the verbs/NVML facts come from, the same rule for `check`, `run` and rdmastack-client:
 //   1. --probes-file given: its recorded results, whatever else is set. It overrides
@@ -29,4 +29,4 @@ StatusOr<std::unique_ptr<DeviceProber>> MakeProber(const std::string& root,
                                                    const std::string& probes_file, bool live_probes,
                                                    const LiveProberOptions& live = {});
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

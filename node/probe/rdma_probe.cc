@@ -6,7 +6,7 @@
 #include "node/probe/pci_device.h"
 #include "node/probe/pci_ids.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 namespace {
 
 constexpr char kArea[] = "rdma";
@@ -191,4 +191,4 @@ std::vector<RdmaDevice> ProbeRdmaDevices(const HostRoot& root, std::vector<Probe
   return out;
 }
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

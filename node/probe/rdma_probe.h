@@ -6,11 +6,11 @@
 #include "node/probe/facts.h"
 #include "node/probe/host_root.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 
 // Every device under sys/class/infiniband, with ports and non-zero GIDs, keyed to its PCI
 // function and classified by ConnectX generation. Unreadable parts are left unknown and reported
 // in `issues` (area "rdma").
 std::vector<RdmaDevice> ProbeRdmaDevices(const HostRoot& root, std::vector<ProbeIssue>* issues);
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

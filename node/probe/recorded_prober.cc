@@ -6,7 +6,7 @@
 #include "node/probe/host_root.h"
 #include "node/probe/parsers.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 namespace {
 
 class NullDeviceProber final : public DeviceProber {
@@ -156,4 +156,4 @@ StatusOr<std::unique_ptr<DeviceProber>> MakeFileDeviceProber(const std::string& 
   return ParseRecordedProbes(text, path);
 }
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

@@ -14,7 +14,7 @@
 
 extern char** environ;
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 namespace {
 
 constexpr size_t kMaxCapture = 1 << 20;
@@ -102,4 +102,4 @@ StatusOr<CapturedOutput> RunAndCapture(const std::vector<std::string>& argv,
   return captured;
 }
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

@@ -8,7 +8,7 @@
 
 #include "base/status.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 
 struct CapturedOutput {
   std::string out;
@@ -20,4 +20,4 @@ struct CapturedOutput {
 StatusOr<CapturedOutput> RunAndCapture(const std::vector<std::string>& argv,
                                        std::chrono::milliseconds timeout);
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

@@ -5,7 +5,7 @@
 
 #include "node/probe/parsers.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 namespace {
 
 constexpr size_t kProcModulesLimit = 4 << 20;
@@ -241,4 +241,4 @@ DriverFacts ProbeDrivers(const HostRoot& root, std::vector<ProbeIssue>* issues) 
   return d;
 }
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

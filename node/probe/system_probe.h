@@ -8,7 +8,7 @@
 #include "node/probe/facts.h"
 #include "node/probe/host_root.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 
 // The modules reported, in report order.
 const std::vector<std::string>& WatchedModules();
@@ -23,4 +23,4 @@ Tristate ProbeModuleInstalled(const HostRoot& root, const KernelFacts& kernel,
                               const DriverFacts& drivers, std::string_view module,
                               std::vector<ProbeIssue>* issues);
 
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

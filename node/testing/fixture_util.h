@@ -7,7 +7,7 @@
 #include "node/probe/node_probe.h"
 #include "tests/harness/cluster_env.h"
 
-namespace rdmastack::agent::testing {
+namespace rdmastack::node::testing {
 
 using ::rdmastack::testing::SourceDir;
 
@@ -27,4 +27,4 @@ inline NodeFacts ProbeFixture(const std::string& profile) {
   return ProbeNode(opts);
 }
 
-}  // namespace rdmastack::agent::testing
+}  // namespace rdmastack::node::testing

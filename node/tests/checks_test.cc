@@ -6,7 +6,7 @@
 #include "node/checks/gpu_checks.h"
 #include "node/checks/rdma_checks.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 namespace {
 
 const CheckResult* Find(const Evaluation& ev, const std::string& id) {
@@ -223,4 +223,4 @@ TEST(EvaluateTest, SoftRoceIsNotAnRdmaDevice) {
 }
 
 }  // namespace
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

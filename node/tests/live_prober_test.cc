@@ -14,7 +14,7 @@
 #include "node/probe/system_probe.h"
 #include "node/testing/fixture_util.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 namespace {
 
 namespace fs = std::filesystem;
@@ -153,9 +153,9 @@ TEST(LiveProberHelperTest, HelperWarningsAreKeptAsIssuesBesideItsResults) {
 }
 
 }  // namespace
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 namespace {
 
 // The kallsyms answer is remembered until /proc/modules changes (a module load or unload).
@@ -183,4 +183,4 @@ TEST(KallsymsMemoTest, RescansOnlyWhenTheModuleListChanges) {
 }
 
 }  // namespace
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

@@ -10,7 +10,7 @@
 #include "node/fuzz/fuzz_entry.h"
 #include "node/testing/fixture_util.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 namespace {
 
 TEST(ParsersCorpusTest, EverySeedRunsThroughEveryParser) {
@@ -30,4 +30,4 @@ TEST(ParsersCorpusTest, EverySeedRunsThroughEveryParser) {
 }
 
 }  // namespace
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

@@ -4,7 +4,7 @@
 
 #include "base/quantity.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 namespace {
 
 constexpr const char* kA6000Resource =
@@ -173,9 +173,9 @@ TEST(QuantityTest, ByteQuantities) {
 }
 
 }  // namespace
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 namespace {
 
 TEST(SplitNonEmptyTest, SkipsEmptyPiecesAtEitherEndAndBetween) {
@@ -188,4 +188,4 @@ TEST(SplitNonEmptyTest, SkipsEmptyPiecesAtEitherEndAndBetween) {
 }
 
 }  // namespace
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

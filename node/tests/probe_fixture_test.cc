@@ -9,7 +9,7 @@
 #include "node/probe/ip_lookup.h"
 #include "node/testing/fixture_util.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 namespace {
 
 using testing::ProbeFixture;
@@ -167,4 +167,4 @@ TEST(ProbeFixtureTest, RoceMtuFromNetdevWhenVerbsAreAbsent) {
 }
 
 }  // namespace
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

@@ -12,7 +12,7 @@
 #include "node/probe/node_probe.h"
 #include "node/testing/fixture_util.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 namespace {
 
 namespace fs = std::filesystem;
@@ -176,4 +176,4 @@ TEST_F(RobustnessTest, EmptyRootIsAllUnknownOrFail) {
 }
 
 }  // namespace
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

@@ -3,7 +3,7 @@
 #include "node/probe/netdev_probe.h"
 #include "node/probe/pci_topology.h"
 
-namespace rdmastack::agent {
+namespace rdmastack::node {
 namespace {
 
 TEST(TopologyTest, AncestorsSkipRootAndDownstreamPorts) {
@@ -74,4 +74,4 @@ TEST(RoceMtuTest, KernelDerivation) {
 }
 
 }  // namespace
-}  // namespace rdmastack::agent
+}  // namespace rdmastack::node

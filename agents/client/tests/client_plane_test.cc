@@ -79,7 +79,7 @@ class ClientPlaneTest : public ::testing::Test {
     o.root = root.empty() ? NodeFixture(fixture) + "/root" : root;
     o.ips_file = NodeFixture(fixture) + "/ips.txt";
     o.probes_file = NodeFixture(fixture) + "/probes.txt";
-    o.requirements.role = agent::Role::kClient;
+    o.requirements.role = node::Role::kClient;
     o.requirements.max_transfer_bytes = 192LL << 20;
     o.modprobe_command = {"chroot", o.root, "modprobe", "nvidia_peermem"};
     o.endpoints_file = tmp_ / "endpoints/endpoints.json";
@@ -93,7 +93,7 @@ class ClientPlaneTest : public ::testing::Test {
   std::unique_ptr<ClientPlane> Plane(const RunOptions& o,
                                      const std::function<void(PlaneDeps&)>& adjust = {}) {
     PlaneDeps deps;
-    deps.make_prober = [o] { return agent::MakeProber(o.root, o.probes_file, false); };
+    deps.make_prober = [o] { return node::MakeProber(o.root, o.probes_file, false); };
     deps.http = &http_;
     deps.clock = &clock_;
     deps.run_command = [this](const std::vector<std::string>& argv, std::chrono::milliseconds) {
@@ -116,8 +116,8 @@ class ClientPlaneTest : public ::testing::Test {
   FakeTransport http_;
   FakeClock clock_;
   std::vector<std::vector<std::string>> commands_;
-  std::function<StatusOr<agent::CapturedOutput>(const std::vector<std::string>&)> modprobe_ =
-      [](const std::vector<std::string>&) { return agent::CapturedOutput{}; };
+  std::function<StatusOr<node::CapturedOutput>(const std::vector<std::string>&)> modprobe_ =
+      [](const std::vector<std::string>&) { return node::CapturedOutput{}; };
 };
 
 // An https pool: the check goes through a transport that trusts the pool's CA, and the CA is
@@ -310,7 +310,7 @@ TEST_F(ClientPlaneTest, LargePoolsAreCheckedAFewAtATimeInTurn) {
 TEST_F(ClientPlaneTest, NodeNotCapableCarriesTheAgentsReasonAndInstallsNothing) {
   SetEndpoints(EndpointsJson(7071, "198.18.0.10"));
   RunOptions o = Options(kA6000);
-  o.requirements.transport = agent::Transport::kGpuDirect;
+  o.requirements.transport = node::Transport::kGpuDirect;
   o.requirements.max_transfer_bytes = 224LL << 20;
   const ClientState st = Plane(o)->RunPass();
   EXPECT_FALSE(st.ready);
@@ -369,15 +369,15 @@ class PeerMemTest : public ClientPlaneTest {
               "updates/dkms/nvidia-peermem.ko.zst: updates/dkms/nvidia.ko.zst "
               "kernel/drivers/infiniband/core/ib_core.ko\n");
     SetEndpoints(EndpointsJson(7071, "198.18.0.10"));
-    modprobe_ = [this](const std::vector<std::string>&) -> StatusOr<agent::CapturedOutput> {
+    modprobe_ = [this](const std::vector<std::string>&) -> StatusOr<node::CapturedOutput> {
       if (!loads_) return UnavailableError("modprobe exited 1: Unknown symbol in module");
       WriteFile(root_ + "/proc/modules", peermem_line_ + ReadFile(root_ + "/proc/modules"));
-      return agent::CapturedOutput{};
+      return node::CapturedOutput{};
     };
   }
   RunOptions PeerMemOptions(bool allowed) {
     RunOptions o = Options(kA6000, root_);
-    o.requirements.transport = agent::Transport::kGpuDirect;
+    o.requirements.transport = node::Transport::kGpuDirect;
     o.load_peermem = allowed;
     return o;
   }
@@ -388,18 +388,18 @@ class PeerMemTest : public ClientPlaneTest {
 };
 
 TEST_F(PeerMemTest, TheFixtureTreeSaysInstalledButNotLoaded) {
-  agent::HostRoot root(root_);
-  std::vector<agent::ProbeIssue> issues;
-  const agent::KernelFacts kernel = agent::ProbeKernel(root, &issues);
-  const agent::DriverFacts drivers = agent::ProbeDrivers(root, &issues);
+  node::HostRoot root(root_);
+  std::vector<node::ProbeIssue> issues;
+  const node::KernelFacts kernel = node::ProbeKernel(root, &issues);
+  const node::DriverFacts drivers = node::ProbeDrivers(root, &issues);
   EXPECT_FALSE(drivers.Loaded("nvidia_peermem"));
-  EXPECT_EQ(agent::ProbeModuleInstalled(root, kernel, drivers, "nvidia_peermem", &issues),
-            agent::Tristate::kYes);
-  EXPECT_EQ(agent::ProbeModuleInstalled(root, kernel, drivers, "nvidia_fs", &issues),
-            agent::Tristate::kNo);
+  EXPECT_EQ(node::ProbeModuleInstalled(root, kernel, drivers, "nvidia_peermem", &issues),
+            node::Tristate::kYes);
+  EXPECT_EQ(node::ProbeModuleInstalled(root, kernel, drivers, "nvidia_fs", &issues),
+            node::Tristate::kNo);
   fs::remove_all(root_ + "/lib/modules");
-  EXPECT_EQ(agent::ProbeModuleInstalled(root, kernel, drivers, "nvidia_peermem", &issues),
-            agent::Tristate::kUnknown);
+  EXPECT_EQ(node::ProbeModuleInstalled(root, kernel, drivers, "nvidia_peermem", &issues),
+            node::Tristate::kUnknown);
   EXPECT_TRUE(issues.empty());
 }
 

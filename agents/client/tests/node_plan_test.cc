@@ -10,13 +10,13 @@
 namespace rdmastack::client {
 namespace {
 
-using agent::testing::ProbeFixture;
+using node::testing::ProbeFixture;
 
-agent::Requirements Client(agent::Transport t = agent::Transport::kAuto,
-                           agent::Registration r = agent::Registration::kAuto,
-                           int64_t max_transfer = 192LL << 20, int gid_index = -1) {
-  agent::Requirements req;
-  req.role = agent::Role::kClient;
+node::Requirements Client(node::Transport t = node::Transport::kAuto,
+                          node::Registration r = node::Registration::kAuto,
+                          int64_t max_transfer = 192LL << 20, int gid_index = -1) {
+  node::Requirements req;
+  req.role = node::Role::kClient;
   req.transport = t;
   req.registration = r;
   req.max_transfer_bytes = max_transfer;
@@ -37,7 +37,7 @@ TEST(NodePlan, OpenModuleOnNewKernelUsesDmaBuf) {
 
 TEST(NodePlan, ProprietaryModuleWithPeerMemLoadedUsesPeerMemAt192Mi) {
   const NodePlan plan = PlanNode(ProbeFixture("gpu-client-rtxa6000-bar1-256m-peermem-mofed"),
-                                 Client(agent::Transport::kGpuDirect));
+                                 Client(node::Transport::kGpuDirect));
   ASSERT_TRUE(plan.capable) << plan.message;
   EXPECT_EQ(plan.transport, "GPUDirect");
   EXPECT_EQ(plan.registration, "PeerMem");
@@ -49,7 +49,7 @@ TEST(NodePlan, TransfersThatDoNotFitBar1MakeTheNodeNotCapable) {
   // The field report: on the A6000's 256 MiB BAR1, 224 MiB transfers failed.
   const NodePlan plan =
       PlanNode(ProbeFixture("gpu-client-rtxa6000-bar1-256m-peermem-mofed"),
-               Client(agent::Transport::kGpuDirect, agent::Registration::kAuto, 224LL << 20));
+               Client(node::Transport::kGpuDirect, node::Registration::kAuto, 224LL << 20));
   EXPECT_FALSE(plan.capable);
   EXPECT_EQ(plan.reason, "Bar1TooSmall");
   EXPECT_EQ(plan.transport, "");
@@ -60,7 +60,7 @@ TEST(NodePlan, TransfersThatDoNotFitBar1MakeTheNodeNotCapable) {
 TEST(NodePlan, AutoFallsBackToHostMemoryWhenGpuDirectCannot) {
   const NodePlan plan =
       PlanNode(ProbeFixture("gpu-client-rtxa6000-bar1-256m-peermem-mofed"),
-               Client(agent::Transport::kAuto, agent::Registration::kAuto, 224LL << 20));
+               Client(node::Transport::kAuto, node::Registration::kAuto, 224LL << 20));
   ASSERT_TRUE(plan.capable) << plan.message;
   EXPECT_EQ(plan.transport, "HostMemory");
   EXPECT_EQ(plan.registration, "");
@@ -68,7 +68,7 @@ TEST(NodePlan, AutoFallsBackToHostMemoryWhenGpuDirectCannot) {
 
 TEST(NodePlan, NodeWithoutRdmaIsNotCapable) {
   for (auto t :
-       {agent::Transport::kAuto, agent::Transport::kHostMemory, agent::Transport::kGpuDirect}) {
+       {node::Transport::kAuto, node::Transport::kHostMemory, node::Transport::kGpuDirect}) {
     const NodePlan plan = PlanNode(ProbeFixture("node-without-rdma"), Client(t));
     EXPECT_FALSE(plan.capable);
     EXPECT_EQ(plan.reason, "NoRdmaDevice");
@@ -88,21 +88,20 @@ TEST(NodePlan, RoceUsesTheRoceV2GidOfAnIpv4) {
 
   const NodePlan vlan =
       PlanNode(ProbeFixture("gateway-roce-v2-gid3-doca"),
-               Client(agent::Transport::kAuto, agent::Registration::kAuto, 192LL << 20, 7));
+               Client(node::Transport::kAuto, node::Registration::kAuto, 192LL << 20, 7));
   ASSERT_TRUE(vlan.capable) << vlan.message;
   EXPECT_EQ(vlan.gid_index, 7);
 
   const NodePlan none =
       PlanNode(ProbeFixture("gateway-roce-v2-gid3-doca"),
-               Client(agent::Transport::kAuto, agent::Registration::kAuto, 192LL << 20, 5));
+               Client(node::Transport::kAuto, node::Registration::kAuto, 192LL << 20, 5));
   EXPECT_FALSE(none.capable);
   EXPECT_EQ(none.reason, "NoUsableGid");
 }
 
 TEST(NodePlan, AskingForPeerMemWhereItIsNotLoadedNamesTheReason) {
-  const NodePlan plan =
-      PlanNode(ProbeFixture("gpu-client-h100-dmabuf-open-inbox"),
-               Client(agent::Transport::kGpuDirect, agent::Registration::kPeerMem));
+  const NodePlan plan = PlanNode(ProbeFixture("gpu-client-h100-dmabuf-open-inbox"),
+                                 Client(node::Transport::kGpuDirect, node::Registration::kPeerMem));
   EXPECT_FALSE(plan.capable);
   EXPECT_EQ(plan.reason, "PeerMemNotLoaded");
   EXPECT_EQ(plan.message.rfind("GPUDirect: PeerMemNotLoaded: gpu.peermem: ", 0), 0u)
@@ -110,8 +109,8 @@ TEST(NodePlan, AskingForPeerMemWhereItIsNotLoadedNamesTheReason) {
 }
 
 // The A6000 node with nvidia_peermem unloaded, as facts: what the client decides about loading.
-agent::NodeFacts A6000WithoutPeerMem(agent::Tristate installed) {
-  agent::NodeFacts facts = ProbeFixture("gpu-client-rtxa6000-bar1-256m-peermem-mofed");
+node::NodeFacts A6000WithoutPeerMem(node::Tristate installed) {
+  node::NodeFacts facts = ProbeFixture("gpu-client-rtxa6000-bar1-256m-peermem-mofed");
   for (auto& m : facts.drivers.modules) {
     if (m.name == "nvidia_peermem") m.loaded = false;
   }
@@ -120,49 +119,49 @@ agent::NodeFacts A6000WithoutPeerMem(agent::Tristate installed) {
 }
 
 TEST(PeerMemLoad, LoadsOnlyWhenAllowedNeededNotLoadedAndInstalled) {
-  const agent::Requirements req = Client(agent::Transport::kGpuDirect);
+  const node::Requirements req = Client(node::Transport::kGpuDirect);
   {
-    const agent::NodeFacts f = A6000WithoutPeerMem(agent::Tristate::kYes);
-    const PeerMemLoad d = DecidePeerMemLoad(f, agent::Evaluate(f, req), true);
+    const node::NodeFacts f = A6000WithoutPeerMem(node::Tristate::kYes);
+    const PeerMemLoad d = DecidePeerMemLoad(f, node::Evaluate(f, req), true);
     EXPECT_TRUE(d.load) << d.why;
-    EXPECT_FALSE(DecidePeerMemLoad(f, agent::Evaluate(f, req), false).load);
+    EXPECT_FALSE(DecidePeerMemLoad(f, node::Evaluate(f, req), false).load);
   }
   {
-    const agent::NodeFacts f = A6000WithoutPeerMem(agent::Tristate::kNo);
-    const PeerMemLoad d = DecidePeerMemLoad(f, agent::Evaluate(f, req), true);
+    const node::NodeFacts f = A6000WithoutPeerMem(node::Tristate::kNo);
+    const PeerMemLoad d = DecidePeerMemLoad(f, node::Evaluate(f, req), true);
     EXPECT_FALSE(d.load);
     EXPECT_NE(d.why.find("not installed for kernel 5.15.0-105-generic"), std::string::npos)
         << d.why;
   }
-  EXPECT_FALSE(
-      DecidePeerMemLoad(A6000WithoutPeerMem(agent::Tristate::kUnknown),
-                        agent::Evaluate(A6000WithoutPeerMem(agent::Tristate::kUnknown), req), true)
-          .load);
+  EXPECT_FALSE(DecidePeerMemLoad(A6000WithoutPeerMem(node::Tristate::kUnknown),
+                                 node::Evaluate(A6000WithoutPeerMem(node::Tristate::kUnknown), req),
+                                 true)
+                   .load);
   {  // Loaded already: nothing to do.
-    const agent::NodeFacts f = ProbeFixture("gpu-client-rtxa6000-bar1-256m-peermem-mofed");
-    EXPECT_FALSE(DecidePeerMemLoad(f, agent::Evaluate(f, req), true).load);
+    const node::NodeFacts f = ProbeFixture("gpu-client-rtxa6000-bar1-256m-peermem-mofed");
+    EXPECT_FALSE(DecidePeerMemLoad(f, node::Evaluate(f, req), true).load);
   }
   {  // HostMemory never needs it.
-    const agent::NodeFacts f = A6000WithoutPeerMem(agent::Tristate::kYes);
+    const node::NodeFacts f = A6000WithoutPeerMem(node::Tristate::kYes);
     EXPECT_FALSE(
-        DecidePeerMemLoad(f, agent::Evaluate(f, Client(agent::Transport::kHostMemory)), true).load);
+        DecidePeerMemLoad(f, node::Evaluate(f, Client(node::Transport::kHostMemory)), true).load);
   }
 }
 
 TEST(PeerMemLoad, AutoOnlyWantsPeerMemWhereDmaBufDoesNotWork) {
-  agent::NodeFacts dmabuf = ProbeFixture("gpu-client-h100-dmabuf-open-inbox");
-  dmabuf.drivers.nvidia_peermem_installed = agent::Tristate::kYes;
-  const agent::Evaluation auto_ev = agent::Evaluate(dmabuf, Client());
+  node::NodeFacts dmabuf = ProbeFixture("gpu-client-h100-dmabuf-open-inbox");
+  dmabuf.drivers.nvidia_peermem_installed = node::Tristate::kYes;
+  const node::Evaluation auto_ev = node::Evaluate(dmabuf, Client());
   EXPECT_FALSE(WouldUsePeerMem(dmabuf, auto_ev));
   EXPECT_FALSE(DecidePeerMemLoad(dmabuf, auto_ev, true).load);
   // Asked for explicitly, the same node would load it.
-  const agent::Evaluation peermem_ev =
-      agent::Evaluate(dmabuf, Client(agent::Transport::kGpuDirect, agent::Registration::kPeerMem));
+  const node::Evaluation peermem_ev =
+      node::Evaluate(dmabuf, Client(node::Transport::kGpuDirect, node::Registration::kPeerMem));
   EXPECT_TRUE(WouldUsePeerMem(dmabuf, peermem_ev));
   EXPECT_TRUE(DecidePeerMemLoad(dmabuf, peermem_ev, true).load);
   // The A6000 (proprietary module: no dma-buf) on Auto.
-  const agent::NodeFacts a6000 = A6000WithoutPeerMem(agent::Tristate::kYes);
-  EXPECT_TRUE(DecidePeerMemLoad(a6000, agent::Evaluate(a6000, Client()), true).load);
+  const node::NodeFacts a6000 = A6000WithoutPeerMem(node::Tristate::kYes);
+  EXPECT_TRUE(DecidePeerMemLoad(a6000, node::Evaluate(a6000, Client()), true).load);
 }
 
 }  // namespace

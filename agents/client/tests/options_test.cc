@@ -57,11 +57,11 @@ TEST(ClientOptions, EveryFlagOfTheContract) {
   EXPECT_EQ(o->ips_file, "/f/ips.txt");
   EXPECT_EQ(o->probes_file, "/f/probes.txt");
   EXPECT_TRUE(o->live_probes);
-  EXPECT_EQ(o->requirements.role, agent::Role::kClient);
-  EXPECT_EQ(o->requirements.transport, agent::Transport::kGpuDirect);
-  EXPECT_EQ(o->requirements.registration, agent::Registration::kPeerMem);
+  EXPECT_EQ(o->requirements.role, node::Role::kClient);
+  EXPECT_EQ(o->requirements.transport, node::Transport::kGpuDirect);
+  EXPECT_EQ(o->requirements.registration, node::Registration::kPeerMem);
   EXPECT_EQ(o->requirements.max_transfer_bytes, 192LL << 20);
-  EXPECT_EQ(o->requirements.max_gpu_nic_distance, agent::PathType::kPhb);
+  EXPECT_EQ(o->requirements.max_gpu_nic_distance, node::PathType::kPhb);
   EXPECT_EQ(o->requirements.gid_index, 3);
   EXPECT_TRUE(o->load_peermem);
   // Split on spaces; repeated spaces make no empty words.
@@ -81,10 +81,10 @@ TEST(ClientOptions, Defaults) {
   ASSERT_TRUE(o.ok()) << o.status().ToString();
   EXPECT_EQ(o->node, "node-from-env");
   EXPECT_EQ(o->host_install_dir, "/host-install/ml.gpudirect");  // = --install-dir
-  EXPECT_EQ(o->requirements.transport, agent::Transport::kAuto);
-  EXPECT_EQ(o->requirements.registration, agent::Registration::kAuto);
+  EXPECT_EQ(o->requirements.transport, node::Transport::kAuto);
+  EXPECT_EQ(o->requirements.registration, node::Registration::kAuto);
   EXPECT_EQ(o->requirements.gid_index, -1);
-  EXPECT_EQ(o->requirements.max_gpu_nic_distance, agent::PathType::kPxb);
+  EXPECT_EQ(o->requirements.max_gpu_nic_distance, node::PathType::kPxb);
   EXPECT_EQ(o->requirements.max_transfer_bytes, 0);
   EXPECT_FALSE(o->load_peermem);
   EXPECT_EQ(o->modprobe_command,

@@ -13,8 +13,8 @@
 namespace rdmastack::agent {
 
 struct CheckRun {
-  NodeFacts facts;
-  Evaluation evaluation;
+  node::NodeFacts facts;
+  node::Evaluation evaluation;
   std::string rendered;
 };
 StatusOr<CheckRun> RunCheck(const CheckOptions& options);

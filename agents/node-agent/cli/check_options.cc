@@ -17,33 +17,33 @@ StatusOr<CheckOptions> ParseCheckOptions(const std::vector<std::string>& args) {
       o.live_probes = value == "true";
       continue;
     }
-    Requirements& r = o.requirements;
+    node::Requirements& r = o.requirements;
     if (flag == "--root") {
       if (value.empty()) return InvalidArgumentError("--root must not be empty");
       o.root = value;
     } else if (flag == "--role") {
-      RDMASTACK_ASSIGN_OR_RETURN(r.role, ParseRole(value));
+      RDMASTACK_ASSIGN_OR_RETURN(r.role, node::ParseRole(value));
       have_role = true;
     } else if (flag == "--transport") {
-      RDMASTACK_ASSIGN_OR_RETURN(r.transport, ParseTransport(value));
+      RDMASTACK_ASSIGN_OR_RETURN(r.transport, node::ParseTransport(value));
     } else if (flag == "--memory-registration") {
-      RDMASTACK_ASSIGN_OR_RETURN(r.registration, ParseRegistration(value));
+      RDMASTACK_ASSIGN_OR_RETURN(r.registration, node::ParseRegistration(value));
     } else if (flag == "--max-transfer-size") {
       auto q = ParseByteQuantity(value);
       if (!q.ok()) return InvalidArgumentError("--max-transfer-size: " + q.status().message());
       r.max_transfer_bytes = *q;
     } else if (flag == "--max-gpu-nic-distance") {
-      if (!ParsePathType(value, &r.max_gpu_nic_distance)) {
+      if (!node::ParsePathType(value, &r.max_gpu_nic_distance)) {
         return InvalidArgumentError("--max-gpu-nic-distance must be PIX, PXB, PHB or SYS, got '" +
                                     value + "'");
       }
     } else if (flag == "--gid-index") {
-      auto n = ParseDecimal(value);
+      auto n = node::ParseDecimal(value);
       if (!n.ok() || *n < -1 || *n > 65535)
         return InvalidArgumentError("--gid-index must be -1..65535");
       r.gid_index = static_cast<int>(*n);
     } else if (flag == "--rdma-ip") {
-      if (auto ip = ParseIpv4(value); !ip.ok())
+      if (auto ip = node::ParseIpv4(value); !ip.ok())
         return InvalidArgumentError("--rdma-ip: " + ip.status().message());
       r.rdma_ip = value;
     } else if (flag == "--ips-file") {

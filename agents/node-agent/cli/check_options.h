@@ -18,7 +18,7 @@ struct CheckOptions {
   bool live_probes =
       false;  // use libibverbs/NVML even when --root is not "/" (the DaemonSet's /host)
   OutputFormat output = OutputFormat::kTable;
-  Requirements requirements;
+  node::Requirements requirements;
 };
 
 // args excludes the program name and the "check" word.

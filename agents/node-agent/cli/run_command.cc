@@ -53,7 +53,7 @@ StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args) {
     } else if (flag == "--root") {
       o.source.root = value;
     } else if (flag == "--role") {
-      RDMASTACK_ASSIGN_OR_RETURN(o.source.default_role, ParseRole(value));
+      RDMASTACK_ASSIGN_OR_RETURN(o.source.default_role, node::ParseRole(value));
     } else if (flag == "--probe-interval") {
       RDMASTACK_ASSIGN_OR_RETURN(o.daemon.probe_interval, ParseInterval(value));
     } else if (flag == "--gpu-memory-interval") {
@@ -100,21 +100,23 @@ int RunDaemonCommand(const std::vector<std::string>& args) {
     return 1;
   }
   // Fail fast on a bad --probes-file; later probes make their own prober.
-  if (auto prober = MakeProber(options->source.root, options->probes_file, options->live_probes);
+  if (auto prober =
+          node::MakeProber(options->source.root, options->probes_file, options->live_probes);
       !prober.ok()) {
     std::fprintf(stderr, "error: %s\n", prober.status().message().c_str());
     return 2;
   }
-  spdlog::info("device probes: {}", DescribeProbeSource(options->source.root, options->probes_file,
-                                                        options->live_probes));
+  spdlog::info(
+      "device probes: {}",
+      node::DescribeProbeSource(options->source.root, options->probes_file, options->live_probes));
   // NVML through this same binary in a child, asked again at most every --gpu-memory-interval.
-  LiveProberOptions live;
+  node::LiveProberOptions live;
   live.nvml_helper = "/proc/self/exe";
-  live.nvml_cache = std::make_shared<NvmlSampleCache>();
+  live.nvml_cache = std::make_shared<node::NvmlSampleCache>();
   live.nvml_max_age =
       std::chrono::duration_cast<std::chrono::seconds>(options->gpu_memory_interval);
   ProbingReportSource source(options->source, [&] {
-    return MakeProber(options->source.root, options->probes_file, options->live_probes, live);
+    return node::MakeProber(options->source.root, options->probes_file, options->live_probes, live);
   });
   AgentDaemon daemon(options->daemon, &source, &RealClock::Instance());
 

@@ -55,7 +55,7 @@ void AgentDaemon::RequestReprobe() {
 }
 
 Status AgentDaemon::Run() {
-  auto ca = ReadLocalFile(options_.ca_file, 1 << 20);
+  auto ca = node::ReadLocalFile(options_.ca_file, 1 << 20);
   if (!ca.ok()) return ca.status().WithContext("--ca-file");
   // A CA bundle that cannot be loaded would fail every handshake, over and over; say so once.
   RDMASTACK_RETURN_IF_ERROR(
@@ -78,7 +78,7 @@ Status AgentDaemon::Run() {
 
 // One connected stream: a reader thread takes hub messages; this thread writes.
 Status AgentDaemon::RunSession(const std::string& ca_pem) {
-  auto token = ReadLocalFile(options_.token_file, 64 << 10);
+  auto token = node::ReadLocalFile(options_.token_file, 64 << 10);
   if (!token.ok()) return token.status().WithContext("token file");
   std::string token_text = *token;
   while (!token_text.empty() && (token_text.back() == '\n' || token_text.back() == '\r'))

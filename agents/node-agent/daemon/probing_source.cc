@@ -16,23 +16,23 @@ ProbingReportSource::ProbingReportSource(ProbingSourceOptions options,
 
 agent::v1::NodeReport ProbingReportSource::Build(
     const std::optional<agent::v1::Requirements>& requirements) {
-  NodeFacts facts;
+  node::NodeFacts facts;
   {
     auto prober = make_prober_();
-    std::optional<ProbeIssue> prober_failed;
+    std::optional<node::ProbeIssue> prober_failed;
     if (!prober.ok()) {
       // The sysfs facts still count; the verbs/NVML facts stay unknown, and the report says why
       // (probe.read-errors) instead of leaving them silently unknown.
       prober_failed =
-          ProbeIssue{"probes", "device prober",
-                     "the verbs/NVML probe could not run: " + prober.status().ToString()};
-      prober = MakeNullDeviceProber();
+          node::ProbeIssue{"probes", "device prober",
+                           "the verbs/NVML probe could not run: " + prober.status().ToString()};
+      prober = node::MakeNullDeviceProber();
     }
-    ProbeOptions probe;
+    node::ProbeOptions probe;
     probe.root = options_.root;
     probe.ips_file = options_.ips_file;
     probe.device_prober = prober->get();
-    facts = ProbeNode(probe);
+    facts = node::ProbeNode(probe);
     if (prober_failed) facts.issues.push_back(std::move(*prober_failed));
   }
   // The probe's transient allocations (and NVML's, freed at nvmlShutdown) go back to the system
@@ -41,7 +41,7 @@ agent::v1::NodeReport ProbingReportSource::Build(
   std::vector<ProfileEvaluation> evaluations;
   for (auto& [profile, req] : RequirementsFromHub(requirements.value_or(agent::v1::Requirements{}),
                                                   options_.default_role)) {
-    evaluations.push_back({profile, Evaluate(facts, req)});
+    evaluations.push_back({profile, node::Evaluate(facts, req)});
   }
   return BuildNodeReport(facts, evaluations, options_.node_name);
 }

@@ -16,13 +16,13 @@ struct ProbingSourceOptions {
   std::string root = "/";
   std::string ips_file;
   std::string node_name;
-  Role default_role = Role::kClient;  // used until the hub sends requirements
+  node::Role default_role = node::Role::kClient;  // used until the hub sends requirements
 };
 
 // Makes the DeviceProber for one probe. A fresh one per probe means the vendor libraries a live
 // prober dlopens (NVML, libibverbs and its provider) are loaded only while probing: on a real
 // H200 host NVML alone kept ~19 MiB resident in the idle daemon when it stayed loaded.
-using DeviceProberFactory = std::function<StatusOr<std::unique_ptr<DeviceProber>>()>;
+using DeviceProberFactory = std::function<StatusOr<std::unique_ptr<node::DeviceProber>>()>;
 
 class ProbingReportSource final : public ReportSource {
  public:

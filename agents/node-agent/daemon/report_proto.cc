@@ -14,17 +14,17 @@ namespace {
 
 using v1 = ::rdmastack::agent::v1::Check;
 
-v1::Status ToProto(CheckStatus s) {
+v1::Status ToProto(node::CheckStatus s) {
   switch (s) {
-    case CheckStatus::kPass: return v1::PASS;
-    case CheckStatus::kWarn: return v1::WARN;
-    case CheckStatus::kFail: return v1::FAIL;
-    case CheckStatus::kUnknown: break;
+    case node::CheckStatus::kPass: return v1::PASS;
+    case node::CheckStatus::kWarn: return v1::WARN;
+    case node::CheckStatus::kFail: return v1::FAIL;
+    case node::CheckStatus::kUnknown: break;
   }
   return v1::UNKNOWN;
 }
 
-void FillHost(const NodeFacts& f, agent::v1::HostInfo* h) {
+void FillHost(const node::NodeFacts& f, agent::v1::HostInfo* h) {
   h->set_kernel_release(f.kernel.release);
   h->set_nvidia_driver_version(f.drivers.nvidia_driver_version);
   h->set_nvidia_module_flavor(f.drivers.nvidia_module_flavor);
@@ -39,7 +39,7 @@ void FillHost(const NodeFacts& f, agent::v1::HostInfo* h) {
   for (const auto& d : f.drivers.dev_infiniband) h->add_dev_infiniband(d);
 }
 
-void FillDevices(const NodeFacts& f, agent::v1::NodeReport* r) {
+void FillDevices(const node::NodeFacts& f, agent::v1::NodeReport* r) {
   for (const auto& d : f.rdma_devices) {
     auto* pd = r->add_devices();
     pd->set_name(d.name);
@@ -50,7 +50,7 @@ void FillDevices(const NodeFacts& f, agent::v1::NodeReport* r) {
     pd->set_virtual_function(d.virtual_function);
     pd->set_firmware_version(d.firmware);
     pd->set_node_guid(d.node_guid);
-    pd->set_dc_supported(d.dc_supported == Tristate::kYes);
+    pd->set_dc_supported(d.dc_supported == node::Tristate::kYes);
     pd->set_numa_node(d.numa_node);
     for (const auto& p : d.ports) {
       auto* pp = pd->add_ports();
@@ -85,7 +85,7 @@ void FillDevices(const NodeFacts& f, agent::v1::NodeReport* r) {
     pg->set_model(g.model);
     pg->set_bar1_total_bytes(g.bar1_total_bytes);
     pg->set_bar1_free_bytes(g.bar1_free_bytes);
-    pg->set_dma_buf_supported(g.dma_buf_attr == Tristate::kYes);
+    pg->set_dma_buf_supported(g.dma_buf_attr == node::Tristate::kYes);
     pg->set_nearest_nic(g.nearest_nic);
     pg->set_path_type(g.path_type);
     pg->set_numa_node(g.numa_node);
@@ -93,12 +93,12 @@ void FillDevices(const NodeFacts& f, agent::v1::NodeReport* r) {
 }
 
 // Fail is worst, then Unknown, Warn, Pass.
-int Severity(CheckStatus s) {
+int Severity(node::CheckStatus s) {
   switch (s) {
-    case CheckStatus::kFail: return 3;
-    case CheckStatus::kUnknown: return 2;
-    case CheckStatus::kWarn: return 1;
-    case CheckStatus::kPass: break;
+    case node::CheckStatus::kFail: return 3;
+    case node::CheckStatus::kUnknown: return 2;
+    case node::CheckStatus::kWarn: return 1;
+    case node::CheckStatus::kPass: break;
   }
   return 0;
 }
@@ -109,10 +109,10 @@ std::string EvaluationName(const std::string& profile) {
 
 }  // namespace
 
-std::vector<CheckResult> MergeChecks(const std::vector<ProfileEvaluation>& evaluations) {
+std::vector<node::CheckResult> MergeChecks(const std::vector<ProfileEvaluation>& evaluations) {
   struct Seen {
-    CheckResult merged;
-    std::vector<std::pair<std::string, CheckResult>> by_evaluation;
+    node::CheckResult merged;
+    std::vector<std::pair<std::string, node::CheckResult>> by_evaluation;
   };
   std::vector<std::string> order;
   std::map<std::string, Seen> by_id;
@@ -123,7 +123,7 @@ std::vector<CheckResult> MergeChecks(const std::vector<ProfileEvaluation>& evalu
       it->second.by_evaluation.emplace_back(pe.profile, c);
     }
   }
-  std::vector<CheckResult> out;
+  std::vector<node::CheckResult> out;
   for (const auto& id : order) {
     const auto& results = by_id[id].by_evaluation;
     const bool all_same = std::all_of(results.begin(), results.end(), [&](const auto& r) {
@@ -137,14 +137,14 @@ std::vector<CheckResult> MergeChecks(const std::vector<ProfileEvaluation>& evalu
     }
     // The requirements differ in what they ask (transfer size, distance, GID index): the worst
     // result stands for the check, and the message keeps what each requirement found.
-    CheckResult worst = results.front().second;
+    node::CheckResult worst = results.front().second;
     for (const auto& [profile, r] : results) {
       if (Severity(r.status) > Severity(worst.status)) worst = r;
     }
     std::string message;
     for (const auto& [profile, r] : results) {
       message += (message.empty() ? "" : "; ") + EvaluationName(profile) + ": " +
-                 CheckStatusName(r.status) + " " + r.message;
+                 node::CheckStatusName(r.status) + " " + r.message;
     }
     worst.message = std::move(message);
     out.push_back(std::move(worst));
@@ -152,7 +152,7 @@ std::vector<CheckResult> MergeChecks(const std::vector<ProfileEvaluation>& evalu
   return out;
 }
 
-agent::v1::NodeReport BuildNodeReport(const NodeFacts& facts,
+agent::v1::NodeReport BuildNodeReport(const node::NodeFacts& facts,
                                       const std::vector<ProfileEvaluation>& evaluations,
                                       const std::string& node_name) {
   agent::v1::NodeReport r;
@@ -196,26 +196,26 @@ std::string ContentHash(const agent::v1::NodeReport& report) {
   return Sha256Hex(bytes);
 }
 
-std::vector<std::pair<std::string, Requirements>> RequirementsFromHub(
-    const agent::v1::Requirements& hub, Role default_role) {
-  std::vector<std::pair<std::string, Requirements>> out;
+std::vector<std::pair<std::string, node::Requirements>> RequirementsFromHub(
+    const agent::v1::Requirements& hub, node::Role default_role) {
+  std::vector<std::pair<std::string, node::Requirements>> out;
   if (hub.gateway()) {
-    Requirements r;
-    r.role = Role::kGateway;
+    node::Requirements r;
+    r.role = node::Role::kGateway;
     out.emplace_back("", r);
   }
   for (const auto& c : hub.clients()) {
-    Requirements r;
-    r.role = Role::kClient;
-    if (auto t = ParseTransport(c.transport()); t.ok()) r.transport = *t;
-    if (auto m = ParseRegistration(c.memory_registration()); m.ok()) r.registration = *m;
+    node::Requirements r;
+    r.role = node::Role::kClient;
+    if (auto t = node::ParseTransport(c.transport()); t.ok()) r.transport = *t;
+    if (auto m = node::ParseRegistration(c.memory_registration()); m.ok()) r.registration = *m;
     r.max_transfer_bytes = std::max<int64_t>(0, c.max_transfer_bytes());
-    ParsePathType(c.max_gpu_nic_distance(), &r.max_gpu_nic_distance);
+    node::ParsePathType(c.max_gpu_nic_distance(), &r.max_gpu_nic_distance);
     r.gid_index = c.gid_index();
     out.emplace_back(c.profile(), r);
   }
   if (out.empty()) {
-    Requirements r;
+    node::Requirements r;
     r.role = default_role;
     out.emplace_back("", r);
   }

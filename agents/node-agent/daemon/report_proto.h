@@ -13,16 +13,16 @@ namespace rdmastack::agent {
 // One evaluation per requirement the hub sent (profile "" for the gateway/default one).
 struct ProfileEvaluation {
   std::string profile;
-  Evaluation evaluation;
+  node::Evaluation evaluation;
 };
 
 // The checks of every evaluation, each id once, in first-seen order. When the evaluations agree
 // the result is theirs; when they differ, the most severe status (Fail, Unknown, Warn, Pass) with
 // its reason and remedy, and a message naming each evaluation's result ("ns/a: Pass ...; ns/b:
 // Fail ..."), so no requirement's failure is hidden behind another's pass.
-std::vector<CheckResult> MergeChecks(const std::vector<ProfileEvaluation>& evaluations);
+std::vector<node::CheckResult> MergeChecks(const std::vector<ProfileEvaluation>& evaluations);
 
-agent::v1::NodeReport BuildNodeReport(const NodeFacts& facts,
+agent::v1::NodeReport BuildNodeReport(const node::NodeFacts& facts,
                                       const std::vector<ProfileEvaluation>& evaluations,
                                       const std::string& node_name);
 
@@ -31,7 +31,7 @@ agent::v1::NodeReport BuildNodeReport(const NodeFacts& facts,
 std::string ContentHash(const agent::v1::NodeReport& report);
 
 // Hub requirements -> agent Requirements (gateway first, then one per client profile).
-std::vector<std::pair<std::string, Requirements>> RequirementsFromHub(
-    const agent::v1::Requirements& hub, Role default_role);
+std::vector<std::pair<std::string, node::Requirements>> RequirementsFromHub(
+    const agent::v1::Requirements& hub, node::Role default_role);
 
 }  // namespace rdmastack::agent

@@ -11,6 +11,6 @@ namespace rdmastack::agent {
 
 inline constexpr int kReportSchemaVersion = 1;
 
-std::string RenderJson(const NodeFacts& facts, const Evaluation& evaluation);
+std::string RenderJson(const node::NodeFacts& facts, const node::Evaluation& evaluation);
 
 }  // namespace rdmastack::agent

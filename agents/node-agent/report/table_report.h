@@ -8,6 +8,6 @@
 
 namespace rdmastack::agent {
 
-std::string RenderTable(const NodeFacts& facts, const Evaluation& evaluation);
+std::string RenderTable(const node::NodeFacts& facts, const node::Evaluation& evaluation);
 
 }  // namespace rdmastack::agent

@@ -11,7 +11,7 @@ TEST(CheckOptionsTest, DefaultsAndAllFlags) {
   ASSERT_TRUE(o.ok());
   EXPECT_EQ(o->root, "/");
   EXPECT_EQ(o->output, OutputFormat::kTable);
-  EXPECT_EQ(o->requirements.max_gpu_nic_distance, PathType::kPxb);
+  EXPECT_EQ(o->requirements.max_gpu_nic_distance, node::PathType::kPxb);
   EXPECT_EQ(o->requirements.gid_index, -1);
 
   o = ParseCheckOptions({"--root",
@@ -38,11 +38,11 @@ TEST(CheckOptionsTest, DefaultsAndAllFlags) {
                          "json"});
   ASSERT_TRUE(o.ok()) << o.status().ToString();
   EXPECT_EQ(o->root, "/host");
-  EXPECT_EQ(o->requirements.role, Role::kGateway);
-  EXPECT_EQ(o->requirements.transport, Transport::kHostMemory);
-  EXPECT_EQ(o->requirements.registration, Registration::kDmaBuf);
+  EXPECT_EQ(o->requirements.role, node::Role::kGateway);
+  EXPECT_EQ(o->requirements.transport, node::Transport::kHostMemory);
+  EXPECT_EQ(o->requirements.registration, node::Registration::kDmaBuf);
   EXPECT_EQ(o->requirements.max_transfer_bytes, 192LL << 20);
-  EXPECT_EQ(o->requirements.max_gpu_nic_distance, PathType::kPhb);
+  EXPECT_EQ(o->requirements.max_gpu_nic_distance, node::PathType::kPhb);
   EXPECT_EQ(o->requirements.gid_index, 3);
   EXPECT_EQ(o->requirements.rdma_ip, "10.10.0.11");
   EXPECT_TRUE(o->live_probes);

@@ -32,20 +32,21 @@ TEST(BackoffTest, GrowsExponentiallyUpToMaxWithJitter) {
   EXPECT_EQ(b.Next(), milliseconds(1000));
 }
 
-std::vector<ProfileEvaluation> EvaluateFor(const NodeFacts& f, const Requirements& r) {
-  return {{"", Evaluate(f, r)}};
+std::vector<ProfileEvaluation> EvaluateFor(const node::NodeFacts& f, const node::Requirements& r) {
+  return {{"", node::Evaluate(f, r)}};
 }
 
 TEST(ReportProtoTest, HashIsStableAndFollowsContent) {
-  NodeFacts f = testing::ProbeFixture("gpu-client-rtxa6000-bar1-256m-peermem-mofed");
-  auto a = BuildNodeReport(f, EvaluateFor(f, Requirements{}), "gpu-1");
-  auto b = BuildNodeReport(testing::ProbeFixture("gpu-client-rtxa6000-bar1-256m-peermem-mofed"),
-                           EvaluateFor(f, Requirements{}), "gpu-1");
+  node::NodeFacts f = node::testing::ProbeFixture("gpu-client-rtxa6000-bar1-256m-peermem-mofed");
+  auto a = BuildNodeReport(f, EvaluateFor(f, node::Requirements{}), "gpu-1");
+  auto b =
+      BuildNodeReport(node::testing::ProbeFixture("gpu-client-rtxa6000-bar1-256m-peermem-mofed"),
+                      EvaluateFor(f, node::Requirements{}), "gpu-1");
   EXPECT_EQ(a.content_hash().size(), 64u);
   EXPECT_EQ(a.content_hash(), b.content_hash());
   b.set_probed_unix_millis(12345);  // time is not content
   EXPECT_EQ(ContentHash(b), a.content_hash());
-  Requirements big;
+  node::Requirements big;
   big.max_transfer_bytes = 224LL << 20;
   auto c = BuildNodeReport(f, EvaluateFor(f, big), "gpu-1");
   EXPECT_NE(c.content_hash(), a.content_hash());
@@ -69,15 +70,15 @@ TEST(ReportProtoTest, HubRequirementsBecomeOneEvaluationEach) {
   c->set_max_transfer_bytes(192LL << 20);
   c->set_max_gpu_nic_distance("PHB");
   c->set_gid_index(-1);
-  auto reqs = RequirementsFromHub(hub, Role::kClient);
+  auto reqs = RequirementsFromHub(hub, node::Role::kClient);
   ASSERT_EQ(reqs.size(), 2u);
-  EXPECT_EQ(reqs[0].second.role, Role::kGateway);
+  EXPECT_EQ(reqs[0].second.role, node::Role::kGateway);
   EXPECT_EQ(reqs[1].first, "ml/train");
-  EXPECT_EQ(reqs[1].second.transport, Transport::kGpuDirect);
-  EXPECT_EQ(reqs[1].second.registration, Registration::kPeerMem);
-  EXPECT_EQ(reqs[1].second.max_gpu_nic_distance, PathType::kPhb);
-  EXPECT_EQ(RequirementsFromHub(v1::Requirements{}, Role::kGateway).front().second.role,
-            Role::kGateway);
+  EXPECT_EQ(reqs[1].second.transport, node::Transport::kGpuDirect);
+  EXPECT_EQ(reqs[1].second.registration, node::Registration::kPeerMem);
+  EXPECT_EQ(reqs[1].second.max_gpu_nic_distance, node::PathType::kPhb);
+  EXPECT_EQ(RequirementsFromHub(v1::Requirements{}, node::Role::kGateway).front().second.role,
+            node::Role::kGateway);
 }
 
 TEST(RunOptionsTest, RequiresHubCaAndToken) {
@@ -87,7 +88,7 @@ TEST(RunOptionsTest, RequiresHubCaAndToken) {
                             "n", "--probe-interval", "500ms", "--role", "gateway"});
   ASSERT_TRUE(o.ok()) << o.status().ToString();
   EXPECT_EQ(o->daemon.probe_interval, milliseconds(500));
-  EXPECT_EQ(o->source.default_role, Role::kGateway);
+  EXPECT_EQ(o->source.default_role, node::Role::kGateway);
   EXPECT_FALSE(ParseRunOptions({"--hub", "h:1", "--ca-file", "c", "--token-file", "t",
                                 "--probe-interval", "soon"})
                    .ok());

@@ -42,7 +42,7 @@ class GoldenTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(GoldenTest, JsonMatchesGolden) {
   const Case& c = GetParam();
-  const std::string dir = testing::FixtureDir(c.profile);
+  const std::string dir = node::testing::FixtureDir(c.profile);
   std::vector<std::string> args = {
       "--root",        dir + "/root",       "--role",   c.role, "--ips-file", dir + "/ips.txt",
       "--probes-file", dir + "/probes.txt", "--output", "json"};
@@ -141,7 +141,7 @@ TEST(GoldenVerdictTest, ExpectedOutcomes) {
       {"node-without-rdma", "client", {}, false, "", "NoRdmaDevice"},
   };
   for (const Want& w : wants) {
-    const std::string dir = testing::FixtureDir(w.profile);
+    const std::string dir = node::testing::FixtureDir(w.profile);
     std::vector<std::string> args = {"--root",        dir + "/root",      "--role",
                                      w.role,          "--ips-file",       dir + "/ips.txt",
                                      "--probes-file", dir + "/probes.txt"};
@@ -153,7 +153,7 @@ TEST(GoldenVerdictTest, ExpectedOutcomes) {
     EXPECT_EQ(run->evaluation.selected_transport, w.transport);
     bool found = std::string(w.failing_reason).empty();
     for (const auto& c : run->evaluation.checks) {
-      found = found || (c.status == CheckStatus::kFail && c.reason == w.failing_reason);
+      found = found || (c.status == node::CheckStatus::kFail && c.reason == w.failing_reason);
     }
     EXPECT_TRUE(found) << "no failing check with reason " << w.failing_reason;
   }

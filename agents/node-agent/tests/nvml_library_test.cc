@@ -70,14 +70,14 @@ TEST(LdCachePathsTest, FindsTheFullPathsOfOneSonameAndTheirTails) {
       LdCache({"libnvidia-ml.so.1", "/usr/local/nvidia/lib64/libnvidia-ml.so.1", "libnvidia-ml.so",
                "/usr/lib/libnvidia-ml.so.1", "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.10",
                "/usr/local/nvidia/lib64/libnvidia-ml.so.1", "libc.so.6"});
-  EXPECT_EQ(LdCachePaths(cache, "libnvidia-ml.so.1"),
+  EXPECT_EQ(node::LdCachePaths(cache, "libnvidia-ml.so.1"),
             (std::vector<std::string>{"/usr/local/nvidia/lib64/libnvidia-ml.so.1",
                                       "/local/nvidia/lib64/libnvidia-ml.so.1",
                                       "/nvidia/lib64/libnvidia-ml.so.1", "/lib64/libnvidia-ml.so.1",
                                       "/usr/lib/libnvidia-ml.so.1", "/lib/libnvidia-ml.so.1"}));
-  EXPECT_TRUE(LdCachePaths(cache, "libcuda.so.1").empty());
-  EXPECT_TRUE(LdCachePaths("", "libnvidia-ml.so.1").empty());
-  EXPECT_TRUE(LdCachePaths("/no/terminator/libnvidia-ml.so.1x", "libnvidia-ml.so.1").empty());
+  EXPECT_TRUE(node::LdCachePaths(cache, "libcuda.so.1").empty());
+  EXPECT_TRUE(node::LdCachePaths("", "libnvidia-ml.so.1").empty());
+  EXPECT_TRUE(node::LdCachePaths("/no/terminator/libnvidia-ml.so.1x", "libnvidia-ml.so.1").empty());
 }
 
 // The real format: this machine's own cache names where its libc is, as `ldconfig -p` does.
@@ -86,13 +86,13 @@ TEST(LdCachePathsTest, ReadsThisMachinesCache) {
   if (!in) GTEST_SKIP() << "no /etc/ld.so.cache here";
   std::stringstream bytes;
   bytes << in.rdbuf();
-  const auto paths = LdCachePaths(bytes.str(), "libc.so.6");
+  const auto paths = node::LdCachePaths(bytes.str(), "libc.so.6");
   ASSERT_FALSE(paths.empty());
   EXPECT_TRUE(fs::exists(paths.front())) << paths.front();
 }
 
 TEST(NvmlLibraryCandidatesTest, TheLiveRootLeavesTheSearchToTheLoader) {
-  EXPECT_EQ(NvmlLibraryCandidates("/"), std::vector<std::string>{"libnvidia-ml.so.1"});
+  EXPECT_EQ(node::NvmlLibraryCandidates("/"), std::vector<std::string>{"libnvidia-ml.so.1"});
 }
 
 TEST(NvmlLibraryCandidatesTest, HostFilesComeFirstResolvedInsideTheHostRoot) {
@@ -107,7 +107,7 @@ TEST(NvmlLibraryCandidatesTest, HostFilesComeFirstResolvedInsideTheHostRoot) {
   host.InstallNvml("run/nvidia/driver/usr/lib64");  // the GPU operator's driver root
   host.Write("usr/lib64/libnvidia-ml.so.1/README", "a directory, not a library");
   EXPECT_EQ(
-      NvmlLibraryCandidates(host.root()),
+      node::NvmlLibraryCandidates(host.root()),
       (std::vector<std::string>{host.Path("opt/driver/libnvidia-ml.so.580.159.04"),
                                 host.Path(kMultiarchDir + "/libnvidia-ml.so.580.159.04"s),
                                 host.Path("run/nvidia/driver/usr/lib64/libnvidia-ml.so.580.159.04"),
@@ -117,7 +117,8 @@ TEST(NvmlLibraryCandidatesTest, HostFilesComeFirstResolvedInsideTheHostRoot) {
 TEST(NvmlLibraryCandidatesTest, AHostWithoutNvmlLeavesOnlyTheSoname) {
   FakeHost host;
   host.Write("etc/ld.so.cache", LdCache({"/usr/lib/libnvidia-ml.so.1"}));  // stale entry
-  EXPECT_EQ(NvmlLibraryCandidates(host.root()), std::vector<std::string>{"libnvidia-ml.so.1"});
+  EXPECT_EQ(node::NvmlLibraryCandidates(host.root()),
+            std::vector<std::string>{"libnvidia-ml.so.1"});
 }
 
 bool ThisMachineHasNvml() {
@@ -129,8 +130,8 @@ bool ThisMachineHasNvml() {
 TEST(QueryNvmlBar1Test, LoadsTheNvmlBelowTheHostRoot) {
   FakeHost host;
   host.InstallNvml(kMultiarchDir);
-  std::vector<ProbeIssue> issues;
-  const auto got = QueryNvmlBar1({"0000:00:06.0", "0000:00:07.0"}, host.root(), &issues);
+  std::vector<node::ProbeIssue> issues;
+  const auto got = node::QueryNvmlBar1({"0000:00:06.0", "0000:00:07.0"}, host.root(), &issues);
   EXPECT_TRUE(issues.empty()) << issues.front().message;
   ASSERT_EQ(got.size(), 1u);  // the second GPU is unknown to NVML
   EXPECT_EQ(got[0].bdf, "0000:00:06.0");
@@ -142,8 +143,8 @@ TEST(QueryNvmlBar1Test, NoLoadableLibraryIsAnIssueNamingTheRoot) {
   if (ThisMachineHasNvml()) GTEST_SKIP() << "this machine has an NVML on the loader's path";
   FakeHost host;
   host.Write(kMultiarchDir + "/libnvidia-ml.so.1"s, "not an ELF file");
-  std::vector<ProbeIssue> issues;
-  EXPECT_TRUE(QueryNvmlBar1({"0000:00:06.0"}, host.root(), &issues).empty());
+  std::vector<node::ProbeIssue> issues;
+  EXPECT_TRUE(node::QueryNvmlBar1({"0000:00:06.0"}, host.root(), &issues).empty());
   ASSERT_EQ(issues.size(), 1u);
   const std::string& message = issues[0].message;
   EXPECT_EQ(message.rfind("no loadable libnvidia-ml.so.1 below " + host.root() + " (" +
@@ -156,24 +157,25 @@ TEST(QueryNvmlBar1Test, NoLoadableLibraryIsAnIssueNamingTheRoot) {
 
 TEST(NvmlHelperArgsTest, CarryTheRootToTheHelper) {
   EXPECT_EQ(
-      NvmlHelperArgs("/host", {"0000:00:06.0", "0000:1a:00.0"}),
+      node::NvmlHelperArgs("/host", {"0000:00:06.0", "0000:1a:00.0"}),
       (std::vector<std::string>{"nvml-bar1", "--root", "/host", "0000:00:06.0", "0000:1a:00.0"}));
-  EXPECT_EQ(RunNvmlBar1Command({"--root"}), 2);
-  EXPECT_EQ(RunNvmlBar1Command({"--root", ""}), 2);
+  EXPECT_EQ(node::RunNvmlBar1Command({"--root"}), 2);
+  EXPECT_EQ(node::RunNvmlBar1Command({"--root", ""}), 2);
 }
 
 // The one rule of check_command.h, as the DaemonSets and the harness combine the flags.
 TEST(ProbeSourceTest, ProbesFileOverridesLiveProbesAndLiveNeedsTheLiveRootOrTheFlag) {
-  EXPECT_EQ(ChooseProbeSource("/host", "/host/p.txt", true), ProbeSource::kRecorded);
-  EXPECT_EQ(ChooseProbeSource("/", "/p.txt", false), ProbeSource::kRecorded);
-  EXPECT_EQ(ChooseProbeSource("/host", "", true), ProbeSource::kLive);
-  EXPECT_EQ(ChooseProbeSource("/", "", false), ProbeSource::kLive);
-  EXPECT_EQ(ChooseProbeSource("/host", "", false), ProbeSource::kNone);
-  EXPECT_EQ(DescribeProbeSource("/host", "/host/p.txt", true),
+  EXPECT_EQ(node::ChooseProbeSource("/host", "/host/p.txt", true), node::ProbeSource::kRecorded);
+  EXPECT_EQ(node::ChooseProbeSource("/", "/p.txt", false), node::ProbeSource::kRecorded);
+  EXPECT_EQ(node::ChooseProbeSource("/host", "", true), node::ProbeSource::kLive);
+  EXPECT_EQ(node::ChooseProbeSource("/", "", false), node::ProbeSource::kLive);
+  EXPECT_EQ(node::ChooseProbeSource("/host", "", false), node::ProbeSource::kNone);
+  EXPECT_EQ(node::DescribeProbeSource("/host", "/host/p.txt", true),
             "recorded (/host/p.txt; overrides --live-probes)");
-  EXPECT_EQ(DescribeProbeSource("/host", "", true), "live (libibverbs; NVML below /host)");
-  EXPECT_EQ(DescribeProbeSource("/", "", false), "live (libibverbs; NVML on the loader's path)");
-  EXPECT_EQ(DescribeProbeSource("/host", "", false),
+  EXPECT_EQ(node::DescribeProbeSource("/host", "", true), "live (libibverbs; NVML below /host)");
+  EXPECT_EQ(node::DescribeProbeSource("/", "", false),
+            "live (libibverbs; NVML on the loader's path)");
+  EXPECT_EQ(node::DescribeProbeSource("/host", "", false),
             "none (--root /host without --live-probes or --probes-file)");
 }
 
@@ -181,7 +183,7 @@ TEST(ProbeSourceTest, ProbesFileOverridesLiveProbesAndLiveNeedsTheLiveRootOrTheF
 // below R, as the DaemonSet's agent sees the host at /host: BAR1 comes from that NVML.
 TEST(ProbeSourceTest, LiveProbesOfAHostRootTakeBar1FromItsNvml) {
   FakeHost host;
-  const std::string fixture = testing::FixtureDir("real-h200-open-580-no-rdma-nic");
+  const std::string fixture = node::testing::FixtureDir("real-h200-open-580-no-rdma-nic");
   fs::copy(fixture + "/root", host.root(),
            fs::copy_options::recursive | fs::copy_options::copy_symlinks);
   host.InstallNvml(kMultiarchDir);

@@ -37,7 +37,7 @@ TEST(RealHostTest, RebuiltH200TreeMatchesLiveOutput) {
   live.Parse(Slurp(real).c_str());
   ASSERT_FALSE(live.HasParseError()) << real;
 
-  const std::string dir = testing::FixtureDir("real-h200-open-580-no-rdma-nic");
+  const std::string dir = node::testing::FixtureDir("real-h200-open-580-no-rdma-nic");
   auto options = ParseCheckOptions({"--root", dir + "/root", "--role", "client", "--ips-file",
                                     dir + "/ips.txt", "--probes-file", dir + "/probes.txt",
                                     "--output", "json"});

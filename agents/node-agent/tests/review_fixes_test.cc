@@ -26,14 +26,15 @@ const v1::Check* FindCheck(const v1::NodeReport& r, const std::string& id) {
 // each; the 224Mi one's failure must show whichever profile comes first (the 192Mi one only
 // warns that BAR1 is small).
 TEST(ReviewFixesTest, SeveralClientProfilesLoseNoCheck) {
-  const NodeFacts facts = testing::ProbeFixture("gpu-client-rtxa6000-bar1-256m-peermem-mofed");
-  Requirements small;
+  const node::NodeFacts facts =
+      node::testing::ProbeFixture("gpu-client-rtxa6000-bar1-256m-peermem-mofed");
+  node::Requirements small;
   small.max_transfer_bytes = 192LL << 20;
-  Requirements large = small;
+  node::Requirements large = small;
   large.max_transfer_bytes = 224LL << 20;
   for (bool small_first : {true, false}) {
-    std::vector<ProfileEvaluation> evals = {{"ml/small", Evaluate(facts, small)},
-                                            {"ml/large", Evaluate(facts, large)}};
+    std::vector<ProfileEvaluation> evals = {{"ml/small", node::Evaluate(facts, small)},
+                                            {"ml/large", node::Evaluate(facts, large)}};
     if (!small_first) std::swap(evals[0], evals[1]);
     const v1::NodeReport r = BuildNodeReport(facts, evals, "gpu-node-0");
     const v1::Check* bar1 = FindCheck(r, "gpu.bar1");
@@ -77,13 +78,13 @@ TEST(ReviewFixesTest, CommandsAreAnsweredWithWhatWasDone) {
 }
 
 TEST(ReviewFixesTest, AProberThatCannotRunIsACheckResult) {
-  const std::string dir = testing::FixtureDir("storage-cx6-ib-ipoib-bond0-el8-inbox");
+  const std::string dir = node::testing::FixtureDir("storage-cx6-ib-ipoib-bond0-el8-inbox");
   ProbingSourceOptions options;
   options.root = dir + "/root";
   options.ips_file = dir + "/ips.txt";
   options.node_name = "stg-node-0";
   ProbingReportSource source(options, [] {
-    return StatusOr<std::unique_ptr<DeviceProber>>(
+    return StatusOr<std::unique_ptr<node::DeviceProber>>(
         UnavailableError("dlopen libibverbs.so.1: cannot open shared object file"));
   });
   const v1::NodeReport r = source.Build(std::nullopt);

@@ -26,19 +26,23 @@ agent::v1::Requirements ClientRequirements(const std::string& profile, int64_t m
   return r;
 }
 
-agent::v1::NodeReport FixtureReport(const std::string& fixture,
-                                    const agent::v1::Requirements& requirements,
-                                    const std::string& node) {
+node::NodeFacts FixtureFacts(const std::string& fixture) {
   const std::string dir = ::rdmastack::testing::SourcePath("tests/fixtures/nodes/" + fixture);
-  auto prober = agent::MakeFileDeviceProber(dir + "/probes.txt");
-  agent::ProbeOptions options;
+  auto prober = node::MakeFileDeviceProber(dir + "/probes.txt");
+  node::ProbeOptions options;
   options.root = dir + "/root";
   options.ips_file = dir + "/ips.txt";
   options.device_prober = prober.ok() ? prober->get() : nullptr;
-  const agent::NodeFacts facts = agent::ProbeNode(options);
+  return node::ProbeNode(options);
+}
+
+agent::v1::NodeReport FixtureReport(const std::string& fixture,
+                                    const agent::v1::Requirements& requirements,
+                                    const std::string& node) {
+  const node::NodeFacts facts = FixtureFacts(fixture);
   std::vector<agent::ProfileEvaluation> evaluations;
-  for (const auto& [profile, req] : agent::RequirementsFromHub(requirements, agent::Role::kClient))
-    evaluations.push_back({profile, agent::Evaluate(facts, req)});
+  for (const auto& [profile, req] : agent::RequirementsFromHub(requirements, node::Role::kClient))
+    evaluations.push_back({profile, node::Evaluate(facts, req)});
   return agent::BuildNodeReport(facts, evaluations, node);
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "agents/proto/agenthub.pb.h"
+#include "node/probe/facts.h"
 
 namespace rdmastack::rdmanode::testing {
 
@@ -12,6 +13,9 @@ agent::v1::Requirements GatewayRequirements();
 // One client requirement for ClientProfile `profile` ("ns/name"); transport Auto.
 agent::v1::Requirements ClientRequirements(const std::string& profile,
                                            int64_t max_transfer_bytes = 0);
+
+// The facts the agent's probe reads from `fixture`.
+node::NodeFacts FixtureFacts(const std::string& fixture);
 
 // The report the agent on `node` would send for `fixture` under `requirements`.
 agent::v1::NodeReport FixtureReport(const std::string& fixture,

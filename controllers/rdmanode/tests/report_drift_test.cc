@@ -1,28 +1,43 @@
-// The agent's report (agenthub.proto NodeReport) and the RdmaNode status are two schemas of one
-// set of node facts, joined by FillFacts by hand. This test walks the proto's descriptors, so a
-// field added to the report is covered the day it is added: changing any one field of a real
-// report must change the RdmaNode status the operator computes from it, unless the field is listed
-// below as one the status does not carry, with the reason. A field added to the proto and not to
-// FillFacts (or to the CRD) fails here. The report is a lite message (no reflection in the agent),
-// so the test walks a dynamic message built from the same .proto (protoc --descriptor_set_out at
-// build time) and crosses to the generated type through the wire format.
+// The agent's facts (node/probe/facts.h), its report (agenthub.proto NodeReport) and the RdmaNode
+// status are three schemas of one set of node facts, joined by hand in two places: BuildNodeReport
+// (agents/node-agent/daemon/report_proto.cc) and FillFacts. The facts and the status are described
+// by field tables, the report by its descriptors, and these tests walk them, so a field added on
+// one side is covered the day it is added:
+// - changing any one field of the facts (or of the checks and verdicts) must change the report,
+//   and every field of the report must be changed by some field of the facts, unless listed below
+//   with the reason (a fact added to facts.h and not sent, or a report field set from no fact);
+// - changing any one field of a real report must change the RdmaNode status the operator computes
+//   from it, unless listed below as one the status does not carry, with the reason. A field added
+//   to the proto and not to FillFacts (or to the CRD) fails here.
+// The report is a lite message (no reflection in the agent), so the tests walk a dynamic message
+// built from the same .proto (protoc --descriptor_set_out at build time) and cross to the generated
+// type through the wire format.
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/descriptor.pb.h>
 #include <google/protobuf/dynamic_message.h>
 #include <google/protobuf/message.h>
+#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "agents/node-agent/daemon/report_proto.h"
+#include "base/field_table.h"
+#include "base/json_fields.h"
 #include "controllers/rdmanode/rdmanode_status.h"
 #include "controllers/rdmanode/testing/fixture_reports.h"
 #include "crds/types/json.h"
 #include "crds/types/test_support.h"
+#include "node/checks/check_fields.h"
+#include "node/checks/checks.h"
+#include "node/probe/facts_fields.h"
 #include "operator/k8s/config.h"
 #include "operator/k8s/json_object.h"
 #include "tests/harness/cluster_env.h"
@@ -275,6 +290,289 @@ TEST(ReportDriftTest, EveryRdmaNodeStatusFieldIsFilledFromSomeReport) {
     EXPECT_TRUE(filled.contains(leaf))
         << "status." << leaf << " is filled from no fixture's report: carry it from the report in "
         << "FillFacts, add a fixture that has it, or list it in NotFromFixtures() with the reason";
+  }
+}
+
+// ---- The agent's side: NodeFacts (and the evaluation) -> NodeReport ----
+
+// What BuildNodeReport reads: the facts and one evaluation of them.
+struct AgentSide {
+  node::NodeFacts facts;
+  node::Evaluation evaluation;
+};
+
+agent::v1::NodeReport ReportOf(const AgentSide& side) {
+  agent::v1::NodeReport report =
+      agent::BuildNodeReport(side.facts, {{"ml/p", side.evaluation}}, "node-0");
+  report.clear_content_hash();  // a hash of the rest: it would change with every field
+  return report;
+}
+
+// Fields of the facts and the evaluation the report does not carry, and why. An entry names a
+// field or a struct or list, which covers every field below it.
+const std::map<std::string, std::string>& NotSent() {
+  static const char kDerived[] = "derived from a fact the report carries";
+  static const char kChecked[] = "read on the node by the checks, whose results the report carries";
+  static const char kHuman[] =
+      "for a human reading the agent's own JSON report (docs/agent.md); nothing in the operator "
+      "decides on it";
+  static const char kHostPath[] = "a sysfs path on the agent's host, for the probes";
+  static const std::map<std::string, std::string> kFields = {
+      {"NodeFacts.root", "where the agent read the facts (a fixture tree in tests), not a fact"},
+      {"NodeFacts.kernel.major", kDerived},
+      {"NodeFacts.kernel.minor", kDerived},
+      {"NodeFacts.drivers.ofedVersion", kChecked},
+      {"NodeFacts.drivers.ibCoreFlavorSignals", kChecked},
+      {"NodeFacts.drivers.peerMemoryApi", kChecked},
+      {"NodeFacts.drivers.nvidiaPeermemInstalled", "read on the node by the client's plan"},
+      {"NodeFacts.drivers.devInfinibandReadable", kChecked},
+      {"NodeFacts.drivers.modules[].taint", kHuman},
+      {"NodeFacts.rdmaDevices[].pciPath", kHostPath},
+      {"NodeFacts.rdmaDevices[].generationRank", kDerived},
+      {"NodeFacts.rdmaDevices[].software", kChecked},
+      {"NodeFacts.rdmaDevices[].hcaType", kHuman},
+      {"NodeFacts.rdmaDevices[].uverbs", kChecked},
+      {"NodeFacts.rdmaDevices[].dmaBufSupported", kChecked},
+      {"NodeFacts.rdmaDevices[].dmaBufDetail", kChecked},
+      {"NodeFacts.rdmaDevices[].ports[].stateCode", kDerived},
+      {"NodeFacts.rdmaDevices[].ports[].physicalStateCode", kDerived},
+      {"NodeFacts.rdmaDevices[].ports[].lid", kChecked},
+      {"NodeFacts.rdmaDevices[].ports[].smLid", kChecked},
+      {"NodeFacts.rdmaDevices[].ports[].activeMtuSource", kChecked},
+      {"NodeFacts.netdevs[].type", kHuman},
+      {"NodeFacts.netdevs[].address", kHuman},
+      {"NodeFacts.netdevs[].pciAddress", kHuman},
+      {"NodeFacts.netdevs[].master", kHuman},
+      {"NodeFacts.netdevs[].lower", kHuman},
+      {"NodeFacts.netdevs[].slaves", kHuman},
+      {"NodeFacts.netdevs[].activeSlave", kHuman},
+      {"NodeFacts.netdevs[].ipv4[].address", kDerived},
+      {"NodeFacts.netdevs[].ipv4[].gidIndex", kChecked},
+      {"NodeFacts.gpus[].pciPath", kHostPath},
+      {"NodeFacts.gpus[].architecture", kHuman},
+      {"NodeFacts.gpus[].turingOrNewer", kChecked},
+      {"NodeFacts.gpus[].bar1Source", kHuman},
+      {"NodeFacts.gpus[].bar1SysfsBytes", kHuman},
+      {"NodeFacts.gpus[].bar1ResourceIndex", kHuman},
+      {"NodeFacts.gpuNicPaths", "every GPU-NIC pair; the report carries each GPU's nearest NIC"},
+      {"NodeFacts.ipsSource", kHuman},
+      {"NodeFacts.deviceProbeSource", kHuman},
+      {"NodeFacts.issues", "the checks say Unknown where a read failed, with the reason"},
+      {"Evaluation.requirements", "what the hub asked for; the operator sent it"},
+      {"Evaluation.ready", "the client's own decision; the operator reads the verdicts"},
+      {"Evaluation.transport", "the client's own decision; the operator reads the verdicts"},
+      {"Evaluation.verdicts[].message", "the operator writes its own condition messages"},
+  };
+  return kFields;
+}
+
+// Report fields no fact sets, and why.
+const std::map<std::string, std::string>& NotFromFacts() {
+  static const std::map<std::string, std::string> kFields = {
+      {"NodeReport.node_name", "the node the agent runs on, from its flags"},
+      {"NodeReport.agent_version", "the agent's build"},
+      {"NodeReport.content_hash", "a hash of the rest of the report"},
+      {"NodeReport.probed_unix_millis", "a time, set by the daemon when it probes"},
+      {"NodeReport.verdicts.profile", "the ClientProfile the hub asked for the evaluation of"},
+  };
+  return kFields;
+}
+
+bool Listed(const std::map<std::string, std::string>& list, const std::string& name) {
+  for (const auto& [entry, why] : list) {
+    if (name == entry || name.starts_with(entry + ".") || name.starts_with(entry + "[]"))
+      return true;
+  }
+  return false;
+}
+
+template <typename M, typename Visit>
+void LeafOf(M& m, const std::string& path, const Visit& visit);
+
+// Calls visit(name, leaf) for every field below the described struct `v` that is not itself a
+// struct or a list of structs ("NodeFacts.rdmaDevices[].ports[].gids[].netdev"); lists of
+// structs through their first element.
+template <typename T, typename Visit>
+void ForEachLeaf(T& v, const std::string& path, const Visit& visit) {
+  std::apply(
+      [&](const auto&... f) {
+        (LeafOf(v.*(f.member), path + "." + std::string(f.name), visit), ...);
+      },
+      fields::FieldsOf<T>());
+}
+
+template <typename M, typename Visit>
+void LeafOf(M& m, const std::string& path, const Visit& visit) {
+  if constexpr (fields::Described<M>) {
+    ForEachLeaf(m, path, visit);
+  } else if constexpr (json::IsVector<M>::value) {
+    if constexpr (fields::Described<typename M::value_type>) {
+      if (!m.empty()) ForEachLeaf(m.front(), path + "[]", visit);
+    } else {
+      visit(path, m);
+    }
+  } else {
+    visit(path, m);
+  }
+}
+
+// Gives every empty list of structs below `v` one element, so each of its fields has a value to
+// change.
+template <typename T>
+void FillLists(T& v) {
+  std::apply(
+      [&](const auto&... f) {
+        auto fill = [](auto& m) {
+          using M = std::remove_reference_t<decltype(m)>;
+          if constexpr (fields::Described<M>) {
+            FillLists(m);
+          } else if constexpr (json::IsVector<M>::value) {
+            if constexpr (fields::Described<typename M::value_type>) {
+              if (m.empty()) m.emplace_back();
+              FillLists(m.front());
+            }
+          }
+        };
+        (fill(v.*(f.member)), ...);
+      },
+      fields::FieldsOf<T>());
+}
+
+// The other values a leaf is changed to in turn: a field reaches the report when one of them
+// changes it (an enum the report keeps as a bool changes it only between some values).
+template <typename M>
+std::vector<M> OtherValues(const M& m) {
+  if constexpr (std::is_same_v<M, std::string>) {
+    return {Other(m)};
+  } else if constexpr (std::is_same_v<M, bool>) {
+    return {!m};
+  } else if constexpr (std::is_integral_v<M>) {
+    return {static_cast<M>(m + 1)};
+  } else if constexpr (std::is_enum_v<M>) {
+    std::vector<M> out;
+    for (int i = 0; i < 4; ++i) {
+      if (static_cast<M>(i) != m) out.push_back(static_cast<M>(i));
+    }
+    return out;
+  } else {
+    static_assert(std::is_same_v<M, std::vector<std::string>>, "a leaf of a new type");
+    M other = m;
+    if (other.empty()) {
+      other.push_back("changed");
+    } else {
+      other.front() = Other(other.front());
+    }
+    return {other};
+  }
+}
+
+std::vector<std::string> LeafNames(AgentSide& side) {
+  std::vector<std::string> names;
+  auto visit = [&](const std::string& name, auto&) { names.push_back(name); };
+  ForEachLeaf(side.facts, "NodeFacts", visit);
+  ForEachLeaf(side.evaluation, "Evaluation", visit);
+  return names;
+}
+
+// Sets leaf `name` to its `k`th other value; false when it has fewer.
+bool ChangeLeaf(AgentSide& side, const std::string& name, size_t k) {
+  bool changed = false;
+  auto visit = [&](const std::string& path, auto& leaf) {
+    if (path != name) return;
+    auto others = OtherValues(leaf);
+    if (k >= others.size()) return;
+    leaf = others[k];
+    changed = true;
+  };
+  ForEachLeaf(side.facts, "NodeFacts", visit);
+  ForEachLeaf(side.evaluation, "Evaluation", visit);
+  return changed;
+}
+
+std::string FieldText(const Message& m, const FieldDescriptor* f) {
+  std::string out;
+  const int n = f->is_repeated() ? m.GetReflection()->FieldSize(m, f) : 1;
+  for (int i = 0; i < n; ++i) {
+    std::string value;
+    google::protobuf::TextFormat::PrintFieldValueToString(m, f, f->is_repeated() ? i : -1, &value);
+    out += value + ",";
+  }
+  return out;
+}
+
+// The leaf fields that differ between `a` and `b` ("NodeReport.devices.ports.gids.netdev").
+void Differences(const Message& a, const Message& b, const std::string& path,
+                 std::set<std::string>* out) {
+  const Reflection* r = a.GetReflection();
+  const auto* d = a.GetDescriptor();
+  for (int i = 0; i < d->field_count(); ++i) {
+    const FieldDescriptor* f = d->field(i);
+    const std::string name = path + "." + f->name();
+    if (f->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE) {
+      if (FieldText(a, f) != FieldText(b, f)) out->insert(name);
+    } else if (!f->is_repeated()) {
+      Differences(r->GetMessage(a, f), r->GetMessage(b, f), name, out);
+    } else {
+      const int n = std::min(r->FieldSize(a, f), r->FieldSize(b, f));
+      if (r->FieldSize(a, f) != r->FieldSize(b, f)) out->insert(name);
+      for (int k = 0; k < n; ++k)
+        Differences(r->GetRepeatedMessage(a, f, k), r->GetRepeatedMessage(b, f, k), name, out);
+    }
+  }
+}
+
+TEST(ReportDriftTest, EveryNodeFactReachesTheReportAndEveryReportFieldComesFromAFact) {
+  DynamicReport dynamic;
+  ASSERT_TRUE(dynamic.ok()) << "no NodeReport in " << RDMASTACK_AGENTHUB_DESCRIPTORS;
+  AgentSide base;
+  base.facts = testing::FixtureFacts("gpu-client-h100-peermem-mofed");
+  const auto requirements =
+      agent::RequirementsFromHub(testing::ClientRequirements("ml/p"), node::Role::kClient);
+  ASSERT_EQ(requirements.size(), 1u);
+  base.evaluation = node::Evaluate(base.facts, requirements.front().second);
+  FillLists(base.facts);
+  FillLists(base.evaluation);
+  const std::unique_ptr<Message> before = dynamic.From(ReportOf(base));
+  const std::vector<std::string> names = LeafNames(base);
+  ASSERT_GT(names.size(), 80u) << "the walk found too few fields; did the tables change shape?";
+
+  std::set<std::string> reached;  // report fields some fact changed
+  for (const std::string& name : names) {
+    std::set<std::string> changes;
+    for (size_t k = 0;; ++k) {
+      AgentSide changed = base;
+      if (!ChangeLeaf(changed, name, k)) break;
+      Differences(*before, *dynamic.From(ReportOf(changed)), "NodeReport", &changes);
+    }
+    reached.insert(changes.begin(), changes.end());
+    if (changes.empty()) {
+      EXPECT_TRUE(Listed(NotSent(), name))
+          << name << " changes nothing in the NodeReport: send it (agents/proto/agenthub.proto, "
+          << "BuildNodeReport in agents/node-agent/daemon/report_proto.cc), or list it in "
+          << "NotSent() with the reason";
+    } else {
+      EXPECT_FALSE(Listed(NotSent(), name))
+          << name << " is listed as not sent but changes " << *changes.begin();
+    }
+  }
+
+  std::vector<std::vector<const FieldDescriptor*>> leaves;
+  std::set<std::string> added;
+  std::unique_ptr<Message> walked(before->New());
+  walked->CopyFrom(*before);
+  Leaves(walked.get(), {}, &leaves, &added);
+  ASSERT_GT(leaves.size(), 50u);
+  for (const auto& path : leaves) {
+    const std::string name = Name(path);
+    if (NotFromFacts().contains(name)) {
+      EXPECT_FALSE(reached.contains(name)) << name << " is listed as set from no fact ("
+                                           << NotFromFacts().at(name) << ") but a fact sets it";
+      continue;
+    }
+    EXPECT_TRUE(reached.contains(name))
+        << name << " is set from no field of NodeFacts or of the evaluation: set it in "
+        << "BuildNodeReport from a fact (node/probe/facts.h and its table in facts_fields.h), "
+        << "or list it in NotFromFacts() with the reason";
   }
 }
 

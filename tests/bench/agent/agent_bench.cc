@@ -37,18 +37,18 @@ std::string Fixture(const std::string& profile) {
 
 TEST(AgentBench, ProbeAndChecksA6000P99) {
   const std::string dir = Fixture("gpu-client-rtxa6000-bar1-256m-peermem-mofed");
-  auto prober = MakeFileDeviceProber(dir + "/probes.txt");
+  auto prober = node::MakeFileDeviceProber(dir + "/probes.txt");
   ASSERT_TRUE(prober.ok());
-  ProbeOptions opts;
+  node::ProbeOptions opts;
   opts.root = dir + "/root";
   opts.ips_file = dir + "/ips.txt";
   opts.device_prober = prober->get();
-  Requirements req;
+  node::Requirements req;
   req.max_transfer_bytes = 192LL << 20;
   // What the daemon does per probe: probe, evaluate, build the NodeReport with its content hash.
   auto cycle = [&] {
-    const NodeFacts facts = ProbeNode(opts);
-    std::vector<ProfileEvaluation> evaluations = {{"bench/a6000", Evaluate(facts, req)}};
+    const node::NodeFacts facts = node::ProbeNode(opts);
+    std::vector<ProfileEvaluation> evaluations = {{"bench/a6000", node::Evaluate(facts, req)}};
     return BuildNodeReport(facts, evaluations, "bench-node");
   };
   for (int i = 0; i < 20; ++i) cycle();  // warm the dentry cache
