@@ -19,6 +19,8 @@ namespace rdmastack::node {
 StatusOr<uint64_t> ParseHex(std::string_view text);
 StatusOr<int64_t> ParseDecimal(std::string_view text);
 std::string_view Trim(std::string_view text);
+// The words of `text`, split at spaces and tabs.
+std::vector<std::string_view> SplitWhitespace(std::string_view text);
 
 // Calls `on_line(line_no, line)` for every trimmed line of a line-oriented file of ours (ips file,
 // recorded probes), skipping blank lines and '#' comments; stops at the first error, prefixed

@@ -72,16 +72,8 @@ class RecordedDeviceProber final : public DeviceProber {
 };
 
 std::vector<std::string> Fields(std::string_view line) {
-  std::vector<std::string> out;
-  size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-    size_t j = i;
-    while (j < line.size() && line[j] != ' ' && line[j] != '\t') ++j;
-    if (j > i) out.emplace_back(line.substr(i, j - i));
-    i = j;
-  }
-  return out;
+  const std::vector<std::string_view> words = SplitWhitespace(line);
+  return {words.begin(), words.end()};
 }
 
 Status ParseLine(const std::vector<std::string>& f, std::map<std::string, RecordedDevice>* devices,
