@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Runs every test: builds (dev preset), unit tests, then brings up two private local control planes
-# (clusters "test" and "test-b", ports shifted so a running dev cluster is untouched), runs the
-# integration and e2e tests against them, split between the two and at once, and always tears
-# them down. Then the unit tests again under ASan+UBSan, the
+# Runs every test: builds (dev preset), unit tests, then brings up three private local control
+# planes (clusters "test", "test-b" and "test-c", ports shifted so a running dev cluster is
+# untouched), runs the integration and e2e tests against them, split between the three and at once,
+# and always tears them down. Then the unit tests again under ASan+UBSan, the
 # unit tests of concurrent code (tests marked TSAN: operator/runtime, base) under
 # ThreadSanitizer and, with clang available, the bounded fuzz runs. Benchmarks (label bench) are
 # never part of this run.
@@ -10,7 +10,7 @@
 #   scripts/test.sh [--skip-asan] [--skip-tsan] [--skip-fuzz] [--keep-cluster] [-R REGEX]
 #
 # RDMASTACK_TEST_CLUSTER / RDMASTACK_TEST_PORT_OFFSET (default test / 50) name the first cluster;
-# RDMASTACK_TEST_CLUSTER_B / RDMASTACK_TEST_PORT_OFFSET_B (default <first>-b / offset + 40) the second.
+# the others are <first>-b and <first>-c at offset + 40 and + 80.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -89,48 +89,50 @@ step "container images (scripts/images.sh; Debian bases cached under $RDMASTACK_
 scripts/images.sh
 RDMASTACK_REQUIRE_IMAGES=1 ctest --test-dir build -L images --output-on-failure "${FILTER[@]}"
 
-# The integration and e2e tests run on two clusters at once: they spend most of their time waiting
-# on the cluster (kwok's pod readiness, upgrades, restarts), and some restart or freeze its API
-# server or etcd, so they cannot share one. Cluster A ("test", offset 50) runs the integration
-# tests, then some e2e tests; cluster B ("test-b", offset 90: other ports, another nodes' subnet,
-# bridge and namespaces, its own state under $RDMASTACK_CACHE/clusters/) runs the long e2e tests.
+# The integration and e2e tests run on three clusters at once: they spend most of their time
+# waiting on the cluster (kwok's pod readiness, upgrades, restarts), and some restart or freeze its
+# API server or etcd, so they cannot share one. Cluster "test" (offset 50) runs the integration
+# tests, then some e2e tests; "test-b" (offset 90) and "test-c" (offset 130) the rest: other
+# ports, another nodes' subnet, bridge and namespaces, each its own state under
+# $RDMASTACK_CACHE/clusters/.
 export RDMASTACK_CLUSTER="${RDMASTACK_TEST_CLUSTER:-test}"
 export RDMASTACK_PORT_OFFSET="${RDMASTACK_TEST_PORT_OFFSET:-50}"
-CLUSTER_B="${RDMASTACK_TEST_CLUSTER_B:-$RDMASTACK_CLUSTER-b}"
-OFFSET_B="${RDMASTACK_TEST_PORT_OFFSET_B:-$((RDMASTACK_PORT_OFFSET + 40))}"
-[[ "$CLUSTER_B" != "$RDMASTACK_CLUSTER" && "$OFFSET_B" != "$RDMASTACK_PORT_OFFSET" ]] ||
-  die "the second test cluster needs its own name and port offset (RDMASTACK_TEST_CLUSTER_B, RDMASTACK_TEST_PORT_OFFSET_B)"
-on_b() { RDMASTACK_CLUSTER="$CLUSTER_B" RDMASTACK_PORT_OFFSET="$OFFSET_B" "$@"; }
+CLUSTERS=("$RDMASTACK_CLUSTER" "$RDMASTACK_CLUSTER-b" "$RDMASTACK_CLUSTER-c")
+OFFSETS=("$RDMASTACK_PORT_OFFSET" "$((RDMASTACK_PORT_OFFSET + 40))" "$((RDMASTACK_PORT_OFFSET + 80))")
+# on_cluster I CMD...: CMD with cluster I's name and offset.
+on_cluster() { RDMASTACK_CLUSTER="${CLUSTERS[$1]}" RDMASTACK_PORT_OFFSET="${OFFSETS[$1]}" "${@:2}"; }
 # ConfigMap volumes refreshed every 5 s, not 30: the client e2e tests follow a pool upgrade through
 # the endpoints ConfigMap with a short drain.
 export RDMASTACK_SIM_VOLUME_RESYNC="${RDMASTACK_SIM_VOLUME_RESYNC:-5s}"
-# Both at once: each `down` spends most of its time stopping 14 kube-proxies and removing the
+# All at once: each `down` spends most of its time stopping 14 kube-proxies and removing the
 # nodes' host roots (after a run: 100 s one after the other, 63 s at once).
 clusters_down() {
-  local b
-  on_b scripts/cluster.sh down &
-  b=$!
-  scripts/cluster.sh down || true
-  wait "$b" || true
+  local i pids=()
+  for i in "${!CLUSTERS[@]}"; do
+    on_cluster "$i" scripts/cluster.sh down &
+    pids+=($!)
+  done
+  for i in "${pids[@]}"; do wait "$i" || true; done
 }
 teardown() {
   local rc=$?
   stop_background
   if ((KEEP)); then
-    echo "keeping clusters '$RDMASTACK_CLUSTER' and '$CLUSTER_B' up; take them down with:"
-    echo "  RDMASTACK_CLUSTER=$RDMASTACK_CLUSTER RDMASTACK_PORT_OFFSET=$RDMASTACK_PORT_OFFSET scripts/cluster.sh down"
-    echo "  RDMASTACK_CLUSTER=$CLUSTER_B RDMASTACK_PORT_OFFSET=$OFFSET_B scripts/cluster.sh down"
+    echo "keeping clusters ${CLUSTERS[*]} up; take them down with:"
+    for i in "${!CLUSTERS[@]}"; do
+      echo "  RDMASTACK_CLUSTER=${CLUSTERS[$i]} RDMASTACK_PORT_OFFSET=${OFFSETS[$i]} scripts/cluster.sh down"
+    done
   else
     clusters_down
   fi
   exit "$rc"
 }
 trap teardown EXIT
-step "control planes up (clusters '$RDMASTACK_CLUSTER' and '$CLUSTER_B', at once)"
+step "control planes up (clusters ${CLUSTERS[*]}, at once)"
 clusters_down >/dev/null 2>&1
 # Fourteen simulated nodes, six fixtures (the e2e tests check each verdict): eight IPoIB bond0
 # storage nodes serve the seed pool (the upgrade e2e test moves eight), a RoCE one lacks bond0,
-# one has its port down. Both clusters get the same.
+# one has its port down. Every cluster gets the same.
 UP=(scripts/cluster.sh up --storage-nodes 10 --gpu-nodes 4
   --node-fixture stg-node-1=storage-cx6-ib-ipoib-bond0-el8-inbox
   --node-fixture stg-node-3=storage-cx6-ib-ipoib-bond0-el8-inbox
@@ -138,12 +140,17 @@ UP=(scripts/cluster.sh up --storage-nodes 10 --gpu-nodes 4
   --node-fixture stg-node-5=storage-cx6-ib-port-down
   --node-fixture stg-node-7=storage-cx6-ib-ipoib-bond0-el8-inbox
   --node-fixture stg-node-9=storage-cx6-ib-ipoib-bond0-el8-inbox)
-up_b_log="$ROOT/build/cluster-up-$CLUSTER_B.log"
-background "$up_b_log" on_b "${UP[@]}"
-up_b_pid=$LAST_BACKGROUND
+UP_PIDS=()
+for i in 1 2; do
+  background "$ROOT/build/cluster-up-${CLUSTERS[$i]}.log" on_cluster "$i" "${UP[@]}"
+  UP_PIDS+=("$LAST_BACKGROUND")
+done
 "${UP[@]}"
-wait_background "$up_b_pid" "$up_b_log" "bringing up cluster '$CLUSTER_B'"
-cat "$up_b_log"
+for i in 1 2; do
+  log="$ROOT/build/cluster-up-${CLUSTERS[$i]}.log"
+  wait_background "${UP_PIDS[$((i - 1))]}" "$log" "bringing up cluster '${CLUSTERS[$i]}'"
+  cat "$log"
+done
 eval "$(scripts/cluster.sh env)"
 export RDMASTACK_REQUIRE_CLUSTER=1 RDMASTACK_REQUIRE_VERSITYGW=1
 
@@ -163,17 +170,25 @@ step "helm lint charts/rdmastack"
 NO_TESTS=--no-tests=error
 ((${#FILTER[@]})) && NO_TESTS=--no-tests=ignore
 
-# The e2e tests of these fixtures run on cluster B, every other one on cluster A after the
-# integration tests. Balanced by the clean-clone run of 2026-12-06 (docs/development.md): A had
-# 574 s of integration tests and 1044 s of e2e tests, B 1178 s (the nine upgrade tests 1011 s, the
-# observability test 167 s); the three OperatorAgentsE2eTest tests (201 s) moved to B. A new e2e
-# test runs on A unless its fixture is named here.
-SHARD_B_FIXTURES='UpgradeE2eTest|ObservabilityE2eTest|OperatorAgentsE2eTest'
-E2E_A=() E2E_B=()
+# Which cluster runs which e2e test, balanced by the clean-clone run of 2026-12-06
+# (docs/development.md): the integration tests took 480 s, the e2e fixtures ClientProfile 252 s,
+# Chart 243, GatewayPool 191, OperatorAgents 186, Observability 146, Workload 128 and Upgrade 957
+# (its two fault tests 514, TLS and Paused 96). A test matching SHARD_C runs on test-c, else one
+# matching SHARD_B on test-b, else on test after the integration tests: about 860 s each. A new
+# e2e test runs on test unless named here.
+SHARD_B='^(ChartE2eTest|GatewayPoolE2eTest|OperatorAgentsE2eTest|ObservabilityE2eTest)\.|^UpgradeE2eTest\.(S3OverTls|PausedStops)'
+SHARD_C='^UpgradeE2eTest\.'
+E2E_A=() E2E_B=() E2E_C=()
 while read -r name; do
-  if [[ "$name" =~ ^($SHARD_B_FIXTURES)\. ]]; then E2E_B+=("$name"); else E2E_A+=("$name"); fi
+  if [[ "$name" =~ $SHARD_B ]]; then
+    E2E_B+=("$name")
+  elif [[ "$name" =~ $SHARD_C ]]; then
+    E2E_C+=("$name")
+  else
+    E2E_A+=("$name")
+  fi
 done < <(ctest --test-dir build -L e2e -N "${FILTER[@]}" | sed -n 's/^ *Test *#[0-9]*: //p')
-((${#E2E_A[@]} + ${#E2E_B[@]} > 0 || ${#FILTER[@]})) || die "no e2e tests found (ctest --test-dir build -L e2e -N lists none); is the build complete?"
+((${#E2E_A[@]} + ${#E2E_B[@]} + ${#E2E_C[@]} > 0 || ${#FILTER[@]})) || die "no e2e tests found (ctest --test-dir build -L e2e -N lists none); is the build complete?"
 # exact_regex NAME...: a ctest -R that selects exactly these tests (each name whole, escaped).
 exact_regex() {
   printf '^(%s)$' "$(printf '%s\n' "$@" | sed 's/[][\.*^$+?(){}|]/\\&/g' | paste -sd'|')"
@@ -183,9 +198,9 @@ ctest_e2e() {
   (($#)) || return 0
   ctest --test-dir build -L e2e --output-on-failure --no-tests=error -R "$(exact_regex "$@")"
 }
-# Each cluster's tests run in their own process with that cluster's environment; both run to the
-# end (a failure on one does not stop the other), and each one's output is shown when it ends.
-shard_a() {
+# Each cluster's tests run in their own process with that cluster's environment; all run to the
+# end (a failure on one does not stop the others), and each one's output is shown when it ends.
+shard_0() {
   local rc=0
   step "integration tests (cluster '$RDMASTACK_CLUSTER')"
   ctest --test-dir build -L integration --output-on-failure "$NO_TESTS" "${FILTER[@]}" || rc=1
@@ -194,20 +209,25 @@ shard_a() {
   step "cluster '$RDMASTACK_CLUSTER' done"
   return "$rc"
 }
-shard_b() {
-  export RDMASTACK_CLUSTER="$CLUSTER_B" RDMASTACK_PORT_OFFSET="$OFFSET_B"
+# shard_e2e I TEST...: those e2e tests on cluster I.
+shard_e2e() {
+  export RDMASTACK_CLUSTER="${CLUSTERS[$1]}" RDMASTACK_PORT_OFFSET="${OFFSETS[$1]}"
   eval "$(scripts/cluster.sh env)"
-  step "e2e tests on cluster '$RDMASTACK_CLUSTER': ${#E2E_B[@]}"
-  ctest_e2e "${E2E_B[@]}"
+  step "e2e tests on cluster '$RDMASTACK_CLUSTER': $(($# - 1))"
+  ctest_e2e "${@:2}"
   step "cluster '$RDMASTACK_CLUSTER' done"
 }
-step "integration and e2e tests on two clusters at once: '$RDMASTACK_CLUSTER' runs the integration tests and ${#E2E_A[@]} e2e tests, '$CLUSTER_B' ${#E2E_B[@]} e2e tests (${SHARD_B_FIXTURES//|/, })"
+step "integration and e2e tests on three clusters at once: '${CLUSTERS[0]}' runs the integration tests and ${#E2E_A[@]} e2e tests, '${CLUSTERS[1]}' ${#E2E_B[@]}, '${CLUSTERS[2]}' ${#E2E_C[@]}"
 declare -A SHARD_LOG SHARD_NAME
-for shard in a b; do
-  log="$ROOT/build/cluster-tests-$shard.log"
-  background "$log" "shard_$shard"
+for i in 0 1 2; do
+  log="$ROOT/build/cluster-tests-${CLUSTERS[$i]}.log"
+  case $i in
+    0) background "$log" shard_0 ;;
+    1) background "$log" shard_e2e 1 "${E2E_B[@]}" ;;
+    2) background "$log" shard_e2e 2 "${E2E_C[@]}" ;;
+  esac
   SHARD_LOG[$LAST_BACKGROUND]="$log"
-  if [[ $shard == a ]]; then SHARD_NAME[$LAST_BACKGROUND]="$RDMASTACK_CLUSTER"; else SHARD_NAME[$LAST_BACKGROUND]="$CLUSTER_B"; fi
+  SHARD_NAME[$LAST_BACKGROUND]="${CLUSTERS[$i]}"
 done
 FAILED=()
 while ((${#SHARD_LOG[@]})); do
@@ -222,7 +242,7 @@ done
 
 # The clusters are no longer needed: their CPU goes to the sanitizer builds' last stretch.
 if ((!KEEP)); then
-  step "control planes down (clusters '$RDMASTACK_CLUSTER' and '$CLUSTER_B')"
+  step "control planes down (clusters ${CLUSTERS[*]})"
   clusters_down
 fi
 
