@@ -84,16 +84,7 @@ StatusOr<runtime::Result> RdmaNodeReconciler::Reconcile(const runtime::Request& 
     }
   }
 
-  std::optional<crd::RdmaNode> current;
-  if (existing != nullptr) {
-    auto parsed = crd::ParseResource<crd::RdmaNode>(existing->value());
-    // A status we cannot read is rewritten from what the agent says.
-    if (parsed.ok()) {
-      current = std::move(*parsed);
-    } else {
-      spdlog::warn("rdmanode {}: {}", name, parsed.status().ToString());
-    }
-  }
+  const std::optional<crd::RdmaNode> current = ReadCurrent(name, existing);
   int64_t generation = 0;
   RDMASTACK_RETURN_IF_ERROR(EnsureObject(name, *node, existing, &generation));
 
@@ -121,13 +112,29 @@ StatusOr<runtime::Result> RdmaNodeReconciler::Reconcile(const runtime::Request& 
   const bool unchanged = in.previous != nullptr && *in.previous == computed.status;
   if (unchanged) return result;
 
+  RDMASTACK_RETURN_IF_ERROR(WriteStatus(name, in.previous, std::move(computed.status)));
+  return result;
+}
+
+std::optional<crd::RdmaNode> RdmaNodeReconciler::ReadCurrent(const std::string& name,
+                                                             const runtime::ObjectPtr& existing) {
+  if (existing == nullptr) return std::nullopt;
+  auto parsed = crd::ParseResource<crd::RdmaNode>(existing->value());
+  if (parsed.ok()) return std::move(*parsed);
+  // A status we cannot read is rewritten from what the agent says.
+  spdlog::warn("rdmanode {}: {}", name, parsed.status().ToString());
+  return std::nullopt;
+}
+
+Status RdmaNodeReconciler::WriteStatus(const std::string& name, const crd::RdmaNodeStatus* previous,
+                                       crd::RdmaNodeStatus status) {
   crd::RdmaNode desired;
   desired.metadata.name = name;
-  desired.status = computed.status;
+  desired.status = std::move(status);
   auto fitted = crd::FitStatusPatch(desired);
   if (!fitted.ok()) return fitted.status().WithContext("RdmaNode " + name);
   // What needed fitting differs from what the server holds only where the fit changed it.
-  if (in.previous != nullptr && *in.previous == fitted->status()) return result;
+  if (previous != nullptr && *previous == fitted->status()) return OkStatus();
   auto applied =
       controllers::ApplyFittedStatus(client_, crd::kinds::RdmaNode(), name, *fitted, fit_log_);
   if (!applied.ok()) return applied.status();
@@ -136,7 +143,7 @@ StatusOr<runtime::Result> RdmaNodeReconciler::Reconcile(const runtime::Request& 
   spdlog::info("rdmanode {}: status written (Reporting={} {})", name,
                reporting != nullptr ? crd::ToString(reporting->status) : "",
                reporting != nullptr ? reporting->reason : "");
-  return result;
+  return OkStatus();
 }
 
 }  // namespace rdmastack::rdmanode

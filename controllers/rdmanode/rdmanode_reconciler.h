@@ -26,6 +26,12 @@ class RdmaNodeReconciler final : public runtime::Reconciler {
   StatusOr<runtime::Result> Reconcile(const runtime::Request& request) override;
 
  private:
+  // The cached RdmaNode, parsed; nullopt when there is none or it does not parse.
+  static std::optional<crd::RdmaNode> ReadCurrent(const std::string& name,
+                                                  const runtime::ObjectPtr& existing);
+  // Applies `status` (fitted to the schema's limits) unless it is what the server holds.
+  Status WriteStatus(const std::string& name, const crd::RdmaNodeStatus* previous,
+                     crd::RdmaNodeStatus status);
   Status EnsureObject(const std::string& name, const k8s::JsonObject& node,
                       const runtime::ObjectPtr& existing, int64_t* generation);
 

@@ -271,6 +271,41 @@ std::string StaleMessage(Clock::WallTime last_seen, Clock::Duration ttl, bool co
          std::to_string(seconds) + "s TTL; the node labels are removed after the grace period";
 }
 
+// No report in this process yet (it restarted; the agent reconnects and resends): the facts an
+// earlier process wrote stand, unchanged, until the TTL says otherwise.
+void KeepPreviousFacts(const StatusInputs& in, const controllers::ConditionSetter& conditions,
+                       Clock::WallTime last_seen, bool silent, crd::RdmaNodeStatus& s) {
+  s = *in.previous;
+  s.observed_generation = in.generation;
+  if (!silent) return;
+  const bool connected = in.agent && in.agent->connected;
+  std::erase_if(s.conditions, [](const crd::Condition& c) { return c.type == kReporting; });
+  s.conditions.insert(s.conditions.begin(),
+                      conditions.Make(kReporting, crd::ConditionStatus::kFalse,
+                                      connected ? reasons::kStale : reasons::kAgentDisconnected,
+                                      StaleMessage(last_seen, in.stale_ttl, connected)));
+  if (!s.agent) s.agent.emplace();
+  s.agent->state = crd::AgentState::kStale;
+}
+
+// One verdict condition per capability: the agent's, or Unknown when it did not evaluate it.
+void AddCapabilityConditions(const NodeReport& report,
+                             const controllers::ConditionSetter& conditions,
+                             crd::RdmaNodeStatus& s) {
+  for (const auto& spec : kCapabilities) {
+    auto outcome = Decide(report, spec);
+    if (outcome) {
+      s.conditions.push_back(
+          conditions.Make(spec.condition, outcome->status, outcome->reason, outcome->message));
+    } else {
+      s.conditions.push_back(
+          conditions.Make(spec.condition, crd::ConditionStatus::kUnknown, reasons::kNotEvaluated,
+                          std::string("the agent did not evaluate ") + spec.capability + ": only " +
+                              spec.asked_by + " selecting this node asks for it"));
+    }
+  }
+}
+
 }  // namespace
 
 const crd::Condition* FindCondition(const crd::RdmaNodeStatus& status, std::string_view type) {
@@ -305,19 +340,7 @@ ComputedStatus ComputeRdmaNodeStatus(const StatusInputs& in) {
   if (!silent) out.recheck_at = last_seen + in.stale_ttl + std::chrono::seconds(1);
 
   if (report == nullptr && in.previous != nullptr) {
-    // No report in this process yet (it restarted; the agent reconnects and resends): the facts
-    // an earlier process wrote stand, unchanged, until the TTL says otherwise.
-    s = *in.previous;
-    s.observed_generation = in.generation;
-    if (!silent) return out;
-    const bool connected = in.agent && in.agent->connected;
-    std::erase_if(s.conditions, [](const crd::Condition& c) { return c.type == kReporting; });
-    s.conditions.insert(s.conditions.begin(),
-                        conditions.Make(kReporting, crd::ConditionStatus::kFalse,
-                                        connected ? reasons::kStale : reasons::kAgentDisconnected,
-                                        StaleMessage(last_seen, in.stale_ttl, connected)));
-    if (!s.agent) s.agent.emplace();
-    s.agent->state = crd::AgentState::kStale;
+    KeepPreviousFacts(in, conditions, last_seen, silent, s);
     return out;
   }
 
@@ -359,18 +382,7 @@ ComputedStatus ComputeRdmaNodeStatus(const StatusInputs& in) {
         "agent " + (agent.version ? *agent.version : std::string("(unknown version)")) +
             " reports for this node"));
   }
-  for (const auto& spec : kCapabilities) {
-    auto outcome = Decide(*report, spec);
-    if (outcome) {
-      s.conditions.push_back(
-          conditions.Make(spec.condition, outcome->status, outcome->reason, outcome->message));
-    } else {
-      s.conditions.push_back(
-          conditions.Make(spec.condition, crd::ConditionStatus::kUnknown, reasons::kNotEvaluated,
-                          std::string("the agent did not evaluate ") + spec.capability + ": only " +
-                              spec.asked_by + " selecting this node asks for it"));
-    }
-  }
+  AddCapabilityConditions(*report, conditions, s);
   return out;
 }
 
