@@ -215,18 +215,21 @@ PoolSnapshot GatewayPoolReconciler::Snapshot(const k8s::JsonObject& object,
   s.owned = Collect(pool);
   const int64_t now_s =
       std::chrono::duration_cast<std::chrono::seconds>(s.now.time_since_epoch()).count();
-  controllers::ForEachNode(
-      stores_.nodes, stores_.rdmanodes, pool.spec.node_selector,
-      [&](controllers::NodeView& view) { s.nodes.push_back(ReadNode(object, view, now_s)); });
+  // The pool's key and annotation keys, built once per pass rather than per node.
+  const std::string pool_key = object.Key();
+  const PoolAnnotationKeys keys{NodeUpgradeAnnotation(ns, pool.metadata.name),
+                                NodeMaintenanceAnnotation(ns, pool.metadata.name)};
+  controllers::ForEachNode(stores_.nodes, stores_.rdmanodes, pool.spec.node_selector,
+                           [&](controllers::NodeView& view) {
+                             s.nodes.push_back(ReadNode(pool_key, keys, view, now_s));
+                           });
   return s;
 }
 
-PoolNode GatewayPoolReconciler::ReadNode(const k8s::JsonObject& object, controllers::NodeView& view,
-                                         int64_t now) {
-  const std::string ns(object.Namespace());
-  const std::string pool(object.Name());
-  const std::string state_key = NodeUpgradeAnnotation(ns, pool);
-  const std::string maintenance_key = NodeMaintenanceAnnotation(ns, pool);
+PoolNode GatewayPoolReconciler::ReadNode(const std::string& key, const PoolAnnotationKeys& keys,
+                                         controllers::NodeView& view, int64_t now) {
+  const std::string& state_key = keys.upgrade;
+  const std::string& maintenance_key = keys.maintenance;
   PoolNode n;
   n.object = view.object;
   n.name = view.name;
@@ -255,7 +258,7 @@ PoolNode GatewayPoolReconciler::ReadNode(const k8s::JsonObject& object, controll
   if (!n.selected) return n;
   n.unschedulable = view.object->GetBool({"spec", "unschedulable"}).value_or(false);
   n.report = std::move(view.report);
-  ReadStamps(object.Key(), now, n);
+  ReadStamps(key, now, n);
   return n;
 }
 

@@ -66,7 +66,13 @@ class GatewayPoolReconciler final
   StatusOr<runtime::Result> Pass(const k8s::JsonObject& object,
                                  const crd::GatewayPool& pool) override;
   PoolSnapshot Snapshot(const k8s::JsonObject& object, const crd::GatewayPool& pool);
-  PoolNode ReadNode(const k8s::JsonObject& object, controllers::NodeView& view, int64_t now);
+  // The node's annotations of this pool: upgrade state and maintenance.
+  struct PoolAnnotationKeys {
+    std::string upgrade;
+    std::string maintenance;
+  };
+  PoolNode ReadNode(const std::string& key, const PoolAnnotationKeys& keys,
+                    controllers::NodeView& view, int64_t now);
   // Parses a selected node's annotations and counts their stamps from when this process first
   // saw them (first_observed.h).
   void ReadStamps(const std::string& key, int64_t now, PoolNode& node);
