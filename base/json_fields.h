@@ -82,6 +82,8 @@ void Write(Writer& w, const T& v) {
     w.String(v.c_str(), static_cast<rapidjson::SizeType>(v.size()));
   } else if constexpr (std::is_same_v<T, bool>) {
     w.Bool(v);
+  } else if constexpr (std::is_unsigned_v<T>) {
+    w.Uint64(v);  // a counter of 64 bits would turn negative as an Int64
   } else if constexpr (std::is_integral_v<T>) {
     w.Int64(v);
   } else if constexpr (JsonNamed<T>) {

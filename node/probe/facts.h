@@ -16,7 +16,8 @@ enum class Tristate { kUnknown, kYes, kNo };
 const char* TristateName(Tristate t);  // "unknown" | "yes" | "no"
 
 // A read or parse that failed. `area` groups issues for the checks that depend on them
-// ("rdma", "netdev", "gpu", "modules", "kernel", "topology", "devfiles", "ips", "probes").
+// ("rdma", "netdev", "gpu", "modules", "kernel", "topology", "devfiles", "ips", "probes",
+// "counters").
 struct ProbeIssue {
   std::string area;
   std::string path;     // host path as seen by the agent (root-prefixed), or a flag/file name
@@ -30,19 +31,27 @@ struct GidEntry {
   std::string netdev;  // "" for IB ports and empty slots
 };
 
+// One counter of a port as the kernel counts it (node/probe/port_counters.h lists which, and the
+// unit of each). Only counters the device has: a device without a file has no entry for it.
+struct PortCounter {
+  std::string name;  // the file's name: port_xmit_data, out_of_buffer, ...
+  uint64_t value = 0;
+};
+
 struct RdmaPort {
   int number = 0;
-  int state_code = -1;            // 4 = ACTIVE; -1 unknown
-  std::string state;              // ACTIVE | DOWN | INIT | ARMED | ...
-  int phys_state_code = -1;       // 5 = LinkUp
-  std::string phys_state;         // LinkUp | Polling | Disabled | ...
-  std::string link_layer;         // InfiniBand | Ethernet | ""
-  std::string rate;               // "200 Gb/sec (4X HDR)"
-  std::string lid;                // "0x12"
-  std::string sm_lid;             // "0x1"
-  std::vector<GidEntry> gids;     // non-zero entries only
-  int active_mtu = 0;             // bytes; 0 unknown
-  std::string active_mtu_source;  // "verbs" | "netdev" (RoCE estimate from netdev MTU) | ""
+  int state_code = -1;                // 4 = ACTIVE; -1 unknown
+  std::string state;                  // ACTIVE | DOWN | INIT | ARMED | ...
+  int phys_state_code = -1;           // 5 = LinkUp
+  std::string phys_state;             // LinkUp | Polling | Disabled | ...
+  std::string link_layer;             // InfiniBand | Ethernet | ""
+  std::string rate;                   // "200 Gb/sec (4X HDR)"
+  std::string lid;                    // "0x12"
+  std::string sm_lid;                 // "0x1"
+  std::vector<GidEntry> gids;         // non-zero entries only
+  int active_mtu = 0;                 // bytes; 0 unknown
+  std::string active_mtu_source;      // "verbs" | "netdev" (RoCE estimate from netdev MTU) | ""
+  std::vector<PortCounter> counters;  // in the order of kPortCounters
 
   bool Up() const { return state_code == 4 && phys_state_code == 5; }
   bool IsInfiniBand() const { return link_layer == "InfiniBand"; }

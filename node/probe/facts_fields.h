@@ -32,6 +32,11 @@ constexpr auto JsonFields(const GidEntry*) {
                     F("netdev", &T::netdev)};
 }
 
+constexpr auto JsonFields(const PortCounter*) {
+  using T = PortCounter;
+  return std::tuple{F("name", &T::name), F("value", &T::value)};
+}
+
 constexpr auto JsonFields(const RdmaPort*) {
   using T = RdmaPort;
   return std::tuple{F("number", &T::number),
@@ -45,7 +50,8 @@ constexpr auto JsonFields(const RdmaPort*) {
                     F("smLid", &T::sm_lid),
                     F("activeMtu", &T::active_mtu),
                     F("activeMtuSource", &T::active_mtu_source),
-                    F("gids", &T::gids)};
+                    F("gids", &T::gids),
+                    F("counters", &T::counters)};
 }
 
 constexpr auto JsonFields(const RdmaDevice*) {
@@ -162,6 +168,8 @@ constexpr auto JsonFields(const NodeFacts*) {
 static_assert(fields::ListsEveryMember<ProbeIssue>(),
               "a member of ProbeIssue has no row in its table");
 static_assert(fields::ListsEveryMember<GidEntry>(), "a member of GidEntry has no row in its table");
+static_assert(fields::ListsEveryMember<PortCounter>(),
+              "a member of PortCounter has no row in its table");
 static_assert(fields::ListsEveryMember<RdmaPort>(), "a member of RdmaPort has no row in its table");
 static_assert(fields::ListsEveryMember<RdmaDevice>(),
               "a member of RdmaDevice has no row in its table");

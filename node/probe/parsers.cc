@@ -46,6 +46,18 @@ int HexDigit(char c) {
   return -1;
 }
 
+// The whole of `text` (trimmed) as a base-10 T; `what` names the kind in the error.
+template <typename T>
+StatusOr<T> ParseBase10(std::string_view text, const char* what) {
+  std::string_view t = Trim(text);
+  T value = 0;
+  auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), value, 10);
+  if (t.empty() || ec != std::errc() || ptr != t.data() + t.size()) {
+    return InvalidArgumentError(std::string("not a ") + what + ": " + Quote(text));
+  }
+  return value;
+}
+
 }  // namespace
 
 std::vector<std::string_view> SplitWhitespace(std::string_view text) {
@@ -103,13 +115,11 @@ StatusOr<uint64_t> ParseHex(std::string_view text) {
 }
 
 StatusOr<int64_t> ParseDecimal(std::string_view text) {
-  std::string_view t = Trim(text);
-  int64_t value = 0;
-  auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), value, 10);
-  if (t.empty() || ec != std::errc() || ptr != t.data() + t.size()) {
-    return InvalidArgumentError("not a number: " + Quote(text));
-  }
-  return value;
+  return ParseBase10<int64_t>(text, "number");
+}
+
+StatusOr<uint64_t> ParseCounter(std::string_view text) {
+  return ParseBase10<uint64_t>(text, "counter");
 }
 
 StatusOr<std::vector<PciResource>> ParsePciResource(std::string_view text) {

@@ -18,6 +18,8 @@ namespace rdmastack::node {
 // "0x15b3" / "15b3" / "42" style numbers.
 StatusOr<uint64_t> ParseHex(std::string_view text);
 StatusOr<int64_t> ParseDecimal(std::string_view text);
+// A port counter's file ("1234\n"): an unsigned decimal of up to 64 bits, as the kernel prints it.
+StatusOr<uint64_t> ParseCounter(std::string_view text);
 std::string_view Trim(std::string_view text);
 // The words of `text`, split at spaces and tabs.
 std::vector<std::string_view> SplitWhitespace(std::string_view text);

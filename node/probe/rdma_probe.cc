@@ -5,11 +5,15 @@
 #include "node/probe/parsers.h"
 #include "node/probe/pci_device.h"
 #include "node/probe/pci_ids.h"
+#include "node/probe/port_counters.h"
 
 namespace rdmastack::node {
 namespace {
 
 constexpr char kArea[] = "rdma";
+// A counter that cannot be read says nothing about whether RDMA works, so its issue has an area
+// of its own that no check gates on (it shows in probe.read-errors).
+constexpr char kCountersArea[] = "counters";
 constexpr int kMaxGids = 1024;
 
 // Reads an attribute that must be there; records an issue and returns "" otherwise.
@@ -79,6 +83,26 @@ std::vector<GidEntry> ReadGids(const HostRoot& root, const std::string& port_dir
   return out;
 }
 
+// The counters of kPortCounters the port has. A missing file is a counter this device or driver
+// does not keep (hw_counters/ is the driver's own set), not a problem.
+std::vector<PortCounter> ReadCounters(const HostRoot& root, const std::string& port_dir,
+                                      std::vector<ProbeIssue>* issues) {
+  std::vector<PortCounter> out;
+  for (const PortCounterSpec& spec : kPortCounters) {
+    const std::string rel =
+        port_dir + "/" + std::string(spec.directory) + "/" + std::string(spec.name);
+    if (!root.Exists(rel)) continue;
+    auto text = root.ReadAttr(rel);
+    auto value = text.ok() ? ParseCounter(*text) : StatusOr<uint64_t>(text.status());
+    if (!value.ok()) {
+      issues->push_back({kCountersArea, root.Path(rel), value.status().message()});
+      continue;
+    }
+    out.push_back({std::string(spec.name), *value});
+  }
+  return out;
+}
+
 RdmaPort ReadPort(const HostRoot& root, const std::string& dev_dir, const std::string& port_name,
                   int number, std::vector<ProbeIssue>* issues) {
   const std::string dir = dev_dir + "/ports/" + port_name;
@@ -91,6 +115,7 @@ RdmaPort ReadPort(const HostRoot& root, const std::string& dev_dir, const std::s
   p.lid = Optional(root, dir + "/lid");
   p.sm_lid = Optional(root, dir + "/sm_lid");
   p.gids = ReadGids(root, dir, issues);
+  p.counters = ReadCounters(root, dir, issues);
   return p;
 }
 

@@ -16,6 +16,16 @@ constexpr const char* kA6000Resource =
     "0x0000000000007000 0x000000000000707f 0x0000000000040101\n"
     "0x00000000c6000000 0x00000000c607ffff 0x0000000000046200\n";
 
+TEST(CounterTest, SixtyFourUnsignedBitsAndNothingElse) {
+  EXPECT_EQ(ParseCounter("0\n").value(), 0u);
+  EXPECT_EQ(ParseCounter("18446744073709551615\n").value(), 18446744073709551615u);
+  EXPECT_FALSE(ParseCounter("18446744073709551616").ok());  // past 64 bits
+  EXPECT_FALSE(ParseCounter("-1").ok());
+  EXPECT_FALSE(ParseCounter("").ok());
+  EXPECT_FALSE(ParseCounter("12 packets").ok());
+  EXPECT_FALSE(ParseCounter("0x10").ok());
+}
+
 TEST(PciResourceTest, A6000Bar1IsLineOneAnd256MiB) {
   auto lines = ParsePciResource(kA6000Resource);
   ASSERT_TRUE(lines.ok()) << lines.status().ToString();

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "node/checks/checks.h"
 #include "node/probe/ip_lookup.h"
@@ -125,6 +126,43 @@ TEST(ProbeFixtureTest, NoRdmaDevices) {
   EXPECT_TRUE(f.issues.empty());
   EXPECT_EQ(f.FindNetDev("eth0")->kind, "physical");
   EXPECT_EQ(f.drivers.ib_core_flavor, "");
+}
+
+std::vector<std::string> CounterNames(const RdmaPort& p) {
+  std::vector<std::string> out;
+  for (const auto& c : p.counters) out.push_back(c.name);
+  return out;
+}
+
+TEST(ProbeFixtureTest, PortCountersInTheKernelsUnits) {
+  NodeFacts f = ProbeFixture("storage-cx6-ib-ipoib-bond0-el8-inbox");
+  ASSERT_EQ(f.rdma_devices.size(), 2u);
+  const RdmaPort& p = f.rdma_devices[0].ports[0];
+  // Every counter of the table, in its order; the fixture's other files (port_xmit_packets,
+  // duplicate_request, lifespan, ...) are not read.
+  EXPECT_EQ(
+      CounterNames(p),
+      (std::vector<std::string>{"port_xmit_data", "port_rcv_data", "port_xmit_wait", "symbol_error",
+                                "link_error_recovery", "link_downed", "port_rcv_errors",
+                                "out_of_buffer", "local_ack_timeout_err", "packet_seq_err"}));
+  EXPECT_EQ(p.counters[0].value, 184280502836u);  // the file's count, not yet in bytes
+}
+
+TEST(ProbeFixtureTest, ADeviceWithoutHwCountersReportsThePortCountersOnly) {
+  NodeFacts f = ProbeFixture("gpu-client-cx4-vf-vm");
+  ASSERT_EQ(f.rdma_devices.size(), 1u);
+  EXPECT_EQ(f.rdma_devices[0].ports[0].counters.size(), 7u);
+  EXPECT_TRUE(f.IssuesIn("counters").empty());
+}
+
+TEST(ProbeFixtureTest, DownPortKeepsItsLinkHistory) {
+  NodeFacts f = ProbeFixture("storage-cx6-ib-port-down");
+  ASSERT_EQ(f.rdma_devices.size(), 1u);
+  std::map<std::string, uint64_t> by_name;
+  for (const auto& c : f.rdma_devices[0].ports[0].counters) by_name[c.name] = c.value;
+  EXPECT_EQ(by_name["link_downed"], 3u);
+  EXPECT_EQ(by_name["symbol_error"], 17u);
+  EXPECT_EQ(by_name["link_error_recovery"], 2u);
 }
 
 TEST(ProbeFixtureTest, DownPortStillMapsItsNetdev) {

@@ -96,6 +96,49 @@ TEST_F(RobustnessTest, NonNumericPciFieldsAndGarbageGid) {
   EXPECT_TRUE(gid_named);
 }
 
+// A counter says nothing about whether RDMA works: one that cannot be read is left out and named,
+// and every check and verdict is what it was.
+TEST_F(RobustnessTest, GarbledCounterIsLeftOutAndChangesNoVerdict) {
+  NodeFacts clean;
+  const Evaluation before = Run(&clean);
+  Write(std::string(kPort) + "/counters/symbol_error", "-3");
+  Write(std::string(kPort) + "/hw_counters/out_of_buffer", "99999999999999999999999");
+  NodeFacts f;
+  const Evaluation after = Run(&f);
+  ASSERT_EQ(f.rdma_devices.size(), 1u);
+  const auto& counters = f.rdma_devices[0].ports[0].counters;
+  EXPECT_EQ(counters.size(), clean.rdma_devices[0].ports[0].counters.size() - 2);
+  for (const auto& c : counters) {
+    EXPECT_NE(c.name, "symbol_error");
+    EXPECT_NE(c.name, "out_of_buffer");
+  }
+  ASSERT_EQ(f.IssuesIn("counters").size(), 2u);
+  EXPECT_NE(f.IssuesIn("counters")[0]->path.find("symbol_error"), std::string::npos);
+  EXPECT_FALSE(f.HasIssues("rdma"));
+  ASSERT_EQ(after.verdicts.size(), before.verdicts.size());
+  for (size_t i = 0; i < after.verdicts.size(); ++i) {
+    EXPECT_EQ(after.verdicts[i].capable, before.verdicts[i].capable);
+    EXPECT_EQ(after.verdicts[i].reason, before.verdicts[i].reason);
+  }
+  EXPECT_EQ(Check(after, "rdma.port-state").status, Check(before, "rdma.port-state").status);
+}
+
+// Counters are read again at every probe: a value the kernel moved is the value reported.
+TEST_F(RobustnessTest, CountersAreReadAgainAtEveryProbe) {
+  NodeFacts first;
+  Run(&first);
+  Write(std::string(kPort) + "/counters/port_xmit_data", "18446744073709551615");
+  NodeFacts second;
+  Run(&second);
+  auto value = [](const NodeFacts& f, const std::string& name) -> uint64_t {
+    for (const auto& c : f.rdma_devices[0].ports[0].counters)
+      if (c.name == name) return c.value;
+    return 0;
+  };
+  EXPECT_LT(value(first, "port_xmit_data"), value(second, "port_xmit_data"));
+  EXPECT_EQ(value(second, "port_xmit_data"), 18446744073709551615u);  // all 64 bits
+}
+
 TEST_F(RobustnessTest, GarbageVendorHidesNothingElse) {
   Write("sys/bus/pci/devices/0000:1b:00.0/vendor", "\x01\x02garbage");
   Evaluation ev = Run();

@@ -102,8 +102,9 @@ bool AgentStream::Handle(const pb::AgentMessage& message) {
         Refuse("ReportRateExceeded", StatusCode::kResourceExhausted,
                "more than " + std::to_string(core_.options().reports_per_minute) +
                    " reports in a minute from node " + identity_.node_name +
-                   "; an agent reports only when its facts change, so something on the node "
-                   "flaps (compare two reports' facts)");
+                   "; an agent reports at most once a probe (when its facts or port counters "
+                   "changed), so something on the node flaps or re-probes it (compare two "
+                   "reports' facts)");
         return false;
       }
       core_.metrics().reports.Inc();

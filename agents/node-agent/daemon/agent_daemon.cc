@@ -5,6 +5,7 @@
 #include <random>
 #include <thread>
 
+#include "agents/node-agent/daemon/report_proto.h"
 #include "agents/node-agent/transport/grpc_stream.h"
 #include "agents/node-agent/transport/tls_socket.h"
 #include "base/logging.h"
@@ -107,7 +108,8 @@ Status AgentDaemon::RunSession(const std::string& ca_pem) {
   std::chrono::milliseconds heartbeat = options_.default_heartbeat;
   std::vector<pb::CommandResult> results;
 
-  std::string sent_hash;  // per session: a new connection always gets the full report
+  std::string sent_hash;      // per session: a new connection always gets the full report
+  std::string sent_counters;  // the counters of that report: moved counters are sent too
   auto next_probe = clock_->Now();
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -180,13 +182,15 @@ Status AgentDaemon::RunSession(const std::string& ca_pem) {
       pb::NodeReport report = source_->Build(reqs);
       ++stats_.probes;
       next_probe = clock_->Now() + options_.probe_interval;
-      if (report.content_hash() != sent_hash) {
+      const std::string counters = CountersHash(report);
+      if (report.content_hash() != sent_hash || counters != sent_counters) {
         report.set_probed_unix_millis(UnixMillis(clock_));
         pb::AgentMessage m;
         *m.mutable_report() = report;
         ok = write(m);
         if (ok) {
           sent_hash = report.content_hash();
+          sent_counters = counters;
           ++stats_.reports_sent;
         }
       }

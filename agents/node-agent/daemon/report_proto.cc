@@ -67,6 +67,11 @@ void FillDevices(const node::NodeFacts& f, agent::v1::NodeReport* r) {
         pg->set_type(g.type);
         pg->set_netdev(g.netdev);
       }
+      for (const auto& c : p.counters) {
+        auto* pc = pp->add_counters();
+        pc->set_name(c.name);
+        pc->set_value(c.value);
+      }
     }
   }
   for (const auto& n : f.netdevs) {
@@ -105,6 +110,17 @@ int Severity(node::CheckStatus s) {
 
 std::string EvaluationName(const std::string& profile) {
   return profile.empty() ? "gateway" : profile;
+}
+
+std::string DeterministicSha256(const google::protobuf::MessageLite& message) {
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream raw(&bytes);
+    google::protobuf::io::CodedOutputStream out(&raw);
+    out.SetSerializationDeterministic(true);
+    message.SerializeToCodedStream(&out);
+  }
+  return Sha256Hex(bytes);
 }
 
 }  // namespace
@@ -186,14 +202,24 @@ std::string ContentHash(const agent::v1::NodeReport& report) {
   agent::v1::NodeReport copy = report;
   copy.clear_content_hash();
   copy.clear_probed_unix_millis();
-  std::string bytes;
-  {
-    google::protobuf::io::StringOutputStream raw(&bytes);
-    google::protobuf::io::CodedOutputStream out(&raw);
-    out.SetSerializationDeterministic(true);
-    copy.SerializeToCodedStream(&out);
+  for (auto& d : *copy.mutable_devices()) {
+    for (auto& p : *d.mutable_ports()) p.clear_counters();
   }
-  return Sha256Hex(bytes);
+  return DeterministicSha256(copy);
+}
+
+std::string CountersHash(const agent::v1::NodeReport& report) {
+  agent::v1::NodeReport counters;
+  for (const auto& d : report.devices()) {
+    auto* kept = counters.add_devices();
+    kept->set_name(d.name());
+    for (const auto& p : d.ports()) {
+      auto* port = kept->add_ports();
+      port->set_number(p.number());
+      *port->mutable_counters() = p.counters();
+    }
+  }
+  return DeterministicSha256(counters);
 }
 
 std::vector<std::pair<std::string, node::Requirements>> RequirementsFromHub(

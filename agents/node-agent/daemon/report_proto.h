@@ -26,9 +26,13 @@ agent::v1::NodeReport BuildNodeReport(const node::NodeFacts& facts,
                                       const std::vector<ProfileEvaluation>& evaluations,
                                       const std::string& node_name);
 
-// SHA-256 (hex) of the deterministic serialisation of `report` without content_hash and
-// probed_unix_millis: unchanged facts and checks give an unchanged hash.
+// SHA-256 (hex) of the deterministic serialisation of `report` without content_hash,
+// probed_unix_millis and the ports' counters: unchanged facts and checks give an unchanged hash,
+// however the counters move (the operator keeps the hash in the RdmaNode status).
 std::string ContentHash(const agent::v1::NodeReport& report);
+// SHA-256 (hex) of the ports' counters alone (with their device and port): what tells the daemon
+// that a report with an unchanged ContentHash is still worth sending.
+std::string CountersHash(const agent::v1::NodeReport& report);
 
 // Hub requirements -> agent Requirements (gateway first, then one per client profile).
 std::vector<std::pair<std::string, node::Requirements>> RequirementsFromHub(

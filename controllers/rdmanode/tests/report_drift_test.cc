@@ -82,11 +82,19 @@ class DynamicReport {
 
 // Report fields the RdmaNode status does not hold, and why.
 const std::map<std::string, std::string>& NotCarried() {
+  static const char kCounters[] =
+      "a port counter, exported as a metric (rdmastack_rdma_port_*_total), never written to the "
+      "RdmaNode: it changes every probe";
   static const std::map<std::string, std::string> kFields = {
       {"NodeReport.node_name", "the RdmaNode's name is the node's; the hub checks they agree"},
       {"NodeReport.agent_version", "status.agent comes from the hub's view of the stream (Hello)"},
       {"NodeReport.probed_unix_millis",
        "a time, not a fact: it would change the status each probe"},
+      // Counters move on every probe of a busy port: in the status they would be one write per
+      // node per probe interval, thousands a minute in a large cluster. The operator exports them
+      // as metrics from the hub's latest report instead (docs/operations.md "Metrics").
+      {"NodeReport.devices.ports.counters.name", kCounters},
+      {"NodeReport.devices.ports.counters.value", kCounters},
   };
   return kFields;
 }
@@ -120,6 +128,7 @@ void Change(Message* m, const FieldDescriptor* f) {
     case FieldDescriptor::CPPTYPE_STRING: r->SetString(m, f, Other(r->GetString(*m, f))); return;
     case FieldDescriptor::CPPTYPE_INT32: r->SetInt32(m, f, r->GetInt32(*m, f) + 1); return;
     case FieldDescriptor::CPPTYPE_INT64: r->SetInt64(m, f, r->GetInt64(*m, f) + 1); return;
+    case FieldDescriptor::CPPTYPE_UINT64: r->SetUInt64(m, f, r->GetUInt64(*m, f) + 1); return;
     case FieldDescriptor::CPPTYPE_BOOL: r->SetBool(m, f, !r->GetBool(*m, f)); return;
     case FieldDescriptor::CPPTYPE_ENUM: {
       const int n = f->enum_type()->value_count();
