@@ -33,20 +33,28 @@ void AgentStateStore::OnAgentConnected(const agenthub::AgentIdentity& id) {
   Notify(id.node_name);
 }
 
+bool ReportChangesStatus(const AgentSnapshot& before, const agent::v1::NodeReport& report,
+                         Clock::WallTime now, Clock::Duration stale_ttl) {
+  return before.report == nullptr || before.report->content_hash() != report.content_hash() ||
+         !before.connected || now - before.last_seen > stale_ttl;
+}
+
 void AgentStateStore::OnReport(const agenthub::AgentIdentity& id,
                                const agent::v1::NodeReport& report) {
   auto copy = std::make_shared<const agent::v1::NodeReport>(report);
+  bool news = false;
   {
     std::lock_guard lock(mu_);
     AgentSnapshot& s = nodes_[id.node_name];
     const Clock::WallTime now = clock_.WallNow();
+    news = ReportChangesStatus(s, report, now, stale_ttl_);
     s.report = std::move(copy);
     if (!report.agent_version().empty()) s.agent_version = report.agent_version();
     s.connected = true;
     s.last_report = now;
     s.last_seen = now;
   }
-  Notify(id.node_name);
+  if (news) Notify(id.node_name);
 }
 
 void AgentStateStore::OnHeartbeat(const agenthub::AgentIdentity& id, Clock::WallTime at) {
@@ -65,6 +73,14 @@ std::map<std::string, Clock::WallTime> AgentStateStore::LastSeen() const {
   std::map<std::string, Clock::WallTime> out;
   std::lock_guard lock(mu_);
   for (const auto& [node, snapshot] : nodes_) out.emplace(node, snapshot.last_seen);
+  return out;
+}
+
+std::map<std::string, std::shared_ptr<const agent::v1::NodeReport>> AgentStateStore::Reports()
+    const {
+  std::map<std::string, std::shared_ptr<const agent::v1::NodeReport>> out;
+  std::lock_guard lock(mu_);
+  for (const auto& [node, snapshot] : nodes_) out.emplace(node, snapshot.report);
   return out;
 }
 

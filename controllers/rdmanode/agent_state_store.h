@@ -26,19 +26,31 @@ struct AgentSnapshot {
   bool connected = false;
 };
 
+// Whether `report` can change what the node's RdmaNode status says, given what the store held
+// before it: the first report, other facts (another content hash, which covers the agent's
+// version), or an agent that was disconnected or silent past the TTL. A report that differs only
+// in its port counters is none of these: the store keeps it (the counters become metrics) and no
+// reconcile runs for it, so a busy node's report each probe interval costs the operator no
+// RdmaNode pass and no write.
+bool ReportChangesStatus(const AgentSnapshot& before, const agent::v1::NodeReport& report,
+                         Clock::WallTime now, Clock::Duration stale_ttl);
+
 class AgentStateStore final : public agenthub::AgentEventSink {
  public:
   // `stale_ttl`: a heartbeat after a silence longer than this is a change worth a reconcile (the
   // node comes back from Stale); other heartbeats only move last_seen.
   AgentStateStore(Clock& clock, Clock::Duration stale_ttl);
 
-  // Called (outside the store's lock) with the node name after each change a status can show.
+  // Called (outside the store's lock) with the node name after each change a status can show
+  // (not after a report whose only news is its counters: ReportChangesStatus).
   // Register before the hub delivers events.
   void Subscribe(std::function<void(const std::string& node)> on_change);
 
   std::optional<AgentSnapshot> Get(const std::string& node) const;
   // When each known node's agent was last heard (report, heartbeat or connect).
   std::map<std::string, Clock::WallTime> LastSeen() const;
+  // Each known node's latest report (null until its first), for the metrics read at a scrape.
+  std::map<std::string, std::shared_ptr<const agent::v1::NodeReport>> Reports() const;
   // The node is gone (deleted Node): drop its state.
   void Forget(const std::string& node);
   // When the store was made: the baseline for nodes an earlier operator process knew of but

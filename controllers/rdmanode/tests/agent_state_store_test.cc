@@ -68,6 +68,42 @@ TEST(AgentStateStoreTest, RecordsWhatAgentsSayAndNotifies) {
   EXPECT_EQ(changed.size(), 4u);
 }
 
+// A busy node reports every probe interval because its counters move; what its RdmaNode shows
+// did not change, so the store keeps the report (for the metrics) and asks for no reconcile.
+TEST(AgentStateStoreTest, AReportWithOnlyNewCountersIsKeptWithoutAReconcile) {
+  FakeClock clock;
+  AgentStateStore store(clock, seconds(60));
+  int changes = 0;
+  store.Subscribe([&](const std::string&) { ++changes; });
+  store.OnAgentConnected(Id("n1"));
+  agent::v1::NodeReport first = Report("h1");
+  auto* counter = first.add_devices()->add_ports()->add_counters();
+  counter->set_name("port_xmit_data");
+  counter->set_value(100);
+  store.OnReport(Id("n1"), first);
+  EXPECT_EQ(changes, 2);
+
+  clock.Advance(seconds(59));
+  agent::v1::NodeReport moved = first;  // the same content hash: only the counters differ
+  moved.mutable_devices(0)->mutable_ports(0)->mutable_counters(0)->set_value(250);
+  store.OnReport(Id("n1"), moved);
+  EXPECT_EQ(changes, 2);
+  EXPECT_EQ(store.Get("n1")->report->devices(0).ports(0).counters(0).value(), 250u);
+  EXPECT_EQ(store.Reports().at("n1")->devices(0).ports(0).counters(0).value(), 250u);
+  EXPECT_EQ(store.Get("n1")->last_seen, clock.WallNow());
+
+  // New facts, a return after a silence past the TTL, or a reconnect are news again.
+  store.OnReport(Id("n1"), Report("h2"));
+  EXPECT_EQ(changes, 3);
+  clock.Advance(seconds(61));
+  store.OnReport(Id("n1"), Report("h2"));
+  EXPECT_EQ(changes, 4);
+  store.OnAgentDisconnected(Id("n1"));
+  EXPECT_EQ(changes, 5);
+  store.OnReport(Id("n1"), Report("h2"));
+  EXPECT_EQ(changes, 6);
+}
+
 // The hub calls from many threads while a reconciler reads.
 TEST(AgentStateStoreTest, ConcurrentEventsAndReads) {
   RealClock& clock = RealClock::Instance();
@@ -80,7 +116,8 @@ TEST(AgentStateStoreTest, ConcurrentEventsAndReads) {
     threads.emplace_back([&, t] {
       const auto id = Id("node-" + std::to_string(t % 2));
       for (int i = 0; i < kEach; ++i) {
-        store.OnReport(id, Report(std::to_string(i)));
+        // Another hash each time: a report with the last one's facts would ask for no reconcile.
+        store.OnReport(id, Report(std::to_string(t) + "/" + std::to_string(i)));
         store.OnHeartbeat(id, clock.WallNow());
         (void)store.Get(id.node_name);
       }
