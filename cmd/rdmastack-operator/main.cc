@@ -18,6 +18,7 @@
 #include "controllers/rdmanode/agent_metrics.h"
 #include "controllers/rdmanode/agent_state_store.h"
 #include "controllers/rdmanode/node_controllers.h"
+#include "controllers/rdmanode/port_counter_metrics.h"
 #include "controllers/workload/pod_webhook.h"
 #include "crds/types/kinds.h"
 #include "crds/types/schema_revision.h"
@@ -173,11 +174,14 @@ int Run(const OperatorOptions& options) {
         manager, RealClock::Instance(), node_controllers.node_cache(), std::move(profile_options));
   }
   // Figures a storage team alerts on (docs/operations.md "Metrics"): status-derived families read
-  // from the caches at scrape time, the agents' silence from the hub's memory (leader only).
+  // from the caches at scrape time, the agents' silence and port counters from the hub's memory
+  // (leader only).
   statusmetrics::AddStatusSamplers(manager, {.gateway_pools = gateway_pools != nullptr,
                                              .client_profiles = client_profiles != nullptr,
                                              .rdma_nodes = true});
   manager.metrics().AddSampler(rdmanode::AgentAgeSampler(agents, RealClock::Instance()));
+  // Each node's RDMA port counters, as its agent last reported them (leader only, like the age).
+  manager.metrics().AddSampler(rdmanode::PortCounterSampler(agents));
   manager.metrics()
       .GaugeFamily("rdmastack_operator_build_info", "The operator's version (value 1).",
                    {"version"})

@@ -62,11 +62,12 @@ void MetricsRegistry::AddSampler(Sampler sampler) {
 
 namespace {
 
-prometheus::MetricFamily ToGaugeFamily(SampledFamily sampled) {
+prometheus::MetricFamily ToFamily(SampledFamily sampled) {
+  const bool counter = sampled.type == SampledType::kCounter;
   prometheus::MetricFamily family;
   family.name = std::move(sampled.name);
   family.help = std::move(sampled.help);
-  family.type = prometheus::MetricType::Gauge;
+  family.type = counter ? prometheus::MetricType::Counter : prometheus::MetricType::Gauge;
   family.metric.reserve(sampled.series.size());
   for (SampledSeries& s : sampled.series) {
     prometheus::ClientMetric metric;
@@ -74,7 +75,11 @@ prometheus::MetricFamily ToGaugeFamily(SampledFamily sampled) {
     for (auto& [name, value] : s.labels) {
       metric.label.push_back(prometheus::ClientMetric::Label{std::move(name), std::move(value)});
     }
-    metric.gauge.value = s.value;
+    if (counter) {
+      metric.counter.value = s.value;
+    } else {
+      metric.gauge.value = s.value;
+    }
     family.metric.push_back(std::move(metric));
   }
   return family;
@@ -92,7 +97,7 @@ std::string MetricsRegistry::Render() const {
   for (const Sampler& sampler : samplers) {
     for (SampledFamily& sampled : sampler()) {
       if (sampled.series.empty()) continue;
-      families.push_back(ToGaugeFamily(std::move(sampled)));
+      families.push_back(ToFamily(std::move(sampled)));
     }
   }
   return prometheus::TextSerializer().Serialize(families);

@@ -111,17 +111,20 @@ class Family {
   std::map<std::vector<std::string>, std::unique_ptr<Metric>> series_;
 };
 
-// A gauge family whose values are computed when /metrics is scraped (kube-state-metrics' model):
-// read from caches at that moment, so a series disappears with the object it describes, and a
-// standby with synced caches serves the same figures as the leader.
+// A family whose values are computed when /metrics is scraped (kube-state-metrics' model): read
+// from caches at that moment, so a series disappears with the object it describes, and a standby
+// with synced caches serves the same figures as the leader. Gauges, or counters that something
+// else counts (a node's port counters, as its agent last reported them).
 struct SampledSeries {
   std::vector<std::pair<std::string, std::string>> labels;
   double value = 0;
 };
+enum class SampledType { kGauge, kCounter };
 struct SampledFamily {
   std::string name;
   std::string help;
   std::vector<SampledSeries> series;
+  SampledType type = SampledType::kGauge;
 };
 using Sampler = std::function<std::vector<SampledFamily>()>;
 
@@ -141,7 +144,7 @@ class MetricsRegistry {
                                      std::vector<double> buckets);
 
   // Called on every Render(), outside the registry's lock; a sampler must be cheap and thread-safe.
-  // Families it returns are rendered as gauges after the registered ones.
+  // Families it returns are rendered after the registered ones, as gauges or counters.
   void AddSampler(Sampler sampler);
 
   // The Prometheus text format (prometheus-cpp's TextSerializer).

@@ -76,6 +76,21 @@ TEST(MetricsRegistryTest, SamplersAreAskedAtEveryRenderAndTheirSeriesComeAndGo) 
   EXPECT_EQ(text.find("gatewaypool=\"p1\""), std::string::npos) << text;
 }
 
+// Counters someone else counts (a node's port counters, as its agent reported them) are sampled
+// too, and typed as counters so that rate() and increase() read them as such.
+TEST(MetricsRegistryTest, SampledCountersAreTypedAsCounters) {
+  MetricsRegistry r;
+  r.AddSampler([] {
+    SampledFamily f{"rdmastack_test_bytes_total", "Bytes", {}, SampledType::kCounter};
+    f.series.push_back({{{"node", "n1"}}, 18446744073709551615.0});
+    return std::vector<SampledFamily>{f};
+  });
+  const std::string text = r.Render();
+  EXPECT_TRUE(HasLine(text, "# TYPE rdmastack_test_bytes_total counter")) << text;
+  EXPECT_TRUE(HasLine(text, "rdmastack_test_bytes_total{node=\"n1\"} 1.844674407370955e+19"))
+      << text;
+}
+
 TEST(MetricsRegistryTest, SameLabelsShareOneSeriesAndReRegistrationReturnsTheFamily) {
   MetricsRegistry r;
   auto& a = r.CounterFamily("c_total", "h", {"k"});
