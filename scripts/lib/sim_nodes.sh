@@ -90,7 +90,7 @@ sim_node_up() {
   # mount it: hostPath /etc/rdmastack-fixture.
   mkdir -p "$root/etc/rdmastack-fixture"
   local f
-  for f in ips.txt probes.txt args; do [[ -f "$fixture/$f" ]] && cp "$fixture/$f" "$root/etc/rdmastack-fixture/"; done
+  for f in ips.txt probes.txt args counters.txt; do [[ -f "$fixture/$f" ]] && cp "$fixture/$f" "$root/etc/rdmastack-fixture/"; done
   basename "$fixture" >"$root/etc/rdmastack-fixture/name"
   sim_kubelet_cert "$name" "$addr"
   printf '%s %s %s %s\n' "$name" "$ns" "$addr" "$root" >>"$SIM_NODE_TABLE"
