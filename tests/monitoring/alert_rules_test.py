@@ -18,7 +18,9 @@ SHORT = ["metrics.prometheusRule.for.%s=%s" % kv for kv in {
     "poolNotReady": "30s", "profileNotReady": "30s", "upgradeHalted": "0s", "upgradeNodeFailed": "0s",
     "failingNodes": "30s", "agentNotReporting": "30s", "clientsNotReady": "30s", "webhookErrors": "0s",
     "webhookRefusals": "0s", "noLeader": "30s", "operatorDown": "30s", "reconcileErrors": "0s",
-    "certificateExpiry": "0s"}.items()] + ["metrics.prometheusRule.rateWindow=1m"]
+    "certificateExpiry": "0s", "rdmaLinkErrors": "0s", "rdmaOutOfBuffer": "0s",
+    "rdmaRetransmits": "0s"}.items()] + ["metrics.prometheusRule.rateWindow=1m",
+                                          "metrics.prometheusRule.rdma.window=5m"]
 
 
 def promtool(*args, cwd=None):
