@@ -33,28 +33,36 @@ void AgentStateStore::OnAgentConnected(const agenthub::AgentIdentity& id) {
   Notify(id.node_name);
 }
 
-bool ReportChangesStatus(const AgentSnapshot& before, const agent::v1::NodeReport& report,
-                         Clock::WallTime now, Clock::Duration stale_ttl) {
-  return before.report == nullptr || before.report->content_hash() != report.content_hash() ||
-         !before.connected || now - before.last_seen > stale_ttl;
-}
-
 void AgentStateStore::OnReport(const agenthub::AgentIdentity& id,
                                const agent::v1::NodeReport& report) {
   auto copy = std::make_shared<const agent::v1::NodeReport>(report);
-  bool news = false;
   {
     std::lock_guard lock(mu_);
     AgentSnapshot& s = nodes_[id.node_name];
     const Clock::WallTime now = clock_.WallNow();
-    news = ReportChangesStatus(s, report, now, stale_ttl_);
     s.report = std::move(copy);
     if (!report.agent_version().empty()) s.agent_version = report.agent_version();
     s.connected = true;
     s.last_report = now;
     s.last_seen = now;
   }
-  if (news) Notify(id.node_name);
+  Notify(id.node_name);
+}
+
+void AgentStateStore::OnPortCounters(const agenthub::AgentIdentity& id,
+                                     const agent::v1::PortCounters& counters) {
+  auto copy = std::make_shared<const agent::v1::PortCounters>(counters);
+  bool was_silent = false;
+  {
+    std::lock_guard lock(mu_);
+    auto it = nodes_.find(id.node_name);
+    if (it == nodes_.end()) return;  // before connect: the hub delivers none, but be safe
+    const Clock::WallTime now = clock_.WallNow();
+    was_silent = now - it->second.last_seen > stale_ttl_;
+    it->second.counters = std::move(copy);
+    if (now > it->second.last_seen) it->second.last_seen = now;
+  }
+  if (was_silent) Notify(id.node_name);
 }
 
 void AgentStateStore::OnHeartbeat(const agenthub::AgentIdentity& id, Clock::WallTime at) {
@@ -76,11 +84,13 @@ std::map<std::string, Clock::WallTime> AgentStateStore::LastSeen() const {
   return out;
 }
 
-std::map<std::string, std::shared_ptr<const agent::v1::NodeReport>> AgentStateStore::Reports()
-    const {
-  std::map<std::string, std::shared_ptr<const agent::v1::NodeReport>> out;
+std::map<std::string, std::shared_ptr<const agent::v1::PortCounters>>
+AgentStateStore::PortCounters() const {
+  std::map<std::string, std::shared_ptr<const agent::v1::PortCounters>> out;
   std::lock_guard lock(mu_);
-  for (const auto& [node, snapshot] : nodes_) out.emplace(node, snapshot.report);
+  for (const auto& [node, snapshot] : nodes_) {
+    if (snapshot.counters != nullptr) out.emplace(node, snapshot.counters);
+  }
   return out;
 }
 

@@ -24,16 +24,9 @@ struct AgentSnapshot {
   // Last report, heartbeat or connect: what the silent TTL is measured from.
   Clock::WallTime last_seen{};
   bool connected = false;
+  // The port counters the agent last sent (null until then); metrics only, never a status.
+  std::shared_ptr<const agent::v1::PortCounters> counters;
 };
-
-// Whether `report` can change what the node's RdmaNode status says, given what the store held
-// before it: the first report, other facts (another content hash, which covers the agent's
-// version), or an agent that was disconnected or silent past the TTL. A report that differs only
-// in its port counters is none of these: the store keeps it (the counters become metrics) and no
-// reconcile runs for it, so a busy node's report each probe interval costs the operator no
-// RdmaNode pass and no write.
-bool ReportChangesStatus(const AgentSnapshot& before, const agent::v1::NodeReport& report,
-                         Clock::WallTime now, Clock::Duration stale_ttl);
 
 class AgentStateStore final : public agenthub::AgentEventSink {
  public:
@@ -41,16 +34,16 @@ class AgentStateStore final : public agenthub::AgentEventSink {
   // node comes back from Stale); other heartbeats only move last_seen.
   AgentStateStore(Clock& clock, Clock::Duration stale_ttl);
 
-  // Called (outside the store's lock) with the node name after each change a status can show
-  // (not after a report whose only news is its counters: ReportChangesStatus).
+  // Called (outside the store's lock) with the node name after each change a status can show.
   // Register before the hub delivers events.
   void Subscribe(std::function<void(const std::string& node)> on_change);
 
   std::optional<AgentSnapshot> Get(const std::string& node) const;
   // When each known node's agent was last heard (report, heartbeat or connect).
   std::map<std::string, Clock::WallTime> LastSeen() const;
-  // Each known node's latest report (null until its first), for the metrics read at a scrape.
-  std::map<std::string, std::shared_ptr<const agent::v1::NodeReport>> Reports() const;
+  // Each node's latest port counters (nodes that sent none are left out), for the metrics read at
+  // a scrape.
+  std::map<std::string, std::shared_ptr<const agent::v1::PortCounters>> PortCounters() const;
   // The node is gone (deleted Node): drop its state.
   void Forget(const std::string& node);
   // When the store was made: the baseline for nodes an earlier operator process knew of but
@@ -60,6 +53,10 @@ class AgentStateStore final : public agenthub::AgentEventSink {
 
   void OnAgentConnected(const agenthub::AgentIdentity& id) override;
   void OnReport(const agenthub::AgentIdentity& id, const agent::v1::NodeReport& report) override;
+  // Keeps the counters and, like a heartbeat, shows the agent alive; asks for a reconcile only
+  // after a silence past the TTL (the counters themselves are in no status).
+  void OnPortCounters(const agenthub::AgentIdentity& id,
+                      const agent::v1::PortCounters& counters) override;
   void OnHeartbeat(const agenthub::AgentIdentity& id, Clock::WallTime at) override;
   void OnAgentDisconnected(const agenthub::AgentIdentity& id) override;
 

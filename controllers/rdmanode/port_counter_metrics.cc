@@ -52,46 +52,43 @@ int FamilyOf(const std::string& counter) {
 }
 
 // Adds one node's series, for at most kMaxPortsPerNode distinct ports.
-void AddNode(const std::string& node, const agent::v1::NodeReport& report,
+void AddNode(const std::string& node, const agent::v1::PortCounters& counters,
              std::vector<runtime::SampledFamily>* families) {
   std::set<std::pair<std::string, int>> ports;
-  for (const auto& device : report.devices()) {
-    if (!PlainName(device.name())) continue;
-    for (const auto& port : device.ports()) {
-      if (port.number() < 1 || port.number() > 255) continue;
-      if (!ports.emplace(device.name(), port.number()).second) continue;  // a repeated port
-      if (ports.size() > kMaxPortsPerNode) return;
-      const std::string number = std::to_string(port.number());
-      std::set<int> seen;
-      for (const auto& counter : port.counters()) {
-        const int family = FamilyOf(counter.name());
-        if (family < 0 || !seen.insert(family).second) continue;
-        const node::PortCounterSpec* spec = node::FindPortCounter(counter.name());
-        const double scale = spec != nullptr ? static_cast<double>(spec->scale) : 1.0;
-        (*families)[family].series.push_back(
-            {{{"node", node}, {"device", device.name()}, {"port", number}},
-             static_cast<double>(counter.value()) * scale});
-      }
+  for (const auto& set : counters.ports()) {
+    if (!PlainName(set.device()) || set.port() < 1 || set.port() > 255) continue;
+    if (!ports.emplace(set.device(), set.port()).second) continue;  // a repeated port
+    if (ports.size() > kMaxPortsPerNode) return;
+    const std::string number = std::to_string(set.port());
+    std::set<int> seen;
+    for (const auto& counter : set.counters()) {
+      const int family = FamilyOf(counter.name());
+      if (family < 0 || !seen.insert(family).second) continue;
+      const node::PortCounterSpec* spec = node::FindPortCounter(counter.name());
+      const double scale = spec != nullptr ? static_cast<double>(spec->scale) : 1.0;
+      (*families)[family].series.push_back(
+          {{{"node", node}, {"device", set.device()}, {"port", number}},
+           static_cast<double>(counter.value()) * scale});
     }
   }
 }
 
 }  // namespace
 
-std::vector<runtime::SampledFamily> PortCounterFamilies(const NodeReports& reports) {
+std::vector<runtime::SampledFamily> PortCounterFamilies(const NodePortCounters& nodes) {
   std::vector<runtime::SampledFamily> families;
   for (const PortCounterMetric& m : kPortCounterMetrics) {
     families.push_back(
         {std::string(m.metric), std::string(m.help), {}, runtime::SampledType::kCounter});
   }
-  for (const auto& [node, report] : reports) {
-    if (report != nullptr) AddNode(node, *report, &families);
+  for (const auto& [node, counters] : nodes) {
+    if (counters != nullptr) AddNode(node, *counters, &families);
   }
   return families;
 }
 
 runtime::Sampler PortCounterSampler(const AgentStateStore& agents) {
-  return [&agents] { return PortCounterFamilies(agents.Reports()); };
+  return [&agents] { return PortCounterFamilies(agents.PortCounters()); };
 }
 
 }  // namespace rdmastack::rdmanode

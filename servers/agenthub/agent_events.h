@@ -29,6 +29,8 @@ class AgentEventSink {
   // (the first one's OnAgentDisconnected comes before this).
   virtual void OnAgentConnected(const AgentIdentity& id) = 0;
   virtual void OnReport(const AgentIdentity& id, const agent::v1::NodeReport& report) = 0;
+  // The node's port counters moved (sent apart from the report: they feed metrics only).
+  virtual void OnPortCounters(const AgentIdentity& id, const agent::v1::PortCounters& counters) = 0;
   virtual void OnHeartbeat(const AgentIdentity& id, std::chrono::system_clock::time_point at) = 0;
   virtual void OnAgentDisconnected(const AgentIdentity& id) = 0;
 };

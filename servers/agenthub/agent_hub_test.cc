@@ -99,6 +99,11 @@ class CheckingSink final : public AgentEventSink {
     if (!connected[id.node_name]) ++violations;
     ++reports;
   }
+  void OnPortCounters(const AgentIdentity& id, const pb::PortCounters&) override {
+    std::lock_guard<std::mutex> l(mu);
+    if (!connected[id.node_name]) ++violations;
+    ++counter_samples;
+  }
   void OnHeartbeat(const AgentIdentity&, std::chrono::system_clock::time_point) override {}
   void OnAgentDisconnected(const AgentIdentity& id) override {
     std::lock_guard<std::mutex> l(mu);
@@ -107,7 +112,7 @@ class CheckingSink final : public AgentEventSink {
   }
   std::mutex mu;
   std::map<std::string, bool> connected;
-  int violations = 0, connects = 0, reports = 0;
+  int violations = 0, connects = 0, reports = 0, counter_samples = 0;
 };
 
 using runtime::testing::SilentPeers;
@@ -249,6 +254,43 @@ TEST_F(AgentHubTest, TooManyReportsEndTheStreamWithResourceExhausted) {
   EXPECT_NE(
       Metrics().find(R"(rdmastack_agenthub_streams_refused_total{reason="ReportRateExceeded"} 1)"),
       std::string::npos);
+}
+
+// Port counters reach the sink apart from reports, under their own rate budget, and a sample
+// larger than any server's ports could fill is refused.
+TEST_F(AgentHubTest, PortCountersReachTheSinkAndABloatedSampleIsRefused) {
+  api_.AddPod("agent-1", "node-1");
+  ASSERT_NO_FATAL_FAILURE(Start([](AgentHubOptions& o) { o.streams.reports_per_minute = 3; }));
+  auto call = Open("node-1/agent-1", "node-1");
+  pb::HubMessage m;
+  ASSERT_TRUE(call->stream->Read(&m));
+  auto counters = [](int ports) {
+    pb::AgentMessage out;
+    for (int i = 0; i < ports; ++i) {
+      auto* set = out.mutable_port_counters()->add_ports();
+      set->set_device("mlx5_" + std::to_string(i));
+      set->set_port(1);
+      for (int c = 0; c < 10; ++c) {
+        auto* counter = set->add_counters();
+        counter->set_name("port_xmit_data_" + std::to_string(c));
+        counter->set_value(1ull << 40);
+      }
+    }
+    return out;
+  };
+  // Three reports and three samples: each within its own budget of three a minute.
+  for (int i = 0; i < 3; ++i) {
+    call->stream->Write(Report("node-1", std::to_string(i)));
+    call->stream->Write(counters(2));
+  }
+  call->stream->Write(counters(400));  // some 130 KiB
+  const grpc::Status s = call->Drain();
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
+  EXPECT_NE(s.error_message().find("port counters of"), std::string::npos) << s.error_message();
+  std::lock_guard<std::mutex> l(sink_.mu);
+  EXPECT_EQ(sink_.reports, 3);
+  EXPECT_EQ(sink_.counter_samples, 3);
+  EXPECT_EQ(sink_.violations, 0);
 }
 
 TEST_F(AgentHubTest, AReportForAnotherNodeIsRefused) {

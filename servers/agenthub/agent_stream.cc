@@ -18,7 +18,9 @@ AgentStream::AgentStream(HubCore& core, grpc::CallbackServerContext* context)
       peer_(context->peer()),
       started_(core.clock().Now()),
       reports_limit_(core.clock(), core.options().reports_per_minute / 60.0,
-                     core.options().reports_per_minute) {
+                     core.options().reports_per_minute),
+      counters_limit_(core.clock(), core.options().reports_per_minute / 60.0,
+                      core.options().reports_per_minute) {
   {
     std::lock_guard<std::mutex> l(mu_);
     StartRead(&in_);
@@ -102,9 +104,8 @@ bool AgentStream::Handle(const pb::AgentMessage& message) {
         Refuse("ReportRateExceeded", StatusCode::kResourceExhausted,
                "more than " + std::to_string(core_.options().reports_per_minute) +
                    " reports in a minute from node " + identity_.node_name +
-                   "; an agent reports at most once a probe (when its facts or port counters "
-                   "changed), so something on the node flaps or re-probes it (compare two "
-                   "reports' facts)");
+                   "; an agent reports only when its facts change, so something on the node "
+                   "flaps (compare two reports' facts)");
         return false;
       }
       core_.metrics().reports.Inc();
@@ -112,6 +113,27 @@ bool AgentStream::Handle(const pb::AgentMessage& message) {
       if (current_) core_.sink().OnReport(identity_, report);
       EnqueueLocked(AckLocked(report.content_hash()));
       return !finished_;
+    }
+    case pb::AgentMessage::kPortCounters: {
+      // Ten counters a port take about 300 bytes; 64 KiB is some 200 ports, past any server's.
+      constexpr size_t kMaxCountersBytes = 64 * 1024;
+      if (message.port_counters().ByteSizeLong() > kMaxCountersBytes) {
+        Refuse("PortCountersTooLarge", StatusCode::kInvalidArgument,
+               "port counters of " + std::to_string(message.port_counters().ByteSizeLong()) +
+                   " bytes from node " + identity_.node_name + "; at most " +
+                   std::to_string(kMaxCountersBytes) + " are taken");
+        return false;
+      }
+      if (counters_limit_.When("") > Clock::Duration::zero()) {
+        Refuse("PortCountersRateExceeded", StatusCode::kResourceExhausted,
+               "more than " + std::to_string(core_.options().reports_per_minute) +
+                   " port counter samples in a minute from node " + identity_.node_name +
+                   "; an agent sends them at most once a probe, so something re-probes it");
+        return false;
+      }
+      std::lock_guard<std::mutex> l(mu_);
+      if (current_) core_.sink().OnPortCounters(identity_, message.port_counters());
+      return true;
     }
     case pb::AgentMessage::kHeartbeat: {
       std::lock_guard<std::mutex> l(mu_);

@@ -70,6 +70,7 @@ class AgentStream final
   const Clock::TimePoint started_;
   agent::v1::AgentMessage in_;  // the one outstanding read
   runtime::BucketRateLimiter reports_limit_;
+  runtime::BucketRateLimiter counters_limit_;  // the same budget, apart from the reports'
 
   std::mutex mu_;
   State state_ = State::kAwaitHello;

@@ -109,7 +109,7 @@ Status AgentDaemon::RunSession(const std::string& ca_pem) {
   std::vector<pb::CommandResult> results;
 
   std::string sent_hash;      // per session: a new connection always gets the full report
-  std::string sent_counters;  // the counters of that report: moved counters are sent too
+  std::string sent_counters;  // and the counters (CountersHash of the last sent)
   auto next_probe = clock_->Now();
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -179,21 +179,10 @@ Status AgentDaemon::RunSession(const std::string& ca_pem) {
       to_send.swap(results);
     }
     if (probe_now) {
-      pb::NodeReport report = source_->Build(reqs);
+      ProbeResult probe = source_->Build(reqs);
       ++stats_.probes;
       next_probe = clock_->Now() + options_.probe_interval;
-      const std::string counters = CountersHash(report);
-      if (report.content_hash() != sent_hash || counters != sent_counters) {
-        report.set_probed_unix_millis(UnixMillis(clock_));
-        pb::AgentMessage m;
-        *m.mutable_report() = report;
-        ok = write(m);
-        if (ok) {
-          sent_hash = report.content_hash();
-          sent_counters = counters;
-          ++stats_.reports_sent;
-        }
-      }
+      ok = SendProbe(write, &probe, &sent_hash, &sent_counters);
     }
     for (const auto& r : to_send) {
       pb::AgentMessage m;
@@ -220,6 +209,30 @@ Status AgentDaemon::RunSession(const std::string& ca_pem) {
   }
   if (st.ok()) return UnavailableError("hub closed the stream");
   return st;
+}
+
+bool AgentDaemon::SendProbe(const std::function<bool(const pb::AgentMessage&)>& write,
+                            ProbeResult* probe, std::string* sent_hash,
+                            std::string* sent_counters) {
+  const int64_t now = UnixMillis(clock_);
+  if (probe->report.content_hash() != *sent_hash) {
+    probe->report.set_probed_unix_millis(now);
+    pb::AgentMessage m;
+    *m.mutable_report() = std::move(probe->report);
+    if (!write(m)) return false;
+    *sent_hash = m.report().content_hash();
+    ++stats_.reports_sent;
+  }
+  if (probe->counters.ports().empty()) return true;
+  std::string counters = CountersHash(probe->counters);
+  if (counters == *sent_counters) return true;
+  probe->counters.set_sampled_unix_millis(now);
+  pb::AgentMessage m;
+  *m.mutable_port_counters() = std::move(probe->counters);
+  if (!write(m)) return false;
+  *sent_counters = std::move(counters);
+  ++stats_.counters_sent;
+  return true;
 }
 
 agent::v1::CommandResult AnswerCommand(const agent::v1::Command& command) {

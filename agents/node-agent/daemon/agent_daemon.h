@@ -21,12 +21,18 @@
 
 namespace rdmastack::agent {
 
-// Produces the current report for the requirements the hub sent (nullopt before the first).
+// What one probe produced: the report, sent when its content hash changes, and the ports'
+// counters, sent apart when they moved (agenthub.proto, PortCounters).
+struct ProbeResult {
+  agent::v1::NodeReport report;
+  agent::v1::PortCounters counters;
+};
+
+// Probes for the requirements the hub sent (nullopt before the first).
 class ReportSource {
  public:
   virtual ~ReportSource() = default;
-  virtual agent::v1::NodeReport Build(
-      const std::optional<agent::v1::Requirements>& requirements) = 0;
+  virtual ProbeResult Build(const std::optional<agent::v1::Requirements>& requirements) = 0;
 };
 
 struct DaemonOptions {
@@ -49,6 +55,7 @@ struct DaemonOptions {
 struct DaemonStats {
   std::atomic<int> connects{0};
   std::atomic<int> reports_sent{0};
+  std::atomic<int> counters_sent{0};
   std::atomic<int> heartbeats_sent{0};
   std::atomic<int> probes{0};
 };
@@ -72,6 +79,10 @@ class AgentDaemon {
  private:
   class Session;
   Status RunSession(const std::string& ca_pem);
+  // Sends what of `probe` this session's hub has not had: the report when its hash moved, then
+  // the counters when they moved. False when a write failed.
+  bool SendProbe(const std::function<bool(const agent::v1::AgentMessage&)>& write,
+                 ProbeResult* probe, std::string* sent_hash, std::string* sent_counters);
 
   DaemonOptions options_;
   ReportSource* source_;

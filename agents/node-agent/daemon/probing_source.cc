@@ -14,8 +14,7 @@ ProbingReportSource::ProbingReportSource(ProbingSourceOptions options,
                                          DeviceProberFactory make_prober)
     : options_(std::move(options)), make_prober_(std::move(make_prober)) {}
 
-agent::v1::NodeReport ProbingReportSource::Build(
-    const std::optional<agent::v1::Requirements>& requirements) {
+ProbeResult ProbingReportSource::Build(const std::optional<agent::v1::Requirements>& requirements) {
   node::NodeFacts facts;
   {
     auto prober = make_prober_();
@@ -43,7 +42,7 @@ agent::v1::NodeReport ProbingReportSource::Build(
                                                   options_.default_role)) {
     evaluations.push_back({profile, node::Evaluate(facts, req)});
   }
-  return BuildNodeReport(facts, evaluations, options_.node_name);
+  return {BuildNodeReport(facts, evaluations, options_.node_name), BuildPortCounters(facts)};
 }
 
 }  // namespace rdmastack::agent

@@ -27,7 +27,7 @@ using DeviceProberFactory = std::function<StatusOr<std::unique_ptr<node::DeviceP
 class ProbingReportSource final : public ReportSource {
  public:
   ProbingReportSource(ProbingSourceOptions options, DeviceProberFactory make_prober);
-  agent::v1::NodeReport Build(const std::optional<agent::v1::Requirements>& requirements) override;
+  ProbeResult Build(const std::optional<agent::v1::Requirements>& requirements) override;
 
  private:
   ProbingSourceOptions options_;

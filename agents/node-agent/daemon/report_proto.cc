@@ -67,11 +67,6 @@ void FillDevices(const node::NodeFacts& f, agent::v1::NodeReport* r) {
         pg->set_type(g.type);
         pg->set_netdev(g.netdev);
       }
-      for (const auto& c : p.counters) {
-        auto* pc = pp->add_counters();
-        pc->set_name(c.name);
-        pc->set_value(c.value);
-      }
     }
   }
   for (const auto& n : f.netdevs) {
@@ -202,24 +197,31 @@ std::string ContentHash(const agent::v1::NodeReport& report) {
   agent::v1::NodeReport copy = report;
   copy.clear_content_hash();
   copy.clear_probed_unix_millis();
-  for (auto& d : *copy.mutable_devices()) {
-    for (auto& p : *d.mutable_ports()) p.clear_counters();
-  }
   return DeterministicSha256(copy);
 }
 
-std::string CountersHash(const agent::v1::NodeReport& report) {
-  agent::v1::NodeReport counters;
-  for (const auto& d : report.devices()) {
-    auto* kept = counters.add_devices();
-    kept->set_name(d.name());
-    for (const auto& p : d.ports()) {
-      auto* port = kept->add_ports();
-      port->set_number(p.number());
-      *port->mutable_counters() = p.counters();
+agent::v1::PortCounters BuildPortCounters(const node::NodeFacts& facts) {
+  agent::v1::PortCounters out;
+  for (const auto& d : facts.rdma_devices) {
+    for (const auto& p : d.ports) {
+      if (p.counters.empty()) continue;
+      auto* set = out.add_ports();
+      set->set_device(d.name);
+      set->set_port(p.number);
+      for (const auto& c : p.counters) {
+        auto* pc = set->add_counters();
+        pc->set_name(c.name);
+        pc->set_value(c.value);
+      }
     }
   }
-  return DeterministicSha256(counters);
+  return out;
+}
+
+std::string CountersHash(const agent::v1::PortCounters& counters) {
+  agent::v1::PortCounters copy = counters;
+  copy.clear_sampled_unix_millis();
+  return DeterministicSha256(copy);
 }
 
 std::vector<std::pair<std::string, node::Requirements>> RequirementsFromHub(

@@ -1,5 +1,6 @@
 #pragma once
-// NodeFacts + Evaluation -> the protobuf NodeReport the agent streams, and its content hash.
+// NodeFacts + Evaluation -> the protobuf NodeReport the agent streams, and its content hash; the
+// ports' counters -> the PortCounters message sent beside it.
 
 #include <string>
 #include <vector>
@@ -26,13 +27,16 @@ agent::v1::NodeReport BuildNodeReport(const node::NodeFacts& facts,
                                       const std::vector<ProfileEvaluation>& evaluations,
                                       const std::string& node_name);
 
-// SHA-256 (hex) of the deterministic serialisation of `report` without content_hash,
-// probed_unix_millis and the ports' counters: unchanged facts and checks give an unchanged hash,
-// however the counters move (the operator keeps the hash in the RdmaNode status).
+// SHA-256 (hex) of the deterministic serialisation of `report` without content_hash and
+// probed_unix_millis: unchanged facts and checks give an unchanged hash.
 std::string ContentHash(const agent::v1::NodeReport& report);
-// SHA-256 (hex) of the ports' counters alone (with their device and port): what tells the daemon
-// that a report with an unchanged ContentHash is still worth sending.
-std::string CountersHash(const agent::v1::NodeReport& report);
+
+// The ports' counters of `facts`, apart from the report (agenthub.proto, PortCounters): one set
+// per port that has any, in the facts' order; sampled_unix_millis is left for the sender.
+agent::v1::PortCounters BuildPortCounters(const node::NodeFacts& facts);
+// SHA-256 (hex) of `counters` without sampled_unix_millis: the daemon sends counters only when
+// this differs from what it last sent, so an idle node's counters cost nothing.
+std::string CountersHash(const agent::v1::PortCounters& counters);
 
 // Hub requirements -> agent Requirements (gateway first, then one per client profile).
 std::vector<std::pair<std::string, node::Requirements>> RequirementsFromHub(

@@ -60,28 +60,33 @@ TEST(ReportProtoTest, HashIsStableAndFollowsContent) {
   EXPECT_TRUE(bar1);
 }
 
-// Counters move on every probe of a busy port: they are sent (CountersHash tells the daemon) but
-// are no part of the content hash, which the operator keeps in the RdmaNode status.
-TEST(ReportProtoTest, CountersAreSentButNotHashedWithTheFacts) {
+// Counters move on every probe of a busy port: they travel apart from the report (its hash, which
+// the operator keeps in the RdmaNode status, does not see them), and CountersHash tells the daemon
+// whether they moved.
+TEST(ReportProtoTest, CountersTravelApartFromTheReport) {
   node::NodeFacts f = node::testing::ProbeFixture("storage-cx6-ib-ipoib-bond0-el8-inbox");
-  const auto a = BuildNodeReport(f, EvaluateFor(f, node::Requirements{}), "stg-1");
-  ASSERT_EQ(a.devices_size(), 2);
-  ASSERT_EQ(a.devices(0).ports(0).counters_size(), 10);
-  EXPECT_EQ(a.devices(0).ports(0).counters(0).name(), "port_xmit_data");
-  EXPECT_EQ(a.devices(0).ports(0).counters(0).value(),
+  const auto report = BuildNodeReport(f, EvaluateFor(f, node::Requirements{}), "stg-1");
+  const auto a = BuildPortCounters(f);
+  ASSERT_EQ(a.ports_size(), 2);
+  EXPECT_EQ(a.ports(0).device(), "mlx5_0");
+  EXPECT_EQ(a.ports(0).port(), 1);
+  ASSERT_EQ(a.ports(0).counters_size(), 10);
+  EXPECT_EQ(a.ports(0).counters(0).name(), "port_xmit_data");
+  EXPECT_EQ(a.ports(0).counters(0).value(),
             f.rdma_devices[0].ports[0].counters[0].value);  // the kernel's unit: 4 octets
   node::NodeFacts moved = f;
   moved.rdma_devices[1].ports[0].counters[0].value += 1;
-  const auto b = BuildNodeReport(moved, EvaluateFor(moved, node::Requirements{}), "stg-1");
-  EXPECT_EQ(b.content_hash(), a.content_hash());
-  EXPECT_NE(CountersHash(b), CountersHash(a));
-  EXPECT_EQ(CountersHash(BuildNodeReport(f, EvaluateFor(f, node::Requirements{}), "stg-1")),
-            CountersHash(a));
+  EXPECT_EQ(
+      BuildNodeReport(moved, EvaluateFor(moved, node::Requirements{}), "stg-1").content_hash(),
+      report.content_hash());
+  EXPECT_NE(CountersHash(BuildPortCounters(moved)), CountersHash(a));
+  agent::v1::PortCounters later = BuildPortCounters(f);
+  later.set_sampled_unix_millis(12345);  // when, not what
+  EXPECT_EQ(CountersHash(later), CountersHash(a));
   // The same values on another port are another state.
   node::NodeFacts swapped = f;
   std::swap(swapped.rdma_devices[0].ports[0].counters, swapped.rdma_devices[1].ports[0].counters);
-  EXPECT_NE(CountersHash(BuildNodeReport(swapped, EvaluateFor(f, node::Requirements{}), "stg-1")),
-            CountersHash(a));
+  EXPECT_NE(CountersHash(BuildPortCounters(swapped)), CountersHash(a));
 }
 
 TEST(ReportProtoTest, HubRequirementsBecomeOneEvaluationEach) {

@@ -87,7 +87,7 @@ TEST(ReviewFixesTest, AProberThatCannotRunIsACheckResult) {
     return StatusOr<std::unique_ptr<node::DeviceProber>>(
         UnavailableError("dlopen libibverbs.so.1: cannot open shared object file"));
   });
-  const v1::NodeReport r = source.Build(std::nullopt);
+  const v1::NodeReport r = source.Build(std::nullopt).report;
   const v1::Check* errors = FindCheck(r, "probe.read-errors");
   ASSERT_NE(errors, nullptr);
   EXPECT_EQ(errors->status(), v1::Check::UNKNOWN);

@@ -46,4 +46,8 @@ agent::v1::NodeReport FixtureReport(const std::string& fixture,
   return agent::BuildNodeReport(facts, evaluations, node);
 }
 
+agent::v1::PortCounters FixtureCounters(const std::string& fixture) {
+  return agent::BuildPortCounters(FixtureFacts(fixture));
+}
+
 }  // namespace rdmastack::rdmanode::testing

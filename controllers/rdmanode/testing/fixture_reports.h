@@ -22,4 +22,7 @@ agent::v1::NodeReport FixtureReport(const std::string& fixture,
                                     const agent::v1::Requirements& requirements,
                                     const std::string& node = "node-0");
 
+// The port counters the agent would send beside that report.
+agent::v1::PortCounters FixtureCounters(const std::string& fixture);
+
 }  // namespace rdmastack::rdmanode::testing

@@ -1,10 +1,9 @@
-// Port counters move on every probe of a busy port, and the agent sends a report for them each
-// probe interval. The RdmaNode reconciler, run on the fake API server with a real fixture's report,
-// must write nothing for a report that differs only in its counters, and must still write for
-// new facts (so the test can see a write at all).
+// Port counters move on every probe of a busy port, and the agent sends them (PortCounters, apart
+// from its report) each probe interval. The RdmaNode reconciler, run on the fake API server with a
+// real fixture's report, must not be asked to run for them and must write nothing if it runs, and
+// must still write for new facts (so the test can see a write at all).
 #include <gtest/gtest.h>
 
-#include "agents/node-agent/daemon/report_proto.h"
 #include "controllers/common/testing/fake_caches.h"
 #include "controllers/rdmanode/rdmanode_reconciler.h"
 #include "controllers/rdmanode/testing/fixture_reports.h"
@@ -24,15 +23,12 @@ agenthub::AgentIdentity Id() {
   return id;
 }
 
-// `report` with every counter of every port moved by `delta`, hashed as the agent would.
-agent::v1::NodeReport Moved(agent::v1::NodeReport report, uint64_t delta) {
-  for (auto& d : *report.mutable_devices()) {
-    for (auto& p : *d.mutable_ports()) {
-      for (auto& c : *p.mutable_counters()) c.set_value(c.value() + delta);
-    }
+// `counters` with every counter of every port moved by `delta`.
+agent::v1::PortCounters Moved(agent::v1::PortCounters counters, uint64_t delta) {
+  for (auto& p : *counters.mutable_ports()) {
+    for (auto& c : *p.mutable_counters()) c.set_value(c.value() + delta);
   }
-  report.set_content_hash(agent::ContentHash(report));
-  return report;
+  return counters;
 }
 
 class CountersNoWriteTest : public ::testing::Test {
@@ -66,24 +62,23 @@ class CountersNoWriteTest : public ::testing::Test {
 };
 
 TEST_F(CountersNoWriteTest, CountersChangeStatusUnchangedNoWrite) {
-  const agent::v1::NodeReport first = testing::FixtureReport("storage-cx6-ib-ipoib-bond0-el8-inbox",
-                                                             testing::GatewayRequirements());
-  ASSERT_GT(first.devices(0).ports(0).counters_size(), 0);
+  const std::string fixture = "storage-cx6-ib-ipoib-bond0-el8-inbox";
+  const agent::v1::PortCounters first = testing::FixtureCounters(fixture);
+  ASSERT_GT(first.ports(0).counters_size(), 0);
   store_.OnAgentConnected(Id());
-  store_.OnReport(Id(), first);
+  store_.OnReport(Id(), testing::FixtureReport(fixture, testing::GatewayRequirements(), "stg-1"));
+  store_.OnPortCounters(Id(), first);
   EXPECT_FALSE(Reconcile().empty());  // the RdmaNode and its status
   const int after_first = notified_;
 
   for (int probe = 1; probe <= 3; ++probe) {
     clock_.Advance(seconds(60));
-    const agent::v1::NodeReport moved = Moved(first, 250'000'000ull * probe);
-    ASSERT_EQ(moved.content_hash(), first.content_hash());
-    store_.OnReport(Id(), moved);
+    store_.OnPortCounters(Id(), Moved(first, 250'000'000ull * probe));
     EXPECT_EQ(notified_, after_first) << "probe " << probe << ": a reconcile was asked for";
     // Even a reconcile for another cause (a resync, an RdmaNode event) writes nothing.
     EXPECT_TRUE(Reconcile().empty()) << "probe " << probe;
-    EXPECT_EQ(store_.Get("stg-1")->report->devices(0).ports(0).counters(0).value(),
-              first.devices(0).ports(0).counters(0).value() + 250'000'000ull * probe);
+    EXPECT_EQ(store_.PortCounters().at("stg-1")->ports(0).counters(0).value(),
+              first.ports(0).counters(0).value() + 250'000'000ull * probe);
   }
 
   // New facts are still written: the port went down.

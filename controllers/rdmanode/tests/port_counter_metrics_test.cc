@@ -1,5 +1,6 @@
-// The port counter families over real agent reports (the agent's probe and report builder run
-// over the node fixtures): units, labels, the per-node cap, what an agent cannot put in a label.
+// The port counter families over the counters real agents send (the agent's probe and counters
+// builder run over the node fixtures): units, labels, the per-node cap, what an agent cannot put in
+// a label.
 #include "controllers/rdmanode/port_counter_metrics.h"
 
 #include <gtest/gtest.h>
@@ -12,11 +13,10 @@
 namespace rdmastack::rdmanode {
 namespace {
 
-using testing::FixtureReport;
-using testing::GatewayRequirements;
+using testing::FixtureCounters;
 
-std::shared_ptr<const agent::v1::NodeReport> Shared(agent::v1::NodeReport r) {
-  return std::make_shared<const agent::v1::NodeReport>(std::move(r));
+std::shared_ptr<const agent::v1::PortCounters> Shared(agent::v1::PortCounters c) {
+  return std::make_shared<const agent::v1::PortCounters>(std::move(c));
 }
 
 const runtime::SampledFamily& Family(const std::vector<runtime::SampledFamily>& families,
@@ -39,9 +39,8 @@ TEST(PortCounterMetricsTest, OneFamilyPerCounterOfTheAgentInItsOrder) {
 }
 
 TEST(PortCounterMetricsTest, DataInBytesAndEveryCounterPerNodeDeviceAndPort) {
-  const agent::v1::NodeReport report =
-      FixtureReport("storage-cx6-ib-ipoib-bond0-el8-inbox", GatewayRequirements(), "stg-0");
-  const auto families = PortCounterFamilies({{"stg-0", Shared(report)}});
+  const auto families = PortCounterFamilies(
+      {{"stg-0", Shared(FixtureCounters("storage-cx6-ib-ipoib-bond0-el8-inbox"))}});
   ASSERT_EQ(families.size(), 10u);
   for (const auto& f : families) {
     EXPECT_EQ(f.type, runtime::SampledType::kCounter) << f.name;
@@ -57,9 +56,9 @@ TEST(PortCounterMetricsTest, DataInBytesAndEveryCounterPerNodeDeviceAndPort) {
 }
 
 TEST(PortCounterMetricsTest, OnlyTheCountersTheDeviceHas) {
-  const auto families = PortCounterFamilies(
-      {{"gpu-0", Shared(FixtureReport("gpu-client-cx4-vf-vm", testing::ClientRequirements("a/b")))},
-       {"stg-1", Shared(FixtureReport("storage-cx6-ib-port-down", GatewayRequirements()))}});
+  const auto families =
+      PortCounterFamilies({{"gpu-0", Shared(FixtureCounters("gpu-client-cx4-vf-vm"))},
+                           {"stg-1", Shared(FixtureCounters("storage-cx6-ib-port-down"))}});
   // The VF has no hw_counters/: its node has no out-of-buffer series, the other node has one.
   const auto& drops = Family(families, "rdmastack_rdma_port_out_of_buffer_drops_total");
   ASSERT_EQ(drops.series.size(), 1u);
@@ -70,12 +69,11 @@ TEST(PortCounterMetricsTest, OnlyTheCountersTheDeviceHas) {
 }
 
 TEST(PortCounterMetricsTest, AtMostSixteenPortsPerNodeAndNothingAnAgentCannotName) {
-  agent::v1::NodeReport report;
+  agent::v1::PortCounters counters;
   auto add = [&](const std::string& device, int port) {
-    auto* d = report.add_devices();
-    d->set_name(device);
-    auto* p = d->add_ports();
-    p->set_number(port);
+    auto* p = counters.add_ports();
+    p->set_device(device);
+    p->set_port(port);
     auto* c = p->add_counters();
     c->set_name("link_downed");
     c->set_value(1);
@@ -89,7 +87,7 @@ TEST(PortCounterMetricsTest, AtMostSixteenPortsPerNodeAndNothingAnAgentCannotNam
   add(std::string(65, 'm'), 1);
   add("mlx5_1", 0);  // no port 0 on a NIC
   for (int i = 2; i < 40; ++i) add("mlx5_" + std::to_string(i), 1);
-  const auto families = PortCounterFamilies({{"big", Shared(report)}});
+  const auto families = PortCounterFamilies({{"big", Shared(counters)}});
   const auto& downed = Family(families, "rdmastack_rdma_port_link_downed_total");
   ASSERT_EQ(downed.series.size(), kMaxPortsPerNode);
   EXPECT_EQ(downed.series.front().labels[1].second, "mlx5_0");
@@ -105,8 +103,7 @@ TEST(PortCounterMetricsTest, ANodeTheStoreForgetsHasNoSeries) {
   agenthub::AgentIdentity id;
   id.node_name = "stg-0";
   store.OnAgentConnected(id);
-  store.OnReport(
-      id, FixtureReport("storage-cx6-ib-ipoib-bond0-el8-inbox", GatewayRequirements(), "stg-0"));
+  store.OnPortCounters(id, FixtureCounters("storage-cx6-ib-ipoib-bond0-el8-inbox"));
   runtime::MetricsRegistry registry;
   registry.AddSampler(PortCounterSampler(store));
   EXPECT_NE(registry.Render().find("rdmastack_rdma_port_receive_bytes_total{"), std::string::npos);
@@ -117,17 +114,13 @@ TEST(PortCounterMetricsTest, ANodeTheStoreForgetsHasNoSeries) {
 // What the operator serves for the simulated cluster's default nodes, as tests/monitoring reads
 // it (fixtures/rendered-port-counters.txt): the names the chart's rules and dashboard may use.
 TEST(PortCounterMetricsTest, RenderedForTheDefaultSimulatedNodes) {
-  NodeReports reports{
-      {"stg-node-0", Shared(FixtureReport("storage-cx6-ib-ipoib-bond0-el8-inbox",
-                                          GatewayRequirements(), "stg-node-0"))},
-      {"stg-node-1",
-       Shared(FixtureReport("gateway-roce-v2-gid3-doca", GatewayRequirements(), "stg-node-1"))},
-      {"gpu-node-0", Shared(FixtureReport("gpu-client-rtxa6000-bar1-256m-peermem-mofed",
-                                          testing::ClientRequirements("demo/p"), "gpu-node-0"))},
-      {"gpu-node-1", Shared(FixtureReport("gpu-client-h100-dmabuf-open-inbox",
-                                          testing::ClientRequirements("demo/p"), "gpu-node-1"))}};
+  const NodePortCounters nodes{
+      {"stg-node-0", Shared(FixtureCounters("storage-cx6-ib-ipoib-bond0-el8-inbox"))},
+      {"stg-node-1", Shared(FixtureCounters("gateway-roce-v2-gid3-doca"))},
+      {"gpu-node-0", Shared(FixtureCounters("gpu-client-rtxa6000-bar1-256m-peermem-mofed"))},
+      {"gpu-node-1", Shared(FixtureCounters("gpu-client-h100-dmabuf-open-inbox"))}};
   runtime::MetricsRegistry registry;
-  registry.AddSampler([&] { return PortCounterFamilies(reports); });
+  registry.AddSampler([&] { return PortCounterFamilies(nodes); });
   ::rdmastack::testing::ExpectMatchesGolden("tests/monitoring/fixtures/rendered-port-counters.txt",
                                             registry.Render());
 }

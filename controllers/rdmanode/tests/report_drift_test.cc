@@ -82,19 +82,11 @@ class DynamicReport {
 
 // Report fields the RdmaNode status does not hold, and why.
 const std::map<std::string, std::string>& NotCarried() {
-  static const char kCounters[] =
-      "a port counter, exported as a metric (rdmastack_rdma_port_*_total), never written to the "
-      "RdmaNode: it changes every probe";
   static const std::map<std::string, std::string> kFields = {
       {"NodeReport.node_name", "the RdmaNode's name is the node's; the hub checks they agree"},
       {"NodeReport.agent_version", "status.agent comes from the hub's view of the stream (Hello)"},
       {"NodeReport.probed_unix_millis",
        "a time, not a fact: it would change the status each probe"},
-      // Counters move on every probe of a busy port: in the status they would be one write per
-      // node per probe interval, thousands a minute in a large cluster. The operator exports them
-      // as metrics from the hub's latest report instead (docs/operations.md "Metrics").
-      {"NodeReport.devices.ports.counters.name", kCounters},
-      {"NodeReport.devices.ports.counters.value", kCounters},
   };
   return kFields;
 }
@@ -128,7 +120,6 @@ void Change(Message* m, const FieldDescriptor* f) {
     case FieldDescriptor::CPPTYPE_STRING: r->SetString(m, f, Other(r->GetString(*m, f))); return;
     case FieldDescriptor::CPPTYPE_INT32: r->SetInt32(m, f, r->GetInt32(*m, f) + 1); return;
     case FieldDescriptor::CPPTYPE_INT64: r->SetInt64(m, f, r->GetInt64(*m, f) + 1); return;
-    case FieldDescriptor::CPPTYPE_UINT64: r->SetUInt64(m, f, r->GetUInt64(*m, f) + 1); return;
     case FieldDescriptor::CPPTYPE_BOOL: r->SetBool(m, f, !r->GetBool(*m, f)); return;
     case FieldDescriptor::CPPTYPE_ENUM: {
       const int n = f->enum_type()->value_count();
@@ -337,6 +328,9 @@ const std::map<std::string, std::string>& NotSent() {
       {"NodeFacts.drivers.devInfinibandReadable", kChecked},
       {"NodeFacts.drivers.modules[].taint", kHuman},
       {"NodeFacts.rdmaDevices[].pciPath", kHostPath},
+      {"NodeFacts.rdmaDevices[].ports[].counters",
+       "sent apart, in PortCounters (BuildPortCounters): they move every probe of a busy port, "
+       "and only metrics read them"},
       {"NodeFacts.rdmaDevices[].generationRank", kDerived},
       {"NodeFacts.rdmaDevices[].software", kChecked},
       {"NodeFacts.rdmaDevices[].hcaType", kHuman},

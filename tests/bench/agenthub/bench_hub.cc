@@ -43,6 +43,8 @@ class CountingSink final : public rdmastack::agenthub::AgentEventSink {
                 const rdmastack::agent::v1::NodeReport&) override {
     ++reports;
   }
+  void OnPortCounters(const rdmastack::agenthub::AgentIdentity&,
+                      const rdmastack::agent::v1::PortCounters&) override {}
   void OnHeartbeat(const rdmastack::agenthub::AgentIdentity&,
                    std::chrono::system_clock::time_point) override {
     ++heartbeats;

@@ -328,6 +328,13 @@ TEST_F(ObservabilityE2eTest, AlertsFireAndClearAndEveryDashboardQueryAnswers) {
       << What();
   std::printf("firing during the halted upgrade:\n%s", AlertsNow().c_str());
 
+  // The simulated ports carry traffic (the runtime moves their counters as each fixture's
+  // counters.txt says): from sysfs through the agent's PortCounters, the hub and the operator's
+  // /metrics, Prometheus sees bytes flowing on the storage nodes' ports.
+  const std::string flowing = R"(rate(rdmastack_rdma_port_transmit_bytes_total{node=~")" +
+                              storage[0] + "|" + storage[1] + R"("}[5m]) > 0)";
+  EXPECT_TRUE(Eventually([&] { return Holds(flowing); }, 150s)) << flowing << "\n" << What();
+
   // The dashboard, now that every kind of series has been there: each panel's query, with the
   // dashboard's variables as Grafana fills them in ("All"), returns data over the test's time.
   auto dashboard =

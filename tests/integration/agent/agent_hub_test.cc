@@ -20,20 +20,34 @@ namespace pb = ::rdmastack::agent::v1;
 using std::chrono::milliseconds;
 using testing::Count;
 using testing::FakeHub;
+using testing::LastOf;
 using testing::TestPki;
 
 // Reports whose content the test controls.
 class FakeSource final : public ReportSource {
  public:
-  pb::NodeReport Build(const std::optional<pb::Requirements>& requirements) override {
+  ProbeResult Build(const std::optional<pb::Requirements>& requirements) override {
     std::lock_guard<std::mutex> lock(mu_);
     ++builds_;
     if (builds_ == 1) first_had_requirements_ = requirements.has_value();
-    pb::NodeReport r;
-    r.set_node_name("gpu-node-7");
-    r.mutable_host()->set_kernel_release(kernel_);
-    r.set_content_hash("hash-" + kernel_);
+    ProbeResult r;
+    r.report.set_node_name("gpu-node-7");
+    r.report.mutable_host()->set_kernel_release(kernel_);
+    r.report.set_content_hash("hash-" + kernel_);
+    if (xmit_) {
+      auto* set = r.counters.add_ports();
+      set->set_device("mlx5_0");
+      set->set_port(1);
+      auto* c = set->add_counters();
+      c->set_name("port_xmit_data");
+      c->set_value(*xmit_);
+    }
     return r;
+  }
+  // From now on the node has a port whose port_xmit_data is `value`.
+  void SetXmit(uint64_t value) {
+    std::lock_guard<std::mutex> lock(mu_);
+    xmit_ = value;
   }
   bool first_had_requirements() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -47,6 +61,7 @@ class FakeSource final : public ReportSource {
  private:
   std::mutex mu_;
   std::string kernel_ = "6.8.0";
+  std::optional<uint64_t> xmit_;  // no port counters until set
   int builds_ = 0;
   bool first_had_requirements_ = false;
 };
@@ -126,6 +141,7 @@ TEST_F(AgentHubTest, HelloReportsOnChangeHeartbeatsCommandsAndReconnect) {
                           milliseconds(5000)));
   log = hub.Log();
   EXPECT_EQ(Count(log, pb::AgentMessage::kReport), 1);
+  EXPECT_EQ(Count(log, pb::AgentMessage::kPortCounters), 0);  // a node without counters
   EXPECT_GE(daemon.stats().probes.load(), 10);
   for (const auto& m : log) {
     if (m.has_heartbeat()) {
@@ -173,6 +189,51 @@ TEST_F(AgentHubTest, HelloReportsOnChangeHeartbeatsCommandsAndReconnect) {
   runner.join();
   EXPECT_TRUE(run_status.ok()) << run_status.ToString();
   server2->Shutdown(std::chrono::system_clock::now() + milliseconds(200));
+}
+
+// Port counters move on every probe of a busy port: they go in their own small message, once per
+// probe in which they moved, and never bring the report (and the operator's status pass) along.
+TEST_F(AgentHubTest, PortCountersGoApartAndOnlyWhenTheyMove) {
+  FakeHub hub;
+  int port = 0;
+  auto server = StartHub(&hub, &port);
+  ASSERT_TRUE(server);
+  FakeSource source;
+  source.SetXmit(100);
+  AgentDaemon daemon(Options(port), &source, &RealClock::Instance());
+  std::thread runner([&] { (void)daemon.Run(); });
+
+  ASSERT_TRUE(
+      hub.WaitFor([](auto& log) { return Count(log, pb::AgentMessage::kPortCounters) >= 1; },
+                  milliseconds(10000)));
+  auto log = hub.Log();
+  ASSERT_GE(log.size(), 3u);
+  EXPECT_TRUE(log[1].has_report());  // the facts first, then the counters
+  ASSERT_TRUE(log[2].has_port_counters());
+  EXPECT_EQ(log[2].port_counters().ports(0).counters(0).value(), 100u);
+  EXPECT_GT(log[2].port_counters().sampled_unix_millis(), 0);
+
+  // Ten probes with the same counters send nothing more.
+  const int probes = daemon.stats().probes.load();
+  ASSERT_TRUE(hub.WaitFor([&](auto&) { return daemon.stats().probes.load() >= probes + 10; },
+                          milliseconds(5000)));
+  EXPECT_EQ(Count(hub.Log(), pb::AgentMessage::kPortCounters), 1);
+
+  // Moved counters go at the next probe; the report does not.
+  source.SetXmit(250);
+  ASSERT_TRUE(
+      hub.WaitFor([](auto& log) { return Count(log, pb::AgentMessage::kPortCounters) >= 2; },
+                  milliseconds(5000)));
+  log = hub.Log();
+  EXPECT_EQ(
+      LastOf(log, pb::AgentMessage::kPortCounters).port_counters().ports(0).counters(0).value(),
+      250u);
+  EXPECT_EQ(Count(log, pb::AgentMessage::kReport), 1);
+  EXPECT_EQ(daemon.stats().counters_sent.load(), 2);
+
+  daemon.Stop();
+  runner.join();
+  server->Shutdown(std::chrono::system_clock::now() + milliseconds(200));
 }
 
 TEST_F(AgentHubTest, RejectedTokenIsRetriedWithBackoff) {

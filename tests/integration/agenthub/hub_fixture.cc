@@ -13,6 +13,9 @@ void RecordingSink::OnAgentConnected(const AgentIdentity& id) {
 void RecordingSink::OnReport(const AgentIdentity& id, const pb::NodeReport& report) {
   Add("report " + id.node_name + " " + report.content_hash());
 }
+void RecordingSink::OnPortCounters(const AgentIdentity& id, const pb::PortCounters& counters) {
+  Add("counters " + id.node_name + " " + std::to_string(counters.ports_size()));
+}
 void RecordingSink::OnHeartbeat(const AgentIdentity& id, std::chrono::system_clock::time_point) {
   Add("heartbeat " + id.node_name);
 }

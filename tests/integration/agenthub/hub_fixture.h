@@ -36,6 +36,7 @@ class RecordingSink final : public AgentEventSink {
  public:
   void OnAgentConnected(const AgentIdentity& id) override;
   void OnReport(const AgentIdentity& id, const pb::NodeReport& report) override;
+  void OnPortCounters(const AgentIdentity& id, const pb::PortCounters& counters) override;
   void OnHeartbeat(const AgentIdentity& id, std::chrono::system_clock::time_point at) override;
   void OnAgentDisconnected(const AgentIdentity& id) override;
   std::vector<std::string> Log();
