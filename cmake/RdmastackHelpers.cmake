@@ -5,6 +5,11 @@ set(RDMASTACK_WARNINGS -Wall -Wextra -Werror -Wno-missing-field-initializers)
 
 function(rdmastack_apply_common target)
   target_compile_options(${target} PRIVATE ${RDMASTACK_WARNINGS})
+  if(CMAKE_UNITY_BUILD)
+    # A unity source includes each .cc, so GCC sees a class of one .cc that holds a type from its
+    # anonymous namespace as a header's class doing so; in a single translation unit it is not.
+    target_compile_options(${target} PRIVATE $<$<CXX_COMPILER_ID:GNU>:-Wno-subobject-linkage>)
+  endif()
   target_include_directories(${target} PUBLIC ${PROJECT_SOURCE_DIR})
   if(RDMASTACK_SANITIZE)
     target_compile_options(${target} PRIVATE -fsanitize=address,undefined -fno-omit-frame-pointer

@@ -11,13 +11,13 @@ namespace rdmastack::clientprofile {
 
 namespace reasons = crd::reasons;
 
-namespace {
-
-using crd::ConditionStatus;
-
 std::string Fraction(size_t a, size_t b) {
   return std::to_string(a) + "/" + std::to_string(b);
 }
+
+namespace {
+
+using crd::ConditionStatus;
 
 // "Bar1TooSmall x2 (gpu-node-0, gpu-node-4), NoRdmaDevice x1 (gpu-node-3)": the reasons of the
 // ineligible nodes, most frequent first, a few names each.

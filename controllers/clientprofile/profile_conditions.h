@@ -42,4 +42,7 @@ crd::Condition ProgressingCondition(const ProfileFacts& f);
 // Every eligible node can do I/O to the pool.
 crd::Condition ReadyCondition(const ProfileFacts& f);
 
+// "a/b", as the status's counts and the conditions' messages show a part of a whole.
+std::string Fraction(size_t a, size_t b);
+
 }  // namespace rdmastack::clientprofile

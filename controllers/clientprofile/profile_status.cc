@@ -10,10 +10,6 @@
 namespace rdmastack::clientprofile {
 namespace {
 
-std::string Fraction(size_t a, size_t b) {
-  return std::to_string(a) + "/" + std::to_string(b);
-}
-
 // "n1, n2, ...": the first five of `nodes` whose client is not Ready.
 std::string Waiting(const std::vector<const NodeOutcome*>& nodes) {
   std::string waiting;

@@ -8,14 +8,14 @@
 namespace rdmastack::statusmetrics {
 namespace {
 
-constexpr char kPrefix[] = "rdmastack_node";
+constexpr char kNodePrefix[] = "rdmastack_node";
 constexpr char kVerdict[] = "rdmastack_node_verdict";
 
 }  // namespace
 
 std::vector<runtime::SampledFamily> NodeMetrics(const std::vector<crd::RdmaNode>& nodes) {
   FamilySet set;
-  DeclareConditionFamilies(set, kPrefix, "RdmaNode");
+  DeclareConditionFamilies(set, kNodePrefix, "RdmaNode");
   set.Declare(kVerdict,
               "The node agent's verdict per role (gateway, gpuDirect, hostMemory): capable Yes, "
               "No or Unknown, with the reason of a No (value 1).");
@@ -23,7 +23,7 @@ std::vector<runtime::SampledFamily> NodeMetrics(const std::vector<crd::RdmaNode>
     if (!node.status) continue;
     const Labels labels = {
         {"node", node.spec.node_name.empty() ? node.metadata.name : node.spec.node_name}};
-    AddConditions(set, kPrefix, labels, node.status->conditions);
+    AddConditions(set, kNodePrefix, labels, node.status->conditions);
     if (!node.status->verdicts) continue;
     const crd::Verdicts& v = *node.status->verdicts;
     for (const auto& [role, verdict] :

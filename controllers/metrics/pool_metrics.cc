@@ -10,8 +10,8 @@
 namespace rdmastack::statusmetrics {
 namespace {
 
-constexpr char kPrefix[] = "rdmastack_gatewaypool";
-constexpr char kNodes[] = "rdmastack_gatewaypool_nodes";
+constexpr char kPoolPrefix[] = "rdmastack_gatewaypool";
+constexpr char kPoolNodes[] = "rdmastack_gatewaypool_nodes";
 constexpr char kEndpoints[] = "rdmastack_gatewaypool_endpoints";
 constexpr char kTrackNodes[] = "rdmastack_gatewaypool_track_nodes";
 constexpr char kTrackActive[] = "rdmastack_gatewaypool_track_active_nodes";
@@ -22,10 +22,10 @@ constexpr char kUpgradeNodes[] = "rdmastack_gatewaypool_upgrade_nodes";
 constexpr char kFailing[] = "rdmastack_gatewaypool_failing_nodes";
 
 void Declare(FamilySet& set) {
-  set.Declare(kNodes,
+  set.Declare(kPoolNodes,
               "Nodes of a GatewayPool by state (status.nodeCounts): selected, verified, ready, "
               "upgraded, failed, maintenance.");
-  DeclareConditionFamilies(set, kPrefix, "GatewayPool");
+  DeclareConditionFamilies(set, kPoolPrefix, "GatewayPool");
   set.Declare(kEndpoints, "S3 endpoints a GatewayPool publishes, per library track.");
   set.Declare(kTrackNodes, "Nodes on each library track of a GatewayPool.");
   set.Declare(kTrackActive, "Nodes whose endpoint on each library track is in service.");
@@ -42,7 +42,7 @@ void AddNodeCounts(FamilySet& set, const Labels& pool, const crd::GatewayPoolNod
       {"selected", c.selected}, {"verified", c.verified},
       {"ready", c.ready},       {"upgraded", c.upgraded},
       {"failed", c.failed},     {"maintenance", c.maintenance.value_or(0)}};
-  for (const auto& [state, n] : states) set.Add(kNodes, With(pool, {{"state", state}}), n);
+  for (const auto& [state, n] : states) set.Add(kPoolNodes, With(pool, {{"state", state}}), n);
 }
 
 void AddTracks(FamilySet& set, const Labels& pool, const crd::GatewayPoolStatus& status) {
@@ -94,7 +94,7 @@ std::vector<runtime::SampledFamily> PoolMetrics(const std::vector<crd::GatewayPo
     }
     const crd::GatewayPoolStatus& status = *pool.status;
     if (status.node_counts) AddNodeCounts(set, labels, *status.node_counts);
-    AddConditions(set, kPrefix, labels, status.conditions);
+    AddConditions(set, kPoolPrefix, labels, status.conditions);
     AddTracks(set, labels, status);
     AddUpgrade(set, labels, status.current_upgrade);
     std::map<std::string, int> failing;

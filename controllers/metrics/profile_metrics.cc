@@ -10,8 +10,8 @@
 namespace rdmastack::statusmetrics {
 namespace {
 
-constexpr char kPrefix[] = "rdmastack_clientprofile";
-constexpr char kNodes[] = "rdmastack_clientprofile_nodes";
+constexpr char kProfilePrefix[] = "rdmastack_clientprofile";
+constexpr char kProfileNodes[] = "rdmastack_clientprofile_nodes";
 constexpr char kClients[] = "rdmastack_clientprofile_clients";
 constexpr char kIneligible[] = "rdmastack_clientprofile_ineligible_nodes";
 
@@ -20,13 +20,13 @@ constexpr char kIneligible[] = "rdmastack_clientprofile_ineligible_nodes";
 std::vector<runtime::SampledFamily> ProfileMetrics(
     const std::vector<crd::ClientProfile>& profiles) {
   FamilySet set;
-  set.Declare(kNodes,
+  set.Declare(kProfileNodes,
               "Nodes of a ClientProfile by state (status.nodeCounts): matched, eligible, ready.");
   set.Declare(kClients,
               "Eligible nodes of a ClientProfile by the transport chosen for them and whether "
               "their client is ready.");
   set.Declare(kIneligible, "Nodes a ClientProfile matches but cannot serve, by reason.");
-  DeclareConditionFamilies(set, kPrefix, "ClientProfile");
+  DeclareConditionFamilies(set, kProfilePrefix, "ClientProfile");
   for (const crd::ClientProfile& profile : profiles) {
     if (!profile.status) continue;
     const crd::ClientProfileStatus& status = *profile.status;
@@ -37,7 +37,7 @@ std::vector<runtime::SampledFamily> ProfileMetrics(
       for (const auto& [state, n] : {std::pair<const char*, int32_t>{"matched", c.matched},
                                      {"eligible", c.eligible},
                                      {"ready", c.ready}}) {
-        set.Add(kNodes, With(labels, {{"state", state}}), n);
+        set.Add(kProfileNodes, With(labels, {{"state", state}}), n);
       }
     }
     // Both readiness values of every transport in use, so "not ready" reads 0, not absent.
@@ -56,7 +56,7 @@ std::vector<runtime::SampledFamily> ProfileMetrics(
     for (const auto& [reason, n] : ineligible) {
       set.Add(kIneligible, With(labels, {{"reason", reason}}), n);
     }
-    AddConditions(set, kPrefix, labels, status.conditions);
+    AddConditions(set, kProfilePrefix, labels, status.conditions);
   }
   return std::move(set).Take();
 }

@@ -8,7 +8,7 @@
 namespace rdmastack::node {
 namespace {
 
-constexpr char kArea[] = "gpu";
+constexpr char kGpuArea[] = "gpu";
 
 bool IsGpuClass(uint32_t pci_class) {
   const uint32_t sub = pci_class >> 8;  // 0x0300 VGA, 0x0302 3D controller
@@ -19,20 +19,20 @@ void ReadBar1(const HostRoot& root, Gpu* g, std::vector<ProbeIssue>* issues) {
   const std::string file = "sys/bus/pci/devices/" + g->pci_address + "/resource";
   auto text = root.ReadText(file, 8192);
   if (!text.ok()) {
-    issues->push_back({kArea, root.Path(file), text.status().message()});
+    issues->push_back({kGpuArea, root.Path(file), text.status().message()});
     return;
   }
   auto lines = ParsePciResource(*text);
   if (!lines.ok()) {
-    issues->push_back({kArea, root.Path(file), lines.status().message()});
+    issues->push_back({kGpuArea, root.Path(file), lines.status().message()});
     return;
   }
   auto bar1 = FindGpuBar1(*lines);
   if (!bar1.ok()) {
-    issues->push_back({kArea, root.Path(file), bar1.status().message()});
+    issues->push_back({kGpuArea, root.Path(file), bar1.status().message()});
     return;
   }
-  if (!bar1->note.empty()) issues->push_back({kArea, root.Path(file), bar1->note});
+  if (!bar1->note.empty()) issues->push_back({kGpuArea, root.Path(file), bar1->note});
   g->bar1_sysfs_bytes = static_cast<int64_t>(bar1->size);
   g->bar1_resource_index = bar1->index;
   g->bar1_total_bytes = g->bar1_sysfs_bytes;
@@ -48,13 +48,13 @@ std::vector<Gpu> ProbeGpus(const HostRoot& root, std::vector<ProbeIssue>* issues
     const std::string vendor_file = "sys/bus/pci/devices/" + bdf + "/vendor";
     auto vendor = root.ReadAttr(vendor_file);
     if (!vendor.ok()) {
-      issues->push_back({kArea, root.Path(vendor_file),
+      issues->push_back({kGpuArea, root.Path(vendor_file),
                          vendor.status().message() + " (cannot tell if it is a GPU)"});
       continue;
     }
     if (*vendor != "0x10de") continue;
     PciFunction fn;
-    if (!ReadPciFunction(root, bdf, kArea, &fn, issues)) continue;
+    if (!ReadPciFunction(root, bdf, kGpuArea, &fn, issues)) continue;
     if (!IsGpuClass(fn.pci_class)) continue;
     Gpu g;
     g.pci_address = bdf;

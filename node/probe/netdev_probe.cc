@@ -6,7 +6,7 @@
 namespace rdmastack::node {
 namespace {
 
-constexpr char kArea[] = "netdev";
+constexpr char kNetdevArea[] = "netdev";
 constexpr int kArphrdInfiniband = 32;
 
 // Name of the directory a link resolves to (device -> 0000:3b:00.0, master -> bond0).
@@ -24,7 +24,7 @@ NetDev ReadNetDev(const HostRoot& root, const std::string& name, std::vector<Pro
     auto text = root.ReadAttr(dir + "/" + file);
     auto value = text.ok() ? ParseDecimal(*text) : StatusOr<int64_t>(text.status());
     if (!value.ok() || *value < 0 || *value > 1'000'000) {
-      issues->push_back({kArea, root.Path(dir + "/" + file),
+      issues->push_back({kNetdevArea, root.Path(dir + "/" + file),
                          value.ok() ? "out of range" : value.status().message()});
       continue;
     }
@@ -151,7 +151,7 @@ std::vector<NetDev> ProbeNetDevs(const HostRoot& root, const std::vector<Interfa
   auto names = root.ListDir("sys/class/net");
   if (!names.ok()) {
     if (names.status().code() != StatusCode::kNotFound) {
-      issues->push_back({kArea, root.Path("sys/class/net"), names.status().message()});
+      issues->push_back({kNetdevArea, root.Path("sys/class/net"), names.status().message()});
     }
     return out;
   }
@@ -159,7 +159,7 @@ std::vector<NetDev> ProbeNetDevs(const HostRoot& root, const std::vector<Interfa
     if (name == "lo" || name == "bonding_masters") continue;
     if (!root.IsDirectory("sys/class/net/" + name)) {
       issues->push_back(
-          {kArea, root.Path("sys/class/net/" + name), "not a directory (dangling link?)"});
+          {kNetdevArea, root.Path("sys/class/net/" + name), "not a directory (dangling link?)"});
       continue;
     }
     NetDev n = ReadNetDev(root, name, issues);

@@ -10,7 +10,7 @@
 namespace rdmastack::node {
 namespace {
 
-constexpr char kArea[] = "rdma";
+constexpr char kRdmaArea[] = "rdma";
 // A counter that cannot be read says nothing about whether RDMA works, so its issue has an area
 // of its own that no check gates on (it shows in probe.read-errors).
 constexpr char kCountersArea[] = "counters";
@@ -21,7 +21,7 @@ std::string Required(const HostRoot& root, const std::string& rel,
                      std::vector<ProbeIssue>* issues) {
   auto v = root.ReadAttr(rel);
   if (!v.ok()) {
-    issues->push_back({kArea, root.Path(rel), v.status().message()});
+    issues->push_back({kRdmaArea, root.Path(rel), v.status().message()});
     return "";
   }
   return *v;
@@ -38,12 +38,12 @@ void ReadState(const HostRoot& root, const std::string& rel, int* code, std::str
                std::vector<ProbeIssue>* issues) {
   auto text = root.ReadAttr(rel);
   if (!text.ok()) {
-    issues->push_back({kArea, root.Path(rel), text.status().message()});
+    issues->push_back({kRdmaArea, root.Path(rel), text.status().message()});
     return;
   }
   auto st = ParseNumberedState(*text);
   if (!st.ok()) {
-    issues->push_back({kArea, root.Path(rel), st.status().message()});
+    issues->push_back({kRdmaArea, root.Path(rel), st.status().message()});
     return;
   }
   *code = st->code;
@@ -55,7 +55,7 @@ std::vector<GidEntry> ReadGids(const HostRoot& root, const std::string& port_dir
   std::vector<GidEntry> out;
   auto names = root.ListDir(port_dir + "/gids");
   if (!names.ok()) {
-    issues->push_back({kArea, root.Path(port_dir + "/gids"), names.status().message()});
+    issues->push_back({kRdmaArea, root.Path(port_dir + "/gids"), names.status().message()});
     return out;
   }
   std::map<int, std::string> by_index;  // numeric order, not lexical
@@ -69,7 +69,7 @@ std::vector<GidEntry> ReadGids(const HostRoot& root, const std::string& port_dir
     if (!text.ok()) continue;  // containers may refuse unmapped indexes (EINVAL)
     auto gid = ParseGid(*text);
     if (!gid.ok()) {
-      issues->push_back({kArea, root.Path(rel), gid.status().message()});
+      issues->push_back({kRdmaArea, root.Path(rel), gid.status().message()});
       continue;
     }
     if (GidIsZero(*gid)) continue;
@@ -122,7 +122,7 @@ RdmaPort ReadPort(const HostRoot& root, const std::string& dev_dir, const std::s
 void Classify(const HostRoot& root, RdmaDevice* d, std::vector<ProbeIssue>* issues) {
   if (d->pci_address.empty()) return;
   PciFunction fn;
-  if (!ReadPciFunction(root, d->pci_address, kArea, &fn, issues)) return;
+  if (!ReadPciFunction(root, d->pci_address, kRdmaArea, &fn, issues)) return;
   d->pci_path = fn.path;
   d->vendor_id = HexId(fn.vendor);
   d->device_id = HexId(fn.device);
@@ -170,7 +170,7 @@ std::vector<RdmaDevice> ProbeRdmaDevices(const HostRoot& root, std::vector<Probe
   auto names = root.ListDir("sys/class/infiniband");
   if (!names.ok()) {
     if (names.status().code() != StatusCode::kNotFound) {
-      issues->push_back({kArea, root.Path("sys/class/infiniband"), names.status().message()});
+      issues->push_back({kRdmaArea, root.Path("sys/class/infiniband"), names.status().message()});
     }
     return out;
   }
@@ -178,7 +178,7 @@ std::vector<RdmaDevice> ProbeRdmaDevices(const HostRoot& root, std::vector<Probe
   for (const auto& name : *names) {
     const std::string dir = "sys/class/infiniband/" + name;
     if (!root.IsDirectory(dir)) {
-      issues->push_back({kArea, root.Path(dir), "not a directory (dangling or looping link?)"});
+      issues->push_back({kRdmaArea, root.Path(dir), "not a directory (dangling or looping link?)"});
       continue;
     }
     RdmaDevice d;
@@ -190,7 +190,7 @@ std::vector<RdmaDevice> ProbeRdmaDevices(const HostRoot& root, std::vector<Probe
     if (root.IsSymlink(dir + "/device")) {
       auto target = root.Resolve(dir + "/device");
       if (!target.ok()) {
-        issues->push_back({kArea, root.Path(dir + "/device"), target.status().message()});
+        issues->push_back({kRdmaArea, root.Path(dir + "/device"), target.status().message()});
       } else {
         std::string last = target->substr(target->rfind('/') + 1);
         if (IsPciAddress(last)) d.pci_address = last;
@@ -200,12 +200,12 @@ std::vector<RdmaDevice> ProbeRdmaDevices(const HostRoot& root, std::vector<Probe
     Classify(root, &d, issues);
     auto ports = root.ListDir(dir + "/ports");
     if (!ports.ok()) {
-      issues->push_back({kArea, root.Path(dir + "/ports"), ports.status().message()});
+      issues->push_back({kRdmaArea, root.Path(dir + "/ports"), ports.status().message()});
     } else {
       for (const auto& p : *ports) {
         auto num = ParseDecimal(p);
         if (!num.ok() || *num < 1 || *num > 255) {
-          issues->push_back({kArea, root.Path(dir + "/ports/" + p), "port name is not a number"});
+          issues->push_back({kRdmaArea, root.Path(dir + "/ports/" + p), "port name is not a number"});
           continue;
         }
         d.ports.push_back(ReadPort(root, dir, p, static_cast<int>(*num), issues));

@@ -5,20 +5,13 @@
 #include <set>
 
 #include "operator/k8s/json_object.h"
+#include "operator/k8s/testing/test_kinds.h"
 
 namespace rdmastack::k8s {
 namespace {
 
-// A custom resource as the CRDs declare one (the real ones are in crds/types/kinds.h, above
-// this layer).
-const ResourceType& TestPool() {
-  static const ResourceType type{"rdmastack.io", "v1alpha1", "GatewayPool", "gatewaypools", true};
-  return type;
-}
-const ResourceType& TestNodeReport() {
-  static const ResourceType type{"rdmastack.io", "v1alpha1", "RdmaNode", "rdmanodes", false};
-  return type;
-}
+using testing::TestNodeReport;
+using testing::TestPool;
 
 TEST(ResourceTest, PathTable) {
   struct Case {

@@ -9,16 +9,12 @@
 #include "operator/k8s/call_context.h"
 #include "operator/k8s/client.h"
 #include "operator/k8s/testing/https_test_server.h"
+#include "operator/k8s/testing/test_kinds.h"
 
 namespace rdmastack::k8s {
 namespace {
 
-// A custom resource as the CRDs declare one (the real ones are in crds/types/kinds.h, above
-// this layer).
-const ResourceType& TestPool() {
-  static const ResourceType type{"rdmastack.io", "v1alpha1", "GatewayPool", "gatewaypools", true};
-  return type;
-}
+using testing::TestPool;
 
 using testing::Chunk;
 using testing::ChunkedHeader;

@@ -8,7 +8,7 @@
 namespace rdmastack::plugin {
 namespace {
 
-const ClusterInfo kCluster{"https://127.0.0.1:6443",
+const ClusterInfo kErrorsCluster{"https://127.0.0.1:6443",
                            "kubeconfig /home/me/.kube/config, context dev"};
 
 Status FromServer(int code, const std::string& body) {
@@ -19,7 +19,7 @@ TEST(ApiErrorsTest, CrdNotInstalled) {
   // The apiserver answers an unknown group/resource path with a plain-text 404.
   const Status s = FromServer(404, "404 page not found");
   EXPECT_TRUE(IsNotServed(s));
-  EXPECT_EQ(DescribeApiError(s, "list", crd::kinds::GatewayPool(), kCluster),
+  EXPECT_EQ(DescribeApiError(s, "list", crd::kinds::GatewayPool(), kErrorsCluster),
             "the API server at https://127.0.0.1:6443 does not serve gatewaypools.rdmastack.io: "
             "the rdmastack CRDs are not installed in this cluster (install them with kubectl "
             "apply -f crds/ or the Helm chart), or --context picks another cluster");
@@ -41,7 +41,7 @@ TEST(ApiErrorsTest, Forbidden) {
       R"({"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden","code":403,)"
       R"("message":"rdmanodes.rdmastack.io is forbidden: User \"dev\" cannot list resource )"
       R"(\"rdmanodes\" in API group \"rdmastack.io\" at the cluster scope"})");
-  EXPECT_EQ(DescribeApiError(s, "list", crd::kinds::RdmaNode(), kCluster),
+  EXPECT_EQ(DescribeApiError(s, "list", crd::kinds::RdmaNode(), kErrorsCluster),
             "forbidden to list rdmanodes.rdmastack.io (rdmanodes.rdmastack.io is forbidden: User "
             "\"dev\" cannot list resource \"rdmanodes\" in API group \"rdmastack.io\" at the "
             "cluster scope): the plugin needs get and list on gatewaypools, clientprofiles and "
@@ -52,7 +52,7 @@ TEST(ApiErrorsTest, Forbidden) {
 TEST(ApiErrorsTest, Unauthorized) {
   const Status s = FromServer(401, R"({"kind":"Status","reason":"Unauthorized","code":401,)"
                                    R"("message":"Unauthorized"})");
-  EXPECT_EQ(DescribeApiError(s, "list", crd::kinds::GatewayPool(), kCluster),
+  EXPECT_EQ(DescribeApiError(s, "list", crd::kinds::GatewayPool(), kErrorsCluster),
             "the API server at https://127.0.0.1:6443 refused the credentials from kubeconfig "
             "/home/me/.kube/config, context dev: 401 Unauthorized; log in again or fix the user in "
             "the kubeconfig");
@@ -62,7 +62,7 @@ TEST(ApiErrorsTest, Unreachable) {
   // What the transport returns when nothing listens: no API error payload.
   const Status s =
       UnavailableError("connecting failed (https://127.0.0.1:6443): Connection refused");
-  EXPECT_EQ(DescribeApiError(s, "list", crd::kinds::GatewayPool(), kCluster),
+  EXPECT_EQ(DescribeApiError(s, "list", crd::kinds::GatewayPool(), kErrorsCluster),
             "cannot reach the API server at https://127.0.0.1:6443, from kubeconfig "
             "/home/me/.kube/config, context dev: connecting failed (https://127.0.0.1:6443): "
             "Connection refused; check that the cluster is up and that --kubeconfig/--context "
@@ -72,7 +72,7 @@ TEST(ApiErrorsTest, Unreachable) {
 TEST(ApiErrorsTest, Overloaded) {
   const Status s = FromServer(429, R"({"kind":"Status","reason":"TooManyRequests","code":429,)"
                                    R"("message":"too many requests"})");
-  EXPECT_EQ(DescribeApiError(s, "get", crd::kinds::GatewayPool(), kCluster),
+  EXPECT_EQ(DescribeApiError(s, "get", crd::kinds::GatewayPool(), kErrorsCluster),
             "the API server at https://127.0.0.1:6443 could not answer get "
             "gatewaypools.rdmastack.io (too many requests); try again in a moment");
 }

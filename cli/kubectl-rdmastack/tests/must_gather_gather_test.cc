@@ -19,7 +19,7 @@ namespace {
 using k8s::testing::FakeClient;
 using k8s::testing::JsonText;
 
-constexpr char kValue[] = "Zq8v-known-secret-value-31";
+constexpr char kGatherSecret[] = "Zq8v-known-secret-value-31";
 
 void Put(FakeClient& api, const k8s::ResourceType& type, const std::string& json) {
   auto stored = api.Put(type, JsonText(json));
@@ -27,7 +27,7 @@ void Put(FakeClient& api, const k8s::ResourceType& type, const std::string& json
 }
 
 void LoadCluster(FakeClient& api) {
-  const std::string v(kValue);
+  const std::string v(kGatherSecret);
   Put(api, crd::kinds::GatewayPool(), R"({"apiVersion":"rdmastack.io/v1alpha1","kind":"GatewayPool",
       "metadata":{"name":"archive","namespace":"ml"},
       "spec":{"s3":{"credentialsSecret":{"name":"creds"}}},
@@ -70,7 +70,7 @@ StatusOr<std::string> RawGet(const std::string& path, std::vector<std::string>* 
   if (path == "/version") return std::string(R"({"gitVersion":"v1.36.3"})");
   if (path.find("/pods/rdmastack-agent-x/log") != std::string::npos &&
       path.find("previous=true") == std::string::npos)
-    return std::string("2026-12-05T10:00:00Z agent started, key ") + kValue + "\n";
+    return std::string("2026-12-05T10:00:00Z agent started, key ") + kGatherSecret + "\n";
   return k8s::ApiErrorFromResponse(
              502, R"({"kind":"Status","status":"Failure","reason":"InternalError","code":502,
                  "message":"dial tcp 198.18.0.10:10250: connect: connection refused"})")
@@ -145,8 +145,8 @@ TEST(MustGatherTest, GathersEachPartRecordsFailuresAndLeaksNoSecretValue) {
   EXPECT_EQ(failures.size(), 4u);  // three CRDs and one previous log
 
   for (const auto& [path, content] : files) {
-    EXPECT_EQ(content.find(kValue), std::string::npos) << path << ":\n" << content;
-    EXPECT_EQ(content.find(k8s::EncodeBase64(kValue)), std::string::npos) << path;
+    EXPECT_EQ(content.find(kGatherSecret), std::string::npos) << path << ":\n" << content;
+    EXPECT_EQ(content.find(k8s::EncodeBase64(kGatherSecret)), std::string::npos) << path;
   }
   EXPECT_TRUE(api.writes().empty());
   EXPECT_EQ(progress.size(), 9u);

@@ -23,7 +23,7 @@ using k8s::testing::JsonText;
 constexpr char kNs[] = "storage";
 constexpr char kEligibleFixture[] = "gpu-client-rtxa6000-bar1-256m-peermem-mofed";
 
-crd::ClientProfile Profile() {
+crd::ClientProfile PlanProfile() {
   k8s::JsonObject o = JsonText(crd::testing::YamlToJson(crd::testing::FindKind(
       crd::testing::LoadSourceYaml("crds/samples/clientprofile-hostmem.yaml"), "ClientProfile")));
   o.SetNamespace(kNs);
@@ -37,7 +37,7 @@ crd::GatewayPool Pool() {
   return crd::ParseResource<crd::GatewayPool>(o.value()).value();
 }
 
-crd::RdmaNodeStatus Reported(const std::string& fixture) {
+crd::RdmaNodeStatus PlanReported(const std::string& fixture) {
   crd::RdmaNodeStatus status;
   rdmanode::FillFacts(
       rdmanode::testing::FixtureReport(
@@ -67,7 +67,7 @@ controllers::OwnedPod ClientPod(bool ready, std::string message = "") {
 
 class ProfilePlanTest : public ::testing::Test {
  protected:
-  ProfilePlanTest() : profile_(Profile()) {
+  ProfilePlanTest() : profile_(PlanProfile()) {
     snapshot_.profile = &profile_;
     snapshot_.pool = Pool();
     snapshot_.endpoints = {PoolEndpoint{}};
@@ -91,8 +91,8 @@ class ProfilePlanTest : public ::testing::Test {
 };
 
 TEST_F(ProfilePlanTest, AnAcceptedSpecRendersTheClientsAndLabelsEachNodeByItsVerdict) {
-  snapshot_.nodes = {{Node("gpu-a"), true, Reported(kEligibleFixture)},
-                     {Node("gpu-b", std::string(kEligibleValue)), true, Reported(kEligibleFixture)},
+  snapshot_.nodes = {{Node("gpu-a"), true, PlanReported(kEligibleFixture)},
+                     {Node("gpu-b", std::string(kEligibleValue)), true, PlanReported(kEligibleFixture)},
                      {Node("gpu-c"), true, std::nullopt}};
   snapshot_.pods["gpu-b"].client = ClientPod(/*ready=*/true);
   const ProfilePlan plan = Plan();
@@ -153,7 +153,7 @@ TEST_F(ProfilePlanTest, ARefusedSpecRendersNothingAndSaysWhyFirstThingFirst) {
 
 TEST_F(ProfilePlanTest, AClientsLibraryRefusalIsNamedWithItsNode) {
   snapshot_.nodes = {
-      {Node("gpu-a", std::string(kEligibleValue)), true, Reported(kEligibleFixture)}};
+      {Node("gpu-a", std::string(kEligibleValue)), true, PlanReported(kEligibleFixture)}};
   snapshot_.pods["gpu-a"].client =
       ClientPod(false, "LibraryRefused: libcuobjclient.so.1 names ../x as its SONAME");
   const ProfilePlan plan = Plan();

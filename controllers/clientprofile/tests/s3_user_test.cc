@@ -9,7 +9,7 @@ namespace {
 
 using std::chrono::seconds;
 
-crd::ClientProfile Profile() {
+crd::ClientProfile S3Profile() {
   crd::ClientProfile p;
   p.metadata.name = "kvcache";
   p.metadata.namespace_ = "ml";
@@ -47,7 +47,7 @@ TEST(S3UserSecret, RendersAndReadsBackTheKeysAndTheRotation) {
                      "r1",
                      "RSAAAAAAAAOLD0000000",
                      std::chrono::system_clock::time_point(seconds(1'800'000'000))};
-  const k8s::JsonObject s = RenderS3UserSecret(Profile(), state);
+  const k8s::JsonObject s = RenderS3UserSecret(S3Profile(), state);
   EXPECT_EQ(s.GetString({"metadata", "name"}), "kvcache-s3-user");
   EXPECT_EQ(s.GetString({"metadata", "namespace"}), "ml");
   EXPECT_EQ(s.GetString({"metadata", "ownerReferences", "0", "uid"}), "uid-1");
@@ -68,7 +68,7 @@ TEST(S3UserSecret, RendersAndReadsBackTheKeysAndTheRotation) {
 TEST(S3UserSecret, ThePreviousKeyCountsOnlyWithinItsGrace) {
   const auto t0 = std::chrono::system_clock::time_point(seconds(1'800'000'000));
   S3UserSecret state{{"RSNEW", "s"}, "r2", "RSOLD", t0};
-  const crd::S3UserSpec spec = *Profile().spec.s3_user;  // grace 60 s
+  const crd::S3UserSpec spec = *S3Profile().spec.s3_user;  // grace 60 s
   EXPECT_EQ(PreviousKeyInGrace(state, spec, t0 + seconds(59)), "RSOLD");
   EXPECT_EQ(PreviousKeyInGrace(state, spec, t0 + seconds(60)), "");
   state.rotated_at.reset();
@@ -76,7 +76,7 @@ TEST(S3UserSecret, ThePreviousKeyCountsOnlyWithinItsGrace) {
 }
 
 TEST(S3UserClientCredentials, TheS3UsersSecretUnlessCredentialsSecretIsNamed) {
-  crd::ClientProfile p = Profile();
+  crd::ClientProfile p = S3Profile();
   auto creds = ClientCredentials(p);
   ASSERT_TRUE(creds.has_value());
   EXPECT_EQ(creds->name, "kvcache-s3-user");

@@ -10,7 +10,7 @@ namespace {
 using testing::SamplePool;
 using testing::ShippedMatrix;
 
-controllers::OwnedPod Pod(const std::string& node, bool ready, const std::string& track = "v1") {
+controllers::OwnedPod SlicePod(const std::string& node, bool ready, const std::string& track = "v1") {
   controllers::OwnedPod p;
   p.name = "kvcache-gateway-" + track + "-" + node;
   p.uid = "uid-" + node;
@@ -26,11 +26,11 @@ Track V1() {
 }
 
 TEST(EndpointsTest, OneEndpointPerNodeWithItsConditions) {
-  std::vector<controllers::OwnedPod> pods = {Pod("b", true), Pod("a", false), Pod("c", true, "v2")};
-  controllers::OwnedPod leaving = Pod("d", true);
+  std::vector<controllers::OwnedPod> pods = {SlicePod("b", true), SlicePod("a", false), SlicePod("c", true, "v2")};
+  controllers::OwnedPod leaving = SlicePod("d", true);
   leaving.terminating = true;
   pods.push_back(leaving);
-  controllers::OwnedPod pending = Pod("e", false);
+  controllers::OwnedPod pending = SlicePod("e", false);
   pending.ip.clear();
   pods.push_back(pending);
   const auto slices = RenderEndpointSlices(SamplePool(), V1(), pods);
@@ -55,7 +55,7 @@ TEST(EndpointsTest, OneEndpointPerNodeWithItsConditions) {
 }
 
 TEST(EndpointsTest, UpgradeRolesLeaveOutOrDrainNodes) {
-  const std::vector<controllers::OwnedPod> pods = {Pod("a", true), Pod("b", true), Pod("c", true)};
+  const std::vector<controllers::OwnedPod> pods = {SlicePod("a", true), SlicePod("b", true), SlicePod("c", true)};
   auto role = [](const std::string& node) {
     if (node == "a") return EndpointRole::kDraining;
     if (node == "b") return EndpointRole::kAbsent;
@@ -75,9 +75,9 @@ TEST(EndpointsTest, UpgradeRolesLeaveOutOrDrainNodes) {
 }
 
 TEST(EndpointsTest, ReplacementPodKeepsTheLiveOne) {
-  controllers::OwnedPod old = Pod("a", true);
+  controllers::OwnedPod old = SlicePod("a", true);
   old.terminating = true;
-  controllers::OwnedPod fresh = Pod("a", false);
+  controllers::OwnedPod fresh = SlicePod("a", false);
   fresh.uid = "uid-new";
   const auto slices = RenderEndpointSlices(SamplePool(), V1(), {old, fresh});
   const auto endpoints = slices[0].GetArray({"endpoints"});
@@ -87,7 +87,7 @@ TEST(EndpointsTest, ReplacementPodKeepsTheLiveOne) {
 
 TEST(EndpointsTest, AtMostAHundredPerSlice) {
   std::vector<controllers::OwnedPod> pods;
-  for (int i = 0; i < 250; ++i) pods.push_back(Pod("n" + std::to_string(1000 + i), true));
+  for (int i = 0; i < 250; ++i) pods.push_back(SlicePod("n" + std::to_string(1000 + i), true));
   const auto slices = RenderEndpointSlices(SamplePool(), V1(), pods);
   ASSERT_EQ(slices.size(), 3u);
   EXPECT_EQ(slices[0].GetArray({"endpoints"}).size(), 100u);
@@ -97,7 +97,7 @@ TEST(EndpointsTest, AtMostAHundredPerSlice) {
 
 TEST(EndpointsTest, NodesStayInTheirSliceAndNewOnesFillGaps) {
   std::vector<controllers::OwnedPod> pods;
-  for (int i = 0; i < 150; ++i) pods.push_back(Pod("n" + std::to_string(1000 + i), true));
+  for (int i = 0; i < 150; ++i) pods.push_back(SlicePod("n" + std::to_string(1000 + i), true));
   const auto first = RenderEndpointSlices(SamplePool(), V1(), pods);
   ASSERT_EQ(first.size(), 2u);
   std::vector<const k8s::JsonObject*> ptrs;
@@ -108,7 +108,7 @@ TEST(EndpointsTest, NodesStayInTheirSliceAndNewOnesFillGaps) {
   // A node sorting first joins late, one in slice 0 goes: only slice 0 changes, and the newcomer
   // takes the free place there.
   pods.erase(pods.begin() + 10);
-  pods.push_back(Pod("a0", true));
+  pods.push_back(SlicePod("a0", true));
   const auto second = RenderEndpointSlices(SamplePool(), V1(), pods, assigned);
   ASSERT_EQ(second.size(), 2u);
   EXPECT_NE(second[0].Annotation("rdmastack.io/applied-hash"),

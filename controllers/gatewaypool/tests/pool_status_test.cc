@@ -13,7 +13,7 @@ namespace {
 using testing::SamplePool;
 using testing::ShippedMatrix;
 
-const Clock::WallTime kNow = Clock::WallTime(std::chrono::seconds(1'800'000'000));
+const Clock::WallTime kStatusNow = Clock::WallTime(std::chrono::seconds(1'800'000'000));
 
 SelectedNode Verified(const std::string& name) {
   NodeVerdict v;
@@ -28,7 +28,7 @@ SelectedNode Unverified(const std::string& name, const std::string& reason) {
   return {name, v};
 }
 
-controllers::OwnedPod Pod(const std::string& node, bool ready) {
+controllers::OwnedPod StatusPod(const std::string& node, bool ready) {
   controllers::OwnedPod p;
   p.name = "kvcache-gateway-v1-" + node;
   p.node = node;
@@ -45,7 +45,7 @@ struct Fixture {
   Fixture() {
     in.pool = &pool;
     in.decision = DecideTrack(pool.spec, ShippedMatrix());
-    in.now = kNow;
+    in.now = kStatusNow;
   }
   // Every status a case computes must be one the API server accepts as it is.
   crd::GatewayPoolStatus Compute() {
@@ -63,7 +63,7 @@ std::string Cond(const crd::GatewayPoolStatus& s, const char* type) {
 TEST(PoolStatusTest, AllServingIsReady) {
   Fixture f;
   f.in.selected = {Verified("a"), Verified("b")};
-  f.in.pods = {Pod("a", true), Pod("b", true)};
+  f.in.pods = {StatusPod("a", true), StatusPod("b", true)};
   const auto s = f.Compute();
   EXPECT_EQ(Cond(s, kReady), "True/GatewaysReady");
   EXPECT_EQ(Cond(s, kProgressing), "False/RolloutComplete");
@@ -87,7 +87,7 @@ TEST(PoolStatusTest, AllServingIsReady) {
 TEST(PoolStatusTest, StartingGatewaysAreProgressingNotDegraded) {
   Fixture f;
   f.in.selected = {Verified("a"), Verified("b")};
-  f.in.pods = {Pod("a", true), Pod("b", false)};
+  f.in.pods = {StatusPod("a", true), StatusPod("b", false)};
   const auto s = f.Compute();
   EXPECT_EQ(Cond(s, kReady), "False/GatewaysStarting");
   EXPECT_EQ(Cond(s, kProgressing), "True/RollingOut");
@@ -99,7 +99,7 @@ TEST(PoolStatusTest, StartingGatewaysAreProgressingNotDegraded) {
 TEST(PoolStatusTest, UnverifiedNodeIsListedAndTheRestIsReady) {
   Fixture f;
   f.in.selected = {Verified("a"), Unverified("b", "PortDown")};
-  f.in.pods = {Pod("a", true)};
+  f.in.pods = {StatusPod("a", true)};
   const auto s = f.Compute();
   EXPECT_EQ(Cond(s, kReady), "True/GatewaysReady");
   EXPECT_EQ(Cond(s, kNodesVerified), "False/NodesNotVerified");
@@ -114,7 +114,7 @@ TEST(PoolStatusTest, UnverifiedNodeIsListedAndTheRestIsReady) {
 TEST(PoolStatusTest, CrashLoopIsDegraded) {
   Fixture f;
   f.in.selected = {Verified("a")};
-  controllers::OwnedPod p = Pod("a", false);
+  controllers::OwnedPod p = StatusPod("a", false);
   p.waiting_reason = "CrashLoopBackOff";
   p.message = "rdmastack-gateway: refused (library-pin): ...";
   f.in.pods = {p};
@@ -132,12 +132,12 @@ TEST(PoolStatusTest, CrashLoopIsDegraded) {
 TEST(PoolStatusTest, ALibraryDigestRefusalIsLibraryDigestMismatch) {
   Fixture f;
   f.in.selected = {Verified("a"), Verified("b")};
-  controllers::OwnedPod p = Pod("a", false);
+  controllers::OwnedPod p = StatusPod("a", false);
   p.waiting_reason = "CrashLoopBackOff";
   p.message =
       "rdmastack-gateway: refused (library-digest): libcuobjserver.so.1.2.0.68: sha256 is 11, "
       "the compatibility data expects 22; ...";
-  f.in.pods = {p, Pod("b", true)};
+  f.in.pods = {p, StatusPod("b", true)};
   const auto s = f.Compute();
   ASSERT_EQ(s.failing_nodes.size(), 1u);
   EXPECT_EQ(s.failing_nodes[0].reason, "LibraryDigestMismatch");
@@ -156,7 +156,7 @@ TEST(PoolStatusTest, RefusedSpecKeepsReportingWhatServes) {
   f.pool.spec.server_library.version = "2.0.0.109";
   f.in.decision = DecideTrack(f.pool.spec, ShippedMatrix());
   f.in.selected = {Verified("a")};
-  f.in.pods = {Pod("a", true)};  // the 1.x gateway from the accepted spec
+  f.in.pods = {StatusPod("a", true)};  // the 1.x gateway from the accepted spec
   const auto s = f.Compute();
   EXPECT_EQ(Cond(s, kLibraryCompatible), "False/IncompatiblePair");
   EXPECT_EQ(Cond(s, kReady), "False/IncompatiblePair");
@@ -192,7 +192,7 @@ TEST(PoolStatusTest, ConflictWithAnOlderPoolIsRefusedByName) {
 TEST(PoolStatusTest, MissingSecretWhileServingIsDegradedOnly) {
   Fixture f;
   f.in.selected = {Verified("a")};
-  f.in.pods = {Pod("a", true)};
+  f.in.pods = {StatusPod("a", true)};
   f.in.secret = SecretState::kMissing;
   f.in.secret_message = "Secret storage/kvcache-s3-root does not exist";
   const auto s = f.Compute();
@@ -213,12 +213,12 @@ TEST(PoolStatusTest, NoNodesSelected) {
 TEST(PoolStatusTest, RecomputingIsStableAndTransitionTimesMoveOnlyOnChange) {
   Fixture f;
   f.in.selected = {Verified("a")};
-  f.in.pods = {Pod("a", true)};
+  f.in.pods = {StatusPod("a", true)};
   const auto first = f.Compute();
   f.pool.status = first;
-  f.in.now = kNow + std::chrono::minutes(5);
+  f.in.now = kStatusNow + std::chrono::minutes(5);
   EXPECT_EQ(f.Compute(), first);
-  f.in.pods = {Pod("a", false)};
+  f.in.pods = {StatusPod("a", false)};
   const auto second = f.Compute();
   const auto* ready = controllers::FindCondition(second.conditions, kReady);
   const auto* compatible = controllers::FindCondition(second.conditions, kLibraryCompatible);
@@ -268,7 +268,7 @@ controllers::OwnedPod CrashLoopingAfterALongLog(const std::string& node) {
   container.SetString({"lastState", "terminated", "message"}, log.substr(log.size() - 2048));
   k8s::JsonBuilder pod;
   pod.Append({"status", "containerStatuses"}, container);
-  controllers::OwnedPod p = Pod(node, false);
+  controllers::OwnedPod p = StatusPod(node, false);
   const controllers::OwnedPod read = controllers::ReadOwnedPod(std::move(pod).Build(), "gateway");
   p.waiting_reason = read.waiting_reason;
   p.message = read.message;
@@ -281,7 +281,7 @@ TEST(PoolStatusTest, AnInPlaceNodeThatFailedValidationIsListedOnce) {
   Fixture f;
   f.in.selected = {Verified("a"), Verified("b")};
   const controllers::OwnedPod failing = CrashLoopingAfterALongLog("a");
-  f.in.pods = {failing, Pod("b", true)};
+  f.in.pods = {failing, StatusPod("b", true)};
   UpgradePlan plan;
   plan.active = true;
   plan.in_place = true;
@@ -316,7 +316,7 @@ TEST(PoolStatusTest, NodesUnderMaintenanceAreListedAndDoNotHoldReadyBack) {
   Fixture f;
   // b drains (its gateway still answers), c has stopped and its agent went quiet with it.
   f.in.selected = {Verified("a"), Verified("b"), Unverified("c", "AgentNotReporting")};
-  f.in.pods = {Pod("a", true), Pod("b", true)};
+  f.in.pods = {StatusPod("a", true), StatusPod("b", true)};
   UpgradePlan plan;
   NodeDecision a;
   a.node = "a";

@@ -5,9 +5,9 @@
 namespace rdmastack::gatewaypool {
 namespace {
 
-constexpr int64_t kNow = 1'800'000'000;
+constexpr int64_t kPlanNow = 1'800'000'000;
 
-controllers::OwnedPod Pod(const std::string& node, const std::string& track, bool ready,
+controllers::OwnedPod TrackPod(const std::string& node, const std::string& track, bool ready,
                           const std::string& hash = "h2") {
   controllers::OwnedPod p;
   p.name = "gw-" + track + "-" + node;
@@ -25,7 +25,7 @@ UpgradeNode OnV1(const std::string& name) {
   n.name = name;
   n.eligible = true;
   n.tracks = {"v1"};
-  n.pods["v1"] = Pod(name, "v1", true, "h1");
+  n.pods["v1"] = TrackPod(name, "v1", true, "h1");
   n.published = {"v1"};
   return n;
 }
@@ -36,12 +36,12 @@ UpgradeNode OnV2(const std::string& name, const std::string& hash) {
   n.name = name;
   n.eligible = true;
   n.tracks = {"v2"};
-  n.pods["v2"] = Pod(name, "v2", true, hash);
+  n.pods["v2"] = TrackPod(name, "v2", true, hash);
   n.published = {"v2"};
   return n;
 }
 
-NodeUpgradeState State(UpgradePhase phase, int64_t started = kNow - 10, int64_t since = kNow - 5) {
+NodeUpgradeState State(UpgradePhase phase, int64_t started = kPlanNow - 10, int64_t since = kPlanNow - 5) {
   NodeUpgradeState s;
   s.from = "v1";
   s.to = "v2";
@@ -59,7 +59,7 @@ UpgradeInputs Inputs(std::vector<UpgradeNode> nodes, int32_t max_parallel = 2) {
   in.spec.drain_seconds = 30;
   in.spec.auto_rollback = false;
   in.validation_timeout_s = 600;
-  in.now = kNow;
+  in.now = kPlanNow;
   in.may_start = true;
   in.nodes = std::move(nodes);
   return in;
@@ -87,7 +87,7 @@ TEST(UpgradePlanTest, StartsAtMostMaxParallelNodesInNameOrder) {
     if (d.state && d.state->phase == UpgradePhase::kStartNew) {
       ++started;
       EXPECT_EQ(d.tracks, (std::set<std::string>{"v1", "v2"}));
-      EXPECT_EQ(d.state->started, kNow);
+      EXPECT_EQ(d.state->started, kPlanNow);
       EXPECT_EQ(d.transition, "Pending -> StartNew");
     }
   }
@@ -102,7 +102,7 @@ TEST(UpgradePlanTest, StartsAtMostMaxParallelNodesInNameOrder) {
 TEST(UpgradePlanTest, NodesInFlightUseTheBudget) {
   UpgradeNode moving = OnV1("a");
   moving.tracks = {"v1", "v2"};
-  moving.state = State(UpgradePhase::kDrain, kNow - 60, kNow);
+  moving.state = State(UpgradePhase::kDrain, kPlanNow - 60, kPlanNow);
   const UpgradePlan plan = PlanUpgrade(Inputs({moving, OnV1("b"), OnV1("c")}, 2));
   EXPECT_EQ(PhaseOf(plan, "a"), "Drain");
   EXPECT_EQ(PhaseOf(plan, "b"), "StartNew");
@@ -112,7 +112,7 @@ TEST(UpgradePlanTest, NodesInFlightUseTheBudget) {
 TEST(UpgradePlanTest, PausedStartsNothingButFinishesMovesUnderWay) {
   UpgradeNode draining = OnV1("a");
   draining.tracks = {"v1", "v2"};
-  draining.state = State(UpgradePhase::kDrain, kNow - 100, kNow - 31);
+  draining.state = State(UpgradePhase::kDrain, kPlanNow - 100, kPlanNow - 31);
   UpgradeInputs in = Inputs({draining, OnV1("b")});
   in.spec.paused = true;
   const UpgradePlan plan = PlanUpgrade(in);
@@ -128,7 +128,7 @@ TEST(UpgradePlanTest, SideBySideWalksEveryPhase) {
   n.tracks = {"v1", "v2"};
   // StartNew -> Validate once the new pod is Ready.
   n.state = State(UpgradePhase::kStartNew);
-  n.pods["v2"] = Pod("a", "v2", false);
+  n.pods["v2"] = TrackPod("a", "v2", false);
   EXPECT_EQ(PhaseOf(PlanUpgrade(Inputs({n})), "a"), "StartNew");
   n.pods["v2"].ready = true;
   EXPECT_EQ(PhaseOf(PlanUpgrade(Inputs({n})), "a"), "Validate");
@@ -155,7 +155,7 @@ TEST(UpgradePlanTest, SideBySideWalksEveryPhase) {
   n.published = {"v2"};
   const UpgradePlan drained = PlanUpgrade(Inputs({n}));
   EXPECT_EQ(PhaseOf(drained, "a"), "Drain");
-  EXPECT_EQ(For(drained, "a").state->since, kNow);
+  EXPECT_EQ(For(drained, "a").state->since, kPlanNow);
   EXPECT_EQ(drained.wake_after_s, 30);
   // drainSeconds 0: the old gateway stops as soon as clients see the move.
   {
@@ -166,11 +166,11 @@ TEST(UpgradePlanTest, SideBySideWalksEveryPhase) {
     EXPECT_EQ(For(stopped, "a").tracks, std::set<std::string>{"v2"});
   }
   // Drain -> StopOld after drainSeconds; the old label goes.
-  n.state = State(UpgradePhase::kDrain, kNow - 100, kNow - 29);
+  n.state = State(UpgradePhase::kDrain, kPlanNow - 100, kPlanNow - 29);
   const UpgradePlan still = PlanUpgrade(Inputs({n}));
   EXPECT_EQ(PhaseOf(still, "a"), "Drain");
   EXPECT_EQ(still.wake_after_s, 29 - 29 + 1);  // 30 s drain, 29 s gone: wake in 1 s
-  n.state = State(UpgradePhase::kDrain, kNow - 100, kNow - 30);
+  n.state = State(UpgradePhase::kDrain, kPlanNow - 100, kPlanNow - 30);
   const UpgradePlan stop = PlanUpgrade(Inputs({n}));
   EXPECT_EQ(PhaseOf(stop, "a"), "StopOld");
   EXPECT_EQ(For(stop, "a").tracks, std::set<std::string>{"v2"});
@@ -191,23 +191,23 @@ TEST(UpgradePlanTest, ADrainCountsOnlyTimeAfterTheLastApiOutage) {
   // new gateway clients were sent to. Each drain began 40 s ago (drainSeconds 30).
   UpgradeNode side = OnV1("a");
   side.tracks = {"v1", "v2"};
-  side.pods["v2"] = Pod("a", "v2", true);
+  side.pods["v2"] = TrackPod("a", "v2", true);
   side.published = {"v2"};
-  side.state = State(UpgradePhase::kDrain, kNow - 100, kNow - 40);
+  side.state = State(UpgradePhase::kDrain, kPlanNow - 100, kPlanNow - 40);
   UpgradeNode in_place = OnV2("b", "h1");
-  in_place.state = State(UpgradePhase::kDrain, kNow - 100, kNow - 40);
+  in_place.state = State(UpgradePhase::kDrain, kPlanNow - 100, kPlanNow - 40);
   in_place.state->from = "v2";
   in_place.state->in_place = true;
   in_place.state->template_hash = "h2";
   UpgradeNode back = side;
   back.name = "c";
   back.published = {"v1"};
-  back.state = State(UpgradePhase::kRollBack, kNow - 100, kNow - 40);
+  back.state = State(UpgradePhase::kRollBack, kPlanNow - 100, kPlanNow - 40);
   back.state->drain_new = true;
   UpgradeInputs in = Inputs({side, in_place, back}, 3);
 
   // The API server answered again 10 s ago: 20 s of each drain are left.
-  in.api_answering_since = kNow - 10;
+  in.api_answering_since = kPlanNow - 10;
   UpgradePlan plan = PlanUpgrade(in);
   EXPECT_EQ(PhaseOf(plan, "a"), "Drain");
   EXPECT_EQ(For(plan, "a").tracks, (std::set<std::string>{"v1", "v2"}));
@@ -215,15 +215,15 @@ TEST(UpgradePlanTest, ADrainCountsOnlyTimeAfterTheLastApiOutage) {
   EXPECT_EQ(For(plan, "c").tracks, (std::set<std::string>{"v1", "v2"}));
   EXPECT_EQ(plan.wake_after_s, 20);
 
-  in.now = kNow + 20;
+  in.now = kPlanNow + 20;
   plan = PlanUpgrade(in);
   EXPECT_EQ(PhaseOf(plan, "a"), "StopOld");
   EXPECT_EQ(PhaseOf(plan, "b"), "StopOld");
   EXPECT_EQ(For(plan, "c").tracks, std::set<std::string>{"v1"});
 
   // An outage that ended before the drains began changes nothing.
-  in.now = kNow;
-  in.api_answering_since = kNow - 50;
+  in.now = kPlanNow;
+  in.api_answering_since = kPlanNow - 50;
   plan = PlanUpgrade(in);
   EXPECT_EQ(PhaseOf(plan, "a"), "StopOld");
   EXPECT_EQ(PhaseOf(plan, "b"), "StopOld");
@@ -236,16 +236,16 @@ TEST(UpgradePlanTest, SwitchChainsToTheNextStepOnceOurPublishWasAcknowledged) {
   // d, e: waiting (maxParallel 3 is spent by a, b, c).
   UpgradeNode a = OnV1("a");
   a.tracks = {"v1", "v2"};
-  a.pods["v2"] = Pod("a", "v2", true);
+  a.pods["v2"] = TrackPod("a", "v2", true);
   a.state = State(UpgradePhase::kStartNew);
   a.validation = Validation{true, "", ""};
   UpgradeNode b = OnV1("b");
   b.tracks = {"v1", "v2"};
-  b.pods["v2"] = Pod("b", "v2", false);
+  b.pods["v2"] = TrackPod("b", "v2", false);
   b.state = State(UpgradePhase::kStartNew);
   UpgradeNode c = OnV1("c");
   c.tracks = {"v2"};
-  c.pods["v2"] = Pod("c", "v2", true);
+  c.pods["v2"] = TrackPod("c", "v2", true);
   c.published = {"v2"};
   c.state = State(UpgradePhase::kStopOld);
   UpgradeInputs in = Inputs({a, b, c, OnV1("d"), OnV1("e")}, 3);
@@ -327,10 +327,10 @@ TEST(UpgradePlanTest, EndpointRolesFollowThePhase) {
 TEST(UpgradePlanTest, ValidationTimeoutRollsBackWithTheReasonThenFails) {
   UpgradeNode n = OnV1("a");
   n.tracks = {"v1", "v2"};
-  n.pods["v2"] = Pod("a", "v2", false);
+  n.pods["v2"] = TrackPod("a", "v2", false);
   n.pods["v2"].waiting_reason = "CrashLoopBackOff";
   n.pods["v2"].message = "listen tcp :7072: bind: address already in use";
-  n.state = State(UpgradePhase::kStartNew, kNow - 600);
+  n.state = State(UpgradePhase::kStartNew, kPlanNow - 600);
   const UpgradePlan plan = PlanUpgrade(Inputs({n}));
   const NodeDecision& d = For(plan, "a");
   ASSERT_TRUE(d.state);
@@ -361,16 +361,16 @@ TEST(UpgradePlanTest, AutoRollbackHaltsAndRevertsNodesInFlight) {
   bad.state->reason = "NewGatewayNotReady";
   UpgradeNode validating = OnV1("b");
   validating.tracks = {"v1", "v2"};
-  validating.pods["v2"] = Pod("b", "v2", true);
+  validating.pods["v2"] = TrackPod("b", "v2", true);
   validating.state = State(UpgradePhase::kValidate);
   UpgradeNode draining = OnV1("c");
   draining.tracks = {"v1", "v2"};
-  draining.pods["v2"] = Pod("c", "v2", true);
+  draining.pods["v2"] = TrackPod("c", "v2", true);
   draining.published = {"v2"};
   draining.state = State(UpgradePhase::kDrain);
   UpgradeNode done = OnV1("d");
   done.tracks = {"v2"};
-  done.pods = {{"v2", Pod("d", "v2", true)}};
+  done.pods = {{"v2", TrackPod("d", "v2", true)}};
   done.state = State(UpgradePhase::kDone);
   UpgradeInputs in = Inputs({bad, validating, draining, done, OnV1("e")});
   in.spec.auto_rollback = true;
@@ -395,11 +395,11 @@ TEST(UpgradePlanTest, AutoRollbackHaltsAndRevertsNodesInFlight) {
   rolling.published = {"v1"};
   UpgradeInputs later = in;
   later.nodes = {bad, rolling};
-  later.now = kNow + 29;
+  later.now = kPlanNow + 29;
   const UpgradePlan during = PlanUpgrade(later);
   EXPECT_EQ(For(during, "c").tracks, (std::set<std::string>{"v1", "v2"}));
   EXPECT_EQ(during.wake_after_s, 1);
-  later.now = kNow + 30;
+  later.now = kPlanNow + 30;
   EXPECT_EQ(For(PlanUpgrade(later), "c").tracks, std::set<std::string>{"v1"});
   EXPECT_EQ(PhaseOf(plan, "d"), "Done");  // finished nodes stay
   EXPECT_EQ(PhaseOf(plan, "e"), "none");  // nothing new starts
@@ -440,7 +440,7 @@ TEST(UpgradePlanTest, AFailedNodeHoldsItsMaxParallelSlot) {
 TEST(UpgradePlanTest, AnInPlaceFailureWithoutAGatewayUsesMaxUnavailable) {
   UpgradeNode bad = OnV1("a");
   bad.tracks = {"v2"};
-  bad.pods = {{"v2", Pod("a", "v2", false)}};
+  bad.pods = {{"v2", TrackPod("a", "v2", false)}};
   bad.state = State(UpgradePhase::kFailed);
   bad.state->in_place = true;
   bad.state->template_hash = "h2";
@@ -463,11 +463,11 @@ TEST(UpgradePlanTest, AnInPlaceFailureWithoutAGatewayUsesMaxUnavailable) {
 TEST(UpgradePlanTest, ANewTargetRollsBackMovesForTheOldOne) {
   UpgradeNode validating = OnV1("a");
   validating.tracks = {"v1", "v2"};
-  validating.pods["v2"] = Pod("a", "v2", true);
+  validating.pods["v2"] = TrackPod("a", "v2", true);
   validating.state = State(UpgradePhase::kValidate);
   UpgradeNode done = OnV1("b");
   done.tracks = {"v2"};
-  done.pods = {{"v2", Pod("b", "v2", true)}};
+  done.pods = {{"v2", TrackPod("b", "v2", true)}};
   done.state = State(UpgradePhase::kDone);
   // The spec went back to 1.x during the rollout.
   UpgradeInputs in = Inputs({validating, done});
@@ -487,7 +487,7 @@ TEST(UpgradePlanTest, ANewTargetRollsBackMovesForTheOldOne) {
 TEST(UpgradePlanTest, ARefusedSpecChangesNothing) {
   UpgradeNode n = OnV1("a");
   n.tracks = {"v1", "v2"};
-  n.state = State(UpgradePhase::kDrain, kNow - 100, kNow - 100);
+  n.state = State(UpgradePhase::kDrain, kPlanNow - 100, kPlanNow - 100);
   UpgradeInputs in = Inputs({n, OnV1("b")});
   in.may_start = false;
   const UpgradePlan plan = PlanUpgrade(in);
@@ -539,7 +539,7 @@ TEST(UpgradePlanTest, InPlaceReplacesOutdatedPodsWithinMaxUnavailable) {
   EXPECT_EQ(PhaseOf(plan, "b"), "none");
   // The replacement comes up with the new template: Validate, then Done after the check.
   in.nodes[0].state = For(plan, "a").state;
-  in.nodes[0].pods["v2"] = Pod("a", "v2", true, "h2");
+  in.nodes[0].pods["v2"] = TrackPod("a", "v2", true, "h2");
   plan = PlanUpgrade(in);
   EXPECT_EQ(PhaseOf(plan, "a"), "Validate");
   in.nodes[0].state = For(plan, "a").state;
@@ -585,16 +585,16 @@ TEST(UpgradePlanTest, MaxUnavailablePercentRoundsDown) {
 UpgradeNode UnderMaintenance(UpgradeNode n, MaintenancePhase phase = MaintenancePhase::kDraining) {
   n.maintenance.applies = true;
   n.maintenance.phase = phase;
-  n.maintenance.state = MaintenanceState{kNow - 1, "cordoned", n.published};
+  n.maintenance.state = MaintenanceState{kPlanNow - 1, "cordoned", n.published};
   n.maintenance.tracks = phase == MaintenancePhase::kDraining ? n.tracks : std::set<std::string>{};
-  n.maintenance.wake_at = phase == MaintenancePhase::kDraining ? kNow + 29 : 0;
+  n.maintenance.wake_at = phase == MaintenancePhase::kDraining ? kPlanNow + 29 : 0;
   return n;
 }
 
 TEST(UpgradePlanTest, MaintenanceTakesANodeOutOfTheRolloutAndDropsItsMove) {
   UpgradeNode moving = OnV1("a");
   moving.tracks = {"v1", "v2"};
-  moving.pods["v2"] = Pod("a", "v2", true);
+  moving.pods["v2"] = TrackPod("a", "v2", true);
   moving.state = State(UpgradePhase::kSwitch);
   moving.published = {"v2"};
   const UpgradePlan plan =

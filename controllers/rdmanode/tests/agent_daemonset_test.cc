@@ -58,7 +58,7 @@ TEST(AgentDaemonSetTest, MatchesGolden) {
   options.extra_args = {"--probe-interval", "30s"};
   auto ds = RenderAgentDaemonSet(options, {pool}, {profile});
   ASSERT_TRUE(ds);
-  testing::ExpectMatchesGolden("controllers/rdmanode/tests/golden/agent-daemonset.json",
+  ::rdmastack::testing::ExpectMatchesGolden("controllers/rdmanode/tests/golden/agent-daemonset.json",
                                ds->SerializePretty() + "\n");
 }
 

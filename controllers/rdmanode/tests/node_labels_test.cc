@@ -11,10 +11,10 @@ namespace {
 using std::chrono::seconds;
 using Labels = std::map<std::string, std::string>;
 
-const Clock::WallTime kT0{seconds(1'764'576'000)};
+const Clock::WallTime kLabelsT0{seconds(1'764'576'000)};
 constexpr Clock::Duration kGrace = seconds(300);
 
-crd::Condition Cond(const char* type, crd::ConditionStatus status, Clock::WallTime at = kT0) {
+crd::Condition Cond(const char* type, crd::ConditionStatus status, Clock::WallTime at = kLabelsT0) {
   crd::Condition c;
   c.type = type;
   c.status = status;
@@ -23,7 +23,7 @@ crd::Condition Cond(const char* type, crd::ConditionStatus status, Clock::WallTi
   return c;
 }
 
-crd::RdmaNodeStatus Status(crd::ConditionStatus reporting, crd::ConditionStatus gw,
+crd::RdmaNodeStatus NodeStatus(crd::ConditionStatus reporting, crd::ConditionStatus gw,
                            crd::ConditionStatus gd, crd::ConditionStatus hm) {
   crd::RdmaNodeStatus s;
   s.conditions = {Cond(kReporting, reporting), Cond(kGatewayCapable, gw),
@@ -37,7 +37,7 @@ constexpr auto F = crd::ConditionStatus::kFalse;
 constexpr auto U = crd::ConditionStatus::kUnknown;
 
 TEST(NodeLabelsTest, OneLabelPerDecidedVerdictAndTheLinkLayer) {
-  const auto d = DesiredNodeLabels(Status(T, T, F, U), kT0, kGrace);
+  const auto d = DesiredNodeLabels(NodeStatus(T, T, F, U), kLabelsT0, kGrace);
   EXPECT_EQ(d.labels, (Labels{{kGatewayCapableLabel, "true"},
                               {kGPUDirectLabel, "false"},
                               {kLinkLayerLabel, "InfiniBand"}}));
@@ -45,20 +45,20 @@ TEST(NodeLabelsTest, OneLabelPerDecidedVerdictAndTheLinkLayer) {
 }
 
 TEST(NodeLabelsTest, StaleNodeKeepsLabelsForTheGracePeriodThenLosesThem) {
-  const auto stale = Status(F, T, T, T);
-  const auto within = DesiredNodeLabels(stale, kT0 + kGrace - seconds(1), kGrace);
+  const auto stale = NodeStatus(F, T, T, T);
+  const auto within = DesiredNodeLabels(stale, kLabelsT0 + kGrace - seconds(1), kGrace);
   EXPECT_EQ(within.labels.size(), 4u);
   ASSERT_TRUE(within.recheck_at);
-  EXPECT_EQ(*within.recheck_at, kT0 + kGrace);
-  const auto after = DesiredNodeLabels(stale, kT0 + kGrace, kGrace);
+  EXPECT_EQ(*within.recheck_at, kLabelsT0 + kGrace);
+  const auto after = DesiredNodeLabels(stale, kLabelsT0 + kGrace, kGrace);
   EXPECT_TRUE(after.labels.empty());
   EXPECT_FALSE(after.recheck_at);
 }
 
 TEST(NodeLabelsTest, UnreadableTransitionTimeRemovesAtOnce) {
-  auto s = Status(F, T, T, T);
+  auto s = NodeStatus(F, T, T, T);
   s.conditions[0].last_transition_time = "yesterday";
-  EXPECT_TRUE(DesiredNodeLabels(s, kT0, kGrace).labels.empty());
+  EXPECT_TRUE(DesiredNodeLabels(s, kLabelsT0, kGrace).labels.empty());
 }
 
 TEST(NodeLabelsTest, PatchTouchesOnlyOwnedLabelsThatDiffer) {

@@ -15,7 +15,7 @@ namespace {
 
 const char kTime[] = "2026-12-01T08:12:11Z";
 
-std::string Condition(const std::string& type, const std::string& reason,
+std::string ConditionJson(const std::string& type, const std::string& reason,
                       const std::string& message = "m") {
   return R"({"type":")" + type + R"(","status":"True","lastTransitionTime":")" + kTime +
          R"(","reason":")" + reason + R"(","message":")" + message + R"("})";
@@ -59,7 +59,7 @@ void ExpectStable(const char* kind, const Fitted& once) {
 
 TEST(SchemaFitTest, AValidStatusIsLeftAsItIs) {
   const std::string status =
-      R"({"observedGeneration":3,"conditions":[)" + Condition("Ready", "GatewaysReady") +
+      R"({"observedGeneration":3,"conditions":[)" + ConditionJson("Ready", "GatewaysReady") +
       R"(],"library":"1.2.0.68","nodeCounts":{"selected":2,"readyOfSelected":"2/2"},)"
       R"("failingNodes":[{"node":"a","reason":"GatewayFailing","message":"é…","since":")" +
       kTime + R"("}]})";
@@ -93,7 +93,7 @@ TEST(SchemaFitTest, ALongMessageIsClippedOnACharacterBoundaryAndSaysSo) {
 TEST(SchemaFitTest, ConditionMessagesHaveTheirOwnLongerLimit) {
   const std::string long_message(40000, 'm');
   Fitted f = Fit("ClientProfile",
-                 R"({"conditions":[)" + Condition("Ready", "NotReady", long_message) + "]}");
+                 R"({"conditions":[)" + ConditionJson("Ready", "NotReady", long_message) + "]}");
   ASSERT_EQ(f.fixes.size(), 1u) << DescribeFixes(f.fixes);
   EXPECT_EQ(f.fixes[0].rule, "maxLength 32768");
   EXPECT_EQ(f["conditions"][0]["message"].GetStringLength(), 32768u + 2);  // the ellipsis: 3 bytes
@@ -102,7 +102,7 @@ TEST(SchemaFitTest, ConditionMessagesHaveTheirOwnLongerLimit) {
 TEST(SchemaFitTest, AStringWithAPatternIsCutWithoutAMarker) {
   // A condition reason: maxLength 1024 and a CamelCase pattern that a marker would break.
   Fitted f = Fit("RdmaNode",
-                 R"({"conditions":[)" + Condition("GatewayCapable", std::string(1100, 'R')) + "]}");
+                 R"({"conditions":[)" + ConditionJson("GatewayCapable", std::string(1100, 'R')) + "]}");
   ASSERT_EQ(f.fixes.size(), 1u) << DescribeFixes(f.fixes);
   EXPECT_EQ(f["conditions"][0]["reason"].GetString(), std::string(1024, 'R'));
   ExpectStable("RdmaNode", f);
@@ -124,8 +124,8 @@ TEST(SchemaFitTest, ARepeatedListMapKeyKeepsTheFirstItem) {
 }
 
 TEST(SchemaFitTest, NestedListMapsAndConditionTypesAreKeyedToo) {
-  Fitted f = Fit("RdmaNode", R"({"conditions":[)" + Condition("Reporting", "Reporting") + "," +
-                                 Condition("Reporting", "Stale") + R"(],
+  Fitted f = Fit("RdmaNode", R"({"conditions":[)" + ConditionJson("Reporting", "Reporting") + "," +
+                                 ConditionJson("Reporting", "Stale") + R"(],
       "devices":[{"name":"mlx5_0","ports":[{"number":1,"gids":[{"index":0},{"index":0}]}]}]})");
   ASSERT_EQ(f.fixes.size(), 2u) << DescribeFixes(f.fixes);
   EXPECT_EQ(f.fixes[0].path, "status.conditions[1]");
@@ -171,8 +171,8 @@ TEST(SchemaFitTest, AnOptionalFieldThatCannotBeValidIsRemoved) {
 }
 
 TEST(SchemaFitTest, AnItemWhoseRequiredFieldCannotBeValidIsRemoved) {
-  Fitted f = Fit("GatewayPool", R"({"conditions":[)" + Condition("Ready", "GatewaysReady") + "," +
-                                    Condition("Bad Type!", "X") + "," + Condition("Degraded", "") +
+  Fitted f = Fit("GatewayPool", R"({"conditions":[)" + ConditionJson("Ready", "GatewaysReady") + "," +
+                                    ConditionJson("Bad Type!", "X") + "," + ConditionJson("Degraded", "") +
                                     R"(],"failingNodes":[{"node":"a"}]})");
   EXPECT_EQ(f["conditions"].Size(), 1u) << f.Text();
   EXPECT_STREQ(f["conditions"][0]["type"].GetString(), "Ready");

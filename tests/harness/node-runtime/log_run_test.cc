@@ -8,7 +8,7 @@ namespace rdmastack::sim {
 namespace {
 
 // A pod with containers `main` and init container `setup`; `status` is main's containerStatus.
-k8s::JsonObject Pod(const std::string& status) {
+k8s::JsonObject LogPod(const std::string& status) {
   return ParseJson(R"({"metadata":{"name":"web","namespace":"ns"},
     "spec":{"nodeName":"n1","initContainers":[{"name":"setup"}],"containers":[{"name":"main"}]},
     "status":{"initContainerStatuses":[{"name":"setup","restartCount":0,
@@ -28,11 +28,11 @@ constexpr char kNotStarted[] =
     R"({"name":"main","restartCount":0,"state":{"waiting":{"reason":"ErrImagePull"}}})";
 
 TEST(ChooseLogRun, RunningContainerIsItsCurrentRunWithItsProcess) {
-  StatusOr<LogRun> r = ChooseLogRun(Pod(kRunningAfterOneRestart), "main", false);
+  StatusOr<LogRun> r = ChooseLogRun(LogPod(kRunningAfterOneRestart), "main", false);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->run, 1);
   EXPECT_EQ(r->pid, 4242);
-  r = ChooseLogRun(Pod(kRunningAfterOneRestart), "main", true);
+  r = ChooseLogRun(LogPod(kRunningAfterOneRestart), "main", true);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->run, 0);
   EXPECT_EQ(r->pid, 0);  // a previous run is never followed
@@ -41,7 +41,7 @@ TEST(ChooseLogRun, RunningContainerIsItsCurrentRunWithItsProcess) {
 TEST(ChooseLogRun, WhileBackingOffBothReadTheRunThatJustEnded) {
   // The kubelet reads lastState's container for both: the run numbered restartCount.
   for (bool previous : {false, true}) {
-    StatusOr<LogRun> r = ChooseLogRun(Pod(kBackOffAfterTwoRuns), "main", previous);
+    StatusOr<LogRun> r = ChooseLogRun(LogPod(kBackOffAfterTwoRuns), "main", previous);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     EXPECT_EQ(r->run, 1);
     EXPECT_EQ(r->pid, 0);
@@ -49,26 +49,26 @@ TEST(ChooseLogRun, WhileBackingOffBothReadTheRunThatJustEnded) {
 }
 
 TEST(ChooseLogRun, TerminatedContainerAndInitContainers) {
-  StatusOr<LogRun> r = ChooseLogRun(Pod(kFirstRunDone), "main", false);
+  StatusOr<LogRun> r = ChooseLogRun(LogPod(kFirstRunDone), "main", false);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->run, 0);
   EXPECT_EQ(r->pid, 0);
-  r = ChooseLogRun(Pod(kFirstRunDone), "setup", false);
+  r = ChooseLogRun(LogPod(kFirstRunDone), "setup", false);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->run, 0);
 }
 
 TEST(ChooseLogRun, KubeletMessagesWhenThereIsNothingToRead) {
-  EXPECT_EQ(ChooseLogRun(Pod(kFirstRunDone), "main", true).status().message(),
+  EXPECT_EQ(ChooseLogRun(LogPod(kFirstRunDone), "main", true).status().message(),
             "previous terminated container \"main\" in pod \"web\" not found");
-  EXPECT_EQ(ChooseLogRun(Pod(kFirstRunDone), "main", true).status().code(),
+  EXPECT_EQ(ChooseLogRun(LogPod(kFirstRunDone), "main", true).status().code(),
             StatusCode::kInvalidArgument);
-  EXPECT_EQ(ChooseLogRun(Pod(kNotStarted), "main", false).status().message(),
+  EXPECT_EQ(ChooseLogRun(LogPod(kNotStarted), "main", false).status().message(),
             "container \"main\" in pod \"web\" is waiting to start: ErrImagePull");
   // No status written yet.
-  EXPECT_EQ(ChooseLogRun(Pod(R"({"name":"other"})"), "main", false).status().message(),
+  EXPECT_EQ(ChooseLogRun(LogPod(R"({"name":"other"})"), "main", false).status().message(),
             "container \"main\" in pod \"web\" is waiting to start: ContainerCreating");
-  const Status unknown = ChooseLogRun(Pod(kFirstRunDone), "sidecar", false).status();
+  const Status unknown = ChooseLogRun(LogPod(kFirstRunDone), "sidecar", false).status();
   EXPECT_EQ(unknown.code(), StatusCode::kNotFound);
   EXPECT_EQ(unknown.message(), "container \"sidecar\" not found in pod \"web\"");
 }

@@ -24,7 +24,7 @@
 namespace rdmastack::sim {
 namespace {
 
-std::string Errno(const std::string& what) {
+std::string ErrnoText(const std::string& what) {
   return what + ": " + std::strerror(errno);
 }
 
@@ -36,22 +36,22 @@ bool Exists(const std::string& path) {
 // The container's root at <bundle>/rootfs, in the shim's own mount namespace (gone with it): the
 // image's cached root below, the container's scratch directory above.
 std::string MountRoot(const LaunchSpec& spec) {
-  if (::unshare(CLONE_NEWNS) != 0) return Errno("unshare mount namespace");
+  if (::unshare(CLONE_NEWNS) != 0) return ErrnoText("unshare mount namespace");
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
-    return Errno("make / private");
+    return ErrnoText("make / private");
   }
   const std::string root = spec.oci_bundle + "/rootfs";
-  if (::mkdir(root.c_str(), 0755) != 0 && errno != EEXIST) return Errno("mkdir " + root);
+  if (::mkdir(root.c_str(), 0755) != 0 && errno != EEXIST) return ErrnoText("mkdir " + root);
   // An overlay even for a read-only root: runc creates the mount points of the pod's volumes in it
   // before it makes the root read-only (root.readonly), as on a containerd snapshot.
   const std::string upper = spec.scratch_dir + "/upper", work = spec.scratch_dir + "/work";
   for (const std::string& d : {upper, work}) {
-    if (::mkdir(d.c_str(), 0755) != 0 && errno != EEXIST) return Errno("mkdir " + d);
+    if (::mkdir(d.c_str(), 0755) != 0 && errno != EEXIST) return ErrnoText("mkdir " + d);
   }
   const std::string options =
       "lowerdir=" + spec.oci_lower_root + ",upperdir=" + upper + ",workdir=" + work;
   if (::mount("overlay", root.c_str(), "overlay", 0, options.c_str()) != 0) {
-    return Errno("mount overlay on " + root);
+    return ErrnoText("mount overlay on " + root);
   }
   return "";
 }
@@ -115,7 +115,7 @@ std::string RuncError(const std::string& log_file) {
     // runc reads /proc for the PIDs it made: give it a proc of its own PID namespace.
     if (::unshare(CLONE_NEWNS) != 0 ||
         ::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
-      std::fprintf(stderr, "rdmastack-node-shim: %s\n", Errno("mount proc for runc").c_str());
+      std::fprintf(stderr, "rdmastack-node-shim: %s\n", ErrnoText("mount proc for runc").c_str());
       ::_exit(126);
     }
   }
@@ -129,7 +129,7 @@ std::string RuncError(const std::string& log_file) {
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   ::execv(spec.runc.c_str(), argv.data());
-  std::fprintf(stderr, "rdmastack-node-shim: %s\n", Errno("exec " + spec.runc).c_str());
+  std::fprintf(stderr, "rdmastack-node-shim: %s\n", ErrnoText("exec " + spec.runc).c_str());
   ::_exit(126);
 }
 
@@ -143,13 +143,13 @@ int RunOciContainer(const LaunchSpec& spec, const sigset_t& forwarded) {
   };
   if (std::string why = MountRoot(spec); !why.empty()) return fail(why);
   if (!spec.host_pid && ::unshare(CLONE_NEWPID) != 0) {
-    return fail(Errno("unshare PID namespace"));
+    return fail(ErrnoText("unshare PID namespace"));
   }
   const std::string log_file = spec.oci_bundle + "/runc.log";
   const std::string runc_pid_file = spec.oci_bundle + "/runc.pid";
   ::unlink(runc_pid_file.c_str());
   const pid_t runc = ::fork();
-  if (runc < 0) return fail(Errno("fork"));
+  if (runc < 0) return fail(ErrnoText("fork"));
   if (runc == 0) ExecRunc(spec, log_file, runc_pid_file);
 
   pid_t main_pid = -1;

@@ -65,13 +65,13 @@ class SimLogsTest : public ::testing::Test {
   sim::SimulatedNode node_;
 };
 
-#define REQUIRE_SIM_NODES()                                                                      \
+#define REQUIRE_SIM_LOG_NODE()                                                                      \
   RDMASTACK_REQUIRE_CLUSTER(cluster_env);                                                        \
   ASSERT_FALSE(node_.name.empty()) << "no simulated nodes (RDMASTACK_SIM_NODES from cluster.sh " \
                                       "env)"
 
 TEST_F(SimLogsTest, KubectlLogsReadsRunsTailsAndFollowsThroughTheApiServer) {
-  REQUIRE_SIM_NODES();
+  REQUIRE_SIM_LOG_NODE();
   TestNamespace ns(*env_, "simlogs");
   const std::string ctl = "/tmp/" + ns.name();
   const std::filesystem::path host_ctl = node_.host_root + ctl;
@@ -125,7 +125,7 @@ TEST_F(SimLogsTest, KubectlLogsReadsRunsTailsAndFollowsThroughTheApiServer) {
 }
 
 TEST_F(SimLogsTest, APodKwokRunsHasNoLogsAndSaysWhy) {
-  REQUIRE_SIM_NODES();
+  REQUIRE_SIM_LOG_NODE();
   TestNamespace ns(*env_, "simlogskwok");
   ns.Apply(R"(apiVersion: v1
 kind: Pod
@@ -147,7 +147,7 @@ spec:
 }
 
 TEST_F(SimLogsTest, TheKubeletEndpointServesOnlyTheApiServersClientCertificate) {
-  REQUIRE_SIM_NODES();
+  REQUIRE_SIM_LOG_NODE();
   TestNamespace ns(*env_, "simlogsauth");
   ns.Apply(R"(apiVersion: v1
 kind: Pod
