@@ -205,7 +205,8 @@ std::vector<RdmaDevice> ProbeRdmaDevices(const HostRoot& root, std::vector<Probe
       for (const auto& p : *ports) {
         auto num = ParseDecimal(p);
         if (!num.ok() || *num < 1 || *num > 255) {
-          issues->push_back({kRdmaArea, root.Path(dir + "/ports/" + p), "port name is not a number"});
+          issues->push_back(
+              {kRdmaArea, root.Path(dir + "/ports/" + p), "port name is not a number"});
           continue;
         }
         d.ports.push_back(ReadPort(root, dir, p, static_cast<int>(*num), issues));

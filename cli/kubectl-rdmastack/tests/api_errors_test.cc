@@ -9,7 +9,7 @@ namespace rdmastack::plugin {
 namespace {
 
 const ClusterInfo kErrorsCluster{"https://127.0.0.1:6443",
-                           "kubeconfig /home/me/.kube/config, context dev"};
+                                 "kubeconfig /home/me/.kube/config, context dev"};
 
 Status FromServer(int code, const std::string& body) {
   return k8s::ApiErrorFromResponse(code, body).ToStatus();

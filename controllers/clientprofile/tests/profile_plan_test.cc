@@ -91,9 +91,10 @@ class ProfilePlanTest : public ::testing::Test {
 };
 
 TEST_F(ProfilePlanTest, AnAcceptedSpecRendersTheClientsAndLabelsEachNodeByItsVerdict) {
-  snapshot_.nodes = {{Node("gpu-a"), true, PlanReported(kEligibleFixture)},
-                     {Node("gpu-b", std::string(kEligibleValue)), true, PlanReported(kEligibleFixture)},
-                     {Node("gpu-c"), true, std::nullopt}};
+  snapshot_.nodes = {
+      {Node("gpu-a"), true, PlanReported(kEligibleFixture)},
+      {Node("gpu-b", std::string(kEligibleValue)), true, PlanReported(kEligibleFixture)},
+      {Node("gpu-c"), true, std::nullopt}};
   snapshot_.pods["gpu-b"].client = ClientPod(/*ready=*/true);
   const ProfilePlan plan = Plan();
   EXPECT_TRUE(plan.daemonset.has_value());

@@ -10,7 +10,8 @@ namespace {
 using testing::SamplePool;
 using testing::ShippedMatrix;
 
-controllers::OwnedPod SlicePod(const std::string& node, bool ready, const std::string& track = "v1") {
+controllers::OwnedPod SlicePod(const std::string& node, bool ready,
+                               const std::string& track = "v1") {
   controllers::OwnedPod p;
   p.name = "kvcache-gateway-" + track + "-" + node;
   p.uid = "uid-" + node;
@@ -26,7 +27,8 @@ Track V1() {
 }
 
 TEST(EndpointsTest, OneEndpointPerNodeWithItsConditions) {
-  std::vector<controllers::OwnedPod> pods = {SlicePod("b", true), SlicePod("a", false), SlicePod("c", true, "v2")};
+  std::vector<controllers::OwnedPod> pods = {SlicePod("b", true), SlicePod("a", false),
+                                             SlicePod("c", true, "v2")};
   controllers::OwnedPod leaving = SlicePod("d", true);
   leaving.terminating = true;
   pods.push_back(leaving);
@@ -55,7 +57,8 @@ TEST(EndpointsTest, OneEndpointPerNodeWithItsConditions) {
 }
 
 TEST(EndpointsTest, UpgradeRolesLeaveOutOrDrainNodes) {
-  const std::vector<controllers::OwnedPod> pods = {SlicePod("a", true), SlicePod("b", true), SlicePod("c", true)};
+  const std::vector<controllers::OwnedPod> pods = {SlicePod("a", true), SlicePod("b", true),
+                                                   SlicePod("c", true)};
   auto role = [](const std::string& node) {
     if (node == "a") return EndpointRole::kDraining;
     if (node == "b") return EndpointRole::kAbsent;

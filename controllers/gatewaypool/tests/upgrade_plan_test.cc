@@ -8,7 +8,7 @@ namespace {
 constexpr int64_t kPlanNow = 1'800'000'000;
 
 controllers::OwnedPod TrackPod(const std::string& node, const std::string& track, bool ready,
-                          const std::string& hash = "h2") {
+                               const std::string& hash = "h2") {
   controllers::OwnedPod p;
   p.name = "gw-" + track + "-" + node;
   p.node = node;
@@ -41,7 +41,8 @@ UpgradeNode OnV2(const std::string& name, const std::string& hash) {
   return n;
 }
 
-NodeUpgradeState State(UpgradePhase phase, int64_t started = kPlanNow - 10, int64_t since = kPlanNow - 5) {
+NodeUpgradeState State(UpgradePhase phase, int64_t started = kPlanNow - 10,
+                       int64_t since = kPlanNow - 5) {
   NodeUpgradeState s;
   s.from = "v1";
   s.to = "v2";

@@ -58,8 +58,8 @@ TEST(AgentDaemonSetTest, MatchesGolden) {
   options.extra_args = {"--probe-interval", "30s"};
   auto ds = RenderAgentDaemonSet(options, {pool}, {profile});
   ASSERT_TRUE(ds);
-  ::rdmastack::testing::ExpectMatchesGolden("controllers/rdmanode/tests/golden/agent-daemonset.json",
-                               ds->SerializePretty() + "\n");
+  ::rdmastack::testing::ExpectMatchesGolden(
+      "controllers/rdmanode/tests/golden/agent-daemonset.json", ds->SerializePretty() + "\n");
 }
 
 // A real node's agent probes live: --live-probes, the host's root and RDMA device files, and a

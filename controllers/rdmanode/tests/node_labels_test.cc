@@ -24,7 +24,7 @@ crd::Condition Cond(const char* type, crd::ConditionStatus status, Clock::WallTi
 }
 
 crd::RdmaNodeStatus NodeStatus(crd::ConditionStatus reporting, crd::ConditionStatus gw,
-                           crd::ConditionStatus gd, crd::ConditionStatus hm) {
+                               crd::ConditionStatus gd, crd::ConditionStatus hm) {
   crd::RdmaNodeStatus s;
   s.conditions = {Cond(kReporting, reporting), Cond(kGatewayCapable, gw),
                   Cond(kGPUDirectCapable, gd), Cond(kHostMemoryCapable, hm)};

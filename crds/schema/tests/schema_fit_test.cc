@@ -16,7 +16,7 @@ namespace {
 const char kTime[] = "2026-12-01T08:12:11Z";
 
 std::string ConditionJson(const std::string& type, const std::string& reason,
-                      const std::string& message = "m") {
+                          const std::string& message = "m") {
   return R"({"type":")" + type + R"(","status":"True","lastTransitionTime":")" + kTime +
          R"(","reason":")" + reason + R"(","message":")" + message + R"("})";
 }
@@ -101,8 +101,8 @@ TEST(SchemaFitTest, ConditionMessagesHaveTheirOwnLongerLimit) {
 
 TEST(SchemaFitTest, AStringWithAPatternIsCutWithoutAMarker) {
   // A condition reason: maxLength 1024 and a CamelCase pattern that a marker would break.
-  Fitted f = Fit("RdmaNode",
-                 R"({"conditions":[)" + ConditionJson("GatewayCapable", std::string(1100, 'R')) + "]}");
+  Fitted f = Fit("RdmaNode", R"({"conditions":[)" +
+                                 ConditionJson("GatewayCapable", std::string(1100, 'R')) + "]}");
   ASSERT_EQ(f.fixes.size(), 1u) << DescribeFixes(f.fixes);
   EXPECT_EQ(f["conditions"][0]["reason"].GetString(), std::string(1024, 'R'));
   ExpectStable("RdmaNode", f);
@@ -171,9 +171,10 @@ TEST(SchemaFitTest, AnOptionalFieldThatCannotBeValidIsRemoved) {
 }
 
 TEST(SchemaFitTest, AnItemWhoseRequiredFieldCannotBeValidIsRemoved) {
-  Fitted f = Fit("GatewayPool", R"({"conditions":[)" + ConditionJson("Ready", "GatewaysReady") + "," +
-                                    ConditionJson("Bad Type!", "X") + "," + ConditionJson("Degraded", "") +
-                                    R"(],"failingNodes":[{"node":"a"}]})");
+  Fitted f =
+      Fit("GatewayPool", R"({"conditions":[)" + ConditionJson("Ready", "GatewaysReady") + "," +
+                             ConditionJson("Bad Type!", "X") + "," + ConditionJson("Degraded", "") +
+                             R"(],"failingNodes":[{"node":"a"}]})");
   EXPECT_EQ(f["conditions"].Size(), 1u) << f.Text();
   EXPECT_STREQ(f["conditions"][0]["type"].GetString(), "Ready");
   EXPECT_EQ(f["failingNodes"].Size(), 0u);

@@ -21,15 +21,17 @@ constexpr char kClusterFirst[] =
 
 TEST(ResolvConf, ClusterFirstIsTheDefaultAndAsksTheClusterDnsWithTheNamespacesSearchPath) {
   EXPECT_EQ(RenderResolvConf(DnsPod("{}"), kDns, kNode), kClusterFirst);
-  EXPECT_EQ(RenderResolvConf(DnsPod(R"({"dnsPolicy":"ClusterFirst"})"), kDns, kNode), kClusterFirst);
+  EXPECT_EQ(RenderResolvConf(DnsPod(R"({"dnsPolicy":"ClusterFirst"})"), kDns, kNode),
+            kClusterFirst);
 }
 
 TEST(ResolvConf, HostNetworkPodsNeedClusterFirstWithHostNetForTheClusterDns) {
   const std::string node = "search corp.example\nnameserver 192.0.2.53\noptions edns0\n";
   EXPECT_EQ(RenderResolvConf(DnsPod(R"({"hostNetwork":true})"), kDns, kNode), node);
-  EXPECT_EQ(RenderResolvConf(DnsPod(R"({"hostNetwork":true,"dnsPolicy":"ClusterFirstWithHostNet"})"),
-                             kDns, kNode),
-            kClusterFirst);
+  EXPECT_EQ(
+      RenderResolvConf(DnsPod(R"({"hostNetwork":true,"dnsPolicy":"ClusterFirstWithHostNet"})"),
+                       kDns, kNode),
+      kClusterFirst);
   EXPECT_EQ(RenderResolvConf(DnsPod(R"({"dnsPolicy":"Default"})"), kDns, kNode), node);
 }
 

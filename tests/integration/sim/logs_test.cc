@@ -65,7 +65,7 @@ class SimLogsTest : public ::testing::Test {
   sim::SimulatedNode node_;
 };
 
-#define REQUIRE_SIM_LOG_NODE()                                                                      \
+#define REQUIRE_SIM_LOG_NODE()                                                                   \
   RDMASTACK_REQUIRE_CLUSTER(cluster_env);                                                        \
   ASSERT_FALSE(node_.name.empty()) << "no simulated nodes (RDMASTACK_SIM_NODES from cluster.sh " \
                                       "env)"
