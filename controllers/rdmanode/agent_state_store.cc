@@ -52,29 +52,28 @@ void AgentStateStore::OnReport(const agenthub::AgentIdentity& id,
 void AgentStateStore::OnPortCounters(const agenthub::AgentIdentity& id,
                                      const agent::v1::PortCounters& counters) {
   auto copy = std::make_shared<const agent::v1::PortCounters>(counters);
-  bool was_silent = false;
-  {
-    std::lock_guard lock(mu_);
-    auto it = nodes_.find(id.node_name);
-    if (it == nodes_.end()) return;  // before connect: the hub delivers none, but be safe
-    const Clock::WallTime now = clock_.WallNow();
-    was_silent = now - it->second.last_seen > stale_ttl_;
-    it->second.counters = std::move(copy);
-    if (now > it->second.last_seen) it->second.last_seen = now;
-  }
-  if (was_silent) Notify(id.node_name);
+  MarkAlive(id.node_name, clock_.WallNow(),
+            [&copy](AgentSnapshot& s) { s.counters = std::move(copy); });
 }
 
 void AgentStateStore::OnHeartbeat(const agenthub::AgentIdentity& id, Clock::WallTime at) {
+  MarkAlive(id.node_name, at, [](AgentSnapshot&) {});
+}
+
+void AgentStateStore::MarkAlive(const std::string& node, Clock::WallTime at,
+                                const std::function<void(AgentSnapshot&)>& update) {
   bool was_silent = false;
   {
     std::lock_guard lock(mu_);
-    auto it = nodes_.find(id.node_name);
-    if (it == nodes_.end()) return;  // a heartbeat before connect: nothing to refresh
+    auto it = nodes_.find(node);
+    if (it == nodes_.end()) return;  // before connect: the hub delivers none, but be safe
     was_silent = at - it->second.last_seen > stale_ttl_;
+    update(it->second);
     if (at > it->second.last_seen) it->second.last_seen = at;
   }
-  if (was_silent) Notify(id.node_name);
+  // Heartbeats and counter samples come at probe cadence: a reconcile for each would cost every
+  // node a pass, so only the return from a silence (the node may have gone stale) asks for one.
+  if (was_silent) Notify(node);
 }
 
 std::map<std::string, Clock::WallTime> AgentStateStore::LastSeen() const {

@@ -62,6 +62,9 @@ class AgentStateStore final : public agenthub::AgentEventSink {
 
  private:
   void Notify(const std::string& node);
+  // A sign of life from a connected node: applies `update`, moves last_seen forward to `at`.
+  void MarkAlive(const std::string& node, Clock::WallTime at,
+                 const std::function<void(AgentSnapshot&)>& update);
 
   Clock& clock_;
   const Clock::Duration stale_ttl_;
