@@ -17,19 +17,15 @@ find_package(ZLIB REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(IBVERBS REQUIRED IMPORTED_TARGET libibverbs)
 
-# spdlog and fmt header-only everywhere: the node agent then needs neither libspdlog.so nor
-# libfmt.so nor libstdc++.so at run time (it links libstdc++ statically, docs/bench-agent.md), and
-# every translation unit sees the same definitions. Debian's spdlog::spdlog_header_only would still
-# pull the shared libfmt, hence this target.
-if(NOT TARGET rdmastack::logging)
-  add_library(rdmastack_logging INTERFACE)
-  get_target_property(_spdlog_inc spdlog::spdlog_header_only INTERFACE_INCLUDE_DIRECTORIES)
-  get_target_property(_fmt_inc fmt::fmt-header-only INTERFACE_INCLUDE_DIRECTORIES)
-  target_include_directories(rdmastack_logging SYSTEM INTERFACE ${_spdlog_inc} ${_fmt_inc})
-  target_compile_definitions(rdmastack_logging INTERFACE SPDLOG_FMT_EXTERNAL FMT_HEADER_ONLY)
-  target_link_libraries(rdmastack_logging INTERFACE Threads::Threads)
-  add_library(rdmastack::logging ALIAS rdmastack_logging)
-endif()
+# spdlog is compiled once, into a static archive of ours (rdmastack::logging, base/CMakeLists.txt;
+# base/spdlog_library.cc says why), and fmt is header-only: the node agent then needs neither
+# libspdlog.so nor libfmt.so nor libstdc++.so at run time (it links libstdc++ statically,
+# docs/bench-agent.md). The definitions hold for every target, not only those linking
+# rdmastack::logging: one that included spdlog without them would compile spdlog's implementation
+# inline again, a second definition of each of its functions.
+add_compile_definitions(SPDLOG_COMPILED_LIB SPDLOG_FMT_EXTERNAL FMT_HEADER_ONLY)
+get_target_property(RDMASTACK_SPDLOG_INCLUDE spdlog::spdlog_header_only INTERFACE_INCLUDE_DIRECTORIES)
+get_target_property(RDMASTACK_FMT_INCLUDE fmt::fmt-header-only INTERFACE_INCLUDE_DIRECTORIES)
 
 # RapidJSON's config exports variables, not a target.
 if(NOT TARGET rdmastack::rapidjson)

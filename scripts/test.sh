@@ -57,21 +57,25 @@ cmake --build --preset dev -j "$JOBS"
 # waiting on the cluster, and the builds take only the cycles they leave. On a cold 2-core machine
 # this is what keeps CI within its time (docs/development.md, "CI").
 sanitizer_builds() {
+  # "== STEP (at Ns)", seconds since the run began: where a cold run's tail goes.
+  mark() { echo "== $* (at $((SECONDS - t_start))s)"; }
   renice -n 19 -p "$BASHPID" >/dev/null
   ionice -c 3 -p "$BASHPID" 2>/dev/null || true
   if ((!SKIP_ASAN)); then
-    echo "== asan build"; cmake --preset asan >/dev/null && cmake --build --preset asan -j "$JOBS" || return 1
+    mark "asan build"; cmake --preset asan >/dev/null && cmake --build --preset asan -j "$JOBS" || return 1
   fi
   if ((!SKIP_TSAN)); then
-    echo "== tsan build"; cmake --preset tsan >/dev/null && cmake --build --preset tsan -j "$JOBS" || return 1
+    mark "tsan build"; cmake --preset tsan >/dev/null && cmake --build --preset tsan -j "$JOBS" || return 1
   fi
   if ((!SKIP_FUZZ)) && command -v clang++-14 >/dev/null; then
-    echo "== fuzz build"; cmake --preset fuzz >/dev/null && cmake --build --preset fuzz -j "$JOBS" --target fuzzers || return 1
+    mark "fuzz build"; cmake --preset fuzz >/dev/null && cmake --build --preset fuzz -j "$JOBS" --target fuzzers || return 1
     # The fuzz runs are bounded by time, not by work, so they need no step of their own: at this
-    # priority they take what the cluster tests leave.
-    echo "== fuzz runs"; ctest --test-dir build-fuzz -L fuzz --output-on-failure --no-tests=ignore || return 1
+    # priority they take what the cluster tests leave. Each fuzzer is one process on one core, so
+    # they run as many at a time as there are cores: one at a time left a core idle for minutes
+    # at the end of a cold run.
+    mark "fuzz runs"; ctest --test-dir build-fuzz -L fuzz -j "$JOBS" --output-on-failure --no-tests=ignore || return 1
   fi
-  echo "== sanitizer builds done"
+  mark "sanitizer builds done"
 }
 sanitizers_log="$ROOT/build/sanitizer-builds.log"
 step "sanitizer builds and the fuzz runs in the background, lowest priority (asan, tsan, fuzz presets; log: $sanitizers_log)"
