@@ -42,7 +42,9 @@ void Assign(std::string_view entry, ModuleInfo* info) {
 }  // namespace
 
 StatusOr<ModuleInfo> ParseModuleInfo(std::string_view elf) {
-  if (elf.size() < 64 || elf.substr(0, 4) != "\x7f" "ELF") {
+  if (elf.size() < 64 || elf.substr(0, 4) !=
+                             "\x7f"
+                             "ELF") {
     return InvalidArgumentError("not an ELF file");
   }
   if (elf[4] != 2 || elf[5] != 1) {

@@ -19,8 +19,7 @@ uint32_t Le32(std::string_view b, size_t at) {
 }
 
 uint16_t Le16(std::string_view b, size_t at) {
-  return static_cast<uint16_t>(static_cast<uint8_t>(b[at]) |
-                               static_cast<uint8_t>(b[at + 1]) << 8);
+  return static_cast<uint16_t>(static_cast<uint8_t>(b[at]) | static_cast<uint8_t>(b[at + 1]) << 8);
 }
 
 }  // namespace
@@ -51,8 +50,7 @@ StatusOr<std::optional<AcsControl>> FindAcs(std::string_view config) {
                                   " is outside the configuration space");
     }
     if (!seen.insert(at).second) {
-      return InvalidArgumentError("extended capability list loops at offset " +
-                                  std::to_string(at));
+      return InvalidArgumentError("extended capability list loops at offset " + std::to_string(at));
     }
     const uint32_t header = Le32(space, at);
     if (header == 0 || header == 0xffffffffu) return std::optional<AcsControl>();  // no list

@@ -71,4 +71,27 @@ PathType ComputePathType(std::string_view gpu_path, int gpu_numa, std::string_vi
   return PathType::kSys;
 }
 
+std::vector<std::string> BridgesBetween(std::string_view a_path, std::string_view b_path) {
+  const auto a = SplitNonEmpty(a_path, '/');
+  const auto b = SplitNonEmpty(b_path, '/');
+  // The PCI part of each path: the functions after "sys/devices/pciDDDD:BB".
+  auto first_function = [](const auto& comps) {
+    size_t i = 0;
+    while (i < comps.size() && !IsPciAddress(comps[i])) ++i;
+    return i;
+  };
+  const size_t a0 = first_function(a), b0 = first_function(b);
+  if (a0 >= a.size() || b0 >= b.size() || a0 != b0) return {};
+  for (size_t i = 0; i < a0; ++i) {
+    if (a[i] != b[i]) return {};  // another host bridge
+  }
+  size_t common = a0;
+  while (common + 1 < a.size() && common + 1 < b.size() && a[common] == b[common]) ++common;
+  if (common == a0) return {};  // no bridge in common: different root ports
+  std::vector<std::string> out;
+  for (size_t i = common; i + 1 < a.size(); ++i) out.emplace_back(a[i]);
+  for (size_t i = common; i + 1 < b.size(); ++i) out.emplace_back(b[i]);
+  return out;
+}
+
 }  // namespace rdmastack::node

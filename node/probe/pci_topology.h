@@ -32,4 +32,11 @@ std::vector<std::string> NcclAncestors(std::string_view sysfs_path, int numa_nod
 PathType ComputePathType(std::string_view gpu_path, int gpu_numa, std::string_view nic_path,
                          int nic_numa, const BcmSwitchTest& is_bcm = nullptr);
 
+// The PCI bridges a peer-to-peer transfer between two devices passes through below the deepest
+// bridge they share: each side's ancestors after the common part, the devices themselves left
+// out, the first device's side first. Empty when the two share no bridge (different root ports:
+// the transfer goes through the root complex anyway) or when either path is not a PCI path.
+// These are the ports whose ACS redirect would send the transfer up to the root complex.
+std::vector<std::string> BridgesBetween(std::string_view a_path, std::string_view b_path);
+
 }  // namespace rdmastack::node

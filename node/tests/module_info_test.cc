@@ -35,7 +35,9 @@ std::string Elf(const std::vector<std::pair<std::string, std::string>>& sections
   const size_t table = 64 + data.size();
   const size_t count = sections.size() + 2;
   std::string b(table + count * 64, '\0');
-  b.replace(0, 4, "\x7f" "ELF");
+  b.replace(0, 4,
+            "\x7f"
+            "ELF");
   b[4] = 2;  // 64-bit
   b[5] = 1;  // little-endian
   Put(&b, 0x28, table, 8);
@@ -63,12 +65,12 @@ std::string Strings(const std::vector<std::string>& entries) {
 }
 
 TEST(ModuleInfoTest, ReadsWhatModinfoPrints) {
-  const auto info = ParseModuleInfo(
-      Elf({{".text", std::string(32, '\x90')},
-           {".modinfo", Strings({"version=535.161.08", "license=Dual BSD/GPL",
-                                 "srcversion=1B1A9E6E3A8B3D2F6C0D4E5", "depends=ib_core,nvidia",
-                                 "name=nvidia_peermem",
-                                 "vermagic=5.15.0-105-generic SMP mod_unload modversions "})}}));
+  const auto info = ParseModuleInfo(Elf(
+      {{".text", std::string(32, '\x90')},
+       {".modinfo",
+        Strings({"version=535.161.08", "license=Dual BSD/GPL", "srcversion=1B1A9E6E3A8B3D2F6C0D4E5",
+                 "depends=ib_core,nvidia", "name=nvidia_peermem",
+                 "vermagic=5.15.0-105-generic SMP mod_unload modversions "})}}));
   ASSERT_TRUE(info.ok()) << info.status().ToString();
   EXPECT_EQ(info->name, "nvidia_peermem");
   EXPECT_EQ(info->srcversion, "1B1A9E6E3A8B3D2F6C0D4E5");
@@ -78,7 +80,11 @@ TEST(ModuleInfoTest, ReadsWhatModinfoPrints) {
 
 TEST(ModuleInfoTest, WhatIsNotAModuleSaysSo) {
   EXPECT_FALSE(ParseModuleInfo("").ok());
-  EXPECT_FALSE(ParseModuleInfo(std::string("\xfd" "7zXZ", 5) + std::string(100, 'x')).ok());
+  EXPECT_FALSE(ParseModuleInfo(std::string("\xfd"
+                                           "7zXZ",
+                                           5) +
+                               std::string(100, 'x'))
+                   .ok());
   EXPECT_EQ(ParseModuleInfo(Elf({{".text", "x"}})).status().code(), StatusCode::kNotFound);
   EXPECT_FALSE(ParseModuleInfo(Elf({{".modinfo", Strings({"license=GPL"})}})).ok());
   std::string big_endian = Elf({{".modinfo", Strings({"srcversion=A"})}});

@@ -73,5 +73,27 @@ TEST(RoceMtuTest, KernelDerivation) {
   EXPECT_EQ(RoceMtuFromNetdevMtu(300), 0);
 }
 
+// An HGX-style switch: a GPU and its NIC on two downstream ports of one PEX switch; the ports a
+// peer-to-peer write crosses are those two, and nothing when the devices share no switch.
+TEST(TopologyTest, BridgesBetweenAreTheSwitchPortsBelowTheSharedOne) {
+  const std::string sw = "sys/devices/pci0000:17/0000:17:00.0/0000:18:00.0";
+  EXPECT_EQ(BridgesBetween(sw + "/0000:19:08.0/0000:1a:00.0", sw + "/0000:19:10.0/0000:1b:00.0"),
+            (std::vector<std::string>{"0000:19:08.0", "0000:19:10.0"}));
+  // One level deeper on the NIC's side (a second switch below the first).
+  EXPECT_EQ(
+      BridgesBetween(sw + "/0000:19:08.0/0000:1a:00.0",
+                     sw + "/0000:19:10.0/0000:20:00.0/0000:21:04.0/0000:22:00.0"),
+      (std::vector<std::string>{"0000:19:08.0", "0000:19:10.0", "0000:20:00.0", "0000:21:04.0"}));
+  // Different root ports, different host bridges, not PCI paths: no bridge in common.
+  EXPECT_TRUE(BridgesBetween("sys/devices/pci0000:17/0000:17:00.0/0000:18:00.0",
+                             "sys/devices/pci0000:17/0000:17:02.0/0000:19:00.0")
+                  .empty());
+  EXPECT_TRUE(BridgesBetween(sw + "/0000:19:08.0/0000:1a:00.0",
+                             "sys/devices/pci0000:97/0000:97:00.0/0000:98:00.0")
+                  .empty());
+  EXPECT_TRUE(
+      BridgesBetween("sys/devices/virtual/net/lo", sw + "/0000:19:08.0/0000:1a:00.0").empty());
+}
+
 }  // namespace
 }  // namespace rdmastack::node
