@@ -244,6 +244,31 @@ std::optional<GpuDirectPath> GpuLimits(const crd::ClientProfileSpec& spec,
   return std::nullopt;
 }
 
+// What takes GPU-direct off the path a GPU and its NIC share, whatever the distance: ACS redirect
+// on a bridge between them, or an IOMMU that translates their DMA.
+std::optional<GpuDirectPath> PathIsolation(const crd::RdmaNodeStatus& node) {
+  for (const auto& g : node.gpus) {
+    if (!g.acs_redirect.value_or(false)) continue;
+    const std::string bridges = g.acs_redirect_bridges.empty()
+                                    ? std::string("a bridge")
+                                    : "bridge " + node::checks::JoinList(g.acs_redirect_bridges);
+    return Refused(reasons::kAcsRedirectOnPath,
+                   g.pci_address + " -> " + g.nearest_nic.value_or("NIC") + ": PCIe ACS on " +
+                       bridges +
+                       " redirects peer-to-peer traffic up to the root complex, so GPU-direct "
+                       "would not take the switch path; turn ACS redirect off on that bridge "
+                       "(BIOS, or setpci ECAP_ACS+0x6.w=0000 at boot) or use transport HostMemory");
+  }
+  for (const auto& g : node.gpus) {
+    if (g.iommu != crd::IommuMode::kTranslated) continue;
+    return Refused(reasons::kIommuTranslating,
+                   g.pci_address + " -> " + g.nearest_nic.value_or("NIC") +
+                       ": the IOMMU translates their DMA, and GPUDirect RDMA needs it off or in "
+                       "pass-through; boot with iommu=pt or use transport HostMemory");
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Eligibility DecideEligibility(const crd::ClientProfileSpec& spec, const crd::RdmaNodeStatus* node) {
@@ -274,7 +299,11 @@ Eligibility DecideEligibility(const crd::ClientProfileSpec& spec, const crd::Rdm
   }
   GpuDirectPath path = ChooseRegistration(spec, *node);
   if (!path.registration.empty()) {
-    if (auto limit = GpuLimits(spec, *node)) path = std::move(*limit);
+    if (auto limit = GpuLimits(spec, *node)) {
+      path = std::move(*limit);
+    } else if (auto isolated = PathIsolation(*node)) {
+      path = std::move(*isolated);
+    }
   }
   if (path.registration.empty()) {
     if (spec.transport == crd::Transport::kGPUDirect) return Ineligible(path.reason, path.message);

@@ -9,6 +9,7 @@
 #include "base/utf8.h"
 #include "controllers/common/conditions.h"
 #include "crds/types/reasons.h"
+#include "node/probe/pci_device.h"
 
 namespace rdmastack::rdmanode {
 
@@ -101,6 +102,29 @@ crd::RdmaPortFacts PortFacts(const agent::v1::RdmaPort& p) {
   return out;
 }
 
+// The agent's ACS answer for one GPU, bounded: bridges only with "yes", at most 8, each a PCI
+// address (anything else is dropped, not clipped into another address); an answer that is neither
+// "yes" nor "no" is unknown.
+void FillAcs(const agent::v1::Gpu& g, crd::GpuFacts* out) {
+  if (g.acs_redirect() == "no") out->acs_redirect = false;
+  if (g.acs_redirect() != "yes") return;
+  out->acs_redirect = true;
+  auto& bridges = out->acs_redirect_bridges;
+  for (const auto& bdf : g.acs_redirect_bridges()) {
+    if (bridges.size() >= 8) break;
+    if (node::IsPciAddress(bdf) && std::find(bridges.begin(), bridges.end(), bdf) == bridges.end())
+      bridges.push_back(bdf);
+  }
+}
+
+// The agent's IOMMU mode in the CRD's words; anything else is unknown (absent).
+std::optional<crd::IommuMode> IommuMode(const std::string& reported) {
+  if (reported == "off") return crd::IommuMode::kOff;
+  if (reported == "passthrough") return crd::IommuMode::kPassthrough;
+  if (reported == "translated") return crd::IommuMode::kTranslated;
+  return std::nullopt;
+}
+
 void FillDevices(const NodeReport& r, crd::RdmaNodeStatus* out) {
   std::set<std::string> names;
   for (const auto& d : r.devices()) {
@@ -157,6 +181,8 @@ void FillDevices(const NodeReport& r, crd::RdmaNodeStatus* out) {
     f.nearest_nic = Opt(g.nearest_nic(), 64);
     f.path_type = Opt(g.path_type(), 8);
     f.numa_node = g.numa_node();
+    FillAcs(g, &f);
+    f.iommu = IommuMode(g.iommu());
     out->gpus.push_back(std::move(f));
   }
 }

@@ -411,7 +411,10 @@ constexpr auto JsonFields(const GpuFacts*) {
                     F("dmaBufSupported", &T::dma_buf_supported),
                     F("nearestNic", &T::nearest_nic),
                     F("pathType", &T::path_type),
-                    F("numaNode", &T::numa_node)};
+                    F("numaNode", &T::numa_node),
+                    F("acsRedirect", &T::acs_redirect),
+                    F("acsRedirectBridges", &T::acs_redirect_bridges),
+                    F("iommu", &T::iommu)};
 }
 
 constexpr auto JsonFields(const CheckResult*) {

@@ -114,6 +114,8 @@ inline constexpr char kBar1Unknown[] = "Bar1Unknown";
 inline constexpr char kBar1TooSmall[] = "Bar1TooSmall";
 inline constexpr char kTopologyUnknown[] = "TopologyUnknown";
 inline constexpr char kGpuNicTooFar[] = "GpuNicTooFar";
+inline constexpr char kAcsRedirectOnPath[] = "AcsRedirectOnPath";
+inline constexpr char kIommuTranslating[] = "IommuTranslating";
 inline constexpr char kNoRdmaDevice[] = "NoRdmaDevice";
 inline constexpr char kNoUsableGid[] = "NoUsableGid";
 
@@ -225,6 +227,8 @@ inline constexpr UsedBy kAll[] = {
     {Kind::kClientProfile, kBar1TooSmall},
     {Kind::kClientProfile, kTopologyUnknown},
     {Kind::kClientProfile, kGpuNicTooFar},
+    {Kind::kClientProfile, kAcsRedirectOnPath},
+    {Kind::kClientProfile, kIommuTranslating},
     {Kind::kClientProfile, kNoRdmaDevice},
     {Kind::kClientProfile, kNoUsableGid},
 

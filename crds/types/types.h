@@ -113,6 +113,14 @@ constexpr auto EnumNames(LinkLayer) {
                                      {E::kNone, "None"}}};
 }
 
+// The IOMMU on a GPU's and its NIC's DMA (RdmaNode status.gpus[].iommu).
+enum class IommuMode { kOff, kPassthrough, kTranslated };
+constexpr auto EnumNames(IommuMode) {
+  using E = IommuMode;
+  return std::array<EnumName<E>, 3>{
+      {{E::kOff, "Off"}, {E::kPassthrough, "Passthrough"}, {E::kTranslated, "Translated"}}};
+}
+
 enum class AgentState { kConnected, kStale };
 constexpr auto EnumNames(AgentState) {
   using E = AgentState;
@@ -647,6 +655,13 @@ struct GpuFacts {
   std::optional<std::string> nearest_nic;
   std::optional<std::string> path_type;
   std::optional<int32_t> numa_node;
+  // PCIe ACS between the GPU and nearestNic: true when a bridge redirects peer-to-peer traffic
+  // up to the root complex (acs_redirect_bridges names them), absent when not known.
+  std::optional<bool> acs_redirect;
+  std::vector<std::string> acs_redirect_bridges;
+  // The IOMMU on the GPU's and nearestNic's DMA: Off, Passthrough or Translated; absent when not
+  // known.
+  std::optional<IommuMode> iommu;
   friend bool operator==(const GpuFacts&, const GpuFacts&) = default;
 };
 

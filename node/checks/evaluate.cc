@@ -110,6 +110,10 @@ std::string AddGpuChecks(const NodeFacts& f, const Requirements& req, std::vecto
   out->push_back({std::move(dmabuf), dmabuf_gate, true});
   out->push_back({checks::CheckBar1(f, req.max_transfer_bytes), kGpuDirect, true});
   out->push_back({checks::CheckGpuNicDistance(f, req.max_gpu_nic_distance), kGpuDirect, true});
+  // Unreadable ACS (a check run without CAP_SYS_ADMIN) or an IOMMU mode that cannot be told
+  // leaves GPU-direct "not fully verified" rather than refused: the other checks still hold.
+  out->push_back({checks::CheckAcsRedirect(f), kGpuDirect, false});
+  out->push_back({checks::CheckIommu(f), kGpuDirect, false});
   return via;
 }
 

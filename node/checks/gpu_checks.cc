@@ -1,5 +1,7 @@
 #include "node/checks/gpu_checks.h"
 
+#include <algorithm>
+
 #include "node/checks/checks.h"
 #include "node/probe/parsers.h"
 
@@ -231,6 +233,77 @@ CheckResult CheckGpuNicDistance(const NodeFacts& facts, PathType max_distance) {
   std::string msg = JoinList(ok) + " (max " + max + ")";
   if (!unknown.empty()) msg += "; unknown: " + JoinList(unknown);
   return Pass(id, msg);
+}
+
+CheckResult CheckAcsRedirect(const NodeFacts& facts) {
+  const char* id = "gpu.acs";
+  std::vector<std::string> redirect, unknown, clear;
+  for (const auto& g : facts.gpus) {
+    if (g.nearest_nic.empty()) continue;  // no path: gpu.nic-distance says so
+    const std::string pair = g.pci_address + " -> " + g.nearest_nic;
+    switch (g.acs_redirect) {
+      case Tristate::kYes:
+        redirect.push_back(pair + " at bridge " + JoinList(g.acs_redirect_bridges));
+        break;
+      case Tristate::kUnknown: unknown.push_back(pair); break;
+      case Tristate::kNo: clear.push_back(pair); break;
+    }
+  }
+  if (!redirect.empty()) {
+    return Fail(
+        id, "AcsRedirectOnPath",
+        "PCIe ACS redirects peer-to-peer requests up to the root complex: " +
+            JoinList(redirect, "; ") +
+            " (lspci -vvv shows ACSCtl ReqRedir+ or CmpltRedir+ on the bridge)",
+        "Turn ACS redirect off on the bridges named, in the BIOS (ACS or IOMMU/VT-d "
+        "settings) or at each boot with setpci -s <bridge> ECAP_ACS+0x6.w=0000, or use "
+        "transport HostMemory; do not turn it off where the IOMMU isolates tenants' devices.");
+  }
+  if (!unknown.empty()) {
+    const std::string issues = DescribeIssues(facts, "topology");
+    return Unknown(id, "AcsUnknown",
+                   "ACS of the bridges between " + JoinList(unknown) + " could not be read" +
+                       (issues.empty() ? "" : ": " + issues),
+                   "Run the check as root (the agent's DaemonSet is privileged): ACS is in the "
+                   "extended configuration space, which sysfs shows only to a reader with "
+                   "CAP_SYS_ADMIN. GPU-direct stays allowed, as not fully verified.");
+  }
+  if (clear.empty()) return Pass(id, "no GPU <-> NIC path to check");
+  return Pass(id, "no bridge redirects peer-to-peer traffic on " + JoinList(clear));
+}
+
+CheckResult CheckIommu(const NodeFacts& facts) {
+  const char* id = "gpu.iommu";
+  std::vector<std::string> translated, unknown, modes;
+  for (const auto& g : facts.gpus) {
+    if (g.nearest_nic.empty()) continue;
+    const std::string pair = g.pci_address + " -> " + g.nearest_nic;
+    if (g.iommu == "translated") {
+      translated.push_back(pair + ": " + g.iommu_detail);
+    } else if (g.iommu.empty()) {
+      unknown.push_back(pair);
+    } else if (std::find(modes.begin(), modes.end(), g.iommu) == modes.end()) {
+      modes.push_back(g.iommu);
+    }
+  }
+  if (!translated.empty()) {
+    return Fail(id, "IommuTranslating",
+                "the IOMMU translates DMA on the GPU-direct path: " + JoinList(translated, "; ") +
+                    "; GPUDirect RDMA needs it off or in pass-through (1:1)",
+                "Boot with iommu=pt (Intel: intel_iommu=on iommu=pt), or set the group to "
+                "pass-through (echo identity > /sys/kernel/iommu_groups/N/type with no driver "
+                "bound), or use transport HostMemory.");
+  }
+  if (!unknown.empty()) {
+    const std::string issues = DescribeIssues(facts, "topology", "iommu");
+    return Unknown(id, "IommuUnknown",
+                   "the IOMMU mode of " + JoinList(unknown) + " could not be told" +
+                       (issues.empty() ? "" : ": " + issues),
+                   "Check dmesg for DMAR/AMD-Vi and the kernel command line; GPU-direct stays "
+                   "allowed, as not fully verified.");
+  }
+  if (modes.empty()) return Pass(id, "no GPU <-> NIC path to check");
+  return Pass(id, "IOMMU " + JoinList(modes) + " on every GPU <-> NIC path");
 }
 
 }  // namespace rdmastack::node::checks

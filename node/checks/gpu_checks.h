@@ -1,6 +1,7 @@
 #pragma once
 // Checks for GPU-direct clients: GPUs, driver, memory registration path (nvidia_peermem or
-// dma-buf), BAR1 against the transfer size, and the GPU <-> NIC PCIe distance.
+// dma-buf), BAR1 against the transfer size, the GPU <-> NIC PCIe distance, and the ACS redirect
+// and IOMMU mode on that path.
 
 #include "node/checks/check_builder.h"
 
@@ -18,5 +19,12 @@ CheckResult CheckPeerMem(const NodeFacts& facts);
 CheckResult CheckDmaBuf(const NodeFacts& facts);
 CheckResult CheckBar1(const NodeFacts& facts, int64_t max_transfer_bytes);
 CheckResult CheckGpuNicDistance(const NodeFacts& facts, PathType max_distance);
+// PCIe ACS: a bridge between a GPU and its NIC that redirects peer-to-peer traffic up to the
+// root complex takes GPU-direct off the switch path (or breaks it where the root complex does not
+// route peer-to-peer), whatever the topology says.
+CheckResult CheckAcsRedirect(const NodeFacts& facts);
+// The IOMMU: GPUDirect RDMA needs the NIC and the GPU to see one physical address space, so an
+// IOMMU that translates their DMA (anything but off or pass-through) breaks it.
+CheckResult CheckIommu(const NodeFacts& facts);
 
 }  // namespace rdmastack::node::checks

@@ -151,6 +151,18 @@ struct Gpu {
   Tristate dma_buf_attr = Tristate::kUnknown;  // CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED
   std::string nearest_nic;                     // RDMA device name
   std::string path_type;  // PIX | PXB | PHB | SYS | "" (NCCL-equivalent, to nearest_nic)
+  // PCIe ACS on the bridges between this GPU and nearest_nic (BridgesBetween): kYes when one of
+  // them redirects peer-to-peer requests or completions up to the root complex, kNo when none
+  // does (or the two share no bridge), kUnknown when a bridge's configuration space could not be
+  // read in full (an issue in area "topology" says which).
+  Tristate acs_redirect = Tristate::kUnknown;
+  std::vector<std::string> acs_redirect_bridges;  // BDFs of the bridges that redirect
+  // The IOMMU on this GPU's and nearest_nic's DMA: "off" when neither is in an IOMMU group,
+  // "passthrough" when their groups map 1:1 (type identity, or iommu=pt on a kernel without the
+  // type file), "translated" when either group translates (DMA, DMA-FQ, unmanaged, blocked), ""
+  // when it could not be told (an issue in area "topology" says why).
+  std::string iommu;
+  std::string iommu_detail;  // the device and group type that made it "translated"
 };
 
 // PCIe relation of one GPU to one RDMA device.

@@ -141,7 +141,11 @@ constexpr auto JsonFields(const Gpu*) {
                     F("bar1ResourceIndex", &T::bar1_resource_index),
                     F("dmaBufAttribute", &T::dma_buf_attr),
                     F("nearestNic", &T::nearest_nic),
-                    F("pathType", &T::path_type)};
+                    F("pathType", &T::path_type),
+                    F("acsRedirect", &T::acs_redirect),
+                    F("acsRedirectBridges", &T::acs_redirect_bridges),
+                    F("iommu", &T::iommu),
+                    F("iommuDetail", &T::iommu_detail)};
 }
 
 constexpr auto JsonFields(const GpuNicPath*) {

@@ -1,6 +1,7 @@
 #include "node/probe/gpu_probe.h"
 
 #include "node/probe/parsers.h"
+#include "node/probe/pci_config.h"
 #include "node/probe/pci_device.h"
 #include "node/probe/pci_ids.h"
 #include "node/probe/pci_topology.h"
@@ -9,6 +10,7 @@ namespace rdmastack::node {
 namespace {
 
 constexpr char kGpuArea[] = "gpu";
+constexpr char kTopologyArea[] = "topology";
 
 bool IsGpuClass(uint32_t pci_class) {
   const uint32_t sub = pci_class >> 8;  // 0x0300 VGA, 0x0302 3D controller
@@ -37,6 +39,96 @@ void ReadBar1(const HostRoot& root, Gpu* g, std::vector<ProbeIssue>* issues) {
   g->bar1_resource_index = bar1->index;
   g->bar1_total_bytes = g->bar1_sysfs_bytes;
   g->bar1_source = "sysfs";
+}
+
+// A PCIe configuration space is 4 KiB; ACS is in its extended part (from 0x100), which sysfs
+// gives only to a reader with CAP_SYS_ADMIN (others get the first 64 bytes).
+constexpr size_t kPciConfigBytes = 4096;
+
+// Sets g->acs_redirect and acs_redirect_bridges from the ACS control of every bridge a transfer
+// between the GPU and the NIC at `nic_path` crosses.
+void ReadAcsOnPath(const HostRoot& root, std::string_view nic_path, Gpu* g,
+                   std::vector<ProbeIssue>* issues) {
+  g->acs_redirect = Tristate::kNo;
+  g->acs_redirect_bridges.clear();
+  bool unknown = false;
+  for (const std::string& bdf : BridgesBetween(g->pci_path, nic_path)) {
+    const std::string file = "sys/bus/pci/devices/" + bdf + "/config";
+    auto config = root.ReadText(file, kPciConfigBytes);
+    StatusOr<std::optional<AcsControl>> acs =
+        config.ok() ? FindAcs(*config) : StatusOr<std::optional<AcsControl>>(config.status());
+    if (!acs.ok()) {
+      issues->push_back({kTopologyArea, root.Path(file),
+                         "ACS of the bridge between GPU " + g->pci_address +
+                             " and its NIC: " + acs.status().message()});
+      unknown = true;
+      continue;
+    }
+    if (acs->has_value() && ((*acs)->RequestRedirect() || (*acs)->CompletionRedirect())) {
+      g->acs_redirect_bridges.push_back(bdf);
+    }
+  }
+  if (!g->acs_redirect_bridges.empty()) {
+    g->acs_redirect = Tristate::kYes;
+  } else if (unknown) {
+    g->acs_redirect = Tristate::kUnknown;
+  }
+}
+
+// The kernel's names for an IOMMU group's default domain (iommu_group/type, Linux 5.11+): only
+// "identity" maps DMA 1:1; "unknown" and anything else is not trusted as either.
+constexpr std::string_view kTranslatingTypes[] = {"DMA", "DMA-FQ", "unmanaged", "blocked"};
+
+bool PassthroughOnCmdline(const HostRoot& root) {
+  auto cmdline = root.ReadAttr("proc/cmdline");
+  if (!cmdline.ok()) return false;
+  for (std::string_view word : SplitWhitespace(*cmdline)) {
+    if (word == "iommu=pt" || word == "iommu.passthrough=1") return true;
+  }
+  return false;
+}
+
+// One device's IOMMU mode (see Gpu::iommu); *detail names the device and type when translated.
+std::string IommuModeOf(const HostRoot& root, const std::string& bdf, std::string* detail,
+                        std::vector<ProbeIssue>* issues) {
+  const std::string group = "sys/bus/pci/devices/" + bdf + "/iommu_group";
+  if (!root.Exists(group)) return "off";
+  auto type = root.ReadAttr(group + "/type", 64);
+  if (type.ok()) {
+    if (*type == "identity") return "passthrough";
+    for (std::string_view t : kTranslatingTypes) {
+      if (*type != t) continue;
+      *detail = bdf + " (IOMMU group type " + std::string(t) + ")";
+      return "translated";
+    }
+    issues->push_back({kTopologyArea, root.Path(group + "/type"),
+                       "IOMMU group type of " + bdf + " is none of identity, DMA, DMA-FQ, " +
+                           "unmanaged, blocked"});
+    return "";
+  }
+  if (PassthroughOnCmdline(root)) return "passthrough";
+  issues->push_back({kTopologyArea, root.Path(group + "/type"),
+                     "IOMMU group type of " + bdf + ": " + type.status().message() +
+                         " (and no iommu=pt on the kernel command line)"});
+  return "";
+}
+
+// The worse of the GPU's and the NIC's IOMMU mode: translated, then unknown, then pass-through.
+void ReadIommuOnPath(const HostRoot& root, const std::string& nic_bdf, Gpu* g,
+                     std::vector<ProbeIssue>* issues) {
+  auto rank = [](const std::string& mode) {
+    return mode == "translated" ? 3 : mode.empty() ? 2 : mode == "passthrough" ? 1 : 0;
+  };
+  g->iommu = "off";
+  g->iommu_detail.clear();
+  for (const std::string& bdf : {g->pci_address, nic_bdf}) {
+    if (bdf.empty()) continue;
+    std::string detail;
+    const std::string mode = IommuModeOf(root, bdf, &detail, issues);
+    if (rank(mode) <= rank(g->iommu)) continue;
+    g->iommu = mode;
+    g->iommu_detail = detail;
+  }
 }
 
 }  // namespace
@@ -83,16 +175,21 @@ void ComputeGpuNicPaths(const HostRoot& root, NodeFacts* facts) {
   };
   for (auto& g : facts->gpus) {
     int best = 0;
+    const RdmaDevice* nearest = nullptr;
     for (const auto& d : facts->rdma_devices) {
       if (d.pci_path.empty() || g.pci_path.empty() || d.soft) continue;
       PathType t = ComputePathType(g.pci_path, g.numa_node, d.pci_path, d.numa_node, is_bcm);
       facts->gpu_nic_paths.push_back({g.pci_address, d.name, PathTypeName(t)});
       if (best == 0 || static_cast<int>(t) < best) {
         best = static_cast<int>(t);
+        nearest = &d;
         g.nearest_nic = d.name;
         g.path_type = PathTypeName(t);
       }
     }
+    if (nearest == nullptr) continue;
+    ReadAcsOnPath(root, nearest->pci_path, &g, &facts->issues);
+    ReadIommuOnPath(root, nearest->pci_address, &g, &facts->issues);
   }
 }
 

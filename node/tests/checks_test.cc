@@ -67,6 +67,8 @@ NodeFacts HealthyIbGpuNode() {
   g.bar1_free_bytes = 127LL << 30;
   g.nearest_nic = "mlx5_0";
   g.path_type = "PIX";
+  g.acs_redirect = Tristate::kNo;
+  g.iommu = "off";
   f.gpus.push_back(g);
   return f;
 }
@@ -162,6 +164,74 @@ TEST(EvaluateTest, DistanceAgainstRequirement) {
   EXPECT_EQ(checks::CheckGpuNicDistance(f, PathType::kPhb).status, CheckStatus::kPass);
   f.gpus[0].path_type = "";
   EXPECT_EQ(checks::CheckGpuNicDistance(f, PathType::kPxb).status, CheckStatus::kUnknown);
+}
+
+TEST(EvaluateTest, AcsRedirectOnThePathTakesGpuDirectAway) {
+  NodeFacts f = HealthyIbGpuNode();
+  EXPECT_EQ(checks::CheckAcsRedirect(f).status, CheckStatus::kPass);
+  f.gpus[0].acs_redirect = Tristate::kYes;
+  f.gpus[0].acs_redirect_bridges = {"0000:17:01.0"};
+  CheckResult c = checks::CheckAcsRedirect(f);
+  EXPECT_EQ(c.status, CheckStatus::kFail);
+  EXPECT_EQ(c.reason, "AcsRedirectOnPath");
+  EXPECT_NE(c.message.find("0000:18:00.0 -> mlx5_0 at bridge 0000:17:01.0"), std::string::npos)
+      << c.message;
+  Evaluation ev = Evaluate(f, Client());
+  EXPECT_FALSE(FindVerdict(ev, "GPUDirect")->capable);
+  EXPECT_EQ(FindVerdict(ev, "GPUDirect")->reason, "AcsRedirectOnPath");
+  EXPECT_EQ(ev.selected_transport, "HostMemory");
+}
+
+TEST(EvaluateTest, UnreadableAcsLeavesGpuDirectNotFullyVerified) {
+  NodeFacts f = HealthyIbGpuNode();
+  f.gpus[0].acs_redirect = Tristate::kUnknown;
+  f.issues.push_back({"topology", "/sys/bus/pci/devices/0000:17:01.0/config", "64 bytes"});
+  CheckResult c = checks::CheckAcsRedirect(f);
+  EXPECT_EQ(c.status, CheckStatus::kUnknown);
+  EXPECT_EQ(c.reason, "AcsUnknown");
+  EXPECT_NE(c.message.find("0000:17:01.0/config"), std::string::npos) << c.message;
+  Evaluation ev = Evaluate(f, Client());
+  EXPECT_TRUE(FindVerdict(ev, "GPUDirect")->capable);
+  EXPECT_EQ(FindVerdict(ev, "GPUDirect")->reason, "NotFullyVerified");
+  EXPECT_EQ(ev.selected_transport, "GPUDirect");
+  // One GPU that redirects outweighs another that could not be read.
+  Gpu second = f.gpus[0];
+  second.pci_address = "0000:2a:00.0";
+  second.acs_redirect = Tristate::kYes;
+  second.acs_redirect_bridges = {"0000:29:00.0"};
+  f.gpus.push_back(second);
+  EXPECT_EQ(checks::CheckAcsRedirect(f).reason, "AcsRedirectOnPath");
+  // A GPU without a NIC path has no bridges to judge.
+  f.gpus.resize(1);
+  f.gpus[0].nearest_nic.clear();
+  EXPECT_EQ(checks::CheckAcsRedirect(f).status, CheckStatus::kPass);
+}
+
+TEST(EvaluateTest, TranslatingIommuTakesGpuDirectAwayAndUnknownDoesNot) {
+  NodeFacts f = HealthyIbGpuNode();
+  EXPECT_EQ(checks::CheckIommu(f).status, CheckStatus::kPass);
+  f.gpus[0].iommu = "passthrough";
+  EXPECT_EQ(checks::CheckIommu(f).status, CheckStatus::kPass);
+  EXPECT_NE(checks::CheckIommu(f).message.find("passthrough"), std::string::npos);
+
+  f.gpus[0].iommu = "translated";
+  f.gpus[0].iommu_detail = "0000:19:00.0 (IOMMU group type DMA-FQ)";
+  CheckResult c = checks::CheckIommu(f);
+  EXPECT_EQ(c.status, CheckStatus::kFail);
+  EXPECT_EQ(c.reason, "IommuTranslating");
+  EXPECT_NE(c.message.find("0000:18:00.0 -> mlx5_0: 0000:19:00.0 (IOMMU group type DMA-FQ)"),
+            std::string::npos)
+      << c.message;
+  EXPECT_NE(c.remedy.find("iommu=pt"), std::string::npos);
+  Evaluation ev = Evaluate(f, Client());
+  EXPECT_EQ(FindVerdict(ev, "GPUDirect")->reason, "IommuTranslating");
+  EXPECT_EQ(ev.selected_transport, "HostMemory");
+
+  f.gpus[0].iommu = "";
+  EXPECT_EQ(checks::CheckIommu(f).reason, "IommuUnknown");
+  ev = Evaluate(f, Client());
+  EXPECT_EQ(FindVerdict(ev, "GPUDirect")->reason, "NotFullyVerified");
+  EXPECT_EQ(ev.selected_transport, "GPUDirect");
 }
 
 TEST(EvaluateTest, GidIndexOnNativeIbOnlyZero) {

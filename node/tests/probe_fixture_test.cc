@@ -93,6 +93,33 @@ TEST(ProbeFixtureTest, H100DmabufOpenInboxWithPersistentName) {
   EXPECT_EQ(f.gpus[0].path_type, "PIX");
 }
 
+TEST(ProbeFixtureTest, AcsRedirectIsReadFromTheBridgesBetweenGpuAndNic) {
+  NodeFacts clear = ProbeFixture("gpu-client-h100-dmabuf-open-inbox");
+  ASSERT_EQ(clear.gpus.size(), 1u);
+  EXPECT_EQ(clear.gpus[0].acs_redirect, Tristate::kNo);
+  EXPECT_TRUE(clear.gpus[0].acs_redirect_bridges.empty());
+
+  NodeFacts f = ProbeFixture("gpu-client-h100-acs-redirect");
+  ASSERT_EQ(f.gpus.size(), 1u);
+  EXPECT_EQ(f.gpus[0].path_type, "PIX");  // the topology alone looks ideal
+  EXPECT_EQ(f.gpus[0].acs_redirect, Tristate::kYes);
+  EXPECT_EQ(f.gpus[0].acs_redirect_bridges, std::vector<std::string>{"0000:17:01.0"});
+  Evaluation ev = Evaluate(f, Requirements{});
+  EXPECT_EQ(ev.selected_transport, "HostMemory");
+}
+
+TEST(ProbeFixtureTest, IommuModeOfTheGpuAndItsNic) {
+  NodeFacts off = ProbeFixture("gpu-client-h100-dmabuf-open-inbox");
+  ASSERT_EQ(off.gpus.size(), 1u);
+  EXPECT_EQ(off.gpus[0].iommu, "off");  // no iommu_group links
+
+  NodeFacts f = ProbeFixture("gpu-client-h100-iommu-translated");
+  ASSERT_EQ(f.gpus.size(), 1u);
+  EXPECT_EQ(f.gpus[0].iommu, "translated");
+  EXPECT_EQ(f.gpus[0].iommu_detail, "0000:18:00.0 (IOMMU group type DMA-FQ)");
+  EXPECT_EQ(Evaluate(f, Requirements{}).selected_transport, "HostMemory");
+}
+
 TEST(ProbeFixtureTest, H100With64BitBar0AndPxbPath) {
   NodeFacts f = ProbeFixture("gpu-client-h100-peermem-mofed");
   ASSERT_EQ(f.gpus.size(), 1u);

@@ -154,6 +154,79 @@ TEST_F(RobustnessTest, MalformedResourceFileMakesBar1Unknown) {
   EXPECT_NE(c.message.find("resource"), std::string::npos) << c.message;
 }
 
+// The switch port above the NIC: one of the two bridges between the GPU and the NIC.
+constexpr const char* kNicPortConfig =
+    "sys/devices/pci0000:17/0000:17:00.0/0000:18:00.0/0000:19:04.0/config";
+
+TEST_F(RobustnessTest, ShortOrMalformedBridgeConfigMakesAcsUnknownNamingThePath) {
+  const std::string full = [&] {
+    std::ifstream in(Root(kNicPortConfig), std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }();
+  ASSERT_EQ(full.size(), 4096u);
+  EXPECT_EQ(Check(Run(), "gpu.acs").status, CheckStatus::kPass);
+
+  // What sysfs gives a reader without CAP_SYS_ADMIN: the first 64 bytes.
+  Write(kNicPortConfig, full.substr(0, 64));
+  NodeFacts f;
+  Evaluation ev = Run(&f);
+  const CheckResult& c = Check(ev, "gpu.acs");
+  EXPECT_EQ(c.status, CheckStatus::kUnknown);
+  EXPECT_EQ(c.reason, "AcsUnknown");
+  EXPECT_NE(c.message.find("0000:19:04.0/config"), std::string::npos) << c.message;
+  EXPECT_EQ(f.gpus[0].acs_redirect, Tristate::kUnknown);
+  EXPECT_TRUE(ev.ready);  // GPU-direct stays, not fully verified
+
+  // An extended capability list that points at itself: AER (ID 1) at 0x100, next 0x100.
+  std::string looping = full;
+  looping[0x100] = static_cast<char>(0x01);
+  looping[0x103] = static_cast<char>(0x10);  // next offset is bits 20..31 of the header
+  Write(kNicPortConfig, looping);
+  EXPECT_EQ(Check(Run(), "gpu.acs").reason, "AcsUnknown");
+
+  // ReqRedir on: the verdict turns, and the bridge is named.
+  std::string redirect = full;
+  redirect[0x106] = static_cast<char>(0x04);
+  Write(kNicPortConfig, redirect);
+  ev = Run(&f);
+  EXPECT_EQ(Check(ev, "gpu.acs").reason, "AcsRedirectOnPath");
+  EXPECT_EQ(f.gpus[0].acs_redirect_bridges, std::vector<std::string>{"0000:19:04.0"});
+}
+
+// The NIC's IOMMU group, made by hand: pass-through, translating, unreadable and hostile types.
+TEST_F(RobustnessTest, IommuGroupTypeDecidesAndGarbageIsUnknown) {
+  const std::string nic = "sys/devices/pci0000:17/0000:17:00.0/0000:18:00.0/0000:19:04.0/0000:1b:00.0";
+  fs::create_directories(Root("sys/kernel/iommu_groups/7"));
+  Symlink(nic + "/iommu_group", "../../../../../../kernel/iommu_groups/7");
+  auto run_with = [&](const std::string& type) {
+    Write("sys/kernel/iommu_groups/7/type", type);
+    NodeFacts f;
+    Evaluation ev = Run(&f);
+    return std::make_pair(f.gpus.at(0), Check(ev, "gpu.iommu"));
+  };
+  auto [g, c] = run_with("identity\n");
+  EXPECT_EQ(g.iommu, "passthrough");
+  EXPECT_EQ(c.status, CheckStatus::kPass);
+  std::tie(g, c) = run_with("DMA\n");
+  EXPECT_EQ(g.iommu, "translated");
+  EXPECT_EQ(c.reason, "IommuTranslating");
+  EXPECT_NE(c.message.find("0000:1b:00.0 (IOMMU group type DMA)"), std::string::npos) << c.message;
+  // A type the kernel does not write: unknown, and its text is not repeated anywhere.
+  std::tie(g, c) = run_with("identity\x1b[2J; rm -rf /\n");
+  EXPECT_EQ(g.iommu, "");
+  EXPECT_EQ(c.reason, "IommuUnknown");
+  EXPECT_EQ(c.message.find("rm -rf"), std::string::npos) << c.message;
+  EXPECT_NE(c.message.find("0000:1b:00.0/iommu_group/type"), std::string::npos) << c.message;
+  // A kernel before 5.11 has no type file: iommu=pt on the command line says pass-through.
+  fs::remove(Root("sys/kernel/iommu_groups/7/type"));
+  Write("proc/cmdline", "BOOT_IMAGE=/vmlinuz root=/dev/sda1 intel_iommu=on iommu=pt quiet\n");
+  NodeFacts f;
+  EXPECT_EQ(Check(Run(&f), "gpu.iommu").status, CheckStatus::kPass);
+  EXPECT_EQ(f.gpus[0].iommu, "passthrough");
+  Write("proc/cmdline", "BOOT_IMAGE=/vmlinuz root=/dev/sda1 intel_iommu=on\n");
+  EXPECT_EQ(Check(Run(&f), "gpu.iommu").reason, "IommuUnknown");
+}
+
 TEST_F(RobustnessTest, HugeFilesAreRefusedNotRead) {
   std::string big(8 << 20, 'x');
   Write(std::string(kGpu) + "/resource", big);

@@ -89,6 +89,9 @@ void FillDevices(const node::NodeFacts& f, agent::v1::NodeReport* r) {
     pg->set_nearest_nic(g.nearest_nic);
     pg->set_path_type(g.path_type);
     pg->set_numa_node(g.numa_node);
+    pg->set_acs_redirect(node::TristateName(g.acs_redirect));
+    for (const auto& bdf : g.acs_redirect_bridges) pg->add_acs_redirect_bridges(bdf);
+    pg->set_iommu(g.iommu);
   }
 }
 

@@ -69,7 +69,8 @@ std::vector<Case> AllCases() {
         "gpu-client-h100-dmabuf-open-inbox", "gpu-client-cx4-vf-vm", "gateway-roce-v2-gid3-doca",
         "gpu-client-cross-socket-sys", "gpu-client-h100-peermem-mofed",
         "gpu-client-rtxa6000-224mi-bar1-too-small", "storage-cx6-ib-port-down", "node-without-rdma",
-        "real-h200-open-580-no-rdma-nic"}) {
+        "real-h200-open-580-no-rdma-nic", "gpu-client-h100-acs-redirect",
+        "gpu-client-h100-iommu-translated"}) {
     for (const char* role : {"gateway", "client"}) out.push_back({p, role});
   }
   return out;
@@ -129,6 +130,14 @@ TEST(GoldenVerdictTest, ExpectedOutcomes) {
        true,
        "HostMemory",
        "DmaBufUnsupported"},
+      {"gpu-client-h100-acs-redirect", "client", {}, true, "HostMemory", "AcsRedirectOnPath"},
+      {"gpu-client-h100-acs-redirect",
+       "client",
+       {"--transport", "GPUDirect"},
+       false,
+       "",
+       "AcsRedirectOnPath"},
+      {"gpu-client-h100-iommu-translated", "client", {}, true, "HostMemory", "IommuTranslating"},
       {"gpu-client-cx4-vf-vm", "client", {}, false, "", "UnsupportedNic"},
       {"gpu-client-cross-socket-sys", "client", {}, true, "HostMemory", "GpuNicTooFar"},
       {"gpu-client-cross-socket-sys",

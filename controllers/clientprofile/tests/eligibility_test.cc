@@ -83,6 +83,16 @@ const Case kCases[] = {
     {"CrossSocketAutoUsesHostMemory", "gpu-client-cross-socket-sys",
      With(GpuDirect(), [](auto& s) { s.transport = crd::Transport::kAuto; }), true, "HostMemory",
      "", "Eligible", "GpuNicTooFar"},
+    // The same H100 host with ACS redirect on the switch port above its NIC: the PIX path is
+    // not taken, whatever the topology says.
+    {"H100AcsRedirectRefused", "gpu-client-h100-acs-redirect", GpuDirect(), false, "", "",
+     "AcsRedirectOnPath",
+     "0000:18:00.0 -> ibp25s0: PCIe ACS on bridge 0000:17:01.0 redirects peer-to-peer traffic"},
+    {"H100AcsRedirectAutoUsesHostMemory", "gpu-client-h100-acs-redirect",
+     With(GpuDirect(), [](auto& s) { s.transport = crd::Transport::kAuto; }), true, "HostMemory",
+     "", "Eligible", "AcsRedirectOnPath"},
+    {"H100IommuTranslatingRefused", "gpu-client-h100-iommu-translated", GpuDirect(), false, "",
+     "", "IommuTranslating", "0000:18:00.0 -> ibp25s0: the IOMMU translates their DMA"},
     // ConnectX-4 VF in a VM: cuObject needs ConnectX-5 or newer, whatever the transport.
     {"Cx4VfUnsupported", "gpu-client-cx4-vf-vm",
      With(GpuDirect(), [](auto& s) { s.transport = crd::Transport::kHostMemory; }), false, "", "",

@@ -223,5 +223,47 @@ TEST(RdmaNodeStatusTest, MalformedReportIsClippedToTheSchema) {
   EXPECT_EQ(Brief(out.status, kGatewayCapable), "False/CheckFailed");
 }
 
+// The agent's ACS answer is believed only in the shape the schema allows: PCI addresses, at most
+// eight, no duplicates, bridges only with "yes"; anything else is dropped, not clipped.
+TEST(RdmaNodeStatusTest, HostileAcsBridgesAreDroppedNotClipped) {
+  agent::v1::NodeReport r;
+  r.set_content_hash(std::string(64, 'b'));
+  auto* g = r.add_gpus();
+  g->set_pci_address("0000:18:00.0");
+  g->set_acs_redirect("yes");
+  for (const char* bdf : {"0000:17:01.0", "0000:17:01.0", "../../../etc/passwd", "0000:17:01.0\n",
+                          "0000:zz:01.0", "0000:17:01.0 --all", "", "00000:17:01.0"}) {
+    g->add_acs_redirect_bridges(bdf);
+  }
+  for (int i = 0; i < 20; ++i) {
+    char bdf[16];
+    std::snprintf(bdf, sizeof(bdf), "0000:%02x:00.0", 0x20 + i);
+    g->add_acs_redirect_bridges(bdf);
+  }
+  auto out = Compute(Agent(r, kT0), kT0);
+  ASSERT_EQ(out.status.gpus.size(), 1u);
+  const crd::GpuFacts& f = out.status.gpus[0];
+  EXPECT_EQ(f.acs_redirect, true);
+  ASSERT_EQ(f.acs_redirect_bridges.size(), 8u);
+  EXPECT_EQ(f.acs_redirect_bridges[0], "0000:17:01.0");
+  EXPECT_EQ(f.acs_redirect_bridges[1], "0000:20:00.0");
+
+  // "no" with bridges named, or an answer that is neither: no bridges, and "no" or unknown.
+  g->set_acs_redirect("no");
+  out = Compute(Agent(r, kT0), kT0);
+  EXPECT_EQ(out.status.gpus[0].acs_redirect, false);
+  EXPECT_TRUE(out.status.gpus[0].acs_redirect_bridges.empty());
+  g->set_acs_redirect("YES; rm -rf");
+  out = Compute(Agent(r, kT0), kT0);
+  EXPECT_FALSE(out.status.gpus[0].acs_redirect.has_value());
+  EXPECT_TRUE(out.status.gpus[0].acs_redirect_bridges.empty());
+
+  // The IOMMU mode, in the CRD's words; only the agent's three words are believed.
+  g->set_iommu("translated");
+  EXPECT_EQ(Compute(Agent(r, kT0), kT0).status.gpus[0].iommu, crd::IommuMode::kTranslated);
+  g->set_iommu("Translated");
+  EXPECT_FALSE(Compute(Agent(r, kT0), kT0).status.gpus[0].iommu.has_value());
+}
+
 }  // namespace
 }  // namespace rdmastack::rdmanode

@@ -191,8 +191,14 @@ TEST(ReportDriftTest, EveryReportFieldReachesTheRdmaNodeStatusOrIsListedAsNotCar
   DynamicReport dynamic;
   ASSERT_TRUE(dynamic.ok()) << "no NodeReport in " << RDMASTACK_AGENTHUB_DESCRIPTORS;
   // A GPU node with MOFED and peermem: devices, ports, GIDs, netdevs, GPUs, checks and verdicts.
-  std::unique_ptr<Message> base = dynamic.From(
-      testing::FixtureReport("gpu-client-h100-peermem-mofed", testing::ClientRequirements("ml/p")));
+  agent::v1::NodeReport report =
+      testing::FixtureReport("gpu-client-h100-peermem-mofed", testing::ClientRequirements("ml/p"));
+  // The bridges ACS redirects on are carried only with acs_redirect "yes", which no fixture with
+  // everything else has: set here, so that both fields are walked where they count.
+  ASSERT_GT(report.gpus_size(), 0);
+  report.mutable_gpus(0)->set_acs_redirect("yes");
+  report.mutable_gpus(0)->add_acs_redirect_bridges("0000:11:00.0");
+  std::unique_ptr<Message> base = dynamic.From(report);
   std::vector<std::vector<const FieldDescriptor*>> leaves;
   std::set<std::string> added;
   Leaves(base.get(), {}, &leaves, &added);
@@ -357,6 +363,7 @@ const std::map<std::string, std::string>& NotSent() {
       {"NodeFacts.gpus[].bar1Source", kHuman},
       {"NodeFacts.gpus[].bar1SysfsBytes", kHuman},
       {"NodeFacts.gpus[].bar1ResourceIndex", kHuman},
+      {"NodeFacts.gpus[].iommuDetail", kChecked},
       {"NodeFacts.gpuNicPaths", "every GPU-NIC pair; the report carries each GPU's nearest NIC"},
       {"NodeFacts.ipsSource", kHuman},
       {"NodeFacts.deviceProbeSource", kHuman},

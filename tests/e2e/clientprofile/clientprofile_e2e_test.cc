@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -347,6 +348,48 @@ TEST_F(ClientProfileE2eTest, SeedProfilesPickATransportPerNodeAndFollowThePool) 
       },
       120s))
       << ClientDiagnostics();
+
+  // PCIe ACS redirect turns on at the switch port above the H100's NIC (as a BIOS update can leave
+  // it) while the topology stays PIX. Once the agent re-probes, the node leaves the GPU-direct
+  // profile with a reason naming the bridge; with the redirect off again it comes back.
+  ASSERT_EQ(Eligible(kGpuDirect, h100_, "memoryRegistration"), "DMABuf") << ClientDiagnostics();
+  const std::string config =
+      nodes_.at(h100_).host_root +
+      "/sys/devices/pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:01.0/config";
+  const std::string clear = ReadFile(config);
+  ASSERT_EQ(clear.size(), 4096u) << config;
+  auto write_config = [&](std::string bytes) {
+    std::ofstream(config + ".new", std::ios::binary) << bytes;
+    std::filesystem::rename(config + ".new", config);  // the agent never reads half a file
+  };
+  struct RestoreConfig {
+    std::function<void()> restore;
+    ~RestoreConfig() { restore(); }
+  } restore{[&] { write_config(clear); }};
+  std::string redirect = clear;
+  redirect[0x106] =
+      static_cast<char>(0x1d);  // ACSCtl: SrcValid+ ReqRedir+ CmpltRedir+ UpstreamFwd+
+  write_config(redirect);
+  HupAgent(h100_);
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(Eventually([&] { return Ineligible(kGpuDirect, h100_) == "AcsRedirectOnPath"; }, 60s))
+      << ClientDiagnostics();
+  const std::string why =
+      Field(kGpuDirect, "{.status.ineligibleNodes[?(@.node==\"" + h100_ + "\")].message}");
+  EXPECT_NE(why.find("PCIe ACS on bridge 0000:17:01.0"), std::string::npos) << why;
+  EXPECT_EQ(Get({"get", "rdmanode", h100_, "-o",
+                 "jsonpath={.status.gpus[0].acsRedirect} {.status.gpus[0].acsRedirectBridges[0]}"}),
+            "true 0000:17:01.0");
+  EXPECT_TRUE(Eventually([&] { return NodeLabel(h100_, kGpuDirect).empty(); }, 120s))
+      << ClientDiagnostics();
+  write_config(clear);
+  HupAgent(h100_);
+  if (HasFatalFailure()) return;
+  EXPECT_TRUE(Eventually(
+      [&] { return Eligible(kGpuDirect, h100_, "memoryRegistration") == "DMABuf"; }, 60s))
+      << ClientDiagnostics();
+  EXPECT_EQ(Get({"get", "rdmanode", h100_, "-o", "jsonpath={.status.gpus[0].acsRedirect}"}),
+            "false");
 }
 
 // S3 over TLS seen from the GPU nodes: once the pool serves HTTPS (s3.tlsSecret), every client
