@@ -5,6 +5,7 @@
 #include <rapidjson/document.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <vector>
 
@@ -50,6 +51,14 @@ void CollectCpp(const std::string& path, PathMap& out) {
   }
 }
 
+bool IsYaml11Boolean(std::string word) {
+  for (char& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* b : {"y", "yes", "n", "no", "true", "false", "on", "off"}) {
+    if (word == b) return true;
+  }
+  return false;
+}
+
 void CollectYaml(const YAML::Node& schema, const std::string& path, PathMap& out) {
   if (schema["properties"]) {
     for (const auto& kv : schema["properties"]) {
@@ -63,7 +72,14 @@ void CollectYaml(const YAML::Node& schema, const std::string& path, PathMap& out
   }
   std::vector<std::string> names;
   if (schema["enum"]) {
-    for (const auto& v : schema["enum"]) names.push_back(v.Scalar());
+    for (const auto& v : schema["enum"]) {
+      names.push_back(v.Scalar());
+      // yaml-cpp reads a plain Off as the string "Off"; the API server reads YAML 1.1, where it
+      // is the boolean false, and refuses every status that says "Off".
+      EXPECT_FALSE(v.Tag() == "?" && IsYaml11Boolean(v.Scalar()))
+          << path << ": enum value " << v.Scalar()
+          << " is a boolean to the API server (YAML 1.1); quote it";
+    }
   }
   std::sort(names.begin(), names.end());
   out[path] = names;
