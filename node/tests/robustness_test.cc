@@ -195,7 +195,8 @@ TEST_F(RobustnessTest, ShortOrMalformedBridgeConfigMakesAcsUnknownNamingThePath)
 
 // The NIC's IOMMU group, made by hand: pass-through, translating, unreadable and hostile types.
 TEST_F(RobustnessTest, IommuGroupTypeDecidesAndGarbageIsUnknown) {
-  const std::string nic = "sys/devices/pci0000:17/0000:17:00.0/0000:18:00.0/0000:19:04.0/0000:1b:00.0";
+  const std::string nic =
+      "sys/devices/pci0000:17/0000:17:00.0/0000:18:00.0/0000:19:04.0/0000:1b:00.0";
   fs::create_directories(Root("sys/kernel/iommu_groups/7"));
   Symlink(nic + "/iommu_group", "../../../../../../kernel/iommu_groups/7");
   auto run_with = [&](const std::string& type) {

@@ -91,8 +91,8 @@ const Case kCases[] = {
     {"H100AcsRedirectAutoUsesHostMemory", "gpu-client-h100-acs-redirect",
      With(GpuDirect(), [](auto& s) { s.transport = crd::Transport::kAuto; }), true, "HostMemory",
      "", "Eligible", "AcsRedirectOnPath"},
-    {"H100IommuTranslatingRefused", "gpu-client-h100-iommu-translated", GpuDirect(), false, "",
-     "", "IommuTranslating", "0000:18:00.0 -> ibp25s0: the IOMMU translates their DMA"},
+    {"H100IommuTranslatingRefused", "gpu-client-h100-iommu-translated", GpuDirect(), false, "", "",
+     "IommuTranslating", "0000:18:00.0 -> ibp25s0: the IOMMU translates their DMA"},
     // ConnectX-4 VF in a VM: cuObject needs ConnectX-5 or newer, whatever the transport.
     {"Cx4VfUnsupported", "gpu-client-cx4-vf-vm",
      With(GpuDirect(), [](auto& s) { s.transport = crd::Transport::kHostMemory; }), false, "", "",
