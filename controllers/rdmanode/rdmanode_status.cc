@@ -5,11 +5,11 @@
 #include <set>
 #include <string_view>
 
+#include "base/pci_address.h"
 #include "base/rfc3339.h"
 #include "base/utf8.h"
 #include "controllers/common/conditions.h"
 #include "crds/types/reasons.h"
-#include "node/probe/pci_device.h"
 
 namespace rdmastack::rdmanode {
 
@@ -112,7 +112,7 @@ void FillAcs(const agent::v1::Gpu& g, crd::GpuFacts* out) {
   auto& bridges = out->acs_redirect_bridges;
   for (const auto& bdf : g.acs_redirect_bridges()) {
     if (bridges.size() >= 8) break;
-    if (node::IsPciAddress(bdf) && std::find(bridges.begin(), bridges.end(), bdf) == bridges.end())
+    if (IsPciAddress(bdf) && std::find(bridges.begin(), bridges.end(), bdf) == bridges.end())
       bridges.push_back(bdf);
   }
 }

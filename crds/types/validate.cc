@@ -7,23 +7,12 @@
 #include <set>
 #include <string_view>
 
+#include "base/pci_address.h"
 #include "base/quantity.h"
 #include "crds/types/path_template.h"
 
 namespace rdmastack::crd {
 namespace {
-
-// dddd:bb:dd.f in hexadecimal, the form the agent reports PCI addresses in.
-bool IsBdf(std::string_view t) {
-  constexpr std::string_view kShape = "xxxx:xx:xx.x";
-  if (t.size() != kShape.size()) return false;
-  for (size_t i = 0; i < t.size(); ++i) {
-    const bool ok =
-        kShape[i] == 'x' ? std::isxdigit(static_cast<unsigned char>(t[i])) != 0 : t[i] == kShape[i];
-    if (!ok) return false;
-  }
-  return true;
-}
 
 constexpr int64_t kMaxTransferBytes = int64_t{4} << 30;  // cuObject's per-buffer limit
 constexpr int64_t kMinBufferBytes = int64_t{1} << 20;
@@ -448,7 +437,7 @@ void CheckNodeStatus(const RdmaNodeStatus& status, const Problems& p) {
         }
         if (g.acs_redirect_bridges.size() > 8) at.At("acsRedirectBridges").Add("more than 8");
         for (const auto& bdf : g.acs_redirect_bridges) {
-          if (!IsBdf(bdf)) {
+          if (!IsPciAddress(bdf)) {
             at.At("acsRedirectBridges").Add("\"" + bdf + "\" is not a PCI address");
           }
         }

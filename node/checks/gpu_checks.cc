@@ -260,7 +260,7 @@ CheckResult CheckAcsRedirect(const NodeFacts& facts) {
         "transport HostMemory; do not turn it off where the IOMMU isolates tenants' devices.");
   }
   if (!unknown.empty()) {
-    const std::string issues = DescribeIssues(facts, "topology");
+    const std::string issues = DescribeIssues(facts, "topology", "/config");
     return Unknown(id, "AcsUnknown",
                    "ACS of the bridges between " + JoinList(unknown) + " could not be read" +
                        (issues.empty() ? "" : ": " + issues),

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "base/pci_address.h"
 #include "node/probe/facts.h"
 #include "node/probe/host_root.h"
 
@@ -19,8 +20,6 @@ struct PciFunction {
   bool has_physfn = false;  // SR-IOV VF on the host that owns the PF
 };
 
-// True for "dddd:bb:dd.f".
-bool IsPciAddress(std::string_view text);
 std::string HexId(uint32_t id);  // 0x15b3
 
 // Reads vendor/device/class/numa_node and resolves the path. Problems are appended to `issues`
