@@ -5,21 +5,17 @@
 // creates, renames, links, removes or changes a file by another way.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
 #include <regex>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "tests/harness/cluster_env.h"
+#include "tests/harness/source_scan.h"
 
 namespace rdmastack {
 namespace {
 
-namespace fs = std::filesystem;
-
-using testing::SourceDir;
+using testing::CodeOnly;
+using testing::Findings;
 
 // The programs' own folders and every library folder they may include (tests/layering_test.cc).
 const std::vector<std::string> kScanned = {"agents/client",
@@ -49,92 +45,12 @@ const std::regex& Forbidden() {
   return re;
 }
 
-// The code of a source without comments and string literals (messages mention these words).
-std::string CodeOnly(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text.compare(i, 8, "#include") == 0) {  // <fstream> is no write
-      while (i < text.size() && text[i] != '\n') ++i;
-      out.push_back('\n');
-    } else if (text.compare(i, 2, "//") == 0) {
-      while (i < text.size() && text[i] != '\n') ++i;
-      out.push_back('\n');
-    } else if (text.compare(i, 2, "/*") == 0) {
-      const size_t end = text.find("*/", i + 2);
-      for (size_t j = i; j < std::min(end, text.size()); ++j) {
-        if (text[j] == '\n') out.push_back('\n');
-      }
-      i = end == std::string::npos ? text.size() : end + 1;
-    } else if (text.compare(i, 2, "R\"") == 0) {
-      const size_t open = text.find('(', i);
-      const std::string close = ")" + text.substr(i + 2, open - i - 2) + "\"";
-      const size_t end = text.find(close, open);
-      for (size_t j = i; j < std::min(end, text.size()); ++j) {
-        if (text[j] == '\n') out.push_back('\n');
-      }
-      out += "\"\"";
-      i = end == std::string::npos ? text.size() : end + close.size() - 1;
-    } else if (text[i] == '"' || text[i] == '\'') {
-      const char q = text[i];
-      for (++i; i < text.size() && text[i] != q; ++i) {
-        if (text[i] == '\\') ++i;
-      }
-      out += "\"\"";
-    } else {
-      out.push_back(text[i]);
-    }
-  }
-  return out;
-}
-
-bool IsProductSource(const fs::path& rel) {
-  const std::string s = rel.generic_string();
-  const std::string name = rel.filename().string();
-  if (rel.extension() != ".cc" && rel.extension() != ".h") return false;
-  if (s.find("/tests/") != std::string::npos || s.find("/testing/") != std::string::npos ||
-      s.find("/fuzz/") != std::string::npos)
-    return false;
-  return name.find("_test.") == std::string::npos && name.find("_fuzz") == std::string::npos &&
-         name != "test_paths.h";
-}
-
-// "file:line: text" for each forbidden call in `code` (already CodeOnly).
-std::vector<std::string> Findings(const std::string& file, const std::string& code) {
-  std::vector<std::string> out;
-  std::istringstream lines(code);
-  std::string line;
-  for (int n = 1; std::getline(lines, line); ++n) {
-    std::smatch m;
-    if (std::regex_search(line, m, Forbidden())) {
-      out.push_back(file + ":" + std::to_string(n) + ": " + m.str(0));
-    }
-  }
-  return out;
-}
-
 TEST(HostWrites, TheNodeProgramsWriteOnlyThroughHostDir) {
-  std::vector<std::string> findings;
-  size_t scanned = 0;
-  for (const std::string& dir : kScanned) {
-    const fs::path root = fs::path(SourceDir()) / dir;
-    ASSERT_TRUE(fs::is_directory(root)) << root;
-    for (const auto& e : fs::recursive_directory_iterator(root)) {
-      const fs::path rel = fs::relative(e.path(), SourceDir());
-      if (!e.is_regular_file() || !IsProductSource(rel)) continue;
-      const std::string file = rel.generic_string();
-      if (std::find(kAllowed.begin(), kAllowed.end(), file) != kAllowed.end()) continue;
-      std::ifstream in(e.path());
-      std::stringstream text;
-      text << in.rdbuf();
-      ++scanned;
-      for (std::string& f : Findings(file, CodeOnly(text.str()))) findings.push_back(std::move(f));
-    }
-  }
-  EXPECT_GT(scanned, 50u) << "the scan found almost nothing; is RDMASTACK_SOURCE_DIR right?";
+  const testing::ScanResult scan = testing::ScanProductSources(kScanned, kAllowed, Forbidden());
+  EXPECT_GT(scan.scanned, 50u) << "the scan found almost nothing; is RDMASTACK_SOURCE_DIR right?";
   std::string all;
-  for (const std::string& f : findings) all += "\n  " + f;
-  EXPECT_TRUE(findings.empty())
+  for (const std::string& f : scan.findings) all += "\n  " + f;
+  EXPECT_TRUE(scan.findings.empty())
       << "write to the host through base/host_dir.h (HostDir) or base/atomic_file.h, "
          "nothing else:"
       << all;
@@ -169,14 +85,14 @@ TEST(HostWrites, TheScanRecognisesEveryWayToWrite) {
                            "std::fstream io(p);",
                            "::fallocate(fd, 0, 0, n);",
                            "sendfile(out, in, nullptr, n);"}) {
-    EXPECT_FALSE(Findings("x.cc", CodeOnly(line)).empty()) << line;
+    EXPECT_FALSE(Findings("x.cc", CodeOnly(line), Forbidden()).empty()) << line;
   }
   for (const char* line :
        {"// std::ofstream in a comment, rename( too", "msg = \"cannot rename over x\";",
         "/* unlink( */ int a = 0;", "dir.WriteFile(name, content);", "lib.RemoveTree(name);",
         "::openat(fd, n, O_RDONLY | O_NOFOLLOW);", "int renamed = 0;", "unlinked++;",
         "#include <fstream>", "std::ifstream in(path);"}) {
-    EXPECT_TRUE(Findings("x.cc", CodeOnly(line)).empty()) << line;
+    EXPECT_TRUE(Findings("x.cc", CodeOnly(line), Forbidden()).empty()) << line;
   }
 }
 

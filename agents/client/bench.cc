@@ -18,6 +18,7 @@
 
 #include "base/duration.h"
 #include "base/flag_reader.h"
+#include "base/json_parse.h"
 #include "base/quantity.h"
 #include "base/sha256.h"
 #include "lib/s3/s3_client.h"
@@ -197,8 +198,7 @@ StatusOr<BenchTarget> ReadBenchTarget(const BenchOptions& options) {
   text.resize(static_cast<size_t>(in.gcount()));
   if (text.size() > kMaxEndpointsFileBytes) return OutOfRangeError(path + " is larger than 1 MiB");
   rapidjson::Document doc;
-  doc.Parse(text.data(), text.size());
-  if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("endpoints") ||
+  if (!ParseJsonDocument(doc, text).ok() || !doc.IsObject() || !doc.HasMember("endpoints") ||
       !doc["endpoints"].IsArray())
     return InvalidArgumentError(path + " is not the client's endpoints.json");
   BenchTarget t;

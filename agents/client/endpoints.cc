@@ -1,8 +1,8 @@
 #include "agents/client/endpoints.h"
 
 #include <rapidjson/document.h>
-#include <rapidjson/error/en.h>
 
+#include "base/json_parse.h"
 #include "node/probe/host_root.h"
 
 namespace rdmastack::client {
@@ -53,11 +53,8 @@ std::vector<std::string> PoolEndpoints::Urls() const {
 
 StatusOr<PoolEndpoints> ParseEndpointsJson(std::string_view text) {
   rapidjson::Document doc;
-  doc.Parse(text.data(), text.size());
-  if (doc.HasParseError()) {
-    return InvalidArgumentError(
-        "not JSON: " + std::string(rapidjson::GetParseError_En(doc.GetParseError())) +
-        " at offset " + std::to_string(doc.GetErrorOffset()));
+  if (Status parsed = ParseJsonDocument(doc, text); !parsed.ok()) {
+    return InvalidArgumentError("not JSON: " + parsed.message());
   }
   if (!doc.IsObject()) return InvalidArgumentError("the top level must be an object");
   PoolEndpoints out;

@@ -8,6 +8,7 @@
 
 #include "base/duration.h"
 #include "base/host_dir.h"
+#include "base/json_parse.h"
 #include "base/rfc3339.h"
 
 namespace rdmastack::client {
@@ -79,8 +80,7 @@ std::string RenderStateJson(const ClientState& s) {
 
 StatusOr<ClientState> ParseStateJson(std::string_view text) {
   rapidjson::Document doc;
-  doc.Parse(text.data(), text.size());
-  if (doc.HasParseError() || !doc.IsObject())
+  if (!ParseJsonDocument(doc, text).ok() || !doc.IsObject())
     return InvalidArgumentError("state is not a JSON object");
   ClientState s;
   RDMASTACK_ASSIGN_OR_RETURN(s.ready, GetBool(doc, "ready"));

@@ -4,6 +4,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "base/json_parse.h"
 #include "crds/schema/crd_schemas.h"
 
 namespace rdmastack::crd {
@@ -16,8 +17,7 @@ StatusOr<FittedStatus<T>> FitStatusPatch(const T& desired) {
   out.patch_ = SerializeStatusPatch(desired);
   out.status_ = *desired.status;
   rapidjson::Document doc;
-  doc.Parse(out.patch_.data(), out.patch_.size());
-  if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("status"))
+  if (!ParseJsonDocument(doc, out.patch_).ok() || !doc.IsObject() || !doc.HasMember("status"))
     return InternalError(kind + " status patch does not read back: " + out.patch_.substr(0, 200));
   RDMASTACK_ASSIGN_OR_RETURN(
       out.fixes_, FitToSchema(StatusSchemaOf(kind), doc["status"], doc.GetAllocator(), "status"));

@@ -1,9 +1,9 @@
 #include "crds/types/json.h"
 
 #include <rapidjson/document.h>
-#include <rapidjson/error/en.h>
 
 #include "base/json_chars.h"
+#include "base/json_parse.h"
 #include "crds/types/json_codec.h"
 
 namespace rdmastack::crd {
@@ -99,11 +99,8 @@ StatusOr<T> ParseResource(const rapidjson::Value& object) {
 template <CustomResource T>
 StatusOr<T> ParseResource(std::string_view json) {
   rapidjson::Document doc;
-  doc.Parse(json.data(), json.size());
-  if (doc.HasParseError()) {
-    return InvalidArgumentError(std::string(KindOf<T>()) + ": malformed JSON at offset " +
-                                std::to_string(doc.GetErrorOffset()) + ": " +
-                                rapidjson::GetParseError_En(doc.GetParseError()));
+  if (Status parsed = ParseJsonDocument(doc, json); !parsed.ok()) {
+    return InvalidArgumentError(std::string(KindOf<T>()) + ": " + parsed.message());
   }
   return ParseResource<T>(static_cast<const rapidjson::Value&>(doc));
 }

@@ -9,6 +9,8 @@
 #include <map>
 #include <set>
 
+#include "base/json_parse.h"
+
 namespace rdmastack::s3 {
 namespace {
 
@@ -247,8 +249,7 @@ std::string BenchReportToJson(const BenchReport& r) {
 
 StatusOr<BenchReport> BenchReportFromJson(std::string_view json) {
   rapidjson::Document doc;
-  doc.Parse(json.data(), json.size());
-  if (doc.HasParseError() || !doc.IsObject())
+  if (!ParseJsonDocument(doc, json).ok() || !doc.IsObject())
     return InvalidArgumentError("the bench report is not a JSON object");
   // Read through a const view: clang rejects comparing a Document's mutable member iterators.
   const rapidjson::Value& root = doc;

@@ -8,6 +8,8 @@
 #include <charconv>
 #include <utility>
 
+#include "base/json_parse.h"
+
 namespace rdmastack::k8s {
 namespace {
 
@@ -219,8 +221,7 @@ ApiError ApiErrorFromResponse(int http_code, std::string_view body,
   ApiError error;
   error.http_code = http_code;
   rapidjson::Document doc;
-  doc.Parse(body.data(), body.size());
-  bool is_status = !doc.HasParseError() && FillFromStatus(doc, error);
+  bool is_status = ParseJsonDocument(doc, body).ok() && FillFromStatus(doc, error);
   error.http_code = http_code;  // the transport's code wins over the body's
   if (!error.retry_after && !retry_after_header.empty()) {
     error.retry_after = ParseRetryAfterHeader(retry_after_header);
@@ -232,8 +233,7 @@ ApiError ApiErrorFromResponse(int http_code, std::string_view body,
 ApiError ApiErrorFromStatusJson(std::string_view status_json) {
   ApiError error;
   rapidjson::Document doc;
-  doc.Parse(status_json.data(), status_json.size());
-  if (doc.HasParseError() || !FillFromStatus(doc, error)) {
+  if (!ParseJsonDocument(doc, status_json).ok() || !FillFromStatus(doc, error)) {
     error.http_code = 500;
     error.reason_text = "InternalError";
     error.message =
@@ -247,9 +247,8 @@ std::optional<ApiError> GetApiError(const Status& status) {
   auto payload = status.GetPayload(kPayloadUrl);
   if (!payload) return std::nullopt;
   rapidjson::Document doc;
-  doc.Parse(payload->data(), payload->size());
   ApiError error;
-  if (doc.HasParseError() || !FillFromStatus(doc, error)) return std::nullopt;
+  if (!ParseJsonDocument(doc, *payload).ok() || !FillFromStatus(doc, error)) return std::nullopt;
   Finish(error, {});
   return error;
 }

@@ -11,6 +11,7 @@
 #include <charconv>
 
 #include "base/json_chars.h"
+#include "base/json_parse.h"
 #include "operator/k8s/json_copy.h"
 
 namespace rdmastack::k8s {
@@ -64,11 +65,6 @@ std::map<std::string, std::string> StringMapOf(const Value* node) {
 }
 
 }  // namespace
-
-std::string internal::DescribeParseError(const rapidjson::ParseResult& result) {
-  return "invalid JSON at byte " + std::to_string(result.Offset()) + ": " +
-         rapidjson::GetParseError_En(result.Code());
-}
 
 Value internal::DeepCopy(const Value& src, Allocator& alloc) {
   switch (src.GetType()) {
@@ -168,38 +164,9 @@ JsonObject JsonObject::Array() {
   return out;
 }
 
-namespace {
-
-// Parses `stream` into `doc` with the depth limit; the whole input must be one JSON value.
-template <unsigned kFlags, typename Stream>
-Status ParseInto(rapidjson::Document& doc, Stream& stream) {
-  rapidjson::ParseResult result;
-  bool too_deep = false;
-  auto generate = [&](rapidjson::Document& target) {
-    internal::DocumentBuilder builder(target);
-    rapidjson::Reader reader;
-    result = reader.Parse<kFlags>(stream, builder);
-    too_deep = builder.too_deep();
-    return !result.IsError();
-  };
-  doc.Populate(generate);
-  if (too_deep) {
-    return InvalidArgumentError("JSON nested deeper than " + std::to_string(kMaxJsonDepth) +
-                                " levels");
-  }
-  if (result.IsError()) {
-    return InvalidArgumentError(internal::DescribeParseError(result));
-  }
-  return OkStatus();
-}
-
-}  // namespace
-
 StatusOr<JsonObject> JsonObject::Parse(std::string_view text) {
   JsonObject out;
-  rapidjson::MemoryStream memory(text.data(), text.size());
-  rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> stream(memory);
-  RDMASTACK_RETURN_IF_ERROR(ParseInto<rapidjson::kParseDefaultFlags>(out.doc_, stream));
+  RDMASTACK_RETURN_IF_ERROR(ParseJsonDocument(out.doc_, text));
   return out;
 }
 
@@ -207,7 +174,7 @@ StatusOr<JsonObject> JsonObject::ParseOwned(std::string_view text) {
   char* buffer = nullptr;
   JsonObject out = WithInsituBuffer(std::string(text), &buffer);
   rapidjson::InsituStringStream stream(buffer);
-  RDMASTACK_RETURN_IF_ERROR(ParseInto<rapidjson::kParseInsituFlag>(out.doc_, stream));
+  RDMASTACK_RETURN_IF_ERROR(ParseJsonInto<rapidjson::kParseInsituFlag>(out.doc_, stream));
   return out;
 }
 

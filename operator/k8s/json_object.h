@@ -14,13 +14,10 @@
 #include <string_view>
 #include <vector>
 
+#include "base/json_parse.h"  // kMaxJsonDepth
 #include "base/status.h"
 
 namespace rdmastack::k8s {
-
-// Deepest nesting accepted when parsing (Kubernetes objects stay far below); deeper input is an
-// error rather than a stack overflow.
-inline constexpr int kMaxJsonDepth = 512;
 
 // A field path, one segment per level. Segments are taken literally, so label keys with dots and
 // slashes work: {"metadata", "labels", "app.kubernetes.io/name"}. On an array, a segment of digits

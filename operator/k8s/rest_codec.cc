@@ -6,6 +6,7 @@
 
 #include <string_view>
 
+#include "base/json_parse.h"
 #include "operator/k8s/api_error.h"
 #include "operator/k8s/json_copy.h"
 
@@ -167,9 +168,6 @@ class ListHandler {
   bool Double(double v) {
     return Scalar([v](rapidjson::Document& d) { return d.Double(v); });
   }
-  bool RawNumber(const char* str, rapidjson::SizeType length, bool) {
-    return Scalar([=](rapidjson::Document& d) { return d.RawNumber(str, length, true); });
-  }
   bool String(const char* str, rapidjson::SizeType length, bool) {
     if (item_) return item_->document().String(str, length, true);  // always copy into the item
     if (depth_ == 1 && key_ == "kind") list_.kind.assign(str, length);
@@ -298,9 +296,6 @@ class WatchEventHandler {
   bool Double(double v) {
     return Scalar([v](rapidjson::Document& d) { return d.Double(v); });
   }
-  bool RawNumber(const char* str, rapidjson::SizeType length, bool copy) {
-    return Scalar([=](rapidjson::Document& d) { return d.RawNumber(str, length, copy); });
-  }
   bool String(const char* str, rapidjson::SizeType length, bool copy) {
     if (in_object_) return object_.String(str, length, copy);
     if (depth_ == 1 && key_ == "type" && !seen_type_) type_ = std::string_view(str, length);
@@ -391,14 +386,12 @@ class WatchEventHandler {
 StatusOr<ObjectList> DecodeObjectList(std::string body) {
   ObjectList list;
   ListHandler handler(list);
-  rapidjson::Reader reader;
   body.push_back('\0');  // in-situ parsing needs a terminator
   rapidjson::InsituStringStream stream(body.data());
-  rapidjson::ParseResult result = reader.Parse<rapidjson::kParseInsituFlag>(stream, handler);
+  rapidjson::ParseResult result = ParseJsonEvents<rapidjson::kParseInsituFlag>(stream, handler);
   if (!handler.error().empty()) return DataLossError(handler.error());
   if (result.IsError()) {
-    return InvalidArgumentError("decoding a list response: " +
-                                internal::DescribeParseError(result));
+    return InvalidArgumentError("decoding a list response: " + DescribeParseError(result));
   }
   std::string item_kind = list.kind;
   if (item_kind.size() > 4 && item_kind.compare(item_kind.size() - 4, 4, "List") == 0) {
@@ -417,15 +410,14 @@ StatusOr<WatchEvent> DecodeWatchEvent(std::string line) {
   WatchEvent event;
   event.object = JsonObject::WithInsituBuffer(std::move(line), &buffer);
   WatchEventHandler handler(event.object.document());
-  rapidjson::Reader reader;
   rapidjson::InsituStringStream stream(buffer);
-  rapidjson::ParseResult result = reader.Parse<rapidjson::kParseInsituFlag>(stream, handler);
+  rapidjson::ParseResult result = ParseJsonEvents<rapidjson::kParseInsituFlag>(stream, handler);
   if (handler.too_deep()) {
     return DataLossError("malformed watch event: JSON nested deeper than " +
                          std::to_string(kMaxJsonDepth) + " levels");
   }
   if (result.IsError()) {
-    return DataLossError("malformed watch event: " + internal::DescribeParseError(result));
+    return DataLossError("malformed watch event: " + DescribeParseError(result));
   }
   const std::string type(handler.type());
   if (type == "ADDED") {

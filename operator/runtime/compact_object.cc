@@ -6,6 +6,7 @@
 #include <malloc.h>
 #endif
 
+#include "base/json_parse.h"
 #include "operator/k8s/json_copy.h"
 
 namespace rdmastack::runtime {
@@ -72,7 +73,7 @@ std::shared_ptr<const k8s::JsonObject> CompactCopy(const k8s::JsonObject& object
   rapidjson::Document compact(&holder->pool);
   auto copy = [&](rapidjson::Document& d) {
     // Copies every string: the object's may point into its event's in-situ buffer.
-    k8s::internal::DocumentBuilder builder(d, k8s::internal::DocumentBuilder::Strings::kCopy);
+    JsonDocumentBuilder builder(d, JsonDocumentBuilder::Strings::kCopy);
     return object.value().Accept(builder);
   };
   compact.Populate(copy);

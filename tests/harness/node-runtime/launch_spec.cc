@@ -5,6 +5,7 @@
 #include <rapidjson/writer.h>
 
 #include "base/json_fields.h"
+#include "base/json_parse.h"
 
 // RapidJSON directly rather than k8s::JsonObject: the shim links nothing of the Kubernetes client,
 // so one shim per container stays small.
@@ -79,8 +80,7 @@ std::string LaunchSpecToJson(const LaunchSpec& spec) {
 
 StatusOr<LaunchSpec> LaunchSpecFromJson(std::string_view json) {
   rapidjson::Document doc;
-  doc.Parse(json.data(), json.size());
-  if (doc.HasParseError() || !doc.IsObject()) {
+  if (!ParseJsonDocument(doc, json).ok() || !doc.IsObject()) {
     return InvalidArgumentError("launch spec: not a JSON object");
   }
   LaunchSpec spec;
