@@ -38,8 +38,9 @@ const std::vector<Part>& Plan() {
       {"base", {}},
       {"agents/proto", {}},
       // Tier 1: shared libraries. node/: what a node is (probes, checks); lib/: S3, the
-      // compatibility file, ELF; operator/k8s: the Kubernetes API client.
-      {"node", {"base"}},
+      // compatibility file, ELF; operator/k8s: the Kubernetes API client. node/ reads kernel
+      // modules with lib/elf (which needs only base).
+      {"node", {"base", "lib/elf"}},
       {"lib", {"base"}},
       {"operator/k8s", {"base"}},
       // The API package: kinds (given to the k8s layer's registry), schema types, keys, codecs.

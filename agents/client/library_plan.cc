@@ -84,8 +84,8 @@ void CheckFile(const HostDir& source, const std::string& name, const LibraryBudg
     return;  // not parsed: nothing of it is read
   }
   // Parsed from the descriptor it was checked through, as it will be copied.
-  StatusOr<gateway::ElfDynamicNames> elf =
-      gateway::ReadElfDynamicNamesFromFd(f->fd.get(), static_cast<uint64_t>(f->st.st_size));
+  StatusOr<elf::ElfDynamicNames> elf =
+      elf::ReadElfDynamicNamesFromFd(f->fd.get(), static_cast<uint64_t>(f->st.st_size));
   if (elf.ok()) {
     if (!elf->soname.empty()) {
       if (Status s = CheckPlainName(elf->soname); !s.ok()) {

@@ -12,6 +12,8 @@ namespace rdmastack::gateway {
 namespace {
 
 namespace fs = std::filesystem;
+using elf::ElfDynamicNames;
+using elf::ReadElfDynamicNamesFromFile;
 
 std::string Join(const std::vector<std::string>& items, std::string_view sep) {
   std::string out;

@@ -5,18 +5,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <bit>
 #include <cerrno>
 #include <cstring>
 #include <optional>
 
-namespace rdmastack::gateway {
+#include "lib/elf/elf_read.h"
+
+namespace rdmastack::elf {
 namespace {
 
-// ELF structures are copied byte-for-byte into host structs; that is only right on a
-// little-endian host, which is every platform this launcher ships for.
-static_assert(std::endian::native == std::endian::little,
-              "ELF reader assumes a little-endian host");
+using internal::ReadStruct;
 
 // Bounds that no real binary comes near; they keep a hostile file from making us allocate GiBs.
 constexpr uint64_t kMaxProgramHeaders = 4096;
@@ -55,15 +53,6 @@ class FileByteSource final : public ByteSource {
   bool owned_;
 };
 
-template <typename T>
-StatusOr<T> ReadStruct(const ByteSource& source, uint64_t offset, std::string_view what) {
-  StatusOr<std::string> bytes = source.ReadAt(offset, sizeof(T));
-  if (!bytes.ok()) return bytes.status().WithContext(std::string(what) + " truncated");
-  T value;
-  std::memcpy(&value, bytes->data(), sizeof(T));
-  return value;
-}
-
 // Virtual address -> file offset through the PT_LOAD segment that holds [vaddr, vaddr+len).
 std::optional<uint64_t> FileOffsetOf(const std::vector<Elf64_Phdr>& loads, uint64_t vaddr,
                                      uint64_t len) {
@@ -85,6 +74,21 @@ StatusOr<std::string> StringAt(const std::string& table, uint64_t offset) {
 
 }  // namespace
 
+StatusOr<Elf64_Ehdr> internal::ReadElfHeader(const ByteSource& source) {
+  RDMASTACK_ASSIGN_OR_RETURN(Elf64_Ehdr eh, ReadStruct<Elf64_Ehdr>(source, 0, "ELF header"));
+  if (std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
+    return InvalidArgumentError("not an ELF file (bad magic)");
+  }
+  if (eh.e_ident[EI_CLASS] != ELFCLASS64) {
+    return InvalidArgumentError("not a 64-bit ELF file (ELFCLASS " +
+                                std::to_string(eh.e_ident[EI_CLASS]) + ")");
+  }
+  if (eh.e_ident[EI_DATA] != ELFDATA2LSB) {
+    return InvalidArgumentError("not a little-endian ELF file");
+  }
+  return eh;
+}
+
 StatusOr<std::string> MemoryByteSource::ReadAt(uint64_t offset, uint64_t length) const {
   if (offset > bytes_.size() || length > bytes_.size() - offset) {
     return OutOfRangeError("read past end of file");
@@ -93,7 +97,8 @@ StatusOr<std::string> MemoryByteSource::ReadAt(uint64_t offset, uint64_t length)
 }
 
 StatusOr<std::unique_ptr<ByteSource>> OpenFileByteSource(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO at the path must not hang the caller before fstat refuses it.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     int err = errno;
     std::string msg = path + ": " + std::strerror(err);
@@ -111,17 +116,7 @@ StatusOr<std::unique_ptr<ByteSource>> OpenFileByteSource(const std::string& path
 }
 
 StatusOr<ElfDynamicNames> ReadElfDynamicNames(const ByteSource& source) {
-  RDMASTACK_ASSIGN_OR_RETURN(Elf64_Ehdr eh, ReadStruct<Elf64_Ehdr>(source, 0, "ELF header"));
-  if (std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
-    return InvalidArgumentError("not an ELF file (bad magic)");
-  }
-  if (eh.e_ident[EI_CLASS] != ELFCLASS64) {
-    return InvalidArgumentError("not a 64-bit ELF file (ELFCLASS " +
-                                std::to_string(eh.e_ident[EI_CLASS]) + ")");
-  }
-  if (eh.e_ident[EI_DATA] != ELFDATA2LSB) {
-    return InvalidArgumentError("not a little-endian ELF file");
-  }
+  RDMASTACK_ASSIGN_OR_RETURN(Elf64_Ehdr eh, internal::ReadElfHeader(source));
   if (eh.e_phnum == 0) return ElfDynamicNames{};
   if (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == PN_XNUM ||
       eh.e_phnum > kMaxProgramHeaders) {
@@ -193,4 +188,4 @@ StatusOr<ElfDynamicNames> ReadElfDynamicNamesFromFile(const std::string& path) {
   return names;
 }
 
-}  // namespace rdmastack::gateway
+}  // namespace rdmastack::elf

@@ -11,7 +11,7 @@
 
 #include "base/status.h"
 
-namespace rdmastack::gateway {
+namespace rdmastack::elf {
 
 struct ElfDynamicNames {
   std::string soname;               // empty when the file has no DT_SONAME
@@ -51,4 +51,4 @@ StatusOr<ElfDynamicNames> ReadElfDynamicNamesFromFd(int fd, uint64_t size);
 // Convenience: open + parse; errors are prefixed with the path.
 StatusOr<ElfDynamicNames> ReadElfDynamicNamesFromFile(const std::string& path);
 
-}  // namespace rdmastack::gateway
+}  // namespace rdmastack::elf

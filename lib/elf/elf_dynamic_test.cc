@@ -8,11 +8,11 @@
 
 #include "gateway/launcher/test_paths.h"
 
-namespace rdmastack::gateway {
+namespace rdmastack::elf {
 namespace {
 
 std::string FixturePath(const std::string& rel) {
-  return testing::ElfFixture(rel);
+  return gateway::testing::ElfFixture(rel);
 }
 
 TEST(ElfDynamic, ReadsSonameOfBuiltLibraries) {
@@ -131,4 +131,4 @@ TEST(ElfDynamic, EveryTruncationIsHandled) {
 }
 
 }  // namespace
-}  // namespace rdmastack::gateway
+}  // namespace rdmastack::elf

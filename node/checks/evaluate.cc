@@ -114,6 +114,9 @@ std::string AddGpuChecks(const NodeFacts& f, const Requirements& req, std::vecto
   // leaves GPU-direct "not fully verified" rather than refused: the other checks still hold.
   out->push_back({checks::CheckAcsRedirect(f), kGpuDirect, false});
   out->push_back({checks::CheckIommu(f), kGpuDirect, false});
+  // A drift breaks GPU-direct only at the next reload: reported, never gating.
+  if (f.drivers.Loaded("nvidia_peermem"))
+    out->push_back({checks::CheckPeerMemAbi(f), kInfo, false});
   return via;
 }
 

@@ -306,4 +306,42 @@ CheckResult CheckIommu(const NodeFacts& facts) {
   return Pass(id, "IOMMU " + JoinList(modes) + " on every GPU <-> NIC path");
 }
 
+CheckResult CheckPeerMemAbi(const NodeFacts& facts) {
+  const char* id = "gpu.peermem-abi";
+  std::vector<std::string> drifted, unread, same;
+  for (const ModuleFile& m : facts.drivers.module_files) {
+    if (m.file_srcversion.empty()) {
+      unread.push_back(m.name + " (" + m.not_read + ")");
+    } else if (m.file_srcversion != m.loaded_srcversion) {
+      drifted.push_back(m.name + ": loaded srcversion " + m.loaded_srcversion + ", " + m.path +
+                        " on disk " + m.file_srcversion);
+    } else {
+      same.push_back(m.name);
+    }
+  }
+  if (!drifted.empty()) {
+    return Warn(id, "PeerMemAbiDrift",
+                "modules on disk differ from the loaded ones (a driver upgraded without a "
+                "reload): " +
+                    JoinList(drifted, "; ") +
+                    "; GPU-direct works until the next reload or reboot, when nvidia_peermem may "
+                    "not load against the new ib_core (\"Unknown symbol "
+                    "ib_register_peer_memory_client\")",
+                "Rebuild nvidia_peermem against the installed network driver (GPU Operator: "
+                "restart the driver pod with driver.rdma.enabled=true; DKMS: dkms autoinstall), "
+                "then drain the node and reload (rmmod nvidia_peermem; restart openibd or "
+                "reload mlx5_ib/ib_core; modprobe nvidia-peermem) or reboot.");
+  }
+  if (!unread.empty()) {
+    return Unknown(id, "PeerMemAbiUnknown",
+                   "the module files on disk could not be compared with the loaded ones: " +
+                       JoinList(unread, "; "),
+                   "Compare by hand: modinfo -F srcversion MODULE against "
+                   "/sys/module/MODULE/srcversion (compressed modules, .ko.zst or .ko.xz, are "
+                   "not read). GPU-direct is not affected now.");
+  }
+  if (same.empty()) return Pass(id, "nvidia_peermem is not loaded, or built in: nothing to drift");
+  return Pass(id, "loaded " + JoinList(same) + " match their files on disk");
+}
+
 }  // namespace rdmastack::node::checks

@@ -109,6 +109,16 @@ struct Module {
   std::string taint;    // /sys/module/<name>/taint
 };
 
+// A loaded module beside the file `modprobe` would load for it now (node/probe/module_files.h):
+// after a driver upgrade without a reload, their srcversions differ.
+struct ModuleFile {
+  std::string name;
+  std::string loaded_srcversion;  // /sys/module/<name>/srcversion
+  std::string path;               // as modules.dep lists it, below lib/modules/<release>
+  std::string file_srcversion;    // the file's .modinfo srcversion; "" when not read
+  std::string not_read;           // why file_srcversion is "" (compressed, not in modules.dep...)
+};
+
 struct KernelFacts {
   std::string release;  // 5.15.0-105-generic
   int major = 0;
@@ -129,6 +139,9 @@ struct DriverFacts {
   std::string rdma_netns_mode;              // shared | exclusive | ""
   std::vector<std::string> dev_infiniband;  // sorted names under /dev/infiniband
   bool dev_infiniband_readable = false;
+  // The loaded modules nvidia_peermem's ABI rests on (ModuleFilesWatched()), each with a
+  // srcversion; empty when nvidia_peermem is not loaded.
+  std::vector<ModuleFile> module_files;
 
   const Module* Find(std::string_view name) const;
   bool Loaded(std::string_view name) const;

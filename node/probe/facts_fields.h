@@ -105,6 +105,13 @@ constexpr auto JsonFields(const Module*) {
                     F("taint", &T::taint)};
 }
 
+constexpr auto JsonFields(const ModuleFile*) {
+  using T = ModuleFile;
+  return std::tuple{F("name", &T::name), F("loadedSrcversion", &T::loaded_srcversion),
+                    F("path", &T::path), F("fileSrcversion", &T::file_srcversion),
+                    F("notRead", &T::not_read)};
+}
+
 constexpr auto JsonFields(const KernelFacts*) {
   using T = KernelFacts;
   return std::tuple{F("release", &T::release), F("major", &T::major), F("minor", &T::minor)};
@@ -122,7 +129,8 @@ constexpr auto JsonFields(const DriverFacts*) {
                     F("rdmaNetnsMode", &T::rdma_netns_mode),
                     F("devInfiniband", &T::dev_infiniband),
                     Unwritten("devInfinibandReadable", &T::dev_infiniband_readable),  // for checks
-                    F("modules", &T::modules)};
+                    F("modules", &T::modules),
+                    F("moduleFiles", &T::module_files)};
 }
 
 constexpr auto JsonFields(const Gpu*) {
@@ -180,6 +188,8 @@ static_assert(fields::ListsEveryMember<RdmaDevice>(),
 static_assert(fields::ListsEveryMember<Ipv4Binding>());
 static_assert(fields::ListsEveryMember<NetDev>(), "a member of NetDev has no row in its table");
 static_assert(fields::ListsEveryMember<Module>(), "a member of Module has no row in its table");
+static_assert(fields::ListsEveryMember<ModuleFile>(),
+              "a member of ModuleFile has no row in its table");
 static_assert(fields::ListsEveryMember<KernelFacts>(),
               "a member of KernelFacts has no row in its table");
 static_assert(fields::ListsEveryMember<DriverFacts>(),

@@ -5,14 +5,15 @@
 // they differ, and the next load of nvidia_peermem meets an ib_core whose symbols it was not built
 // against ("Unknown symbol ib_register_peer_memory_client (err -22)" in the field).
 //
-// Pure: takes the file's bytes, which come from the host and are bounded by the caller. Only
-// uncompressed 64-bit little-endian ELF (x86-64 and arm64 modules); a .ko.xz or .ko.zst is for the
-// caller to report as not read.
+// The file comes from the host: it is read through lib/elf's bounded section reader, only the
+// headers and .modinfo. Only uncompressed 64-bit little-endian ELF (x86-64 and arm64 modules); a
+// .ko.xz or .ko.zst is for the caller to report as not read.
 
 #include <string>
 #include <string_view>
 
 #include "base/status.h"
+#include "lib/elf/elf_dynamic.h"
 
 namespace rdmastack::node {
 
@@ -23,6 +24,11 @@ struct ModuleInfo {
   std::string version;     // version=..., "" when the module has none
 };
 
-StatusOr<ModuleInfo> ParseModuleInfo(std::string_view elf);
+// The NUL-separated strings of a .modinfo section. InvalidArgument when they carry neither
+// srcversion nor vermagic.
+StatusOr<ModuleInfo> ParseModinfo(std::string_view strings);
+
+// A module file's .modinfo (at most 1 MiB of it). NotFound: an ELF file without .modinfo.
+StatusOr<ModuleInfo> ReadModuleInfo(const elf::ByteSource& file);
 
 }  // namespace rdmastack::node

@@ -3,6 +3,7 @@
 #include "node/probe/gpu_probe.h"
 #include "node/probe/host_root.h"
 #include "node/probe/ip_source.h"
+#include "node/probe/module_files.h"
 #include "node/probe/netdev_probe.h"
 #include "node/probe/rdma_probe.h"
 #include "node/probe/system_probe.h"
@@ -47,6 +48,7 @@ NodeFacts ProbeNode(const ProbeOptions& options) {
   facts.drivers = ProbeDrivers(root, &facts.issues);
   facts.drivers.nvidia_peermem_installed =
       ProbeModuleInstalled(root, facts.kernel, facts.drivers, "nvidia_peermem", &facts.issues);
+  facts.drivers.module_files = ProbeModuleFiles(root, facts.kernel, facts.drivers, &facts.issues);
   facts.rdma_devices = ProbeRdmaDevices(root, &facts.issues);
   facts.gpus = ProbeGpus(root, &facts.issues);
   std::unique_ptr<DeviceProber> none;

@@ -161,7 +161,8 @@ void ReadDevInfiniband(const HostRoot& root, DriverFacts* d, std::vector<ProbeIs
   d->dev_infiniband = *names;
 }
 
-// "kernel/drivers/video/nvidia-peermem.ko.zst: kernel/..." -> "nvidia_peermem".
+}  // namespace
+
 std::string ModuleNameOfDepLine(std::string_view line) {
   const size_t colon = line.find(':');
   if (colon == std::string_view::npos) return "";
@@ -178,31 +179,31 @@ std::string ModuleNameOfDepLine(std::string_view line) {
   return name;
 }
 
-}  // namespace
+std::optional<std::string> ModulesDepFile(const HostRoot& root, const KernelFacts& kernel) {
+  if (kernel.release.empty() || kernel.release.find('/') != std::string::npos) return std::nullopt;
+  for (const char* base : {"lib/modules/", "usr/lib/modules/"}) {
+    const std::string file = base + kernel.release + "/modules.dep";
+    if (root.Exists(file)) return file;
+  }
+  return std::nullopt;
+}
 
 Tristate ProbeModuleInstalled(const HostRoot& root, const KernelFacts& kernel,
                               const DriverFacts& drivers, std::string_view module,
                               std::vector<ProbeIssue>* issues) {
   if (drivers.Loaded(module)) return Tristate::kYes;
-  if (kernel.release.empty() || kernel.release.find('/') != std::string::npos) {
+  const std::optional<std::string> file = ModulesDepFile(root, kernel);
+  if (!file) return Tristate::kUnknown;
+  bool found = false;
+  Status st = root.ScanLines(*file, kModulesDepLimit, [&](std::string_view line) {
+    found = ModuleNameOfDepLine(line) == module;
+    return !found;
+  });
+  if (!st.ok()) {
+    issues->push_back({"modules", root.Path(*file), st.message()});
     return Tristate::kUnknown;
   }
-  constexpr size_t kModulesDepLimit = 64 << 20;
-  for (const char* base : {"lib/modules/", "usr/lib/modules/"}) {
-    const std::string file = base + kernel.release + "/modules.dep";
-    if (!root.Exists(file)) continue;
-    bool found = false;
-    Status st = root.ScanLines(file, kModulesDepLimit, [&](std::string_view line) {
-      found = ModuleNameOfDepLine(line) == module;
-      return !found;
-    });
-    if (!st.ok()) {
-      issues->push_back({"modules", root.Path(file), st.message()});
-      return Tristate::kUnknown;
-    }
-    return found ? Tristate::kYes : Tristate::kNo;
-  }
-  return Tristate::kUnknown;
+  return found ? Tristate::kYes : Tristate::kNo;
 }
 
 const std::vector<std::string>& WatchedModules() {

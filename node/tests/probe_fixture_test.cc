@@ -7,6 +7,7 @@
 #include <map>
 
 #include "node/checks/checks.h"
+#include "node/checks/gpu_checks.h"
 #include "node/probe/ip_lookup.h"
 #include "node/testing/fixture_util.h"
 
@@ -118,6 +119,34 @@ TEST(ProbeFixtureTest, IommuModeOfTheGpuAndItsNic) {
   EXPECT_EQ(f.gpus[0].iommu, "translated");
   EXPECT_EQ(f.gpus[0].iommu_detail, "0000:18:00.0 (IOMMU group type DMA-FQ)");
   EXPECT_EQ(Evaluate(f, Requirements{}).selected_transport, "HostMemory");
+}
+
+// The module files beside the loaded modules: equal on the peermem node, ib_core and ib_uverbs
+// newer on disk after a driver upgrade without a reload (a warning; GPU-direct still works).
+TEST(ProbeFixtureTest, PeerMemAbiDriftBetweenLoadedAndOnDiskModules) {
+  NodeFacts same = ProbeFixture("gpu-client-h100-peermem-mofed");
+  ASSERT_EQ(same.drivers.module_files.size(), 4u);
+  for (const ModuleFile& m : same.drivers.module_files) {
+    EXPECT_EQ(m.file_srcversion, m.loaded_srcversion) << m.name << ": " << m.not_read;
+  }
+  EXPECT_EQ(same.drivers.module_files[3].path, "updates/dkms/nvidia-peermem.ko");
+  EXPECT_EQ(checks::CheckPeerMemAbi(same).status, CheckStatus::kPass);
+
+  NodeFacts f = ProbeFixture("gpu-client-h100-peermem-abi-drift");
+  ASSERT_EQ(f.drivers.module_files.size(), 4u);
+  EXPECT_EQ(f.drivers.module_files[0].name, "ib_core");
+  EXPECT_EQ(f.drivers.module_files[0].loaded_srcversion, "6B1C0A7D3E9F5A2B4C8D0E1");
+  EXPECT_EQ(f.drivers.module_files[0].file_srcversion, "0D5F8E2A7C4B9E1F3A6D8C2");
+  const CheckResult r = checks::CheckPeerMemAbi(f);
+  EXPECT_EQ(r.status, CheckStatus::kWarn);
+  EXPECT_EQ(r.reason, "PeerMemAbiDrift");
+  EXPECT_NE(r.message.find("ib_core: loaded srcversion 6B1C0A7D3E9F5A2B4C8D0E1, "
+                           "updates/dkms/ib_core.ko on disk 0D5F8E2A7C4B9E1F3A6D8C2"),
+            std::string::npos)
+      << r.message;
+  EXPECT_EQ(r.message.find("nvidia_peermem:"), std::string::npos) << r.message;
+  Evaluation ev = Evaluate(f, Requirements{});
+  EXPECT_EQ(ev.selected_transport, "GPUDirect");  // it works until the next reload
 }
 
 TEST(ProbeFixtureTest, H100With64BitBar0AndPxbPath) {

@@ -333,6 +333,11 @@ const std::map<std::string, std::string>& NotSent() {
       {"NodeFacts.drivers.nvidiaPeermemInstalled", "read on the node by the client's plan"},
       {"NodeFacts.drivers.devInfinibandReadable", kChecked},
       {"NodeFacts.drivers.modules[].taint", kHuman},
+      {"NodeFacts.drivers.moduleFiles[].name", kChecked},
+      {"NodeFacts.drivers.moduleFiles[].loadedSrcversion", kChecked},
+      {"NodeFacts.drivers.moduleFiles[].path", kChecked},
+      {"NodeFacts.drivers.moduleFiles[].fileSrcversion", kChecked},
+      {"NodeFacts.drivers.moduleFiles[].notRead", kChecked},
       {"NodeFacts.rdmaDevices[].pciPath", kHostPath},
       {"NodeFacts.rdmaDevices[].ports[].counters",
        "sent apart, in PortCounters (BuildPortCounters): they move every probe of a busy port, "
