@@ -1,5 +1,7 @@
 #include "node/checks/check_builder.h"
 
+#include <algorithm>
+
 namespace rdmastack::node {
 
 const char* CheckStatusName(CheckStatus s) {
@@ -81,6 +83,25 @@ std::string JoinList(const std::vector<std::string>& items, std::string_view sep
     out += s;
   }
   return out;
+}
+
+std::string JoinGrouped(const std::vector<Said>& said, std::string_view sep) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;
+  size_t largest = 0;
+  for (const Said& s : said) {
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const auto& g) { return g.first == s.value; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {s.value, {}});
+    it->second.push_back(s.item);
+    largest = std::max(largest, it->second.size());
+  }
+  std::vector<std::string> parts;
+  if (largest < 3) {
+    for (const Said& s : said) parts.push_back(s.alone);
+    return JoinList(parts, sep);
+  }
+  for (const auto& [value, items] : groups) parts.push_back(value + ": " + JoinList(items));
+  return JoinList(parts, "; ");
 }
 
 }  // namespace checks

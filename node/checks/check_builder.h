@@ -37,4 +37,14 @@ bool PortUsable(const RdmaPort& p);  // up, and on IB configured by a subnet man
 std::string PortName(const RdmaDevice& d, const RdmaPort& p);  // mlx5_0/1
 std::string JoinList(const std::vector<std::string>& items, std::string_view sep = ", ");
 
+// What a check says of many devices that mostly say the same thing (an 8-GPU, 12-NIC server):
+// once three or more items share a value, items grouped by value, groups in first-seen order,
+// "value: a, b, c; other: d". Below that, each item's own words, as a plain list.
+struct Said {
+  std::string alone;  // mlx5_0/1 InfiniBand 400 Gb/sec (4X NDR): the item said by itself
+  std::string item;   // mlx5_0/1
+  std::string value;  // InfiniBand 400 Gb/sec (4X NDR)
+};
+std::string JoinGrouped(const std::vector<Said>& said, std::string_view sep = ", ");
+
 }  // namespace rdmastack::node::checks

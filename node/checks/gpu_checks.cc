@@ -36,9 +36,10 @@ bool KernelHasDmaBufMr(int major, int minor) {
 CheckResult CheckGpuPresent(const NodeFacts& facts) {
   const char* id = "gpu.present";
   if (!facts.gpus.empty()) {
-    std::vector<std::string> names;
-    for (const auto& g : facts.gpus) names.push_back(g.model + " (" + g.pci_address + ")");
-    return Pass(id, JoinList(names));
+    std::vector<Said> said;
+    for (const auto& g : facts.gpus)
+      said.push_back({g.model + " (" + g.pci_address + ")", g.pci_address, g.model});
+    return Pass(id, JoinGrouped(said));
   }
   const std::string issues = DescribeIssues(facts, "gpu");
   if (!issues.empty()) {
@@ -143,7 +144,8 @@ CheckResult CheckDmaBuf(const NodeFacts& facts) {
 
 CheckResult CheckBar1(const NodeFacts& facts, int64_t max_transfer_bytes) {
   const char* id = "gpu.bar1";
-  std::vector<std::string> ok, small, unknown;
+  std::vector<std::string> small, unknown;
+  std::vector<Said> ok;
   std::string too_small;
   for (const auto& g : facts.gpus) {
     const std::string name = g.model + " " + g.pci_address;
@@ -153,9 +155,10 @@ CheckResult CheckBar1(const NodeFacts& facts, int64_t max_transfer_bytes) {
     }
     const bool nvml = g.bar1_free_bytes >= 0;
     const int64_t free = nvml ? g.bar1_free_bytes : g.bar1_total_bytes - kBar1DriverBytes;
-    std::string text =
-        name + " BAR1 " + FormatBytes(g.bar1_total_bytes) +
+    const std::string bar1 =
+        "BAR1 " + FormatBytes(g.bar1_total_bytes) +
         (nvml ? ", free " + FormatBytes(free) : " (sysfs; free not known without NVML)");
+    const std::string text = name + " " + bar1;
     if (max_transfer_bytes > 0 && max_transfer_bytes + kBar1ReserveBytes > free &&
         too_small.empty()) {
       too_small = name + ": a " + FormatBytes(max_transfer_bytes) + " transfer plus " +
@@ -163,7 +166,11 @@ CheckResult CheckBar1(const NodeFacts& facts, int64_t max_transfer_bytes) {
                   FormatBytes(free) + " (total " + FormatBytes(g.bar1_total_bytes) + ")";
       continue;
     }
-    (g.bar1_total_bytes < kBar1SmallBytes ? small : ok).push_back(text);
+    if (g.bar1_total_bytes < kBar1SmallBytes) {
+      small.push_back(text);
+    } else {
+      ok.push_back({text, g.pci_address, g.model + " " + bar1});
+    }
   }
   if (!too_small.empty()) {
     int64_t limit = 0;
@@ -189,12 +196,13 @@ CheckResult CheckBar1(const NodeFacts& facts, int64_t max_transfer_bytes) {
                 "Keep GPU buffers (sum of in-flight transfers) below BAR1 free, or use HostMemory "
                 "for large objects.");
   }
-  return Pass(id, JoinList(ok, "; "));
+  return Pass(id, JoinGrouped(ok, "; "));
 }
 
 CheckResult CheckGpuNicDistance(const NodeFacts& facts, PathType max_distance) {
   const char* id = "gpu.nic-distance";
-  std::vector<std::string> ok, far, unknown;
+  std::vector<std::string> far, unknown;
+  std::vector<Said> ok;
   for (const auto& g : facts.gpus) {
     if (g.path_type.empty()) {
       unknown.push_back(g.pci_address);
@@ -202,15 +210,20 @@ CheckResult CheckGpuNicDistance(const NodeFacts& facts, PathType max_distance) {
     }
     PathType t = PathType::kSys;
     ParsePathType(g.path_type, &t);
-    std::string text = g.pci_address + " -> " + g.nearest_nic + " " + g.path_type;
+    const std::string pair = g.pci_address + " -> " + g.nearest_nic;
+    std::string path = g.path_type;
     const RdmaDevice* nic = facts.FindDevice(g.nearest_nic);
     if (g.numa_node < 0 && nic != nullptr && nic->numa_node < 0) {
       // Flat VM topologies and some firmware report no NUMA node; the path is then a guess.
-      text +=
+      path +=
           " (NUMA unknown: in a VM this says nothing about the physical path, and P2P may be "
           "blocked)";
     }
-    (static_cast<int>(t) > static_cast<int>(max_distance) ? far : ok).push_back(text);
+    if (static_cast<int>(t) > static_cast<int>(max_distance)) {
+      far.push_back(pair + " " + path);
+    } else {
+      ok.push_back({pair + " " + path, pair, path});
+    }
   }
   const std::string max = PathTypeName(max_distance);
   if (!far.empty()) {
@@ -230,7 +243,7 @@ CheckResult CheckGpuNicDistance(const NodeFacts& facts, PathType max_distance) {
                        (issues.empty() ? "" : ": " + issues),
                    "Check that sys/bus/pci/devices links resolve for the GPU and the NIC.");
   }
-  std::string msg = JoinList(ok) + " (max " + max + ")";
+  std::string msg = JoinGrouped(ok) + " (max " + max + ")";
   if (!unknown.empty()) msg += "; unknown: " + JoinList(unknown);
   return Pass(id, msg);
 }
@@ -269,7 +282,10 @@ CheckResult CheckAcsRedirect(const NodeFacts& facts) {
                    "CAP_SYS_ADMIN. GPU-direct stays allowed, as not fully verified.");
   }
   if (clear.empty()) return Pass(id, "no GPU <-> NIC path to check");
-  return Pass(id, "no bridge redirects peer-to-peer traffic on " + JoinList(clear));
+  return Pass(id, "no bridge redirects peer-to-peer traffic on " +
+                      (clear.size() >= 3
+                           ? "any of the " + std::to_string(clear.size()) + " GPU <-> NIC paths"
+                           : JoinList(clear)));
 }
 
 CheckResult CheckIommu(const NodeFacts& facts) {

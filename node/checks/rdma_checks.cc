@@ -13,6 +13,50 @@ std::string Describe(const RdmaDevice& d) {
   return out + ")";
 }
 
+// Describe's words, for JoinGrouped: "ConnectX-7: mlx5_0 (0000:18:00.0), mlx5_1 (...)".
+Said Grouped(const RdmaDevice& d, std::string_view suffix = "") {
+  std::string item = d.name;
+  if (!d.pci_address.empty()) item += " (" + d.pci_address + ")";
+  return {Describe(d) + std::string(suffix), item,
+          (d.generation.empty() ? "unknown NIC" : d.generation) + std::string(suffix)};
+}
+
+// "issm0 rdma_cm umad0 uverbs0", or with many devices "rdma_cm, issm0-7, umad0-11, uverbs0-11"
+// (the numbers each kind has, as ranges).
+std::string DescribeDeviceFiles(const std::vector<std::string>& files) {
+  std::vector<std::pair<std::string, std::vector<int>>> kinds;
+  std::vector<std::string> others;
+  for (const std::string& f : files) {
+    const size_t digits = f.find_last_not_of("0123456789") + 1;
+    if (digits == 0 || digits == f.size() || f.size() - digits > 6) {
+      others.push_back(f);
+      continue;
+    }
+    const std::string kind = f.substr(0, digits);
+    auto it =
+        std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == kind; });
+    if (it == kinds.end()) it = kinds.insert(kinds.end(), {kind, {}});
+    it->second.push_back(std::stoi(f.substr(digits)));
+  }
+  size_t most = 0;
+  for (const auto& k : kinds) most = std::max(most, k.second.size());
+  if (most < 3) return JoinList(files, " ");
+  std::vector<std::string> parts = others;
+  for (auto& [kind, numbers] : kinds) {
+    std::sort(numbers.begin(), numbers.end());
+    std::string ranges;
+    for (size_t i = 0; i < numbers.size();) {
+      size_t j = i;
+      while (j + 1 < numbers.size() && numbers[j + 1] == numbers[j] + 1) ++j;
+      if (!ranges.empty()) ranges += ",";
+      ranges += std::to_string(numbers[i]) + (j > i ? "-" + std::to_string(numbers[j]) : "");
+      i = j + 1;
+    }
+    parts.push_back(kind + ranges);
+  }
+  return JoinList(parts);
+}
+
 }  // namespace
 
 CheckResult CheckKernel(const NodeFacts& facts) {
@@ -29,9 +73,9 @@ CheckResult CheckRdmaDevices(const NodeFacts& facts) {
   const char* id = "rdma.devices";
   auto hw = HardwareDevices(facts);
   if (!hw.empty()) {
-    std::vector<std::string> names;
-    for (const RdmaDevice* d : hw) names.push_back(Describe(*d));
-    return Pass(id, JoinList(names));
+    std::vector<Said> said;
+    for (const RdmaDevice* d : hw) said.push_back(Grouped(*d));
+    return Pass(id, JoinGrouped(said));
   }
   const std::string issues = DescribeIssues(facts, "rdma");
   if (!issues.empty()) {
@@ -49,11 +93,12 @@ CheckResult CheckRdmaDevices(const NodeFacts& facts) {
 
 CheckResult CheckNicGeneration(const NodeFacts& facts) {
   const char* id = "rdma.nic-generation";
-  std::vector<std::string> good, old, unknown;
+  std::vector<std::string> old, unknown;
+  std::vector<Said> good;
   for (const RdmaDevice* d : HardwareDevices(facts)) {
     std::string label = Describe(*d) + (d->virtual_function ? " VF" : "");
     if (d->generation_rank >= 5) {
-      good.push_back(label);
+      good.push_back(Grouped(*d, d->virtual_function ? " VF" : ""));
     } else if (d->generation_rank > 0) {
       old.push_back(d->name + " is " + d->generation + " (" + d->device_id + ")");
     } else {
@@ -63,9 +108,10 @@ CheckResult CheckNicGeneration(const NodeFacts& facts) {
   const std::string remedy =
       "Use a ConnectX-5 or newer adapter (cuObject requires ConnectX-5+; DOCA-OFED dropped "
       "ConnectX-4).";
-  if (!good.empty() && old.empty()) return Pass(id, JoinList(good));
+  if (!good.empty() && old.empty()) return Pass(id, JoinGrouped(good));
   if (!good.empty()) {
-    return Warn(id, "UnsupportedNic", "usable: " + JoinList(good) + "; ignored: " + JoinList(old),
+    return Warn(id, "UnsupportedNic",
+                "usable: " + JoinGrouped(good) + "; ignored: " + JoinList(old),
                 "Keep RDMA traffic on the supported adapters; " + remedy);
   }
   if (!old.empty()) {
@@ -80,14 +126,16 @@ CheckResult CheckNicGeneration(const NodeFacts& facts) {
 
 CheckResult CheckPortState(const NodeFacts& facts) {
   const char* id = "rdma.port-state";
-  std::vector<std::string> up, down, no_sm, unreadable;
+  std::vector<std::string> down, no_sm, unreadable;
+  std::vector<Said> up;
   for (const RdmaDevice* d : UsableDevices(facts)) {
     for (const auto& p : d->ports) {
       const std::string name = PortName(*d, p);
       if (p.state_code < 0 || p.phys_state_code < 0) {
         unreadable.push_back(name);
       } else if (PortUsable(p)) {
-        up.push_back(name + " " + p.link_layer + " " + p.rate);
+        const std::string link = p.link_layer + " " + p.rate;
+        up.push_back({name + " " + link, name, link});
       } else if (p.IsInfiniBand() && p.phys_state_code == 5) {
         no_sm.push_back(name + " is " + p.state + " with link up (sm_lid " + p.sm_lid + ")");
       } else {
@@ -98,10 +146,10 @@ CheckResult CheckPortState(const NodeFacts& facts) {
   std::vector<std::string> bad = down;
   bad.insert(bad.end(), no_sm.begin(), no_sm.end());
   if (!up.empty()) {
-    if (bad.empty() && unreadable.empty()) return Pass(id, "up: " + JoinList(up));
+    if (bad.empty() && unreadable.empty()) return Pass(id, "up: " + JoinGrouped(up));
     std::vector<std::string> other = bad;
     for (const auto& u : unreadable) other.push_back(u + " unreadable");
-    return Warn(id, "SomePortsDown", "up: " + JoinList(up) + "; not up: " + JoinList(other),
+    return Warn(id, "SomePortsDown", "up: " + JoinGrouped(up) + "; not up: " + JoinList(other),
                 "Nothing needed if the up ports carry the RDMA IP; otherwise check cabling and the "
                 "switch.");
   }
@@ -171,7 +219,7 @@ CheckResult CheckDeviceFiles(const NodeFacts& facts) {
                 "modprobe ib_uverbs rdma_ucm; in a pod, mount /dev/infiniband (or request the RDMA "
                 "device resource).");
   }
-  return Pass(id, "/dev/infiniband: " + JoinList(files, " "));
+  return Pass(id, "/dev/infiniband: " + DescribeDeviceFiles(files));
 }
 
 CheckResult CheckUmad(const NodeFacts& facts) {
@@ -215,19 +263,19 @@ std::vector<ClientGid> FindClientGids(const NodeFacts& facts, int gid_index) {
 
 CheckResult CheckClientGid(const NodeFacts& facts, int gid_index) {
   const char* id = "rdma.gid";
-  std::vector<std::string> found;
+  std::vector<Said> found;
   for (const ClientGid& g : FindClientGids(facts, gid_index)) {
     const std::string port = g.device + "/" + std::to_string(g.port);
-    found.push_back(g.netdev.empty()
-                        ? port + " GID " + std::to_string(g.gid_index) + " (InfiniBand)"
-                        : port + " GID " + std::to_string(g.gid_index) + " for " + g.ipv4 + " on " +
-                              g.netdev + " (RoCE v2)");
+    const std::string gid =
+        "GID " + std::to_string(g.gid_index) +
+        (g.netdev.empty() ? " (InfiniBand)" : " for " + g.ipv4 + " on " + g.netdev + " (RoCE v2)");
+    found.push_back({port + " " + gid, port, gid});
   }
   bool roce_port = false;
   for (const RdmaDevice* d : UsableDevices(facts)) {
     for (const auto& p : d->ports) roce_port = roce_port || (PortUsable(p) && !p.IsInfiniBand());
   }
-  if (!found.empty()) return Pass(id, JoinList(found));
+  if (!found.empty()) return Pass(id, JoinGrouped(found));
   std::string want = gid_index >= 0 ? "GID index " + std::to_string(gid_index) : "a usable GID";
   if (roce_port) {
     return Fail(id, "NoUsableGid",
@@ -293,7 +341,8 @@ CheckResult CheckGatewayIp(const NodeFacts& facts, const std::string& rdma_ip) {
 
 CheckResult CheckActiveMtu(const NodeFacts& facts) {
   const char* id = "rdma.active-mtu";
-  std::vector<std::string> ok, low, unknown;
+  std::vector<std::string> low, unknown;
+  std::vector<Said> ok;
   std::string low_remedy;
   bool low_roce = false;
   for (const RdmaDevice* d : UsableDevices(facts)) {
@@ -304,10 +353,11 @@ CheckResult CheckActiveMtu(const NodeFacts& facts) {
         unknown.push_back(name);
         continue;
       }
-      std::string text = name + " " + std::to_string(p.active_mtu) +
-                         (p.active_mtu_source == "netdev" ? " (from netdev MTU)" : "");
+      const std::string mtu = std::to_string(p.active_mtu) +
+                              (p.active_mtu_source == "netdev" ? " (from netdev MTU)" : "");
+      const std::string text = name + " " + mtu;
       if (p.active_mtu >= 4096) {
-        ok.push_back(text);
+        ok.push_back({text, name, mtu});
       } else {
         low.push_back(text);
         low_roce = low_roce || p.IsEthernet();
@@ -328,7 +378,7 @@ CheckResult CheckActiveMtu(const NodeFacts& facts) {
                    "Run the agent where libibverbs and /dev/infiniband/uverbsN are available.");
   }
   if (ok.empty()) return Pass(id, "no up port, nothing to measure", "NotApplicable");
-  std::string msg = JoinList(ok);
+  std::string msg = JoinGrouped(ok);
   if (!unknown.empty()) msg += "; unknown: " + JoinList(unknown);
   return Pass(id, msg);
 }
@@ -343,7 +393,11 @@ CheckResult CheckDc(const NodeFacts& facts) {
       case Tristate::kUnknown: unknown.push_back(d->name); break;
     }
   }
-  if (!yes.empty()) return Pass(id, "DC transport supported on " + JoinList(yes));
+  if (!yes.empty()) {
+    const bool all = no.empty() && unknown.empty() && yes.size() >= 3;
+    return Pass(id, "DC transport supported on " +
+                        (all ? "all " + std::to_string(yes.size()) + " devices" : JoinList(yes)));
+  }
   if (!no.empty() && unknown.empty()) {
     return Fail(id, "DcUnsupported", "creating a DC target fails (EOPNOTSUPP) on " + JoinList(no),
                 "cuObject uses only the DC transport: use a ConnectX-5+ PF (or a VF with DC "

@@ -113,6 +113,9 @@ StatusOr<uint32_t> ParseIpv4(std::string_view text);
 std::string FormatBytes(int64_t bytes);  // "192Mi", "256Mi", "128Gi", "1000" (exact binary units)
 
 // The non-empty pieces of `text` between `sep`s ("a//b/" -> {"a", "b"}), as views into `text`.
+// Names as a person orders them: runs of digits compare as numbers ("mlx5_2" < "mlx5_10").
+bool NaturalLess(std::string_view a, std::string_view b);
+
 std::vector<std::string_view> SplitNonEmpty(std::string_view text, char sep);
 
 }  // namespace rdmastack::node

@@ -1,5 +1,6 @@
 #include "node/probe/rdma_probe.h"
 
+#include <algorithm>
 #include <map>
 
 #include "node/probe/parsers.h"
@@ -174,6 +175,7 @@ std::vector<RdmaDevice> ProbeRdmaDevices(const HostRoot& root, std::vector<Probe
     }
     return out;
   }
+  std::sort(names->begin(), names->end(), NaturalLess);  // mlx5_2 before mlx5_10
   const auto uverbs = UverbsByDevice(root);
   for (const auto& name : *names) {
     const std::string dir = "sys/class/infiniband/" + name;

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "node/checks/check_builder.h"
 #include "node/checks/gpu_checks.h"
 #include "node/checks/rdma_checks.h"
 
@@ -75,6 +76,17 @@ NodeFacts HealthyIbGpuNode() {
 
 Requirements Client() {
   return Requirements{};
+}
+
+TEST(JoinGroupedTest, GroupsOnlyOnceThreeShareAValue) {
+  using checks::Said;
+  auto said = [](const std::string& item, const std::string& value) {
+    return Said{item + " " + value, item, value};
+  };
+  EXPECT_EQ(checks::JoinGrouped({said("a", "x"), said("b", "x"), said("c", "y")}), "a x, b x, c y");
+  EXPECT_EQ(checks::JoinGrouped({said("a", "x"), said("b", "y"), said("c", "x"), said("d", "x")}),
+            "x: a, c, d; y: b");
+  EXPECT_EQ(checks::JoinGrouped({}), "");
 }
 
 TEST(EvaluateTest, HealthyNodeUsesDmaBuf) {

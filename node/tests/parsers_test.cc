@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "base/quantity.h"
 
 namespace rdmastack::node {
@@ -195,6 +197,18 @@ TEST(SplitNonEmptyTest, SkipsEmptyPiecesAtEitherEndAndBetween) {
   EXPECT_EQ(SplitNonEmpty("one\n\ntwo\n", '\n'), (V{"one", "two"}));
   EXPECT_TRUE(SplitNonEmpty("", '/').empty());
   EXPECT_TRUE(SplitNonEmpty("///", '/').empty());
+}
+
+TEST(NaturalLessTest, NumbersCompareAsNumbers) {
+  std::vector<std::string> names = {"mlx5_10", "mlx5_2",  "mlx5_1", "mlx5_0",
+                                    "mlx5_11", "ibp24s0", "mlx4_0", "mlx5_9"};
+  std::sort(names.begin(), names.end(), NaturalLess);
+  EXPECT_EQ(names, (std::vector<std::string>{"ibp24s0", "mlx4_0", "mlx5_0", "mlx5_1", "mlx5_2",
+                                             "mlx5_9", "mlx5_10", "mlx5_11"}));
+  EXPECT_FALSE(NaturalLess("mlx5_1", "mlx5_1"));
+  EXPECT_TRUE(NaturalLess("mlx5", "mlx5_0"));
+  EXPECT_TRUE(NaturalLess("a99999999999999999999998", "a99999999999999999999999"));
+  EXPECT_FALSE(NaturalLess("a010", "a9"));
 }
 
 }  // namespace

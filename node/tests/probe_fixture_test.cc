@@ -149,6 +149,40 @@ TEST(ProbeFixtureTest, PeerMemAbiDriftBetweenLoadedAndOnDiskModules) {
   EXPECT_EQ(ev.selected_transport, "GPUDirect");  // it works until the next reload
 }
 
+// The DGX H100 shape: eight GPUs, each with its compute NIC under one (flattened Broadcom)
+// switch, and four storage ports; what the checks say of it is grouped, not repeated per device.
+TEST(ProbeFixtureTest, HgxH100EightGpusEightComputeNics) {
+  NodeFacts f = ProbeFixture("gpu-client-hgx-h100-8gpu-8nic");
+  ASSERT_EQ(f.gpus.size(), 8u);
+  ASSERT_EQ(f.rdma_devices.size(), 12u);
+  EXPECT_EQ(f.rdma_devices[2].name, "mlx5_2");  // natural order, not mlx5_10
+  EXPECT_EQ(f.rdma_devices[11].name, "mlx5_11");
+  const std::vector<std::pair<std::string, std::string>> pairs = {
+      {"0000:1b:00.0", "mlx5_0"},  {"0000:43:00.0", "mlx5_3"}, {"0000:52:00.0", "mlx5_4"},
+      {"0000:61:00.0", "mlx5_5"},  {"0000:9d:00.0", "mlx5_6"}, {"0000:c3:00.0", "mlx5_9"},
+      {"0000:d1:00.0", "mlx5_10"}, {"0000:df:00.0", "mlx5_11"}};
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    EXPECT_EQ(f.gpus[i].pci_address, pairs[i].first);
+    EXPECT_EQ(f.gpus[i].nearest_nic, pairs[i].second) << pairs[i].first;
+    EXPECT_EQ(f.gpus[i].path_type, "PIX") << pairs[i].first;
+  }
+  Evaluation ev = Evaluate(f, Requirements{});
+  EXPECT_EQ(ev.selected_transport, "GPUDirect");
+  std::map<std::string, std::string> said;
+  for (const CheckResult& c : ev.checks) said[c.id] = c.message;
+  EXPECT_EQ(said["rdma.port-state"],
+            "up: InfiniBand 400 Gb/sec (4X NDR): mlx5_0/1, mlx5_3/1, mlx5_4/1, mlx5_5/1, "
+            "mlx5_6/1, mlx5_9/1, mlx5_10/1, mlx5_11/1; Ethernet 200 Gb/sec (4X HDR): mlx5_1/1, "
+            "mlx5_2/1, mlx5_7/1, mlx5_8/1");
+  EXPECT_EQ(said["rdma.device-files"], "/dev/infiniband: rdma_cm, issm0-7, umad0-11, uverbs0-11");
+  EXPECT_EQ(said["rdma.dc"], "DC transport supported on all 12 devices");
+  EXPECT_EQ(
+      said["gpu.bar1"].rfind("NVIDIA H100 80GB HBM3 BAR1 128Gi, free 131066Mi: 0000:1b:00.0, ", 0),
+      0u)
+      << said["gpu.bar1"];
+  for (const CheckResult& c : ev.checks) EXPECT_LE(c.message.size(), 1024u) << c.id;
+}
+
 TEST(ProbeFixtureTest, H100With64BitBar0AndPxbPath) {
   NodeFacts f = ProbeFixture("gpu-client-h100-peermem-mofed");
   ASSERT_EQ(f.gpus.size(), 1u);

@@ -202,6 +202,23 @@ TEST(RdmaNodeStatusTest, RestartKeepsTheWrittenStatusUntilTheTtl) {
   EXPECT_EQ(expired.status.agent->state, crd::AgentState::kStale);
 }
 
+// An HGX H100 (8 GPUs, 8 compute and 4 storage RDMA ports) fits the schema as reported: every
+// device, GPU and check message arrives whole, none clipped (Compute checks the schema).
+TEST(RdmaNodeStatusTest, EightGpuServerFitsUnclipped) {
+  const auto report =
+      FixtureReport("gpu-client-hgx-h100-8gpu-8nic", ClientRequirements("ml/train"));
+  const auto out = Compute(Agent(report, kT0), kT0 + seconds(1));
+  const crd::RdmaNodeStatus& s = out.status;
+  EXPECT_EQ(Brief(s, kGPUDirectCapable), "True/Verified");
+  EXPECT_EQ(s.devices.size(), 12u);
+  EXPECT_EQ(s.gpus.size(), 8u);
+  ASSERT_EQ(s.checks.size(), static_cast<size_t>(report.checks_size()));
+  for (int i = 0; i < report.checks_size(); ++i) {
+    ASSERT_TRUE(s.checks[i].message);
+    EXPECT_EQ(*s.checks[i].message, report.checks(i).message()) << report.checks(i).id();
+  }
+}
+
 TEST(RdmaNodeStatusTest, MalformedReportIsClippedToTheSchema) {
   agent::v1::NodeReport r;
   r.set_content_hash(std::string(64, 'a'));
