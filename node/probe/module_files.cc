@@ -61,7 +61,7 @@ std::string FileSrcversion(const HostRoot& root, const std::string& modules_dir,
 }  // namespace
 
 const std::vector<std::string>& ModuleFilesWatched() {
-  static const std::vector<std::string> kModules = {"ib_core", "ib_uverbs", "nvidia",
+  static const std::vector<std::string> kModules = {"ib_core", "ib_uverbs", "mlx5_ib", "nvidia",
                                                     "nvidia_peermem"};
   return kModules;
 }

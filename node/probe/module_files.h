@@ -14,8 +14,8 @@
 
 namespace rdmastack::node {
 
-// ib_core, ib_uverbs (the peer-memory API lives in one of them, by driver), nvidia and
-// nvidia_peermem itself.
+// ib_core, ib_uverbs (the peer-memory API lives in one of them, by driver), mlx5_ib (the
+// provider, replaced with them by a network-driver upgrade), nvidia and nvidia_peermem itself.
 const std::vector<std::string>& ModuleFilesWatched();
 
 // For each watched module that is loaded with a srcversion (a module built into the kernel has

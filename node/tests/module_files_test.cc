@@ -52,13 +52,13 @@ class ModuleFilesTest : public ::testing::Test {
 
 TEST_F(ModuleFilesTest, CompressedAndClimbingPathsAreNotRead) {
   Write(kDep,
-        "updates/dkms/ib_core.ko.zst:\n../../../etc/ib_uverbs.ko:\nupdates/dkms/nvidia.ko:\n"
-        "updates/dkms/nvidia-peermem.ko:\n");
+        "updates/dkms/ib_core.ko.zst:\n../../../etc/ib_uverbs.ko:\nupdates/dkms/mlx5_ib.ko:\n"
+        "updates/dkms/nvidia.ko:\nupdates/dkms/nvidia-peermem.ko:\n");
   const auto files = Probe();
-  ASSERT_EQ(files.size(), 4u);
+  ASSERT_EQ(files.size(), 5u);
   EXPECT_EQ(files[0].not_read, "compressed (.zst), not read");
   EXPECT_EQ(files[1].not_read, "a path with '..' in modules.dep, not followed");
-  EXPECT_EQ(files[2].file_srcversion, files[2].loaded_srcversion);
+  EXPECT_EQ(files[3].file_srcversion, files[3].loaded_srcversion);
   const CheckResult r = Check(files);
   EXPECT_EQ(r.status, CheckStatus::kUnknown);
   EXPECT_EQ(r.reason, "PeerMemAbiUnknown");
@@ -71,13 +71,13 @@ TEST_F(ModuleFilesTest, MissingModulesDepOrEntryOrFileSaysWhich) {
   fs::rename(dir_ + "/lib/modules/5.15.0-119-generic/updates/dkms/ib_core.ko",
              dir_ + "/lib/modules/5.15.0-119-generic/updates/dkms/gone.ko");
   auto files = Probe();
-  ASSERT_EQ(files.size(), 4u);
+  ASSERT_EQ(files.size(), 5u);
   EXPECT_NE(files[0].not_read.find("ib_core.ko"), std::string::npos) << files[0].not_read;
   EXPECT_EQ(files[1].not_read, "not in " + dir_ + "/" + kDep);
   fs::remove_all(dir_ + "/lib/modules");
   files = Probe();
-  ASSERT_EQ(files.size(), 4u);
-  EXPECT_EQ(files[3].not_read, "no lib/modules/5.15.0-119-generic/modules.dep");
+  ASSERT_EQ(files.size(), 5u);
+  EXPECT_EQ(files[4].not_read, "no lib/modules/5.15.0-119-generic/modules.dep");
   EXPECT_EQ(Check(files).status, CheckStatus::kUnknown);
 }
 
@@ -86,9 +86,10 @@ TEST_F(ModuleFilesTest, ModulesWithoutSrcversionAreLeftOut) {
   fs::remove(dir_ + "/sys/module/ib_core/srcversion");
   Write("sys/module/nvidia/srcversion", "");
   const auto files = Probe();
-  ASSERT_EQ(files.size(), 2u);
+  ASSERT_EQ(files.size(), 3u);
   EXPECT_EQ(files[0].name, "ib_uverbs");
-  EXPECT_EQ(files[1].name, "nvidia_peermem");
+  EXPECT_EQ(files[1].name, "mlx5_ib");
+  EXPECT_EQ(files[2].name, "nvidia_peermem");
   EXPECT_EQ(Check(files).status, CheckStatus::kPass);
 }
 
@@ -108,9 +109,9 @@ TEST_F(ModuleFilesTest, AFileThatIsNoModuleIsNotRead) {
   Write("lib/modules/5.15.0-119-generic/updates/dkms/nvidia.ko",
         "#!/bin/sh\necho not elf\n" + std::string(100, '#') + "\n");
   const auto files = Probe();
-  ASSERT_EQ(files.size(), 4u);
-  EXPECT_NE(files[2].not_read.find("nvidia.ko: not an ELF file (bad magic)"), std::string::npos)
-      << files[2].not_read;
+  ASSERT_EQ(files.size(), 5u);
+  EXPECT_NE(files[3].not_read.find("nvidia.ko: not an ELF file (bad magic)"), std::string::npos)
+      << files[3].not_read;
 }
 
 }  // namespace

@@ -125,15 +125,15 @@ TEST(ProbeFixtureTest, IommuModeOfTheGpuAndItsNic) {
 // newer on disk after a driver upgrade without a reload (a warning; GPU-direct still works).
 TEST(ProbeFixtureTest, PeerMemAbiDriftBetweenLoadedAndOnDiskModules) {
   NodeFacts same = ProbeFixture("gpu-client-h100-peermem-mofed");
-  ASSERT_EQ(same.drivers.module_files.size(), 4u);
+  ASSERT_EQ(same.drivers.module_files.size(), 5u);
   for (const ModuleFile& m : same.drivers.module_files) {
     EXPECT_EQ(m.file_srcversion, m.loaded_srcversion) << m.name << ": " << m.not_read;
   }
-  EXPECT_EQ(same.drivers.module_files[3].path, "updates/dkms/nvidia-peermem.ko");
+  EXPECT_EQ(same.drivers.module_files[4].path, "updates/dkms/nvidia-peermem.ko");
   EXPECT_EQ(checks::CheckPeerMemAbi(same).status, CheckStatus::kPass);
 
   NodeFacts f = ProbeFixture("gpu-client-h100-peermem-abi-drift");
-  ASSERT_EQ(f.drivers.module_files.size(), 4u);
+  ASSERT_EQ(f.drivers.module_files.size(), 5u);
   EXPECT_EQ(f.drivers.module_files[0].name, "ib_core");
   EXPECT_EQ(f.drivers.module_files[0].loaded_srcversion, "6B1C0A7D3E9F5A2B4C8D0E1");
   EXPECT_EQ(f.drivers.module_files[0].file_srcversion, "0D5F8E2A7C4B9E1F3A6D8C2");
