@@ -115,23 +115,22 @@ CommandResult RunBench(const BenchIo& io, const Options& options,
   const k8s::JsonObject& pod = pods->items.front();
   const std::string pod_name(pod.Name());
   const std::string node = pod.GetString({"spec", "nodeName"}).value_or("?");
-  StatusOr<std::string> log =
-      io.api.get("/api/v1/namespaces/" + k8s::UrlEncode(ns) + "/pods/" + k8s::UrlEncode(pod_name) +
-                 "/log" +
-                 k8s::BuildQuery({{"container", kBenchContainer},
-                                  // The report is the last line; the pod's image runs the
-                                  // profile's library too, so its log is not ours to read whole.
-                                  {"tailLines", "200"},
-                                  {"limitBytes", std::to_string(kMaxLogBytes)}}));
+  StatusOr<std::string> log = io.api.get(
+      "/api/v1/namespaces/" + k8s::UrlEncode(ns) + "/pods/" + k8s::UrlEncode(pod_name) + "/log" +
+      k8s::BuildQuery({{"container", kBenchContainer},
+                       // The report is the last line; the pod's image runs the
+                       // profile's library too, so its log is not ours to read whole.
+                       {"tailLines", "200"},
+                       {"limitBytes", std::to_string(kMaxLogBytes)}}));
   if (!log.ok())
     return Failure("the log of bench pod " + pod_name + " on " + node + ": " +
                    log.status().message());
   StatusOr<s3::BenchReport> report = s3::BenchReportFromLog(*log);
   if (!report.ok())
-    return PrintableResult(
-        Failure("bench pod " + pod_name + " on " + node + " (" +
-                pod.GetString({"status", "phase"}).value_or("?") + ") gave no report: " +
-                report.status().message() + "; its log ends:\n" + Tail(*log, 15)));
+    return PrintableResult(Failure("bench pod " + pod_name + " on " + node + " (" +
+                                   pod.GetString({"status", "phase"}).value_or("?") +
+                                   ") gave no report: " + report.status().message() +
+                                   "; its log ends:\n" + Tail(*log, 15)));
 
   CommandResult result;
   result.out = options.output == OutputFormat::kJson ? s3::BenchReportToJson(*report) + "\n"

@@ -181,6 +181,18 @@ std::string RenderWhyJson(const WhyView& v) {
     w.EndObject();
   }
   w.EndArray();
+  w.Key("gpus");
+  w.StartArray();
+  for (const GpuPathView& g : v.gpus) {
+    w.StartObject();
+    Str(w, "pciAddress", g.gpu);
+    Str(w, "model", g.model);
+    Str(w, "nearestNic", g.nic);
+    Str(w, "pathType", g.path);
+    Str(w, "note", g.note);
+    w.EndObject();
+  }
+  w.EndArray();
   w.Key("memberships");
   w.StartArray();
   for (const Membership& m : v.memberships) {

@@ -6,12 +6,6 @@
 namespace rdmastack::plugin {
 namespace {
 
-std::string Join(const std::vector<std::string>& parts, std::string_view separator) {
-  std::string out;
-  for (const std::string& p : parts) out += (out.empty() ? "" : std::string(separator)) + p;
-  return out;
-}
-
 std::string Fraction(int32_t a, int32_t b) {
   return std::to_string(a) + "/" + std::to_string(b);
 }
@@ -177,6 +171,16 @@ std::string ChecksBlock(const NodeAssessment& n) {
   return out;
 }
 
+// One line per GPU: its nearest RDMA NIC, the PCIe path between them, and what else breaks it.
+std::string GpusBlock(const std::vector<GpuPathView>& gpus) {
+  if (gpus.empty()) return "";
+  Table t({"GPU", "MODEL", "NIC", "PATH", "NOTE"});
+  for (const GpuPathView& g : gpus) {
+    t.AddRow({g.gpu, g.model, g.nic.empty() ? "<none>" : g.nic, g.path, g.note});
+  }
+  return "\nGPUs and the RDMA NIC nearest each (GPU-direct takes it):\n" + t.Render();
+}
+
 std::string AgentLine(const AgentView& a) {
   std::string line = AgentCell(a);
   if (!a.version.empty()) line += ", agent " + a.version;
@@ -228,6 +232,7 @@ std::string RenderWhyText(const WhyView& v) {
     out += Wrap(AgentHint(n.agent), kFieldIndent, kLineWidth);
     out += VerdictsBlock(n);
     out += ChecksBlock(n);
+    out += GpusBlock(v.gpus);
   }
   if (!v.memberships.empty()) {
     out += "\nGatewayPools and ClientProfiles that name the node:\n";

@@ -114,4 +114,10 @@ std::string Count(size_t n, std::string_view noun) {
   return std::to_string(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
 }
 
+std::string Join(const std::vector<std::string>& parts, std::string_view separator) {
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : std::string(separator)) + p;
+  return out;
+}
+
 }  // namespace rdmastack::plugin

@@ -26,6 +26,9 @@ std::string Wrap(std::string_view text, size_t indent, size_t width);
 std::vector<std::string> CloseNames(std::string_view name,
                                     const std::vector<std::string>& candidates, size_t limit = 3);
 
+// `parts` with `separator` between them.
+std::string Join(const std::vector<std::string>& parts, std::string_view separator);
+
 // "1 node", "3 nodes".
 std::string Count(size_t n, std::string_view noun);
 

@@ -96,6 +96,22 @@ void AddProfileMemberships(const crd::ClientProfile& profile, const std::string&
 
 }  // namespace
 
+namespace {
+
+GpuPathView GpuPath(const crd::GpuFacts& g) {
+  GpuPathView p{g.pci_address, g.model.value_or(""), g.nearest_nic.value_or(""),
+                g.path_type.value_or(""), ""};
+  std::vector<std::string> notes;
+  if (g.acs_redirect.value_or(false)) {
+    notes.push_back("ACS redirect at " + Join(g.acs_redirect_bridges, ", "));
+  }
+  if (g.iommu == crd::IommuMode::kTranslated) notes.push_back("IOMMU translates DMA");
+  p.note = Join(notes, "; ");
+  return p;
+}
+
+}  // namespace
+
 WhyView BuildWhyView(const Snapshot& snapshot, const std::string& node, NodeExistence existence,
                      const std::vector<std::string>& node_names, int64_t now) {
   WhyView v;
@@ -120,6 +136,9 @@ WhyView BuildWhyView(const Snapshot& snapshot, const std::string& node, NodeExis
   }
   v.found = true;
   v.assessment = AssessNode(*it, now);
+  if (it->status) {
+    for (const crd::GpuFacts& g : it->status->gpus) v.gpus.push_back(GpuPath(g));
+  }
   const bool member_problem = std::any_of(v.memberships.begin(), v.memberships.end(),
                                           [](const Membership& m) { return m.problem; });
   v.failing = !v.assessment.ready || v.assessment.failing > 0 || member_problem;

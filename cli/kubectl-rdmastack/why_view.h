@@ -1,7 +1,7 @@
 #pragma once
 // `kubectl rdmastack why NODE`: everything rdmastack publishes about one node in one place: its
-// RdmaNode's verdicts and the checks that did not pass (reason, message, remedy), and what each
-// GatewayPool and ClientProfile says about it. Pure.
+// RdmaNode's verdicts, the checks that did not pass (reason, message, remedy), each GPU's path to
+// its RDMA NIC, and what each GatewayPool and ClientProfile says about it. Pure.
 
 #include <cstdint>
 #include <string>
@@ -30,10 +30,20 @@ struct Membership {
   std::string since;
 };
 
+// One GPU and the RDMA NIC its GPU-direct traffic takes (the RdmaNode's status.gpus[]).
+struct GpuPathView {
+  std::string gpu;    // PCI address
+  std::string model;  // "" when not reported
+  std::string nic;    // nearest RDMA NIC; "" when no path
+  std::string path;   // PIX | PXB | PHB | SYS; "" when no path
+  std::string note;   // what breaks the path besides its length: ACS redirect, IOMMU translating
+};
+
 struct WhyView {
   std::string node;
   bool found = false;  // the node has an RdmaNode
   NodeAssessment assessment;
+  std::vector<GpuPathView> gpus;        // in the RdmaNode's order
   std::vector<Membership> memberships;  // problems first, then by kind, namespace, name
   std::vector<std::string> notes;       // what the view cannot see (capped lists)
   // No RdmaNode: whether the Node exists, and RdmaNode or Node names that look like a typo of

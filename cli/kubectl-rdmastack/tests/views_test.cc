@@ -186,6 +186,42 @@ TEST(WhyViewTest, MembershipsComeFromPoolsAndProfiles) {
   EXPECT_EQ(typo.close_names.front(), "cpu-node-7");
 }
 
+// An eight-GPU server: one line per GPU, each with its own NIC and path, whatever else the node
+// says.
+TEST(WhyViewTest, EveryGpuHasOneLineWithItsNicAndPath) {
+  Snapshot s = FixtureSnapshot();
+  auto node = std::find_if(s.nodes.begin(), s.nodes.end(),
+                           [](const crd::RdmaNode& n) { return n.metadata.name == "gpu-node-0"; });
+  ASSERT_NE(node, s.nodes.end());
+  node->status->gpus.clear();
+  const char* nics[] = {"mlx5_0", "mlx5_3", "mlx5_4",  "mlx5_5",
+                        "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11"};
+  for (int i = 0; i < 8; ++i) {
+    crd::GpuFacts g;
+    g.pci_address = "0000:" + std::string(1, "14569cdd"[i]) + "0:00.0";
+    g.model = "NVIDIA H100 80GB HBM3";
+    g.nearest_nic = nics[i];
+    g.path_type = "PIX";
+    node->status->gpus.push_back(g);
+  }
+  const WhyView v = BuildWhyView(s, "gpu-node-0", NodeExistence::kExists, {}, kNow);
+  ASSERT_EQ(v.gpus.size(), 8u);
+  EXPECT_EQ(v.gpus[6].nic, "mlx5_10");
+  const std::string text = RenderWhyText(v);
+  const size_t header = text.find("\nGPU   ");
+  ASSERT_NE(header, std::string::npos) << text;
+  size_t lines = 0;
+  for (size_t at = text.find('\n', header + 1); at != std::string::npos && lines < 20;
+       at = text.find('\n', at + 1)) {
+    if (text.compare(at + 1, 5, "0000:") != 0) break;
+    ++lines;
+  }
+  EXPECT_EQ(lines, 8u) << text;
+  const size_t last = text.find("mlx5_11");
+  ASSERT_NE(last, std::string::npos) << text;
+  EXPECT_EQ(text.substr(last, text.find('\n', last) - last).find("PIX"), 10u) << text;
+}
+
 // A node that left a profile while workloads there still use its files.
 TEST(WhyViewTest, ARetiringNodeSaysWhatHoldsItsFiles) {
   Snapshot s = FixtureSnapshot();
