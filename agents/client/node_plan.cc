@@ -68,12 +68,35 @@ NodePlan PlanNode(const node::NodeFacts& facts, const node::Requirements& requir
     }
   }
   plan.gid_index = chosen->gid_index;
-  plan.rdma_devices.push_back(chosen->device);
-  for (const auto& g : gids) {
-    if (g.gid_index != plan.gid_index) continue;  // one VGWRDMA_GID_INDEX serves every device
-    if (std::find(plan.rdma_devices.begin(), plan.rdma_devices.end(), g.device) ==
+  // One VGWRDMA_GID_INDEX serves every device listed.
+  auto usable = [&](const std::string& device) {
+    return std::any_of(gids.begin(), gids.end(), [&](const node::checks::ClientGid& g) {
+      return g.device == device && g.gid_index == plan.gid_index;
+    });
+  };
+  auto add = [&](const std::string& device) {
+    if (std::find(plan.rdma_devices.begin(), plan.rdma_devices.end(), device) ==
         plan.rdma_devices.end()) {
-      plan.rdma_devices.push_back(g.device);
+      plan.rdma_devices.push_back(device);
+    }
+  };
+  if (plan.transport == "GPUDirect") {
+    // The NIC nearest each GPU, within the profile's distance: cuFile picks among the listed
+    // NICs per GPU, and a NIC no GPU is near would only carry GPU-direct over the CPU.
+    for (const node::Gpu& gpu : facts.gpus) {
+      node::PathType path = node::PathType::kSys;
+      if (!node::ParsePathType(gpu.path_type, &path) ||
+          static_cast<int>(path) > static_cast<int>(requirements.max_gpu_nic_distance) ||
+          !usable(gpu.nearest_nic)) {
+        continue;
+      }
+      add(gpu.nearest_nic);
+    }
+  }
+  if (plan.rdma_devices.empty()) {
+    add(chosen->device);
+    for (const auto& g : gids) {
+      if (g.gid_index == plan.gid_index) add(g.device);
     }
   }
   plan.rdma_device = plan.rdma_devices.front();

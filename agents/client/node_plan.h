@@ -16,8 +16,9 @@ struct NodePlan {
   bool capable = false;      // the agent's Evaluate() says ready
   std::string transport;     // GPUDirect | HostMemory | "" when not capable
   std::string registration;  // GPUDirect: DMABuf | PeerMem (the verdict's via); "" otherwise
-  // Every device with a usable GID at gid_index (cufile's rdma_dev_addr_list), the preferred one
-  // first: for GPU-direct the first GPU's nearest NIC when it is usable.
+  // cufile's rdma_dev_addr_list, all with a usable GID at gid_index. GPU-direct: the NIC nearest
+  // each GPU within maxGpuNicDistance, in GPU order (an HGX node lists its eight compute NICs,
+  // not its storage ports). HostMemory: every such device.
   std::vector<std::string> rdma_devices;
   std::string rdma_device;  // rdma_devices.front() (VGWRDMA_RDMA_DEV)
   int gid_index = -1;       // VGWRDMA_GID_INDEX: IB 0, RoCE the v2 GID of an IPv4, or as asked

@@ -35,6 +35,26 @@ TEST(NodePlan, OpenModuleOnNewKernelUsesDmaBuf) {
   EXPECT_TRUE(plan.reason.empty());
 }
 
+// An HGX H100: GPU-direct lists the NIC nearest each GPU, in GPU order; a NIC no GPU is near is
+// left out (cuFile would otherwise route some GPU's traffic over the CPU).
+TEST(NodePlan, GpuDirectListsTheNicNearestEachGpu) {
+  node::NodeFacts facts = ProbeFixture("gpu-client-hgx-h100-8gpu-8nic");
+  NodePlan plan = PlanNode(facts, Client());
+  ASSERT_TRUE(plan.capable) << plan.message;
+  EXPECT_EQ(plan.transport, "GPUDirect");
+  EXPECT_EQ(plan.rdma_devices,
+            (std::vector<std::string>{"mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_9",
+                                      "mlx5_10", "mlx5_11"}));
+  EXPECT_EQ(plan.gid_index, 0);
+  for (size_t i = 1; i < facts.gpus.size(); ++i) facts.gpus[i].nearest_nic = "mlx5_3";
+  plan = PlanNode(facts, Client());
+  ASSERT_TRUE(plan.capable) << plan.message;
+  EXPECT_EQ(plan.rdma_devices, (std::vector<std::string>{"mlx5_0", "mlx5_3"}));
+  // Host memory has no GPU to be near: every device at the GID index.
+  plan = PlanNode(facts, Client(node::Transport::kHostMemory));
+  EXPECT_EQ(plan.rdma_devices.size(), 8u);
+}
+
 TEST(NodePlan, ProprietaryModuleWithPeerMemLoadedUsesPeerMemAt192Mi) {
   const NodePlan plan = PlanNode(ProbeFixture("gpu-client-rtxa6000-bar1-256m-peermem-mofed"),
                                  Client(node::Transport::kGpuDirect));
