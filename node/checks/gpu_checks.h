@@ -26,9 +26,10 @@ CheckResult CheckAcsRedirect(const NodeFacts& facts);
 // The IOMMU: GPUDirect RDMA needs the NIC and the GPU to see one physical address space, so an
 // IOMMU that translates their DMA (anything but off or pass-through) breaks it.
 CheckResult CheckIommu(const NodeFacts& facts);
-// Driver ABI drift: a loaded nvidia_peermem, ib_core, ib_uverbs, mlx5_ib or nvidia whose file on disk has
-// changed since it was loaded (a network or GPU driver upgraded without a reload). GPU-direct
-// works now; the next reload or reboot can leave nvidia_peermem unloadable. Warn, not Fail.
+// Driver ABI drift: a loaded nvidia_peermem, ib_core, ib_uverbs, mlx5_ib or nvidia whose file on
+// disk has changed since it was loaded (a network or GPU driver upgraded without a reload).
+// GPU-direct works now; the next reload or reboot can leave nvidia_peermem unloadable. Warn, not
+// Fail.
 CheckResult CheckPeerMemAbi(const NodeFacts& facts);
 
 }  // namespace rdmastack::node::checks
