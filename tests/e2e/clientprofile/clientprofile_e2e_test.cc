@@ -390,6 +390,41 @@ TEST_F(ClientProfileE2eTest, SeedProfilesPickATransportPerNodeAndFollowThePool) 
       << ClientDiagnostics();
   EXPECT_EQ(Get({"get", "rdmanode", h100_, "-o", "jsonpath={.status.gpus[0].acsRedirect}"}),
             "false");
+
+  // The IOMMU starts translating the GPU's DMA (a kernel booted without iommu=pt puts it in a
+  // DMA-FQ group): the node leaves the GPU-direct profile with IommuTranslating, and comes back
+  // once the group is gone.
+  const std::string root = nodes_.at(h100_).host_root;
+  const std::string group = root + "/sys/kernel/iommu_groups/31";
+  const std::string link =
+      root +
+      "/sys/devices/pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:00.0/0000:18:00.0/"
+      "iommu_group";
+  struct RemoveGroup {
+    std::string group, link;
+    ~RemoveGroup() {
+      std::error_code ec;
+      std::filesystem::remove(link, ec);
+      std::filesystem::remove_all(group, ec);
+    }
+  } remove_group{group, link};
+  std::filesystem::create_directories(group);
+  std::ofstream(group + "/type") << "DMA-FQ\n";
+  std::filesystem::create_symlink("../../../../../../kernel/iommu_groups/31", link);
+  HupAgent(h100_);
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(Eventually([&] { return Ineligible(kGpuDirect, h100_) == "IommuTranslating"; }, 60s))
+      << ClientDiagnostics();
+  EXPECT_EQ(Get({"get", "rdmanode", h100_, "-o", "jsonpath={.status.gpus[0].iommu}"}),
+            "Translated");
+  std::filesystem::remove(link);
+  std::filesystem::remove_all(group);
+  HupAgent(h100_);
+  if (HasFatalFailure()) return;
+  EXPECT_TRUE(Eventually(
+      [&] { return Eligible(kGpuDirect, h100_, "memoryRegistration") == "DMABuf"; }, 60s))
+      << ClientDiagnostics();
+  EXPECT_EQ(Get({"get", "rdmanode", h100_, "-o", "jsonpath={.status.gpus[0].iommu}"}), "Off");
 }
 
 // S3 over TLS seen from the GPU nodes: once the pool serves HTTPS (s3.tlsSecret), every client
