@@ -1,5 +1,6 @@
 #include "node/probe/system_probe.h"
 
+#include <algorithm>
 #include <mutex>
 #include <set>
 
@@ -194,16 +195,26 @@ Tristate ProbeModuleInstalled(const HostRoot& root, const KernelFacts& kernel,
   if (drivers.Loaded(module)) return Tristate::kYes;
   const std::optional<std::string> file = ModulesDepFile(root, kernel);
   if (!file) return Tristate::kUnknown;
-  bool found = false;
-  Status st = root.ScanLines(*file, kModulesDepLimit, [&](std::string_view line) {
-    found = ModuleNameOfDepLine(line) == module;
-    return !found;
-  });
-  if (!st.ok()) {
-    issues->push_back({"modules", root.Path(*file), st.message()});
+  auto paths = ModulePathsInModulesDep(root, *file, {std::string(module)});
+  if (!paths.ok()) {
+    issues->push_back({"modules", root.Path(*file), paths.status().message()});
     return Tristate::kUnknown;
   }
-  return found ? Tristate::kYes : Tristate::kNo;
+  return paths->empty() ? Tristate::kNo : Tristate::kYes;
+}
+
+StatusOr<std::map<std::string, std::string>> ModulePathsInModulesDep(
+    const HostRoot& root, const std::string& dep_file, const std::vector<std::string>& names) {
+  std::map<std::string, std::string> paths;
+  Status st = root.ScanLines(dep_file, kModulesDepLimit, [&](std::string_view line) {
+    const std::string name = ModuleNameOfDepLine(line);
+    if (std::find(names.begin(), names.end(), name) != names.end() && !paths.count(name)) {
+      paths[name] = std::string(line.substr(0, line.find(':')));
+    }
+    return paths.size() < names.size();
+  });
+  if (!st.ok()) return st;
+  return paths;
 }
 
 const std::vector<std::string>& WatchedModules() {

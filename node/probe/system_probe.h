@@ -3,6 +3,7 @@
 // (node-detection-spec §3, §7).
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,6 +30,12 @@ std::optional<std::string> ModulesDepFile(const HostRoot& root, const KernelFact
 // The module a modules.dep line is for, in underscore spelling:
 // "kernel/drivers/video/nvidia-peermem.ko.zst: kernel/..." -> "nvidia_peermem"; "" for no module.
 std::string ModuleNameOfDepLine(std::string_view line);
+
+// The path `dep_file` (a modules.dep) gives for each of `names` that it lists (the first line for
+// it: depmod writes one), as written there: relative to its folder, or absolute from an old
+// depmod. Stops reading once every name is found.
+StatusOr<std::map<std::string, std::string>> ModulePathsInModulesDep(
+    const HostRoot& root, const std::string& dep_file, const std::vector<std::string>& names);
 
 // Whether `module` (underscore spelling) is installed for the running kernel: loaded, or listed in
 // lib/modules/<release>/modules.dep (usr/lib/modules on merged-/usr hosts), which is where modprobe
