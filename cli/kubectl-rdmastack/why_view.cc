@@ -102,6 +102,7 @@ GpuPathView GpuPath(const crd::GpuFacts& g) {
   GpuPathView p{g.pci_address, g.model.value_or(""), g.nearest_nic.value_or(""),
                 g.path_type.value_or(""), ""};
   std::vector<std::string> notes;
+  if (g.nearest_nic_via) notes.push_back("via Data Direct " + *g.nearest_nic_via);
   if (g.acs_redirect.value_or(false)) {
     notes.push_back("ACS redirect at " + Join(g.acs_redirect_bridges, ", "));
   }

@@ -183,6 +183,8 @@ void FillDevices(const NodeReport& r, crd::RdmaNodeStatus* out) {
     f.numa_node = g.numa_node();
     FillAcs(g, &f);
     f.iommu = IommuMode(g.iommu());
+    // A PCI address or nothing: anything else is dropped, not clipped into another address.
+    if (IsPciAddress(g.nearest_nic_via())) f.nearest_nic_via = g.nearest_nic_via();
     out->gpus.push_back(std::move(f));
   }
 }

@@ -414,7 +414,8 @@ constexpr auto JsonFields(const GpuFacts*) {
                     F("numaNode", &T::numa_node),
                     F("acsRedirect", &T::acs_redirect),
                     F("acsRedirectBridges", &T::acs_redirect_bridges),
-                    F("iommu", &T::iommu)};
+                    F("iommu", &T::iommu),
+                    F("nearestNicVia", &T::nearest_nic_via)};
 }
 
 constexpr auto JsonFields(const CheckResult*) {

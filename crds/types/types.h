@@ -662,6 +662,8 @@ struct GpuFacts {
   // The IOMMU on the GPU's and nearestNic's DMA: Off, Passthrough or Translated; absent when not
   // known.
   std::optional<IommuMode> iommu;
+  // nearestNic's Data Direct function (ConnectX-8), when pathType was measured from it.
+  std::optional<std::string> nearest_nic_via;
   friend bool operator==(const GpuFacts&, const GpuFacts&) = default;
 };
 

@@ -441,6 +441,9 @@ void CheckNodeStatus(const RdmaNodeStatus& status, const Problems& p) {
             at.At("acsRedirectBridges").Add("\"" + bdf + "\" is not a PCI address");
           }
         }
+        if (g.nearest_nic_via && !IsPciAddress(*g.nearest_nic_via)) {
+          at.At("nearestNicVia").Add("\"" + *g.nearest_nic_via + "\" is not a PCI address");
+        }
         if (!g.acs_redirect_bridges.empty() && g.acs_redirect != true) {
           at.At("acsRedirectBridges").Add("names bridges while acsRedirect is not true");
         }

@@ -117,6 +117,12 @@ std::string AddGpuChecks(const NodeFacts& f, const Requirements& req, std::vecto
   // A drift breaks GPU-direct only at the next reload: reported, never gating.
   if (f.drivers.Loaded("nvidia_peermem"))
     out->push_back({checks::CheckPeerMemAbi(f), kInfo, false});
+  // Only where the tray has Data Direct functions, or a device says it uses one.
+  const bool data_direct =
+      !f.data_direct_functions.empty() ||
+      std::any_of(f.rdma_devices.begin(), f.rdma_devices.end(),
+                  [](const RdmaDevice& d) { return d.data_direct == Tristate::kYes; });
+  if (data_direct) out->push_back({checks::CheckDataDirect(f), kInfo, false});
   return via;
 }
 

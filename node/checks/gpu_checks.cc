@@ -1,6 +1,7 @@
 #include "node/checks/gpu_checks.h"
 
 #include <algorithm>
+#include <set>
 
 #include "node/checks/checks.h"
 #include "node/probe/parsers.h"
@@ -199,6 +200,24 @@ CheckResult CheckBar1(const NodeFacts& facts, int64_t max_transfer_bytes) {
   return Pass(id, JoinGrouped(ok, "; "));
 }
 
+namespace {
+
+// Data Direct functions on the node that no RDMA device uses: the likely cause of a far path.
+std::string IdleDataDirectNote(const NodeFacts& facts) {
+  size_t idle = 0;
+  for (const DataDirectFunction& fn : facts.data_direct_functions) {
+    const bool used =
+        std::any_of(facts.rdma_devices.begin(), facts.rdma_devices.end(),
+                    [&fn](const RdmaDevice& d) { return d.data_direct_pci == fn.pci_address; });
+    if (!used) ++idle;
+  }
+  if (idle == 0) return "";
+  return "; " + std::to_string(idle) +
+         " Data Direct function(s) on this node serve no NIC (gpu.data-direct)";
+}
+
+}  // namespace
+
 CheckResult CheckGpuNicDistance(const NodeFacts& facts, PathType max_distance) {
   const char* id = "gpu.nic-distance";
   std::vector<std::string> far, unknown;
@@ -212,6 +231,7 @@ CheckResult CheckGpuNicDistance(const NodeFacts& facts, PathType max_distance) {
     ParsePathType(g.path_type, &t);
     const std::string pair = g.pci_address + " -> " + g.nearest_nic;
     std::string path = g.path_type;
+    if (!g.nearest_nic_via.empty()) path += " via Data Direct " + g.nearest_nic_via;
     const RdmaDevice* nic = facts.FindDevice(g.nearest_nic);
     if (g.numa_node < 0 && nic != nullptr && nic->numa_node < 0) {
       // Flat VM topologies and some firmware report no NUMA node; the path is then a guess.
@@ -230,7 +250,7 @@ CheckResult CheckGpuNicDistance(const NodeFacts& facts, PathType max_distance) {
     return Fail(
         id, "GpuNicTooFar",
         JoinList(far) + " is farther than " + max +
-            " (NCCL disables GPU-direct beyond PXB by default)",
+            " (NCCL disables GPU-direct beyond PXB by default)" + IdleDataDirectNote(facts),
         "Use a NIC under the same PCIe switch as the GPU, pin the client to the NIC's NUMA node, "
         "or raise maxGpuNicDistance knowingly (traffic crosses the host bridge / CPU "
         "interconnect).");
@@ -358,6 +378,50 @@ CheckResult CheckPeerMemAbi(const NodeFacts& facts) {
   }
   if (same.empty()) return Pass(id, "nvidia_peermem is not loaded, or built in: nothing to drift");
   return Pass(id, "loaded " + JoinList(same) + " match their files on disk");
+}
+
+CheckResult CheckDataDirect(const NodeFacts& facts) {
+  const char* id = "gpu.data-direct";
+  std::set<std::string> serving;
+  std::vector<std::string> bound, refused, unasked;
+  for (const RdmaDevice& d : facts.rdma_devices) {
+    if (d.data_direct == Tristate::kYes) {
+      serving.insert(d.data_direct_pci);
+      bound.push_back(d.name + " via " + d.data_direct_pci);
+    } else if (d.data_direct == Tristate::kNo) {
+      refused.push_back(d.name);
+    } else if (!d.data_direct_detail.empty()) {
+      unasked.push_back(d.name + " (" + d.data_direct_detail + ")");
+    }
+  }
+  std::vector<std::string> idle;
+  for (const DataDirectFunction& fn : facts.data_direct_functions) {
+    if (serving.count(fn.pci_address)) continue;
+    idle.push_back(fn.pci_address + (fn.driver.empty() ? " (no driver)" : " (" + fn.driver + ")"));
+  }
+  if (idle.empty()) {
+    if (bound.empty()) return Pass(id, "no Data Direct function on this node");
+    return Pass(id, "GPU DMA through Data Direct: " + JoinList(bound));
+  }
+  const std::string functions = "Data Direct function" + std::string(idle.size() > 1 ? "s " : " ") +
+                                JoinList(idle) + " serve" + (idle.size() > 1 ? "" : "s") +
+                                " no RDMA device";
+  if (!refused.empty()) {
+    return Warn(id, "DataDirectNotBound",
+                functions + ": " + JoinList(refused) +
+                    " answered ENODEV, so GPU DMA goes through the NICs' own functions "
+                    "(gpu.nic-distance says how far they are)",
+                "Bind the functions: run a kernel whose mlx5_ib drives Data Direct (upstream "
+                "mlx5_ib with data_direct, or DOCA-OFED) and check with lspci -k -s BDF that a "
+                "driver is in use; the function's VPD must carry the NIC's VU keyword. The agent "
+                "sees the change at its next probe.");
+  }
+  return Unknown(id, "DataDirectUnknown",
+                 functions + " that the agent could tell" +
+                     (unasked.empty() ? std::string() : ": " + JoinList(unasked, "; ")),
+                 "Run an agent image whose libmlx5 has mlx5dv_get_data_direct_sysfs_path "
+                 "(rdma-core 54 or later); GPU DMA meanwhile is measured from the NICs' own "
+                 "functions.");
 }
 
 }  // namespace rdmastack::node::checks

@@ -31,5 +31,10 @@ CheckResult CheckIommu(const NodeFacts& facts);
 // GPU-direct works now; the next reload or reboot can leave nvidia_peermem unloadable. Warn, not
 // Fail.
 CheckResult CheckPeerMemAbi(const NodeFacts& facts);
+// ConnectX-8 Data Direct: every Data Direct function on the node serves an RDMA device (the GPU's
+// path is then measured from it, gpu.nic-distance). One that serves none leaves GPU traffic on
+// the NIC's own function, which on such trays hangs off the CPU: said, never gating (the distance
+// check gates on the path that results).
+CheckResult CheckDataDirect(const NodeFacts& facts);
 
 }  // namespace rdmastack::node::checks

@@ -18,7 +18,7 @@ class DeviceProber {
   virtual ~DeviceProber() = default;
   // "live", "recorded", "none"; goes into the report so readers know where values came from.
   virtual std::string Source() const = 0;
-  // Fills port active_mtu, dc_supported and dmabuf_supported where it can.
+  // Fills port active_mtu, dc_supported, dmabuf_supported and data_direct where it can.
   virtual void ProbeRdmaDevice(RdmaDevice* dev, std::vector<ProbeIssue>* issues) = 0;
   // Called once with every GPU before ProbeGpu, so that one driver session can serve them all.
   virtual void PrepareGpus(const std::vector<Gpu>& /*gpus*/, std::vector<ProbeIssue>* /*issues*/) {}
@@ -33,6 +33,7 @@ std::unique_ptr<DeviceProber> MakeNullDeviceProber();
 //   verbs <ibdev> active_mtu <port> <bytes>
 //   verbs <ibdev> dmabuf <EBADF|EOPNOTSUPP|EPROTONOSUPPORT|ENOSYS>
 //   verbs <ibdev> dc <supported|unsupported|unknown>
+//   verbs <ibdev> data_direct </devices/...|ENODEV|errno name>
 //   nvml <bdf> bar1 <total-bytes> <free-bytes>
 //   cuda <bdf> dmabuf <0|1>
 StatusOr<std::unique_ptr<DeviceProber>> MakeFileDeviceProber(const std::string& path);
@@ -62,6 +63,10 @@ struct LiveProberOptions {
 // which asks the host's kernel through /dev/infiniband), and the host's libnvidia-ml.so.1 when
 // present; whatever is missing stays unknown with a reason.
 std::unique_ptr<DeviceProber> MakeLiveDeviceProber(LiveProberOptions options = {});
+
+// Records what mlx5dv_get_data_direct_sysfs_path answered: a path below /sys (data_direct kYes,
+// the path kept until ResolveDataDirect checks it), ENODEV (kNo) or another errno name (kUnknown).
+void RecordDataDirectAnswer(std::string_view answer, RdmaDevice* dev);
 
 // Maps an errno name from the dma-buf probe (ibv_reg_dmabuf_mr with fd=-1) to a verdict, the way
 // NCCL reads it: EBADF means the kernel and provider accept dma-buf registrations.

@@ -77,6 +77,22 @@ struct RdmaDevice {
   Tristate dmabuf_supported = Tristate::kUnknown;  // NIC side: ibv_reg_dmabuf_mr(fd=-1) == EBADF
   std::string dmabuf_detail;                       // errno name or why unknown
   std::string uverbs;                              // uverbsN that serves this device, "" if none
+  // ConnectX-8 Data Direct: the side DMA function (PCI 15b3:2100) this device moves data through,
+  // as mlx5dv_get_data_direct_sysfs_path names it. kYes: data_direct_pci/path name it; kNo: the
+  // provider answered ENODEV (no Data Direct function is bound to this device); kUnknown: not
+  // asked or not answered (data_direct_detail says why).
+  Tristate data_direct = Tristate::kUnknown;
+  std::string data_direct_pci;   // 0000:03:00.1
+  std::string data_direct_path;  // resolved sysfs path below the root
+  int data_direct_numa_node = -1;
+  std::string data_direct_detail;  // errno name, or why unknown; "" when not a question here
+};
+
+// A Data Direct PCI function seen in sysfs (vendor 0x15b3, device 0x2100), whichever RDMA device
+// it serves.
+struct DataDirectFunction {
+  std::string pci_address;
+  std::string driver;  // the bound driver's name, "" when none is bound
 };
 
 // One IPv4 address on a netdev, and the GID rdma_cm would use for it.
@@ -163,6 +179,9 @@ struct Gpu {
   std::string bar1_source;                     // nvml | sysfs | ""
   Tristate dma_buf_attr = Tristate::kUnknown;  // CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED
   std::string nearest_nic;                     // RDMA device name
+  // The Data Direct function the path to nearest_nic was measured from (its DMA goes there, not
+  // through the NIC's own function); "" when the NIC has none.
+  std::string nearest_nic_via;
   std::string path_type;  // PIX | PXB | PHB | SYS | "" (NCCL-equivalent, to nearest_nic)
   // PCIe ACS on the bridges between this GPU and nearest_nic (BridgesBetween): kYes when one of
   // them redirects peer-to-peer requests or completions up to the root complex, kNo when none
@@ -183,6 +202,7 @@ struct GpuNicPath {
   std::string gpu;        // PCI address
   std::string nic;        // RDMA device name
   std::string path_type;  // PIX | PXB | PHB | SYS
+  std::string via;        // the NIC's Data Direct function the path was measured from, or ""
 };
 
 struct NodeFacts {
@@ -193,8 +213,9 @@ struct NodeFacts {
   std::vector<NetDev> netdevs;
   std::vector<Gpu> gpus;
   std::vector<GpuNicPath> gpu_nic_paths;
-  std::string ips_source;           // getifaddrs | file
-  std::string device_probe_source;  // live | recorded | none
+  std::vector<DataDirectFunction> data_direct_functions;  // in PCI address order
+  std::string ips_source;                                 // getifaddrs | file
+  std::string device_probe_source;                        // live | recorded | none
   std::vector<ProbeIssue> issues;
 
   const RdmaDevice* FindDevice(std::string_view name) const;

@@ -73,6 +73,11 @@ constexpr auto JsonFields(const RdmaDevice*) {
                     F("dcSupported", &T::dc_supported),
                     F("dmaBufSupported", &T::dmabuf_supported),
                     F("dmaBufDetail", &T::dmabuf_detail),
+                    F("dataDirect", &T::data_direct),
+                    F("dataDirectPci", &T::data_direct_pci),
+                    Unwritten("dataDirectPath", &T::data_direct_path),           // below the root
+                    Unwritten("dataDirectNumaNode", &T::data_direct_numa_node),  // for paths
+                    F("dataDirectDetail", &T::data_direct_detail),
                     F("ports", &T::ports)};
 }
 
@@ -149,6 +154,7 @@ constexpr auto JsonFields(const Gpu*) {
                     F("bar1ResourceIndex", &T::bar1_resource_index),
                     F("dmaBufAttribute", &T::dma_buf_attr),
                     F("nearestNic", &T::nearest_nic),
+                    F("nearestNicVia", &T::nearest_nic_via),
                     F("pathType", &T::path_type),
                     F("acsRedirect", &T::acs_redirect),
                     F("acsRedirectBridges", &T::acs_redirect_bridges),
@@ -156,25 +162,28 @@ constexpr auto JsonFields(const Gpu*) {
                     F("iommuDetail", &T::iommu_detail)};
 }
 
+constexpr auto JsonFields(const DataDirectFunction*) {
+  using T = DataDirectFunction;
+  return std::tuple{F("pciAddress", &T::pci_address), F("driver", &T::driver)};
+}
+
 constexpr auto JsonFields(const GpuNicPath*) {
   using T = GpuNicPath;
-  return std::tuple{F("gpu", &T::gpu), F("nic", &T::nic), F("pathType", &T::path_type)};
+  return std::tuple{F("gpu", &T::gpu), F("nic", &T::nic), F("pathType", &T::path_type),
+                    F("via", &T::via)};
 }
 
 // The report's "facts" object; the root and the issues are written beside it, at the report's
 // top.
 constexpr auto JsonFields(const NodeFacts*) {
   using T = NodeFacts;
-  return std::tuple{Unwritten("root", &T::root),
-                    F("kernel", &T::kernel),
-                    F("drivers", &T::drivers),
-                    F("rdmaDevices", &T::rdma_devices),
-                    F("netdevs", &T::netdevs),
-                    F("gpus", &T::gpus),
-                    F("gpuNicPaths", &T::gpu_nic_paths),
-                    F("ipsSource", &T::ips_source),
-                    F("deviceProbeSource", &T::device_probe_source),
-                    Unwritten("issues", &T::issues)};
+  return std::tuple{
+      Unwritten("root", &T::root),         F("kernel", &T::kernel),
+      F("drivers", &T::drivers),           F("rdmaDevices", &T::rdma_devices),
+      F("netdevs", &T::netdevs),           F("gpus", &T::gpus),
+      F("gpuNicPaths", &T::gpu_nic_paths), F("dataDirectFunctions", &T::data_direct_functions),
+      F("ipsSource", &T::ips_source),      F("deviceProbeSource", &T::device_probe_source),
+      Unwritten("issues", &T::issues)};
 }
 
 static_assert(fields::ListsEveryMember<ProbeIssue>(),

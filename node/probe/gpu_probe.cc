@@ -163,6 +163,25 @@ std::vector<Gpu> ProbeGpus(const HostRoot& root, std::vector<ProbeIssue>* issues
   return out;
 }
 
+namespace {
+
+// Where a NIC's DMA to and from GPU memory enters PCIe: its Data Direct function when it has one
+// bound (NCCL measures the path from there too), else its own function.
+struct DmaEnd {
+  std::string_view path;
+  std::string_view pci_address;
+  int numa_node = -1;
+  std::string via;  // the Data Direct function's address, or ""
+};
+
+DmaEnd DmaEndOf(const RdmaDevice& d) {
+  if (d.data_direct == Tristate::kYes && !d.data_direct_path.empty())
+    return {d.data_direct_path, d.data_direct_pci, d.data_direct_numa_node, d.data_direct_pci};
+  return {d.pci_path, d.pci_address, d.numa_node, ""};
+}
+
+}  // namespace
+
 void ComputeGpuNicPaths(const HostRoot& root, NodeFacts* facts) {
   facts->gpu_nic_paths.clear();
   // PEX88000 (Gen4) and PEX89000 (Gen5) upstream ports, as NCCL lists them.
@@ -178,18 +197,21 @@ void ComputeGpuNicPaths(const HostRoot& root, NodeFacts* facts) {
     const RdmaDevice* nearest = nullptr;
     for (const auto& d : facts->rdma_devices) {
       if (d.pci_path.empty() || g.pci_path.empty() || d.soft) continue;
-      PathType t = ComputePathType(g.pci_path, g.numa_node, d.pci_path, d.numa_node, is_bcm);
-      facts->gpu_nic_paths.push_back({g.pci_address, d.name, PathTypeName(t)});
+      const DmaEnd end = DmaEndOf(d);
+      PathType t = ComputePathType(g.pci_path, g.numa_node, end.path, end.numa_node, is_bcm);
+      facts->gpu_nic_paths.push_back({g.pci_address, d.name, PathTypeName(t), end.via});
       if (best == 0 || static_cast<int>(t) < best) {
         best = static_cast<int>(t);
         nearest = &d;
         g.nearest_nic = d.name;
+        g.nearest_nic_via = end.via;
         g.path_type = PathTypeName(t);
       }
     }
     if (nearest == nullptr) continue;
-    ReadAcsOnPath(root, nearest->pci_path, &g, &facts->issues);
-    ReadIommuOnPath(root, nearest->pci_address, &g, &facts->issues);
+    const DmaEnd end = DmaEndOf(*nearest);
+    ReadAcsOnPath(root, end.path, &g, &facts->issues);
+    ReadIommuOnPath(root, std::string(end.pci_address), &g, &facts->issues);
   }
 }
 

@@ -27,6 +27,7 @@ const char* ErrnoName(int err) {
     case EINVAL: return "EINVAL";
     case EPERM: return "EPERM";
     case EACCES: return "EACCES";
+    case ENODEV: return "ENODEV";
     default: return "other";
   }
 }
@@ -61,6 +62,9 @@ struct Verbs {
     destroy_qp = lib.Get<decltype(&::ibv_destroy_qp)>("ibv_destroy_qp");
     mlx5_create_qp = mlx5.Get<decltype(&::mlx5dv_create_qp)>("mlx5dv_create_qp");
     mlx5_is_supported = mlx5.Get<decltype(&::mlx5dv_is_supported)>("mlx5dv_is_supported");
+    // libmlx5 MLX5_1.25 (rdma-core 54); Debian 12's headers do not declare it yet.
+    mlx5_data_direct_path =
+        mlx5.Get<int (*)(ibv_context*, char*, size_t)>("mlx5dv_get_data_direct_sysfs_path");
   }
   bool usable() const { return get_list && free_list && dev_name && open && close && query_port; }
 
@@ -83,6 +87,7 @@ struct Verbs {
   decltype(&::ibv_destroy_qp) destroy_qp = nullptr;
   decltype(&::mlx5dv_create_qp) mlx5_create_qp = nullptr;
   decltype(&::mlx5dv_is_supported) mlx5_is_supported = nullptr;
+  int (*mlx5_data_direct_path)(ibv_context*, char*, size_t) = nullptr;
 };
 
 class LiveDeviceProber final : public DeviceProber {
@@ -122,6 +127,7 @@ class LiveDeviceProber final : public DeviceProber {
         p.active_mtu_source = "verbs";
       }
     }
+    ProbeDataDirect(ctx, dev);
     ibv_pd* pd = verbs_->alloc_pd ? verbs_->alloc_pd(ctx) : nullptr;
     if (pd != nullptr) {
       ProbeDmaBuf(pd, dev);
@@ -177,6 +183,24 @@ class LiveDeviceProber final : public DeviceProber {
     }
     dev->dmabuf_detail = ErrnoName(err);
     dev->dmabuf_supported = DmaBufFromErrnoName(dev->dmabuf_detail);
+  }
+
+  // Asked of mlx5 devices only, as NCCL does; the answer is a path below /sys.
+  void ProbeDataDirect(ibv_context* ctx, RdmaDevice* dev) {
+    if (!verbs_->mlx5_is_supported || !verbs_->mlx5_is_supported(ctx->device)) return;
+    if (verbs_->mlx5_data_direct_path == nullptr) {
+      dev->data_direct_detail =
+          "mlx5dv_get_data_direct_sysfs_path missing (libmlx5 older than MLX5_1.25)";
+      return;
+    }
+    char path[4096] = {};
+    errno = 0;
+    if (verbs_->mlx5_data_direct_path(ctx, path, sizeof(path) - 1) == 0) {
+      RecordDataDirectAnswer(path, dev);
+      return;
+    }
+    const int err = errno;
+    RecordDataDirectAnswer(err == ENODEV ? "ENODEV" : ErrnoName(err), dev);
   }
 
   // Creating a DCT is what the kernel gates on the dct HCA capability (UCX does the same).

@@ -1,5 +1,6 @@
 #include "node/probe/node_probe.h"
 
+#include "node/probe/data_direct_probe.h"
 #include "node/probe/gpu_probe.h"
 #include "node/probe/host_root.h"
 #include "node/probe/ip_source.h"
@@ -60,6 +61,8 @@ NodeFacts ProbeNode(const ProbeOptions& options) {
   for (auto& d : facts.rdma_devices) {
     if (!d.soft) prober->ProbeRdmaDevice(&d, &facts.issues);
   }
+  ResolveDataDirect(root, &facts.rdma_devices, &facts.issues);
+  facts.data_direct_functions = ProbeDataDirectFunctions(root, &facts.issues);
   prober->PrepareGpus(facts.gpus, &facts.issues);
   for (auto& g : facts.gpus) prober->ProbeGpu(&g, &facts.issues);
   facts.device_probe_source = prober->Source();

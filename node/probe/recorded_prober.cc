@@ -22,6 +22,7 @@ struct RecordedDevice {
   std::map<int, int> active_mtu;  // port -> bytes
   Tristate dc = Tristate::kUnknown;
   std::string dmabuf_errno;
+  std::string data_direct;  // as mlx5dv_get_data_direct_sysfs_path answered; "" not recorded
 };
 struct RecordedGpu {
   int64_t bar1_total = 0;
@@ -50,6 +51,7 @@ class RecordedDeviceProber final : public DeviceProber {
       }
     }
     dev->dc_supported = it->second.dc;
+    if (!it->second.data_direct.empty()) RecordDataDirectAnswer(it->second.data_direct, dev);
     dev->dmabuf_detail = it->second.dmabuf_errno.empty() ? "not recorded" : it->second.dmabuf_errno;
     dev->dmabuf_supported = DmaBufFromErrnoName(it->second.dmabuf_errno);
   }
@@ -103,6 +105,10 @@ Status ParseLine(const std::vector<std::string>& f, std::map<std::string, Record
     (*devices)[f[1]].dc = t;
     return OkStatus();
   }
+  if (kind == "verbs" && key == "data_direct" && f.size() == 4) {
+    (*devices)[f[1]].data_direct = f[3];
+    return OkStatus();
+  }
   if (kind == "nvml" && key == "bar1" && f.size() == 5) {
     RDMASTACK_ASSIGN_OR_RETURN(int64_t total, ParseDecimal(f[3]));
     RDMASTACK_ASSIGN_OR_RETURN(int64_t free, ParseDecimal(f[4]));
@@ -125,6 +131,19 @@ Tristate DmaBufFromErrnoName(std::string_view name) {
   if (name == "EBADF") return Tristate::kYes;
   if (name == "EOPNOTSUPP" || name == "EPROTONOSUPPORT" || name == "ENOSYS") return Tristate::kNo;
   return Tristate::kUnknown;
+}
+
+void RecordDataDirectAnswer(std::string_view answer, RdmaDevice* dev) {
+  dev->data_direct_pci.clear();
+  dev->data_direct_path.clear();
+  if (answer.starts_with('/')) {
+    dev->data_direct = Tristate::kYes;
+    dev->data_direct_path = std::string(answer);
+    dev->data_direct_detail.clear();
+    return;
+  }
+  dev->data_direct = answer == "ENODEV" ? Tristate::kNo : Tristate::kUnknown;
+  dev->data_direct_detail = std::string(answer);
 }
 
 std::unique_ptr<DeviceProber> MakeNullDeviceProber() {

@@ -92,6 +92,7 @@ void FillDevices(const node::NodeFacts& f, agent::v1::NodeReport* r) {
     pg->set_acs_redirect(node::TristateName(g.acs_redirect));
     for (const auto& bdf : g.acs_redirect_bridges) pg->add_acs_redirect_bridges(bdf);
     pg->set_iommu(g.iommu);
+    pg->set_nearest_nic_via(g.nearest_nic_via);
   }
 }
 

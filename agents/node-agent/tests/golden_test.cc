@@ -71,7 +71,8 @@ std::vector<Case> AllCases() {
         "gpu-client-rtxa6000-224mi-bar1-too-small", "storage-cx6-ib-port-down", "node-without-rdma",
         "real-h200-open-580-no-rdma-nic", "gpu-client-h100-acs-redirect",
         "gpu-client-h100-iommu-translated", "gpu-client-h100-peermem-abi-drift",
-        "gpu-client-hgx-h100-8gpu-8nic"}) {
+        "gpu-client-hgx-h100-8gpu-8nic", "gpu-client-cx8-data-direct-4gpu",
+        "gpu-client-cx8-data-direct-unbound"}) {
     for (const char* role : {"gateway", "client"}) out.push_back({p, role});
   }
   return out;

@@ -222,6 +222,26 @@ TEST(WhyViewTest, EveryGpuHasOneLineWithItsNicAndPath) {
   EXPECT_EQ(text.substr(last, text.find('\n', last) - last).find("PIX"), 10u) << text;
 }
 
+// A ConnectX-8 tray: the path was measured from the NIC's Data Direct function, and why says so.
+TEST(WhyViewTest, ADataDirectPathNamesItsFunction) {
+  Snapshot s = FixtureSnapshot();
+  auto node = std::find_if(s.nodes.begin(), s.nodes.end(),
+                           [](const crd::RdmaNode& n) { return n.metadata.name == "gpu-node-0"; });
+  ASSERT_NE(node, s.nodes.end());
+  node->status->gpus.clear();
+  crd::GpuFacts g;
+  g.pci_address = "0008:04:00.0";
+  g.model = "NVIDIA B200";
+  g.nearest_nic = "mlx5_0";
+  g.path_type = "PIX";
+  g.nearest_nic_via = "0008:03:00.0";
+  g.iommu = crd::IommuMode::kTranslated;
+  node->status->gpus.push_back(g);
+  const WhyView v = BuildWhyView(s, "gpu-node-0", NodeExistence::kExists, {}, kNow);
+  ASSERT_EQ(v.gpus.size(), 1u);
+  EXPECT_EQ(v.gpus[0].note, "via Data Direct 0008:03:00.0; IOMMU translates DMA");
+}
+
 // A node that left a profile while workloads there still use its files.
 TEST(WhyViewTest, ARetiringNodeSaysWhatHoldsItsFiles) {
   Snapshot s = FixtureSnapshot();

@@ -275,6 +275,14 @@ TEST(RdmaNodeStatusTest, HostileAcsBridgesAreDroppedNotClipped) {
   EXPECT_FALSE(out.status.gpus[0].acs_redirect.has_value());
   EXPECT_TRUE(out.status.gpus[0].acs_redirect_bridges.empty());
 
+  // A Data Direct function: a PCI address or nothing.
+  g->set_nearest_nic_via("0008:03:00.0");
+  EXPECT_EQ(Compute(Agent(r, kT0), kT0).status.gpus[0].nearest_nic_via, "0008:03:00.0");
+  for (const char* hostile : {"0008:03:00.0 --all", "../../sys", "", "0008:03:00.0\n"}) {
+    g->set_nearest_nic_via(hostile);
+    EXPECT_FALSE(Compute(Agent(r, kT0), kT0).status.gpus[0].nearest_nic_via.has_value()) << hostile;
+  }
+
   // The IOMMU mode, in the CRD's words; only the agent's three words are believed.
   g->set_iommu("translated");
   EXPECT_EQ(Compute(Agent(r, kT0), kT0).status.gpus[0].iommu, crd::IommuMode::kTranslated);

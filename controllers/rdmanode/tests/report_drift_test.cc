@@ -198,6 +198,8 @@ TEST(ReportDriftTest, EveryReportFieldReachesTheRdmaNodeStatusOrIsListedAsNotCar
   ASSERT_GT(report.gpus_size(), 0);
   report.mutable_gpus(0)->set_acs_redirect("yes");
   report.mutable_gpus(0)->add_acs_redirect_bridges("0000:11:00.0");
+  // Likewise a Data Direct function, which only the ConnectX-8 trays have.
+  report.mutable_gpus(0)->set_nearest_nic_via("0000:12:00.1");
   std::unique_ptr<Message> base = dynamic.From(report);
   std::vector<std::vector<const FieldDescriptor*>> leaves;
   std::set<std::string> added;
@@ -348,6 +350,12 @@ const std::map<std::string, std::string>& NotSent() {
       {"NodeFacts.rdmaDevices[].uverbs", kChecked},
       {"NodeFacts.rdmaDevices[].dmaBufSupported", kChecked},
       {"NodeFacts.rdmaDevices[].dmaBufDetail", kChecked},
+      {"NodeFacts.rdmaDevices[].dataDirect", kChecked},
+      {"NodeFacts.rdmaDevices[].dataDirectPci", "the report carries it per GPU (nearest_nic_via)"},
+      {"NodeFacts.rdmaDevices[].dataDirectDetail", kChecked},
+      {"NodeFacts.rdmaDevices[].dataDirectPath", kHostPath},
+      {"NodeFacts.rdmaDevices[].dataDirectNumaNode", kChecked},
+      {"NodeFacts.dataDirectFunctions", kChecked},
       {"NodeFacts.rdmaDevices[].ports[].stateCode", kDerived},
       {"NodeFacts.rdmaDevices[].ports[].physicalStateCode", kDerived},
       {"NodeFacts.rdmaDevices[].ports[].lid", kChecked},
