@@ -61,8 +61,11 @@ OwnedPod ReadOwnedPod(const k8s::JsonObject& pod, std::string_view container) {
     if (c.GetString({"type"}) == "Ready") p.ready = c.GetString({"status"}) == "True";
   }
   for (const auto& c : pod.GetArray({"status", "initContainerStatuses"})) ReadContainer(c, &p);
+  // A multi-rail gateway pod runs `<container>-<rail>`, one per rail: each counts.
+  const std::string rail_prefix = std::string(container) + "-";
   for (const auto& c : pod.GetArray({"status", "containerStatuses"})) {
-    if (c.GetString({"name"}) == container) ReadContainer(c, &p);
+    const std::string name = c.GetString({"name"}).value_or("");
+    if (name == container || name.starts_with(rail_prefix)) ReadContainer(c, &p);
   }
   return p;
 }

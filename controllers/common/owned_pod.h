@@ -46,7 +46,7 @@ struct OwnedPod {
 std::string LastWords(std::string_view message);
 
 // `container`: the DaemonSet's main container, whose waiting reason and restarts count (with
-// every init container's).
+// every init container's); `<container>-<rail>` count too (a multi-rail gateway's).
 OwnedPod ReadOwnedPod(const k8s::JsonObject& pod, std::string_view container);
 
 // Which of two pods of one DaemonSet on one node to go by (a replacement in progress): the live

@@ -33,6 +33,23 @@ k8s::JsonObject Port(std::string_view name, int32_t port, std::string_view app_p
   return std::move(p).Build();
 }
 
+// One node's endpoint: its pod's address, serving as the pod and its rail are, ready unless it is
+// terminating or draining.
+k8s::JsonObject EndpointOf(const crd::GatewayPool& pool, const controllers::OwnedPod& p,
+                           bool serving, bool terminating) {
+  k8s::JsonBuilder e;
+  e.Append({"addresses"}, Str(p.ip));
+  e.SetBool({"conditions", "ready"}, serving && !terminating);
+  e.SetBool({"conditions", "serving"}, serving);
+  e.SetBool({"conditions", "terminating"}, terminating);
+  e.SetString({"nodeName"}, p.node);
+  e.SetString({"targetRef", "kind"}, "Pod");
+  e.SetString({"targetRef", "namespace"}, pool.metadata.namespace_.value_or(""));
+  e.SetString({"targetRef", "name"}, p.name);
+  e.SetString({"targetRef", "uid"}, p.uid);
+  return std::move(e).Build();
+}
+
 }  // namespace
 
 k8s::JsonObject RenderService(const crd::GatewayPool& pool, const Track& track) {
@@ -85,7 +102,7 @@ SliceAssignment ReadSliceAssignment(const std::vector<const k8s::JsonObject*>& s
 std::vector<k8s::JsonObject> RenderEndpointSlices(const crd::GatewayPool& pool, const Track& track,
                                                   const std::vector<controllers::OwnedPod>& pods,
                                                   const SliceAssignment& current,
-                                                  const RoleFunc& role) {
+                                                  const RoleFunc& role, const SliceRail* rail) {
   // One pod per node: during a replacement the live one.
   std::map<std::string, const controllers::OwnedPod*> by_node;
   std::map<std::string, bool> draining;
@@ -127,30 +144,25 @@ std::vector<k8s::JsonObject> RenderEndpointSlices(const crd::GatewayPool& pool, 
     k8s::JsonBuilder slice;
     slice.SetApiVersion("discovery.k8s.io/v1");
     slice.SetKind("EndpointSlice");
-    slice.SetName(DaemonSetName(pool.metadata.name, track.name) + "-" + std::to_string(n));
+    const std::string base = DaemonSetName(pool.metadata.name, track.name) +
+                             (rail != nullptr ? "-" + rail->rail.name : std::string());
+    slice.SetName(base + "-" + std::to_string(n));
     CommonMetadata(pool, &slice);
     slice.SetLabel("kubernetes.io/service-name", ServiceName(pool.metadata.name));
     slice.SetLabel("endpointslice.kubernetes.io/managed-by", kEndpointSliceManagedBy);
     slice.SetLabel(kTrackLabel, track.name);
     slice.SetLabel(kLibraryVersionLabel, track.library_version);
+    if (rail != nullptr) slice.SetLabel(kRailLabel, rail->rail.name);
     slice.SetString({"addressType"}, "IPv4");
-    slice.Append({"ports"}, Port("s3", track.s3_port, "http"));
-    slice.Append({"ports"}, Port("rdma", track.rdma_port, "rdmastack.io/cuobject-rdma"));
+    slice.Append({"ports"},
+                 Port("s3", rail != nullptr ? rail->rail.s3_port : track.s3_port, "http"));
+    slice.Append({"ports"}, Port("rdma", rail != nullptr ? rail->rail.rdma_port : track.rdma_port,
+                                 "rdmastack.io/cuobject-rdma"));
     slice.Set({"endpoints"}, k8s::JsonObject::Array());
     for (const controllers::OwnedPod* pod : slots[n]) {
       const controllers::OwnedPod& p = *pod;
-      const bool terminating = p.terminating || draining[p.node];
-      k8s::JsonBuilder e;
-      e.Append({"addresses"}, Str(p.ip));
-      e.SetBool({"conditions", "ready"}, p.ready && !terminating);
-      e.SetBool({"conditions", "serving"}, p.ready);
-      e.SetBool({"conditions", "terminating"}, terminating);
-      e.SetString({"nodeName"}, p.node);
-      e.SetString({"targetRef", "kind"}, "Pod");
-      e.SetString({"targetRef", "namespace"}, pool.metadata.namespace_.value_or(""));
-      e.SetString({"targetRef", "name"}, p.name);
-      e.SetString({"targetRef", "uid"}, p.uid);
-      slice.Append({"endpoints"}, e);
+      const bool serving = p.ready && (rail == nullptr || !rail->up || rail->up(p.node));
+      slice.Append({"endpoints"}, EndpointOf(pool, p, serving, p.terminating || draining[p.node]));
     }
     controllers::StampAppliedHash(&slice);
     out.push_back(std::move(slice).Build());

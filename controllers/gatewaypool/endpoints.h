@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "controllers/common/owned_pod.h"
+#include "controllers/gatewaypool/rails.h"
 #include "controllers/gatewaypool/track.h"
 #include "crds/types/node_upgrade.h"
 #include "crds/types/types.h"
@@ -40,9 +41,17 @@ SliceAssignment ReadSliceAssignment(const std::vector<const k8s::JsonObject*>& s
 // its pod is) or draining (listed as terminating while it still serves); unset: every node with
 // a pod of the track is active.
 using RoleFunc = std::function<EndpointRole(const std::string& node)>;
+// A rail of a multi-rail pool: its slices are "<pool>-gateway-<track>-<rail>-<n>", labelled with
+// the rail, on its ports; a node whose rail is down (`up` false) is listed neither ready nor
+// serving. Null: the single-rail pool's slices, as before rails.
+struct SliceRail {
+  Rail rail;
+  std::function<bool(const std::string& node)> up;
+};
 std::vector<k8s::JsonObject> RenderEndpointSlices(const crd::GatewayPool& pool, const Track& track,
                                                   const std::vector<controllers::OwnedPod>& pods,
                                                   const SliceAssignment& current = {},
-                                                  const RoleFunc& role = nullptr);
+                                                  const RoleFunc& role = nullptr,
+                                                  const SliceRail* rail = nullptr);
 
 }  // namespace rdmastack::gatewaypool

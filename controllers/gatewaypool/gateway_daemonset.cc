@@ -2,6 +2,7 @@
 
 #include "base/sha256.h"
 #include "controllers/common/render.h"
+#include "controllers/gatewaypool/rails.h"
 #include "crds/types/label_names.h"
 #include "crds/types/path_template.h"
 #include "crds/types/rdmanode_api.h"
@@ -16,11 +17,16 @@ using controllers::Mount;
 using controllers::Obj;
 using controllers::Str;
 
+// The container port name of a rail's S3 port: "s3" for the single rail.
+std::string S3PortName(const Rail& rail) {
+  return rail.name.empty() ? "s3" : "s3-r" + std::to_string(rail.index);
+}
+
 // A GET of the gateway's health path on its S3 port, with `timing` (periods and thresholds).
-k8s::JsonObject HealthProbe(std::string_view timing, bool tls) {
+k8s::JsonObject HealthProbe(std::string_view timing, bool tls, const Rail& rail) {
   k8s::JsonBuilder probe(Obj(timing));
   probe.SetString({"httpGet", "path"}, kHealthPath);
-  probe.SetString({"httpGet", "port"}, "s3");
+  probe.SetString({"httpGet", "port"}, S3PortName(rail));
   if (tls) probe.SetString({"httpGet", "scheme"}, "HTTPS");
   return std::move(probe).Build();
 }
@@ -76,22 +82,24 @@ StatusOr<GatewayPaths> RenderGatewayPaths(const crd::GatewayPool& pool) {
 
 // The settings every gateway gets: the launcher's and versitygw's own.
 std::vector<std::pair<std::string, std::string>> FixedEnv(const crd::GatewayPoolSpec& spec,
-                                                          const Track& track,
+                                                          const Track& track, const Rail& rail,
                                                           const std::string& gwroot,
                                                           int64_t buffer_bytes) {
   return {
       {"RDMASTACK_GW_MODE", "rdma"},
       {"RDMASTACK_GW_BUILD", track.gateway_build},
-      {"RDMASTACK_GW_S3_PORT", std::to_string(track.s3_port)},
-      {"RDMASTACK_GW_RDMA_PORT", std::to_string(track.rdma_port)},
-      {"RDMASTACK_GW_RDMA_SELECT", spec.rdma.interface.value_or(spec.rdma.cidr.value_or(""))},
+      {"RDMASTACK_GW_S3_PORT", std::to_string(rail.s3_port)},
+      {"RDMASTACK_GW_RDMA_PORT", std::to_string(rail.rdma_port)},
+      {"RDMASTACK_GW_RDMA_SELECT", rail.selector},
       {"RDMASTACK_GW_GWROOT_TEMPLATE", gwroot},
       {"RDMASTACK_GW_CREATE_GWROOT", "true"},
       {"RDMASTACK_GW_HEALTH_PATH", kHealthPath},
       {"RDMASTACK_GW_SERVER_LIB_DIR", kLibraryDir},
       {"RDMASTACK_GW_SERVER_LIB_VERSION", track.library_version},
       {"RDMASTACK_GW_SERVER_LIB_MAJOR", std::to_string(track.major)},
-      {"RDMASTACK_GW_CONFIG_DIR", kConfigDir},
+      // Each rail's gateway writes its own cufile.json.
+      {"RDMASTACK_GW_CONFIG_DIR",
+       rail.name.empty() ? std::string(kConfigDir) : std::string(kConfigDir) + "/" + rail.name},
       {"RDMASTACK_HOST_ROOT", "/host"},
       {"VGW_POOL_BUF_SIZE", std::to_string(buffer_bytes)},
       {"VGW_POOL_BUF_COUNT", std::to_string(spec.rdma.buffer_pool.buffer_count)},
@@ -144,11 +152,13 @@ void AppendTlsEnv(k8s::JsonBuilder* c) {
                          R"("valueFrom":{"fieldRef":{"fieldPath":"status.podIP"}}})"));
 }
 
-void AppendGatewayEnv(const crd::GatewayPoolSpec& spec, const Track& track,
+void AppendGatewayEnv(const crd::GatewayPoolSpec& spec, const Track& track, const Rail& rail,
                       const GatewayPaths& paths, int64_t buffer_bytes,
                       const GatewayRenderOptions& o, k8s::JsonBuilder* c) {
-  for (const auto& [k, v] : FixedEnv(spec, track, paths.gwroot, buffer_bytes))
+  for (const auto& [k, v] : FixedEnv(spec, track, rail, paths.gwroot, buffer_bytes))
     c->Append({"env"}, EnvValue(k, v));
+  // A rail may start with its link down (the pool withdraws its endpoints until it is up).
+  if (!rail.name.empty()) c->Append({"env"}, EnvValue("RDMASTACK_GW_RAIL", rail.name));
   AppendOptionalEnv(spec, track, paths.sidecar, c);
   c->Append({"env"},
             Obj(R"({"name":"NODE_NAME","valueFrom":{"fieldRef":{"fieldPath":"spec.nodeName"}}})"));
@@ -159,11 +169,11 @@ void AppendGatewayEnv(const crd::GatewayPoolSpec& spec, const Track& track,
 
 // Ready = health plus a signed ListBuckets: the listener, the root keys and a readdir of the
 // backend (a hung Lustre mount shows as a timeout).
-k8s::JsonObject ReadinessProbe(const crd::GatewayPoolSpec& spec, const Track& track, bool tls) {
+k8s::JsonObject ReadinessProbe(const crd::GatewayPoolSpec& spec, const Rail& rail, bool tls) {
   k8s::JsonBuilder ready(Obj(R"({"periodSeconds":10,"timeoutSeconds":6,"failureThreshold":3})"));
   for (const std::string& a :
        {std::string("rdmastack-gateway"), std::string("probe"), std::string("--endpoint"),
-        (tls ? "https" : "http") + std::string("://127.0.0.1:") + std::to_string(track.s3_port),
+        (tls ? "https" : "http") + std::string("://127.0.0.1:") + std::to_string(rail.s3_port),
         std::string("--region"), spec.s3.region, std::string("--timeout-ms"),
         std::string("5000")}) {
     ready.Append({"exec", "command"}, Str(a));
@@ -171,16 +181,16 @@ k8s::JsonObject ReadinessProbe(const crd::GatewayPoolSpec& spec, const Track& tr
   return std::move(ready).Build();
 }
 
-void SetGatewayProbes(const crd::GatewayPoolSpec& spec, const Track& track, bool tls,
+void SetGatewayProbes(const crd::GatewayPoolSpec& spec, const Rail& rail, bool tls,
                       k8s::JsonBuilder* c) {
   // vgwrdma registers its buffers before it opens the listener: the first health answer proves
   // the RDMA set-up succeeded.
   c->Set({"startupProbe"},
-         HealthProbe(R"({"periodSeconds":2,"failureThreshold":60,"timeoutSeconds":2})", tls));
-  c->Set({"readinessProbe"}, ReadinessProbe(spec, track, tls));
+         HealthProbe(R"({"periodSeconds":2,"failureThreshold":60,"timeoutSeconds":2})", tls, rail));
+  c->Set({"readinessProbe"}, ReadinessProbe(spec, rail, tls));
   // Restart only a gateway that stopped answering at all, and not for a slow backend.
   c->Set({"livenessProbe"},
-         HealthProbe(R"({"periodSeconds":10,"timeoutSeconds":5,"failureThreshold":6})", tls));
+         HealthProbe(R"({"periodSeconds":10,"timeoutSeconds":5,"failureThreshold":6})", tls, rail));
 }
 
 // Pinned pages are charged to the pod: `memory_bytes` is what the buffer pool pins plus headroom.
@@ -213,7 +223,7 @@ void AppendGatewayMounts(const crd::GatewayPoolSpec& spec, const GatewayRenderOp
 }
 
 StatusOr<k8s::JsonObject> GatewayContainer(const crd::GatewayPool& pool, const Track& track,
-                                           const GatewayRenderOptions& o) {
+                                           const Rail& rail, const GatewayRenderOptions& o) {
   const crd::GatewayPoolSpec& spec = pool.spec;
   RDMASTACK_ASSIGN_OR_RETURN(int64_t buffer_bytes,
                              crd::BytesFromIntOrQuantity(spec.rdma.buffer_pool.buffer_size));
@@ -221,19 +231,22 @@ StatusOr<k8s::JsonObject> GatewayContainer(const crd::GatewayPool& pool, const T
   const bool tls = spec.s3.tls_secret.has_value();
 
   k8s::JsonBuilder c;
-  c.SetString({"name"}, kGatewayContainer);
+  c.SetString({"name"}, GatewayContainerName(rail));
   c.SetString({"image"}, track.gateway_image);
   c.SetString({"imagePullPolicy"}, crd::ToString(spec.gateway.image_pull_policy));
   c.Append({"args"}, Str("run"));
   // The launcher's refusal (one line on stderr, then exit) becomes the termination message that
   // the pool's failingNodes quotes.
   c.SetString({"terminationMessagePolicy"}, "FallbackToLogsOnError");
-  AppendGatewayEnv(spec, track, paths, buffer_bytes, o, &c);
+  AppendGatewayEnv(spec, track, rail, paths, buffer_bytes, o, &c);
 
-  k8s::JsonBuilder port(Obj(R"({"name":"s3","protocol":"TCP"})"));
-  port.SetInt({"containerPort"}, track.s3_port);
+  // Key order as before rails: the template hash of a single-rail pool's pods must not move.
+  k8s::JsonBuilder port;
+  port.SetString({"name"}, S3PortName(rail));
+  port.SetString({"protocol"}, "TCP");
+  port.SetInt({"containerPort"}, rail.s3_port);
   c.Append({"ports"}, port);
-  SetGatewayProbes(spec, track, tls, &c);
+  SetGatewayProbes(spec, rail, tls, &c);
 
   c.Set({"securityContext"},
         Obj(R"({"capabilities":{"add":["IPC_LOCK"]},"allowPrivilegeEscalation":false})"));
@@ -293,7 +306,12 @@ StatusOr<k8s::JsonObject> RenderGatewayDaemonSet(const crd::GatewayPool& pool, c
     return InvalidArgumentError("GatewayPool " + pool.metadata.name +
                                 " has no metadata.uid: its IAM directory would not be its own");
   }
-  RDMASTACK_ASSIGN_OR_RETURN(k8s::JsonObject container, GatewayContainer(pool, track, options));
+  std::vector<k8s::JsonObject> containers;
+  for (const Rail& rail : RailsOf(spec, track)) {
+    RDMASTACK_ASSIGN_OR_RETURN(k8s::JsonObject container,
+                               GatewayContainer(pool, track, rail, options));
+    containers.push_back(std::move(container));
+  }
   const k8s::JsonObject labels = Labels(pool, track);
 
   k8s::JsonBuilder ds;
@@ -329,7 +347,7 @@ StatusOr<k8s::JsonObject> RenderGatewayDaemonSet(const crd::GatewayPool& pool, c
   for (const auto& t : spec.tolerations)
     pod.Append({"tolerations"}, controllers::TolerationJson(t));
   pod.Append({"initContainers"}, LibraryInitContainer(pool, track));
-  pod.Append({"containers"}, container);
+  for (k8s::JsonObject& container : containers) pod.Append({"containers"}, std::move(container));
 
   AppendPodVolumes(pool, options, &pod);
   std::vector<std::string> pool_pull_secrets;

@@ -19,6 +19,7 @@
 #include "controllers/gatewaypool/endpoints.h"
 #include "controllers/gatewaypool/iam_cleanup.h"
 #include "controllers/gatewaypool/pool_index.h"
+#include "controllers/gatewaypool/rails.h"
 #include "crds/types/json.h"
 #include "crds/types/kinds.h"
 #include "crds/types/reasons.h"
@@ -128,9 +129,11 @@ std::optional<PoolConflict> GatewayPoolReconciler::FindConflict(
       if (controllers::SelectorMatchesLabelsOf(p.spec.node_selector, *n))
         f.nodes.insert(std::string(n->Name()));
     }
-    auto add = [&f](const Track& t) {
-      f.ports.insert(t.s3_port);
-      f.ports.insert(t.rdma_port);
+    auto add = [&f, &p](const Track& t) {
+      for (const Rail& rail : RailsOf(p.spec, t)) {
+        f.ports.insert(rail.s3_port);
+        f.ports.insert(rail.rdma_port);
+      }
     };
     // A pool of a namespace the operator does not serve starts nothing: it holds ports only with
     // gateways the cache still shows (with a namespace list, the cache has none of an unlisted

@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
 #include <charconv>
 #include <vector>
 
@@ -79,6 +80,7 @@ NodeVerdict PickByInterface(const std::string& name, const crd::RdmaNodeStatus& 
     NodeVerdict v;
     v.verified = true;
     v.rdma_address = AddressOnly(n.ipv4.front());
+    v.netdev = n.name;
     return v;
   }
   return Fail(reasons::kInterfaceNotFound,
@@ -90,18 +92,19 @@ NodeVerdict PickByInterface(const std::string& name, const crd::RdmaNodeStatus& 
 NodeVerdict PickByCidr(const std::string& text, const crd::RdmaNodeStatus& s) {
   const auto cidr = ParseCidr(text);
   if (!cidr) return Fail(reasons::kNoAddressInCidr, "rdma.cidr " + text + " is not an IPv4 CIDR");
-  std::vector<std::string> hits;
+  std::vector<std::pair<std::string, std::string>> hits;  // address, netdev
   for (const auto& n : s.netdevs) {
     if (!n.rdma_device) continue;
     for (const auto& ip : n.ipv4) {
       auto parsed = ParseIpv4(AddressOnly(ip));
-      if (parsed && InCidr(*parsed, *cidr)) hits.push_back(AddressOnly(ip));
+      if (parsed && InCidr(*parsed, *cidr)) hits.emplace_back(AddressOnly(ip), n.name);
     }
   }
   if (hits.size() == 1) {
     NodeVerdict v;
     v.verified = true;
-    v.rdma_address = hits.front();
+    v.rdma_address = hits.front().first;
+    v.netdev = hits.front().second;
     return v;
   }
   if (hits.empty()) {
@@ -114,7 +117,63 @@ NodeVerdict PickByCidr(const std::string& text, const crd::RdmaNodeStatus& s) {
                                                   " addresses on this node; narrow it to one");
 }
 
+NodeVerdict PickBySelector(const std::string& selector, bool is_cidr,
+                           const crd::RdmaNodeStatus& s) {
+  return is_cidr ? PickByCidr(selector, s) : PickByInterface(selector, s);
+}
+
+// The RDMA port under `netdev` as the status reports it: "" when up or not reported, else what
+// is wrong with it.
+std::string PortDown(const std::string& netdev, const crd::RdmaNodeStatus& s) {
+  for (const auto& n : s.netdevs) {
+    if (n.name != netdev || !n.rdma_device) continue;
+    for (const auto& d : s.devices) {
+      if (d.name != *n.rdma_device) continue;
+      for (const auto& p : d.ports) {
+        if (p.number != n.rdma_port.value_or(1) || !p.state) continue;
+        if (*p.state == "ACTIVE" && p.physical_state.value_or("LinkUp") == "LinkUp") return "";
+        return d.name + "/" + std::to_string(p.number) + " is " + *p.state +
+               (p.physical_state ? " (" + *p.physical_state + ")" : "");
+      }
+    }
+  }
+  return "";
+}
+
+NodeVerdict VerifyRails(const std::vector<crd::RdmaRail>& rails, const crd::RdmaNodeStatus& s) {
+  NodeVerdict out;
+  for (const crd::RdmaRail& rail : rails) {
+    NodeVerdict v = PickBySelector(rail.interface.value_or(rail.cidr.value_or("")),
+                                   !rail.interface.has_value(), s);
+    if (!v.verified) {
+      v.message = "rail " + rail.name + ": " + v.message;
+      return v;
+    }
+    RailVerdict r{rail.name, v.rdma_address, true, PortDown(v.netdev, s)};
+    r.up = r.down.empty();
+    if (out.rails.empty()) {
+      out.rdma_address = v.rdma_address;
+      out.netdev = v.netdev;
+    }
+    out.rails.push_back(std::move(r));
+  }
+  out.verified = true;
+  return out;
+}
+
 }  // namespace
+
+bool NodeVerdict::RailsDown() const {
+  return std::any_of(rails.begin(), rails.end(), [](const RailVerdict& r) { return !r.up; });
+}
+
+bool RailServes(const NodeVerdict& v, std::string_view rail) {
+  if (v.rails.empty()) return true;
+  for (const RailVerdict& r : v.rails) {
+    if (r.name == rail) return r.up;
+  }
+  return false;
+}
 
 NodeVerdict VerifyNode(const crd::GatewayPoolSpec& spec, const NodeInput& node) {
   if (!node.rdma) {
@@ -138,6 +197,7 @@ NodeVerdict VerifyNode(const crd::GatewayPoolSpec& spec, const NodeInput& node) 
     return Fail(g->reason.empty() ? reasons::kGatewayIncapable : g->reason,
                 g->message + "; kubectl describe rdmanode " + node.name + " lists every check");
   }
+  if (!spec.rdma.rails.empty()) return VerifyRails(spec.rdma.rails, s);
   if (spec.rdma.interface) return PickByInterface(*spec.rdma.interface, s);
   if (spec.rdma.cidr) return PickByCidr(*spec.rdma.cidr, s);
   return Fail(reasons::kInterfaceNotFound, "the pool names neither rdma.interface nor rdma.cidr");

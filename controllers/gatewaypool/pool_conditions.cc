@@ -195,6 +195,12 @@ crd::Condition DegradedCondition(const PoolFacts& f) {
     return f.set.Make(kDegraded, ConditionStatus::kTrue, reasons::kNodesNotVerified,
                       std::to_string(n.not_verified) + " of " + Count(n.selected, "selected node") +
                           " cannot run the gateway");
+  if (!n.degraded.empty())
+    return f.set.Make(kDegraded, ConditionStatus::kTrue, reasons::kRailDown,
+                      n.degraded.front().node + ": " + n.degraded.front().message.value_or("") +
+                          "; " + Count(n.degraded.size(), "node") +
+                          (n.degraded.size() == 1 ? " serves" : " serve") +
+                          " on fewer rails (status.degradedNodes)");
   return f.set.Make(kDegraded, ConditionStatus::kFalse, reasons::kAsExpected,
                     "nothing needs attention");
 }

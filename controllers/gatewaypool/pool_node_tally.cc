@@ -112,6 +112,24 @@ class NodePass {
   NodeFindings f_;
 };
 
+// A verified node of a multi-rail pool with a rail down: which, why, and what still serves.
+void AddRailsDown(const SelectedNode& n, PoolNodeTally* t) {
+  if (!n.verdict.RailsDown()) return;
+  std::string down, up;
+  for (const RailVerdict& r : n.verdict.rails) {
+    if (r.up) {
+      up += (up.empty() ? "" : ", ") + r.name;
+    } else {
+      ++t->rails_down;
+      down += (down.empty() ? "" : "; ") + ("rail " + r.name + " (" + r.address + "): " + r.down);
+    }
+  }
+  if (t->degraded.size() >= kMaxFailingNodes) return;
+  t->degraded.push_back({n.name, crd::reasons::kRailDown,
+                         down + (up.empty() ? "; no rail is up" : "; serving on " + up),
+                         std::nullopt});
+}
+
 void NodePass::Add(const SelectedNode& n) {
   PoolNodeTally& t = f_.tally;
   auto g = gateways_.find(n.name);
@@ -123,6 +141,7 @@ void NodePass::Add(const SelectedNode& n) {
     return;
   }
   if (serving) ++t.ready;
+  if (n.verdict.verified) AddRailsDown(n, &t);
   if (serving && upgrade_.served_elsewhere.count(n.name)) {
     if (n.verdict.verified) ++t.verified;
     return;

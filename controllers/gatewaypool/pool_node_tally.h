@@ -24,6 +24,8 @@ struct PoolNodeTally {
   const UpgradePlan* upgrade = nullptr;  // the plan when an upgrade is under way, else null
   crd::GatewayPoolNodeCounts counts;
   std::vector<crd::NodeProblem> failing;          // at most kMaxFailingNodes
+  std::vector<crd::NodeProblem> degraded;         // RailDown; at most kMaxFailingNodes
+  size_t rails_down = 0;                          // over every degraded node
   std::vector<crd::MaintenanceNode> maintenance;  // at most kMaxMaintenanceNodes
 };
 

@@ -10,6 +10,7 @@
 #include "controllers/common/tenancy.h"
 #include "controllers/gatewaypool/endpoints.h"
 #include "controllers/gatewaypool/pool_host_policy.h"
+#include "controllers/gatewaypool/rails.h"
 #include "crds/types/reasons.h"
 #include "operator/k8s/json_builder.h"
 
@@ -77,13 +78,22 @@ std::map<std::string, Track> RecordedTracks(const PoolObjects& owned) {
   return tracks;
 }
 
+// Every port a track binds on a node: each rail's S3 and RDMA port.
+std::set<int32_t> TrackPorts(const crd::GatewayPoolSpec& spec, const Track& track) {
+  std::set<int32_t> out;
+  for (const Rail& rail : RailsOf(spec, track)) out.insert({rail.s3_port, rail.rdma_port});
+  return out;
+}
+
 // A track still running on the nodes that holds the new track's ports (SideBySide needs them free).
-std::string PortConflict(const Track& target, const std::map<std::string, Track>& tracks) {
+std::string PortConflict(const crd::GatewayPoolSpec& spec, const Track& target,
+                         const std::map<std::string, Track>& tracks) {
   std::string conflict;
+  const std::set<int32_t> wanted = TrackPorts(spec, target);
   for (const auto& [name, other] : tracks) {
     if (name == target.name) continue;
-    if (other.s3_port == target.s3_port || other.rdma_port == target.rdma_port ||
-        other.s3_port == target.rdma_port || other.rdma_port == target.s3_port)
+    const std::set<int32_t> held = TrackPorts(spec, other);
+    if (std::any_of(wanted.begin(), wanted.end(), [&](int32_t p) { return held.count(p) > 0; }))
       conflict = "track " + target.name + " would use ports " + std::to_string(target.s3_port) +
                  "/" + std::to_string(target.rdma_port) + " that track " + name +
                  " still holds on its nodes; give the new version its own s3.port and " +
@@ -106,7 +116,7 @@ UpgradeInputs UpgradeBase(const PoolSnapshot& s, const PoolInputs& in) {
     up.target_hash =
         in.daemonset->GetString({"spec", "template", "metadata", "labels", kTemplateHashLabel})
             .value_or("");
-    up.port_conflict = PortConflict(*track, in.tracks);
+    up.port_conflict = PortConflict(s.pool->spec, *track, in.tracks);
   }
   return up;
 }
@@ -320,24 +330,33 @@ runtime::ObjectPtr Named(const std::vector<runtime::ObjectPtr>& objects, std::st
 // endpoints; those no longer rendered are unwanted.
 void PlanTrackSlices(const PoolSnapshot& s, const Track& t, const std::string& target,
                      const std::map<std::string, const NodeDecision*>& decisions,
-                     WorkloadWrites& w) {
-  std::vector<const k8s::JsonObject*> current;
-  for (const auto& slice : s.owned.slices) {
-    if (slice->Label(kTrackLabel) == t.name) current.push_back(slice.get());
-  }
+                     const std::map<std::string, const NodeVerdict*>& verdicts, WorkloadWrites& w) {
   auto role = [&](const std::string& node) {
     auto it = decisions.find(node);
     return it == decisions.end() ? EndpointRole::kAbsent : NodeRole(*it->second, t.name, target);
   };
   std::set<std::string> desired;
-  for (auto& slice :
-       RenderEndpointSlices(*s.pool, t, s.owned.pods, ReadSliceAssignment(current), role)) {
-    desired.insert(std::string(slice.Name()));
-    runtime::ObjectPtr existing = Named(s.owned.slices, slice.Name());
-    const std::set<std::string> before = existing ? ReadyNodes(*existing) : std::set<std::string>{};
-    bool gains = false;
-    for (const auto& node : ReadyNodes(slice)) gains = gains || !before.count(node);
-    (gains ? w.gaining : w.rest).push_back({std::move(slice), std::move(existing)});
+  const bool multi_rail = !s.pool->spec.rdma.rails.empty();
+  for (const Rail& r : RailsOf(s.pool->spec, t)) {
+    std::vector<const k8s::JsonObject*> current;
+    for (const auto& slice : s.owned.slices) {
+      if (slice->Label(kTrackLabel) == t.name && slice->Label(kRailLabel).value_or("") == r.name)
+        current.push_back(slice.get());
+    }
+    const SliceRail rail{r, [&verdicts, &r](const std::string& node) {
+                           auto v = verdicts.find(node);
+                           return v == verdicts.end() || RailServes(*v->second, r.name);
+                         }};
+    for (auto& slice : RenderEndpointSlices(*s.pool, t, s.owned.pods, ReadSliceAssignment(current),
+                                            role, multi_rail ? &rail : nullptr)) {
+      desired.insert(std::string(slice.Name()));
+      runtime::ObjectPtr existing = Named(s.owned.slices, slice.Name());
+      const std::set<std::string> before =
+          existing ? ReadyNodes(*existing) : std::set<std::string>{};
+      bool gains = false;
+      for (const auto& node : ReadyNodes(slice)) gains = gains || !before.count(node);
+      (gains ? w.gaining : w.rest).push_back({std::move(slice), std::move(existing)});
+    }
   }
   for (const auto& slice : s.owned.slices) {
     if (slice->Label(kTrackLabel) == t.name && !desired.count(std::string(slice->Name())))
@@ -433,11 +452,13 @@ WorkloadWrites PlanWorkloads(const PoolSnapshot& snapshot, const PoolInputs& inp
   w.service = ObjectWrite{RenderService(pool, target), owned.service};
   std::map<std::string, const NodeDecision*> decisions;
   for (const NodeDecision& d : upgrade.nodes) decisions[d.node] = &d;
+  std::map<std::string, const NodeVerdict*> verdicts;
+  for (const SelectedNode& n : inputs.status.selected) verdicts[n.name] = &n.verdict;
   for (const auto& [track_name, t] : inputs.tracks) {
     const bool has_ds =
         Named(owned.daemonsets, DaemonSetName(pool.metadata.name, track_name)) != nullptr;
     if (!has_ds && track_name != target.name) continue;
-    PlanTrackSlices(snapshot, t, target.name, decisions, w);
+    PlanTrackSlices(snapshot, t, target.name, decisions, verdicts, w);
   }
   PlanRetiredTracks(snapshot, target, upgrade, w);
   return w;

@@ -8,6 +8,7 @@
 #include "controllers/common/conditions.h"
 #include "controllers/gatewaypool/pool_conditions.h"
 #include "controllers/gatewaypool/pool_node_tally.h"
+#include "controllers/gatewaypool/rails.h"
 
 namespace rdmastack::gatewaypool {
 namespace {
@@ -41,10 +42,23 @@ std::vector<crd::Endpoint> Endpoints(const PoolStatusInputs& in) {
   std::vector<crd::Endpoint> out;
   const std::optional<Track>& track = in.decision.track;
   if (!track) return out;
+  const std::vector<Rail> rails = RailsOf(in.pool->spec, *track);
+  std::map<std::string, const NodeVerdict*> verdicts;
+  for (const SelectedNode& n : in.selected) verdicts[n.name] = &n.verdict;
   for (const auto& p : in.pods) {
     if (p.track != track->name || !p.ready || p.terminating || p.ip.empty()) continue;
     if (out.size() >= kMaxStatusEndpoints) break;
-    out.push_back({p.node, p.ip, track->s3_port, track->rdma_port, track->library_version});
+    crd::Endpoint e{p.node, p.ip, track->s3_port, track->rdma_port, track->library_version, {}};
+    if (!in.pool->spec.rdma.rails.empty()) {
+      auto v = verdicts.find(p.node);
+      for (const Rail& rail : rails) {
+        if (v != verdicts.end() && !RailServes(*v->second, rail.name)) continue;
+        if (e.rails.empty()) e.s3_port = rail.s3_port, e.rdma_port = rail.rdma_port;
+        e.rails.push_back(rail.name);
+      }
+      if (e.rails.empty()) continue;
+    }
+    out.push_back(std::move(e));
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.node < b.node; });
   return out;
@@ -84,6 +98,7 @@ crd::GatewayPoolStatus ComputePoolStatus(const PoolStatusInputs& in) {
   const PoolNodeTally nodes = TallyPoolNodes(in);
   s.node_counts = nodes.counts;
   s.failing_nodes = nodes.failing;
+  s.degraded_nodes = nodes.degraded;
   s.maintenance_nodes = nodes.maintenance;
   s.versions = VersionsRunning(in);
   if (track) {

@@ -20,6 +20,7 @@ constexpr char kNodeLibrary[] = "rdmastack_gatewaypool_node_library_info";
 constexpr char kUpgrading[] = "rdmastack_gatewaypool_upgrade_in_progress";
 constexpr char kUpgradeNodes[] = "rdmastack_gatewaypool_upgrade_nodes";
 constexpr char kFailing[] = "rdmastack_gatewaypool_failing_nodes";
+constexpr char kDegraded[] = "rdmastack_gatewaypool_degraded_nodes";
 
 void Declare(FamilySet& set) {
   set.Declare(kPoolNodes,
@@ -35,6 +36,10 @@ void Declare(FamilySet& set) {
   set.Declare(kUpgradeNodes,
               "Nodes of the current upgrade by phase; present only while an upgrade runs.");
   set.Declare(kFailing, "Nodes of a GatewayPool listed as failing, by reason.");
+  set.Declare(
+      kDegraded,
+      "Nodes of a GatewayPool that serve on fewer rails than it has (status.degradedNodes), "
+      "by reason.");
 }
 
 void AddNodeCounts(FamilySet& set, const Labels& pool, const crd::GatewayPoolNodeCounts& c) {
@@ -97,10 +102,13 @@ std::vector<runtime::SampledFamily> PoolMetrics(const std::vector<crd::GatewayPo
     AddConditions(set, kPoolPrefix, labels, status.conditions);
     AddTracks(set, labels, status);
     AddUpgrade(set, labels, status.current_upgrade);
-    std::map<std::string, int> failing;
-    for (const crd::NodeProblem& p : status.failing_nodes) ++failing[p.reason];
-    for (const auto& [reason, n] : failing)
-      set.Add(kFailing, With(labels, {{"reason", reason}}), n);
+    for (const auto& [family, problems] : {std::pair{kFailing, &status.failing_nodes},
+                                           std::pair{kDegraded, &status.degraded_nodes}}) {
+      std::map<std::string, int> by_reason;
+      for (const crd::NodeProblem& p : *problems) ++by_reason[p.reason];
+      for (const auto& [reason, n] : by_reason)
+        set.Add(family, With(labels, {{"reason", reason}}), n);
+    }
   }
   return std::move(set).Take();
 }

@@ -101,10 +101,19 @@ constexpr auto JsonFields(const KeyedSecretRef*) {
   return std::tuple{F("name", &KeyedSecretRef::name), F("key", &KeyedSecretRef::key)};
 }
 
+constexpr auto JsonFields(const RdmaRail*) {
+  using T = RdmaRail;
+  return std::tuple{F("name", &T::name), F("interface", &T::interface), F("cidr", &T::cidr)};
+}
+
 constexpr auto JsonFields(const RdmaSpec*) {
   using T = RdmaSpec;
-  return std::tuple{F("interface", &T::interface), F("cidr", &T::cidr), F("port", &T::port),
-                    F("bufferPool", &T::buffer_pool), F("dcKeySecret", &T::dc_key_secret)};
+  return std::tuple{F("interface", &T::interface),
+                    F("cidr", &T::cidr),
+                    F("rails", &T::rails),
+                    F("port", &T::port),
+                    F("bufferPool", &T::buffer_pool),
+                    F("dcKeySecret", &T::dc_key_secret)};
 }
 
 constexpr auto JsonFields(const PosixBackend*) {
@@ -171,8 +180,12 @@ constexpr auto JsonFields(const NodeProblem*) {
 
 constexpr auto JsonFields(const Endpoint*) {
   using T = Endpoint;
-  return std::tuple{F("node", &T::node), F("ip", &T::ip), F("s3Port", &T::s3_port),
-                    F("rdmaPort", &T::rdma_port), F("libraryVersion", &T::library_version)};
+  return std::tuple{F("node", &T::node),
+                    F("ip", &T::ip),
+                    F("s3Port", &T::s3_port),
+                    F("rdmaPort", &T::rdma_port),
+                    F("libraryVersion", &T::library_version),
+                    F("rails", &T::rails)};
 }
 
 constexpr auto JsonFields(const UpgradePhaseCounts*) {
@@ -204,6 +217,7 @@ constexpr auto JsonFields(const GatewayPoolStatus*) {
                     F("nodeCounts", &T::node_counts),
                     F("versions", &T::versions),
                     F("failingNodes", &T::failing_nodes),
+                    F("degradedNodes", &T::degraded_nodes),
                     F("maintenanceNodes", &T::maintenance_nodes),
                     F("endpoints", &T::endpoints),
                     F("currentUpgrade", &T::current_upgrade)};

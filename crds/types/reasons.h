@@ -48,6 +48,8 @@ inline constexpr char kPoolConflict[] = "PoolConflict";
 inline constexpr char kNoNodesSelected[] = "NoNodesSelected";
 inline constexpr char kAllNodesVerified[] = "AllNodesVerified";
 inline constexpr char kNodesNotVerified[] = "NodesNotVerified";
+// A multi-rail pool's node serves, but a rail's RDMA port is down.
+inline constexpr char kRailDown[] = "RailDown";
 // GatewayPool Ready (GatewaysFailing also Degraded).
 inline constexpr char kAllNodesInMaintenance[] = "AllNodesInMaintenance";
 inline constexpr char kNoNodesVerified[] = "NoNodesVerified";
@@ -173,6 +175,7 @@ inline constexpr UsedBy kAll[] = {
     {Kind::kGatewayPool, kNoNodesSelected},
     {Kind::kGatewayPool, kAllNodesVerified},
     {Kind::kGatewayPool, kNodesNotVerified},
+    {Kind::kGatewayPool, kRailDown},
     {Kind::kGatewayPool, kAllNodesInMaintenance},
     {Kind::kGatewayPool, kNoNodesVerified},
     {Kind::kGatewayPool, kGatewaysStarting},

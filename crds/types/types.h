@@ -278,9 +278,24 @@ struct KeyedSecretRef {
   friend bool operator==(const KeyedSecretRef&, const KeyedSecretRef&) = default;
 };
 
+// One rail of a multi-rail pool: a gateway of its own on every node, on the IPv4 its interface or
+// cidr picks (the same rules as rdma.interface and rdma.cidr), on the track's ports plus
+// kRailPortStride times the rail's place in the list.
+struct RdmaRail {
+  std::string name;
+  std::optional<std::string> interface;
+  std::optional<std::string> cidr;
+  friend bool operator==(const RdmaRail&, const RdmaRail&) = default;
+};
+
+// Ports of rail i: the track's S3 and RDMA ports plus i times this.
+inline constexpr int32_t kRailPortStride = 100;
+inline constexpr size_t kMaxRails = 8;
+
 struct RdmaSpec {
   std::optional<std::string> interface;
   std::optional<std::string> cidr;
+  std::vector<RdmaRail> rails;  // instead of interface/cidr: one gateway per rail
   std::optional<int32_t> port;  // default: 19099 + library major
   BufferPool buffer_pool;
   std::optional<KeyedSecretRef> dc_key_secret;
@@ -364,6 +379,8 @@ struct Endpoint {
   int32_t s3_port = 0;
   std::optional<int32_t> rdma_port;
   std::optional<std::string> library_version;
+  // Multi-rail pools: the rails that serve on the node (s3_port and rdma_port are the first's).
+  std::vector<std::string> rails;
   friend bool operator==(const Endpoint&, const Endpoint&) = default;
 };
 
@@ -406,6 +423,8 @@ struct GatewayPoolStatus {
   std::optional<GatewayPoolNodeCounts> node_counts;
   std::vector<LibraryTrack> versions;
   std::vector<NodeProblem> failing_nodes;
+  // Nodes that serve, but on fewer rails than the pool has (RailDown).
+  std::vector<NodeProblem> degraded_nodes;
   std::vector<MaintenanceNode> maintenance_nodes;
   std::vector<Endpoint> endpoints;
   std::optional<CurrentUpgrade> current_upgrade;

@@ -233,17 +233,66 @@ void CheckPorts(const GatewayPoolSpec& spec, const Problems& p) {
     p.At("rdma").At("port").Add("effective RDMA port " + std::to_string(*rdma) +
                                 " equals the effective S3 port; give them different ports");
   }
+  const size_t rails = spec.rdma.rails.size();
+  if (rails < 2 || rails > kMaxRails) return;
+  const int32_t top = static_cast<int32_t>(rails - 1) * kRailPortStride;
+  if (*s3 + top > 65535 || *rdma + top > 65535) {
+    p.At("rdma").At("rails").Add("rail " + std::to_string(rails - 1) +
+                                 "'s ports (the pool's plus " + std::to_string(top) +
+                                 ") are beyond 65535; lower s3.port and rdma.port");
+  }
+  // Rail i's S3 port must not be rail j's RDMA port.
+  if ((*s3 - *rdma) % kRailPortStride == 0) {
+    p.At("rdma").At("port").Add("the S3 and RDMA ports differ by a multiple of " +
+                                std::to_string(kRailPortStride) +
+                                ", so one rail's S3 port is another's RDMA port; move one");
+  }
+}
+
+// interface or cidr, exactly one, each well formed: the pool's own or a rail's.
+void CheckRdmaSelector(const std::optional<std::string>& interface,
+                       const std::optional<std::string>& cidr, const Problems& p) {
+  if (interface.has_value() == cidr.has_value()) {
+    p.Add("set exactly one of interface (e.g. bond0) or cidr (e.g. 100.64.0.0/16)");
+  }
+  if (interface && !IsInterfaceName(*interface)) {
+    p.At("interface").Add("\"" + *interface + "\" is not a network interface name");
+  }
+  if (cidr && !IsIpv4Cidr(*cidr)) {
+    p.At("cidr").Add("\"" + *cidr + "\" is not an IPv4 CIDR such as 100.64.0.0/16");
+  }
+}
+
+void CheckRails(const RdmaSpec& rdma, const Problems& p) {
+  if (rdma.interface || rdma.cidr) {
+    p.Add(
+        "set rails or interface/cidr, not both: a pool with rails picks each rail's address "
+        "in the rail");
+  }
+  if (rdma.rails.size() > kMaxRails) p.At("rails").Add("at most 8 rails");
+  std::set<std::string> names, selectors;
+  for (size_t i = 0; i < rdma.rails.size(); ++i) {
+    const RdmaRail& r = rdma.rails[i];
+    const Problems at = p.At("rails").At(std::to_string(i));
+    if (r.name.size() > 15 || !IsToken(r.name, IsLowerAlnum, [](char c) { return c == '-'; })) {
+      at.At("name").Add("\"" + r.name +
+                        "\" must be 1-15 lower-case letters, digits or '-', starting and ending "
+                        "with a letter or digit");
+    }
+    if (!names.insert(r.name).second) at.At("name").Add("\"" + r.name + "\" names two rails");
+    CheckRdmaSelector(r.interface, r.cidr, at);
+    const std::string selector = r.interface.value_or(r.cidr.value_or(""));
+    if (!selector.empty() && !selectors.insert(selector).second) {
+      at.Add("another rail picks " + selector + " too: each rail needs an address of its own");
+    }
+  }
 }
 
 void CheckRdma(const RdmaSpec& rdma, const Problems& p) {
-  if (rdma.interface.has_value() == rdma.cidr.has_value()) {
-    p.Add("set exactly one of interface (e.g. bond0) or cidr (e.g. 100.64.0.0/16)");
-  }
-  if (rdma.interface && !IsInterfaceName(*rdma.interface)) {
-    p.At("interface").Add("\"" + *rdma.interface + "\" is not a network interface name");
-  }
-  if (rdma.cidr && !IsIpv4Cidr(*rdma.cidr)) {
-    p.At("cidr").Add("\"" + *rdma.cidr + "\" is not an IPv4 CIDR such as 100.64.0.0/16");
+  if (rdma.rails.empty()) {
+    CheckRdmaSelector(rdma.interface, rdma.cidr, p);
+  } else {
+    CheckRails(rdma, p);
   }
   const Problems pool = p.At("bufferPool");
   CheckBytes(rdma.buffer_pool.buffer_size, kMinBufferBytes, kMaxBufferBytes, "from 1Mi to 16Gi",
@@ -593,6 +642,30 @@ FieldProblems ValidateUpdate(const GatewayPool& old_pool, const GatewayPool& upd
           .Add(
               "a SideBySide move to another major runs both gateways on each node; s3.port and "
               "rdma.port must both change with the major");
+    } else if (*new_major != *old_major &&
+               updated.spec.upgrade.strategy == UpgradeStrategy::kSideBySide && old_s3.ok() &&
+               new_s3.ok() && old_rdma.ok() && new_rdma.ok()) {
+      // With rails each track holds its ports plus 100 per rail: the two tracks' sets must not
+      // meet either.
+      auto ports = [](const GatewayPoolSpec& s, int32_t s3, int32_t rdma) {
+        std::set<int32_t> out;
+        const size_t rails = std::max<size_t>(s.rdma.rails.size(), 1);
+        for (size_t i = 0; i < rails; ++i) {
+          out.insert(s3 + static_cast<int32_t>(i) * kRailPortStride);
+          out.insert(rdma + static_cast<int32_t>(i) * kRailPortStride);
+        }
+        return out;
+      };
+      const std::set<int32_t> before = ports(old_pool.spec, *old_s3, *old_rdma);
+      for (int32_t p : ports(updated.spec, *new_s3, *new_rdma)) {
+        if (!before.count(p)) continue;
+        spec.At("serverLibrary")
+            .At("version")
+            .Add(
+                "a SideBySide move runs both tracks' rails on each node, and both would use port " +
+                std::to_string(p) + "; give the new major ports of its own");
+        break;
+      }
     }
   }
   // requireMount only says whether to refuse an unmounted root; everything else names the data.

@@ -61,6 +61,8 @@ const std::vector<FlagSpec>& RunFlagSpecs() {
       {"tls-key", "RDMASTACK_GW_TLS_KEY", false, "PEM private key of --tls-cert"},
       {"rdma-select", "RDMASTACK_GW_RDMA_SELECT", false,
        "rdma: interface name (bond0) or IPv4 CIDR (100.64.0.0/16) holding the RDMA IP"},
+      {"rail", "RDMASTACK_GW_RAIL", false,
+       "rdma: the rail this gateway serves (multi-rail pools); its port may be down at start"},
       {"rdma-port", "RDMASTACK_GW_RDMA_PORT", false,
        "rdma: RDMA listen port (default 19099+major)"},
       {"host-root", "RDMASTACK_HOST_ROOT", false, "rdma: where the host's /sys is visible (/)"},
@@ -145,6 +147,7 @@ StatusOr<LaunchConfig> ParseLaunchConfig(const std::vector<std::string>& args,
 
   if (rdma) {
     RDMASTACK_ASSIGN_OR_RETURN(c.rdma_select, required("rdma-select"));
+    c.rail = f.Get("rail").value_or("");
     RDMASTACK_ASSIGN_OR_RETURN(c.library.dir, required("server-lib-dir"));
     RDMASTACK_ASSIGN_OR_RETURN(c.library.full_version, required("server-lib-version"));
     RDMASTACK_ASSIGN_OR_RETURN(std::string major, required("server-lib-major"));

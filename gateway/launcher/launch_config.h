@@ -36,6 +36,10 @@ struct LaunchConfig {
 
   // rdma mode only
   std::string rdma_select;
+  // The rail this gateway serves in a multi-rail pool, "" otherwise. A rail's port may be down at
+  // start: the gateway starts anyway (the pool withdraws the rail's endpoints until the link is
+  // up), so one dead rail does not keep the node's other rails from serving.
+  std::string rail;
   uint16_t rdma_port = 0;
   std::string host_root = "/";
   std::string ips_file;

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -61,8 +62,15 @@ std::variant<std::string, Refusal> CheckRdmaNode(const LaunchConfig& config, con
   }
   StatusOr<RdmaSelector> selector = ParseRdmaSelector(config.rdma_select);
   if (!selector.ok()) return Refuse(RefusalClass::kUsage, selector.status());
-  StatusOr<RdmaAddress> address = ProbeRdmaAddress(*selector, config.host_root, config.ips_file);
+  StatusOr<RdmaAddress> address = ProbeRdmaAddress(*selector, config.host_root, config.ips_file,
+                                                   /*allow_port_down=*/!config.rail.empty());
   if (!address.ok()) return Refuse(RefusalClass::kRdmaAddress, address.status());
+  if (!address->port_down.empty()) {
+    // The pool withdraws this rail's endpoints while its link is down (RailDown); the node's
+    // other rails serve meanwhile.
+    std::fprintf(stderr, "rdmastack-gateway: rail %s starts with its link down: %s\n",
+                 config.rail.c_str(), address->port_down.c_str());
+  }
 
   StatusOr<MemlockFacts> memlock = io.read_memlock();
   if (!memlock.ok()) return Refuse(RefusalClass::kMemoryLock, memlock.status());

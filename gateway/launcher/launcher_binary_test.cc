@@ -186,6 +186,21 @@ TEST_F(LauncherBinaryTest, PortDownIsRefused) {
   ExpectRefused(Run(), 67, "rdma-address", {"10.10.0.12 on ib0", "port 1 which is not up"});
 }
 
+// The same node as a rail of a multi-rail pool (RDMASTACK_GW_RAIL): the gateway starts on the
+// rail's address and says on stderr that its link is down.
+TEST_F(LauncherBinaryTest, ARailStartsWithItsPortDownAndSaysSo) {
+  Set("--host-root", NodeRoot("storage-cx6-ib-port-down"));
+  Set("--ips-file", NodeIps("storage-cx6-ib-port-down"));
+  Set("--rdma-select", "ib0");
+  env_.push_back("RDMASTACK_GW_RAIL=rail-b");
+  CommandResult r = Run();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(ReadFile(Report()).find("env VGW_RDMA_IP=10.10.0.12\n"), std::string::npos);
+  EXPECT_NE(r.err.find("rail rail-b starts with its link down: 10.10.0.12 on ib0"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST_F(LauncherBinaryTest, InterfaceWithoutRdmaDeviceIsRefused) {
   Set("--host-root", NodeRoot("node-without-rdma"));
   Set("--ips-file", NodeIps("node-without-rdma"));

@@ -74,8 +74,8 @@ StatusOr<RdmaSelector> ParseRdmaSelector(const std::string& text) {
   return sel;
 }
 
-StatusOr<RdmaAddress> ResolveRdmaAddress(const RdmaSelector& selector,
-                                         const node::NodeFacts& facts) {
+StatusOr<RdmaAddress> ResolveRdmaAddress(const RdmaSelector& selector, const node::NodeFacts& facts,
+                                         bool allow_port_down) {
   std::vector<Candidate> found;
   for (const node::NetDev& n : facts.netdevs) {
     if (!selector.IsCidr() && n.name != selector.interface) continue;
@@ -116,17 +116,22 @@ StatusOr<RdmaAddress> ResolveRdmaAddress(const RdmaSelector& selector,
         if (p.number == binding->port) state = "state " + p.state + ", phys_state " + p.phys_state;
       }
     }
-    return UnavailableError(c.ipv4 + " on " + c.netdev->name + " is on " + binding->rdma_device +
-                            " port " + std::to_string(binding->port) + " which is not up (" +
-                            state +
-                            "); check the cable/switch and, on InfiniBand, the subnet manager");
+    const std::string down = c.ipv4 + " on " + c.netdev->name + " is on " + binding->rdma_device +
+                             " port " + std::to_string(binding->port) + " which is not up (" +
+                             state + ")";
+    if (!allow_port_down) {
+      return UnavailableError(down +
+                              "; check the cable/switch and, on InfiniBand, the subnet manager");
+    }
+    return RdmaAddress{c.netdev->name,      c.ipv4, binding->rdma_device, binding->port,
+                       binding->link_layer, down};
   }
-  return RdmaAddress{c.netdev->name, c.ipv4, binding->rdma_device, binding->port,
-                     binding->link_layer};
+  return RdmaAddress{c.netdev->name,      c.ipv4, binding->rdma_device, binding->port,
+                     binding->link_layer, ""};
 }
 
 StatusOr<RdmaAddress> ProbeRdmaAddress(const RdmaSelector& selector, const std::string& host_root,
-                                       const std::string& ips_file) {
+                                       const std::string& ips_file, bool allow_port_down) {
   node::ProbeOptions options;
   options.root = host_root;
   options.ips_file = ips_file;
@@ -136,7 +141,7 @@ StatusOr<RdmaAddress> ProbeRdmaAddress(const RdmaSelector& selector, const std::
     return UnavailableError("cannot list the node's IPv4 addresses (" + issue->path +
                             "): " + issue->message);
   }
-  return ResolveRdmaAddress(selector, facts);
+  return ResolveRdmaAddress(selector, facts, allow_port_down);
 }
 
 }  // namespace rdmastack::gateway

@@ -29,15 +29,17 @@ struct RdmaAddress {
   std::string rdma_device;
   int port = 0;
   std::string link_layer;
+  // Set only when the port is not up and that was allowed: what is wrong with it.
+  std::string port_down;
 };
 
 // Pure: chooses exactly one IPv4 among the probed netdevs (ambiguity is an error, not a guess)
-// and requires its RDMA port to be up.
-StatusOr<RdmaAddress> ResolveRdmaAddress(const RdmaSelector& selector,
-                                         const node::NodeFacts& facts);
+// and requires its RDMA port to be up, unless `allow_port_down` (a rail of a multi-rail pool).
+StatusOr<RdmaAddress> ResolveRdmaAddress(const RdmaSelector& selector, const node::NodeFacts& facts,
+                                         bool allow_port_down = false);
 
 // Probes the node below host_root (IPv4 from ips_file when set, else getifaddrs) and resolves.
 StatusOr<RdmaAddress> ProbeRdmaAddress(const RdmaSelector& selector, const std::string& host_root,
-                                       const std::string& ips_file);
+                                       const std::string& ips_file, bool allow_port_down = false);
 
 }  // namespace rdmastack::gateway

@@ -76,6 +76,26 @@ TEST(RdmaAddress, Refusals) {
   }
 }
 
+// A rail of a multi-rail pool starts on its address even with the port down (the pool withdraws
+// the rail's endpoints until the link is up); every other refusal stays one.
+TEST(RdmaAddress, ARailMayStartWithItsPortDown) {
+  StatusOr<RdmaSelector> sel = ParseRdmaSelector("ib0");
+  ASSERT_TRUE(sel.ok());
+  StatusOr<RdmaAddress> a =
+      ProbeRdmaAddress(*sel, NodeRoot(kIbDown), NodeIps(kIbDown), /*allow_port_down=*/true);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_EQ(a->ipv4, "10.10.0.12");
+  EXPECT_NE(a->port_down.find("mlx5_0 port 1 which is not up (state DOWN"), std::string::npos)
+      << a->port_down;
+  StatusOr<RdmaAddress> up = ProbeRdmaAddress(*ParseRdmaSelector("bond0"), NodeRoot(kIbBond),
+                                              NodeIps(kIbBond), /*allow_port_down=*/true);
+  ASSERT_TRUE(up.ok());
+  EXPECT_EQ(up->port_down, "");
+  StatusOr<RdmaAddress> missing = ProbeRdmaAddress(*ParseRdmaSelector("ib7"), NodeRoot(kIbBond),
+                                                   NodeIps(kIbBond), /*allow_port_down=*/true);
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+}
+
 TEST(RdmaAddress, MissingIpsFileIsReported) {
   StatusOr<RdmaSelector> sel = ParseRdmaSelector("bond0");
   ASSERT_TRUE(sel.ok());

@@ -186,13 +186,19 @@ TEST(WhyViewTest, MembershipsComeFromPoolsAndProfiles) {
   EXPECT_EQ(typo.close_names.front(), "cpu-node-7");
 }
 
+// The fixture's gpu-node-0, whose GPUs a test replaces.
+crd::RdmaNode* GpuNode0(Snapshot& s) {
+  auto node = std::find_if(s.nodes.begin(), s.nodes.end(),
+                           [](const crd::RdmaNode& n) { return n.metadata.name == "gpu-node-0"; });
+  return node == s.nodes.end() ? nullptr : &*node;
+}
+
 // An eight-GPU server: one line per GPU, each with its own NIC and path, whatever else the node
 // says.
 TEST(WhyViewTest, EveryGpuHasOneLineWithItsNicAndPath) {
   Snapshot s = FixtureSnapshot();
-  auto node = std::find_if(s.nodes.begin(), s.nodes.end(),
-                           [](const crd::RdmaNode& n) { return n.metadata.name == "gpu-node-0"; });
-  ASSERT_NE(node, s.nodes.end());
+  crd::RdmaNode* node = GpuNode0(s);
+  ASSERT_NE(node, nullptr);
   node->status->gpus.clear();
   const char* nics[] = {"mlx5_0", "mlx5_3", "mlx5_4",  "mlx5_5",
                         "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11"};
@@ -225,9 +231,8 @@ TEST(WhyViewTest, EveryGpuHasOneLineWithItsNicAndPath) {
 // A ConnectX-8 tray: the path was measured from the NIC's Data Direct function, and why says so.
 TEST(WhyViewTest, ADataDirectPathNamesItsFunction) {
   Snapshot s = FixtureSnapshot();
-  auto node = std::find_if(s.nodes.begin(), s.nodes.end(),
-                           [](const crd::RdmaNode& n) { return n.metadata.name == "gpu-node-0"; });
-  ASSERT_NE(node, s.nodes.end());
+  crd::RdmaNode* node = GpuNode0(s);
+  ASSERT_NE(node, nullptr);
   node->status->gpus.clear();
   crd::GpuFacts g;
   g.pci_address = "0008:04:00.0";

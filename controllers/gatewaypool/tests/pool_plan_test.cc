@@ -5,9 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 
+#include "controllers/gatewaypool/endpoints.h"
 #include "controllers/gatewaypool/tests/test_pools.h"
 #include "crds/types/gatewaypool_api.h"
 
@@ -200,6 +203,50 @@ TEST_F(PoolPlanTest, ATrackNoNodeRunsAnyMoreIsRetiredWithItsSlices) {
   plan = Plan();
   w = PlanWorkloads(snapshot_, plan.inputs, plan.upgrade);
   EXPECT_TRUE(w.retired.empty());
+}
+
+// A pool that moves to rails: each rail gets its own slices (the node's down rail listed not
+// ready), and the single-rail slice of before goes.
+TEST_F(PoolPlanTest, EachRailHasItsSlicesAndTheSingleRailSliceGoes) {
+  pool_ = SamplePool("gatewaypool-two-rails.yaml");
+  auto slice = k8s::JsonObject::Parse(R"({"kind":"EndpointSlice","metadata":{"name":)"
+                                      R"("twin-gateway-v1-0","namespace":"storage","labels":{")" +
+                                      std::string(kTrackLabel) + R"(":"v1"}}})");
+  snapshot_.owned.slices = {std::make_shared<const k8s::JsonObject>(std::move(*slice))};
+  PoolNode n = Selected("stg-0");
+  n.report = AgentStatus(true, {"ib0 10.10.0.11/16", "ib1 10.11.0.11/16"});
+  n.report->netdevs[1].rdma_device = "mlx5_1";
+  crd::RdmaDeviceFacts down;
+  down.name = "mlx5_1";
+  down.ports.push_back({.number = 1, .state = "DOWN", .physical_state = "Polling"});
+  n.report->devices.push_back(down);
+  n.marks.labels = {{NodeTrackLabel("storage", "twin", "v1"), "true"}};
+  snapshot_.nodes = {n};
+  controllers::OwnedPod pod;
+  pod.name = "twin-gateway-v1-abcde";
+  pod.node = "stg-0";
+  pod.track = "v1";
+  pod.ip = "198.18.0.10";
+  pod.ready = true;
+  // A pod of the DaemonSet as rendered now (an outdated one would be drained).
+  pod.template_hash =
+      Plan()
+          .inputs.daemonset
+          ->GetString({"spec", "template", "metadata", "labels", kTemplateHashLabel})
+          .value_or("");
+  snapshot_.owned.pods = {pod};
+  PoolPlan plan = Plan();
+  ASSERT_TRUE(plan.inputs.status.selected[0].verdict.verified)
+      << plan.inputs.status.selected[0].verdict.message;
+  const WorkloadWrites w = PlanWorkloads(snapshot_, plan.inputs, plan.upgrade);
+  std::map<std::string, std::set<std::string>> ready;
+  for (const auto* list : {&w.gaining, &w.rest}) {
+    for (const ObjectWrite& o : *list) ready[std::string(o.desired.Name())] = ReadyNodes(o.desired);
+  }
+  EXPECT_EQ(ready, (std::map<std::string, std::set<std::string>>{
+                       {"twin-gateway-v1-rail-a-0", {"stg-0"}}, {"twin-gateway-v1-rail-b-0", {}}}));
+  ASSERT_EQ(w.unwanted_slices.size(), 1u);
+  EXPECT_EQ(w.unwanted_slices[0]->Name(), "twin-gateway-v1-0");
 }
 
 TEST_F(PoolPlanTest, TheChainedStepPatchesFromWhatTheFirstWriteLeft) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "controllers/metrics/tests/series_lookup.h"
+#include "tests/harness/golden.h"
 
 namespace rdmastack::statusmetrics {
 namespace {
@@ -131,6 +132,34 @@ TEST(PoolMetricsTest, APoolWithoutStatusSaysOnlyThatNoUpgradeRuns) {
   EXPECT_EQ(Value(m, "rdmastack_gatewaypool_nodes", {{"gatewaypool", "new"}, {"state", "ready"}}),
             std::nullopt);
   EXPECT_EQ(Count(m, "rdmastack_gatewaypool_upgrade_in_progress"), 2u);
+}
+
+// A two-rail pool with a rail down on one node: status.degradedNodes by reason. The family as
+// the operator's registry renders it is tests/monitoring/fixtures/rendered-degraded-nodes.txt,
+// which the alert rule tests check their names against (no scrape of the demo has a rail down).
+TEST(PoolMetricsTest, DegradedNodesByReason) {
+  crd::GatewayPool pool;
+  pool.metadata.name = "twin";
+  pool.metadata.namespace_ = "storage";
+  crd::GatewayPoolStatus& s = pool.status.emplace();
+  s.degraded_nodes = {
+      {"stg-node-10", "RailDown", "rail rail-b (10.11.0.11): mlx5_1/1 is DOWN", std::nullopt}};
+  const auto m = PoolMetrics({pool});
+  EXPECT_EQ(Value(m, "rdmastack_gatewaypool_degraded_nodes",
+                  {{"namespace", "storage"}, {"gatewaypool", "twin"}, {"reason", "RailDown"}}),
+            1);
+  EXPECT_EQ(Count(m, "rdmastack_gatewaypool_degraded_nodes"), 1u);
+  EXPECT_EQ(Count(m, "rdmastack_gatewaypool_failing_nodes"), 0u);
+  runtime::MetricsRegistry registry;
+  registry.AddSampler([&] {
+    std::vector<runtime::SampledFamily> out;
+    for (runtime::SampledFamily& f : PoolMetrics({pool})) {
+      if (f.name == "rdmastack_gatewaypool_degraded_nodes") out.push_back(std::move(f));
+    }
+    return out;
+  });
+  ::rdmastack::testing::ExpectMatchesGolden("tests/monitoring/fixtures/rendered-degraded-nodes.txt",
+                                            registry.Render());
 }
 
 }  // namespace

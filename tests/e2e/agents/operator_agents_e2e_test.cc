@@ -30,6 +30,7 @@ const std::map<std::string, Verdicts>& ExpectedVerdicts() {
   static const auto* table = new std::map<std::string, Verdicts>{
       {"storage-cx6-ib-ipoib-bond0-el8-inbox", {"Verified", "NotEvaluated", "NotEvaluated"}},
       {"gateway-roce-v2-gid3-doca", {"Verified", "NotEvaluated", "NotEvaluated"}},
+      {"storage-cx7-ib-two-rails", {"Verified", "NotEvaluated", "NotEvaluated"}},
       {"gpu-client-rtxa6000-bar1-256m-peermem-mofed", {"NotEvaluated", "Verified", "Verified"}},
       // dma-buf only: the profile asks for PeerMem.
       {"gpu-client-h100-dmabuf-open-inbox", {"NotEvaluated", "PeerMemNotLoaded", "Verified"}},

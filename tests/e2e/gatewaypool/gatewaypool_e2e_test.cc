@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -688,6 +689,111 @@ TEST_F(GatewayPoolE2eTest, ALibraryOfOtherBytesIsRefusedNamingBothDigests) {
       },
       60s))
       << PoolField("pin", "{.status}") << Diagnostics();
+}
+
+// spec.rdma.rails on a node with two InfiniBand rails (ib0 and ib1, each its own ConnectX-7): one
+// gateway per rail, each on its own ports and published in its own EndpointSlices, both serving
+// S3 from the node's one backend. Rail b's link goes down (the fixture's port state, then the
+// agent re-probes): the node stays Ready and serving on rail a, rail b's endpoint is withdrawn,
+// and the pool says RailDown; the link comes back and so does the endpoint.
+TEST_F(GatewayPoolE2eTest, ATwoRailNodeServesOnEachRailAndOnOneWhenTheOtherGoesDown) {
+  std::vector<std::string> nodes;
+  const std::string missing = NodesWithFixture("storage-cx7-ib-two-rails", 1, &nodes);
+  if (!missing.empty()) GTEST_SKIP() << missing << " (scripts/test.sh makes it)";
+  const std::string node = nodes[0];
+  std::string pool = ReadSample("gatewaypool-two-rails.yaml");
+  pool = Replaced(pool, {{"node-role.rdmastack.io/storage: \"\"", "SELECTOR: \"in\""},
+                         {"port: 7071", "port: 7085"},
+                         {"port: 19100", "port: 19115"}});
+  Start("gwp-rails", pool);
+  if (HasFatalFailure()) return;
+  ASSERT_EQ(env_->Kubectl({"label", "node", node, selector_label_ + "=in"}).exit_code, 0);
+
+  auto on = [&](const std::string& slice) {
+    for (const SliceEndpoint& e : Endpoints("twin")) {
+      if (e.slice == slice && e.node == node) return std::optional<SliceEndpoint>(e);
+    }
+    return std::optional<SliceEndpoint>();
+  };
+  auto ready = [&](const std::string& slice) {
+    auto e = on(slice);
+    return e && e->ready;
+  };
+  ASSERT_TRUE(Eventually(
+      [&] { return ready("twin-gateway-v1-rail-a-0") && ready("twin-gateway-v1-rail-b-0"); }, 180s))
+      << Diagnostics();
+  const SliceEndpoint a = *on("twin-gateway-v1-rail-a-0");
+  const SliceEndpoint b = *on("twin-gateway-v1-rail-b-0");
+  EXPECT_EQ(a.port, 7085);
+  EXPECT_EQ(b.port, 7185);
+  EXPECT_EQ(a.ip, nodes_.at(node).address);
+  EXPECT_EQ(PoolCondition("twin", "Ready"), "True") << Diagnostics();
+  EXPECT_EQ(PoolField("twin", "{.status.endpoints[0].rails}"), R"(["rail-a","rail-b"])");
+  // Each rail's gateway runs with its own rail's RDMA address (the environment the launcher
+  // exec'd the gateway with, read from the processes on the node).
+  std::set<std::string> rdma_ips;
+  for (pid_t pid : ProcessesInNetns(nodes_.at(node).netns)) {
+    const std::vector<std::string> env = ProcessEnv(pid);
+    const bool rail = std::any_of(env.begin(), env.end(), [](const std::string& v) {
+      return v.starts_with("RDMASTACK_GW_RAIL=");
+    });
+    for (const std::string& v : env) {
+      if (rail && v.starts_with("VGW_RDMA_IP=")) rdma_ips.insert(v.substr(12));
+    }
+  }
+  EXPECT_EQ(rdma_ips, (std::set<std::string>{"10.10.0.11", "10.11.0.11"}));
+
+  // Written through rail a, read through rail b: one backend behind both gateways.
+  const s3::Credentials twin{"twin-root", "change-me-please"};  // the sample's Secret
+  const std::string bucket = "/" + ns_->name() + "-rails", body = RandomBytes(32 * 1024);
+  auto made = Client(a, twin).Send({.method = "PUT", .path = bucket});
+  ASSERT_TRUE(made.ok() && made->status == 200) << (made.ok() ? made->body : "");
+  auto put = Client(a, twin).Send({.method = "PUT", .path = bucket + "/object", .body = body});
+  ASSERT_TRUE(put.ok() && put->status == 200);
+  auto got = Client(b, twin).Send({.method = "GET", .path = bucket + "/object"});
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->status, 200);
+  EXPECT_TRUE(got->body == body) << "bytes differ through rail b";
+
+  // Rail b's link goes down on the node.
+  const std::string port = nodes_.at(node).host_root + "/sys/class/infiniband/mlx5_1/ports/1/";
+  auto write_port = [&](const char* state, const char* phys) {
+    std::ofstream(port + "state", std::ios::trunc) << state << "\n";
+    std::ofstream(port + "phys_state", std::ios::trunc) << phys << "\n";
+  };
+  auto set_port = [&](const char* state, const char* phys) {
+    write_port(state, phys);
+    HupAgent(node);
+  };
+  // Other tests use the node as the fixture has it (an agent that starts later reads it anew).
+  ScopeExit restore([&] { write_port("4: ACTIVE", "5: LinkUp"); });
+  set_port("1: DOWN", "3: Disabled");
+  ASSERT_TRUE(
+      Eventually([&] { return PoolCondition("twin", "Degraded", "reason") == "RailDown"; }, 60s))
+      << Diagnostics();
+  std::printf("rail down: %s\n", PoolCondition("twin", "Degraded", "message").c_str());
+  EXPECT_NE(PoolField("twin", "{.status.degradedNodes[0].message}")
+                .find("rail rail-b (10.11.0.11): mlx5_1/1 is DOWN (Disabled); serving on rail-a"),
+            std::string::npos)
+      << Diagnostics();
+  ASSERT_TRUE(Eventually(
+      [&] { return on("twin-gateway-v1-rail-b-0") && !ready("twin-gateway-v1-rail-b-0"); }, 30s))
+      << Diagnostics();
+  EXPECT_TRUE(ready("twin-gateway-v1-rail-a-0"));
+  EXPECT_EQ(PoolCondition("twin", "Ready"), "True");
+  EXPECT_EQ(PoolField("twin", "{.status.failingNodes}"), "");
+  auto listed = Client(a, twin).Send({.method = "GET", .path = "/"});
+  EXPECT_TRUE(listed.ok() && listed->status == 200) << "rail a serves on";
+  EXPECT_EQ(PoolField("twin", "{.status.endpoints[0].rails}"), R"(["rail-a"])");
+
+  // The link is back: so is rail b's endpoint, and the pool is as expected.
+  set_port("4: ACTIVE", "5: LinkUp");
+  ASSERT_TRUE(Eventually([&] { return ready("twin-gateway-v1-rail-b-0"); }, 60s)) << Diagnostics();
+  EXPECT_TRUE(Eventually([&] { return PoolCondition("twin", "Degraded") == "False"; }, 30s))
+      << Diagnostics();
+  EXPECT_EQ(PoolField("twin", "{.status.degradedNodes}"), "");
+  ASSERT_EQ(env_->Kubectl({"delete", "gwp", "twin", "-n", ns_->name(), "--timeout=90s"}).exit_code,
+            0);
 }
 
 }  // namespace

@@ -82,8 +82,8 @@ std::string CrdIntegrationTest::namespace_;
 TEST_F(CrdIntegrationTest, EverySampleIsAcceptedByTheServer) {
   RDMASTACK_REQUIRE_CLUSTER(env);
   for (const char* sample :
-       {"gatewaypool-kvcache.yaml", "gatewaypool-kvcache-2.0.yaml", "clientprofile-gpudirect.yaml",
-        "clientprofile-hostmem.yaml", "rdmanode-gpu-node-0.yaml"}) {
+       {"gatewaypool-kvcache.yaml", "gatewaypool-kvcache-2.0.yaml", "gatewaypool-two-rails.yaml",
+        "clientprofile-gpudirect.yaml", "clientprofile-hostmem.yaml", "rdmanode-gpu-node-0.yaml"}) {
     CommandResult r = env->Kubectl({"apply", "--dry-run=server", "-n", namespace_, "-f",
                                     SourcePath(std::string("crds/samples/") + sample)});
     EXPECT_EQ(r.exit_code, 0) << sample << "\n" << Describe(r);
@@ -167,6 +167,26 @@ INSTANTIATE_TEST_SUITE_P(Table, InvalidObjectTest,
                                                       o["spec"]["rdma"]["cidr"] = "100.64.0.0/16";
                                                     },
                                                     "set exactly one of rdma.interface"},
+                                        InvalidCase{"RailsAndInterface", kPool, "GatewayPool",
+                                                    [](YAML::Node& o) {
+                                                      YAML::Node rail;
+                                                      rail["name"] = "rail-a";
+                                                      rail["interface"] = "ib0";
+                                                      o["spec"]["rdma"]["rails"].push_back(rail);
+                                                    },
+                                                    "or rdma.rails instead of both"},
+                                        InvalidCase{"RailWithInterfaceAndCidr", kPool,
+                                                    "GatewayPool",
+                                                    [](YAML::Node& o) {
+                                                      o["spec"]["rdma"].remove("interface");
+                                                      YAML::Node rail;
+                                                      rail["name"] = "rail-a";
+                                                      rail["interface"] = "ib0";
+                                                      rail["cidr"] = "10.11.0.0/16";
+                                                      o["spec"]["rdma"]["rails"].push_back(rail);
+                                                    },
+                                                    "set exactly one of interface or cidr in each "
+                                                    "rail"},
                                         InvalidCase{"NeitherInterfaceNorCidr", kPool, "GatewayPool",
                                                     [](YAML::Node& o) {
                                                       o["spec"]["rdma"].remove("interface");
