@@ -46,6 +46,14 @@ TEST(RdmaAddress, RoceInterfaceAndVlanUpper) {
   EXPECT_EQ(vlan->rdma_device, a->rdma_device);
 }
 
+TEST(RdmaAddress, RoceLagBond) {
+  StatusOr<RdmaAddress> a = Resolve("storage-cx6dx-roce-bond-lag", "bond0");
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_EQ(a->ipv4, "192.168.70.31");
+  EXPECT_EQ(a->rdma_device, "mlx5_bond_0");
+  EXPECT_EQ(a->link_layer, "Ethernet");
+}
+
 TEST(RdmaAddress, Refusals) {
   struct Case {
     const char* profile;

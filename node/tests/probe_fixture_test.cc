@@ -183,6 +183,31 @@ TEST(ProbeFixtureTest, HgxH100EightGpusEightComputeNics) {
   for (const CheckResult& c : ev.checks) EXPECT_LE(c.message.size(), 1024u) << c.id;
 }
 
+// RoCE LAG: one RDMA device for both ports, named for the bond; bond0's address maps to it by
+// its GIDs, the first port's netdev by its PCI function, the second port's to nothing.
+TEST(ProbeFixtureTest, RoceLagBondMapsToTheBondDevice) {
+  NodeFacts f = ProbeFixture("storage-cx6dx-roce-bond-lag");
+  EXPECT_TRUE(f.issues.empty()) << f.issues.front().path << ": " << f.issues.front().message;
+  ASSERT_EQ(f.rdma_devices.size(), 1u);
+  EXPECT_EQ(f.rdma_devices[0].name, "mlx5_bond_0");
+  EXPECT_EQ(f.rdma_devices[0].generation, "ConnectX-6 Dx");
+  const NetDev* bond = f.FindNetDev("bond0");
+  ASSERT_NE(bond, nullptr);
+  EXPECT_EQ(bond->kind, "bond");
+  EXPECT_EQ(bond->slaves, (std::vector<std::string>{"ens1f0np0", "ens1f1np1"}));
+  EXPECT_EQ(bond->rdma_device, "mlx5_bond_0");
+  auto b = FindRdmaPortForIpv4(f, "192.168.70.31");
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->rdma_device, "mlx5_bond_0");
+  EXPECT_EQ(b->gid_index, 3);  // RoCE v2, IPv4-mapped
+  EXPECT_EQ(f.FindNetDev("ens1f0np0")->rdma_device, "mlx5_bond_0");
+  EXPECT_EQ(f.FindNetDev("ens1f1np1")->rdma_device, "");
+  Requirements gateway;
+  gateway.role = Role::kGateway;
+  gateway.rdma_ip = "192.168.70.31";
+  EXPECT_TRUE(Evaluate(f, gateway).ready);
+}
+
 TEST(ProbeFixtureTest, H100With64BitBar0AndPxbPath) {
   NodeFacts f = ProbeFixture("gpu-client-h100-peermem-mofed");
   ASSERT_EQ(f.gpus.size(), 1u);

@@ -72,7 +72,8 @@ std::vector<Case> AllCases() {
         "real-h200-open-580-no-rdma-nic", "gpu-client-h100-acs-redirect",
         "gpu-client-h100-iommu-translated", "gpu-client-h100-peermem-abi-drift",
         "gpu-client-hgx-h100-8gpu-8nic", "gpu-client-cx8-data-direct-4gpu",
-        "gpu-client-cx8-data-direct-unbound", "storage-cx7-ib-two-rails"}) {
+        "gpu-client-cx8-data-direct-unbound", "storage-cx7-ib-two-rails",
+        "storage-cx6dx-roce-bond-lag"}) {
     for (const char* role : {"gateway", "client"}) out.push_back({p, role});
   }
   return out;
