@@ -4,6 +4,7 @@
 #include "node/probe/module_files.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -112,6 +113,20 @@ TEST_F(ModuleFilesTest, AFileThatIsNoModuleIsNotRead) {
   ASSERT_EQ(files.size(), 5u);
   EXPECT_NE(files[3].not_read.find("nvidia.ko: not an ELF file (bad magic)"), std::string::npos)
       << files[3].not_read;
+}
+
+// A FIFO (or a device) where the module file should be: no writer ever comes, so a blocking open
+// would hang the agent's probe for good. It is refused as not a regular file, at once.
+TEST_F(ModuleFilesTest, AFifoAtTheModulesPathIsRefusedWithoutWaiting) {
+  const std::string path = dir_ + "/lib/modules/5.15.0-119-generic/updates/dkms/ib_core.ko";
+  fs::remove(path);
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  const auto files = Probe();  // returns: a hang here is the failure
+  ASSERT_EQ(files.size(), 5u);
+  EXPECT_EQ(files[0].name, "ib_core");
+  EXPECT_EQ(files[0].file_srcversion, "");
+  EXPECT_NE(files[0].not_read.find("ib_core.ko"), std::string::npos) << files[0].not_read;
+  EXPECT_NE(files[1].file_srcversion, "") << "the other modules are read as before";
 }
 
 }  // namespace
