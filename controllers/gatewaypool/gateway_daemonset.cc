@@ -306,8 +306,10 @@ StatusOr<k8s::JsonObject> RenderGatewayDaemonSet(const crd::GatewayPool& pool, c
     return InvalidArgumentError("GatewayPool " + pool.metadata.name +
                                 " has no metadata.uid: its IAM directory would not be its own");
   }
+  const std::vector<Rail> rails = RailsOf(spec, track);
+  RDMASTACK_RETURN_IF_ERROR(CheckRails(rails));
   std::vector<k8s::JsonObject> containers;
-  for (const Rail& rail : RailsOf(spec, track)) {
+  for (const Rail& rail : rails) {
     RDMASTACK_ASSIGN_OR_RETURN(k8s::JsonObject container,
                                GatewayContainer(pool, track, rail, options));
     containers.push_back(std::move(container));

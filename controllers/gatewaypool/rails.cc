@@ -1,5 +1,8 @@
 #include "controllers/gatewaypool/rails.h"
 
+#include <map>
+#include <utility>
+
 #include "controllers/gatewaypool/gateway_daemonset.h"
 
 namespace rdmastack::gatewaypool {
@@ -17,6 +20,34 @@ std::vector<Rail> RailsOf(const crd::GatewayPoolSpec& spec, const Track& track) 
                    track.s3_port + offset, track.rdma_port + offset});
   }
   return out;
+}
+
+Status CheckRails(const std::vector<Rail>& rails) {
+  std::map<int32_t, std::string> ports;  // port -> what binds it
+  std::map<std::string, std::string> selectors;
+  for (const Rail& rail : rails) {
+    const std::string who = rail.name.empty() ? "the gateway" : "rail " + rail.name;
+    for (const auto& [kind, port] :
+         {std::pair{"S3", rail.s3_port}, std::pair{"RDMA", rail.rdma_port}}) {
+      const std::string what = who + "'s " + kind + " port " + std::to_string(port);
+      if (port < 1 || port > 65535) {
+        return InvalidArgumentError(what +
+                                    " is outside 1..65535: each rail binds the pool's ports "
+                                    "plus 100 per place in rdma.rails; lower s3.port and "
+                                    "rdma.port");
+      }
+      if (auto [it, fresh] = ports.emplace(port, what); !fresh) {
+        return InvalidArgumentError(what + " is also " + it->second +
+                                    ": move s3.port or rdma.port so they do not differ by a "
+                                    "multiple of 100");
+      }
+    }
+    if (auto [it, fresh] = selectors.emplace(rail.selector, rail.name); !fresh) {
+      return InvalidArgumentError("rails " + it->second + " and " + rail.name + " both pick " +
+                                  rail.selector + ": each rail needs an address of its own");
+    }
+  }
+  return OkStatus();
 }
 
 std::string GatewayContainerName(const Rail& rail) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "crds/types/gatewaypool_api.h"
 #include "crds/types/types.h"
 
@@ -24,6 +25,12 @@ struct Rail {
 };
 
 std::vector<Rail> RailsOf(const crd::GatewayPoolSpec& spec, const Track& track);
+
+// What the schema cannot check of a track's rails (their ports follow the defaulted ones): every
+// port within 1..65535, no port bound twice on a node (a rail's S3 port is another's RDMA port
+// when the two differ by a multiple of 100), no two rails on one address selector. The operator
+// renders nothing for such a spec (InvalidSpec), so what serves stays.
+Status CheckRails(const std::vector<Rail>& rails);
 
 // "gateway" for the single rail, "gateway-<rail>" for a named one.
 std::string GatewayContainerName(const Rail& rail);

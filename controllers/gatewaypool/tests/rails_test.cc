@@ -194,6 +194,32 @@ TEST(RailsTest, ARailDownDegradesTheNodeWithoutFailingIt) {
   EXPECT_EQ(s.endpoints[1].rails, (std::vector<std::string>{"rail-a"}));
 }
 
+// What the schema cannot see (ports follow the defaulted ones) is refused when rendering: the
+// pool's pass then refuses the spec (InvalidSpec) and changes nothing that serves.
+TEST(RailsTest, RenderingRefusesRailsThatCannotAllBind) {
+  crd::GatewayPool overlap = TwoRails();
+  overlap.spec.rdma.port = 7171;  // rail b's S3 port
+  auto ds = RenderGatewayDaemonSet(overlap, TrackOf(overlap), {});
+  ASSERT_FALSE(ds.ok());
+  EXPECT_EQ(ds.status().message(),
+            "rail rail-b's S3 port 7171 is also rail rail-a's RDMA port 7171: move s3.port or "
+            "rdma.port so they do not differ by a multiple of 100");
+  crd::GatewayPool high = TwoRails();
+  high.spec.s3.port = 65500;
+  ds = RenderGatewayDaemonSet(high, TrackOf(high), {});
+  ASSERT_FALSE(ds.ok());
+  EXPECT_NE(ds.status().message().find("rail rail-b's S3 port 65600 is outside 1..65535"),
+            std::string::npos)
+      << ds.status().message();
+  crd::GatewayPool twice = TwoRails();
+  twice.spec.rdma.rails[1].cidr.reset();
+  twice.spec.rdma.rails[1].interface = "ib0";
+  ds = RenderGatewayDaemonSet(twice, TrackOf(twice), {});
+  ASSERT_FALSE(ds.ok());
+  EXPECT_NE(ds.status().message().find("rails rail-a and rail-b both pick ib0"), std::string::npos)
+      << ds.status().message();
+}
+
 // The admin's host port range holds for every rail: rail b's ports are the pool's plus 100.
 TEST(RailsTest, EveryRailsPortsAreHeldToTheHostPortRange) {
   const crd::GatewayPool pool = TwoRails();

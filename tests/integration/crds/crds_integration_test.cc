@@ -187,6 +187,17 @@ INSTANTIATE_TEST_SUITE_P(Table, InvalidObjectTest,
                                                     },
                                                     "set exactly one of interface or cidr in each "
                                                     "rail"},
+                                        InvalidCase{"TwoRailsOnOneInterface", kPool, "GatewayPool",
+                                                    [](YAML::Node& o) {
+                                                      o["spec"]["rdma"].remove("interface");
+                                                      for (const char* n : {"rail-a", "rail-b"}) {
+                                                        YAML::Node rail;
+                                                        rail["name"] = n;
+                                                        rail["interface"] = "ib0";
+                                                        o["spec"]["rdma"]["rails"].push_back(rail);
+                                                      }
+                                                    },
+                                                    "two rails pick the same interface or cidr"},
                                         InvalidCase{"NeitherInterfaceNorCidr", kPool, "GatewayPool",
                                                     [](YAML::Node& o) {
                                                       o["spec"]["rdma"].remove("interface");
