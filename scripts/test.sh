@@ -134,17 +134,19 @@ teardown() {
 trap teardown EXIT
 step "control planes up (clusters ${CLUSTERS[*]}, at once)"
 clusters_down >/dev/null 2>&1
-# Fifteen simulated nodes, seven fixtures (the e2e tests check each verdict): eight IPoIB bond0
+# Sixteen simulated nodes, eight fixtures (the e2e tests check each verdict): eight IPoIB bond0
 # storage nodes serve the seed pool (the upgrade e2e test moves eight), a RoCE one lacks bond0,
-# one has its port down, one serves on two InfiniBand rails. Every cluster gets the same.
-UP=(scripts/cluster.sh up --storage-nodes 11 --gpu-nodes 4
+# one has its port down, one serves on two InfiniBand rails; four GPU nodes of the default
+# fixtures and an eight-GPU HGX H100. Every cluster gets the same.
+UP=(scripts/cluster.sh up --storage-nodes 11 --gpu-nodes 5
   --node-fixture stg-node-1=storage-cx6-ib-ipoib-bond0-el8-inbox
   --node-fixture stg-node-3=storage-cx6-ib-ipoib-bond0-el8-inbox
   --node-fixture stg-node-4=gateway-roce-v2-gid3-doca
   --node-fixture stg-node-5=storage-cx6-ib-port-down
   --node-fixture stg-node-7=storage-cx6-ib-ipoib-bond0-el8-inbox
   --node-fixture stg-node-9=storage-cx6-ib-ipoib-bond0-el8-inbox
-  --node-fixture stg-node-10=storage-cx7-ib-two-rails)
+  --node-fixture stg-node-10=storage-cx7-ib-two-rails
+  --node-fixture gpu-node-4=gpu-client-hgx-h100-8gpu-8nic)
 UP_PIDS=()
 for i in 1 2; do
   background "$ROOT/build/cluster-up-${CLUSTERS[$i]}.log" on_cluster "$i" "${UP[@]}"

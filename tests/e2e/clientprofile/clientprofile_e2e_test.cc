@@ -58,6 +58,20 @@ std::set<std::string> ConfigEndpoints(const std::string& text, bool* parsed) {
   return out;
 }
 
+// properties.rdma_dev_addr_list of a cuobj.json/cufile.json, comma-joined; "<unparsable>".
+std::string DeviceList(const std::string& text) {
+  rapidjson::Document doc;
+  if (text.empty() || doc.Parse(text.c_str()).HasParseError() || !doc.IsObject() ||
+      !doc.HasMember("properties") || !doc["properties"].IsObject() ||
+      !doc["properties"].HasMember("rdma_dev_addr_list") ||
+      !doc["properties"]["rdma_dev_addr_list"].IsArray())
+    return "<unparsable>";
+  std::string out;
+  for (const auto& d : doc["properties"]["rdma_dev_addr_list"].GetArray())
+    out += (out.empty() ? "" : ",") + std::string(d.IsString() ? d.GetString() : "?");
+  return out;
+}
+
 // properties.rdma_peer_type of a cuobj.json/cufile.json; "<none>" when absent, "<unparsable>".
 std::string PeerType(const std::string& text) {
   rapidjson::Document doc;
@@ -82,18 +96,19 @@ class ClientProfileE2eTest : public PoolE2eTest {
   // The GPU nodes of the four fixtures the test cluster rotates through, and two bond0 storage
   // nodes for the pool. Empty when the cluster lacks them.
   std::string FindNodes() {
-    std::vector<std::string> a6000, h100, far, none;
+    std::vector<std::string> a6000, h100, far, none, hgx;
     for (const auto& [fixture, out] :
          std::vector<std::pair<const char*, std::vector<std::string>*>>{
              {"gpu-client-rtxa6000-bar1-256m-peermem-mofed", &a6000},
              {"gpu-client-h100-dmabuf-open-inbox", &h100},
              {"gpu-client-cross-socket-sys", &far},
              {"node-without-rdma", &none},
+             {"gpu-client-hgx-h100-8gpu-8nic", &hgx},
              {kBond0, &storage_}}) {
       const std::string missing = NodesWithFixture(fixture, out == &storage_ ? 2 : 1, out);
       if (!missing.empty()) return missing;
     }
-    a6000_ = a6000[0], h100_ = h100[0], far_ = far[0], none_ = none[0];
+    a6000_ = a6000[0], h100_ = h100[0], far_ = far[0], none_ = none[0], hgx_ = hgx[0];
     return "";
   }
 
@@ -182,7 +197,7 @@ class ClientProfileE2eTest : public PoolE2eTest {
   }
 
   std::vector<std::string> storage_;
-  std::string a6000_, h100_, far_, none_;
+  std::string a6000_, h100_, far_, none_, hgx_;
 };
 
 TEST_F(ClientProfileE2eTest, SeedProfilesPickATransportPerNodeAndFollowThePool) {
@@ -218,9 +233,10 @@ TEST_F(ClientProfileE2eTest, SeedProfilesPickATransportPerNodeAndFollowThePool) 
   EXPECT_EQ(Eligible(kGpuDirect, h100_, "transport"), "GPUDirect");
   EXPECT_EQ(Ineligible(kGpuDirect, far_), "GpuNicTooFar");
   EXPECT_EQ(Ineligible(kGpuDirect, none_), "NoRdmaDevice");
-  EXPECT_EQ(Field(kGpuDirect, "{.status.nodeCounts.readyOfEligible}"), "2/2");
+  EXPECT_EQ(Eligible(kGpuDirect, hgx_, "memoryRegistration"), "DMABuf");
+  EXPECT_EQ(Field(kGpuDirect, "{.status.nodeCounts.readyOfEligible}"), "3/3");
   // Host memory takes every node with a usable RDMA NIC.
-  for (const std::string& n : {a6000_, h100_, far_})
+  for (const std::string& n : {a6000_, h100_, far_, hgx_})
     EXPECT_EQ(Eligible(kHostMem, n, "transport"), "HostMemory") << n;
   EXPECT_EQ(Ineligible(kHostMem, none_), "NoRdmaDevice");
 
@@ -233,6 +249,15 @@ TEST_F(ClientProfileE2eTest, SeedProfilesPickATransportPerNodeAndFollowThePool) 
 
   // What the clients wrote on their nodes: the transport of that node, the pool's ready endpoints.
   EXPECT_EQ(PeerType(ReadFile(InstallDir(h100_, kGpuDirect) + "/cuobj.json")), "dmabuf");
+  // The eight-GPU HGX node lists the NIC nearest each GPU, in GPU order: its eight compute NICs,
+  // not its four storage ports.
+  const std::string hgx = ReadFile(InstallDir(hgx_, kGpuDirect) + "/cuobj.json");
+  EXPECT_EQ(PeerType(hgx), "dmabuf") << hgx;
+  EXPECT_EQ(DeviceList(hgx), "mlx5_0,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_9,mlx5_10,mlx5_11") << hgx;
+  // Host memory has no GPU to be near: every device with a usable GID at the one index (the
+  // IB compute NICs at 0).
+  EXPECT_EQ(DeviceList(ReadFile(InstallDir(hgx_, kHostMem) + "/cuobj.json")).substr(0, 7),
+            "mlx5_0,");
   const std::string peermem = ReadFile(InstallDir(a6000_, kGpuDirect) + "/cuobj.json");
   EXPECT_EQ(PeerType(peermem), "nvidia_peermem") << peermem;
   EXPECT_EQ(ReadFile(InstallDir(a6000_, kGpuDirect) + "/cufile.json"), peermem);
@@ -331,7 +356,7 @@ TEST_F(ClientProfileE2eTest, SeedProfilesPickATransportPerNodeAndFollowThePool) 
   EXPECT_TRUE(std::filesystem::exists(InstallDir(a6000_, kHostMem) + "/cuobj.json"));
   ASSERT_TRUE(Eventually([&] { return Condition(kGpuDirect, "Ready") == "True"; }, 120s))
       << ClientDiagnostics();
-  EXPECT_EQ(Field(kGpuDirect, "{.status.nodeCounts.eligibleOfMatched}"), "1/4");
+  EXPECT_EQ(Field(kGpuDirect, "{.status.nodeCounts.eligibleOfMatched}"), "2/5");
 
   // Deleting a profile removes its clients, what they installed and its labels.
   CommandResult del =
@@ -339,7 +364,7 @@ TEST_F(ClientProfileE2eTest, SeedProfilesPickATransportPerNodeAndFollowThePool) 
   ASSERT_EQ(del.exit_code, 0) << del.err;
   EXPECT_TRUE(Eventually(
       [&] {
-        for (const std::string& n : {a6000_, h100_, far_}) {
+        for (const std::string& n : {a6000_, h100_, far_, hgx_}) {
           if (!NodeLabel(n, kHostMem).empty() || !Uninstalled(n, kHostMem)) return false;
         }
         return Get({"get", "ds", "-n", ns_->name(), "-l",
