@@ -25,6 +25,17 @@ void AddPoolMemberships(const crd::GatewayPool& pool, const std::string& node, W
     v.memberships.push_back(std::move(m));
     return;
   }
+  // A multi-rail pool's node that serves on some of its rails: which are down and why. It still
+  // serves, so like a Warn it does not make the exit code 1.
+  for (const crd::NodeProblem& p : s.degraded_nodes) {
+    if (p.node != node) continue;
+    m.state = "degraded";
+    m.reason = p.reason;
+    m.message = p.message.value_or("");
+    m.since = p.since.value_or("");
+    v.memberships.push_back(std::move(m));
+    return;
+  }
   for (const crd::MaintenanceNode& n : s.maintenance_nodes) {
     if (n.node != node) continue;
     m.state = "maintenance";
@@ -40,7 +51,8 @@ void AddPoolMemberships(const crd::GatewayPool& pool, const std::string& node, W
     if (e.node != node) continue;
     m.state = "serving";
     m.message = "endpoint " + e.ip + ":" + std::to_string(e.s3_port) +
-                (e.library_version ? ", libcuobjserver " + *e.library_version : "");
+                (e.library_version ? ", libcuobjserver " + *e.library_version : "") +
+                (e.rails.empty() ? "" : ", rails " + Join(e.rails, ", "));
     v.memberships.push_back(std::move(m));
     return;
   }

@@ -283,6 +283,32 @@ TEST(WhyViewTest, ANodeUnderMaintenanceSaysSoInsteadOfServing) {
   EXPECT_EQ(m->message, "cordoned: its endpoint is terminating, the gateway still serves");
 }
 
+// A multi-rail pool's node: serving on its rails, or degraded with the rail that is down.
+TEST(WhyViewTest, ARailDownSaysWhichRailAndTheRailsThatServe) {
+  Snapshot s = FixtureSnapshot();
+  crd::GatewayPool& pool = s.pools.front();
+  ASSERT_FALSE(pool.status->endpoints.empty());
+  crd::Endpoint& e = pool.status->endpoints.front();
+  e.rails = {"rail-a", "rail-b"};
+  auto pool_membership = [&](const WhyView& v) {
+    const auto m = std::find_if(v.memberships.begin(), v.memberships.end(),
+                                [](const Membership& m) { return m.kind == "GatewayPool"; });
+    return m == v.memberships.end() ? Membership{} : *m;
+  };
+  Membership m = pool_membership(BuildWhyView(s, e.node, NodeExistence::kExists, {}, kNow));
+  EXPECT_EQ(m.state, "serving");
+  EXPECT_NE(m.message.find(", rails rail-a, rail-b"), std::string::npos) << m.message;
+  pool.status->degraded_nodes = {
+      {e.node, "RailDown",
+       "rail rail-b (10.11.0.11): mlx5_1/1 is DOWN (Disabled); serving on rail-a",
+       "2026-12-07T12:00:00Z"}};
+  m = pool_membership(BuildWhyView(s, e.node, NodeExistence::kExists, {}, kNow));
+  EXPECT_EQ(m.state, "degraded");
+  EXPECT_FALSE(m.problem);  // it serves: the exit code stays 0
+  EXPECT_EQ(m.reason, "RailDown");
+  EXPECT_NE(m.message.find("serving on rail-a"), std::string::npos) << m.message;
+}
+
 TEST(WhyViewTest, CappedListsAreNoted) {
   Snapshot s = FixtureSnapshot();
   crd::GatewayPool& pool = s.pools.front();
