@@ -1,7 +1,6 @@
 #include "node/checks/gpu_checks.h"
 
 #include <algorithm>
-#include <set>
 
 #include "node/checks/checks.h"
 #include "node/probe/parsers.h"
@@ -202,15 +201,22 @@ CheckResult CheckBar1(const NodeFacts& facts, int64_t max_transfer_bytes) {
 
 namespace {
 
-// Data Direct functions on the node that no RDMA device uses: the likely cause of a far path.
-std::string IdleDataDirectNote(const NodeFacts& facts) {
-  size_t idle = 0;
+// The Data Direct functions on the node that no RDMA device uses.
+std::vector<const DataDirectFunction*> IdleDataDirectFunctions(const NodeFacts& facts) {
+  std::vector<const DataDirectFunction*> idle;
   for (const DataDirectFunction& fn : facts.data_direct_functions) {
-    const bool used =
-        std::any_of(facts.rdma_devices.begin(), facts.rdma_devices.end(),
-                    [&fn](const RdmaDevice& d) { return d.data_direct_pci == fn.pci_address; });
-    if (!used) ++idle;
+    const bool used = std::any_of(
+        facts.rdma_devices.begin(), facts.rdma_devices.end(), [&fn](const RdmaDevice& d) {
+          return d.data_direct == Tristate::kYes && d.data_direct_pci == fn.pci_address;
+        });
+    if (!used) idle.push_back(&fn);
   }
+  return idle;
+}
+
+// Idle Data Direct functions: the likely cause of a far path.
+std::string IdleDataDirectNote(const NodeFacts& facts) {
+  const size_t idle = IdleDataDirectFunctions(facts).size();
   if (idle == 0) return "";
   return "; " + std::to_string(idle) +
          " Data Direct function(s) on this node serve no NIC (gpu.data-direct)";
@@ -382,11 +388,9 @@ CheckResult CheckPeerMemAbi(const NodeFacts& facts) {
 
 CheckResult CheckDataDirect(const NodeFacts& facts) {
   const char* id = "gpu.data-direct";
-  std::set<std::string> serving;
   std::vector<std::string> bound, refused, unasked;
   for (const RdmaDevice& d : facts.rdma_devices) {
     if (d.data_direct == Tristate::kYes) {
-      serving.insert(d.data_direct_pci);
       bound.push_back(d.name + " via " + d.data_direct_pci);
     } else if (d.data_direct == Tristate::kNo) {
       refused.push_back(d.name);
@@ -395,10 +399,9 @@ CheckResult CheckDataDirect(const NodeFacts& facts) {
     }
   }
   std::vector<std::string> idle;
-  for (const DataDirectFunction& fn : facts.data_direct_functions) {
-    if (serving.count(fn.pci_address)) continue;
-    idle.push_back(fn.pci_address + (fn.driver.empty() ? " (no driver)" : " (" + fn.driver + ")"));
-  }
+  for (const DataDirectFunction* fn : IdleDataDirectFunctions(facts))
+    idle.push_back(fn->pci_address +
+                   (fn->driver.empty() ? " (no driver)" : " (" + fn->driver + ")"));
   if (idle.empty()) {
     if (bound.empty()) return Pass(id, "no Data Direct function on this node");
     return Pass(id, "GPU DMA through Data Direct: " + JoinList(bound));

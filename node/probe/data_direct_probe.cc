@@ -40,16 +40,14 @@ std::string Refuse(const HostRoot& root, std::string_view answer, PciFunction* f
 }  // namespace
 
 std::vector<DataDirectFunction> ProbeDataDirectFunctions(const HostRoot& root,
-                                                         std::vector<ProbeIssue>* issues) {
+                                                         const std::vector<PciVendor>& functions) {
   std::vector<DataDirectFunction> out;
-  for (const std::string& bdf : ListPciAddresses(root, issues)) {
-    const std::string dir = "sys/bus/pci/devices/" + bdf;
-    // Vendor first: one read rules out nearly every function of a host.
-    auto vendor = root.ReadAttr(dir + "/vendor");
-    if (!vendor.ok() || *vendor != HexId(kDataDirectVendor)) continue;
-    auto device = root.ReadAttr(dir + "/device");
+  for (const PciVendor& f : functions) {
+    // The vendor rules out nearly every function of a host.
+    if (f.vendor != HexId(kDataDirectVendor)) continue;
+    auto device = root.ReadAttr("sys/bus/pci/devices/" + f.bdf + "/device");
     if (!device.ok() || *device != HexId(kDataDirectDevice)) continue;
-    out.push_back({bdf, DriverOf(root, bdf)});
+    out.push_back({f.bdf, DriverOf(root, f.bdf)});
   }
   return out;
 }

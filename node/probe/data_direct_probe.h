@@ -10,15 +10,16 @@
 
 #include "node/probe/facts.h"
 #include "node/probe/host_root.h"
+#include "node/probe/pci_device.h"
 
 namespace rdmastack::node {
 
 inline constexpr uint32_t kDataDirectVendor = 0x15b3;
 inline constexpr uint32_t kDataDirectDevice = 0x2100;
 
-// Every 15b3:2100 function under sys/bus/pci/devices, with the driver bound to it.
+// Every 15b3:2100 function among `functions` (ListPciVendors), with the driver bound to it.
 std::vector<DataDirectFunction> ProbeDataDirectFunctions(const HostRoot& root,
-                                                         std::vector<ProbeIssue>* issues);
+                                                         const std::vector<PciVendor>& functions);
 
 // For each device the prober found a Data Direct path for: keeps it only when it is a plain
 // sysfs device path ("/devices/..." without "..") of a 15b3:2100 function below the root, and

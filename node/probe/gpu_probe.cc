@@ -133,18 +133,18 @@ void ReadIommuOnPath(const HostRoot& root, const std::string& nic_bdf, Gpu* g,
 
 }  // namespace
 
-std::vector<Gpu> ProbeGpus(const HostRoot& root, std::vector<ProbeIssue>* issues) {
+std::vector<Gpu> ProbeGpus(const HostRoot& root, const std::vector<PciVendor>& functions,
+                           std::vector<ProbeIssue>* issues) {
   std::vector<Gpu> out;
-  for (const auto& bdf : ListPciAddresses(root, issues)) {
+  for (const PciVendor& f : functions) {
+    const std::string& bdf = f.bdf;
     // Cheap vendor filter first: most functions are not NVIDIA's.
-    const std::string vendor_file = "sys/bus/pci/devices/" + bdf + "/vendor";
-    auto vendor = root.ReadAttr(vendor_file);
-    if (!vendor.ok()) {
-      issues->push_back({kGpuArea, root.Path(vendor_file),
-                         vendor.status().message() + " (cannot tell if it is a GPU)"});
+    if (!f.error.empty()) {
+      issues->push_back({kGpuArea, root.Path("sys/bus/pci/devices/" + bdf + "/vendor"),
+                         f.error + " (cannot tell if it is a GPU)"});
       continue;
     }
-    if (*vendor != "0x10de") continue;
+    if (f.vendor != "0x10de") continue;
     PciFunction fn;
     if (!ReadPciFunction(root, bdf, kGpuArea, &fn, issues)) continue;
     if (!IsGpuClass(fn.pci_class)) continue;

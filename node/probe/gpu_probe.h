@@ -7,10 +7,13 @@
 
 #include "node/probe/facts.h"
 #include "node/probe/host_root.h"
+#include "node/probe/pci_device.h"
 
 namespace rdmastack::node {
 
-std::vector<Gpu> ProbeGpus(const HostRoot& root, std::vector<ProbeIssue>* issues);
+// `functions`: the PCI functions with their vendors (ListPciVendors).
+std::vector<Gpu> ProbeGpus(const HostRoot& root, const std::vector<PciVendor>& functions,
+                           std::vector<ProbeIssue>* issues);
 
 // Fills gpu_nic_paths and each GPU's nearest NIC (hardware RDMA devices only). Reads the ids of
 // switch ports from `root` to flatten Broadcom two-level switches as NCCL does.

@@ -199,8 +199,7 @@ class LiveDeviceProber final : public DeviceProber {
       RecordDataDirectAnswer(path, dev);
       return;
     }
-    const int err = errno;
-    RecordDataDirectAnswer(err == ENODEV ? "ENODEV" : ErrnoName(err), dev);
+    RecordDataDirectAnswer(ErrnoName(errno), dev);
   }
 
   // Creating a DCT is what the kernel gates on the dct HCA capability (UCX does the same).

@@ -51,7 +51,8 @@ NodeFacts ProbeNode(const ProbeOptions& options) {
       ProbeModuleInstalled(root, facts.kernel, facts.drivers, "nvidia_peermem", &facts.issues);
   facts.drivers.module_files = ProbeModuleFiles(root, facts.kernel, facts.drivers, &facts.issues);
   facts.rdma_devices = ProbeRdmaDevices(root, &facts.issues);
-  facts.gpus = ProbeGpus(root, &facts.issues);
+  const std::vector<PciVendor> pci = ListPciVendors(root, &facts.issues);
+  facts.gpus = ProbeGpus(root, pci, &facts.issues);
   std::unique_ptr<DeviceProber> none;
   DeviceProber* prober = options.device_prober;
   if (prober == nullptr) {
@@ -62,7 +63,7 @@ NodeFacts ProbeNode(const ProbeOptions& options) {
     if (!d.soft) prober->ProbeRdmaDevice(&d, &facts.issues);
   }
   ResolveDataDirect(root, &facts.rdma_devices, &facts.issues);
-  facts.data_direct_functions = ProbeDataDirectFunctions(root, &facts.issues);
+  facts.data_direct_functions = ProbeDataDirectFunctions(root, pci);
   prober->PrepareGpus(facts.gpus, &facts.issues);
   for (auto& g : facts.gpus) prober->ProbeGpu(&g, &facts.issues);
   facts.device_probe_source = prober->Source();

@@ -71,4 +71,14 @@ std::vector<std::string> ListPciAddresses(const HostRoot& root, std::vector<Prob
   return out;
 }
 
+std::vector<PciVendor> ListPciVendors(const HostRoot& root, std::vector<ProbeIssue>* issues) {
+  std::vector<PciVendor> out;
+  for (std::string& bdf : ListPciAddresses(root, issues)) {
+    auto vendor = root.ReadAttr("sys/bus/pci/devices/" + bdf + "/vendor");
+    out.push_back({std::move(bdf), vendor.ok() ? *vendor : "",
+                   vendor.ok() ? "" : std::string(vendor.status().message())});
+  }
+  return out;
+}
+
 }  // namespace rdmastack::node

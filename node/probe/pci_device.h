@@ -30,4 +30,13 @@ bool ReadPciFunction(const HostRoot& root, const std::string& bdf, const std::st
 // All PCI addresses listed under sys/bus/pci/devices.
 std::vector<std::string> ListPciAddresses(const HostRoot& root, std::vector<ProbeIssue>* issues);
 
+// Each listed PCI function with its vendor file as read ("0x10de"), or why it could not be read.
+// One scan per probe serves every prober that picks functions by vendor (GPUs, Data Direct).
+struct PciVendor {
+  std::string bdf;
+  std::string vendor;  // "" when unreadable
+  std::string error;   // why it was unreadable
+};
+std::vector<PciVendor> ListPciVendors(const HostRoot& root, std::vector<ProbeIssue>* issues);
+
 }  // namespace rdmastack::node

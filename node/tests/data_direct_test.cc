@@ -81,20 +81,21 @@ TEST(DataDirectTest, APathIsKeptOnlyWhenSysfsHasADataDirectFunctionThere) {
 }
 
 TEST(DataDirectTest, FunctionsAreFoundWithTheirDriver) {
-  std::vector<ProbeIssue> issues;
-  const auto bound = ProbeDataDirectFunctions(HostRoot(FixtureDir(kTray) + "/root"), &issues);
+  auto functions = [](const std::string& profile) {
+    const HostRoot root(FixtureDir(profile) + "/root");
+    std::vector<ProbeIssue> issues;
+    return ProbeDataDirectFunctions(root, ListPciVendors(root, &issues));
+  };
+  const auto bound = functions(kTray);
   ASSERT_EQ(bound.size(), 4u);
   EXPECT_EQ(bound[0].pci_address, "0008:03:00.0");
   EXPECT_EQ(bound[0].driver, "mlx5_ib");
   EXPECT_EQ(bound[3].pci_address, "000b:03:00.0");
-  const auto unbound = ProbeDataDirectFunctions(
-      HostRoot(FixtureDir("gpu-client-cx8-data-direct-unbound") + "/root"), &issues);
+  const auto unbound = functions("gpu-client-cx8-data-direct-unbound");
   ASSERT_EQ(unbound.size(), 4u);
   EXPECT_EQ(unbound[0].driver, "");
   // A tree without any: the H100 node's ConnectX-7 is 15b3:1021.
-  EXPECT_TRUE(ProbeDataDirectFunctions(
-                  HostRoot(FixtureDir("gpu-client-h100-peermem-mofed") + "/root"), &issues)
-                  .empty());
+  EXPECT_TRUE(functions("gpu-client-h100-peermem-mofed").empty());
 }
 
 // The tray's NIC functions hang off CPU root ports in domains of their own; the GPU's DMA goes
