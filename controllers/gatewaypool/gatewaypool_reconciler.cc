@@ -129,12 +129,7 @@ std::optional<PoolConflict> GatewayPoolReconciler::FindConflict(
       if (controllers::SelectorMatchesLabelsOf(p.spec.node_selector, *n))
         f.nodes.insert(std::string(n->Name()));
     }
-    auto add = [&f, &p](const Track& t) {
-      for (const Rail& rail : RailsOf(p.spec, t)) {
-        f.ports.insert(rail.s3_port);
-        f.ports.insert(rail.rdma_port);
-      }
-    };
+    auto add = [&f, &p](const Track& t) { f.ports.merge(TrackPorts(p.spec, t)); };
     // A pool of a namespace the operator does not serve starts nothing: it holds ports only with
     // gateways the cache still shows (with a namespace list, the cache has none of an unlisted
     // namespace; operations.md says to delete a namespace's pools before it leaves the list).

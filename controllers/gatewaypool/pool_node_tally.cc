@@ -120,7 +120,6 @@ void AddRailsDown(const SelectedNode& n, PoolNodeTally* t) {
     if (r.up) {
       up += (up.empty() ? "" : ", ") + r.name;
     } else {
-      ++t->rails_down;
       down += (down.empty() ? "" : "; ") + ("rail " + r.name + " (" + r.address + "): " + r.down);
     }
   }

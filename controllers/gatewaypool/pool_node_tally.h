@@ -25,7 +25,6 @@ struct PoolNodeTally {
   crd::GatewayPoolNodeCounts counts;
   std::vector<crd::NodeProblem> failing;          // at most kMaxFailingNodes
   std::vector<crd::NodeProblem> degraded;         // RailDown; at most kMaxFailingNodes
-  size_t rails_down = 0;                          // over every degraded node
   std::vector<crd::MaintenanceNode> maintenance;  // at most kMaxMaintenanceNodes
 };
 

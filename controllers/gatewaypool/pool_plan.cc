@@ -78,13 +78,6 @@ std::map<std::string, Track> RecordedTracks(const PoolObjects& owned) {
   return tracks;
 }
 
-// Every port a track binds on a node: each rail's S3 and RDMA port.
-std::set<int32_t> TrackPorts(const crd::GatewayPoolSpec& spec, const Track& track) {
-  std::set<int32_t> out;
-  for (const Rail& rail : RailsOf(spec, track)) out.insert({rail.s3_port, rail.rdma_port});
-  return out;
-}
-
 // A track still running on the nodes that holds the new track's ports (SideBySide needs them free).
 std::string PortConflict(const crd::GatewayPoolSpec& spec, const Track& target,
                          const std::map<std::string, Track>& tracks) {
@@ -330,7 +323,7 @@ runtime::ObjectPtr Named(const std::vector<runtime::ObjectPtr>& objects, std::st
 // endpoints; those no longer rendered are unwanted.
 void PlanTrackSlices(const PoolSnapshot& s, const Track& t, const std::string& target,
                      const std::map<std::string, const NodeDecision*>& decisions,
-                     const std::map<std::string, const NodeVerdict*>& verdicts, WorkloadWrites& w) {
+                     const VerdictsByNode& verdicts, WorkloadWrites& w) {
   auto role = [&](const std::string& node) {
     auto it = decisions.find(node);
     return it == decisions.end() ? EndpointRole::kAbsent : NodeRole(*it->second, t.name, target);
@@ -344,8 +337,7 @@ void PlanTrackSlices(const PoolSnapshot& s, const Track& t, const std::string& t
         current.push_back(slice.get());
     }
     const SliceRail rail{r, [&verdicts, &r](const std::string& node) {
-                           auto v = verdicts.find(node);
-                           return v == verdicts.end() || RailServes(*v->second, r.name);
+                           return RailServesOn(verdicts, node, r.name);
                          }};
     for (auto& slice : RenderEndpointSlices(*s.pool, t, s.owned.pods, ReadSliceAssignment(current),
                                             role, multi_rail ? &rail : nullptr)) {
@@ -452,8 +444,7 @@ WorkloadWrites PlanWorkloads(const PoolSnapshot& snapshot, const PoolInputs& inp
   w.service = ObjectWrite{RenderService(pool, target), owned.service};
   std::map<std::string, const NodeDecision*> decisions;
   for (const NodeDecision& d : upgrade.nodes) decisions[d.node] = &d;
-  std::map<std::string, const NodeVerdict*> verdicts;
-  for (const SelectedNode& n : inputs.status.selected) verdicts[n.name] = &n.verdict;
+  const VerdictsByNode verdicts = IndexVerdicts(inputs.status.selected);
   for (const auto& [track_name, t] : inputs.tracks) {
     const bool has_ds =
         Named(owned.daemonsets, DaemonSetName(pool.metadata.name, track_name)) != nullptr;

@@ -43,16 +43,14 @@ std::vector<crd::Endpoint> Endpoints(const PoolStatusInputs& in) {
   const std::optional<Track>& track = in.decision.track;
   if (!track) return out;
   const std::vector<Rail> rails = RailsOf(in.pool->spec, *track);
-  std::map<std::string, const NodeVerdict*> verdicts;
-  for (const SelectedNode& n : in.selected) verdicts[n.name] = &n.verdict;
+  const VerdictsByNode verdicts = IndexVerdicts(in.selected);
   for (const auto& p : in.pods) {
     if (p.track != track->name || !p.ready || p.terminating || p.ip.empty()) continue;
     if (out.size() >= kMaxStatusEndpoints) break;
     crd::Endpoint e{p.node, p.ip, track->s3_port, track->rdma_port, track->library_version, {}};
     if (!in.pool->spec.rdma.rails.empty()) {
-      auto v = verdicts.find(p.node);
       for (const Rail& rail : rails) {
-        if (v != verdicts.end() && !RailServes(*v->second, rail.name)) continue;
+        if (!RailServesOn(verdicts, p.node, rail.name)) continue;
         if (e.rails.empty()) e.s3_port = rail.s3_port, e.rdma_port = rail.rdma_port;
         e.rails.push_back(rail.name);
       }
@@ -85,6 +83,17 @@ crd::CurrentUpgrade CurrentUpgradeOf(const PoolStatusInputs& in, const UpgradePl
 }
 
 }  // namespace
+
+VerdictsByNode IndexVerdicts(const std::vector<SelectedNode>& selected) {
+  VerdictsByNode out;
+  for (const SelectedNode& n : selected) out[n.name] = &n.verdict;
+  return out;
+}
+
+bool RailServesOn(const VerdictsByNode& verdicts, const std::string& node, std::string_view rail) {
+  auto v = verdicts.find(node);
+  return v == verdicts.end() || RailServes(*v->second, rail);
+}
 
 crd::GatewayPoolStatus ComputePoolStatus(const PoolStatusInputs& in) {
   const crd::GatewayPool& pool = *in.pool;

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/clock.h"
@@ -31,6 +32,13 @@ struct SelectedNode {
   std::string name;
   NodeVerdict verdict;
 };
+
+// The selected nodes' verdicts by node name.
+using VerdictsByNode = std::map<std::string, const NodeVerdict*>;
+VerdictsByNode IndexVerdicts(const std::vector<SelectedNode>& selected);
+// Whether `rail` serves on `node` as its verdict says (RailServes); a node without a verdict is
+// not held back.
+bool RailServesOn(const VerdictsByNode& verdicts, const std::string& node, std::string_view rail);
 
 struct PoolStatusInputs {
   const crd::GatewayPool* pool = nullptr;

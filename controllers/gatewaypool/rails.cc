@@ -22,6 +22,12 @@ std::vector<Rail> RailsOf(const crd::GatewayPoolSpec& spec, const Track& track) 
   return out;
 }
 
+std::set<int32_t> TrackPorts(const crd::GatewayPoolSpec& spec, const Track& track) {
+  std::set<int32_t> out;
+  for (const Rail& rail : RailsOf(spec, track)) out.insert({rail.s3_port, rail.rdma_port});
+  return out;
+}
+
 Status CheckRails(const std::vector<Rail>& rails) {
   std::map<int32_t, std::string> ports;  // port -> what binds it
   std::map<std::string, std::string> selectors;

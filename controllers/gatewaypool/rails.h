@@ -4,6 +4,7 @@
 // and verified as before rails existed. Pure.
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ struct Rail {
 };
 
 std::vector<Rail> RailsOf(const crd::GatewayPoolSpec& spec, const Track& track);
+
+// Every port `track` binds on a node: each rail's S3 and RDMA port.
+std::set<int32_t> TrackPorts(const crd::GatewayPoolSpec& spec, const Track& track);
 
 // What the schema cannot check of a track's rails (their ports follow the defaulted ones): every
 // port within 1..65535, no port bound twice on a node (a rail's S3 port is another's RDMA port
