@@ -307,7 +307,7 @@ StatusOr<k8s::JsonObject> RenderGatewayDaemonSet(const crd::GatewayPool& pool, c
                                 " has no metadata.uid: its IAM directory would not be its own");
   }
   const std::vector<Rail> rails = RailsOf(spec, track);
-  RDMASTACK_RETURN_IF_ERROR(CheckRails(rails));
+  RDMASTACK_RETURN_IF_ERROR(CheckRails(spec, rails));
   std::vector<k8s::JsonObject> containers;
   for (const Rail& rail : rails) {
     RDMASTACK_ASSIGN_OR_RETURN(k8s::JsonObject container,

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "controllers/gatewaypool/gateway_daemonset.h"
+#include "crds/types/validate.h"
 
 namespace rdmastack::gatewaypool {
 
@@ -28,9 +29,17 @@ std::set<int32_t> TrackPorts(const crd::GatewayPoolSpec& spec, const Track& trac
   return out;
 }
 
-Status CheckRails(const std::vector<Rail>& rails) {
+Status CheckRails(const crd::GatewayPoolSpec& spec, const std::vector<Rail>& rails) {
   std::map<int32_t, std::string> ports;  // port -> what binds it
   std::map<std::string, std::string> selectors;
+  // A rail's name goes into container, EndpointSlice and label names: an object stored before
+  // the schema's pattern, or ratcheted past it, is held to it here.
+  for (const crd::RdmaRail& rail : spec.rdma.rails) {
+    if (rail.name.empty() || rail.name.size() > 15 || !crd::IsDnsLabel(rail.name)) {
+      return InvalidArgumentError("rail name \"" + rail.name.substr(0, 64) +
+                                  "\" must be 1-15 lower-case letters, digits or '-'");
+    }
+  }
   for (const Rail& rail : rails) {
     const std::string who = rail.name.empty() ? "the gateway" : "rail " + rail.name;
     for (const auto& [kind, port] :

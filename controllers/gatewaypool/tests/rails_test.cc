@@ -220,6 +220,22 @@ TEST(RailsTest, RenderingRefusesRailsThatCannotAllBind) {
       << ds.status().message();
 }
 
+// A rail name past the schema's pattern (an object stored before it, or ratcheted) is refused
+// when rendering, in any form, before it reaches a container, slice or label name.
+TEST(RailsTest, RenderingRefusesANameOutsideThePattern) {
+  for (const std::string& name :
+       {std::string("Rail_A"), std::string(16, 'a'), std::string("../x"), std::string("a\nb"),
+        std::string("-a"), std::string(""), std::string("rail.b"), std::string(300, 'x')}) {
+    crd::GatewayPool pool = TwoRails();
+    pool.spec.rdma.rails[1].name = name;
+    auto ds = RenderGatewayDaemonSet(pool, TrackOf(pool), {});
+    ASSERT_FALSE(ds.ok()) << name;
+    EXPECT_EQ(ds.status().message().rfind("rail name \"", 0), 0u) << ds.status().message();
+    EXPECT_LE(ds.status().message().size(), 140u);
+  }
+  EXPECT_TRUE(RenderGatewayDaemonSet(TwoRails(), TrackOf(TwoRails()), {}).ok());
+}
+
 // The admin's host port range holds for every rail: rail b's ports are the pool's plus 100.
 TEST(RailsTest, EveryRailsPortsAreHeldToTheHostPortRange) {
   const crd::GatewayPool pool = TwoRails();
