@@ -43,8 +43,9 @@ const std::vector<Part>& Plan() {
       {"node", {"base", "lib/elf"}},
       {"lib", {"base"}},
       {"operator/k8s", {"base"}},
-      // The API package: kinds (given to the k8s layer's registry), schema types, keys, codecs.
-      {"crds", {"base", "operator/k8s"}},
+      // The API package: kinds (given to the k8s layer's registry), schema types, keys, codecs;
+      // lib/rails reads the status it defines (status_rails.h) the way the client reads facts.
+      {"crds", {"base", "operator/k8s", "lib"}},
       {"operator/runtime", {"base", "operator/k8s"}},
       // The operator's servers and controllers.
       {"servers/agenthub", {"base", "operator", "crds", "agents/proto"}},

@@ -28,7 +28,12 @@ std::string OneLine(std::string text) {
 std::string DescribePlan(const NodePlan& plan) {
   std::string out = plan.transport;
   if (!plan.registration.empty()) out += " via " + plan.registration;
-  return out + " on " + plan.rdma_device + " GID " + std::to_string(plan.gid_index);
+  out += " on " + plan.rdma_device + " GID " + std::to_string(plan.gid_index);
+  if (!plan.note.empty()) out += " (" + plan.note + ")";
+  if (!plan.on_rails) return out;
+  std::vector<std::string> gpus;
+  for (const auto& g : plan.gpu_rails) gpus.push_back(rails::DescribeChoice(g));
+  return out + "; per GPU on the pool's networks: " + Join(gpus);
 }
 
 }  // namespace
@@ -77,7 +82,7 @@ void ClientPlane::MaybeLoadPeerMem(node::NodeFacts* facts, NodePlan* plan) {
     spdlog::info("peermem: modprobe said: {}", said);
   }
   *facts = Probe();
-  *plan = PlanNode(*facts, options_.requirements);
+  *plan = PlanNode(*facts, options_.requirements, networks_);
   if (facts->drivers.Loaded("nvidia_peermem")) {
     peermem_loaded_by_client_ = true;
     last_modprobe_failure_.reset();
@@ -163,7 +168,11 @@ ClientState ClientPlane::RunPass() {
   st.profile = options_.profile;
   st.node = options_.node;
   node::NodeFacts facts = Probe();
-  NodePlan plan = PlanNode(facts, options_.requirements);
+  // The pool's networks decide which NICs the plan lists (PlanNode); a file that does not parse
+  // keeps the networks last read.
+  StatusOr<PoolEndpoints> pool = ReadEndpointsFile(options_.endpoints_file);
+  if (pool.ok()) networks_ = pool->networks;
+  NodePlan plan = PlanNode(facts, options_.requirements, networks_);
   MaybeLoadPeerMem(&facts, &plan);
   st.peermem_loaded_by_client = peermem_loaded_by_client_;
   if (plan.capable) {
@@ -173,7 +182,6 @@ ClientState ClientPlane::RunPass() {
     st.rdma_device = plan.rdma_device;
   }
 
-  StatusOr<PoolEndpoints> pool = ReadEndpointsFile(options_.endpoints_file);
   if (pool.ok()) st.endpoints = static_cast<int>(pool->endpoints.size());
   const bool have_endpoints = pool.ok() && !pool->endpoints.empty();
   Status installed = OkStatus();

@@ -66,6 +66,7 @@ class ClientPlane {
   std::string last_peermem_note_;
   std::optional<ClientState> last_state_;
   std::string last_state_write_error_;
+  std::vector<rails::RailNetwork> networks_;  // the pool's, as last read
 };
 
 }  // namespace rdmastack::client

@@ -39,6 +39,28 @@ StatusOr<PoolEndpoint> ParseEndpoint(const rapidjson::Value& v, const std::strin
   return ep;
 }
 
+constexpr size_t kMaxNetworks = 32;
+
+StatusOr<rails::RailNetwork> ParseNetwork(const rapidjson::Value& v, const std::string& where) {
+  if (!v.IsObject()) return InvalidArgumentError(where + " must be an object");
+  rails::RailNetwork n;
+  const std::string prefix = where + ".";
+  RDMASTACK_ASSIGN_OR_RETURN(n.rail, OptionalString(v, "rail", prefix, ""));
+  RDMASTACK_ASSIGN_OR_RETURN(n.cidr, OptionalString(v, "cidr", prefix, ""));
+  if (n.rail.size() > 15 ||
+      n.rail.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos) {
+    return InvalidArgumentError(prefix +
+                                "rail must be a rail name (a DNS label of at most 15 "
+                                "characters), got '" +
+                                n.rail.substr(0, 64) + "'");
+  }
+  if (n.cidr.find('/') == std::string::npos || !rails::ParseIpv4Net(n.cidr)) {
+    return InvalidArgumentError(prefix + "cidr must be an IPv4 network like 10.10.0.0/24, got '" +
+                                n.cidr.substr(0, 64) + "'");
+  }
+  return n;
+}
+
 }  // namespace
 
 std::vector<std::string> PoolEndpoints::Urls() const {
@@ -79,6 +101,19 @@ StatusOr<PoolEndpoints> ParseEndpointsJson(std::string_view text) {
     RDMASTACK_ASSIGN_OR_RETURN(
         PoolEndpoint ep, ParseEndpoint(list->value[i], "endpoints[" + std::to_string(i) + "]"));
     out.endpoints.push_back(std::move(ep));
+  }
+  auto networks = doc.FindMember("networks");
+  if (networks != doc.MemberEnd() && !networks->value.IsNull()) {
+    if (!networks->value.IsArray() || networks->value.Size() > kMaxNetworks) {
+      return InvalidArgumentError("networks must be an array of at most " +
+                                  std::to_string(kMaxNetworks) + " networks");
+    }
+    for (rapidjson::SizeType i = 0; i < networks->value.Size(); ++i) {
+      RDMASTACK_ASSIGN_OR_RETURN(
+          rails::RailNetwork n,
+          ParseNetwork(networks->value[i], "networks[" + std::to_string(i) + "]"));
+      out.networks.push_back(std::move(n));
+    }
   }
   return out;
 }

@@ -7,12 +7,15 @@
 //    "endpoints":[{"node":"stg-node-0","address":"198.18.0.10","s3Port":7071,
 //                  "libraryVersion":"1.2.0.68"}]}
 // An https pool (s3.tlsSecret) adds "caBundle": the PEM CA the gateways' certificates chain to.
+// A pool whose status names the networks its gateways serve on adds
+//    "networks":[{"rail":"a","cidr":"10.10.0.0/16"}]   (rail absent without spec.rdma.rails)
 
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "base/status.h"
+#include "lib/rails/gpu_rails.h"
 
 namespace rdmastack::client {
 
@@ -29,6 +32,8 @@ struct PoolEndpoints {
   std::string scheme = "http";  // http | https
   std::string ca_bundle;        // https: PEM; "" = the system trust store
   std::vector<PoolEndpoint> endpoints;
+  // The networks the gateways serve on; empty when the operator published none.
+  std::vector<rails::RailNetwork> networks;
 
   // "http://198.18.0.10:7071", in file order (IPv6 addresses in brackets).
   std::vector<std::string> Urls() const;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "node/checks/checks.h"
+#include "node/checks/gpu_nic_paths.h"
 #include "node/checks/rdma_checks.h"
 
 namespace rdmastack::client {
@@ -31,9 +32,41 @@ const node::Verdict* DecidingVerdict(const node::Evaluation& ev) {
   return v;
 }
 
+// Each GPU's NIC among the devices with a usable GID, on the pool's networks where one sits on
+// them; the distances are the agent's (every NIC, or the nearest alone where that is all it has).
+rails::RailPlan PlanRails(const node::NodeFacts& facts,
+                          const std::vector<node::checks::ClientGid>& gids,
+                          const std::vector<rails::RailNetwork>& networks,
+                          const node::Requirements& requirements) {
+  std::vector<rails::RailNic> nics;
+  for (const auto& g : gids) {
+    if (std::any_of(nics.begin(), nics.end(), [&](const auto& n) { return n.name == g.device; }))
+      continue;
+    rails::RailNic nic{g.device, {}};
+    for (const node::NetDev& n : facts.netdevs) {
+      if (n.rdma_device != g.device) continue;
+      for (const auto& ip : n.ipv4) nic.ipv4.push_back(ip.cidr);
+    }
+    nics.push_back(std::move(nic));
+  }
+  std::vector<rails::RailGpu> gpus;
+  for (const node::Gpu& gpu : facts.gpus) {
+    rails::RailGpu g{gpu.pci_address, {}};
+    for (const node::GpuNicPath* p : node::checks::PathsFrom(facts, gpu.pci_address)) {
+      g.nics.push_back({p->nic, p->path_type});
+    }
+    if (g.nics.empty() && !gpu.nearest_nic.empty())
+      g.nics.push_back({gpu.nearest_nic, gpu.path_type});
+    gpus.push_back(std::move(g));
+  }
+  return rails::PlanGpuRails(gpus, nics, networks,
+                             node::PathTypeName(requirements.max_gpu_nic_distance));
+}
+
 }  // namespace
 
-NodePlan PlanNode(const node::NodeFacts& facts, const node::Requirements& requirements) {
+NodePlan PlanNode(const node::NodeFacts& facts, const node::Requirements& requirements,
+                  const std::vector<rails::RailNetwork>& networks) {
   NodePlan plan;
   plan.evaluation = node::Evaluate(facts, requirements);
   const node::Evaluation& ev = plan.evaluation;
@@ -51,22 +84,50 @@ NodePlan PlanNode(const node::NodeFacts& facts, const node::Requirements& requir
     plan.message = "no usable GID on an up RDMA port";
     return plan;
   }
+  const rails::RailPlan rails = PlanRails(facts, gids, networks, requirements);
+  plan.on_rails = rails.on_rails;
+  plan.gpu_rails = rails.gpus;
   plan.capable = true;
   plan.transport = ev.selected_transport;
+  if (plan.transport == "GPUDirect" && rails.on_rails && !rails.AllWithin()) {
+    // The pool's networks are reached only through a NIC too far from some GPU: GPU-direct to
+    // this pool would cross the CPU (the operator decides the same: eligibility.cc).
+    const auto far = std::find_if(rails.gpus.begin(), rails.gpus.end(),
+                                  [](const rails::GpuRailChoice& g) { return !g.within; });
+    const std::string why = rails::DescribeChoice(*far) +
+                            " is the GPU's nearest NIC on the pool's networks, farther than "
+                            "maxGpuNicDistance " +
+                            node::PathTypeName(requirements.max_gpu_nic_distance);
+    if (requirements.transport == node::Transport::kGpuDirect) {
+      plan.capable = false;
+      plan.transport.clear();
+      plan.reason = "GpuNicTooFar";
+      plan.message = "GPUDirect: GpuNicTooFar: " + why;
+      return plan;
+    }
+    plan.transport = "HostMemory";
+    plan.note = "host memory: " + why;
+  }
   if (plan.transport == "GPUDirect") {
     const node::Verdict* gd = FindVerdict(ev, "GPUDirect");
     plan.registration = gd != nullptr ? gd->via : "";
   }
-  // The GPU's nearest NIC carries GPU-direct traffic best; otherwise the first usable device.
-  const node::checks::ClientGid* chosen = &gids.front();
-  if (plan.transport == "GPUDirect" && !facts.gpus.empty()) {
+  // The NIC of the first GPU carries GPU-direct traffic best; otherwise the first usable device
+  // that reaches the pool.
+  const node::checks::ClientGid* chosen = nullptr;
+  auto first_gid_of = [&](const std::string& device) -> const node::checks::ClientGid* {
     for (const auto& g : gids) {
-      if (g.device == facts.gpus.front().nearest_nic) {
-        chosen = &g;
-        break;
-      }
+      if (g.device == device) return &g;
     }
+    return nullptr;
+  };
+  if (plan.transport == "GPUDirect" && !rails.gpus.empty()) {
+    chosen = first_gid_of(rails.gpus.front().nic);
   }
+  for (size_t i = 0; chosen == nullptr && i < rails.reachable.size(); ++i) {
+    chosen = first_gid_of(rails.reachable[i]);
+  }
+  if (chosen == nullptr) chosen = &gids.front();
   plan.gid_index = chosen->gid_index;
   // One VGWRDMA_GID_INDEX serves every device listed.
   auto usable = [&](const std::string& device) {
@@ -81,22 +142,16 @@ NodePlan PlanNode(const node::NodeFacts& facts, const node::Requirements& requir
     }
   };
   if (plan.transport == "GPUDirect") {
-    // The NIC nearest each GPU, within the profile's distance: cuFile picks among the listed
+    // The chosen NIC of each GPU within the profile's distance: cuFile picks among the listed
     // NICs per GPU, and a NIC no GPU is near would only carry GPU-direct over the CPU.
-    for (const node::Gpu& gpu : facts.gpus) {
-      node::PathType path = node::PathType::kSys;
-      if (!node::ParsePathType(gpu.path_type, &path) ||
-          static_cast<int>(path) > static_cast<int>(requirements.max_gpu_nic_distance) ||
-          !usable(gpu.nearest_nic)) {
-        continue;
-      }
-      add(gpu.nearest_nic);
+    for (const std::string& device : rails.devices) {
+      if (usable(device)) add(device);
     }
   }
   if (plan.rdma_devices.empty()) {
     add(chosen->device);
-    for (const auto& g : gids) {
-      if (g.gid_index == plan.gid_index) add(g.device);
+    for (const std::string& device : rails.reachable) {
+      if (usable(device)) add(device);
     }
   }
   plan.rdma_device = plan.rdma_devices.front();

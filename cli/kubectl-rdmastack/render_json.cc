@@ -193,6 +193,32 @@ std::string RenderWhyJson(const WhyView& v) {
     w.EndObject();
   }
   w.EndArray();
+  w.Key("rails");
+  w.StartArray();
+  for (const ProfileRailsView& r : v.rails) {
+    w.StartObject();
+    Str(w, "clientProfile", r.profile);
+    Str(w, "gatewayPool", r.pool);
+    Str(w, "maxGpuNicDistance", r.max_distance);
+    w.Key("onPoolNetworks");
+    w.Bool(r.on_rails);
+    w.Key("gpus");
+    w.StartArray();
+    for (const auto& g : r.gpus) {
+      w.StartObject();
+      Str(w, "pciAddress", g.gpu);
+      Str(w, "nic", g.nic);
+      Str(w, "pathType", g.path_type);
+      Str(w, "rail", g.rail);
+      Str(w, "network", g.network);
+      w.Key("withinMax");
+      w.Bool(g.within);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
   w.Key("memberships");
   w.StartArray();
   for (const Membership& m : v.memberships) {

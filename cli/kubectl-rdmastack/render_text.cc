@@ -181,6 +181,28 @@ std::string GpusBlock(const std::vector<GpuPathView>& gpus) {
   return "\nGPUs and the RDMA NIC nearest each (GPU-direct takes it):\n" + t.Render();
 }
 
+// Per profile whose pool names its networks: the NIC each GPU's traffic to the pool takes.
+std::string RailsBlock(const std::vector<ProfileRailsView>& rails) {
+  std::string out;
+  for (const ProfileRailsView& r : rails) {
+    const std::string head = "\nClientProfile " + r.profile + " -> GatewayPool " + r.pool + " on " +
+                             Join(r.networks, ", ");
+    if (!r.on_rails) {
+      out += head +
+             ": no RDMA NIC of the node is on these networks; each GPU takes its nearest "
+             "NIC and reaches the pool through routing\n";
+      continue;
+    }
+    Table t({"GPU", "NIC", "PATH", "RAIL", "NETWORK", "WITHIN " + r.max_distance});
+    for (const auto& g : r.gpus) {
+      t.AddRow({g.gpu, g.nic.empty() ? "<none>" : g.nic, g.path_type, g.rail.empty() ? "-" : g.rail,
+                g.network, g.within ? "yes" : "no"});
+    }
+    out += head + ", the NIC each GPU takes there:\n" + t.Render();
+  }
+  return out;
+}
+
 std::string AgentLine(const AgentView& a) {
   std::string line = AgentCell(a);
   if (!a.version.empty()) line += ", agent " + a.version;
@@ -233,6 +255,7 @@ std::string RenderWhyText(const WhyView& v) {
     out += VerdictsBlock(n);
     out += ChecksBlock(n);
     out += GpusBlock(v.gpus);
+    out += RailsBlock(v.rails);
   }
   if (!v.memberships.empty()) {
     out += "\nGatewayPools and ClientProfiles that name the node:\n";

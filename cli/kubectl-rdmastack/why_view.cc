@@ -4,6 +4,7 @@
 #include <set>
 
 #include "cli/kubectl-rdmastack/text.h"
+#include "crds/types/status_rails.h"
 
 namespace rdmastack::plugin {
 namespace {
@@ -123,6 +124,44 @@ GpuPathView GpuPath(const crd::GpuFacts& g) {
   return p;
 }
 
+ProfileRailsView RailsFor(const crd::ClientProfile& profile, const crd::GatewayPool& pool,
+                          const crd::RdmaNodeStatus& node) {
+  ProfileRailsView r;
+  r.profile = QualifiedName(profile.metadata);
+  r.pool = QualifiedName(pool.metadata);
+  r.max_distance = std::string(crd::ToString(profile.spec.max_gpu_nic_distance));
+  for (const crd::PoolNetwork& n : pool.status->networks) {
+    r.networks.push_back((n.rail ? "rail " + *n.rail + " " : "") + n.cidr);
+  }
+  const rails::RailPlan plan = crd::PlanStatusRails(node, pool.status->networks, r.max_distance);
+  r.on_rails = plan.on_rails;
+  r.gpus = plan.gpus;
+  return r;
+}
+
+// The rails of each profile the node is a member of, whose pool names its networks.
+std::vector<ProfileRailsView> ProfileRails(const Snapshot& snapshot, const WhyView& v,
+                                           const crd::RdmaNodeStatus& node) {
+  std::vector<ProfileRailsView> out;
+  if (node.gpus.empty()) return out;
+  for (const crd::ClientProfile& profile : snapshot.profiles) {
+    const std::string name = QualifiedName(profile.metadata);
+    const bool member = std::any_of(v.memberships.begin(), v.memberships.end(), [&](auto& m) {
+      return m.kind == "ClientProfile" && m.namespace_ + "/" + m.name == name;
+    });
+    if (!member) continue;
+    for (const crd::GatewayPool& pool : snapshot.pools) {
+      if (pool.metadata.name != profile.spec.gateway_pool_ref.name ||
+          pool.metadata.namespace_ != profile.metadata.namespace_ || !pool.status ||
+          pool.status->networks.empty()) {
+        continue;
+      }
+      out.push_back(RailsFor(profile, pool, node));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 WhyView BuildWhyView(const Snapshot& snapshot, const std::string& node, NodeExistence existence,
@@ -151,6 +190,7 @@ WhyView BuildWhyView(const Snapshot& snapshot, const std::string& node, NodeExis
   v.assessment = AssessNode(*it, now);
   if (it->status) {
     for (const crd::GpuFacts& g : it->status->gpus) v.gpus.push_back(GpuPath(g));
+    v.rails = ProfileRails(snapshot, v, *it->status);
   }
   const bool member_problem = std::any_of(v.memberships.begin(), v.memberships.end(),
                                           [](const Membership& m) { return m.problem; });

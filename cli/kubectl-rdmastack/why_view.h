@@ -9,6 +9,7 @@
 
 #include "cli/kubectl-rdmastack/node_assessment.h"
 #include "cli/kubectl-rdmastack/snapshot.h"
+#include "lib/rails/gpu_rails.h"
 
 namespace rdmastack::plugin {
 
@@ -39,11 +40,25 @@ struct GpuPathView {
   std::string note;   // what breaks the path besides its length: ACS redirect, IOMMU translating
 };
 
+// The NIC each GPU's traffic takes to a ClientProfile's pool, as the client on the node decides
+// it (node/checks/gpu_rails.h): on the pool's networks (status.networks) where a NIC of the node
+// sits on one, else the nearest NIC, the pool being reached through routing.
+struct ProfileRailsView {
+  std::string profile;                // namespace/name
+  std::string pool;                   // namespace/name
+  std::string max_distance;           // the profile's maxGpuNicDistance
+  std::vector<std::string> networks;  // "rail a 10.10.0.0/16", in the pool's order
+  bool on_rails = false;
+  std::vector<rails::GpuRailChoice> gpus;  // in the RdmaNode's GPU order
+};
+
 struct WhyView {
   std::string node;
   bool found = false;  // the node has an RdmaNode
   NodeAssessment assessment;
-  std::vector<GpuPathView> gpus;        // in the RdmaNode's order
+  std::vector<GpuPathView> gpus;  // in the RdmaNode's order
+  // Each ClientProfile of the node whose pool publishes its networks.
+  std::vector<ProfileRailsView> rails;
   std::vector<Membership> memberships;  // problems first, then by kind, namespace, name
   std::vector<std::string> notes;       // what the view cannot see (capped lists)
   // No RdmaNode: whether the Node exists, and RdmaNode or Node names that look like a typo of

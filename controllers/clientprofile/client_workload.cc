@@ -246,6 +246,16 @@ k8s::JsonObject RenderEndpointsConfigMap(const crd::ClientProfile& profile,
     o.SetString({"libraryVersion"}, e.library_version);
     data.Append({"endpoints"}, o);
   }
+  // Where the gateways serve: each client keeps, per GPU, the nearest NIC on one of them.
+  if (pool.status && !pool.status->networks.empty()) {
+    data.Set({"networks"}, k8s::JsonObject::Array());
+    for (const crd::PoolNetwork& n : pool.status->networks) {
+      k8s::JsonBuilder o;
+      if (n.rail) o.SetString({"rail"}, *n.rail);
+      o.SetString({"cidr"}, n.cidr);
+      data.Append({"networks"}, o);
+    }
+  }
   k8s::JsonBuilder cm;
   cm.SetApiVersion("v1");
   cm.SetKind("ConfigMap");

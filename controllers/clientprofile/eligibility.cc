@@ -8,6 +8,8 @@
 #include "controllers/common/node_walk.h"
 #include "crds/types/int_or_string.h"
 #include "crds/types/reasons.h"
+#include "crds/types/status_rails.h"
+#include "lib/rails/gpu_rails.h"
 #include "node/checks/checks.h"
 #include "node/checks/gpu_checks.h"
 #include "node/probe/parsers.h"
@@ -269,9 +271,32 @@ std::optional<GpuDirectPath> PathIsolation(const crd::RdmaNodeStatus& node) {
   return std::nullopt;
 }
 
+// Where the pool serves on networks some NIC of the node is on, each GPU's traffic takes its
+// nearest NIC there (the client lists those): GPU-direct needs each within the profile's distance.
+std::optional<GpuDirectPath> RailDistance(const crd::ClientProfileSpec& spec,
+                                          const crd::RdmaNodeStatus& node,
+                                          const std::vector<crd::PoolNetwork>& networks) {
+  if (networks.empty()) return std::nullopt;
+  const std::string_view max = crd::ToString(spec.max_gpu_nic_distance);
+  const rails::RailPlan plan = crd::PlanStatusRails(node, networks, max);
+  if (!plan.on_rails) return std::nullopt;
+  for (const rails::GpuRailChoice& g : plan.gpus) {
+    if (g.within) continue;
+    return Refused(reasons::kGpuNicTooFar,
+                   rails::DescribeChoice(g) +
+                       " is the GPU's nearest NIC on the pool's networks, farther than "
+                       "maxGpuNicDistance " +
+                       std::string(max) +
+                       "; put a NIC near each GPU on the pool's networks (a rail), or raise "
+                       "maxGpuNicDistance knowingly");
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
-Eligibility DecideEligibility(const crd::ClientProfileSpec& spec, const crd::RdmaNodeStatus* node) {
+Eligibility DecideEligibility(const crd::ClientProfileSpec& spec, const crd::RdmaNodeStatus* node,
+                              const std::vector<crd::PoolNetwork>& networks) {
   if (node == nullptr || !node->agent || node->agent->state != crd::AgentState::kConnected)
     return Ineligible(reasons::kAgentNotReporting,
                       "the node's agent is not reporting (no RdmaNode, or Stale); check the "
@@ -303,6 +328,8 @@ Eligibility DecideEligibility(const crd::ClientProfileSpec& spec, const crd::Rdm
       path = std::move(*limit);
     } else if (auto isolated = PathIsolation(*node)) {
       path = std::move(*isolated);
+    } else if (auto off_rails = RailDistance(spec, *node, networks)) {
+      path = std::move(*off_rails);
     }
   }
   if (path.registration.empty()) {

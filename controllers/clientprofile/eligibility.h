@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "crds/types/types.h"
 
@@ -26,7 +27,10 @@ struct Eligibility {
   bool loads_peer_mem = false;
 };
 
-// `node`: the node's RdmaNode status; null when the node has none yet.
-Eligibility DecideEligibility(const crd::ClientProfileSpec& spec, const crd::RdmaNodeStatus* node);
+// `node`: the node's RdmaNode status; null when the node has none yet. `networks`: where the
+// pool's gateways serve (its status.networks); with a NIC of the node on one, GPU-direct needs
+// each GPU's nearest NIC there within maxGpuNicDistance (GpuNicTooFar otherwise).
+Eligibility DecideEligibility(const crd::ClientProfileSpec& spec, const crd::RdmaNodeStatus* node,
+                              const std::vector<crd::PoolNetwork>& networks = {});
 
 }  // namespace rdmastack::clientprofile

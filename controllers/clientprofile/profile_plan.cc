@@ -114,6 +114,9 @@ ProfilePlan PlanProfile(const ProfileSnapshot& s, const ClientRenderOptions& opt
   in.pool_found = s.pool.has_value();
   if (s.pool) in.endpoints = static_cast<int32_t>(s.endpoints.size());
   DecideSpec(s, options, &plan);
+  static const std::vector<crd::PoolNetwork> kNoNetworks;
+  const std::vector<crd::PoolNetwork>& pool_networks =
+      s.pool && s.pool->status ? s.pool->status->networks : kNoNetworks;
 
   // Nodes: matched ones get a verdict; the label follows it, and a node leaving the profile keeps
   // its files until no running pod there names the profile (node_retirement.h).
@@ -128,7 +131,8 @@ ProfilePlan PlanProfile(const ProfileSnapshot& s, const ClientRenderOptions& opt
     }
     NodeOutcome n;
     n.name = name;
-    n.eligibility = DecideEligibility(profile.spec, node.report ? &*node.report : nullptr);
+    n.eligibility =
+        DecideEligibility(profile.spec, node.report ? &*node.report : nullptr, pool_networks);
     const controllers::OwnedPod* client = on.client ? &*on.client : nullptr;
     n.ready = client && client->ready && !client->terminating;
     if (client && in.library_refused.empty()) {

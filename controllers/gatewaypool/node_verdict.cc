@@ -1,45 +1,20 @@
 #include "controllers/gatewaypool/node_verdict.h"
 
-#include <arpa/inet.h>
-
 #include <algorithm>
-#include <charconv>
 #include <vector>
 
 #include "controllers/common/conditions.h"
 #include "controllers/common/node_walk.h"
 #include "crds/types/rdmanode_api.h"
 #include "crds/types/reasons.h"
+#include "lib/rails/gpu_rails.h"
 
 namespace rdmastack::gatewaypool {
 
 namespace reasons = crd::reasons;
+using rails::ParseIpv4Net;
 
 namespace {
-
-std::optional<uint32_t> ParseIpv4(std::string_view text) {
-  in_addr a{};
-  if (inet_pton(AF_INET, std::string(text).c_str(), &a) != 1) return std::nullopt;
-  return ntohl(a.s_addr);
-}
-
-// "10.10.0.0/16" -> (network, prefix length).
-std::optional<std::pair<uint32_t, int>> ParseCidr(std::string_view text) {
-  const size_t slash = text.find('/');
-  if (slash == std::string_view::npos) return std::nullopt;
-  auto ip = ParseIpv4(text.substr(0, slash));
-  int bits = -1;
-  const std::string_view b = text.substr(slash + 1);
-  auto r = std::from_chars(b.data(), b.data() + b.size(), bits);
-  if (!ip || r.ec != std::errc() || r.ptr != b.data() + b.size() || bits < 0 || bits > 32)
-    return std::nullopt;
-  return std::make_pair(*ip, bits);
-}
-
-bool InCidr(uint32_t ip, const std::pair<uint32_t, int>& cidr) {
-  const uint32_t mask = cidr.second == 0 ? 0 : ~uint32_t{0} << (32 - cidr.second);
-  return (ip & mask) == (cidr.first & mask);
-}
 
 std::string AddressOnly(const std::string& with_prefix) {
   return with_prefix.substr(0, with_prefix.find('/'));
@@ -62,6 +37,18 @@ NodeVerdict Fail(std::string reason, std::string message) {
   return v;
 }
 
+// The address `ip` ("10.10.0.11/24" as the agent reports it) picked on `netdev`, and its network.
+NodeVerdict Picked(const std::string& ip, const std::string& netdev) {
+  NodeVerdict v;
+  v.verified = true;
+  v.rdma_address = AddressOnly(ip);
+  v.netdev = netdev;
+  if (const auto net = ParseIpv4Net(ip); net && ip.find('/') != std::string::npos) {
+    v.rdma_network = net->Network();
+  }
+  return v;
+}
+
 NodeVerdict PickByInterface(const std::string& name, const crd::RdmaNodeStatus& s) {
   for (const auto& n : s.netdevs) {
     if (n.name != name) continue;
@@ -77,11 +64,7 @@ NodeVerdict PickByInterface(const std::string& name, const crd::RdmaNodeStatus& 
                   "rdma.interface " + name + " has " + std::to_string(n.ipv4.size()) +
                       " IPv4 addresses; the gateway binds exactly one: use rdma.cidr to pick it");
     }
-    NodeVerdict v;
-    v.verified = true;
-    v.rdma_address = AddressOnly(n.ipv4.front());
-    v.netdev = n.name;
-    return v;
+    return Picked(n.ipv4.front(), n.name);
   }
   return Fail(reasons::kInterfaceNotFound,
               "the node has no interface " + name + " (it has: " + Inventory(s.netdevs) +
@@ -90,23 +73,17 @@ NodeVerdict PickByInterface(const std::string& name, const crd::RdmaNodeStatus& 
 }
 
 NodeVerdict PickByCidr(const std::string& text, const crd::RdmaNodeStatus& s) {
-  const auto cidr = ParseCidr(text);
+  const auto cidr = text.find('/') == std::string::npos ? std::nullopt : ParseIpv4Net(text);
   if (!cidr) return Fail(reasons::kNoAddressInCidr, "rdma.cidr " + text + " is not an IPv4 CIDR");
-  std::vector<std::pair<std::string, std::string>> hits;  // address, netdev
+  std::vector<std::pair<std::string, std::string>> hits;  // address/prefix, netdev
   for (const auto& n : s.netdevs) {
     if (!n.rdma_device) continue;
     for (const auto& ip : n.ipv4) {
-      auto parsed = ParseIpv4(AddressOnly(ip));
-      if (parsed && InCidr(*parsed, *cidr)) hits.emplace_back(AddressOnly(ip), n.name);
+      auto parsed = ParseIpv4Net(AddressOnly(ip));
+      if (parsed && cidr->Contains(parsed->base)) hits.emplace_back(ip, n.name);
     }
   }
-  if (hits.size() == 1) {
-    NodeVerdict v;
-    v.verified = true;
-    v.rdma_address = hits.front().first;
-    v.netdev = hits.front().second;
-    return v;
-  }
+  if (hits.size() == 1) return Picked(hits.front().first, hits.front().second);
   if (hits.empty()) {
     return Fail(reasons::kNoAddressInCidr,
                 "no RDMA netdev of the node has an address in rdma.cidr " + text +
@@ -149,10 +126,11 @@ NodeVerdict VerifyRails(const std::vector<crd::RdmaRail>& rails, const crd::Rdma
       v.message = "rail " + rail.name + ": " + v.message;
       return v;
     }
-    RailVerdict r{rail.name, v.rdma_address, true, PortDown(v.netdev, s)};
+    RailVerdict r{rail.name, v.rdma_address, v.rdma_network, true, PortDown(v.netdev, s)};
     r.up = r.down.empty();
     if (out.rails.empty()) {
       out.rdma_address = v.rdma_address;
+      out.rdma_network = v.rdma_network;
       out.netdev = v.netdev;
     }
     out.rails.push_back(std::move(r));

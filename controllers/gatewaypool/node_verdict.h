@@ -22,6 +22,7 @@ struct NodeInput {
 struct RailVerdict {
   std::string name;
   std::string address;
+  std::string network;  // address's network, "10.10.0.0/16"; "" when the agent gave no prefix
   bool up = true;
   std::string down;  // when not up: the port and its state
 };
@@ -34,7 +35,8 @@ struct NodeVerdict {
   // The node's RDMA address for the pool (the one IPv4 that rdma.interface/cidr picks; a
   // multi-rail pool's first rail's).
   std::string rdma_address;
-  std::string netdev;  // the netdev that holds rdma_address
+  std::string rdma_network;  // rdma_address's network ("10.10.0.0/24"); "" without a prefix
+  std::string netdev;        // the netdev that holds rdma_address
   // Multi-rail pools: every rail, in the spec's order. A rail that is down degrades the node
   // (RailDown) without failing it: the agent's GatewayCapable needs one RDMA address up.
   std::vector<RailVerdict> rails;

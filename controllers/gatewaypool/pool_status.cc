@@ -62,6 +62,36 @@ std::vector<crd::Endpoint> Endpoints(const PoolStatusInputs& in) {
   return out;
 }
 
+// The networks the pool's gateways serve on: each verified node's rail address's network, in
+// rail order, each once.
+std::vector<crd::PoolNetwork> Networks(const PoolStatusInputs& in) {
+  std::vector<std::pair<size_t, crd::PoolNetwork>> found;  // rail index, network
+  auto add = [&](size_t rail, std::optional<std::string> name, const std::string& cidr) {
+    if (cidr.empty()) return;
+    crd::PoolNetwork n{std::move(name), cidr};
+    for (const auto& [i, f] : found) {
+      if (f == n) return;
+    }
+    found.emplace_back(rail, std::move(n));
+  };
+  for (const SelectedNode& n : in.selected) {
+    if (!n.verdict.verified) continue;
+    if (n.verdict.rails.empty()) add(0, std::nullopt, n.verdict.rdma_network);
+    for (size_t i = 0; i < n.verdict.rails.size(); ++i) {
+      add(i, n.verdict.rails[i].name, n.verdict.rails[i].network);
+    }
+  }
+  std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.first, a.second.cidr) < std::tie(b.first, b.second.cidr);
+  });
+  std::vector<crd::PoolNetwork> out;
+  for (auto& [i, n] : found) {
+    if (out.size() >= kMaxPoolNetworks) break;
+    out.push_back(std::move(n));
+  }
+  return out;
+}
+
 // The upgrade under way, as status.currentUpgrade shows it.
 crd::CurrentUpgrade CurrentUpgradeOf(const PoolStatusInputs& in, const UpgradePlan& up) {
   const Track& track = *in.decision.track;
@@ -109,6 +139,7 @@ crd::GatewayPoolStatus ComputePoolStatus(const PoolStatusInputs& in) {
   s.failing_nodes = nodes.failing;
   s.degraded_nodes = nodes.degraded;
   s.maintenance_nodes = nodes.maintenance;
+  s.networks = Networks(in);
   s.versions = VersionsRunning(in);
   if (track) {
     s.library = track->library_version;

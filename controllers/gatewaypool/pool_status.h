@@ -25,6 +25,7 @@ namespace rdmastack::gatewaypool {
 inline constexpr size_t kMaxFailingNodes = 32;
 inline constexpr size_t kMaxMaintenanceNodes = 32;
 inline constexpr size_t kMaxStatusEndpoints = 1024;
+inline constexpr size_t kMaxPoolNetworks = 32;
 
 using controllers::SecretState;
 

@@ -117,6 +117,24 @@ void FillAcs(const agent::v1::Gpu& g, crd::GpuFacts* out) {
   }
 }
 
+// The GPU's path to each NIC, bounded: at most 32, each NIC once and one of the reported devices
+// (so a name is never clipped into another), each path one of NCCL's four types.
+void FillNicPaths(const agent::v1::Gpu& g, const std::vector<crd::RdmaDeviceFacts>& devices,
+                  crd::GpuFacts* out) {
+  auto& paths = out->nic_paths;
+  for (const auto& p : g.nic_paths()) {
+    if (paths.size() >= 32) break;
+    const std::string& type = p.path_type();
+    if (type != "PIX" && type != "PXB" && type != "PHB" && type != "SYS") continue;
+    const bool known =
+        std::any_of(devices.begin(), devices.end(),
+                    [&](const crd::RdmaDeviceFacts& d) { return d.name == p.nic(); });
+    const bool seen = std::any_of(paths.begin(), paths.end(),
+                                  [&](const crd::GpuNicPathFacts& q) { return q.nic == p.nic(); });
+    if (known && !seen) paths.push_back({p.nic(), type});
+  }
+}
+
 // The agent's IOMMU mode in the CRD's words; anything else is unknown (absent).
 std::optional<crd::IommuMode> IommuMode(const std::string& reported) {
   if (reported == "off") return crd::IommuMode::kOff;
@@ -185,6 +203,7 @@ void FillDevices(const NodeReport& r, crd::RdmaNodeStatus* out) {
     f.iommu = IommuMode(g.iommu());
     // A PCI address or nothing: anything else is dropped, not clipped into another address.
     if (IsPciAddress(g.nearest_nic_via())) f.nearest_nic_via = g.nearest_nic_via();
+    FillNicPaths(g, out->devices, &f);
     out->gpus.push_back(std::move(f));
   }
 }

@@ -209,6 +209,11 @@ constexpr auto JsonFields(const MaintenanceNode*) {
                     F("since", &T::since)};
 }
 
+constexpr auto JsonFields(const PoolNetwork*) {
+  using T = PoolNetwork;
+  return std::tuple{F("rail", &T::rail), F("cidr", &T::cidr)};
+}
+
 constexpr auto JsonFields(const GatewayPoolStatus*) {
   using T = GatewayPoolStatus;
   return std::tuple{F("observedGeneration", &T::observed_generation),
@@ -219,6 +224,7 @@ constexpr auto JsonFields(const GatewayPoolStatus*) {
                     F("failingNodes", &T::failing_nodes),
                     F("degradedNodes", &T::degraded_nodes),
                     F("maintenanceNodes", &T::maintenance_nodes),
+                    F("networks", &T::networks),
                     F("endpoints", &T::endpoints),
                     F("currentUpgrade", &T::current_upgrade)};
 }
@@ -415,6 +421,11 @@ constexpr auto JsonFields(const NetDevFacts*) {
                     F("rdmaPort", &T::rdma_port), F("kind", &T::kind)};
 }
 
+constexpr auto JsonFields(const GpuNicPathFacts*) {
+  using T = GpuNicPathFacts;
+  return std::tuple{F("nic", &T::nic), F("pathType", &T::path_type)};
+}
+
 constexpr auto JsonFields(const GpuFacts*) {
   using T = GpuFacts;
   return std::tuple{F("pciAddress", &T::pci_address),
@@ -429,7 +440,8 @@ constexpr auto JsonFields(const GpuFacts*) {
                     F("acsRedirect", &T::acs_redirect),
                     F("acsRedirectBridges", &T::acs_redirect_bridges),
                     F("iommu", &T::iommu),
-                    F("nearestNicVia", &T::nearest_nic_via)};
+                    F("nearestNicVia", &T::nearest_nic_via),
+                    F("nicPaths", &T::nic_paths)};
 }
 
 constexpr auto JsonFields(const CheckResult*) {

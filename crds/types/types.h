@@ -373,6 +373,13 @@ struct NodeProblem {
   friend bool operator==(const NodeProblem&, const NodeProblem&) = default;
 };
 
+// A network a pool's gateways serve on (status.networks[]).
+struct PoolNetwork {
+  std::optional<std::string> rail;
+  std::string cidr;
+  friend bool operator==(const PoolNetwork&, const PoolNetwork&) = default;
+};
+
 struct Endpoint {
   std::string node;
   std::string ip;
@@ -426,6 +433,7 @@ struct GatewayPoolStatus {
   // Nodes that serve, but on fewer rails than the pool has (RailDown).
   std::vector<NodeProblem> degraded_nodes;
   std::vector<MaintenanceNode> maintenance_nodes;
+  std::vector<PoolNetwork> networks;
   std::vector<Endpoint> endpoints;
   std::optional<CurrentUpgrade> current_upgrade;
   friend bool operator==(const GatewayPoolStatus&, const GatewayPoolStatus&) = default;
@@ -664,6 +672,13 @@ struct NetDevFacts {
   friend bool operator==(const NetDevFacts&, const NetDevFacts&) = default;
 };
 
+// One RDMA NIC of the node and a GPU's PCIe path to it (RdmaNode status.gpus[].nicPaths).
+struct GpuNicPathFacts {
+  std::string nic;
+  std::string path_type;  // PIX | PXB | PHB | SYS
+  friend bool operator==(const GpuNicPathFacts&, const GpuNicPathFacts&) = default;
+};
+
 struct GpuFacts {
   std::string pci_address;
   std::optional<std::string> device_id;
@@ -683,6 +698,8 @@ struct GpuFacts {
   std::optional<IommuMode> iommu;
   // nearestNic's Data Direct function (ConnectX-8), when pathType was measured from it.
   std::optional<std::string> nearest_nic_via;
+  // The path to every RDMA NIC, nearest first.
+  std::vector<GpuNicPathFacts> nic_paths;
   friend bool operator==(const GpuFacts&, const GpuFacts&) = default;
 };
 

@@ -71,6 +71,17 @@ TEST(Endpoints, ErrorsNameTheField) {
       {R"({"caBundle":"not a certificate","endpoints":[]})", "caBundle must be PEM"},
       {R"({"region":"","endpoints":[]})", "region must be"},
       {R"({"pool":7,"endpoints":[]})", "pool must be a string"},
+      {R"({"endpoints":[],"networks":{}})", "networks must be an array"},
+      {R"({"endpoints":[],"networks":[3]})", "networks[0] must be an object"},
+      {R"({"endpoints":[],"networks":[{"rail":"a"}]})", "networks[0].cidr must be an IPv4"},
+      {R"({"endpoints":[],"networks":[{"cidr":"10.0.0.1"}]})", "networks[0].cidr must be"},
+      {R"({"endpoints":[],"networks":[{"cidr":"10.0.0.0/33"}]})", "networks[0].cidr must be"},
+      {R"({"endpoints":[],"networks":[{"cidr":"fd00::/64"}]})", "networks[0].cidr must be"},
+      {R"({"endpoints":[],"networks":[{"cidr":7}]})", "networks[0].cidr must be a string"},
+      {R"({"endpoints":[],"networks":[{"rail":"A","cidr":"10.0.0.0/8"}]})",
+       "networks[0].rail must be a rail name"},
+      {R"({"endpoints":[],"networks":[{"rail":"a-very-long-rail-name","cidr":"10.0.0.0/8"}]})",
+       "networks[0].rail must be"},
   };
   for (const auto& [text, says] : cases) {
     auto p = ParseEndpointsJson(text);
@@ -79,6 +90,18 @@ TEST(Endpoints, ErrorsNameTheField) {
     EXPECT_NE(p.status().message().find(says), std::string::npos)
         << text << " -> " << p.status().message();
   }
+}
+
+TEST(Endpoints, ThePoolsNetworksAreRead) {
+  auto p = ParseEndpointsJson(
+      R"({"endpoints":[],"networks":[{"rail":"a","cidr":"10.10.0.0/16"},{"cidr":"10.11.0.0/24"}]})");
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->networks,
+            (std::vector<rails::RailNetwork>{{"a", "10.10.0.0/16"}, {"", "10.11.0.0/24"}}));
+  std::string many = R"({"endpoints":[],"networks":[)";
+  for (int i = 0; i < 33; ++i) many += std::string(i ? "," : "") + R"({"cidr":"10.0.0.0/8"})";
+  EXPECT_FALSE(ParseEndpointsJson(many + "]}").ok()) << "at most 32 networks";
+  EXPECT_TRUE(ParseEndpointsJson(R"({"endpoints":[]})")->networks.empty());
 }
 
 TEST(Endpoints, FileMissingIsNotFoundAndBadFileNamesThePath) {

@@ -46,12 +46,67 @@ TEST(NodePlan, GpuDirectListsTheNicNearestEachGpu) {
             (std::vector<std::string>{"mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_9",
                                       "mlx5_10", "mlx5_11"}));
   EXPECT_EQ(plan.gid_index, 0);
-  for (size_t i = 1; i < facts.gpus.size(); ++i) facts.gpus[i].nearest_nic = "mlx5_3";
+  // GPUs 1..7 moved under mlx5_3's switch: each takes it.
+  for (auto& p : facts.gpu_nic_paths) {
+    if (p.gpu == facts.gpus.front().pci_address) continue;
+    p.path_type = p.nic == "mlx5_3" ? "PIX" : "SYS";
+  }
   plan = PlanNode(facts, Client());
   ASSERT_TRUE(plan.capable) << plan.message;
   EXPECT_EQ(plan.rdma_devices, (std::vector<std::string>{"mlx5_0", "mlx5_3"}));
   // Host memory has no GPU to be near: every device at the GID index.
   plan = PlanNode(facts, Client(node::Transport::kHostMemory));
+  EXPECT_EQ(plan.rdma_devices.size(), 8u);
+}
+
+// The HGX node's storage ports (mlx5_1/2 on socket 0, mlx5_7/8 on socket 1) reach a pool on the
+// storage networks; its compute NICs do not. Each GPU then takes its nearest storage port, which
+// is across the CPU: too far for a PXB profile.
+TEST(NodePlan, OnThePoolsNetworksEachGpuTakesItsNearestNicThere) {
+  const node::NodeFacts facts = ProbeFixture("gpu-client-hgx-h100-8gpu-8nic");
+  const std::vector<rails::RailNetwork> storage = {{"a", "198.18.0.0/24"}, {"b", "198.18.2.0/24"}};
+  node::Requirements sys = Client();
+  sys.max_gpu_nic_distance = node::PathType::kSys;
+  NodePlan plan = PlanNode(facts, sys, storage);
+  ASSERT_TRUE(plan.capable) << plan.message;
+  EXPECT_TRUE(plan.on_rails);
+  EXPECT_EQ(plan.transport, "GPUDirect");
+  EXPECT_EQ(plan.rdma_devices, (std::vector<std::string>{"mlx5_1", "mlx5_7"}));
+  ASSERT_EQ(plan.gpu_rails.size(), 8u);
+  EXPECT_EQ(plan.gpu_rails[0].nic, "mlx5_1");
+  EXPECT_EQ(plan.gpu_rails[0].rail, "a");
+  EXPECT_EQ(plan.gpu_rails[7].nic, "mlx5_7");
+  EXPECT_EQ(plan.gpu_rails[7].rail, "b");
+  EXPECT_EQ(plan.gpu_rails[7].path_type, plan.gpu_rails[0].path_type);
+  EXPECT_NE(plan.gid_index, 0) << "RoCE v2 GID of the storage port's IPv4";
+
+  // maxGpuNicDistance PXB: Auto falls back to host memory on the storage ports, GPUDirect is
+  // refused, naming the GPU and its NIC.
+  plan = PlanNode(facts, Client(), storage);
+  ASSERT_TRUE(plan.capable) << plan.message;
+  EXPECT_EQ(plan.transport, "HostMemory");
+  EXPECT_EQ(plan.rdma_devices, (std::vector<std::string>{"mlx5_1", "mlx5_7"}));
+  EXPECT_NE(plan.note.find("mlx5_1"), std::string::npos) << plan.note;
+  plan = PlanNode(facts, Client(node::Transport::kGpuDirect), storage);
+  EXPECT_FALSE(plan.capable);
+  EXPECT_EQ(plan.reason, "GpuNicTooFar");
+  EXPECT_NE(plan.message.find("-> mlx5_1"), std::string::npos) << plan.message;
+  EXPECT_NE(plan.message.find("rail a, 198.18.0.0/24"), std::string::npos) << plan.message;
+
+  // A pool on the compute rails: the eight compute NICs, as without networks.
+  plan = PlanNode(facts, Client(), {{"", "10.40.0.0/13"}});
+  ASSERT_TRUE(plan.capable) << plan.message;
+  EXPECT_TRUE(plan.on_rails);
+  EXPECT_EQ(plan.transport, "GPUDirect");
+  EXPECT_EQ(plan.rdma_devices, PlanNode(facts, Client()).rdma_devices);
+  EXPECT_EQ(plan.rdma_devices.size(), 8u);
+  // Host memory lists only what reaches the pool.
+  plan = PlanNode(facts, Client(node::Transport::kHostMemory), {{"", "198.18.2.0/23"}});
+  EXPECT_EQ(plan.rdma_devices, (std::vector<std::string>{"mlx5_7", "mlx5_8"}));
+  // Networks no NIC is on: the pool is reached through routing, nothing is filtered.
+  plan = PlanNode(facts, Client(), {{"", "172.16.0.0/12"}});
+  EXPECT_FALSE(plan.on_rails);
+  EXPECT_EQ(plan.transport, "GPUDirect");
   EXPECT_EQ(plan.rdma_devices.size(), 8u);
 }
 

@@ -8,6 +8,7 @@
 
 #include "base/sha256.h"
 #include "base/version.h"
+#include "node/checks/gpu_nic_paths.h"
 
 namespace rdmastack::agent {
 namespace {
@@ -93,6 +94,11 @@ void FillDevices(const node::NodeFacts& f, agent::v1::NodeReport* r) {
     for (const auto& bdf : g.acs_redirect_bridges) pg->add_acs_redirect_bridges(bdf);
     pg->set_iommu(g.iommu);
     pg->set_nearest_nic_via(g.nearest_nic_via);
+    for (const node::GpuNicPath* path : node::checks::PathsFrom(f, g.pci_address)) {
+      auto* pp = pg->add_nic_paths();
+      pp->set_nic(path->nic);
+      pp->set_path_type(path->path_type);
+    }
   }
 }
 

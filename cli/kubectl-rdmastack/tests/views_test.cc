@@ -309,6 +309,67 @@ TEST(WhyViewTest, ARailDownSaysWhichRailAndTheRailsThatServe) {
   EXPECT_NE(m.message.find("serving on rail-a"), std::string::npos) << m.message;
 }
 
+// A profile's pool names its networks: why shows the NIC each GPU takes there, its path and
+// rail, and whether it is within the profile's distance; a pool no NIC of the node is on is said
+// to be reached through routing.
+TEST(WhyViewTest, EachGpusNicOnThePoolsNetworksWithItsPathAndRail) {
+  Snapshot s = FixtureSnapshot();
+  crd::GatewayPool* kvcache = nullptr;
+  for (auto& p : s.pools) {
+    if (p.metadata.name == "kvcache") kvcache = &p;
+  }
+  ASSERT_NE(kvcache, nullptr);
+  ASSERT_TRUE(kvcache->status.has_value());
+  crd::RdmaNode* node = nullptr;
+  for (auto& n : s.nodes) {
+    if (n.metadata.name == "gpu-node-0") node = &n;
+  }
+  ASSERT_NE(node, nullptr);
+  ASSERT_EQ(node->status->gpus.size(), 1u);
+  // mlx5_0 beside the GPU, and mlx5_1 on the storage network, farther from it.
+  for (const char* nic : {"mlx5_0", "mlx5_1"}) {
+    crd::RdmaDeviceFacts d;
+    d.name = nic;
+    crd::RdmaPortFacts port;
+    port.number = 1;
+    port.state = "ACTIVE";
+    d.ports.push_back(port);
+    node->status->devices.push_back(d);
+  }
+  node->status->netdevs.push_back({"ib0", {}, {"10.10.0.21/24"}, "mlx5_0", 1, {}});
+  node->status->netdevs.push_back({"ib1", {}, {"10.20.0.21/24"}, "mlx5_1", 1, {}});
+  node->status->gpus[0].nic_paths = {{"mlx5_0", "PIX"}, {"mlx5_1", "PHB"}};
+
+  kvcache->status->networks = {{"rail-a", "10.20.0.0/24"}};
+  WhyView v = BuildWhyView(s, "gpu-node-0", NodeExistence::kExists, {}, kNow);
+  ASSERT_EQ(v.rails.size(), 2u) << "both profiles of the node name the pool";
+  const ProfileRailsView& r = v.rails[0];
+  EXPECT_EQ(r.profile, "demo/kvcache-gpudirect");
+  EXPECT_EQ(r.pool, "demo/kvcache");
+  EXPECT_TRUE(r.on_rails);
+  ASSERT_EQ(r.gpus.size(), 1u);
+  EXPECT_EQ(r.gpus[0].nic, "mlx5_1");
+  EXPECT_EQ(r.gpus[0].path_type, "PHB");
+  EXPECT_EQ(r.gpus[0].rail, "rail-a");
+  EXPECT_FALSE(r.gpus[0].within);
+  const std::string text = RenderWhyText(v);
+  EXPECT_NE(text.find("ClientProfile demo/kvcache-gpudirect -> GatewayPool demo/kvcache on rail "
+                      "rail-a 10.20.0.0/24, the NIC each GPU takes there:"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("mlx5_1"), std::string::npos) << text;
+
+  kvcache->status->networks = {{std::nullopt, "192.168.0.0/16"}};
+  v = BuildWhyView(s, "gpu-node-0", NodeExistence::kExists, {}, kNow);
+  ASSERT_EQ(v.rails.size(), 2u);
+  EXPECT_FALSE(v.rails[0].on_rails);
+  EXPECT_EQ(v.rails[0].gpus[0].nic, "mlx5_0");
+  EXPECT_NE(RenderWhyText(v).find("reaches the pool through routing"), std::string::npos);
+
+  kvcache->status->networks.clear();
+  EXPECT_TRUE(BuildWhyView(s, "gpu-node-0", NodeExistence::kExists, {}, kNow).rails.empty());
+}
+
 TEST(WhyViewTest, CappedListsAreNoted) {
   Snapshot s = FixtureSnapshot();
   crd::GatewayPool& pool = s.pools.front();

@@ -102,6 +102,21 @@ TEST(EndpointsConfigMapTest, PoolRegionAndEndpoints) {
   auto none = k8s::JsonObject::Parse(empty.GetString({"data", kEndpointsKey}).value_or(""));
   ASSERT_TRUE(none.ok());
   EXPECT_TRUE(none->Find({"endpoints"})->IsArray());
+  EXPECT_FALSE(none->Has({"networks"})) << "a pool whose status names no network";
+}
+
+// The networks in the pool's status reach the clients, which pick each GPU's NIC on them.
+TEST(EndpointsConfigMapTest, ThePoolsNetworksArePublished) {
+  auto pool = std::optional(Load<crd::GatewayPool>("gatewaypool-kvcache.yaml", "GatewayPool"));
+  pool->status.emplace();
+  pool->status->networks = {{"rail-a", "10.10.0.0/16"}, {std::nullopt, "10.11.0.0/24"}};
+  const k8s::JsonObject cm = RenderEndpointsConfigMap(Sample(), *pool, {});
+  auto data = k8s::JsonObject::Parse(cm.GetString({"data", kEndpointsKey}).value_or(""));
+  ASSERT_TRUE(data.ok());
+  EXPECT_EQ(data->GetString({"networks", "0", "rail"}), "rail-a");
+  EXPECT_EQ(data->GetString({"networks", "0", "cidr"}), "10.10.0.0/16");
+  EXPECT_FALSE(data->Has({"networks", "1", "rail"}));
+  EXPECT_EQ(data->GetString({"networks", "1", "cidr"}), "10.11.0.0/24");
 }
 
 // A pool with s3.tlsSecret: https and its CA, for the clients' check and the applications.

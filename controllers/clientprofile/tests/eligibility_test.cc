@@ -146,6 +146,39 @@ TEST(EligibilityTest, SilentOrMissingAgentIsNotReporting) {
   EXPECT_EQ(e.reason, "AgentNotReporting");
 }
 
+// The HGX node as its agent reports it, against a pool on the storage networks (its storage
+// ports' only) and one on the compute rails: the operator decides as the client does
+// (NodePlan.OnThePoolsNetworksEachGpuTakesItsNearestNicThere).
+TEST(EligibilityTest, OnThePoolsNetworksEachGpuNeedsItsNearestNicThereWithinDistance) {
+  const crd::RdmaNodeStatus node = Reported("gpu-client-hgx-h100-8gpu-8nic");
+  ASSERT_EQ(node.gpus.size(), 8u);
+  EXPECT_EQ(node.gpus[0].nic_paths.size(), 12u) << "a path to every RDMA device";
+  const std::vector<crd::PoolNetwork> storage = {{"a", "198.18.0.0/24"}, {"b", "198.18.2.0/24"}};
+  crd::ClientProfileSpec spec = GpuDirect();
+  EXPECT_TRUE(DecideEligibility(spec, &node).eligible);
+  Eligibility e = DecideEligibility(spec, &node, storage);
+  EXPECT_FALSE(e.eligible);
+  EXPECT_EQ(e.reason, "GpuNicTooFar");
+  EXPECT_NE(e.message.find("-> mlx5_1 "), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("(rail a, 198.18.0.0/24)"), std::string::npos) << e.message;
+
+  spec.transport = crd::Transport::kAuto;
+  e = DecideEligibility(spec, &node, storage);
+  EXPECT_TRUE(e.eligible) << e.message;
+  EXPECT_EQ(e.transport, "HostMemory");
+  EXPECT_NE(e.message.find("GpuNicTooFar"), std::string::npos) << e.message;
+
+  spec.max_gpu_nic_distance = crd::PcieDistance::kSYS;
+  e = DecideEligibility(spec, &node, storage);
+  EXPECT_EQ(e.transport, "GPUDirect") << e.message;
+
+  spec.max_gpu_nic_distance = crd::PcieDistance::kPXB;
+  e = DecideEligibility(spec, &node, {{std::nullopt, "10.40.0.0/13"}});
+  EXPECT_EQ(e.transport, "GPUDirect") << e.message;
+  e = DecideEligibility(spec, &node, {{std::nullopt, "172.16.0.0/12"}});
+  EXPECT_EQ(e.transport, "GPUDirect") << "no NIC on the pool's networks: routed, " << e.message;
+}
+
 TEST(EligibilityTest, PeerMemNotLoadedOnMofedNeedsLoadPeerMem) {
   crd::RdmaNodeStatus node = Reported("gpu-client-rtxa6000-bar1-256m-peermem-mofed");
   for (auto& m : node.host->modules) {

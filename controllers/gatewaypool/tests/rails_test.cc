@@ -192,6 +192,37 @@ TEST(RailsTest, ARailDownDegradesTheNodeWithoutFailingIt) {
   ASSERT_EQ(s.endpoints.size(), 2u);
   EXPECT_EQ(s.endpoints[0].rails, (std::vector<std::string>{"rail-a", "rail-b"}));
   EXPECT_EQ(s.endpoints[1].rails, (std::vector<std::string>{"rail-a"}));
+  // Where the rails serve, a rail down included (its network is still the rail's).
+  EXPECT_EQ(s.networks, (std::vector<crd::PoolNetwork>{{"rail-a", "10.10.0.0/16"},
+                                                       {"rail-b", "10.11.0.0/16"}}));
+}
+
+// status.networks: each verified node's address's network, once, in rail order; a node that did
+// not verify adds none, and a pool without rails names no rail.
+TEST(RailsTest, ThePoolPublishesTheNetworksItsRailsServeOn) {
+  crd::GatewayPool pool = TwoRails();
+  PoolStatusInputs in;
+  in.pool = &pool;
+  in.decision = DecideTrack(pool.spec, ShippedMatrix());
+  crd::RdmaNodeStatus n1 = TwoRailNode("ACTIVE", "ACTIVE");
+  crd::RdmaNodeStatus n2 = n1, n3 = n1;
+  n2.netdevs[0].ipv4 = {"10.10.7.12/24"};
+  n3.netdevs[1].ipv4 = {"10.12.0.13/16"};  // outside rail-b's cidr: n3 fails
+  in.selected = {{"n1", VerifyNode(pool.spec, {"n1", {}, &n1})},
+                 {"n2", VerifyNode(pool.spec, {"n2", {}, &n2})},
+                 {"n3", VerifyNode(pool.spec, {"n3", {}, &n3})}};
+  ASSERT_FALSE(in.selected[2].verdict.verified);
+  crd::GatewayPoolStatus s = ComputePoolStatus(in);
+  crd::testing::ExpectValidStatus(s);
+  EXPECT_EQ(s.networks, (std::vector<crd::PoolNetwork>{{"rail-a", "10.10.0.0/16"},
+                                                       {"rail-a", "10.10.7.0/24"},
+                                                       {"rail-b", "10.11.0.0/16"}}));
+
+  pool.spec.rdma.rails.clear();
+  pool.spec.rdma.interface = "ib1";
+  in.selected = {{"n1", VerifyNode(pool.spec, {"n1", {}, &n1})}};
+  s = ComputePoolStatus(in);
+  EXPECT_EQ(s.networks, (std::vector<crd::PoolNetwork>{{std::nullopt, "10.11.0.0/16"}}));
 }
 
 // What the schema cannot see (ports follow the defaulted ones) is refused when rendering: the

@@ -240,6 +240,38 @@ TEST(RdmaNodeStatusTest, MalformedReportIsClippedToTheSchema) {
   EXPECT_EQ(Brief(out.status, kGatewayCapable), "False/CheckFailed");
 }
 
+// A GPU's paths to the NICs: only to a reported device, each once, one of NCCL's four types, at
+// most 32; anything else is dropped, not clipped into another name.
+TEST(RdmaNodeStatusTest, GpuNicPathsNameReportedDevicesOnly) {
+  agent::v1::NodeReport r;
+  r.set_content_hash(std::string(64, 'c'));
+  for (int i = 0; i < 40; ++i) r.add_devices()->set_name("mlx5_" + std::to_string(i));
+  auto* g = r.add_gpus();
+  g->set_pci_address("0000:18:00.0");
+  auto path = [&](const std::string& nic, const std::string& type) {
+    auto* p = g->add_nic_paths();
+    p->set_nic(nic);
+    p->set_path_type(type);
+  };
+  path("mlx5_0", "PIX");
+  path("mlx5_0", "SYS");                         // again
+  path("mlx5_999", "PXB");                       // not a reported device
+  path("mlx5_1" + std::string(80, 'x'), "PXB");  // clipped, it would be mlx5_1...
+  path("mlx5_2", "pix");
+  path("mlx5_3", "NV12");
+  path("mlx5_4", "PHB\n");
+  for (int i = 5; i < 40; ++i) path("mlx5_" + std::to_string(i), "SYS");
+  const auto out = Compute(Agent(r, kT0), kT0);
+  ASSERT_EQ(out.status.gpus.size(), 1u);
+  const auto& paths = out.status.gpus[0].nic_paths;
+  // mlx5_0 and mlx5_5..31: the status keeps 32 devices, so mlx5_32..39 are not reported ones.
+  ASSERT_EQ(paths.size(), 28u);
+  EXPECT_EQ(paths[0], (crd::GpuNicPathFacts{"mlx5_0", "PIX"}));
+  EXPECT_EQ(paths.back(), (crd::GpuNicPathFacts{"mlx5_31", "SYS"}));
+  EXPECT_EQ(paths[1], (crd::GpuNicPathFacts{"mlx5_5", "SYS"}));
+  crd::testing::ExpectValidStatus(out.status);
+}
+
 // The agent's ACS answer is believed only in the shape the schema allows: PCI addresses, at most
 // eight, no duplicates, bridges only with "yes"; anything else is dropped, not clipped.
 TEST(RdmaNodeStatusTest, HostileAcsBridgesAreDroppedNotClipped) {

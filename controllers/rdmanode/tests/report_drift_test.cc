@@ -377,7 +377,7 @@ const std::map<std::string, std::string>& NotSent() {
       {"NodeFacts.gpus[].bar1SysfsBytes", kHuman},
       {"NodeFacts.gpus[].bar1ResourceIndex", kHuman},
       {"NodeFacts.gpus[].iommuDetail", kChecked},
-      {"NodeFacts.gpuNicPaths", "every GPU-NIC pair; the report carries each GPU's nearest NIC"},
+      {"NodeFacts.gpuNicPaths[].via", "the report carries the nearest NIC's (nearest_nic_via)"},
       {"NodeFacts.ipsSource", kHuman},
       {"NodeFacts.deviceProbeSource", kHuman},
       {"NodeFacts.issues", "the checks say Unknown where a read failed, with the reason"},

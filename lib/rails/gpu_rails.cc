@@ -1,0 +1,131 @@
+#include "lib/rails/gpu_rails.h"
+
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <charconv>
+#include <optional>
+#include <utility>
+
+namespace rdmastack::rails {
+namespace {
+
+std::optional<uint32_t> ParseIpv4(std::string_view text) {
+  in_addr a{};
+  if (inet_pton(AF_INET, std::string(text).c_str(), &a) != 1) return std::nullopt;
+  return ntohl(a.s_addr);
+}
+
+}  // namespace
+
+std::optional<Ipv4Net> ParseIpv4Net(std::string_view text) {
+  Ipv4Net net;
+  const size_t slash = text.find('/');
+  if (slash != std::string_view::npos) {
+    const std::string_view bits = text.substr(slash + 1);
+    const auto [end, ec] = std::from_chars(bits.data(), bits.data() + bits.size(), net.prefix);
+    if (bits.empty() || ec != std::errc() || end != bits.data() + bits.size() || net.prefix < 0 ||
+        net.prefix > 32) {
+      return std::nullopt;
+    }
+    text = text.substr(0, slash);
+  }
+  auto ip = ParseIpv4(text);
+  if (!ip) return std::nullopt;
+  net.base = *ip;
+  return net;
+}
+
+bool Ipv4Net::Contains(uint32_t ip) const {
+  const uint32_t mask = prefix == 0 ? 0 : ~uint32_t{0} << (32 - prefix);
+  return (ip & mask) == (base & mask);
+}
+
+std::string Ipv4Net::Network() const {
+  const uint32_t mask = prefix == 0 ? 0 : ~uint32_t{0} << (32 - prefix);
+  const uint32_t n = base & mask;
+  return std::to_string(n >> 24) + "." + std::to_string((n >> 16) & 0xff) + "." +
+         std::to_string((n >> 8) & 0xff) + "." + std::to_string(n & 0xff) + "/" +
+         std::to_string(prefix);
+}
+
+int PathRank(std::string_view path_type) {
+  static constexpr std::string_view kNearestFirst[] = {"PIX", "PXB", "PHB", "SYS"};
+  for (int i = 0; i < 4; ++i) {
+    if (path_type == kNearestFirst[i]) return i;
+  }
+  return -1;
+}
+
+bool RailPlan::AllWithin() const {
+  return std::all_of(gpus.begin(), gpus.end(), [](const GpuRailChoice& g) { return g.within; });
+}
+
+const RailNetwork* NetworkOf(const std::vector<std::string>& ipv4,
+                             const std::vector<RailNetwork>& networks) {
+  for (const RailNetwork& n : networks) {
+    const auto net = ParseIpv4Net(n.cidr);
+    if (!net) continue;
+    for (const std::string& address : ipv4) {
+      const auto a = ParseIpv4Net(address);
+      if (a && net->Contains(a->base)) return &n;
+    }
+  }
+  return nullptr;
+}
+
+RailPlan PlanGpuRails(const std::vector<RailGpu>& gpus, const std::vector<RailNic>& nics,
+                      const std::vector<RailNetwork>& networks, std::string_view max_path_type) {
+  RailPlan plan;
+  const int max = PathRank(max_path_type);
+  std::vector<std::pair<const RailNic*, const RailNetwork*>> candidates;
+  for (const RailNic& nic : nics) {
+    if (const RailNetwork* net = NetworkOf(nic.ipv4, networks)) candidates.emplace_back(&nic, net);
+  }
+  plan.on_rails = !candidates.empty();
+  if (!plan.on_rails) {
+    for (const RailNic& nic : nics) candidates.emplace_back(&nic, nullptr);
+  }
+  for (const auto& [nic, net] : candidates) plan.reachable.push_back(nic->name);
+
+  for (const RailGpu& gpu : gpus) {
+    GpuRailChoice choice;
+    choice.gpu = gpu.gpu;
+    const RailGpu::Nic* best = nullptr;
+    const RailNetwork* best_net = nullptr;
+    for (const auto& [nic, net] : candidates) {
+      for (const RailGpu::Nic& n : gpu.nics) {
+        if (n.name != nic->name || PathRank(n.path_type) < 0) continue;
+        if (best == nullptr || PathRank(n.path_type) < PathRank(best->path_type)) {
+          best = &n;
+          best_net = net;
+        }
+      }
+    }
+    if (best != nullptr) {
+      choice.nic = best->name;
+      choice.path_type = best->path_type;
+      choice.within = PathRank(best->path_type) <= max;
+      if (best_net != nullptr) {
+        choice.rail = best_net->rail;
+        choice.network = best_net->cidr;
+      }
+      if (choice.within &&
+          std::find(plan.devices.begin(), plan.devices.end(), choice.nic) == plan.devices.end()) {
+        plan.devices.push_back(choice.nic);
+      }
+    }
+    plan.gpus.push_back(std::move(choice));
+  }
+  return plan;
+}
+
+std::string DescribeChoice(const GpuRailChoice& choice) {
+  if (choice.nic.empty()) return choice.gpu + " -> no NIC with a known PCIe path";
+  std::string out = choice.gpu + " -> " + choice.nic + " " + choice.path_type;
+  if (choice.network.empty()) return out;
+  return out + " (" + (choice.rail.empty() ? "" : "rail " + choice.rail + ", ") + choice.network +
+         ")";
+}
+
+}  // namespace rdmastack::rails
