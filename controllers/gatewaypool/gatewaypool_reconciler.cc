@@ -171,7 +171,7 @@ StatusOr<runtime::Result> GatewayPoolReconciler::Pass(const k8s::JsonObject& obj
     controllers::RecordLookAlikes(events_, object, kind, OwnerOf(pool), objects);
   PoolInputs inputs = DecidePool(snapshot, render_);
   if (const std::optional<Track>& track = inputs.status.decision.track)
-    ValidateNewGateways(pool, track->s3_port, inputs.upgrade);
+    ValidateNewGateways(pool, *track, inputs.status.selected, inputs.upgrade);
   PoolPlan plan = PlanPool(snapshot, std::move(inputs));
   RDMASTACK_RETURN_IF_ERROR(ApplyNodeWrites(object, plan.nodes, plan.inputs.upgrade.now));
   for (const runtime::ObjectPtr& pod : plan.pod_deletions)
@@ -360,18 +360,20 @@ StatusOr<runtime::Result> GatewayPoolReconciler::PublishStatus(const k8s::JsonOb
   return result;
 }
 
-void GatewayPoolReconciler::ValidateNewGateways(const crd::GatewayPool& pool, int32_t s3_port,
+void GatewayPoolReconciler::ValidateNewGateways(const crd::GatewayPool& pool, const Track& track,
+                                                const std::vector<SelectedNode>& selected,
                                                 UpgradeInputs& up) {
   std::vector<size_t> wanted;
   for (size_t i = 0; i < up.nodes.size(); ++i) {
     if (NeedsValidation(up.nodes[i], up)) wanted.push_back(i);
   }
   if (wanted.empty()) return;
+  const std::vector<Rail> rails = RailsOf(pool.spec, track);
+  const VerdictsByNode verdicts = IndexVerdicts(selected);
   const std::string ns = pool.metadata.namespace_.value_or("");
   const auto& ref = pool.spec.s3.credentials_secret;
   ValidationTarget base;
   base.region = pool.spec.s3.region;
-  base.port = s3_port;
   base.tls = pool.spec.s3.tls_secret.has_value();
   std::string failure;
   if (validator_.NeedsCredentials()) {
@@ -404,7 +406,20 @@ void GatewayPoolReconciler::ValidateNewGateways(const crd::GatewayPool& pool, in
     const controllers::OwnedPod& pod = n.pods.at(up.target);
     ValidationTarget t = base;
     t.ip = pod.ip;
-    n.validation = validator_.Validate(t);
+    // Every rail that serves on the node answers before clients move to it; a rail the agent
+    // reports down (RailDown) is withdrawn from its slices already and does not hold the node.
+    n.validation = Validation{true, "", ""};
+    for (const Rail& rail : rails) {
+      if (!RailServesOn(verdicts, n.name, rail.name)) continue;
+      t.port = rail.s3_port;
+      Validation v = validator_.Validate(t);
+      if (!v.ok && !rail.name.empty()) {
+        v.message =
+            "rail " + rail.name + " (port " + std::to_string(rail.s3_port) + "): " + v.message;
+      }
+      n.validation = std::move(v);
+      if (!n.validation->ok) break;
+    }
   });
 }
 

@@ -80,7 +80,10 @@ class GatewayPoolReconciler final
   std::optional<PoolConflict> FindConflict(const crd::GatewayPool& pool,
                                            const compat::CompatibilityMatrix* matrix) const;
   // Fills the validation of every node waiting for the operator's S3 check.
-  void ValidateNewGateways(const crd::GatewayPool& pool, int32_t s3_port, UpgradeInputs& up);
+  // Each rail of `track` that serves on a node (its verdict in `selected`) is validated on its
+  // own S3 port; the first that fails is the node's validation.
+  void ValidateNewGateways(const crd::GatewayPool& pool, const Track& track,
+                           const std::vector<SelectedNode>& selected, UpgradeInputs& up);
   Status ApplyNodeWrites(const k8s::JsonObject& object, const NodeWrites& writes, int64_t now);
   Status PublishThenReplan(const k8s::JsonObject& object, const PoolSnapshot& snapshot,
                            PoolPlan& plan);

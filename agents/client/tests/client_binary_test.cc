@@ -3,6 +3,7 @@
 // the files; `uninstall` removes them and turns ready.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <rapidjson/document.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -10,6 +11,8 @@
 
 #include <chrono>
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "agents/client/state.h"
 #include "agents/client/tests/test_util.h"
@@ -208,6 +211,85 @@ TEST(ClientBinary, ReadyThenUnreachableThenStopsKeepingItsFilesThenUninstall) {
   EXPECT_NE(ReadFile(uninstall_log).find("uninstall: removed " + install + "/client.env"),
             std::string::npos)
       << ReadFile(uninstall_log);
+}
+
+// The devices cufile.json lists (rdma_dev_addr_list), in order.
+std::vector<std::string> ListedDevices(const std::string& cufile) {
+  rapidjson::Document doc;
+  doc.Parse(cufile.c_str());
+  std::vector<std::string> out;
+  if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("properties")) return out;
+  const auto& props = doc["properties"];
+  if (!props.IsObject() || !props.HasMember("rdma_dev_addr_list")) return out;
+  for (const auto& d : props["rdma_dev_addr_list"].GetArray()) out.push_back(d.GetString());
+  return out;
+}
+
+// The HGX node's client follows the pool's networks as the operator publishes them: on the
+// storage networks each GPU takes its nearest storage port; when the pool moves to the compute
+// rails, its eight compute NICs. (maxGpuNicDistance SYS, so both are GPU-direct.)
+TEST(ClientBinary, AnHgxClientListsEachGpusNicOnThePoolsNetworks) {
+  ASSERT_TRUE(fs::exists(ClientBinary())) << "build rdmastack-client first";
+  TempDir tmp;
+  HealthServer gateway;
+  std::string endpoints = EndpointsJson(gateway.port());
+  endpoints.pop_back();
+  auto with_networks = [&](const std::string& networks) {
+    return endpoints + R"(,"networks":)" + networks + "}";
+  };
+  WriteFile(tmp / "endpoints/endpoints.json",
+            with_networks(R"([{"rail":"a","cidr":"198.18.0.0/24"},)"
+                          R"({"rail":"b","cidr":"198.18.2.0/24"}])"));
+  const std::string fixture = NodeFixture("gpu-client-hgx-h100-8gpu-8nic");
+  const std::string install = tmp / "install";
+  const std::string log = tmp / "client.log";
+  Process client({ClientBinary(),
+                  "run",
+                  "--profile",
+                  "ml/hgx",
+                  "--node",
+                  "gpu-node-4",
+                  "--root",
+                  fixture + "/root",
+                  "--ips-file",
+                  fixture + "/ips.txt",
+                  "--probes-file",
+                  fixture + "/probes.txt",
+                  "--transport",
+                  "Auto",
+                  "--memory-registration",
+                  "Auto",
+                  "--max-transfer-size",
+                  "192Mi",
+                  "--max-gpu-nic-distance",
+                  "SYS",
+                  "--gid-index",
+                  "Auto",
+                  "--endpoints-file",
+                  tmp / "endpoints/endpoints.json",
+                  "--install-dir",
+                  install,
+                  "--host-install-dir",
+                  "/var/lib/rdmastack/ml.hgx",
+                  "--state-dir",
+                  tmp / "state",
+                  "--interval",
+                  "200ms"},
+                 log);
+  ASSERT_TRUE(client.started());
+  const std::vector<std::string> storage = {"mlx5_1", "mlx5_7"};
+  ASSERT_TRUE(Within(std::chrono::seconds(20),
+                     [&] { return ListedDevices(ReadFile(install + "/cufile.json")) == storage; }))
+      << ReadFile(install + "/cufile.json") << ReadFile(log);
+  EXPECT_NE(ReadFile(log).find("rail a, 198.18.0.0/24"), std::string::npos) << ReadFile(log);
+
+  WriteFile(tmp / "endpoints/endpoints.json", with_networks(R"([{"cidr":"10.40.0.0/13"}])"));
+  const std::vector<std::string> compute = {"mlx5_0", "mlx5_3", "mlx5_4",  "mlx5_5",
+                                            "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11"};
+  EXPECT_TRUE(Within(std::chrono::seconds(20),
+                     [&] { return ListedDevices(ReadFile(install + "/cufile.json")) == compute; }))
+      << ReadFile(install + "/cufile.json") << ReadFile(log);
+  EXPECT_EQ(client.Signal(SIGTERM, std::chrono::seconds(20)), 0) << ReadFile(log);
 }
 
 // A refused library image: the client writes nothing, says why on its last line (the operator

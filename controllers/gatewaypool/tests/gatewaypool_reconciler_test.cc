@@ -6,10 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "controllers/common/cache_transforms.h"
@@ -19,6 +22,7 @@
 #include "controllers/common/testing/recorded_events.h"
 #include "controllers/gatewaypool/endpoints.h"
 #include "controllers/gatewaypool/pool_index.h"
+#include "controllers/gatewaypool/rails.h"
 #include "controllers/gatewaypool/tests/test_pools.h"
 #include "crds/types/json.h"
 #include "crds/types/kinds.h"
@@ -67,6 +71,7 @@ class GatewayPoolReconcilerTest : public ::testing::Test {
   // The kvcache sample as `name`, created at `created`, with its Secret.
   void PutPool(const std::string& name, const std::string& created) {
     crd::GatewayPool pool = testing::SamplePool();
+    if (spec_edit_) spec_edit_(pool.spec);
     pool.metadata.name = name;
     pool.metadata.uid = "uid-" + name;
     pool.metadata.creation_timestamp = created;
@@ -87,7 +92,10 @@ class GatewayPoolReconcilerTest : public ::testing::Test {
     ASSERT_TRUE(api_.Put(k8s::kinds::Node(), node).ok());
     crd::RdmaNode report;
     report.metadata.name = name;
-    report.status = testing::AgentStatus(true, {"bond0 " + rdma_ip + "/24"});
+    std::vector<std::string> addresses = {"bond0 " + rdma_ip + "/24"};
+    if (second_rail_)
+      addresses.push_back("bond1 " + rdma_ip.substr(0, 3) + "1" + rdma_ip.substr(3) + "/24");
+    report.status = testing::AgentStatus(true, addresses);
     if (!reporting) {
       report.status->conditions[0].status = crd::ConditionStatus::kFalse;
       report.status->conditions[0].reason = "Stale";
@@ -173,6 +181,7 @@ class GatewayPoolReconcilerTest : public ::testing::Test {
   // status); `drain_seconds` < 0 keeps the sample's.
   void EditToVersion2(int drain_seconds = -1) {
     crd::GatewayPool next = testing::SamplePool("gatewaypool-kvcache-2.0.yaml");
+    if (spec_edit_) spec_edit_(next.spec);
     next.metadata.name = "kvcache";
     next.metadata.uid = "uid-kvcache";
     next.metadata.creation_timestamp = "2026-01-01T00:00:00Z";
@@ -224,6 +233,9 @@ class GatewayPoolReconcilerTest : public ::testing::Test {
     return state.ok() ? std::string(PhaseName(state->phase)) : "none";
   }
 
+  // Applied to every pool spec PutPool and EditToVersion2 write (e.g. rails).
+  std::function<void(crd::GatewayPoolSpec&)> spec_edit_;
+  bool second_rail_ = false;  // PutNode adds bond1 at 10.1... beside bond0's 10.0...
   k8s::testing::FakeClient api_;
   controllers::testing::FakeCaches caches_{api_};
   controllers::testing::FakeNodeLabelCoverage node_labels_;
@@ -535,6 +547,65 @@ TEST_F(GatewayPoolReconcilerTest, ANewEndpointPublishedInThePassStopsTheOldGatew
   clock_.Advance(std::chrono::milliseconds(1500));
   Reconcile("kvcache");
   EXPECT_EQ(StatusOf("kvcache").current_upgrade->phases.done, 1);
+}
+
+// Validates every rail of the new track on its own S3 port, as the operator's S3 check would.
+class RecordingValidator : public GatewayValidator {
+ public:
+  bool NeedsCredentials() const override { return false; }
+  Validation Validate(const ValidationTarget& t) override {
+    std::lock_guard lock(mu_);
+    asked_.push_back(t.ip + ":" + std::to_string(t.port));
+    if (t.port == refused_port_) return {false, "GatewayUnreachable", "connection refused"};
+    return {true, "", ""};
+  }
+  std::vector<std::string> Asked() {
+    std::lock_guard lock(mu_);
+    return std::exchange(asked_, {});
+  }
+  void Refuse(int32_t port) { refused_port_ = port; }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::string> asked_;
+  std::atomic<int32_t> refused_port_{0};
+};
+
+// A two-rail pool's SideBySide move validates each rail's gateway before the node switches; one
+// that does not answer holds the node in Validate, naming the rail.
+TEST_F(GatewayPoolReconcilerTest, AMultiRailNodeSwitchesOnlyWhenEveryRailsGatewayAnswers) {
+  auto recording = std::make_unique<RecordingValidator>();
+  RecordingValidator* validator = recording.get();
+  validator_ = std::move(recording);
+  reconciler_ = MakeReconciler();
+  spec_edit_ = [](crd::GatewayPoolSpec& spec) {
+    spec.rdma.interface.reset();
+    spec.rdma.cidr.reset();
+    spec.rdma.rails = {{"rail-a", "bond0", std::nullopt}, {"rail-b", "bond1", std::nullopt}};
+  };
+  second_rail_ = true;
+  ASSERT_NO_FATAL_FAILURE(ServeOnTwoNodes());
+  ASSERT_NO_FATAL_FAILURE(EditToVersion2());
+  crd::GatewayPool next = testing::SamplePool("gatewaypool-kvcache-2.0.yaml");
+  spec_edit_(next.spec);
+  const std::vector<Rail> rails =
+      RailsOf(next.spec, *DecideTrack(next.spec, testing::ShippedMatrix()).track);
+  ASSERT_EQ(rails.size(), 2u);
+  const int32_t s3 = rails[0].s3_port;
+  ASSERT_EQ(rails[1].s3_port, s3 + 100);
+  Reconcile("kvcache");  // stg-a starts
+  PutGatewayPod("kvcache", "stg-a", "10.0.0.1", true, "v2");
+  validator->Asked();
+  validator->Refuse(s3 + 100);
+  clock_.Advance(std::chrono::seconds(2));
+  Reconcile("kvcache");
+  EXPECT_EQ(validator->Asked(), (std::vector<std::string>{"10.0.0.1:" + std::to_string(s3),
+                                                          "10.0.0.1:" + std::to_string(s3 + 100)}));
+  EXPECT_EQ(PhaseOf("stg-a"), "Validate");
+  validator->Refuse(0);
+  clock_.Advance(std::chrono::seconds(2));
+  Reconcile("kvcache");
+  EXPECT_NE(PhaseOf("stg-a"), "Validate");
 }
 
 // After an API server restart the Node informer relists late: a second pass can come before the
