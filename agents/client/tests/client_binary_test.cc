@@ -81,6 +81,47 @@ class Process {
   bool exited_ = false;
 };
 
+// `rdmastack-client run` over node fixture `fixture` for profile `profile` (Auto transport and
+// GID, 192Mi transfers), polling every 200 ms; `extra` goes last.
+std::vector<std::string> RunArgs(const std::string& profile, const std::string& node,
+                                 const std::string& fixture, const std::string& max_distance,
+                                 const std::string& endpoints_file, const std::string& install,
+                                 const std::string& state_dir,
+                                 const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> args = {ClientBinary(),
+                                   "run",
+                                   "--profile",
+                                   profile,
+                                   "--node",
+                                   node,
+                                   "--root",
+                                   fixture + "/root",
+                                   "--ips-file",
+                                   fixture + "/ips.txt",
+                                   "--probes-file",
+                                   fixture + "/probes.txt",
+                                   "--transport",
+                                   "Auto",
+                                   "--memory-registration",
+                                   "Auto",
+                                   "--max-transfer-size",
+                                   "192Mi",
+                                   "--max-gpu-nic-distance",
+                                   max_distance,
+                                   "--gid-index",
+                                   "Auto",
+                                   "--endpoints-file",
+                                   endpoints_file,
+                                   "--install-dir",
+                                   install,
+                                   "--state-dir",
+                                   state_dir,
+                                   "--interval",
+                                   "200ms"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
 TEST(ClientBinary, ReadyThenUnreachableThenStopsKeepingItsFilesThenUninstall) {
   ASSERT_TRUE(fs::exists(ClientBinary())) << "build rdmastack-client first";
   TempDir tmp;
@@ -92,40 +133,10 @@ TEST(ClientBinary, ReadyThenUnreachableThenStopsKeepingItsFilesThenUninstall) {
   const std::string install = tmp / "host/var/lib/rdmastack/ml.gpudirect";
   const std::string state_dir = tmp / "state";
   const std::string log = tmp / "client.log";
-  Process client({ClientBinary(),
-                  "run",
-                  "--profile",
-                  "ml/gpudirect",
-                  "--node",
-                  "gpu-node-0",
-                  "--root",
-                  fixture + "/root",
-                  "--ips-file",
-                  fixture + "/ips.txt",
-                  "--probes-file",
-                  fixture + "/probes.txt",
-                  "--transport",
-                  "Auto",
-                  "--memory-registration",
-                  "Auto",
-                  "--max-transfer-size",
-                  "192Mi",
-                  "--max-gpu-nic-distance",
-                  "PXB",
-                  "--gid-index",
-                  "Auto",
-                  "--endpoints-file",
-                  tmp / "endpoints/endpoints.json",
-                  "--install-dir",
-                  install,
-                  "--host-install-dir",
-                  "/var/lib/rdmastack/ml.gpudirect",
-                  "--library-dir",
-                  tmp / "cuobjclient",
-                  "--state-dir",
-                  state_dir,
-                  "--interval",
-                  "200ms"},
+  Process client(RunArgs("ml/gpudirect", "gpu-node-0", fixture, "PXB",
+                         tmp / "endpoints/endpoints.json", install, state_dir,
+                         {"--host-install-dir", "/var/lib/rdmastack/ml.gpudirect", "--library-dir",
+                          tmp / "cuobjclient"}),
                  log);
   ASSERT_TRUE(client.started());
   auto state = [&]() -> ClientState {
@@ -243,39 +254,10 @@ TEST(ClientBinary, AnHgxClientListsEachGpusNicOnThePoolsNetworks) {
   const std::string fixture = NodeFixture("gpu-client-hgx-h100-8gpu-8nic");
   const std::string install = tmp / "install";
   const std::string log = tmp / "client.log";
-  Process client({ClientBinary(),
-                  "run",
-                  "--profile",
-                  "ml/hgx",
-                  "--node",
-                  "gpu-node-4",
-                  "--root",
-                  fixture + "/root",
-                  "--ips-file",
-                  fixture + "/ips.txt",
-                  "--probes-file",
-                  fixture + "/probes.txt",
-                  "--transport",
-                  "Auto",
-                  "--memory-registration",
-                  "Auto",
-                  "--max-transfer-size",
-                  "192Mi",
-                  "--max-gpu-nic-distance",
-                  "SYS",
-                  "--gid-index",
-                  "Auto",
-                  "--endpoints-file",
-                  tmp / "endpoints/endpoints.json",
-                  "--install-dir",
-                  install,
-                  "--host-install-dir",
-                  "/var/lib/rdmastack/ml.hgx",
-                  "--state-dir",
-                  tmp / "state",
-                  "--interval",
-                  "200ms"},
-                 log);
+  Process client(
+      RunArgs("ml/hgx", "gpu-node-4", fixture, "SYS", tmp / "endpoints/endpoints.json", install,
+              tmp / "state", {"--host-install-dir", "/var/lib/rdmastack/ml.hgx"}),
+      log);
   ASSERT_TRUE(client.started());
   const std::vector<std::string> storage = {"mlx5_1", "mlx5_7"};
   ASSERT_TRUE(Within(std::chrono::seconds(20),
