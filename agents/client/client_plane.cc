@@ -182,6 +182,7 @@ ClientState ClientPlane::RunPass() {
     st.rdma_device = plan.rdma_device;
   }
 
+  if (pool.ok() && plan.capable) pool->endpoints = EndpointsOnRails(pool->endpoints, plan.rails);
   if (pool.ok()) st.endpoints = static_cast<int>(pool->endpoints.size());
   const bool have_endpoints = pool.ok() && !pool->endpoints.empty();
   Status installed = OkStatus();

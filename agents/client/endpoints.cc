@@ -25,6 +25,7 @@ StatusOr<PoolEndpoint> ParseEndpoint(const rapidjson::Value& v, const std::strin
   RDMASTACK_ASSIGN_OR_RETURN(ep.node, OptionalString(v, "node", prefix, ""));
   RDMASTACK_ASSIGN_OR_RETURN(ep.address, OptionalString(v, "address", prefix, ""));
   RDMASTACK_ASSIGN_OR_RETURN(ep.library_version, OptionalString(v, "libraryVersion", prefix, ""));
+  RDMASTACK_ASSIGN_OR_RETURN(ep.rail, OptionalString(v, "rail", prefix, ""));
   // The address goes into URLs and client.env: nothing that would change the URL's meaning.
   if (ep.address.empty() || ep.address.find_first_of(" \t\r\n/?#@[]") != std::string::npos) {
     return InvalidArgumentError(prefix + "address must be an IP address or host name, got '" +
@@ -116,6 +117,15 @@ StatusOr<PoolEndpoints> ParseEndpointsJson(std::string_view text) {
     }
   }
   return out;
+}
+
+std::vector<PoolEndpoint> EndpointsOnRails(const std::vector<PoolEndpoint>& endpoints,
+                                           const std::set<std::string>& rails) {
+  std::vector<PoolEndpoint> out;
+  for (const PoolEndpoint& e : endpoints) {
+    if (e.rail.empty() || rails.contains(e.rail)) out.push_back(e);
+  }
+  return rails.empty() || out.empty() ? endpoints : out;
 }
 
 StatusOr<PoolEndpoints> ReadEndpointsFile(const std::string& path) {

@@ -10,6 +10,7 @@
 // A pool whose status names the networks its gateways serve on adds
 //    "networks":[{"rail":"a","cidr":"10.10.0.0/16"}]   (rail absent without spec.rdma.rails)
 
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,7 @@ struct PoolEndpoint {
   std::string address;
   int s3_port = 0;
   std::string library_version;
+  std::string rail;  // a multi-rail pool's rail; "" otherwise
 };
 
 struct PoolEndpoints {
@@ -38,6 +40,11 @@ struct PoolEndpoints {
   // "http://198.18.0.10:7071", in file order (IPv6 addresses in brackets).
   std::vector<std::string> Urls() const;
 };
+
+// The endpoints on `rails` (and those of no rail); all of them when `rails` is empty or none is
+// on them, so a client whose NICs are on no named rail still reaches the pool.
+std::vector<PoolEndpoint> EndpointsOnRails(const std::vector<PoolEndpoint>& endpoints,
+                                           const std::set<std::string>& rails);
 
 // InvalidArgument naming the first field that is wrong. Unknown keys are ignored, so the operator
 // can add some without breaking older clients.

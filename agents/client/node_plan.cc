@@ -155,6 +155,10 @@ NodePlan PlanNode(const node::NodeFacts& facts, const node::Requirements& requir
     }
   }
   plan.rdma_device = plan.rdma_devices.front();
+  for (const std::string& device : plan.rdma_devices) {
+    auto rail = rails.rail_of.find(device);
+    if (rail != rails.rail_of.end() && !rail->second.empty()) plan.rails.insert(rail->second);
+  }
   return plan;
 }
 

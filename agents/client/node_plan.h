@@ -3,6 +3,7 @@
 // transport (and for GPU-direct the memory registration path), the RDMA device and GID index
 // libcuobjclient is handed, or why the node cannot serve the profile. Pure: no I/O.
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,8 @@ struct NodePlan {
   // Per GPU, the NIC chosen for it (on the pool's networks when on_rails), its path and rail.
   std::vector<rails::GpuRailChoice> gpu_rails;
   bool on_rails = false;
+  // On rails: the named rails of rdma_devices, whose gateways the client uses.
+  std::set<std::string> rails;
   std::string note;     // why the transport is not the one the agent's checks select
   std::string reason;   // not capable: the deciding verdict's reason (PeerMemNotLoaded, ...)
   std::string message;  // not capable: "<capability>: <reason>: <check>: <what was found>"

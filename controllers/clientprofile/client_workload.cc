@@ -209,6 +209,7 @@ std::vector<PoolEndpoint> ReadyEndpoints(const std::vector<const k8s::JsonObject
     }
     if (port == 0) continue;
     const std::string version = slice->Label(gatewaypool::kLibraryVersionLabel).value_or("");
+    const std::string rail = slice->Label(gatewaypool::kRailLabel).value_or("");
     for (const auto& e : slice->GetArray({"endpoints"})) {
       if (!e.GetBool({"conditions", "ready"}).value_or(false) ||
           e.GetBool({"conditions", "terminating"}).value_or(false))
@@ -219,7 +220,7 @@ std::vector<PoolEndpoint> ReadyEndpoints(const std::vector<const k8s::JsonObject
         continue;
       const std::string address((*addresses)[0].GetString());
       if (!seen.insert({address, port}).second) continue;
-      out.push_back({e.GetString({"nodeName"}).value_or(""), address, port, version});
+      out.push_back({e.GetString({"nodeName"}).value_or(""), address, port, version, rail});
     }
   }
   std::sort(out.begin(), out.end(), [](const PoolEndpoint& a, const PoolEndpoint& b) {
@@ -244,6 +245,7 @@ k8s::JsonObject RenderEndpointsConfigMap(const crd::ClientProfile& profile,
     o.SetString({"address"}, e.address);
     o.SetInt({"s3Port"}, e.s3_port);
     o.SetString({"libraryVersion"}, e.library_version);
+    if (!e.rail.empty()) o.SetString({"rail"}, e.rail);
     data.Append({"endpoints"}, o);
   }
   // Where the gateways serve: each client keeps, per GPU, the nearest NIC on one of them.

@@ -52,6 +52,7 @@ struct PoolEndpoint {
   std::string node, address;
   int32_t s3_port = 0;
   std::string library_version;
+  std::string rail;  // a multi-rail pool's rail (its slice's label); "" otherwise
   friend bool operator==(const PoolEndpoint&, const PoolEndpoint&) = default;
 };
 // The ready (and not terminating) endpoints of the pool's EndpointSlices, sorted, one per

@@ -14,9 +14,6 @@
 
 namespace rdmastack::gatewaypool {
 
-// The label a multi-rail pool's EndpointSlices carry: the rail they publish.
-inline constexpr char kRailLabel[] = "gatewaypool.rdmastack.io/rail";
-
 struct Rail {
   std::string name;      // "" for a single-rail pool
   std::string selector;  // the interface name or IPv4 CIDR that picks the rail's address

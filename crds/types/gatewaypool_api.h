@@ -26,6 +26,8 @@ inline constexpr char kUpgrading[] = "Upgrading";
 inline constexpr char kPoolLabel[] = "gatewaypool.rdmastack.io/name";
 inline constexpr char kTrackLabel[] = "gatewaypool.rdmastack.io/track";
 inline constexpr char kLibraryVersionLabel[] = "gatewaypool.rdmastack.io/library-version";
+// On a multi-rail pool's EndpointSlices: the rail they publish.
+inline constexpr char kRailLabel[] = "gatewaypool.rdmastack.io/rail";
 // On gateway pods: the hash of the DaemonSet template they were made from.
 inline constexpr char kTemplateHashLabel[] = "gatewaypool.rdmastack.io/template-hash";
 // On a track's DaemonSet: the Track it runs (JSON), so that a track the spec has left can still be

@@ -86,7 +86,10 @@ RailPlan PlanGpuRails(const std::vector<RailGpu>& gpus, const std::vector<RailNi
   if (!plan.on_rails) {
     for (const RailNic& nic : nics) candidates.emplace_back(&nic, nullptr);
   }
-  for (const auto& [nic, net] : candidates) plan.reachable.push_back(nic->name);
+  for (const auto& [nic, net] : candidates) {
+    plan.reachable.push_back(nic->name);
+    if (net != nullptr) plan.rail_of.emplace(nic->name, net->rail);
+  }
 
   for (const RailGpu& gpu : gpus) {
     GpuRailChoice choice;

@@ -7,6 +7,7 @@
 // (crds/types/status_rails.h), and all three decide the same.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -70,6 +71,8 @@ struct RailPlan {
   std::vector<std::string> devices;
   // The candidates on the pool's networks (on_rails), or every candidate; in the input's order.
   std::vector<std::string> reachable;
+  // On rails: the rail each of `reachable` is on ("" for a pool without named rails).
+  std::map<std::string, std::string> rail_of;
   bool AllWithin() const;
 };
 

@@ -243,7 +243,11 @@ TEST(ClientBinary, AnHgxClientListsEachGpusNicOnThePoolsNetworks) {
   ASSERT_TRUE(fs::exists(ClientBinary())) << "build rdmastack-client first";
   TempDir tmp;
   HealthServer gateway;
+  // The gateway on rail a answers; rail z's (no NIC of the node is on it) would not.
   std::string endpoints = EndpointsJson(gateway.port());
+  endpoints.insert(endpoints.find(R"(,"libraryVersion")"), R"(,"rail":"a")");
+  endpoints.insert(endpoints.rfind(']'),
+                   R"(,{"node":"stg-node-9","address":"127.0.0.1","s3Port":1,"rail":"z"})");
   endpoints.pop_back();
   auto with_networks = [&](const std::string& networks) {
     return endpoints + R"(,"networks":)" + networks + "}";
@@ -264,6 +268,15 @@ TEST(ClientBinary, AnHgxClientListsEachGpusNicOnThePoolsNetworks) {
                      [&] { return ListedDevices(ReadFile(install + "/cufile.json")) == storage; }))
       << ReadFile(install + "/cufile.json") << ReadFile(log);
   EXPECT_NE(ReadFile(log).find("rail a, 198.18.0.0/24"), std::string::npos) << ReadFile(log);
+  auto state = [&]() -> ClientState {
+    auto s = ParseStateJson(ReadFile(tmp / "state/state.json"));
+    return s.ok() ? *s : ClientState{};
+  };
+  // Only rail a's gateway is the client's: it is Ready on it, rail z's is not asked.
+  EXPECT_TRUE(Within(std::chrono::seconds(20), [&] { return state().ready; }))
+      << ReadFile(tmp / "state/state.json") << ReadFile(log);
+  EXPECT_EQ(state().endpoints, 1);
+  EXPECT_EQ(ListedDevices(ReadFile(install + "/cufile.json")), storage);
 
   WriteFile(tmp / "endpoints/endpoints.json", with_networks(R"([{"cidr":"10.40.0.0/13"}])"));
   const std::vector<std::string> compute = {"mlx5_0", "mlx5_3", "mlx5_4",  "mlx5_5",
@@ -271,6 +284,7 @@ TEST(ClientBinary, AnHgxClientListsEachGpusNicOnThePoolsNetworks) {
   EXPECT_TRUE(Within(std::chrono::seconds(20),
                      [&] { return ListedDevices(ReadFile(install + "/cufile.json")) == compute; }))
       << ReadFile(install + "/cufile.json") << ReadFile(log);
+  EXPECT_EQ(state().endpoints, 2) << "on no named rail, every endpoint is the client's";
   EXPECT_EQ(client.Signal(SIGTERM, std::chrono::seconds(20)), 0) << ReadFile(log);
 }
 

@@ -104,6 +104,27 @@ TEST(Endpoints, ThePoolsNetworksAreRead) {
   EXPECT_TRUE(ParseEndpointsJson(R"({"endpoints":[]})")->networks.empty());
 }
 
+TEST(Endpoints, AClientOnRailsUsesTheGatewaysOnThem) {
+  auto p = ParseEndpointsJson(R"({"endpoints":[
+      {"node":"s0","address":"10.0.0.1","s3Port":7071,"rail":"a"},
+      {"node":"s0","address":"10.0.0.1","s3Port":7171,"rail":"b"},
+      {"node":"s1","address":"10.0.0.2","s3Port":7071}]})");
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->endpoints[1].rail, "b");
+  auto ports = [](const std::vector<PoolEndpoint>& eps) {
+    std::vector<int> out;
+    for (const auto& e : eps) out.push_back(e.s3_port);
+    return out;
+  };
+  EXPECT_EQ(ports(EndpointsOnRails(p->endpoints, {"b"})), (std::vector<int>{7171, 7071}));
+  EXPECT_EQ(ports(EndpointsOnRails(p->endpoints, {})), (std::vector<int>{7071, 7171, 7071}));
+  // No endpoint on the client's rails but one of no rail: that one.
+  EXPECT_EQ(ports(EndpointsOnRails(p->endpoints, {"c"})), (std::vector<int>{7071}));
+  // Only railed endpoints, none on the client's: all of them rather than none.
+  const std::vector<PoolEndpoint> railed(p->endpoints.begin(), p->endpoints.begin() + 2);
+  EXPECT_EQ(ports(EndpointsOnRails(railed, {"c"})), (std::vector<int>{7071, 7171}));
+}
+
 TEST(Endpoints, FileMissingIsNotFoundAndBadFileNamesThePath) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("client-ep-" + std::to_string(::getpid()));

@@ -79,6 +79,7 @@ TEST(NodePlan, OnThePoolsNetworksEachGpuTakesItsNearestNicThere) {
   EXPECT_EQ(plan.gpu_rails[7].rail, "b");
   EXPECT_EQ(plan.gpu_rails[7].path_type, plan.gpu_rails[0].path_type);
   EXPECT_NE(plan.gid_index, 0) << "RoCE v2 GID of the storage port's IPv4";
+  EXPECT_EQ(plan.rails, (std::set<std::string>{"a", "b"}));
 
   // maxGpuNicDistance PXB: Auto falls back to host memory on the storage ports, GPUDirect is
   // refused, naming the GPU and its NIC.
@@ -103,6 +104,7 @@ TEST(NodePlan, OnThePoolsNetworksEachGpuTakesItsNearestNicThere) {
   // Host memory lists only what reaches the pool.
   plan = PlanNode(facts, Client(node::Transport::kHostMemory), {{"", "198.18.2.0/23"}});
   EXPECT_EQ(plan.rdma_devices, (std::vector<std::string>{"mlx5_7", "mlx5_8"}));
+  EXPECT_TRUE(plan.rails.empty()) << "a network without a rail name";
   // Networks no NIC is on: the pool is reached through routing, nothing is filtered.
   plan = PlanNode(facts, Client(), {{"", "172.16.0.0/12"}});
   EXPECT_FALSE(plan.on_rails);

@@ -82,6 +82,25 @@ TEST(ReadyEndpointsTest, ReadyAndNotTerminatingOnly) {
   EXPECT_EQ(got, want);
 }
 
+// A multi-rail pool's slices name their rail; each endpoint carries it to the clients, which use
+// the gateways on their own rails.
+TEST(ReadyEndpointsTest, ARailsSliceGivesItsEndpointsTheRail) {
+  auto b = k8s::JsonObject::Parse(R"({
+    "metadata":{"name":"twin-gateway-v1-rail-b-0","labels":{
+      "gatewaypool.rdmastack.io/library-version":"1.2.0.68","gatewaypool.rdmastack.io/rail":"rail-b"}},
+    "ports":[{"name":"s3","port":7171}],
+    "endpoints":[{"addresses":["198.18.0.12"],"nodeName":"stg-node-2","conditions":{"ready":true}}]})");
+  ASSERT_TRUE(b.ok());
+  const std::vector<PoolEndpoint> got = ReadyEndpoints({&*b});
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].rail, "rail-b");
+  auto pool = std::optional(Load<crd::GatewayPool>("gatewaypool-kvcache.yaml", "GatewayPool"));
+  const k8s::JsonObject cm = RenderEndpointsConfigMap(Sample(), *pool, got);
+  auto data = k8s::JsonObject::Parse(cm.GetString({"data", kEndpointsKey}).value_or(""));
+  ASSERT_TRUE(data.ok());
+  EXPECT_EQ(data->GetString({"endpoints", "0", "rail"}), "rail-b");
+}
+
 TEST(EndpointsConfigMapTest, PoolRegionAndEndpoints) {
   const auto pool =
       std::optional(Load<crd::GatewayPool>("gatewaypool-kvcache.yaml", "GatewayPool"));

@@ -729,6 +729,10 @@ TEST_F(GatewayPoolE2eTest, ATwoRailNodeServesOnEachRailAndOnOneWhenTheOtherGoesD
   EXPECT_EQ(a.ip, nodes_.at(node).address);
   EXPECT_EQ(PoolCondition("twin", "Ready"), "True") << Diagnostics();
   EXPECT_EQ(PoolField("twin", "{.status.endpoints[0].rails}"), R"(["rail-a","rail-b"])");
+  // Where the rails serve, from the prefixes the node's agent reported (ib0 10.10.0.11/16, ib1
+  // 10.11.0.11/16): what clients pick their NICs by.
+  EXPECT_EQ(PoolField("twin", "{.status.networks[*].rail}"), "rail-a rail-b");
+  EXPECT_EQ(PoolField("twin", "{.status.networks[*].cidr}"), "10.10.0.0/16 10.11.0.0/16");
   // Each rail's gateway runs with its own rail's RDMA address (the environment the launcher
   // exec'd the gateway with, read from the processes on the node).
   std::set<std::string> rdma_ips;
