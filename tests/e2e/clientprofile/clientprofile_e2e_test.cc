@@ -456,6 +456,58 @@ TEST_F(ClientProfileE2eTest, SeedProfilesPickATransportPerNodeAndFollowThePool) 
 // gets https URLs and the pool's CA through its endpoints file, installs the CA for applications
 // (ca-bundle.pem, AWS_CA_BUNDLE) and keeps passing its own check of the pool, now over HTTPS
 // against that CA: the profile stays Ready on every eligible node.
+// The profiles' pool on two rails, on the two-rail storage node (rail-a on ib0 10.10.0.11/16,
+// rail-b on ib1 10.11.0.11/16): the A6000 node's one NIC (ib0 10.10.0.21/24) is on rail a, so its
+// client takes rail a's gateway alone; the HGX node has no NIC on either network, reaches the
+// pool through routing, and takes both.
+TEST_F(ClientProfileE2eTest, AClientOnOneRailOfAMultiRailPoolUsesThatRailsGateway) {
+  if (const std::string missing = FindNodes(); !missing.empty())
+    GTEST_SKIP() << missing << " (scripts/test.sh makes them)";
+  std::vector<std::string> twin;
+  if (const std::string missing = NodesWithFixture("storage-cx7-ib-two-rails", 1, &twin);
+      !missing.empty())
+    GTEST_SKIP() << missing << " (scripts/test.sh makes it)";
+  StartAll("cprof-rails", /*pool_later=*/true);
+  if (HasFatalFailure()) return;
+  std::string pool = ReadSample("gatewaypool-two-rails.yaml");
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"  name: twin\n", "  name: kvcache\n"},
+           {"node-role.rdmastack.io/storage: \"\"", selector_label_ + ": \"in\""},
+           {"port: 7071", "port: 7087"},
+           {"port: 19100", "port: 19117"}}) {
+    const size_t at = pool.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    pool.replace(at, from.size(), to);
+  }
+  ns_->Apply(pool);
+  ASSERT_EQ(env_->Kubectl({"label", "node", twin[0], selector_label_ + "=in"}).exit_code, 0);
+  CommandResult wait =
+      env_->Kubectl({"wait", "--for=condition=Ready", std::string("cprof/") + kHostMem, "-n",
+                     ns_->name(), "--timeout=300s"});
+  ASSERT_EQ(wait.exit_code, 0) << wait.err << ClientDiagnostics();
+
+  const std::string address = nodes_.at(twin[0]).address;
+  const std::set<std::string> rail_a = {address + ":7087"};
+  const std::set<std::string> both = {address + ":7087", address + ":7187"};
+  EXPECT_TRUE(Eventually([&] { return WrittenEndpoints(hgx_, kHostMem) == both; }, 60s))
+      << ReadFile(InstallDir(hgx_, kHostMem) + "/endpoints.json") << ClientDiagnostics();
+  EXPECT_TRUE(Eventually([&] { return WrittenEndpoints(a6000_, kHostMem) == rail_a; }, 60s))
+      << ReadFile(InstallDir(a6000_, kHostMem) + "/endpoints.json") << ClientDiagnostics();
+  // GPU-direct on the A6000: its NIC is on rail a and beside its GPU.
+  ASSERT_TRUE(Eventually([&] { return NodeLabel(a6000_, kGpuDirect) == "ready"; }, 120s))
+      << ClientDiagnostics();
+  EXPECT_EQ(WrittenEndpoints(a6000_, kGpuDirect), rail_a);
+  EXPECT_EQ(DeviceList(ReadFile(InstallDir(a6000_, kGpuDirect) + "/cuobj.json")), "mlx5_0");
+  // kubectl rdmastack why, from the pool's networks and the A6000's report.
+  CommandResult why = RunCommand({BinaryDir() + "/bin/kubectl-rdmastack", "--kubeconfig",
+                                  env_->kubeconfig, "why", a6000_, "-n", ns_->name()});
+  EXPECT_NE(why.out.find("on rail rail-a 10.10.0.0/16, rail rail-b 10.11.0.0/16, the NIC each GPU "
+                         "takes there:"),
+            std::string::npos)
+      << why.out << why.err;
+  EXPECT_NE(why.out.find("rail-a"), std::string::npos) << why.out;
+}
+
 TEST_F(ClientProfileE2eTest, ClientsOfAnHttpsPoolVerifyItWithThePoolsCa) {
   if (const std::string missing = FindNodes(); !missing.empty())
     GTEST_SKIP() << missing << " (scripts/test.sh makes them)";
