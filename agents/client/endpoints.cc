@@ -48,11 +48,10 @@ StatusOr<rails::RailNetwork> ParseNetwork(const rapidjson::Value& v, const std::
   const std::string prefix = where + ".";
   RDMASTACK_ASSIGN_OR_RETURN(n.rail, OptionalString(v, "rail", prefix, ""));
   RDMASTACK_ASSIGN_OR_RETURN(n.cidr, OptionalString(v, "cidr", prefix, ""));
-  if (n.rail.size() > 15 ||
-      n.rail.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos) {
+  if (!n.rail.empty() && !rails::IsRailName(n.rail)) {
     return InvalidArgumentError(prefix +
-                                "rail must be a rail name (a DNS label of at most 15 "
-                                "characters), got '" +
+                                "rail must be a rail name (1-15 lower-case letters, digits or "
+                                "'-', starting and ending with a letter or digit), got '" +
                                 n.rail.substr(0, 64) + "'");
   }
   if (n.cidr.find('/') == std::string::npos || !rails::ParseIpv4Net(n.cidr)) {

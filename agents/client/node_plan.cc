@@ -89,24 +89,20 @@ NodePlan PlanNode(const node::NodeFacts& facts, const node::Requirements& requir
   plan.gpu_rails = rails.gpus;
   plan.capable = true;
   plan.transport = ev.selected_transport;
-  if (plan.transport == "GPUDirect" && rails.on_rails && !rails.AllWithin()) {
-    // The pool's networks are reached only through a NIC too far from some GPU: GPU-direct to
-    // this pool would cross the CPU (the operator decides the same: eligibility.cc).
-    const auto far = std::find_if(rails.gpus.begin(), rails.gpus.end(),
-                                  [](const rails::GpuRailChoice& g) { return !g.within; });
-    const std::string why = rails::DescribeChoice(*far) +
-                            " is the GPU's nearest NIC on the pool's networks, farther than "
-                            "maxGpuNicDistance " +
-                            node::PathTypeName(requirements.max_gpu_nic_distance);
+  // The pool's networks reached only through a NIC too far from some GPU: GPU-direct to this
+  // pool would cross the CPU (the operator decides the same: eligibility.cc).
+  const std::optional<std::string> far =
+      rails::TooFar(rails, node::PathTypeName(requirements.max_gpu_nic_distance));
+  if (plan.transport == "GPUDirect" && far) {
     if (requirements.transport == node::Transport::kGpuDirect) {
       plan.capable = false;
       plan.transport.clear();
       plan.reason = "GpuNicTooFar";
-      plan.message = "GPUDirect: GpuNicTooFar: " + why;
+      plan.message = "GPUDirect: GpuNicTooFar: " + *far;
       return plan;
     }
     plan.transport = "HostMemory";
-    plan.note = "host memory: " + why;
+    plan.note = "host memory: " + *far;
   }
   if (plan.transport == "GPUDirect") {
     const node::Verdict* gd = FindVerdict(ev, "GPUDirect");

@@ -278,19 +278,13 @@ std::optional<GpuDirectPath> RailDistance(const crd::ClientProfileSpec& spec,
                                           const std::vector<crd::PoolNetwork>& networks) {
   if (networks.empty()) return std::nullopt;
   const std::string_view max = crd::ToString(spec.max_gpu_nic_distance);
-  const rails::RailPlan plan = crd::PlanStatusRails(node, networks, max);
-  if (!plan.on_rails) return std::nullopt;
-  for (const rails::GpuRailChoice& g : plan.gpus) {
-    if (g.within) continue;
-    return Refused(reasons::kGpuNicTooFar,
-                   rails::DescribeChoice(g) +
-                       " is the GPU's nearest NIC on the pool's networks, farther than "
-                       "maxGpuNicDistance " +
-                       std::string(max) +
-                       "; put a NIC near each GPU on the pool's networks (a rail), or raise "
-                       "maxGpuNicDistance knowingly");
-  }
-  return std::nullopt;
+  const std::optional<std::string> far =
+      rails::TooFar(crd::PlanStatusRails(node, networks, max), max);
+  if (!far) return std::nullopt;
+  return Refused(reasons::kGpuNicTooFar,
+                 *far +
+                     "; put a NIC near each GPU on the pool's networks (a rail), or raise "
+                     "maxGpuNicDistance knowingly");
 }
 
 }  // namespace

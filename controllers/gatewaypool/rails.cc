@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "controllers/gatewaypool/gateway_daemonset.h"
-#include "crds/types/validate.h"
+#include "lib/rails/gpu_rails.h"
 
 namespace rdmastack::gatewaypool {
 
@@ -35,7 +35,7 @@ Status CheckRails(const crd::GatewayPoolSpec& spec, const std::vector<Rail>& rai
   // A rail's name goes into container, EndpointSlice and label names: an object stored before
   // the schema's pattern, or ratcheted past it, is held to it here.
   for (const crd::RdmaRail& rail : spec.rdma.rails) {
-    if (rail.name.empty() || rail.name.size() > 15 || !crd::IsDnsLabel(rail.name)) {
+    if (!rails::IsRailName(rail.name)) {
       return InvalidArgumentError("rail name \"" + rail.name.substr(0, 64) +
                                   "\" must be 1-15 lower-case letters, digits or '-'");
     }

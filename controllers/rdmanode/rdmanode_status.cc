@@ -10,6 +10,7 @@
 #include "base/utf8.h"
 #include "controllers/common/conditions.h"
 #include "crds/types/reasons.h"
+#include "lib/rails/gpu_rails.h"
 
 namespace rdmastack::rdmanode {
 
@@ -125,7 +126,7 @@ void FillNicPaths(const agent::v1::Gpu& g, const std::vector<crd::RdmaDeviceFact
   for (const auto& p : g.nic_paths()) {
     if (paths.size() >= 32) break;
     const std::string& type = p.path_type();
-    if (type != "PIX" && type != "PXB" && type != "PHB" && type != "SYS") continue;
+    if (rails::PathRank(type) < 0) continue;
     const bool known =
         std::any_of(devices.begin(), devices.end(),
                     [&](const crd::RdmaDeviceFacts& d) { return d.name == p.nic(); });

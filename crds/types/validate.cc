@@ -10,6 +10,7 @@
 #include "base/pci_address.h"
 #include "base/quantity.h"
 #include "crds/types/path_template.h"
+#include "lib/rails/gpu_rails.h"
 
 namespace rdmastack::crd {
 namespace {
@@ -274,7 +275,7 @@ void CheckRails(const RdmaSpec& rdma, const Problems& p) {
   for (size_t i = 0; i < rdma.rails.size(); ++i) {
     const RdmaRail& r = rdma.rails[i];
     const Problems at = p.At("rails").At(std::to_string(i));
-    if (r.name.size() > 15 || !IsToken(r.name, IsLowerAlnum, [](char c) { return c == '-'; })) {
+    if (!rails::IsRailName(r.name)) {
       at.At("name").Add("\"" + r.name +
                         "\" must be 1-15 lower-case letters, digits or '-', starting and ending "
                         "with a letter or digit");

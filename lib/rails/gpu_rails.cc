@@ -16,6 +16,14 @@ std::optional<uint32_t> ParseIpv4(std::string_view text) {
   return ntohl(a.s_addr);
 }
 
+uint32_t Mask(int prefix) {
+  return prefix == 0 ? 0 : ~uint32_t{0} << (32 - prefix);
+}
+
+bool IsLowerAlnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
 }  // namespace
 
 std::optional<Ipv4Net> ParseIpv4Net(std::string_view text) {
@@ -37,16 +45,22 @@ std::optional<Ipv4Net> ParseIpv4Net(std::string_view text) {
 }
 
 bool Ipv4Net::Contains(uint32_t ip) const {
-  const uint32_t mask = prefix == 0 ? 0 : ~uint32_t{0} << (32 - prefix);
-  return (ip & mask) == (base & mask);
+  return (ip & Mask(prefix)) == (base & Mask(prefix));
 }
 
 std::string Ipv4Net::Network() const {
-  const uint32_t mask = prefix == 0 ? 0 : ~uint32_t{0} << (32 - prefix);
-  const uint32_t n = base & mask;
+  const uint32_t n = base & Mask(prefix);
   return std::to_string(n >> 24) + "." + std::to_string((n >> 16) & 0xff) + "." +
          std::to_string((n >> 8) & 0xff) + "." + std::to_string(n & 0xff) + "/" +
          std::to_string(prefix);
+}
+
+bool IsRailName(std::string_view name) {
+  if (name.empty() || name.size() > 15 || !IsLowerAlnum(name.front()) ||
+      !IsLowerAlnum(name.back())) {
+    return false;
+  }
+  return std::all_of(name.begin(), name.end(), [](char c) { return IsLowerAlnum(c) || c == '-'; });
 }
 
 int PathRank(std::string_view path_type) {
@@ -55,10 +69,6 @@ int PathRank(std::string_view path_type) {
     if (path_type == kNearestFirst[i]) return i;
   }
   return -1;
-}
-
-bool RailPlan::AllWithin() const {
-  return std::all_of(gpus.begin(), gpus.end(), [](const GpuRailChoice& g) { return g.within; });
 }
 
 const RailNetwork* NetworkOf(const std::vector<std::string>& ipv4,
@@ -129,6 +139,17 @@ std::string DescribeChoice(const GpuRailChoice& choice) {
   if (choice.network.empty()) return out;
   return out + " (" + (choice.rail.empty() ? "" : "rail " + choice.rail + ", ") + choice.network +
          ")";
+}
+
+std::optional<std::string> TooFar(const RailPlan& plan, std::string_view max_path_type) {
+  if (!plan.on_rails) return std::nullopt;
+  for (const GpuRailChoice& g : plan.gpus) {
+    if (g.within) continue;
+    return DescribeChoice(g) +
+           " is the GPU's nearest NIC on the pool's networks, farther than maxGpuNicDistance " +
+           std::string(max_path_type);
+  }
+  return std::nullopt;
 }
 
 }  // namespace rdmastack::rails

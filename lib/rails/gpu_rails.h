@@ -24,6 +24,11 @@ struct Ipv4Net {
 };
 std::optional<Ipv4Net> ParseIpv4Net(std::string_view text);
 
+// A rail's name as the GatewayPool schema allows it: 1-15 lower-case letters, digits or '-',
+// starting and ending with a letter or digit. It goes into container, EndpointSlice and label
+// names; the CRD validation, the renderer and the client each hold a name to it.
+bool IsRailName(std::string_view name);
+
 // NCCL's path types nearest first: PIX 0, PXB 1, PHB 2, SYS 3; -1 for anything else.
 int PathRank(std::string_view path_type);
 
@@ -73,7 +78,6 @@ struct RailPlan {
   std::vector<std::string> reachable;
   // On rails: the rail each of `reachable` is on ("" for a pool without named rails).
   std::map<std::string, std::string> rail_of;
-  bool AllWithin() const;
 };
 
 // The network of `networks` one of `ipv4` (CIDR or bare addresses) lies in; nullptr when none.
@@ -88,5 +92,10 @@ RailPlan PlanGpuRails(const std::vector<RailGpu>& gpus, const std::vector<RailNi
 
 // "0000:1b:00.0 -> mlx5_1 PHB (rail a, 10.10.0.0/16)": one GPU's choice for messages.
 std::string DescribeChoice(const GpuRailChoice& choice);
+
+// On rails, the first GPU whose NIC there is farther than `max_path_type`, described for the
+// GpuNicTooFar messages of the client and the operator; nullopt when every GPU's is within it,
+// or the plan is not on rails.
+std::optional<std::string> TooFar(const RailPlan& plan, std::string_view max_path_type);
 
 }  // namespace rdmastack::rails

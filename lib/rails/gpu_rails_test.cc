@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace rdmastack::rails {
 namespace {
 
@@ -14,6 +16,11 @@ std::vector<RailGpu> TwoGpus() {
       {"0000:43:00.0",
        {{"mlx5_3", "PIX"}, {"mlx5_0", "SYS"}, {"mlx5_1", "SYS"}, {"mlx5_2", "PHB"}}},
   };
+}
+
+bool AllWithin(const RailPlan& plan) {
+  return std::all_of(plan.gpus.begin(), plan.gpus.end(),
+                     [](const GpuRailChoice& g) { return g.within; });
 }
 
 std::vector<RailNic> Nics() {
@@ -33,7 +40,7 @@ TEST(GpuRailsTest, WithoutPoolNetworksEachGpuTakesItsNearestNic) {
   EXPECT_EQ(plan.gpus[1].nic, "mlx5_3");
   EXPECT_EQ(plan.devices, (std::vector<std::string>{"mlx5_0", "mlx5_3"}));
   EXPECT_EQ(plan.reachable.size(), 4u);
-  EXPECT_TRUE(plan.AllWithin());
+  EXPECT_TRUE(AllWithin(plan));
 }
 
 TEST(GpuRailsTest, NetworksNoNicSitsInLeaveTheChoiceToRouting) {
@@ -51,11 +58,11 @@ TEST(GpuRailsTest, OnThePoolsRailsEachGpuTakesItsNearestNicThere) {
   EXPECT_EQ(DescribeChoice(plan.gpus[0]), "0000:1b:00.0 -> mlx5_1 PHB (rail a, 10.10.0.0/16)");
   EXPECT_EQ(DescribeChoice(plan.gpus[1]), "0000:43:00.0 -> mlx5_2 PHB (rail b, 10.11.0.0/16)");
   EXPECT_EQ(plan.devices, (std::vector<std::string>{"mlx5_1", "mlx5_2"}));
-  EXPECT_TRUE(plan.AllWithin());
+  EXPECT_TRUE(AllWithin(plan));
 
   // The same choice is too far for a PXB profile: no GPU is served well.
   const RailPlan pxb = PlanGpuRails(TwoGpus(), Nics(), rails, "PXB");
-  EXPECT_FALSE(pxb.AllWithin());
+  EXPECT_FALSE(AllWithin(pxb));
   EXPECT_FALSE(pxb.gpus[0].within);
   EXPECT_TRUE(pxb.devices.empty());
 }
@@ -90,6 +97,27 @@ TEST(GpuRailsTest, PathTypesRankNearestFirstAndOthersAreIgnored) {
       PlanGpuRails({{"0000:01:00.0", {{"mlx5_0", "NVL"}, {"mlx5_3", "PHB"}}}}, Nics(), {}, "PHB");
   EXPECT_EQ(plan.gpus[0].nic, "mlx5_3");
   EXPECT_TRUE(plan.gpus[0].within);
+}
+
+TEST(GpuRailsTest, RailNamesAreShortDnsLabels) {
+  for (const char* good : {"a", "rail-a", "r0", "a-b-c", "abcdefghijklmno"}) {
+    EXPECT_TRUE(IsRailName(good)) << good;
+  }
+  for (const char* bad : {"", "-a", "a-", "A", "rail_a", "rail.a", "abcdefghijklmnop", "a b", "a\n",
+                          "..", "rail/a"}) {
+    EXPECT_FALSE(IsRailName(bad)) << bad;
+  }
+}
+
+TEST(GpuRailsTest, TooFarNamesTheFirstGpuBeyondTheMaximumOnRailsOnly) {
+  const std::vector<RailNetwork> rails = {{"a", "10.10.0.0/16"}, {"b", "10.11.0.0/16"}};
+  EXPECT_EQ(TooFar(PlanGpuRails(TwoGpus(), Nics(), rails, "PXB"), "PXB"),
+            "0000:1b:00.0 -> mlx5_1 PHB (rail a, 10.10.0.0/16) is the GPU's nearest NIC on the "
+            "pool's networks, farther than maxGpuNicDistance PXB");
+  EXPECT_EQ(TooFar(PlanGpuRails(TwoGpus(), Nics(), rails, "PHB"), "PHB"), std::nullopt);
+  // Off rails the nearest NIC's distance is the agent's gpu.nic-distance check's to judge.
+  std::vector<RailGpu> far = {{"0000:01:00.0", {{"mlx5_0", "SYS"}}}};
+  EXPECT_EQ(TooFar(PlanGpuRails(far, Nics(), {}, "PXB"), "PXB"), std::nullopt);
 }
 
 TEST(GpuRailsTest, NetworkIsTheAddressWithItsHostBitsCleared) {
