@@ -284,7 +284,10 @@ TEST(ClientBinary, AnHgxClientListsEachGpusNicOnThePoolsNetworks) {
   EXPECT_TRUE(Within(std::chrono::seconds(20),
                      [&] { return ListedDevices(ReadFile(install + "/cufile.json")) == compute; }))
       << ReadFile(install + "/cufile.json") << ReadFile(log);
-  EXPECT_EQ(state().endpoints, 2) << "on no named rail, every endpoint is the client's";
+  // state.json follows cufile.json within the same pass, after the probes: wait for it.
+  EXPECT_TRUE(Within(std::chrono::seconds(20), [&] { return state().endpoints == 2; }))
+      << "on no named rail, every endpoint is the client's: " << ReadFile(tmp / "state/state.json")
+      << ReadFile(log);
   EXPECT_EQ(client.Signal(SIGTERM, std::chrono::seconds(20)), 0) << ReadFile(log);
 }
 
