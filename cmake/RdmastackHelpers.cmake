@@ -17,26 +17,29 @@ endfunction()
 # The sanitizer flags alone, for code of others compiled in our tree (base/spdlog_library.cc): TSan
 # must see every access and every atomic, or it reports races that are not there.
 function(rdmastack_apply_sanitizers target)
-  if(RDMASTACK_SANITIZE)
+  if(RDMASTACK_SANITIZE OR RDMASTACK_FUZZ)
     target_compile_options(${target} PRIVATE -fsanitize=address,undefined -fno-omit-frame-pointer
                                              -fno-sanitize-recover=undefined)
     target_link_options(${target} PRIVATE -fsanitize=address,undefined)
-  endif()
-  if(RDMASTACK_TSAN)
-    # -Wno-tsan: Boost.Asio's std_fenced_block uses atomic_thread_fence, which GCC warns TSan does
-    # not model; Asio's queues are mutex-protected, and a real false positive would show as a
-    # report, which the suppressions file then explains.
-    target_compile_options(${target} PRIVATE -fsanitize=thread -fno-omit-frame-pointer -Wno-tsan)
-    target_link_options(${target} PRIVATE -fsanitize=thread)
+    if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+      target_compile_options(${target} PRIVATE
+                             -fsanitize-ignorelist=${PROJECT_SOURCE_DIR}/cmake/clang-ubsan-ignorelist.txt)
+    endif()
   endif()
   if(RDMASTACK_FUZZ)
     # The code under test, not only each fuzzer's entry file, needs libFuzzer's coverage
-    # (fuzzer-no-link) to steer the inputs and ASan+UBSan to catch what they break: without them
-    # a fuzzer sees only the edges of its own file and an overflow inside a parser goes unseen.
-    target_compile_options(${target} PRIVATE -fsanitize=fuzzer-no-link,address,undefined
-                                             -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-                                             -fsanitize-ignorelist=${PROJECT_SOURCE_DIR}/cmake/fuzz-ubsan-ignorelist.txt)
-    target_link_options(${target} PRIVATE -fsanitize=address,undefined)
+    # (fuzzer-no-link) to steer the inputs: without it a fuzzer sees only the edges of its own
+    # file. The unit tests link the same libraries; the ASan runtime answers the coverage hooks
+    # there, so one tree (the asan preset) serves both and its libraries compile once.
+    target_compile_options(${target} PRIVATE -fsanitize=fuzzer-no-link)
+  endif()
+  if(RDMASTACK_TSAN)
+    # -Wno-tsan (GCC): Boost.Asio's std_fenced_block uses atomic_thread_fence, which GCC warns TSan
+    # does not model; Asio's queues are mutex-protected, and a real false positive would show as
+    # a report, which the suppressions file then explains.
+    target_compile_options(${target} PRIVATE -fsanitize=thread -fno-omit-frame-pointer
+                                             $<$<CXX_COMPILER_ID:GNU>:-Wno-tsan>)
+    target_link_options(${target} PRIVATE -fsanitize=thread)
   endif()
 endfunction()
 
@@ -146,10 +149,10 @@ function(rdmastack_proto name)
 endfunction()
 
 # rdmastack_fuzzer(NAME SRCS fuzz.cc DEPS x [CORPUS dir] [SECONDS n])
-# fuzz.cc defines LLVMFuzzerTestOneInput. With the fuzz preset (clang, RDMASTACK_FUZZ=ON) it becomes a
-# libFuzzer binary run for a bounded time by ctest (label fuzz). In every other build the same entry
-# point is linked with a replay driver and run over CORPUS as a unit test, so gcc builds and the
-# sanitizer build exercise the corpus too.
+# fuzz.cc defines LLVMFuzzerTestOneInput. With RDMASTACK_FUZZ=ON (the asan preset: clang) it becomes a
+# libFuzzer binary run for a bounded time by ctest (label fuzz). The same entry point is also linked
+# with a replay driver and run over CORPUS as a unit test, so the gcc builds and the sanitizer
+# build exercise the corpus too.
 if(RDMASTACK_FUZZ AND NOT TARGET fuzzers)
   add_custom_target(fuzzers)
 endif()
@@ -172,7 +175,9 @@ function(rdmastack_fuzzer name)
               sh -c "rm -rf '${corpus_copy}' && cp -r '${ARG_CORPUS}' '${corpus_copy}' && \
                      '$<TARGET_FILE:${name}>' -max_total_time=${ARG_SECONDS} -timeout=5 -rss_limit_mb=1024 '${corpus_copy}'")
     set_tests_properties(${name} PROPERTIES LABELS fuzz TIMEOUT ${ARG_SECONDS}0)
-  else()
+  endif()
+  # The replay: every build but a fuzz-only one; the asan tree has both.
+  if(NOT RDMASTACK_FUZZ OR RDMASTACK_SANITIZE)
     add_executable(${name}_replay ${ARG_SRCS} ${PROJECT_SOURCE_DIR}/cmake/fuzz_replay_main.cc)
     rdmastack_apply_common(${name}_replay)
     target_link_libraries(${name}_replay PRIVATE ${ARG_DEPS})

@@ -93,8 +93,11 @@ StatusOr<PoolEndpoints> ParseEndpointsJson(std::string_view text) {
   if (!out.ca_bundle.empty() &&
       out.ca_bundle.find("-----BEGIN CERTIFICATE-----") == std::string::npos)
     return InvalidArgumentError("caBundle must be PEM certificates (BEGIN CERTIFICATE)");
-  auto list = doc.FindMember("endpoints");
-  if (list == doc.MemberEnd() || !list->value.IsArray()) {
+  // Const iterators: RapidJSON 1.1.0 compares a mutable member iterator only with a const one,
+  // which C++20's reversed operators make ambiguous (clang's -Wambiguous-reversed-operator).
+  const rapidjson::Value& root = doc;
+  auto list = root.FindMember("endpoints");
+  if (list == root.MemberEnd() || !list->value.IsArray()) {
     return InvalidArgumentError("endpoints must be an array");
   }
   for (rapidjson::SizeType i = 0; i < list->value.Size(); ++i) {
@@ -102,8 +105,8 @@ StatusOr<PoolEndpoints> ParseEndpointsJson(std::string_view text) {
         PoolEndpoint ep, ParseEndpoint(list->value[i], "endpoints[" + std::to_string(i) + "]"));
     out.endpoints.push_back(std::move(ep));
   }
-  auto networks = doc.FindMember("networks");
-  if (networks != doc.MemberEnd() && !networks->value.IsNull()) {
+  auto networks = root.FindMember("networks");
+  if (networks != root.MemberEnd() && !networks->value.IsNull()) {
     if (!networks->value.IsArray() || networks->value.Size() > kMaxNetworks) {
       return InvalidArgumentError("networks must be an array of at most " +
                                   std::to_string(kMaxNetworks) + " networks");

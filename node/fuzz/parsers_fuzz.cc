@@ -1,4 +1,4 @@
-// libFuzzer target over the agent's parsers (built with the fuzz preset: clang-14,
+// libFuzzer target over the agent's parsers (built in the asan preset's tree: clang-14,
 // RDMASTACK_FUZZ=ON).
 #include "node/fuzz/fuzz_entry.h"
 

@@ -41,7 +41,8 @@ CommandResult InstallCrds(const ClusterEnv& env);
 // Returns nullptr when no cluster is configured (the caller then skips).
 const ClusterEnv* GetClusterEnv();
 
-// Polls `condition` every 250 ms until it holds or `timeout` passes; returns its last value.
+// Polls `condition` until it holds or `timeout` passes (every 250 ms, every 500 ms after the first
+// 5 s); returns its last value.
 bool Eventually(const std::function<bool()>& condition, std::chrono::seconds timeout);
 
 // A fresh namespace per test, deleted (without waiting) at the end.

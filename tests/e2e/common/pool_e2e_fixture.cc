@@ -90,9 +90,15 @@ void SimE2eTest::SetUp() {
   ASSERT_NE(gateway, nullptr);
   bridge_ = gateway;
   ASSERT_EQ(InstallCrds(*env_).exit_code, 0);
-  for (const auto& [name, node] : nodes_) {
-    fixtures_[name] = Get({"get", "node", name, "-o",
-                           "jsonpath={.metadata.annotations.sim\\.rdmastack\\.io/fixture}"});
+  // One kubectl for every node's fixture, not one per node: each kubectl costs about 50 ms of
+  // CPU, and the e2e phase of CI is CPU-bound (docs/development.md).
+  std::istringstream fixtures(Get(
+      {"get", "nodes", "-o",
+       R"(jsonpath={range .items[*]}{.metadata.name}{"\t"}{.metadata.annotations.sim\.rdmastack\.io/fixture}{"\n"}{end})"}));
+  for (std::string line; std::getline(fixtures, line);) {
+    const size_t tab = line.find('\t');
+    if (tab != std::string::npos && nodes_.count(line.substr(0, tab)) != 0)
+      fixtures_[line.substr(0, tab)] = line.substr(tab + 1);
   }
   // The operator watches the whole cluster: what earlier tests left (namespaces still being
   // deleted, their RdmaNodes) would be its work too and blur the write counts.
@@ -110,19 +116,21 @@ void SimE2eTest::SetUp() {
 void SimE2eTest::TearDown() {
   if (env_ == nullptr || nodes_.empty()) return;
   operator_.reset();
-  // Other tests use these nodes: no RdmaNode or rdmastack.io/ label of ours stays behind.
+  // Other tests use these nodes: no RdmaNode or rdmastack.io/ label of ours stays behind. Two
+  // kubectl calls name every node (kubectl takes several names), not two per node.
+  std::vector<std::string> remove = {"delete", "rdmanode", "--ignore-not-found", "--wait=false"};
+  std::vector<std::string> unlabel = {"label", "node"};
   for (const auto& [name, node] : nodes_) {
-    env_->Kubectl({"delete", "rdmanode", name, "--ignore-not-found", "--wait=false"});
-    std::vector<std::string> unlabel = {"label",
-                                        "node",
-                                        name,
-                                        "rdmastack.io/gateway-capable-",
-                                        "rdmastack.io/gpudirect-",
-                                        "rdmastack.io/hostmem-",
-                                        "rdmastack.io/link-layer-"};
-    if (!selector_label_.empty()) unlabel.push_back(selector_label_ + "-");
-    env_->Kubectl(unlabel);
+    remove.push_back(name);
+    unlabel.push_back(name);
   }
+  for (const char* label : {"rdmastack.io/gateway-capable-", "rdmastack.io/gpudirect-",
+                            "rdmastack.io/hostmem-", "rdmastack.io/link-layer-"})
+    unlabel.push_back(label);
+  if (!selector_label_.empty()) unlabel.push_back(selector_label_ + "-");
+  env_->Kubectl(remove);
+  const CommandResult unlabelled = env_->Kubectl(unlabel);
+  EXPECT_EQ(unlabelled.exit_code, 0) << unlabelled.err;
 }
 
 std::string SimE2eTest::Get(const std::vector<std::string>& args) const {

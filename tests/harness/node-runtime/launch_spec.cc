@@ -88,7 +88,9 @@ StatusOr<LaunchSpec> LaunchSpecFromJson(std::string_view json) {
   spec.hostname = GetString(doc, "hostname");
   spec.host_pid = GetBool(doc, "hostPID");
   spec.scratch_dir = GetString(doc, "scratchDir");
-  if (auto it = doc.FindMember("mounts"); it != doc.MemberEnd() && it->value.IsArray()) {
+  // Const iterators (see agents/client/endpoints.cc): C++20's reversed operators.
+  const rapidjson::Value& root = doc;
+  if (auto it = root.FindMember("mounts"); it != root.MemberEnd() && it->value.IsArray()) {
     for (const auto& m : it->value.GetArray()) {
       if (!m.IsObject()) return InvalidArgumentError("launch spec: a mount must be an object");
       BindMount b{GetString(m, "source"), GetString(m, "target"), GetBool(m, "readOnly")};
