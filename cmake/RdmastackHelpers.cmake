@@ -22,8 +22,10 @@ function(rdmastack_apply_sanitizers target)
                                              -fno-sanitize-recover=undefined)
     target_link_options(${target} PRIVATE -fsanitize=address,undefined)
     if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
-      target_compile_options(${target} PRIVATE
-                             -fsanitize-ignorelist=${PROJECT_SOURCE_DIR}/cmake/clang-ubsan-ignorelist.txt)
+      # Relative to the build tree: ccache hashes this argument as written, and an absolute path
+      # would make every clone at another path miss.
+      file(RELATIVE_PATH ignorelist ${CMAKE_BINARY_DIR} ${PROJECT_SOURCE_DIR}/cmake/clang-ubsan-ignorelist.txt)
+      target_compile_options(${target} PRIVATE -fsanitize-ignorelist=${ignorelist})
     endif()
   endif()
   if(RDMASTACK_FUZZ)
