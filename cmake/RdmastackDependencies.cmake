@@ -45,16 +45,28 @@ find_library(RDMASTACK_PROTOBUF_STATIC NAMES libprotobuf.a REQUIRED)
 find_path(RDMASTACK_NGHTTP2_INCLUDE nghttp2/nghttp2.h REQUIRED)
 add_library(rdmastack_nghttp2 INTERFACE)
 target_include_directories(rdmastack_nghttp2 SYSTEM INTERFACE ${RDMASTACK_NGHTTP2_INCLUDE})
-target_link_libraries(rdmastack_nghttp2 INTERFACE ${RDMASTACK_NGHTTP2_STATIC})
+if(RDMASTACK_SHARED_LIBS)
+  # Debian's archive is not position-independent, so a shared library cannot hold it.
+  find_library(RDMASTACK_NGHTTP2_SHARED NAMES libnghttp2.so REQUIRED)
+  target_link_libraries(rdmastack_nghttp2 INTERFACE ${RDMASTACK_NGHTTP2_SHARED})
+else()
+  target_link_libraries(rdmastack_nghttp2 INTERFACE ${RDMASTACK_NGHTTP2_STATIC})
+endif()
 add_library(rdmastack::nghttp2 ALIAS rdmastack_nghttp2)
 
 # Protobuf runtime for generated messages. An executable with the RDMASTACK_STATIC_RUNTIME
 # property (the node agent) links the static archive, so only the lite runtime its LITE_RUNTIME
 # messages use ends up in it; everything else shares libprotobuf.so with gRPC. Never both in one
 # process: two copies of protobuf's globals do not mix.
+# With shared libraries (the sanitizer trees) the messages live in a shared library that links
+# libprotobuf.so, so every executable there does too.
 add_library(rdmastack_protobuf INTERFACE)
-target_link_libraries(rdmastack_protobuf INTERFACE
-  "$<IF:$<BOOL:$<TARGET_PROPERTY:RDMASTACK_STATIC_RUNTIME>>,${RDMASTACK_PROTOBUF_STATIC},protobuf::libprotobuf>")
+if(RDMASTACK_SHARED_LIBS)
+  target_link_libraries(rdmastack_protobuf INTERFACE protobuf::libprotobuf)
+else()
+  target_link_libraries(rdmastack_protobuf INTERFACE
+    "$<IF:$<BOOL:$<TARGET_PROPERTY:RDMASTACK_STATIC_RUNTIME>>,${RDMASTACK_PROTOBUF_STATIC},protobuf::libprotobuf>")
+endif()
 target_include_directories(rdmastack_protobuf SYSTEM INTERFACE ${Protobuf_INCLUDE_DIRS})
 add_library(rdmastack::protobuf ALIAS rdmastack_protobuf)
 
