@@ -56,7 +56,7 @@ endif()
 
 # Our libraries are static, but shared in the sanitizer trees (RDMASTACK_SHARED_LIBS, the asan and
 # tsan presets): there every test executable held its own instrumented copy of the libraries it
-# uses, and the asan tree came to 9.5 GiB, more than a CI disk had free. Nothing of these trees
+# uses, and the asan tree came to 10.0 GiB, more than a CI disk had free. Nothing of these trees
 # ships, so nothing there needs a self-contained binary.
 if(RDMASTACK_SHARED_LIBS)
   set(RDMASTACK_LIBRARY_TYPE SHARED)
@@ -65,24 +65,33 @@ else()
   set(RDMASTACK_LIBRARY_TYPE STATIC)
 endif()
 
+# rdmastack_first_gtest_user(OUT dep...): OUT is the first dep that is GoogleTest or a library of
+# ours that uses it (empty if none, or if such a library is not defined yet).
+function(rdmastack_first_gtest_user out)
+  foreach(dep IN LISTS ARGN)
+    if(dep MATCHES "^GTest::")
+      set(${out} ${dep} PARENT_SCOPE)
+      return()
+    endif()
+    if(TARGET ${dep})
+      get_target_property(uses_gtest ${dep} RDMASTACK_USES_GTEST)
+      if(uses_gtest)
+        set(${out} ${dep} PARENT_SCOPE)
+        return()
+      endif()
+    endif()
+  endforeach()
+  set(${out} "" PARENT_SCOPE)
+endfunction()
+
 # rdmastack_library(NAME SRCS a.cc b.cc DEPS x y)
 # A library that uses GoogleTest, itself or through another such library, stays static: a shared
 # one would hold a second copy of GoogleTest's globals, and a failure it reports would reach a
 # registry the test executable never reads.
 function(rdmastack_library name)
   cmake_parse_arguments(ARG "" "" "SRCS;DEPS;PRIVATE_DEPS" ${ARGN})
-  set(uses_gtest OFF)
-  foreach(dep IN LISTS ARG_DEPS ARG_PRIVATE_DEPS)
-    if(dep MATCHES "^GTest::")
-      set(uses_gtest ON)
-    elseif(TARGET ${dep})
-      get_target_property(dep_uses_gtest ${dep} RDMASTACK_USES_GTEST)
-      if(dep_uses_gtest)
-        set(uses_gtest ON)
-      endif()
-    endif()
-  endforeach()
-  if(uses_gtest)
+  rdmastack_first_gtest_user(gtest_user ${ARG_DEPS} ${ARG_PRIVATE_DEPS})
+  if(gtest_user)
     add_library(${name} STATIC ${ARG_SRCS})
     set_target_properties(${name} PROPERTIES RDMASTACK_USES_GTEST ON)
   else()
@@ -93,42 +102,23 @@ function(rdmastack_library name)
   target_link_libraries(${name} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
 endfunction()
 
-# With shared libraries, fails the configure step where one of ours links GoogleTest, itself or
-# through a dependency: rdmastack_library decides the type when a library is defined, so one that
-# names a test library defined later would become shared with GoogleTest in it.
+# rdmastack_library decides a library's type when it is defined, so one that names a test library
+# defined later would become shared with GoogleTest in it. Once every target exists, this asks the
+# same question again of each library that became shared and fails the configure step where the
+# answer changed. (Its shared dependencies are asked themselves; its static ones are GoogleTest
+# users, which this finds, or archives of others.)
 function(rdmastack_check_shared_libraries)
   if(NOT RDMASTACK_SHARED_LIBS)
     return()
   endif()
   get_property(libraries GLOBAL PROPERTY RDMASTACK_OUR_LIBRARIES)
   foreach(library IN LISTS libraries)
-    set(pending ${library})
-    set(seen)
-    while(pending)
-      list(POP_FRONT pending current)
-      if(current IN_LIST seen)
-        continue()
-      endif()
-      list(APPEND seen ${current})
-      if(current MATCHES "^GTest::")
-        message(FATAL_ERROR "${library} is a shared library but links GoogleTest (through ${seen}); "
-                            "define the test library it uses before it")
-      endif()
-      if(TARGET ${current})
-        get_target_property(uses_gtest ${current} RDMASTACK_USES_GTEST)
-        if(uses_gtest)
-          message(FATAL_ERROR "${library} is a shared library but links ${current}, which uses "
-                              "GoogleTest; define ${current} before ${library}")
-        endif()
-        get_target_property(deps ${current} INTERFACE_LINK_LIBRARIES)
-        if(current STREQUAL library)
-          get_target_property(deps ${current} LINK_LIBRARIES)
-        endif()
-        if(deps)
-          list(APPEND pending ${deps})
-        endif()
-      endif()
-    endwhile()
+    get_target_property(deps ${library} LINK_LIBRARIES)
+    rdmastack_first_gtest_user(gtest_user ${deps})
+    if(gtest_user)
+      message(FATAL_ERROR "${library} is a shared library but links ${gtest_user}, which uses "
+                          "GoogleTest; define ${gtest_user} before ${library}")
+    endif()
   endforeach()
 endfunction()
 
