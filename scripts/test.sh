@@ -2,9 +2,10 @@
 # Runs every test: builds (dev preset), unit tests, then brings up three private local control
 # planes (clusters "test", "test-b" and "test-c", ports shifted so a running dev cluster is
 # untouched), runs the integration and e2e tests against them, split between the three and at once,
-# and always tears them down. Then the unit tests again under ASan+UBSan, the
-# unit tests of concurrent code (tests marked TSAN: operator/runtime, base) under
-# ThreadSanitizer, and the bounded fuzz runs (libFuzzer targets of the same clang asan tree).
+# and always tears them down. Beside all that, at the lowest priority, a background job builds the
+# sanitizer trees and runs the unit tests again under ASan+UBSan, the unit tests of concurrent code
+# (tests marked TSAN: operator/runtime, base) under ThreadSanitizer, and the bounded fuzz runs
+# (libFuzzer targets of the same clang asan tree); the run ends with their outcomes.
 # Benchmarks (label bench) are never part of this run.
 #
 #   scripts/test.sh [--skip-asan] [--skip-tsan] [--skip-fuzz] [--keep-cluster] [-R REGEX]
@@ -38,6 +39,8 @@ step() { printf '\n==> %s (at %ds)\n' "$*" "$((SECONDS - t_start))"; }
 
 # shellcheck source=lib/background.sh
 source scripts/lib/background.sh
+# shellcheck source=lib/sanitizer_tests.sh
+source scripts/lib/sanitizer_tests.sh
 
 # The Go and npm parts build beside the C++ build: on a cold machine their module downloads and
 # the compiler share the wait. Cached parts return at once.
@@ -73,6 +76,16 @@ sanitizer_builds() {
   if ((!SKIP_TSAN)); then
     mark "tsan build"; cmake --preset tsan >/dev/null && cmake --build --preset tsan -j "$JOBS" || return 1
   fi
+  # The sanitizer unit tests, before the fuzz runs: those are bounded by time and take what is
+  # left. The foreground judges both outcomes once the cluster tests are done (sanitizer_tests.sh).
+  if ((!SKIP_ASAN)); then
+    mark "ASan+UBSan unit tests"
+    ASAN_OPTIONS=$ASAN_TEST_OPTIONS UBSAN_OPTIONS=$UBSAN_TEST_OPTIONS \
+      run_sanitizer_tests "$asan_tests_log" "${ASAN_CTEST[@]}"
+  fi
+  if ((!SKIP_TSAN)); then
+    mark "TSan unit tests"; run_sanitizer_tests "$tsan_tests_log" "${TSAN_CTEST[@]}"
+  fi
   if ((!SKIP_FUZZ)); then
     # The fuzz runs are bounded by time, not by work, so they need no step of their own: at this
     # priority they take what the cluster tests leave. Each fuzzer is one process on one core, so
@@ -82,8 +95,13 @@ sanitizer_builds() {
   fi
   mark "sanitizer builds done"
 }
+ASAN_TEST_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_TEST_OPTIONS=print_stacktrace=1:halt_on_error=1
+ASAN_CTEST=(--preset asan-unit -j "$JOBS" "${FILTER[@]}")
+TSAN_CTEST=(--preset tsan -j "$JOBS" "${FILTER[@]}")
+asan_tests_log="$ROOT/build/asan-unit-tests.log" tsan_tests_log="$ROOT/build/tsan-tests.log"
+rm -f "$asan_tests_log" "$asan_tests_log.rc" "$tsan_tests_log" "$tsan_tests_log.rc"
 sanitizers_log="$ROOT/build/sanitizer-builds.log"
-step "sanitizer builds and the fuzz runs in the background, lowest priority (asan and tsan presets; log: $sanitizers_log)"
+step "sanitizer builds, their unit tests and the fuzz runs in the background, lowest priority (asan and tsan presets; log: $sanitizers_log)"
 background "$sanitizers_log" sanitizer_builds
 sanitizers_pid=$LAST_BACKGROUND
 
@@ -202,10 +220,6 @@ while read -r name; do
   fi
 done < <(ctest --test-dir build -L e2e -N "${FILTER[@]}" | sed -n 's/^ *Test *#[0-9]*: //p')
 ((${#E2E_A[@]} + ${#E2E_B[@]} + ${#E2E_C[@]} > 0 || ${#FILTER[@]})) || die "no e2e tests found (ctest --test-dir build -L e2e -N lists none); is the build complete?"
-# exact_regex NAME...: a ctest -R that selects exactly these tests (each name whole, escaped).
-exact_regex() {
-  printf '^(%s)$' "$(printf '%s\n' "$@" | sed 's/[][\.*^$+?(){}|]/\\&/g' | paste -sd'|')"
-}
 # ctest_e2e TEST...: those e2e tests (none: nothing to run).
 ctest_e2e() {
   (($#)) || return 0
@@ -264,14 +278,14 @@ wait_background "$sanitizers_pid" "$sanitizers_log" "a sanitizer build"
 grep '^== ' "$sanitizers_log"
 
 if ((!SKIP_ASAN)); then
-  step "unit tests under ASan+UBSan (asan preset)"
-  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ctest --preset asan-unit -j "$JOBS" "${FILTER[@]}"
+  step "unit tests under ASan+UBSan (asan preset; ran in the background job; output: $asan_tests_log)"
+  ASAN_OPTIONS=$ASAN_TEST_OPTIONS UBSAN_OPTIONS=$UBSAN_TEST_OPTIONS \
+    settle_sanitizer_tests "ASan+UBSan unit tests" "$asan_tests_log" "${ASAN_CTEST[@]}"
 fi
 
 if ((!SKIP_TSAN)); then
-  step "runtime unit tests under ThreadSanitizer (tsan preset: builds only the tests marked TSAN)"
-  ctest --preset tsan -j "$JOBS" "${FILTER[@]}"
+  step "runtime unit tests under ThreadSanitizer (tsan preset: the tests marked TSAN; ran in the background job; output: $tsan_tests_log)"
+  settle_sanitizer_tests "TSan unit tests" "$tsan_tests_log" "${TSAN_CTEST[@]}"
 fi
 
 if ((!SKIP_FUZZ)); then
