@@ -12,6 +12,7 @@
 #include "base/quantity.h"
 #include "base/version.h"
 #include "controllers/common/host_policy.h"
+#include "controllers/rdmanode/resource_slice.h"
 #include "operator/k8s/json_object.h"
 #include "operator/runtime/http_server.h"
 
@@ -91,6 +92,9 @@ const char* const kOperatorUsage =
     "  --agent-stale-ttl D                  an agent silent this long is Stale (default 60s)\n"
     "  --node-label-grace D                 a Stale node keeps its labels this long (default "
     "5m)\n"
+    "  --dra-resource-slices                publish each node's RDMA ports as DRA devices of\n"
+    "                                       driver rdma.rdmastack.io (ResourceSlices; default "
+    "off)\n"
     "  --agent-hub-cert-validity D          validity of the hub's generated serving certificate,\n"
     "                                       renewed after 2/3 of it (default 2160h)\n"
     "  --agent-hub-pending-per-address N    Hellos of one address in authentication at once\n"
@@ -431,6 +435,7 @@ StatusOr<OperatorOptions> ParseOperatorOptions(const std::vector<std::string>& a
       {"--leader-elect", boolean(&o.leader_elect)},
       {"--metrics-secure", boolean(&o.metrics_secure)},
       {"--allow-control-plane-tolerations", boolean(&o.tenancy.allow_control_plane_tolerations)},
+      {"--dra-resource-slices", boolean(&o.dra_resource_slices)},
       {"--version", boolean(&o.show_version)},
       {"--help", boolean(&o.show_help)},
   };
@@ -486,6 +491,7 @@ rdmanode::NodeControllerOptions NodeControllerOptionsFrom(const OperatorOptions&
                                                           const std::string& default_namespace) {
   rdmanode::NodeControllerOptions out;
   out.label_grace = options.node_label_grace;
+  if (options.dra_resource_slices) out.dra_driver = rdmanode::kDraDriverName;
   rdmanode::AgentDaemonSetOptions& agent = out.agent;
   // The agent speaks the operator's protocol version: same release, same tag.
   agent.image = options.agent_image.empty() ? std::string("ghcr.io/rdmastack/agent:") + kVersion

@@ -63,6 +63,8 @@ struct OperatorOptions {
   std::string agent_resources;
   std::chrono::milliseconds agent_stale_ttl{60'000};
   std::chrono::milliseconds node_label_grace{300'000};
+  // Publish each node's RDMA ports as DRA devices (rdmanode/resource_slice.h).
+  bool dra_resource_slices = false;
   // Validity of the serving certificate the hub generates (renewed after 2/3 of it).
   std::chrono::milliseconds agent_hub_cert_validity{std::chrono::hours(24 * 90)};
   // What one peer address may make the hub review (agenthub/address_throttle.h).

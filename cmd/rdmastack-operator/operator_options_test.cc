@@ -75,13 +75,15 @@ TEST(OperatorOptionsTest, NodeControllerOptionsDefaultToTheOperatorsVersionAndNa
   EXPECT_EQ(n.agent.namespace_, "ops");
   EXPECT_EQ(n.agent.hub_address, "rdmastack-agenthub.ops.svc:7443");
   EXPECT_EQ(n.label_grace, 5min);
-  o = ParseOperatorOptions(
-      {"--agent-namespace=x", "--agent-hub-address=10.0.0.1:1", "--node-label-grace=1m"});
+  EXPECT_EQ(n.dra_driver, "");  // no ResourceSlices unless asked
+  o = ParseOperatorOptions({"--agent-namespace=x", "--agent-hub-address=10.0.0.1:1",
+                            "--node-label-grace=1m", "--dra-resource-slices"});
   ASSERT_TRUE(o.ok());
   n = NodeControllerOptionsFrom(*o, "ops");
   EXPECT_EQ(n.agent.namespace_, "x");
   EXPECT_EQ(n.agent.hub_address, "10.0.0.1:1");
   EXPECT_EQ(n.label_grace, 1min);
+  EXPECT_EQ(n.dra_driver, "rdma.rdmastack.io");
 }
 
 // The hub accepts exactly the agents the DaemonSet runs, and its certificate names the host they

@@ -5,6 +5,7 @@
 #include "controllers/rdmanode/node_labels.h"
 #include "controllers/rdmanode/rdmanode_reconciler.h"
 #include "controllers/rdmanode/requirements_reconciler.h"
+#include "controllers/rdmanode/resource_slice_reconciler.h"
 #include "crds/types/kinds.h"
 
 namespace rdmastack::rdmanode {
@@ -48,6 +49,7 @@ struct NodeControllers::Parts {
   std::unique_ptr<NodeLabelReconciler> labels;
   std::unique_ptr<RequirementsReconciler> requirements;
   std::unique_ptr<AgentDaemonSetReconciler> daemonset;
+  std::unique_ptr<ResourceSliceReconciler> slices;
 };
 
 NodeControllers::NodeControllers(runtime::Manager& manager, Clock& clock, AgentStateStore& agents,
@@ -107,6 +109,22 @@ NodeControllers::NodeControllers(runtime::Manager& manager, Clock& clock, AgentS
   daemonset.Watch(pools, ToKey(kAgentDaemonSetKey));
   daemonset.Watch(profiles, ToKey(kAgentDaemonSetKey));
   daemonset.Watch(daemonsets, ToKey(kAgentDaemonSetKey));
+
+  if (options.dra_driver.empty()) return;
+  runtime::Informer& slices =
+      InformerFor(manager, ResourceSliceType(), "", "spec.driver=" + options.dra_driver);
+  parts_->slices = std::make_unique<ResourceSliceReconciler>(
+      manager.client(), nodes.store(), rdmanodes.store(), slices.store(), clock,
+      options.label_grace, options.dra_driver);
+  runtime::Controller& slice_controller = manager.NewController("resourceslices", *parts_->slices);
+  slice_controller.Watch(nodes, runtime::EnqueueSelf(), node_added_or_deleted);
+  slice_controller.Watch(rdmanodes, runtime::EnqueueSelf());
+  // A slice changed or deleted by someone else is put back.
+  slice_controller.Watch(slices, [](const k8s::JsonObject& slice) {
+    const auto node = slice.GetString({"spec", "nodeName"});
+    if (!node || node->empty()) return std::vector<runtime::Request>{};
+    return std::vector<runtime::Request>{{"", std::string(*node)}};
+  });
 }
 
 NodeControllers::~NodeControllers() = default;

@@ -24,6 +24,9 @@ struct NodeControllerOptions {
   // other controllers, so the extra workers reuse their TLS connections.
   int workers = 4;
   AgentDaemonSetOptions agent;
+  // The DRA driver whose ResourceSlices publish each node's RDMA ports (resource_slice.h); ""
+  // publishes none (the chart's dra.enabled off).
+  std::string dra_driver;
 };
 
 class NodeControllers {

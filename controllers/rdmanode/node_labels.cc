@@ -9,16 +9,27 @@
 
 namespace rdmastack::rdmanode {
 
+FactsTrust TrustFacts(const crd::RdmaNodeStatus& status, Clock::WallTime now,
+                      Clock::Duration grace) {
+  FactsTrust out;
+  const crd::Condition* reporting = FindCondition(status, kReporting);
+  if (reporting == nullptr || reporting->status == crd::ConditionStatus::kTrue) return out;
+  auto since = ParseRfc3339(reporting->last_transition_time);
+  // An unreadable time cannot start a grace period: the facts go at once.
+  if (!since.ok() || now >= *since + grace) {
+    out.trusted = false;
+    return out;
+  }
+  out.recheck_at = *since + grace;
+  return out;
+}
+
 DesiredLabels DesiredNodeLabels(const crd::RdmaNodeStatus& status, Clock::WallTime now,
                                 Clock::Duration grace) {
   DesiredLabels out;
-  if (const crd::Condition* reporting = FindCondition(status, kReporting);
-      reporting != nullptr && reporting->status != crd::ConditionStatus::kTrue) {
-    auto since = ParseRfc3339(reporting->last_transition_time);
-    // An unreadable time cannot start a grace period: the labels go at once.
-    if (!since.ok() || now >= *since + grace) return out;
-    out.recheck_at = *since + grace;
-  }
+  const FactsTrust trust = TrustFacts(status, now, grace);
+  if (!trust.trusted) return out;
+  out.recheck_at = trust.recheck_at;
   const std::pair<const char*, const char*> verdicts[] = {
       {kGatewayCapable, kGatewayCapableLabel},
       {kGPUDirectCapable, kGPUDirectLabel},

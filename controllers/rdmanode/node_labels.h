@@ -12,6 +12,16 @@
 
 namespace rdmastack::rdmanode {
 
+// Whether a node's facts may still be published (as labels, as DRA devices): while Reporting is
+// True or not yet set, and for `grace` after it went False (an agent restart is not news);
+// `recheck_at` is when that grace ends.
+struct FactsTrust {
+  bool trusted = true;
+  std::optional<Clock::WallTime> recheck_at;
+};
+FactsTrust TrustFacts(const crd::RdmaNodeStatus& status, Clock::WallTime now,
+                      Clock::Duration grace);
+
 struct DesiredLabels {
   std::map<std::string, std::string> labels;
   // When the labels would change with no new event (the grace period after Stale ends).

@@ -161,6 +161,8 @@ void FillDevices(const NodeReport& r, crd::RdmaNodeStatus* out) {
     f.node_guid = Opt(d.node_guid(), 32);
     f.dc_supported = d.dc_supported();
     f.numa_node = d.numa_node();
+    // A root's name or nothing: anything else is dropped, not clipped into another root.
+    if (IsPcieRoot(d.pcie_root())) f.pcie_root = d.pcie_root();
     std::set<int32_t> ports;
     for (const auto& p : d.ports()) {
       if (f.ports.size() >= 4) break;
@@ -205,6 +207,7 @@ void FillDevices(const NodeReport& r, crd::RdmaNodeStatus* out) {
     // A PCI address or nothing: anything else is dropped, not clipped into another address.
     if (IsPciAddress(g.nearest_nic_via())) f.nearest_nic_via = g.nearest_nic_via();
     FillNicPaths(g, out->devices, &f);
+    if (IsPcieRoot(g.pcie_root())) f.pcie_root = g.pcie_root();
     out->gpus.push_back(std::move(f));
   }
 }

@@ -411,7 +411,8 @@ constexpr auto JsonFields(const RdmaDeviceFacts*) {
                     F("nodeGuid", &T::node_guid),
                     F("dcSupported", &T::dc_supported),
                     F("numaNode", &T::numa_node),
-                    F("ports", &T::ports)};
+                    F("ports", &T::ports),
+                    F("pcieRoot", &T::pcie_root)};
 }
 
 constexpr auto JsonFields(const NetDevFacts*) {
@@ -441,7 +442,8 @@ constexpr auto JsonFields(const GpuFacts*) {
                     F("acsRedirectBridges", &T::acs_redirect_bridges),
                     F("iommu", &T::iommu),
                     F("nearestNicVia", &T::nearest_nic_via),
-                    F("nicPaths", &T::nic_paths)};
+                    F("nicPaths", &T::nic_paths),
+                    F("pcieRoot", &T::pcie_root)};
 }
 
 constexpr auto JsonFields(const CheckResult*) {

@@ -659,6 +659,9 @@ struct RdmaDeviceFacts {
   std::optional<bool> dc_supported;
   std::optional<int32_t> numa_node;
   std::vector<RdmaPortFacts> ports;
+  // The PCIe root complex of the function the device moves data through ("pci0000:17"): the
+  // resource.kubernetes.io/pcieRoot of its DRA devices.
+  std::optional<std::string> pcie_root;
   friend bool operator==(const RdmaDeviceFacts&, const RdmaDeviceFacts&) = default;
 };
 
@@ -700,6 +703,7 @@ struct GpuFacts {
   std::optional<std::string> nearest_nic_via;
   // The path to every RDMA NIC, nearest first.
   std::vector<GpuNicPathFacts> nic_paths;
+  std::optional<std::string> pcie_root;  // as RdmaDeviceFacts::pcie_root
   friend bool operator==(const GpuFacts&, const GpuFacts&) = default;
 };
 

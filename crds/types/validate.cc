@@ -434,11 +434,16 @@ void CheckVerdict(const std::optional<Verdict>& v, bool gpu_direct, const Proble
   }
 }
 
+void CheckPcieRoot(const std::optional<std::string>& root, const Problems& at) {
+  if (root && !IsPcieRoot(*root)) at.Add("\"" + *root + "\" is not a PCIe root (pci0000:17)");
+}
+
 void CheckDevices(const RdmaNodeStatus& status, std::set<std::string>& names, const Problems& p) {
   for (size_t i = 0; i < status.devices.size(); ++i) {
     const RdmaDeviceFacts& d = status.devices[i];
     const Problems at = p.At("devices").Index(i);
     AddUnique(names, d.name, at.At("name"));
+    CheckPcieRoot(d.pcie_root, at.At("pcieRoot"));
     std::set<int32_t> ports;
     for (size_t j = 0; j < d.ports.size(); ++j) {
       const RdmaPortFacts& port = d.ports[j];
@@ -494,6 +499,7 @@ void CheckNodeStatus(const RdmaNodeStatus& status, const Problems& p) {
         if (g.nearest_nic_via && !IsPciAddress(*g.nearest_nic_via)) {
           at.At("nearestNicVia").Add("\"" + *g.nearest_nic_via + "\" is not a PCI address");
         }
+        CheckPcieRoot(g.pcie_root, at.At("pcieRoot"));
         if (!g.acs_redirect_bridges.empty() && g.acs_redirect != true) {
           at.At("acsRedirectBridges").Add("names bridges while acsRedirect is not true");
         }

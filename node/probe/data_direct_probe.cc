@@ -5,6 +5,7 @@
 
 #include "node/probe/parsers.h"
 #include "node/probe/pci_device.h"
+#include "node/probe/pci_topology.h"
 
 namespace rdmastack::node {
 namespace {
@@ -68,6 +69,7 @@ void ResolveDataDirect(const HostRoot& root, std::vector<RdmaDevice>* devices,
     }
     d.data_direct_pci = fn.bdf;
     d.data_direct_path = fn.path;
+    d.pcie_root = PcieRoot(fn.path);  // the NIC's DMA to GPU memory enters PCIe here
     d.data_direct_numa_node = fn.numa_node;
   }
 }

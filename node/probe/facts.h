@@ -72,6 +72,9 @@ struct RdmaDevice {
   std::string node_guid;
   std::string hca_type;  // MT4123
   int numa_node = -1;
+  // The PCIe root complex (PcieRoot) of the function the device moves data through: its own, or
+  // its Data Direct function's once that is resolved. "" when not below a host bridge.
+  std::string pcie_root;
   std::vector<RdmaPort> ports;
   Tristate dc_supported = Tristate::kUnknown;
   Tristate dmabuf_supported = Tristate::kUnknown;  // NIC side: ibv_reg_dmabuf_mr(fd=-1) == EBADF
@@ -171,6 +174,7 @@ struct Gpu {
   std::string architecture;  // Volta | Turing | Ampere | Ada | Hopper | Blackwell | ""
   bool turing_or_newer = false;
   int numa_node = -1;
+  std::string pcie_root;  // PcieRoot of pci_path
   int64_t bar1_sysfs_bytes =
       0;  // size of the framebuffer aperture from the resource file; 0 unknown
   int bar1_resource_index = -1;                // line of the resource file it came from

@@ -69,6 +69,7 @@ constexpr auto JsonFields(const RdmaDevice*) {
                     F("nodeGuid", &T::node_guid),
                     F("hcaType", &T::hca_type),
                     F("numaNode", &T::numa_node),
+                    F("pcieRoot", &T::pcie_root),
                     F("uverbs", &T::uverbs),
                     F("dcSupported", &T::dc_supported),
                     F("dmaBufSupported", &T::dmabuf_supported),
@@ -147,6 +148,7 @@ constexpr auto JsonFields(const Gpu*) {
                     F("architecture", &T::architecture),
                     Unwritten("turingOrNewer", &T::turing_or_newer),  // the architecture says it
                     F("numaNode", &T::numa_node),
+                    F("pcieRoot", &T::pcie_root),
                     F("bar1TotalBytes", &T::bar1_total_bytes),
                     F("bar1FreeBytes", &T::bar1_free_bytes),
                     F("bar1Source", &T::bar1_source),

@@ -151,6 +151,7 @@ std::vector<Gpu> ProbeGpus(const HostRoot& root, const std::vector<PciVendor>& f
     Gpu g;
     g.pci_address = bdf;
     g.pci_path = fn.path;
+    g.pcie_root = PcieRoot(fn.path);
     g.device_id = HexId(fn.device);
     g.numa_node = fn.numa_node;
     GpuModel model = GpuModelFromDeviceId(fn.device);

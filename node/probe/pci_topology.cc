@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "base/pci_address.h"
 #include "node/probe/parsers.h"
 #include "node/probe/pci_device.h"
 
@@ -92,6 +93,13 @@ std::vector<std::string> BridgesBetween(std::string_view a_path, std::string_vie
   for (size_t i = common; i + 1 < a.size(); ++i) out.emplace_back(a[i]);
   for (size_t i = common; i + 1 < b.size(); ++i) out.emplace_back(b[i]);
   return out;
+}
+
+std::string PcieRoot(std::string_view sysfs_path) {
+  for (std::string_view comp : SplitNonEmpty(sysfs_path, '/')) {
+    if (IsPcieRoot(comp)) return std::string(comp);
+  }
+  return "";
 }
 
 }  // namespace rdmastack::node

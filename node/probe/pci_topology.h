@@ -39,4 +39,10 @@ PathType ComputePathType(std::string_view gpu_path, int gpu_numa, std::string_vi
 // These are the ports whose ACS redirect would send the transfer up to the root complex.
 std::vector<std::string> BridgesBetween(std::string_view a_path, std::string_view b_path);
 
+// The PCIe root complex a device hangs off, as Kubernetes' standard DRA attribute
+// resource.kubernetes.io/pcieRoot names it: the host bridge component of its resolved sysfs path
+// ("pci0000:17" for "sys/devices/pci0000:17/0000:17:01.0/0000:18:00.0"); "" when the path has
+// none (a virtual device, or not a resolved PCI path). Its form is IsPcieRoot's.
+std::string PcieRoot(std::string_view sysfs_path);
+
 }  // namespace rdmastack::node

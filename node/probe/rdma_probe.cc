@@ -6,6 +6,7 @@
 #include "node/probe/parsers.h"
 #include "node/probe/pci_device.h"
 #include "node/probe/pci_ids.h"
+#include "node/probe/pci_topology.h"
 #include "node/probe/port_counters.h"
 
 namespace rdmastack::node {
@@ -125,6 +126,7 @@ void Classify(const HostRoot& root, RdmaDevice* d, std::vector<ProbeIssue>* issu
   PciFunction fn;
   if (!ReadPciFunction(root, d->pci_address, kRdmaArea, &fn, issues)) return;
   d->pci_path = fn.path;
+  d->pcie_root = PcieRoot(fn.path);
   d->vendor_id = HexId(fn.vendor);
   d->device_id = HexId(fn.device);
   d->numa_node = fn.numa_node;

@@ -95,5 +95,21 @@ TEST(TopologyTest, BridgesBetweenAreTheSwitchPortsBelowTheSharedOne) {
       BridgesBetween("sys/devices/virtual/net/lo", sw + "/0000:19:08.0/0000:1a:00.0").empty());
 }
 
+TEST(TopologyTest, PcieRootIsTheHostBridgeOfTheResolvedPath) {
+  EXPECT_EQ(PcieRoot("sys/devices/pci0000:17/0000:17:01.0/0000:18:00.0"), "pci0000:17");
+  EXPECT_EQ(PcieRoot("/sys/devices/pci0000:00/0000:00:01.0"), "pci0000:00");
+  // A VMD domain has five hex digits.
+  EXPECT_EQ(PcieRoot("sys/devices/pci0000:00/0000:00:0e.0/pci10000:e0/10000:e0:06.0"),
+            "pci0000:00");
+  EXPECT_EQ(PcieRoot("sys/devices/pci10000:e0/10000:e0:06.0"), "pci10000:e0");
+  // Not below a host bridge, or not a host bridge's form.
+  EXPECT_EQ(PcieRoot("sys/devices/virtual/net/rxe0"), "");
+  EXPECT_EQ(PcieRoot("sys/devices/platform/soc/pci"), "");
+  EXPECT_EQ(PcieRoot("sys/devices/pci0000:1/0000:01:00.0"), "");
+  EXPECT_EQ(PcieRoot("sys/devices/pcixyzw:17/0000:17:00.0"), "");
+  EXPECT_EQ(PcieRoot("sys/devices/pci000:17/0000:17:00.0"), "");
+  EXPECT_EQ(PcieRoot(""), "");
+}
+
 }  // namespace
 }  // namespace rdmastack::node

@@ -12,8 +12,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <thread>
+
+#include "operator/k8s/config.h"
 
 extern char** environ;
 
@@ -111,6 +115,28 @@ CommandResult ClusterEnv::KubectlAs(const std::string& config, std::vector<std::
   std::vector<std::string> argv{kubectl, "--kubeconfig", config};
   argv.insert(argv.end(), args.begin(), args.end());
   return RunCommand(argv, stdin_data);
+}
+
+k8s::Client* ClusterEnv::Api() const {
+  static std::mutex mu;
+  static std::map<std::string, k8s::ClientPtr> clients;  // by kubeconfig
+  std::lock_guard lock(mu);
+  auto& client = clients[kubeconfig];
+  if (client == nullptr) {
+    auto config = k8s::LoadKubeconfig(kubeconfig);
+    if (!config.ok()) {
+      std::fprintf(stderr, "harness: API client: %s\n", config.status().ToString().c_str());
+      return nullptr;
+    }
+    config->user_agent = "rdmastack-test-harness";
+    auto made = k8s::NewRestClient(*config);
+    if (!made.ok()) {
+      std::fprintf(stderr, "harness: API client: %s\n", made.status().ToString().c_str());
+      return nullptr;
+    }
+    client = std::move(*made);
+  }
+  return client.get();
 }
 
 const ClusterEnv* GetClusterEnv() {

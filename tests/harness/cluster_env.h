@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "operator/k8s/client.h"
+
 namespace rdmastack::testing {
 
 struct CommandResult {
@@ -32,6 +34,11 @@ struct ClusterEnv {
   // Same, as another kubeconfig (a ServiceAccount's).
   CommandResult KubectlAs(const std::string& kubeconfig, std::vector<std::string> args,
                           const std::string& stdin_data = "") const;
+  // An API client as the admin, made at first use and shared by every thread of the process: for
+  // the reads a test repeats (polls, watchers). Each kubectl process costs about 40 ms of CPU,
+  // and they were the largest CPU cost of CI's e2e phase after the API servers
+  // (docs/development.md, "CI"). Null, with the reason logged, when the kubeconfig is unusable.
+  k8s::Client* Api() const;
 };
 
 // kubectl apply --server-side of crds/*.yaml, then waits until they are Established. The

@@ -53,6 +53,7 @@ void FillDevices(const node::NodeFacts& f, agent::v1::NodeReport* r) {
     pd->set_node_guid(d.node_guid);
     pd->set_dc_supported(d.dc_supported == node::Tristate::kYes);
     pd->set_numa_node(d.numa_node);
+    pd->set_pcie_root(d.pcie_root);
     for (const auto& p : d.ports) {
       auto* pp = pd->add_ports();
       pp->set_number(p.number);
@@ -94,6 +95,7 @@ void FillDevices(const node::NodeFacts& f, agent::v1::NodeReport* r) {
     for (const auto& bdf : g.acs_redirect_bridges) pg->add_acs_redirect_bridges(bdf);
     pg->set_iommu(g.iommu);
     pg->set_nearest_nic_via(g.nearest_nic_via);
+    pg->set_pcie_root(g.pcie_root);
     for (const node::GpuNicPath* path : node::checks::PathsFrom(f, g.pci_address)) {
       auto* pp = pg->add_nic_paths();
       pp->set_nic(path->nic);

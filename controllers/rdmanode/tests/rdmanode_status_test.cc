@@ -322,5 +322,31 @@ TEST(RdmaNodeStatusTest, HostileAcsBridgesAreDroppedNotClipped) {
   EXPECT_FALSE(Compute(Agent(r, kT0), kT0).status.gpus[0].iommu.has_value());
 }
 
+// A PCIe root reaches the status (and the DRA slices made from it) only in the form sysfs names
+// a host bridge; anything else is dropped, not clipped into another root.
+TEST(RdmaNodeStatusTest, PcieRootsAreBelievedOnlyInAHostBridgesForm) {
+  agent::v1::NodeReport r;
+  r.set_content_hash(std::string(64, 'c'));
+  auto* g = r.add_gpus();
+  g->set_pci_address("0000:18:00.0");
+  auto* d = r.add_devices();
+  d->set_name("mlx5_0");
+  g->set_pcie_root("pci0000:17");
+  d->set_pcie_root("pci10000:e0");
+  auto out = Compute(Agent(r, kT0), kT0);
+  EXPECT_EQ(out.status.gpus[0].pcie_root, "pci0000:17");
+  EXPECT_EQ(out.status.devices[0].pcie_root, "pci10000:e0");
+  crd::testing::ExpectValidStatus(out.status);
+  for (const char* hostile :
+       {"pci0000:17 ", "PCI0000:17", "pci0000:17/../x", "pci0000:1", "pci000000000:17",
+        "pci0000:17\n", "", "0000:17:00.0", "pci0000:zz"}) {
+    g->set_pcie_root(hostile);
+    d->set_pcie_root(hostile);
+    out = Compute(Agent(r, kT0), kT0);
+    EXPECT_FALSE(out.status.gpus[0].pcie_root.has_value()) << hostile;
+    EXPECT_FALSE(out.status.devices[0].pcie_root.has_value()) << hostile;
+  }
+}
+
 }  // namespace
 }  // namespace rdmastack::rdmanode

@@ -55,13 +55,17 @@ const char kToV2[] =
 std::vector<SliceEndpoint> ReadEndpoints(const ClusterEnv& env, const std::string& ns,
                                          const std::string& pool) {
   std::vector<SliceEndpoint> out;
-  CommandResult r = env.Kubectl({"get", "endpointslices", "-n", ns, "-l",
-                                 "gatewaypool.rdmastack.io/name=" + pool, "-o", "json"});
-  rapidjson::Document doc;
-  if (r.exit_code != 0 || doc.Parse(r.out.c_str()).HasParseError() || !doc.HasMember("items"))
-    return out;
-  for (const auto& slice : doc["items"].GetArray()) {
+  // Polled by many waits and the upgrade watcher: through the API client, not a kubectl each.
+  k8s::Client* api = env.Api();
+  if (api == nullptr) return out;
+  k8s::ListOptions options;
+  options.label_selector = "gatewaypool.rdmastack.io/name=" + pool;
+  auto list = api->List(k8s::kinds::EndpointSlice(), ns, options);
+  if (!list.ok()) return out;
+  for (const k8s::JsonObject& item : list->items) {
+    const rapidjson::Value& slice = item.value();
     int port = 0;
+    if (!slice.HasMember("ports") || !slice["ports"].IsArray()) continue;
     for (const auto& p : slice["ports"].GetArray()) {
       if (std::string(p["name"].GetString()) == "s3") port = p["port"].GetInt();
     }

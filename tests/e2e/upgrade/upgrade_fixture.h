@@ -15,7 +15,6 @@
 
 #include "tests/e2e/common/pool_e2e_fixture.h"
 #include "tests/e2e/common/pool_traffic.h"
-#include "tests/e2e/common/pool_traffic.h"
 
 namespace rdmastack::testing {
 
@@ -65,10 +64,10 @@ class InvariantWatcher {
  private:
   void Sample() {
     const std::vector<SliceEndpoint> endpoints = ReadEndpoints(env_, ns_, pool_);
-    CommandResult r = env_.Kubectl({"get", "nodes", "-o", "json"});
-    rapidjson::Document doc;
-    if (endpoints.empty() || r.exit_code != 0 || doc.Parse(r.out.c_str()).HasParseError())
-      return;  // the API server was busy: no sample
+    k8s::Client* api = env_.Api();
+    if (endpoints.empty() || api == nullptr) return;
+    auto nodes = api->List(k8s::kinds::Node(), "", {});
+    if (!nodes.ok()) return;  // the API server was busy: no sample
     std::lock_guard lock(mu_);
     for (const std::string& node : nodes_) {
       int ready = 0;
@@ -78,8 +77,8 @@ class InvariantWatcher {
     const std::string key = "upgrade.gwp.rdmastack.io/" + ns_ + "." + pool_;
     int in_flight = 0;
     std::string moving;
-    for (const auto& node : doc["items"].GetArray()) {
-      const auto& meta = node["metadata"];
+    for (const k8s::JsonObject& node : nodes->items) {
+      const auto& meta = node.value()["metadata"];
       if (!meta.HasMember("annotations") || !meta["annotations"].HasMember(key.c_str())) continue;
       rapidjson::Document state;
       state.Parse(meta["annotations"][key.c_str()].GetString());
