@@ -80,10 +80,18 @@ class ResourceSliceIntegrationTest : public ::testing::Test {
     run.agents().OnAgentConnected(Id(node_));
     run.agents().OnReport(Id(node_), report);
   }
-  // The node must be in the controllers' cache before its agent speaks.
-  void WaitForNodeInCache() {
-    ASSERT_TRUE(Eventually([&] { return !Get("node", node_, "{.metadata.uid}").empty(); }, 10s));
+  // The node controllers with ResourceSlices on (`options` otherwise), and the test node's agent
+  // reporting the HGX fixture (report_) once the node is in their cache.
+  std::unique_ptr<NodeControllersRun> StartWithHgxReport(const std::string& name,
+                                                         Clock::Duration stale_ttl,
+                                                         NodeControllerOptions options = {}) {
+    options.dra_driver = kDraDriverName;
+    auto run = std::make_unique<NodeControllersRun>(*env_, name, stale_ttl, std::move(options));
+    EXPECT_TRUE(Eventually([&] { return !Get("node", node_, "{.metadata.uid}").empty(); }, 10s));
     std::this_thread::sleep_for(1s);
+    report_ = testing::FixtureReport(kHgx, testing::ClientRequirements("ml/train"), node_);
+    Report(*run, report_);
+    return run;
   }
 
   // Writes to our slice through the run's user agent (the audit log), by verb.
@@ -99,17 +107,12 @@ class ResourceSliceIntegrationTest : public ::testing::Test {
   const ClusterEnv* env_ = nullptr;
   std::string node_;
   std::string ns_;
+  agent::v1::NodeReport report_;
 };
 
 TEST_F(ResourceSliceIntegrationTest, TheSchedulerAllocatesAGpuWithTheNicOnItsRoot) {
   RDMASTACK_REQUIRE_CLUSTER(env);
-  NodeControllerOptions options;
-  options.dra_driver = kDraDriverName;
-  NodeControllersRun run(*env, "dra-it", 60s, options);
-  WaitForNodeInCache();
-  const agent::v1::NodeReport report =
-      testing::FixtureReport(kHgx, testing::ClientRequirements("ml/train"), node_);
-  Report(run, report);
+  auto run = StartWithHgxReport("dra-it", 60s);
   ASSERT_TRUE(
       Eventually([&] { return !Get("resourceslice", SliceName(), "{.spec}").empty(); }, 60s))
       << Get("rdmanode", node_, "{.status.conditions}");
@@ -135,7 +138,7 @@ spec:
             0);
   // One device per GPU of the report, with its root as the GPU driver publishes it.
   crd::RdmaNodeStatus status;
-  FillFacts(report, &status);
+  FillFacts(report_, &status);
   ASSERT_EQ(status.gpus.size(), 8u);
   std::string gpus;
   for (size_t i = 0; i < status.gpus.size(); ++i) {
@@ -217,34 +220,28 @@ spec:
 // device out in one more write (the pool's generation up by one).
 TEST_F(ResourceSliceIntegrationTest, ASliceIsWrittenOnlyWhenItsDevicesChange) {
   RDMASTACK_REQUIRE_CLUSTER(env);
-  NodeControllerOptions options;
-  options.dra_driver = kDraDriverName;
-  NodeControllersRun run(*env, "dra-writes", 60s, options);
-  WaitForNodeInCache();
-  agent::v1::NodeReport report =
-      testing::FixtureReport(kHgx, testing::ClientRequirements("ml/train"), node_);
-  Report(run, report);
+  auto run = StartWithHgxReport("dra-writes", 60s);
   ASSERT_TRUE(Eventually([&] { return !Devices().empty(); }, 60s));
   EXPECT_NE(Devices().find("mlx5-5-p1"), std::string::npos) << Devices();
   std::this_thread::sleep_for(2s);
-  EXPECT_EQ(SliceWrites(run), (std::map<std::string, int>{{"patch", 1}}));
+  EXPECT_EQ(SliceWrites(*run), (std::map<std::string, int>{{"patch", 1}}));
 
   // The agent reconnects and resends the same report: nothing is written.
-  run.agents().OnAgentDisconnected(Id(node_));
-  Report(run, report);
+  run->agents().OnAgentDisconnected(Id(node_));
+  Report(*run, report_);
   std::this_thread::sleep_for(3s);
-  EXPECT_EQ(SliceWrites(run), (std::map<std::string, int>{{"patch", 1}}));
+  EXPECT_EQ(SliceWrites(*run), (std::map<std::string, int>{{"patch", 1}}));
 
-  for (auto& device : *report.mutable_devices()) {
+  for (auto& device : *report_.mutable_devices()) {
     if (device.name() == "mlx5_5") device.mutable_ports(0)->set_state("DOWN");
   }
-  report.set_content_hash(std::string(64, 'd'));
-  Report(run, report);
+  report_.set_content_hash(std::string(64, 'd'));
+  Report(*run, report_);
   ASSERT_TRUE(Eventually([&] { return Devices().find("mlx5-5-p1") == std::string::npos; }, 30s))
       << Devices();
   EXPECT_EQ(Get("resourceslice", SliceName(), "{.spec.pool.generation}"), "2");
   std::this_thread::sleep_for(2s);
-  EXPECT_EQ(SliceWrites(run), (std::map<std::string, int>{{"patch", 2}}));
+  EXPECT_EQ(SliceWrites(*run), (std::map<std::string, int>{{"patch", 2}}));
 }
 
 // An agent silent past its TTL and then the grace takes the node's slice away (its facts are no
@@ -252,19 +249,14 @@ TEST_F(ResourceSliceIntegrationTest, ASliceIsWrittenOnlyWhenItsDevicesChange) {
 TEST_F(ResourceSliceIntegrationTest, ASilentAgentsSliceGoesAfterTheGraceAndComesBack) {
   RDMASTACK_REQUIRE_CLUSTER(env);
   NodeControllerOptions options;
-  options.dra_driver = kDraDriverName;
   options.label_grace = 3s;
-  NodeControllersRun run(*env, "dra-stale", 2s, options);
-  WaitForNodeInCache();
-  const agent::v1::NodeReport report =
-      testing::FixtureReport(kHgx, testing::ClientRequirements("ml/train"), node_);
-  Report(run, report);
+  auto run = StartWithHgxReport("dra-stale", 2s, options);
   ASSERT_TRUE(Eventually([&] { return !Devices().empty(); }, 60s));
   ASSERT_TRUE(Eventually([&] { return Devices().empty(); }, 30s));
   EXPECT_EQ(Get("rdmanode", node_, R"({.status.conditions[?(@.type=="Reporting")].reason})"),
             "Stale");
-  EXPECT_EQ(SliceWrites(run), (std::map<std::string, int>{{"delete", 1}, {"patch", 1}}));
-  Report(run, report);
+  EXPECT_EQ(SliceWrites(*run), (std::map<std::string, int>{{"delete", 1}, {"patch", 1}}));
+  Report(*run, report_);
   EXPECT_TRUE(Eventually([&] { return !Devices().empty(); }, 30s));
 }
 
