@@ -1,7 +1,6 @@
 #include "controllers/clientprofile/eligibility.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <string_view>
 #include <vector>
 
@@ -46,27 +45,6 @@ std::string Describe(const crd::CheckResult& c) {
   return out;
 }
 
-// "0000:0000:0000:0000:0000:ffff:c0a8:3215" -> "192.168.50.21"; "" when not IPv4-mapped.
-std::string Ipv4OfMappedGid(std::string_view gid) {
-  constexpr std::string_view kPrefix = "0000:0000:0000:0000:0000:ffff:";
-  if (gid.size() != kPrefix.size() + 9 || gid.substr(0, kPrefix.size()) != kPrefix) return "";
-  unsigned a = 0, b = 0;
-  const std::string tail(gid.substr(kPrefix.size()));
-  if (std::sscanf(tail.c_str(), "%4x:%4x", &a, &b) != 2) return "";
-  return std::to_string(a >> 8) + "." + std::to_string(a & 0xff) + "." + std::to_string(b >> 8) +
-         "." + std::to_string(b & 0xff);
-}
-
-bool NetdevHasIpv4(const crd::RdmaNodeStatus& node, std::string_view netdev, std::string_view ip) {
-  for (const auto& n : node.netdevs) {
-    if (n.name != netdev) continue;
-    for (const auto& cidr : n.ipv4) {
-      if (std::string_view(cidr).substr(0, cidr.find('/')) == ip) return true;
-    }
-  }
-  return false;
-}
-
 struct GidChoice {
   std::optional<int32_t> index;
   std::string problem;
@@ -87,15 +65,12 @@ GidChoice ChooseGid(const crd::IntOrString& wanted, const crd::RdmaNodeStatus& n
         continue;
       }
       roce = true;
+      if (fixed < 0) {
+        if (const auto gid = crd::AutoClientGid(node, p)) return {*gid, ""};
+        continue;
+      }
       for (const auto& g : p.gids) {
-        if (fixed >= 0) {
-          if (g.index == fixed) return {g.index, ""};
-          continue;
-        }
-        const std::string ip = Ipv4OfMappedGid(g.gid.value_or(""));
-        if (g.type.value_or("") == "RoCE v2" && !ip.empty() &&
-            NetdevHasIpv4(node, g.netdev.value_or(""), ip))
-          return {g.index, ""};
+        if (g.index == fixed) return {g.index, ""};
       }
     }
   }

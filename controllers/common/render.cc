@@ -79,6 +79,16 @@ k8s::JsonObject ControllerOwner(std::string_view kind, const crd::ObjectMeta& me
   return std::move(owner).Build();
 }
 
+k8s::JsonObject NodeControllerOwner(std::string_view name, std::string_view uid) {
+  k8s::JsonBuilder owner;
+  owner.SetString({"apiVersion"}, "v1");
+  owner.SetString({"kind"}, "Node");
+  owner.SetString({"name"}, name);
+  owner.SetString({"uid"}, uid);
+  owner.SetBool({"controller"}, true);
+  return std::move(owner).Build();
+}
+
 k8s::JsonObject EnvValue(std::string_view name, std::string_view value) {
   k8s::JsonBuilder e;
   e.SetString({"name"}, name);

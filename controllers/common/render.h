@@ -31,6 +31,9 @@ k8s::JsonObject TolerationJson(const crd::Toleration& t);
 // The ownerReference that makes the custom resource `kind` (rdmastack.io/v1alpha1) with `meta` the
 // controller of an object, so that deleting it deletes the object.
 k8s::JsonObject ControllerOwner(std::string_view kind, const crd::ObjectMeta& meta);
+// The ownerReference that makes the Node `name` (`uid`) the controller of a per-node object (an
+// RdmaNode, a ResourceSlice), so that the garbage collector deletes it with the Node.
+k8s::JsonObject NodeControllerOwner(std::string_view name, std::string_view uid);
 
 // Pod spec pieces: {"name","value"} and {"name","valueFrom":{"secretKeyRef"}} env entries, a
 // volumeMount, and a hostPath volume.

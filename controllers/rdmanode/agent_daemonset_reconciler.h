@@ -3,8 +3,8 @@
 // ClientProfiles: applies it (server-side apply) when the rendering's hash differs from the one
 // the cached DaemonSet carries, deletes it when nothing selects any node.
 
-#include "controllers/rdmanode/agent_daemonset.h"
 #include "controllers/common/write_memo.h"
+#include "controllers/rdmanode/agent_daemonset.h"
 #include "operator/k8s/client.h"
 #include "operator/runtime/reconciler.h"
 #include "operator/runtime/store.h"

@@ -4,6 +4,7 @@
 
 #include "controllers/rdmanode/node_labels.h"
 #include "controllers/rdmanode/rdmanode_reconciler.h"
+#include "controllers/rdmanode/recheck.h"
 #include "crds/types/json.h"
 
 namespace rdmastack::rdmanode {
@@ -29,9 +30,7 @@ StatusOr<runtime::Result> NodeLabelReconciler::Reconcile(const runtime::Request&
   }
   runtime::Result result;
   if (desired.recheck_at) {
-    result.requeue_after = std::max<Clock::Duration>(
-        std::chrono::duration_cast<Clock::Duration>(*desired.recheck_at - clock_.WallNow()),
-        std::chrono::seconds(1));
+    result.requeue_after = RecheckIn(*desired.recheck_at, clock_.WallNow());
   }
   const std::string patch = NodeLabelPatch(node->Labels(), desired.labels);
   if (patch.empty() || written_.Pending(name, patch, node->ResourceVersion())) return result;

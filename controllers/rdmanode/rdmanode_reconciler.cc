@@ -2,8 +2,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include "controllers/common/render.h"
 #include "controllers/common/status_writer.h"
 #include "controllers/rdmanode/rdmanode_status.h"
+#include "controllers/rdmanode/recheck.h"
 #include "crds/types/json.h"
 #include "crds/types/kinds.h"
 
@@ -24,13 +26,8 @@ k8s::JsonObject DesiredObject(const std::string& name, const k8s::JsonObject& no
   o.SetApiVersion(crd::kApiVersion);
   o.SetKind("RdmaNode");
   o.SetName(name);
-  k8s::JsonBuilder owner;
-  owner.SetString({"apiVersion"}, "v1");
-  owner.SetString({"kind"}, "Node");
-  owner.SetString({"name"}, node.Name());
-  owner.SetString({"uid"}, node.Uid());
-  owner.SetBool({"controller"}, true);
-  o.Append({"metadata", "ownerReferences"}, owner);
+  o.Append({"metadata", "ownerReferences"},
+           controllers::NodeControllerOwner(node.Name(), node.Uid()));
   o.SetString({"spec", "nodeName"}, name);
   return std::move(o).Build();
 }
@@ -105,9 +102,7 @@ StatusOr<runtime::Result> RdmaNodeReconciler::Reconcile(const runtime::Request& 
 
   runtime::Result result;
   if (computed.recheck_at) {
-    result.requeue_after = std::max<Clock::Duration>(
-        std::chrono::duration_cast<Clock::Duration>(*computed.recheck_at - in.now),
-        std::chrono::seconds(1));
+    result.requeue_after = RecheckIn(*computed.recheck_at, in.now);
   }
   const bool unchanged = in.previous != nullptr && *in.previous == computed.status;
   if (unchanged) return result;

@@ -5,38 +5,15 @@
 #include "base/pci_address.h"
 #include "base/sha256.h"
 #include "controllers/common/render.h"
+#include "lib/rails/gpu_rails.h"
 #include "operator/k8s/json_builder.h"
 
 namespace rdmastack::rdmanode {
 namespace {
 
-using controllers::Obj;
-
 constexpr size_t kMaxObjectName = 253;
 constexpr char kActive[] = "ACTIVE";
 constexpr char kPcieRootAttribute[] = "resource.kubernetes.io/pcieRoot";
-
-// Path types from nearest to farthest, as NCCL ranks them.
-int PathRank(std::string_view path) {
-  if (path == "PIX") return 0;
-  if (path == "PXB") return 1;
-  if (path == "PHB") return 2;
-  if (path == "SYS") return 3;
-  return 4;
-}
-
-// The GID a client on this port uses: index 0 on InfiniBand; on Ethernet the first RoCE v2 GID
-// that maps an IPv4 address (rdma_cm's choice for an IPv4 peer). -1 when there is none.
-int32_t ClientGidIndex(const crd::RdmaPortFacts& port) {
-  const bool ib = port.link_layer == "InfiniBand";
-  for (const crd::GidEntry& g : port.gids) {
-    if (ib) return g.index;
-    if (g.type == "RoCE v2" && g.gid && g.gid->starts_with("0000:0000:0000:0000:0000:ffff:")) {
-      return g.index;
-    }
-  }
-  return -1;
-}
 
 const crd::NetDevFacts* NetDevOf(const crd::RdmaNodeStatus& status, std::string_view device,
                                  int32_t port) {
@@ -91,9 +68,11 @@ void AddGpuPaths(const crd::RdmaNodeStatus& status, std::string_view device, Att
     // node's whole slice out.
     if (!IsPciAddress(gpu.pci_address)) continue;
     for (const crd::GpuNicPathFacts& p : gpu.nic_paths) {
-      if (p.nic != device || PathRank(p.path_type) > 3) continue;
+      if (p.nic != device || rails::PathRank(p.path_type) < 0) continue;
       paths.emplace_back(GpuPathAttribute(gpu.pci_address), p.path_type);
-      if (nearest.empty() || PathRank(p.path_type) < PathRank(nearest)) nearest = p.path_type;
+      if (nearest.empty() || rails::PathRank(p.path_type) < rails::PathRank(nearest)) {
+        nearest = p.path_type;
+      }
       break;
     }
   }
@@ -109,7 +88,7 @@ k8s::JsonObject RenderDevice(const crd::RdmaNodeStatus& status, const crd::RdmaD
   a.String("rdmaDevice", d.name);
   a.Int("port", port.number);
   if (port.link_layer) a.String("linkLayer", *port.link_layer);
-  if (const int32_t gid = ClientGidIndex(port); gid >= 0) a.Int("gidIndex", gid);
+  if (const auto gid = crd::AutoClientGid(status, port)) a.Int("gidIndex", *gid);
   if (const crd::NetDevFacts* n = NetDevOf(status, d.name, port.number))
     a.String("netdev", n->name);
   if (status.host && status.host->rdma_netns_mode &&
@@ -185,10 +164,8 @@ std::optional<k8s::JsonObject> RenderResourceSlice(std::string_view driver, cons
   slice.SetKind("ResourceSlice");
   slice.SetName(ResourceSliceName(node.name, driver));
   slice.SetLabel(crd::kManagedByLabel, crd::kManagedByValue);
-  k8s::JsonBuilder owner(Obj(R"({"apiVersion":"v1","kind":"Node","controller":true})"));
-  owner.SetString({"name"}, node.name);
-  owner.SetString({"uid"}, node.uid);
-  slice.Append({"metadata", "ownerReferences"}, owner);
+  slice.Append({"metadata", "ownerReferences"},
+               controllers::NodeControllerOwner(node.name, node.uid));
   slice.SetString({"spec", "driver"}, driver);
   slice.SetString({"spec", "nodeName"}, node.name);
   slice.SetString({"spec", "pool", "name"}, node.name);

@@ -2,6 +2,7 @@
 
 #include "controllers/common/render.h"
 #include "controllers/rdmanode/node_labels.h"
+#include "controllers/rdmanode/recheck.h"
 #include "controllers/rdmanode/resource_slice.h"
 #include "crds/types/json.h"
 
@@ -42,9 +43,7 @@ StatusOr<runtime::Result> ResourceSliceReconciler::Reconcile(const runtime::Requ
   if (status) {
     const FactsTrust trust = TrustFacts(*status, clock_.WallNow(), grace_);
     if (trust.recheck_at) {
-      result.requeue_after = std::max<Clock::Duration>(
-          std::chrono::duration_cast<Clock::Duration>(*trust.recheck_at - clock_.WallNow()),
-          std::chrono::seconds(1));
+      result.requeue_after = RecheckIn(*trust.recheck_at, clock_.WallNow());
     }
     const SliceNode slice_node{name, node->Uid()};
     if (trust.trusted) desired = RenderResourceSlice(driver_, slice_node, *status, 1);

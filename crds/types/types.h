@@ -745,5 +745,9 @@ StatusOr<int> LibraryMajor(std::string_view version);
 StatusOr<int32_t> EffectiveS3Port(const GatewayPoolSpec& spec);
 // rdma.port, or 19099 + major (19100 for 1.x, 19101 for 2.x).
 StatusOr<int32_t> EffectiveRdmaPort(const GatewayPoolSpec& spec);
+// The GID a client with gidIndex Auto uses on `port` of `node`: 0 on InfiniBand (its one GID,
+// fe80:: link-local); on RoCE the RoCE v2 GID of an IPv4 address its netdev owns (the kernel adds
+// one per address). nullopt when the port has none.
+std::optional<int32_t> AutoClientGid(const RdmaNodeStatus& node, const RdmaPortFacts& port);
 
 }  // namespace rdmastack::crd

@@ -124,6 +124,18 @@ TEST(ResourceSliceTest, ADataDirectNicCarriesTheRootOfItsDataDirectFunction) {
   }
 }
 
+// gidIndex is the GID a client with gidIndex Auto uses: on the RoCE fixture, GID 3, the RoCE v2 GID
+// of the IPv4 address its netdev owns (GIDs 0-2 are link-local or RoCE v1).
+TEST(ResourceSliceTest, TheGidIndexIsTheOneAnAutoClientUses) {
+  const crd::RdmaNodeStatus status = FixtureStatus("gateway-roce-v2-gid3-doca");
+  auto slice = RenderResourceSlice(kDriver, kNode, status, 1);
+  ASSERT_TRUE(slice.has_value());
+  const std::vector<k8s::JsonObject> devices = Devices(*slice);
+  ASSERT_FALSE(devices.empty());
+  EXPECT_EQ(Attribute(devices[0], "linkLayer"), "Ethernet");
+  EXPECT_EQ(Attribute(devices[0], "gidIndex"), "3");
+}
+
 TEST(ResourceSliceTest, OnlyActivePortsOfPciDevicesBecomeDevices) {
   crd::RdmaNodeStatus status = FixtureStatus("storage-cx6-ib-port-down");
   size_t active = 0, ports = 0;
